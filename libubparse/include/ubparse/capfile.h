@@ -1,0 +1,52 @@
+/* Capture files: pcap (µs/ns, both byte orders) and pcapng (SHB/IDB/EPB/SPB/OPB, EPB flags
+ * for direction, several interfaces with their own link types). Reading needs no libpcap and
+ * exposes what libpcap hides (interface id, EPB direction flags). One allocation per file. */
+#ifndef UBPARSE_CAPFILE_H
+#define UBPARSE_CAPFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ub_dir { UB_DIR_UNKNOWN = 0, UB_DIR_IN = 1, UB_DIR_OUT = 2 } ub_dir;
+
+typedef struct ub_rec {
+    const uint8_t *data; /* valid until the next ub_cap_next() */
+    uint32_t caplen, origlen;
+    uint64_t ts_ns;      /* nanoseconds since the epoch */
+    uint32_t linktype;   /* of the record's interface */
+    uint32_t ifindex;    /* pcapng interface id (0 for pcap) */
+    uint8_t dir;         /* ub_dir from the EPB flags (bits 0-1) */
+    uint64_t frame;      /* 1-based record number */
+} ub_rec;
+
+typedef struct ub_capfile ub_capfile;
+
+/* path "-" reads standard input. NULL on error with a message in err. */
+ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen);
+/* 1 = record, 0 = end of file, -1 = error (ub_cap_error tells). Truncated last record = error. */
+int ub_cap_next(ub_capfile *c, ub_rec *r);
+const char *ub_cap_error(const ub_capfile *c);
+bool ub_cap_is_pcapng(const ub_capfile *c);
+/* link type of the first interface (pcap: the file's) */
+uint32_t ub_cap_linktype(const ub_capfile *c);
+void ub_cap_close(ub_capfile *c);
+
+typedef struct ub_capw ub_capw;
+/* Create a pcap (pcapng = false; link type fixed per file) or pcapng file ("-" = stdout).
+ * Timestamps are written in ns resolution (pcap magic 0xa1b23c4d, pcapng if_tsresol 9). */
+ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *err, size_t errlen);
+/* pcapng: add another interface; returns its index (the first one, from open, is 0). */
+int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name);
+/* dir: ub_dir, written as EPB flags in pcapng, ignored in pcap. */
+int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *data, uint32_t len, uint8_t dir);
+int ub_capw_close(ub_capw *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,373 @@
+/* libubparse — UnifiedBus (UB 2.0) packet decoder, builder and checker.
+ *
+ * Shape (see docs/design.md):
+ *   schema tables (one ub_hdr per header, one ub_field row per field)
+ *     -> decoder: record bytes -> ub_view {layers[], errors[]}   (zero-copy, no allocation)
+ *     -> printers / Wireshark tree / state engine / Lua read the view through the schema
+ *   builder: field values -> bytes, through the same tables.
+ *
+ * All functions are reentrant; the library keeps no global mutable state.
+ */
+#ifndef UBPARSE_H
+#define UBPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UBPARSE_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------- */
+/* Schema                                                                     */
+/* ------------------------------------------------------------------------- */
+
+typedef enum ub_ftype {
+    UB_FT_UINT = 0, /* unsigned integer, 1..64 bits, big-endian, MSB-first bit numbering */
+    UB_FT_BOOL,     /* 1-bit flag */
+    UB_FT_BYTES,    /* byte string; bit_off multiple of 8; bits 0 = to the end of the layer */
+    UB_FT_GUID,     /* 16 bytes, plain big-endian (CFG 5 DGUID/SGUID) */
+    UB_FT_GUID_WS,  /* 16 bytes, R-34 word order: word 0 (bytes 0-3) = GUID[31:0] */
+    UB_FT_IPV4,     /* 4 bytes */
+    UB_FT_IPV6,     /* 16 bytes */
+    UB_FT_MAC,      /* 6 bytes */
+} ub_ftype;
+
+typedef enum ub_base { UB_BASE_DEC = 0, UB_BASE_HEX, UB_BASE_DEC_HEX } ub_base;
+
+enum ub_field_flags {
+    UB_FF_RSVD = 1u << 0,    /* reserved: non-zero value -> UB_E_RSVD_BITS warning */
+    UB_FF_AUX = 1u << 1,     /* virtual: value is ub_layer.aux (e.g. computed CRC) */
+    UB_FF_STATUS = 1u << 2,  /* virtual: value is ub_layer.status (ub_cksum_status) */
+    UB_FF_VARIANT = 1u << 3, /* virtual: value is ub_layer.variant (e.g. ICRC byte order) */
+    UB_FF_SIGNED = 1u << 4,  /* display as signed */
+};
+#define UB_FF_VIRTUAL (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)
+
+typedef struct ub_vname {
+    uint64_t value;
+    const char *name; /* NULL terminates the list */
+} ub_vname;
+
+typedef struct ub_field {
+    const char *abbrev;   /* user API name, e.g. "ub.lph.crd" */
+    const char *name;     /* spec field name, e.g. "CRD" */
+    uint32_t bit_off;     /* from the layer start: bit 0 = byte 0 bit 7 (MSB) */
+    uint32_t bits;        /* width in bits; UB_FT_BYTES: 0 = to the end of the layer */
+    uint8_t type;         /* ub_ftype */
+    uint8_t base;         /* ub_base */
+    uint16_t flags;       /* ub_field_flags */
+    const ub_vname *vals; /* value names or NULL */
+    const char *spec;     /* spec reference, e.g. "§4.3.2.2.2 T4-1, R-01" */
+    const char *desc;     /* one-line meaning */
+} ub_field;
+
+/* Header ids. One per schema table (format variants of one header share an abbrev). */
+typedef enum ub_hdr_id {
+    UB_H_NONE = 0,
+    /* capture encapsulations (§0.3) */
+    UB_H_SLL, UB_H_SLL2, UB_H_CFGPH, UB_H_ETH, UB_H_VLAN, UB_H_IPV4, UB_H_IPV6, UB_H_UDP,
+    /* data link layer (§4) */
+    UB_H_LPH, UB_H_LBH, UB_H_LCH, UB_H_BCRC, UB_H_END, UB_H_FLITPAD,
+    UB_H_DLLCB_NULL, UB_H_DLLCB_NOB, UB_H_DLLCB_RETRY_IDLE, UB_H_DLLCB_RETRY_REQ,
+    UB_H_DLLCB_RETRY_ACK, UB_H_DLLCB_CRD_ACK, UB_H_DLLCB_PARAM_EXCHG, UB_H_DLLCB_LANE_MANAGE,
+    UB_H_DLLCB_BLOCK_MODE_CHG, UB_H_DLLCB_INIT, UB_H_DLLCB_INIT_ALT, UB_H_DLLCB_RSVD, UB_H_LNA,
+    /* network layer (§5) */
+    UB_H_NTH16, UB_H_NTH24, UB_H_NTHIP,
+    UB_H_CCI_CAQM, UB_H_CCI_FECN, UB_H_CCI_FECN_RTT, UB_H_CCI_RSVD,
+    UB_H_ICRC,
+    /* transport layer (§6) */
+    UB_H_RTPH, UB_H_UTPH, UB_H_CTPH, UB_H_CETPH_LDCP, UB_H_CETPH_CAQM, UB_H_CETPH_CNP,
+    UB_H_SAETPH, UB_H_TPPAD,
+    /* between TPH and TAH (App. B.3/B.4, §11.5) */
+    UB_H_UPIH16, UB_H_UPIH32, UB_H_EIDH40, UB_H_EIDH256, UB_H_CIPH, UB_H_ICV, UB_H_OPAQUE,
+    /* transaction layer (§7) */
+    UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT, UB_H_ATAH, UB_H_ATAH_C,
+    UB_H_MAETAH, UB_H_MAETAH_C, UB_H_MTETAH, UB_H_TVETAH, UB_H_TAIDETAH, UB_H_OFSTETAH,
+    UB_H_IMMETAH, UB_H_NTFETAH, UB_H_BEETAH, UB_H_UDETAH, UB_H_MGMTETAH,
+    UB_H_PAYLOAD, UB_H_ATOMIC_OPS,
+    /* enumeration (§10.4.3.2) */
+    UB_H_ENUMPAD, UB_H_SCANHDR, UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP,
+    UB_H_SCAN_CFGCNA_REQ, UB_H_SCAN_QRYCNA_REQ, UB_H_SCAN_QRYCNA_RSP,
+    UB_H_TLV_SLICE, UB_H_TLV_PORTNUM, UB_H_TLV_PORTINFO, UB_H_TLV_CAPINFO, UB_H_TLV_OTHER,
+    /* configuration management PDUs (§10.4.3.3) */
+    UB_H_MG_ERROR, UB_H_MG_LINK, UB_H_MG_HOTPLUG, UB_H_MG_CFG_REQ, UB_H_MG_CFG_RSP,
+    UB_H_MG_VDM_VENDOR, UB_H_MG_VDM_VENDOR_ALT, UB_H_MG_RSI_REQ, UB_H_MG_RSI_RSP,
+    UB_H_MG_ENTINFO_RSP, UB_H_MG_ENTINFO_MUE, UB_H_MG_LNQ_REQ, UB_H_MG_TOKEN_REQ,
+    UB_H_MG_TOKEN_RSP, UB_H_MG_ENT_REG, UB_H_MG_ENT_DEREG, UB_H_MG_BI_CREATE,
+    UB_H_MG_BI_DESTROY, UB_H_MG_CFG_CPL, UB_H_MG_PORT_RESET, UB_H_MG_OPAQUE,
+    /* CFG 5 network control (App. F) */
+    UB_H_NCTL, UB_H_IPNOTIFY4, UB_H_IPNOTIFY6, UB_H_NPIC, UB_H_NPIC_ENTRY, UB_H_NCTL_PDU,
+    /* URPC (App. H) */
+    UB_H_URPC_REQ, UB_H_URPC_DMA, UB_H_URPC_ACK, UB_H_URPC_RSP, UB_H_URPC_RDOFF,
+    /* plain data (non-UB IP payload etc.) */
+    UB_H_DATA,
+    UB_H__COUNT
+} ub_hdr_id;
+
+typedef struct ub_hdr {
+    uint16_t id;          /* ub_hdr_id */
+    const char *key;      /* unique table name, e.g. "btah_c" (builder, docs) */
+    const char *abbrev;   /* field prefix after "ub.", e.g. "btah" */
+    const char *name;     /* e.g. "Basic Transaction Header (compact)" */
+    const char *spec;     /* e.g. "§7.2.1 Fig 7-3" */
+    uint32_t len;         /* fixed length in bytes; 0 = variable (the decoder sets it) */
+    const ub_field *fields;
+    uint16_t nfields;
+} ub_hdr;
+
+/* Every schema table, indexed by ub_hdr_id (entries may be NULL for ids without fields). */
+const ub_hdr *ub_hdr_get(unsigned id);
+/* Find every (header, field) whose abbrev equals `abbrev` (format variants share names).
+ * Also accepts a header abbrev ("ub.btah") with *flds[i] == NULL. Returns the count found. */
+size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **flds, size_t max);
+const char *ub_vname_lookup(const ub_vname *vals, uint64_t v);
+
+/* ------------------------------------------------------------------------- */
+/* Errors                                                                     */
+/* ------------------------------------------------------------------------- */
+
+typedef enum ub_sev { UB_SEV_NOTE = 0, UB_SEV_WARN = 1, UB_SEV_ERROR = 2 } ub_sev;
+typedef enum ub_egroup { UB_EG_MALFORMED = 0, UB_EG_PROTOCOL, UB_EG_SEQUENCE, UB_EG_CHECKSUM } ub_egroup;
+
+typedef enum ub_err_code {
+    UB_E_NONE = 0,
+    UB_E_TRUNCATED,        /* header or payload cut short */
+    UB_E_RSVD_BITS,        /* reserved field non-zero (warning, §0.2) */
+    UB_E_RSVD_VALUE,       /* reserved value of a field that selects meaning */
+    UB_E_LENGTH,           /* length fields inconsistent with each other or the record */
+    UB_E_BCRC_BAD,         /* CRC30 mismatch (§4.7.2) */
+    UB_E_ICRC_BAD,         /* ICRC mismatch in both byte orders (§5.3.7, R-15) */
+    UB_E_PLENGTH_RSVD,     /* PLENGTH[4:0] reserved code for the mode (Table 4-1) */
+    UB_E_UNKNOWN_CFG,      /* CFG 1/2/8/10..15 */
+    UB_E_UNKNOWN_NLP,      /* reserved NLP value */
+    UB_E_UNKNOWN_TPOPCODE, /* reserved TPOpcode */
+    UB_E_UNKNOWN_TAOPCODE, /* reserved TAOpcode */
+    UB_E_UNKNOWN_DLLCB,    /* reserved CTRL/SUB_CTRL */
+    UB_E_LCH_PATTERN,      /* LCH fixed bits wrong */
+    UB_E_CLENGTH,          /* DLLCB length not allowed for its type */
+    UB_E_LBH_MISMATCH,     /* LBH VL/CFG differ from the LPH (DL-04, R-46) */
+    UB_E_ERROR_FLAG,       /* DLLDP marked bad by the sender (§4.8.3) */
+    UB_E_PADDING,          /* padding bytes not zero (DL-08) */
+    UB_E_TP_ALIGN,         /* TPH..payload not a multiple of 4 with Padding (TP-10) */
+    UB_E_FLAGS,            /* header flags inconsistent with the opcode (TA-05) */
+    UB_E_VALUE,            /* field value out of its allowed range */
+    UB_E_TRAILING,         /* bytes after the decoded structure */
+    UB_E_AMBIGUOUS,        /* reconstruction ambiguity resolved by default (R-26, ...) */
+    UB_E_ENCRYPTED,        /* CIP-protected part shown opaque */
+    UB_E_STREAM,           /* raw flit stream: resynchronisation / incomplete block */
+    UB_E_LINKTYPE,         /* record/link type not decodable as UB */
+    UB_E_TOO_DEEP,         /* layer table full; rest not shown */
+    UB_E__COUNT
+} ub_err_code;
+
+typedef struct ub_err_info {
+    uint16_t code;
+    const char *name;  /* value of the pseudo-field ub.error, e.g. "bcrc_bad" */
+    uint8_t severity;  /* ub_sev */
+    uint8_t group;     /* ub_egroup */
+    const char *desc;
+} ub_err_info;
+const ub_err_info *ub_err_get(unsigned code);
+
+typedef struct ub_err {
+    uint16_t code;     /* ub_err_code */
+    uint16_t hdr;      /* ub_hdr_id where it was found */
+    uint32_t off;      /* byte offset in the record */
+    uint64_t actual;   /* e.g. carried CRC / found value */
+    uint64_t expected; /* e.g. computed CRC / expected value */
+    const char *what;  /* static detail text (field abbrev or phrase), may be NULL */
+} ub_err;
+
+/* ------------------------------------------------------------------------- */
+/* Decoder options (every R-nn alternative selectable)                        */
+/* ------------------------------------------------------------------------- */
+
+typedef enum ub_entry {
+    UB_ENTRY_NONE = 0,
+    UB_ENTRY_FLIT,   /* LINKTYPE_USER0 (147): one whole DLLDP/DLLCB with flits, BCRC/END */
+    UB_ENTRY_PKT,    /* LINKTYPE_USER1 (148): LPH + network packet; LCH -> DLLCB */
+    UB_ENTRY_STREAM, /* LINKTYPE_USER2 (149): raw flit stream per direction (use ub_stream) */
+    UB_ENTRY_SLL,    /* LINKTYPE_LINUX_SLL (113) with ARPHRD_UB (38) */
+    UB_ENTRY_SLL2,   /* LINKTYPE_LINUX_SLL2 (276) with ARPHRD_UB (38) */
+    UB_ENTRY_ETH,    /* LINKTYPE_ETHERNET (1): UBoE, Ethernet/[802.1Q]/IP/UDP 4792 */
+    UB_ENTRY_RAWIP,  /* LINKTYPE_RAW (101): IP/UDP 4792 */
+    UB_ENTRY_CFGPH,  /* 1-byte CFG pseudo-header + packet (ARPHRD_UB payload) */
+    UB_ENTRY_TPH,    /* UDP 4792 payload: RTPH/UTPH ... (Wireshark UDP dissector entry) */
+} ub_entry;
+
+enum { UB_ARPHRD_UB = 38, UB_UDP_PORT = 4792, UB_ETH_P_UB = 0x0100 };
+
+typedef enum ub_tah_fmt { UB_TAH_FULL = 0, UB_TAH_COMPACT = 1 } ub_tah_fmt;
+
+typedef struct ub_opts {
+    uint16_t dlt_flit, dlt_pkt, dlt_stream; /* link-type numbers, default 147/148/149 */
+    uint16_t udp_port;                      /* 4792 */
+    bool crc_mode;           /* true: CRC mode (BCRC per block); false: Non-CRC mode (END) */
+    uint8_t bcrc_variant;    /* 0 = 30 bits incl. the 2 info bits (default), 1 = bytes only */
+    uint8_t tah_fmt[16];     /* TAH format per CFG for non-management opcodes */
+    uint8_t read_ext4;       /* 4 spare bytes in a Read: 0 auto (OFST under RTP, else TAID), 1 TAID, 2 OFST */
+    uint8_t btah_variant;    /* I-34: 0 spec (No_TAACK b7, ODR b6:4), 1 EV-UBUS (ODR b7:5, TAK_EN b4) */
+    uint8_t scan_packing;    /* 0 rev.2 (LSB-first in words), 1 rev.1 (MSB-first) */
+    uint8_t vdm_variant;     /* 0 figure order, 1 EV-UBUS */
+    uint8_t init_variant;    /* 0 Table 4-8 layout, 1 figure layout (B), 2 auto */
+    uint8_t cetph_variant;   /* 0 LDCP, 1 CAQM for TPACK-CC family */
+    uint8_t bitmap_order;    /* 0 MSB-first (BitMap[0] = last byte bit 0), 1 first bit = BitMap[0] */
+    uint16_t icv_len;        /* ICV bytes when CIP is used (12) */
+    bool cip_decode_inner;   /* decode TAH after CIPH (default false: opaque, may be encrypted) */
+    bool urpc_heuristic;     /* decode URPC in Send payloads (App. H) */
+    uint8_t icrc_enum;       /* R-44 enumeration ICRC: 0 auto by length, 1 always, 2 never */
+} ub_opts;
+
+void ub_opts_default(ub_opts *o);
+/* Map a pcap link type (and SLL protocol handling) to an entry point under the options. */
+ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t linktype);
+
+/* ------------------------------------------------------------------------- */
+/* The packet view                                                             */
+/* ------------------------------------------------------------------------- */
+
+typedef enum ub_cksum_status {
+    UB_CK_BAD = 0, UB_CK_GOOD = 1, UB_CK_UNVERIFIED = 2, UB_CK_NOT_PRESENT = 3
+} ub_cksum_status; /* same numbering as Wireshark's PROTO_CHECKSUM_E_* */
+
+enum ub_layer_flags {
+    UB_LF_TRUNC = 1u << 0,   /* fewer bytes than the header needs */
+    UB_LF_NETBUF = 1u << 1,  /* lives in the reassembled network packet, not the record */
+    UB_LF_OVERLAY = 1u << 2, /* re-describes bytes of the parent layer (e.g. CCI inside NTH) */
+};
+
+typedef struct ub_layer {
+    const ub_hdr *hdr;
+    const uint8_t *data; /* first byte of this layer (zero-copy: record or view->netbuf) */
+    uint32_t off;        /* offset of the first byte in its buffer */
+    uint32_t len;        /* bytes of this layer present */
+    uint64_t aux;        /* virtual-field value (computed CRC, ...) */
+    uint8_t status;      /* ub_cksum_status for CRC layers */
+    uint8_t variant;     /* e.g. ICRC byte order matched: 0 none, 1 little-endian, 2 big-endian */
+    uint8_t depth;       /* tree nesting level (0 = top) */
+    uint8_t flags;       /* ub_layer_flags */
+} ub_layer;
+
+#define UB_MAX_LAYERS 96
+#define UB_MAX_ERRS 24
+#define UB_MAX_NETPKT 10240 /* > max DLLDP payload (10 205 B, §2.1) */
+
+typedef enum ub_kind {
+    UB_KIND_NONE = 0, UB_KIND_DLLDP, UB_KIND_DLLCB, UB_KIND_UBOE, UB_KIND_OTHER
+} ub_kind;
+
+typedef struct ub_view {
+    const uint8_t *rec; /* the record as given */
+    uint32_t rec_len;
+    uint8_t entry;      /* ub_entry used */
+    uint8_t kind;       /* ub_kind */
+    int8_t cfg;         /* CFG of the DLLDP/DLLCB, -1 unknown */
+    uint8_t tah_fmt;    /* format chosen for the TAH (ub_tah_fmt) */
+    const uint8_t *pkt; /* network packet (after LPH / pseudo-header), zero-copy if contiguous */
+    uint32_t pkt_len;
+    uint32_t pkt_off;   /* offset of pkt in the record when contiguous, else UINT32_MAX */
+    uint16_t nlayers, nerrs;
+    uint16_t errs_dropped; /* errors beyond UB_MAX_ERRS */
+    ub_layer layer[UB_MAX_LAYERS];
+    ub_err err[UB_MAX_ERRS];
+    uint8_t netbuf[UB_MAX_NETPKT]; /* de-interleaved payload of multi-block DLLDPs */
+} ub_view;
+
+/* Decode one record. Never fails hard: errors are in v->err[]. Returns v->nerrs. */
+int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len);
+
+/* Worst severity among the view's errors, -1 if none. */
+int ub_view_worst(const ub_view *v);
+
+/* ------------------------------------------------------------------------- */
+/* Field access                                                               */
+/* ------------------------------------------------------------------------- */
+
+typedef struct ub_val {
+    uint64_t u;           /* integer value (UINT/BOOL/virtual) */
+    const uint8_t *bytes; /* BYTES/GUID/IP/MAC: pointer into the layer */
+    uint32_t nbytes;
+} ub_val;
+
+/* 0 = value present; -1 = field not (fully) inside the layer. */
+int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out);
+/* Format a value as text (value name in parentheses for UINT with names when `names`). */
+size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n);
+/* First layer with header id `id` at or after index `from`, or -1. */
+int ub_view_find(const ub_view *v, unsigned id, int from);
+/* First occurrence of field abbrev (e.g. "ub.btah.taopcode") in the view: 0 found. */
+int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
+
+/* ------------------------------------------------------------------------- */
+/* Raw flit stream (LINKTYPE_USER2): per-direction delimiting across records  */
+/* ------------------------------------------------------------------------- */
+
+typedef struct ub_stream {
+    const ub_opts *o;
+    uint8_t buf[512 * 20]; /* a DLLDP/DLLCB being collected across records */
+    uint32_t have;         /* bytes collected in buf */
+    uint32_t need;         /* bytes of the current block unit, 0 = at a unit boundary */
+    bool in_pkt;           /* inside a multi-block DLLDP */
+    uint16_t blk_idx, nblk, flast;
+    uint64_t units, resyncs;
+} ub_stream;
+
+typedef void (*ub_unit_cb)(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags);
+enum { UB_UNIT_SPANNED = 1u, /* unit assembled from more than one record */
+       UB_UNIT_PARTIAL = 2u  /* incomplete unit flushed at end of stream */ };
+void ub_stream_init(ub_stream *s, const ub_opts *o);
+/* Feed one record of whole flits; calls cb for every completed DLLDP/DLLCB (flit-framed bytes,
+ * decode with UB_ENTRY_FLIT). Returns the number of units emitted. */
+int ub_stream_feed(ub_stream *s, const uint8_t *rec, uint32_t len, ub_unit_cb cb, void *ctx);
+/* Emit what is left (flags UB_UNIT_PARTIAL). */
+int ub_stream_flush(ub_stream *s, ub_unit_cb cb, void *ctx);
+
+/* ------------------------------------------------------------------------- */
+/* CRCs and PLENGTH                                                           */
+/* ------------------------------------------------------------------------- */
+
+/* CRC30 of one block of `flits` flits (§4.7.2); variant = R-03 (0 incl. 2 info bits, 1 bytes only). */
+uint32_t ub_crc30_block(const uint8_t *blk, unsigned flits, unsigned variant);
+/* zlib-compatible CRC-32 (ICRC algorithm, §5.3.7). */
+uint32_t ub_crc32(uint32_t crc, const uint8_t *p, size_t n);
+/* Payload length from PLENGTH (§2.4, R-02); -1 on reserved/inconsistent codes. */
+int ub_plength_payload_len(unsigned plength, bool crc_mode);
+/* PLENGTH for a payload of `len` bytes (inverse), -1 if too long. */
+int ub_plength_encode(unsigned len, bool crc_mode);
+/* Flits of a DLLDP with `len` payload bytes. */
+unsigned ub_dlldp_flits(unsigned len, bool crc_mode);
+
+/* ------------------------------------------------------------------------- */
+/* Output (ubdump, plugin Info column)                                        */
+/* ------------------------------------------------------------------------- */
+
+/* One-line summary, e.g. "CFG9 NTH 0x0102→0x0304 Write req TASSN 1 addr 0x... len 64". */
+size_t ub_summary(const ub_view *v, char *buf, size_t n);
+/* Verbose tree (tshark -V style). */
+void ub_print_tree(FILE *f, const ub_view *v);
+/* JSON object of layers/fields/errors (no trailing newline). */
+void ub_print_json(FILE *f, const ub_view *v);
+/* Comma-separated error names (value of the pseudo-field ub.error). */
+size_t ub_error_names(const ub_view *v, char *buf, size_t n);
+
+/* ------------------------------------------------------------------------- */
+/* Builder                                                                    */
+/* ------------------------------------------------------------------------- */
+
+/* Build one record from a text description (docs/builder.md):
+ *   "flit" | "pkt" | "sll" | "sll2" | "eth" | "rawip" | "stream" on the first line (entry),
+ *   then one header per line: "<table key> field=value ...", "payload hex=.. | inc=N | zero=N".
+ * Lengths, NLPs, PLENGTH, padding, BCRC and ICRC are computed unless given.
+ * Returns bytes written, or -1 with a message in err. */
+long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap,
+                   ub_entry *entry_out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UBPARSE_H */

@@ -1,0 +1,506 @@
+/* Decoder core: error table, layer stack, field access, options, entry-point dispatch. */
+#include "internal.h"
+
+/* ---------------------------------------------------------------- error catalogue */
+static const ub_err_info err_table[UB_E__COUNT] = {
+    [UB_E_NONE] = { UB_E_NONE, "none", UB_SEV_NOTE, UB_EG_MALFORMED, "no error" },
+    [UB_E_TRUNCATED] = { UB_E_TRUNCATED, "truncated", UB_SEV_ERROR, UB_EG_MALFORMED,
+                         "header or payload cut short" },
+    [UB_E_RSVD_BITS] = { UB_E_RSVD_BITS, "reserved_bits", UB_SEV_WARN, UB_EG_PROTOCOL,
+                         "reserved field is not zero (§0.2, App. B note 1)" },
+    [UB_E_RSVD_VALUE] = { UB_E_RSVD_VALUE, "reserved_value", UB_SEV_ERROR, UB_EG_MALFORMED,
+                          "reserved value in a field that selects the meaning of what follows" },
+    [UB_E_LENGTH] = { UB_E_LENGTH, "length_mismatch", UB_SEV_ERROR, UB_EG_MALFORMED,
+                      "length fields disagree with each other or with the record" },
+    [UB_E_BCRC_BAD] = { UB_E_BCRC_BAD, "bcrc_bad", UB_SEV_ERROR, UB_EG_CHECKSUM,
+                        "BCRC (CRC30) does not match the block (§4.7.2)" },
+    [UB_E_ICRC_BAD] = { UB_E_ICRC_BAD, "icrc_bad", UB_SEV_ERROR, UB_EG_CHECKSUM,
+                        "ICRC matches in neither byte order (§5.3.7, R-15)" },
+    [UB_E_PLENGTH_RSVD] = { UB_E_PLENGTH_RSVD, "plength_reserved", UB_SEV_ERROR, UB_EG_MALFORMED,
+                            "PLENGTH[4:0] is a reserved code for this CRC mode (Table 4-1)" },
+    [UB_E_UNKNOWN_CFG] = { UB_E_UNKNOWN_CFG, "unknown_cfg", UB_SEV_ERROR, UB_EG_MALFORMED,
+                           "reserved CFG value (App. B Table B-1)" },
+    [UB_E_UNKNOWN_NLP] = { UB_E_UNKNOWN_NLP, "unknown_nlp", UB_SEV_ERROR, UB_EG_MALFORMED,
+                           "reserved next-layer-protocol value" },
+    [UB_E_UNKNOWN_TPOPCODE] = { UB_E_UNKNOWN_TPOPCODE, "unknown_tpopcode", UB_SEV_ERROR, UB_EG_MALFORMED,
+                                "reserved TPOpcode (Table 6-2)" },
+    [UB_E_UNKNOWN_TAOPCODE] = { UB_E_UNKNOWN_TAOPCODE, "unknown_taopcode", UB_SEV_ERROR, UB_EG_MALFORMED,
+                                "reserved TAOpcode (Table 7-1)" },
+    [UB_E_UNKNOWN_DLLCB] = { UB_E_UNKNOWN_DLLCB, "unknown_dllcb", UB_SEV_ERROR, UB_EG_MALFORMED,
+                             "reserved DLLCB CTRL/SUB_CTRL (Table 4-6)" },
+    [UB_E_LCH_PATTERN] = { UB_E_LCH_PATTERN, "lch_pattern", UB_SEV_ERROR, UB_EG_MALFORMED,
+                           "LCH fixed bits are not 0/100000 (Table 4-5)" },
+    [UB_E_CLENGTH] = { UB_E_CLENGTH, "clength", UB_SEV_ERROR, UB_EG_MALFORMED,
+                       "DLLCB length not allowed for its type (DL-02)" },
+    [UB_E_LBH_MISMATCH] = { UB_E_LBH_MISMATCH, "lbh_mismatch", UB_SEV_WARN, UB_EG_PROTOCOL,
+                            "LBH VL/CFG differ from the LPH (DL-04, R-46)" },
+    [UB_E_ERROR_FLAG] = { UB_E_ERROR_FLAG, "error_flag", UB_SEV_WARN, UB_EG_PROTOCOL,
+                          "DLLDP marked bad by the sender, ERROR_FLAG = 1 (§4.8.3)" },
+    [UB_E_PADDING] = { UB_E_PADDING, "padding_nonzero", UB_SEV_WARN, UB_EG_PROTOCOL,
+                       "padding bytes are not zero (DL-08)" },
+    [UB_E_TP_ALIGN] = { UB_E_TP_ALIGN, "tp_alignment", UB_SEV_ERROR, UB_EG_MALFORMED,
+                        "TPH to payload end plus Padding is not a multiple of 4 (TP-10)" },
+    [UB_E_FLAGS] = { UB_E_FLAGS, "flags_mismatch", UB_SEV_ERROR, UB_EG_PROTOCOL,
+                     "header flags inconsistent with the opcode (TA-05)" },
+    [UB_E_VALUE] = { UB_E_VALUE, "bad_value", UB_SEV_ERROR, UB_EG_PROTOCOL,
+                     "field value outside its allowed range" },
+    [UB_E_TRAILING] = { UB_E_TRAILING, "trailing_bytes", UB_SEV_WARN, UB_EG_MALFORMED,
+                        "bytes after the decoded structure" },
+    [UB_E_AMBIGUOUS] = { UB_E_AMBIGUOUS, "ambiguous", UB_SEV_NOTE, UB_EG_PROTOCOL,
+                         "layout ambiguity resolved by the configured default (R-nn)" },
+    [UB_E_ENCRYPTED] = { UB_E_ENCRYPTED, "cip_opaque", UB_SEV_NOTE, UB_EG_PROTOCOL,
+                         "CIP-protected bytes shown opaque (§11.5)" },
+    [UB_E_STREAM] = { UB_E_STREAM, "stream_sync", UB_SEV_WARN, UB_EG_SEQUENCE,
+                      "raw flit stream: incomplete unit or resynchronisation" },
+    [UB_E_LINKTYPE] = { UB_E_LINKTYPE, "not_ub", UB_SEV_NOTE, UB_EG_PROTOCOL,
+                        "record is not UB traffic for this entry point" },
+    [UB_E_TOO_DEEP] = { UB_E_TOO_DEEP, "too_many_layers", UB_SEV_WARN, UB_EG_MALFORMED,
+                        "layer table full, rest not shown" },
+};
+
+const ub_err_info *ub_err_get(unsigned code)
+{
+    return code < UB_E__COUNT ? &err_table[code] : NULL;
+}
+
+/* ---------------------------------------------------------------- options */
+void ub_opts_default(ub_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dlt_flit = 147;
+    o->dlt_pkt = 148;
+    o->dlt_stream = 149;
+    o->udp_port = UB_UDP_PORT;
+    o->crc_mode = true;
+    o->bcrc_variant = 0; /* */
+    /* TAH format per CFG for non-management opcodes */
+    for (int i = 0; i < 16; i++) o->tah_fmt[i] = UB_TAH_FULL;
+    o->tah_fmt[6] = UB_TAH_COMPACT; /* CFG 6 non-management: compact */
+    o->tah_fmt[9] = UB_TAH_COMPACT; /* CFG 9 coherent: compact */
+    o->read_ext4 = 0;               /* R-26 auto */
+    o->btah_variant = 0;            /* I-34 spec layout */
+    o->scan_packing = 0;            /* R-32 rev. 2 */
+    o->vdm_variant = 0;             /* R-36 figure order */
+    o->init_variant = 0;            /* R-08 Table 4-8 */
+    o->cetph_variant = 0;           /* R-17 LDCP */
+    o->bitmap_order = 0;            /* */
+    o->icv_len = 12;                /* R-22 / §11.5.2.4 */
+    o->cip_decode_inner = false;
+    o->urpc_heuristic = true;
+    o->icrc_enum = 0;               /* R-44 auto */
+}
+
+ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
+{
+    if (lt == o->dlt_flit) return UB_ENTRY_FLIT;
+    if (lt == o->dlt_pkt) return UB_ENTRY_PKT;
+    if (lt == o->dlt_stream) return UB_ENTRY_STREAM;
+    switch (lt) {
+    case 1: return UB_ENTRY_ETH;
+    case 113: return UB_ENTRY_SLL;
+    case 276: return UB_ENTRY_SLL2;
+    case 101: case 12: case 14: return UB_ENTRY_RAWIP;
+    default: return UB_ENTRY_NONE;
+    }
+}
+
+/* ---------------------------------------------------------------- layers and errors */
+uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off)
+{
+    if (d->netbuf_multi) return d->netbuf_rec_start + ub_dll_pkt_to_rec(d->o->crc_mode, off);
+    return d->rec_base + off;
+}
+
+void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
+                  uint64_t expected, const char *what)
+{
+    if (v->nerrs >= UB_MAX_ERRS) {
+        v->errs_dropped++;
+        return;
+    }
+    ub_err *e = &v->err[v->nerrs++];
+    e->code = (uint16_t)code;
+    e->hdr = (uint16_t)hdr;
+    e->off = rec_off;
+    e->actual = actual;
+    e->expected = expected;
+    e->what = what;
+}
+
+void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t actual, uint64_t expected,
+              const char *what)
+{
+    ub_error_rec(d->v, code, hdr, ub_dec_rec_off(d, off), actual, expected, what);
+}
+
+uint64_t ub_lget(const ub_layer *l, unsigned idx)
+{
+    ub_val v;
+    if (!l || idx >= l->hdr->nfields) return 0;
+    if (ub_field_value(l, &l->hdr->fields[idx], &v) != 0) return 0;
+    return v.u;
+}
+
+int ub_field_index(const ub_hdr *h, const char *short_name)
+{
+    size_t pl = 4 + strlen(h->abbrev); /* "ub." + abbrev + "." */
+    for (unsigned i = 0; i < h->nfields; i++) {
+        const char *a = h->fields[i].abbrev;
+        if (strlen(a) > pl && strcmp(a + pl, short_name) == 0) return (int)i;
+    }
+    return -1;
+}
+
+void ub_check_rsvd(ub_dec *d, const ub_layer *l)
+{
+    for (unsigned i = 0; i < l->hdr->nfields; i++) {
+        const ub_field *f = &l->hdr->fields[i];
+        if (!(f->flags & UB_FF_RSVD)) continue;
+        ub_val v;
+        if (ub_field_value(l, f, &v) != 0) continue;
+        bool nz = false;
+        if (f->type == UB_FT_BYTES) {
+            for (uint32_t k = 0; k < v.nbytes; k++) nz |= v.bytes[k] != 0;
+        } else {
+            nz = v.u != 0;
+        }
+        if (nz) {
+            /* called at push time: l->off is relative to the current buffer d->p */
+            uint32_t roff = ub_dec_rec_off(d, l->off + f->bit_off / 8);
+            ub_error_rec(d->v, UB_E_RSVD_BITS, l->hdr->id, roff, v.u, 0, f->abbrev);
+        }
+    }
+}
+
+ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t buflen, uint32_t off,
+                      uint32_t len, uint8_t lflags)
+{
+    ub_view *v = d->v;
+    const ub_hdr *h = ub_hdr_get(hdr_id);
+    if (!h) return NULL;
+    if (v->nlayers >= UB_MAX_LAYERS) {
+        if (v->nlayers == UB_MAX_LAYERS) {
+            ub_error_rec(v, UB_E_TOO_DEEP, hdr_id, 0, 0, 0, NULL);
+            v->nlayers++; /* mark as reported; clamp in readers */
+        }
+        return NULL;
+    }
+    ub_layer *l = &v->layer[v->nlayers++];
+    memset(l, 0, sizeof *l);
+    l->hdr = h;
+    if (off > buflen) off = buflen;
+    uint32_t avail = buflen - off;
+    uint32_t want = len;
+    if (want > avail) want = avail;
+    l->data = buf + off;
+    l->off = off;
+    l->len = want;
+    l->depth = d->depth;
+    l->flags = lflags;
+    if (want < len || (h->len && want < h->len)) {
+        l->flags |= UB_LF_TRUNC;
+    }
+    return l;
+}
+
+ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
+{
+    ub_layer *l = ub_push_buf(d, hdr_id, d->p, d->len, off, len, d->lflags);
+    if (!l) return NULL;
+    if (l->flags & UB_LF_TRUNC) {
+        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
+        ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
+    }
+    ub_check_rsvd(d, l);
+    return l;
+}
+
+/* ---------------------------------------------------------------- field values */
+int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
+{
+    memset(out, 0, sizeof *out);
+    if (f->flags & UB_FF_AUX) { out->u = l->aux; return 0; }
+    if (f->flags & UB_FF_STATUS) { out->u = l->status; return 0; }
+    if (f->flags & UB_FF_VARIANT) { out->u = l->variant; return 0; }
+    switch (f->type) {
+    case UB_FT_UINT:
+    case UB_FT_BOOL:
+        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u) ? 0 : -1;
+    default: {
+        uint32_t start = f->bit_off / 8;
+        if (start > l->len) return -1;
+        uint32_t n = f->bits ? f->bits / 8 : l->len - start;
+        if (n > l->len - start) return -1;
+        out->bytes = l->data + start;
+        out->nbytes = n;
+        if (n <= 8) {
+            uint64_t u = 0;
+            for (uint32_t i = 0; i < n; i++) u = (u << 8) | out->bytes[i];
+            out->u = u;
+        }
+        return 0;
+    }
+    }
+}
+
+static size_t put_hex(char *buf, size_t n, const uint8_t *p, uint32_t len, const char *sep)
+{
+    static const char hx[] = "0123456789abcdef";
+    size_t w = 0, sl = strlen(sep);
+    for (uint32_t i = 0; i < len; i++) {
+        if (i && sl) {
+            for (size_t k = 0; k < sl; k++) {
+                if (w + 1 < n) buf[w] = sep[k];
+                w++;
+            }
+        }
+        if (w + 1 < n) buf[w] = hx[p[i] >> 4];
+        w++;
+        if (w + 1 < n) buf[w] = hx[p[i] & 15];
+        w++;
+    }
+    if (n) buf[w < n ? w : n - 1] = '\0';
+    return w;
+}
+
+size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n)
+{
+    int w = 0;
+    if (n == 0) return 0;
+    switch (f->type) {
+    case UB_FT_UINT:
+    case UB_FT_BOOL: {
+        const char *nm = names ? ub_vname_lookup(f->vals, v->u) : NULL;
+        if (f->type == UB_FT_BOOL && !f->vals) nm = NULL;
+        if (f->base == UB_BASE_HEX) {
+            unsigned digits = (f->bits + 3) / 4;
+            if (digits == 0) digits = 1;
+            w = snprintf(buf, n, "0x%0*llx", (int)digits, (unsigned long long)v->u);
+        } else if (f->base == UB_BASE_DEC_HEX) {
+            w = snprintf(buf, n, "%llu (0x%llx)", (unsigned long long)v->u, (unsigned long long)v->u);
+        } else if (f->flags & UB_FF_SIGNED) {
+            w = snprintf(buf, n, "%lld", (long long)v->u);
+        } else {
+            w = snprintf(buf, n, "%llu", (unsigned long long)v->u);
+        }
+        if (nm && w >= 0 && (size_t)w < n) w += snprintf(buf + w, n - (size_t)w, " (%s)", nm);
+        return w < 0 ? 0 : (size_t)w;
+    }
+    case UB_FT_IPV4:
+        if (v->nbytes == 4) {
+            w = snprintf(buf, n, "%u.%u.%u.%u", v->bytes[0], v->bytes[1], v->bytes[2], v->bytes[3]);
+            return w < 0 ? 0 : (size_t)w;
+        }
+        break;
+    case UB_FT_IPV6:
+        if (v->nbytes == 16) {
+            size_t o = 0;
+            for (int i = 0; i < 8; i++) {
+                int k = snprintf(buf + o, n > o ? n - o : 0, i ? ":%x" : "%x",
+                                 (v->bytes[2 * i] << 8) | v->bytes[2 * i + 1]);
+                if (k > 0) o += (size_t)k;
+            }
+            return o;
+        }
+        break;
+    case UB_FT_MAC:
+        return put_hex(buf, n, v->bytes, v->nbytes, ":");
+    case UB_FT_GUID_WS:
+        if (v->nbytes == 16) {
+            /* word 0 (bytes 0-3) = GUID[31:0]; print canonical GUID[127:0] */
+            uint8_t g[16];
+            for (int wd = 0; wd < 4; wd++) memcpy(g + 4 * (3 - wd), v->bytes + 4 * wd, 4);
+            return put_hex(buf, n, g, 16, "");
+        }
+        return put_hex(buf, n, v->bytes, v->nbytes, "");
+    case UB_FT_GUID:
+    case UB_FT_BYTES:
+    default:
+        break;
+    }
+    return put_hex(buf, n, v->bytes, v->nbytes, "");
+}
+
+/* ---------------------------------------------------------------- view helpers */
+int ub_view_find(const ub_view *v, unsigned id, int from)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = from < 0 ? 0 : (unsigned)from; i < nl; i++)
+        if (v->layer[i].hdr->id == id) return (int)i;
+    return -1;
+}
+
+int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_hdr *h = v->layer[i].hdr;
+        size_t al = strlen(h->abbrev);
+        if (strncmp(abbrev, "ub.", 3) != 0 || strncmp(abbrev + 3, h->abbrev, al) != 0 || abbrev[3 + al] != '.')
+            continue;
+        for (unsigned k = 0; k < h->nfields; k++) {
+            if (strcmp(h->fields[k].abbrev, abbrev) == 0) {
+                ub_val val;
+                if (ub_field_value(&v->layer[i], &h->fields[k], &val) == 0) {
+                    *u = val.u;
+                    return 0;
+                }
+            }
+        }
+    }
+    return -1;
+}
+
+int ub_view_worst(const ub_view *v)
+{
+    int w = -1;
+    for (unsigned i = 0; i < v->nerrs; i++) {
+        const ub_err_info *ei = ub_err_get(v->err[i].code);
+        if (ei && ei->severity > w) w = ei->severity;
+    }
+    return w;
+}
+
+size_t ub_error_names(const ub_view *v, char *buf, size_t n)
+{
+    size_t w = 0;
+    if (n) buf[0] = '\0';
+    for (unsigned i = 0; i < v->nerrs; i++) {
+        const ub_err_info *ei = ub_err_get(v->err[i].code);
+        int k = snprintf(buf + (w < n ? w : n), w < n ? n - w : 0, "%s%s", i ? "," : "", ei ? ei->name : "?");
+        if (k > 0) w += (size_t)k;
+    }
+    return w;
+}
+
+/* ---------------------------------------------------------------- entry points */
+static void dec_cfgph(ub_dec *d, uint32_t off)
+{
+    /* §0.3 EV-LINUX: 1-byte pseudo-CFG pushed by ubl_add_sw_ctype() */
+    ub_layer *l = ub_push(d, UB_H_CFGPH, off, 1);
+    if (!l || l->len < 1) return;
+    int cfg = (int)ub_lget(l, 0);
+    d->v->cfg = (int8_t)cfg;
+    d->v->kind = UB_KIND_DLLDP;
+    d->p += off + 1;
+    d->len -= off + 1;
+    d->rec_base += off + 1;
+    d->v->pkt = d->p;
+    d->v->pkt_len = d->len;
+    d->v->pkt_off = d->rec_base;
+    ub_dec_netpkt(d, cfg);
+}
+
+static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
+{
+    if (ethertype == 0x0800 || ethertype == 0x86DD) {
+        d->v->kind = UB_KIND_UBOE;
+        ub_dec_ip_ub(d, off, d->len, true);
+    } else {
+        ub_error(d, UB_E_LINKTYPE, UB_H_NONE, off, ethertype, 0, "ethertype");
+        ub_push(d, UB_H_DATA, off, d->len - off);
+    }
+}
+
+static void dec_sll(ub_dec *d, bool v2)
+{
+    unsigned hl = v2 ? 20 : 16;
+    ub_layer *l = ub_push(d, v2 ? UB_H_SLL2 : UB_H_SLL, 0, hl);
+    if (!l || (l->flags & UB_LF_TRUNC)) return;
+    uint16_t hatype, proto;
+    if (v2) {
+        ub_rd16(d->p, d->len, 8, &hatype);
+        ub_rd16(d->p, d->len, 0, &proto);
+    } else {
+        ub_rd16(d->p, d->len, 2, &hatype);
+        ub_rd16(d->p, d->len, 14, &proto);
+    }
+    if (hatype == UB_ARPHRD_UB) {
+        dec_cfgph(d, hl);
+        return;
+    }
+    dec_ethertype_ip(d, hl, proto);
+}
+
+static void dec_eth(ub_dec *d)
+{
+    ub_layer *l = ub_push(d, UB_H_ETH, 0, 14);
+    if (!l || (l->flags & UB_LF_TRUNC)) return;
+    uint32_t off = 12;
+    uint16_t et = 0;
+    ub_rd16(d->p, d->len, off, &et);
+    off = 14;
+    while (et == 0x8100 || et == 0x88A8) { /* 802.1Q / 802.1ad tags */
+        ub_layer *t = ub_push(d, UB_H_VLAN, off - 2, 6);
+        if (!t || (t->flags & UB_LF_TRUNC)) return;
+        ub_rd16(d->p, d->len, off + 2, &et);
+        off += 4;
+    }
+    dec_ethertype_ip(d, off, et);
+}
+
+int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len)
+{
+    v->rec = rec;
+    v->rec_len = len;
+    v->entry = (uint8_t)entry;
+    v->kind = UB_KIND_NONE;
+    v->cfg = -1;
+    v->tah_fmt = UB_TAH_FULL;
+    v->pkt = NULL;
+    v->pkt_len = 0;
+    v->pkt_off = UINT32_MAX;
+    v->nlayers = 0;
+    v->nerrs = 0;
+    v->errs_dropped = 0;
+
+    ub_dec d;
+    memset(&d, 0, sizeof d);
+    d.v = v;
+    d.o = o;
+    d.p = rec;
+    d.len = len;
+    d.cfg = -1;
+    d.tph_off = UINT32_MAX;
+
+    if (len == 0) {
+        ub_error_rec(v, UB_E_TRUNCATED, UB_H_NONE, 0, 0, 1, "empty record");
+        return v->nerrs;
+    }
+    switch (entry) {
+    case UB_ENTRY_FLIT:
+    case UB_ENTRY_STREAM:
+        ub_dec_flit_record(&d);
+        break;
+    case UB_ENTRY_PKT:
+        ub_dec_pkt_record(&d);
+        break;
+    case UB_ENTRY_SLL:
+        dec_sll(&d, false);
+        break;
+    case UB_ENTRY_SLL2:
+        dec_sll(&d, true);
+        break;
+    case UB_ENTRY_ETH:
+        dec_eth(&d);
+        break;
+    case UB_ENTRY_RAWIP: {
+        uint8_t b0 = 0;
+        ub_rd8(rec, len, 0, &b0);
+        dec_ethertype_ip(&d, 0, (b0 >> 4) == 6 ? 0x86DD : 0x0800);
+        break;
+    }
+    case UB_ENTRY_CFGPH:
+        dec_cfgph(&d, 0);
+        break;
+    case UB_ENTRY_TPH:
+        v->kind = UB_KIND_UBOE;
+        ub_dec_tph(&d, 0, len);
+        break;
+    default:
+        ub_error_rec(v, UB_E_LINKTYPE, UB_H_NONE, 0, entry, 0, "entry point");
+        break;
+    }
+    if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;
+    return v->nerrs;
+}

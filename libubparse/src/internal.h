@@ -1,0 +1,161 @@
+/* Internal interfaces of libubparse: decoder context, bounds-checked reader, schema macros.
+ * Not installed. Every module (dll.c, net.c, tah.c, mgmt.c, cfg5.c, urpc.c) uses these. */
+#ifndef UB_INTERNAL_H
+#define UB_INTERNAL_H
+
+#include "ubparse/ubparse.h"
+#include <string.h>
+
+/* ---------------------------------------------------------------- schema rows */
+/* Field-row constructors. `h`/`f` are bare words: UBU(lph, crd, ...) -> "ub.lph.crd". */
+#define UBF(h, f, nm, off, nb, ty, bs, fl, vl, sp, ds) \
+    { "ub." #h "." #f, nm, (off), (nb), (ty), (bs), (fl), (vl), sp, ds }
+/* unsigned integer */
+#define UBU(h, f, nm, off, nb, bs, vl, sp, ds) UBF(h, f, nm, off, nb, UB_FT_UINT, bs, 0, vl, sp, ds)
+/* 1-bit flag */
+#define UBB(h, f, nm, off, sp, ds) UBF(h, f, nm, off, 1, UB_FT_BOOL, UB_BASE_DEC, 0, NULL, sp, ds)
+/* reserved bits (warning if non-zero) */
+#define UBR(h, f, off, nb, sp) UBF(h, f, "Reserved", off, nb, UB_FT_UINT, UB_BASE_HEX, UB_FF_RSVD, NULL, sp, "reserved, sender writes 0")
+/* byte string (nb bits, 0 = rest of layer) */
+#define UBY(h, f, nm, off, nb, sp, ds) UBF(h, f, nm, off, nb, UB_FT_BYTES, UB_BASE_HEX, 0, NULL, sp, ds)
+
+/* Header table definition: symbol ub_hdr_<sym>, id UB_H_<...>. */
+#define UB_NFIELDS(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))
+#define UB_HDR_DEF(sym, idv, keyv, abbrevv, namev, specv, lenv, fieldsv) \
+    const ub_hdr ub_hdr_##sym = { idv, keyv, abbrevv, namev, specv, lenv, fieldsv, UB_NFIELDS(fieldsv) }
+
+/* Common value-name lists shared by several tables (defined in schema.c). */
+extern const ub_vname ub_vn_cfg[];        /* App. B Table B-1 */
+extern const ub_vname ub_vn_taopcode[];   /* Table 7-1/7-3 */
+extern const ub_vname ub_vn_tpopcode[];   /* Table 6-2 */
+extern const ub_vname ub_vn_mgmt_status[];/* §10.4.3.1 */
+extern const ub_vname ub_vn_yesno[];
+extern const ub_vname ub_vn_cksum_status[];
+
+/* ---------------------------------------------------------------- reader */
+/* Bounds-checked big-endian bit/byte reader (cf. tcpdump GET_BE_U_n). Every decode read goes
+ * through these: a read outside [0,len) returns false and leaves *out = 0. */
+static inline bool ub_rd_bits(const uint8_t *p, uint32_t len, uint32_t bit_off, uint32_t bits, uint64_t *out)
+{
+    *out = 0;
+    if (bits == 0 || bits > 64) return false;
+    uint64_t end = (uint64_t)bit_off + bits;
+    if (end > (uint64_t)len * 8u) return false;
+    uint64_t v = 0;
+    uint32_t b = bit_off;
+    while (b < end) {
+        uint32_t byte = b >> 3, in = b & 7u;
+        uint32_t take = 8u - in;
+        if (take > end - b) take = (uint32_t)(end - b);
+        uint32_t shift = 8u - in - take;
+        uint32_t part = ((uint32_t)p[byte] >> shift) & ((1u << take) - 1u);
+        v = (v << take) | part;
+        b += take;
+    }
+    *out = v;
+    return true;
+}
+static inline bool ub_rd8(const uint8_t *p, uint32_t len, uint32_t off, uint8_t *v)
+{
+    if (off >= len) { *v = 0; return false; }
+    *v = p[off];
+    return true;
+}
+static inline bool ub_rd16(const uint8_t *p, uint32_t len, uint32_t off, uint16_t *v)
+{
+    if (len < 2 || off > len - 2) { *v = 0; return false; }
+    *v = (uint16_t)((p[off] << 8) | p[off + 1]);
+    return true;
+}
+static inline bool ub_rd32(const uint8_t *p, uint32_t len, uint32_t off, uint32_t *v)
+{
+    if (len < 4 || off > len - 4) { *v = 0; return false; }
+    *v = ((uint32_t)p[off] << 24) | ((uint32_t)p[off + 1] << 16) | ((uint32_t)p[off + 2] << 8) | p[off + 3];
+    return true;
+}
+/* write `bits` of v at bit_off (MSB-first), used by the builder. Caller guarantees bounds. */
+static inline void ub_wr_bits(uint8_t *p, uint32_t bit_off, uint32_t bits, uint64_t v)
+{
+    for (uint32_t i = 0; i < bits; i++) {
+        uint32_t b = bit_off + i;
+        uint32_t bit = (uint32_t)((v >> (bits - 1 - i)) & 1u);
+        uint8_t m = (uint8_t)(0x80u >> (b & 7u));
+        if (bit) p[b >> 3] |= m; else p[b >> 3] &= (uint8_t)~m;
+    }
+}
+
+/* ---------------------------------------------------------------- decoder context */
+enum ub_tp_kind { UB_TP_NONE = 0, UB_TP_RTP, UB_TP_UTP, UB_TP_CTP };
+
+typedef struct ub_dec {
+    ub_view *v;
+    const ub_opts *o;
+    const uint8_t *p;    /* buffer being decoded: the record or the network packet */
+    uint32_t len;
+    uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf */
+    uint8_t depth;       /* depth for new layers */
+    uint32_t rec_base;   /* offset of p[0] in the record (contiguous case) */
+    int cfg;             /* CFG of the packet being decoded, -1 if none */
+    uint8_t tp_kind;     /* enum ub_tp_kind of the TPH seen */
+    uint8_t tp_padding;  /* TPH.Padding */
+    uint32_t tph_off;    /* offset of the TPH, UINT32_MAX if none */
+    bool netbuf_multi;   /* p is the de-interleaved payload of a multi-block DLLDP */
+    uint32_t netbuf_rec_start; /* record offset of the LPH (for offset mapping) */
+} ub_dec;
+
+/* Push a layer [off, off+len) of the current buffer. len is clamped to what the buffer holds;
+ * if the header has a fixed length and fewer bytes remain, the layer is flagged truncated and
+ * UB_E_TRUNCATED is recorded. Reserved fields are checked (UB_E_RSVD_BITS). NULL if the layer
+ * table is full (UB_E_TOO_DEEP recorded once). */
+ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
+/* Same on an explicit buffer (used for record-level layers while p is the netbuf). */
+ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t buflen, uint32_t off,
+                      uint32_t len, uint8_t lflags);
+/* Record an error at offset `off` of the current buffer (mapped to a record offset). */
+void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t actual, uint64_t expected,
+              const char *what);
+/* Record an error at an absolute record offset. */
+void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
+                  uint64_t expected, const char *what);
+/* Value of field index `idx` of a layer (0 if absent). */
+uint64_t ub_lget(const ub_layer *l, unsigned idx);
+/* Index of field with short name (after the last '.') in a header, -1 if none (builder use). */
+int ub_field_index(const ub_hdr *h, const char *short_name);
+/* Check reserved fields of a layer and warn (called by ub_push). */
+void ub_check_rsvd(ub_dec *d, const ub_layer *l);
+/* Map an offset in the current buffer to a record offset. */
+uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
+
+/* ---------------------------------------------------------------- module entry points */
+/* dll.c — data link layer (§4) */
+void ub_dec_flit_record(ub_dec *d);   /* LINKTYPE_USER0 record: DLLDP or DLLCB with flits */
+void ub_dec_pkt_record(ub_dec *d);    /* LINKTYPE_USER1 record: LPH + packet, or LCH -> DLLCB */
+/* Frame a network packet as a flit-framed DLLDP (LPH fields from lph[0..3], PLENGTH filled,
+ * LBH per block, padding, BCRC or END). Returns bytes written or -1. */
+long ub_frame_dlldp(const ub_opts *o, const uint8_t lph[4], const uint8_t *pkt, uint32_t len,
+                    bool error_flag, uint8_t *out, size_t cap);
+/* Complete a DLLCB body (flits bytes with LCH set) with BCRC/END in its last flit. */
+void ub_frame_dllcb(const ub_opts *o, uint8_t *blk, unsigned flits);
+/* Map an offset of the de-interleaved network packet back to the record (multi-block DLLDP). */
+uint32_t ub_dll_pkt_to_rec(bool crc_mode, uint32_t pkt_off);
+
+/* net.c — network layer and everything above it (§5..§7) */
+void ub_dec_netpkt(ub_dec *d, int cfg);      /* d->p/len = network packet (after LPH/pseudo-hdr) */
+void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe); /* IPv4/IPv6 [UDP 4792 ...] */
+void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end);               /* RTPH/UTPH ... */
+
+/* mgmt.c — enumeration and configuration management (§10.4.3) */
+/* off = first byte after UPIH16 (the 2 padding bytes). Returns the offset after the Scan PDU. */
+uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end);
+void ub_dec_mgmt_pdu(ub_dec *d, uint32_t off, uint32_t end, unsigned code, unsigned sub, bool rsp);
+/* Port_info (and other) TLVs in [off,end) (§10.4.3.2, also Link Neighbor Query responses). */
+uint32_t ub_dec_tlvs(ub_dec *d, uint32_t off, uint32_t end);
+
+/* cfg5.c — CFG 5 network control packets (App. F); off = first byte after the LPH */
+void ub_dec_cfg5(ub_dec *d, uint32_t off, uint32_t end);
+
+/* urpc.c — URPC messages (App. H) in a transaction payload. Pushes nothing and returns false
+ * if the bytes do not look like URPC. */
+bool ub_dec_urpc(ub_dec *d, uint32_t off, uint32_t end);
+
+#endif
