@@ -56,6 +56,8 @@ static const ub_err_info err_table[UB_E__COUNT] = {
                         "record is not UB traffic for this entry point" },
     [UB_E_TOO_DEEP] = { UB_E_TOO_DEEP, "too_many_layers", UB_SEV_WARN, UB_EG_MALFORMED,
                         "layer table full, rest not shown" },
+    [UB_E_RSVD_ATTR] = { UB_E_RSVD_ATTR, "reserved_attribute", UB_SEV_WARN, UB_EG_PROTOCOL,
+                         "reserved value of an attribute field such as EE_bits or ODR (§10.6 h)" },
 };
 
 const ub_err_info *ub_err_get(unsigned code)
@@ -225,7 +227,9 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     switch (f->type) {
     case UB_FT_UINT:
     case UB_FT_BOOL:
-        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u) ? 0 : -1;
+        if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
+        if (f->flags & UB_FF_X64) out->u <<= 6;
+        return 0;
     default: {
         uint32_t start = f->bit_off / 8;
         if (start > l->len) return -1;
@@ -431,9 +435,9 @@ static void dec_eth(ub_dec *d)
     ub_rd16(d->p, d->len, off, &et);
     off = 14;
     while (et == 0x8100 || et == 0x88A8) { /* 802.1Q / 802.1ad tags */
-        ub_layer *t = ub_push(d, UB_H_VLAN, off - 2, 6);
+        ub_layer *t = ub_push(d, UB_H_VLAN, off, 4);
         if (!t || (t->flags & UB_LF_TRUNC)) return;
-        ub_rd16(d->p, d->len, off + 2, &et);
+        et = (uint16_t)ub_lget(t, 3); /* EtherType row */
         off += 4;
     }
     dec_ethertype_ip(d, off, et);

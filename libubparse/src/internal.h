@@ -114,9 +114,6 @@ ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t b
 /* Record an error at offset `off` of the current buffer (mapped to a record offset). */
 void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t actual, uint64_t expected,
               const char *what);
-/* Record an error at an absolute record offset. */
-void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
-                  uint64_t expected, const char *what);
 /* Value of field index `idx` of a layer (0 if absent). */
 uint64_t ub_lget(const ub_layer *l, unsigned idx);
 /* Index of field with short name (after the last '.') in a header, -1 if none (builder use). */
@@ -143,6 +140,9 @@ uint32_t ub_dll_pkt_to_rec(bool crc_mode, uint32_t pkt_off);
 void ub_dec_netpkt(ub_dec *d, int cfg);      /* d->p/len = network packet (after LPH/pseudo-hdr) */
 void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe); /* IPv4/IPv6 [UDP 4792 ...] */
 void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end);               /* RTPH/UTPH ... */
+
+/* tah.c — transaction layer (§7): BTAH/ATAH + ETAH chain + payload in [off,end) */
+void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end);
 
 /* mgmt.c — enumeration and configuration management (§10.4.3) */
 /* off = first byte after UPIH16 (the 2 padding bytes). Returns the offset after the Scan PDU. */

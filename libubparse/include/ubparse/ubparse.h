@@ -45,6 +45,7 @@ enum ub_field_flags {
     UB_FF_STATUS = 1u << 2,  /* virtual: value is ub_layer.status (ub_cksum_status) */
     UB_FF_VARIANT = 1u << 3, /* virtual: value is ub_layer.variant (e.g. ICRC byte order) */
     UB_FF_SIGNED = 1u << 4,  /* display as signed */
+    UB_FF_X64 = 1u << 5,     /* value is stored without its 6 low zero bits: value = field << 6 */
 };
 #define UB_FF_VIRTUAL (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)
 
@@ -162,6 +163,7 @@ typedef enum ub_err_code {
     UB_E_STREAM,           /* raw flit stream: resynchronisation / incomplete block */
     UB_E_LINKTYPE,         /* record/link type not decodable as UB */
     UB_E_TOO_DEEP,         /* layer table full; rest not shown */
+    UB_E_RSVD_ATTR,        /* reserved value of an attribute field (EE_bits, ODR; §10.6 h) */
     UB_E__COUNT
 } ub_err_code;
 
@@ -221,6 +223,7 @@ typedef struct ub_opts {
     bool cip_decode_inner;   /* decode TAH after CIPH (default false: opaque, may be encrypted) */
     bool urpc_heuristic;     /* decode URPC in Send payloads (App. H) */
     uint8_t icrc_enum;       /* R-44 enumeration ICRC: 0 auto by length, 1 always, 2 never */
+    uint8_t rsp_ext;         /* R-26 Read/Atomic response without its request: bit0 TAIDETAH, bit1 OFSTETAH */
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
@@ -280,6 +283,10 @@ typedef struct ub_view {
 
 /* Decode one record. Never fails hard: errors are in v->err[]. Returns v->nerrs. */
 int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len);
+
+/* Add an error found outside the decoder (e.g. raw-stream delimiting) at a record offset. */
+void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
+                  uint64_t expected, const char *what);
 
 /* Worst severity among the view's errors, -1 if none. */
 int ub_view_worst(const ub_view *v);

@@ -1,0 +1,1137 @@
+/* packet-ub.c — Wireshark 4.0 dissector for UnifiedBus (UB 2.0, 灵衢) built on libubparse.
+ *
+ * Nothing about the UB wire format is written here: every header and field item is generated at
+ * start-up from libubparse's schema tables (ub_hdr_get()), every expert item from its error
+ * catalogue (ub_err_get()), and every packet is decoded by ub_decode() into a ub_view whose
+ * layers are then turned into Wireshark tree items.  Field abbrevs are the schema's ("ub.lph.cfg"),
+ * i.e. the same names ubdump's filters use.
+ *
+ * Entry points (docs/wireshark.md):
+ *   LINKTYPE_USER0/1/2 (147/148/149, configurable)  flit record / LPH packet / raw flit stream
+ *   Linux cooked captures (SLL, SLL2) with ARPHRD_UB 38  1-byte CFG pseudo-header + packet
+ *   UDP port 4792 (Decode As)                         UBoE: RTPH/UTPH ... (UB_ENTRY_TPH)
+ *   strict heuristic on UDP (preference)
+ */
+#include <string.h>
+
+#include <wireshark.h>
+#include <epan/packet.h>
+#include <epan/expert.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/uat.h>
+#include <epan/uat-int.h>
+#include <epan/wmem_scopes.h>
+#include <wiretap/wtap.h>
+#include <wiretap/pcap-encap.h>
+
+#include <ubparse/ubparse.h>
+
+#include "packet-ub.h"
+
+/* 4.0's epan/arptypes.h has no ARPHRD_UB. */
+#ifndef ARPHRD_UB
+#define ARPHRD_UB UB_ARPHRD_UB /* 38, EV-LINUX ubl.h */
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registration state (written once in proto_register_ub, read-only afterwards)                */
+/* ------------------------------------------------------------------------------------------ */
+
+static int proto_ub = -1;
+static gint ett_ub = -1;
+static gint ett_ub_stream = -1;
+static gint ett_ub_unit = -1;
+static int hf_ub_error = -1;
+static int hf_ub_stream_started_in = -1;
+static int hf_ub_stream_continued_in = -1;
+static int hf_ub_stream_open_bytes = -1;
+static int hf_ub_stream_unit = -1;
+
+/* How one schema row is put in the tree. */
+enum row_kind {
+    RK_SKIP = 0, /* not representable (bad row): left out */
+    RK_ITEM,     /* proto_tree_add_item on the container bytes (bitmask shows the bit pattern) */
+    RK_UVAL,     /* no 1..8-byte container: proto_tree_add_uint/uint64 with the decoded value */
+    RK_SVAL,     /* same, signed */
+    RK_BYTES,    /* FT_BYTES item */
+    RK_VIRT,     /* virtual row (aux/status/variant): generated item */
+};
+
+typedef struct row_map {
+    guint32 hf_slot;  /* index into hf_ids[] */
+    guint8 kind;      /* enum row_kind */
+    guint8 ftype;     /* registered ftype */
+    guint8 signed_;   /* display as signed */
+    guint8 bits;      /* integer width (sign extension) */
+    guint32 cstart;   /* container start, bytes from the layer start */
+    guint32 clen;     /* container length in bytes (0 for BYTES rows: from the row / rest of layer) */
+} row_map;
+
+static int *hf_ids;                      /* every generated hf id */
+static int *hdr_hf_slot;                 /* [UB_H__COUNT] -> slot of the header item hf, -1 none */
+static gint *ett_hdr;                    /* [UB_H__COUNT] */
+static row_map *row_maps[UB_H__COUNT];   /* [id][row] */
+static expert_field *ei_ub;              /* [UB_E__COUNT] */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Preferences -> ub_opts                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static ub_opts g_opts;                   /* options in force, rebuilt from the prefs */
+static guint pref_dlt[3];                /* flit / pkt / stream link-type numbers */
+static gboolean pref_crc_mode;
+static gint pref_tah_fmt6, pref_tah_fmt9, pref_read_ext4, pref_btah_variant, pref_bcrc_variant;
+static gint pref_scan_packing, pref_vdm_variant, pref_init_variant, pref_cetph_variant;
+static gint pref_bitmap_order, pref_icrc_enum;
+static guint pref_icv_len;
+static gboolean pref_cip_inner, pref_urpc, pref_udp_heur;
+
+static const enum_val_t ev_tah_fmt[] = {
+    { "full", "Full TAH (BTAH/ATAH)", UB_TAH_FULL },
+    { "compact", "Compact TAH (BTAH_C/ATAH_C)", UB_TAH_COMPACT },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_read_ext4[] = {
+    { "auto", "Auto (OFSTETAH under RTP, else TAIDETAH)", 0 },
+    { "taid", "Always TAIDETAH", 1 },
+    { "ofst", "Always OFSTETAH", 2 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_btah_variant[] = {
+    { "spec", "Spec figure (No_TAACK b7, ODR b6:4)", 0 },
+    { "ev-ubus", "EV-UBUS driver (ODR b7:5, TAK_EN b4)", 1 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_bcrc_variant[] = {
+    { "incl-info", "30 bits incl. the 2 info bits", 0 },
+    { "bytes-only", "Bytes only", 1 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_scan_packing[] = {
+    { "rev2", "Rev. 2: LSB-first in 32-bit words", 0 },
+    { "rev1", "Rev. 1: MSB-first", 1 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_vdm_variant[] = {
+    { "figure", "Figure order", 0 }, { "ev-ubus", "EV-UBUS driver", 1 }, { NULL, NULL, 0 }
+};
+static const enum_val_t ev_init_variant[] = {
+    { "table", "Table 4-8 layout", 0 }, { "figure", "Figure layout (B)", 1 }, { "auto", "Auto", 2 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_cetph_variant[] = {
+    { "ldcp", "LDCP", 0 }, { "caqm", "CAQM", 1 }, { NULL, NULL, 0 }
+};
+static const enum_val_t ev_bitmap_order[] = {
+    { "msb", "MSB-first (BitMap[0] = last byte bit 0)", 0 },
+    { "first", "First bit = BitMap[0]", 1 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_icrc_enum[] = {
+    { "auto", "Auto (by length)", 0 }, { "always", "Always", 1 }, { "never", "Never", 2 },
+    { NULL, NULL, 0 }
+};
+
+static void prefs_to_opts(void)
+{
+    ub_opts_default(&g_opts);
+    g_opts.dlt_flit = (uint16_t)pref_dlt[0];
+    g_opts.dlt_pkt = (uint16_t)pref_dlt[1];
+    g_opts.dlt_stream = (uint16_t)pref_dlt[2];
+    g_opts.crc_mode = pref_crc_mode ? true : false;
+    g_opts.tah_fmt[6] = (uint8_t)pref_tah_fmt6;
+    g_opts.tah_fmt[9] = (uint8_t)pref_tah_fmt9;
+    g_opts.read_ext4 = (uint8_t)pref_read_ext4;
+    g_opts.btah_variant = (uint8_t)pref_btah_variant;
+    g_opts.bcrc_variant = (uint8_t)pref_bcrc_variant;
+    g_opts.scan_packing = (uint8_t)pref_scan_packing;
+    g_opts.vdm_variant = (uint8_t)pref_vdm_variant;
+    g_opts.init_variant = (uint8_t)pref_init_variant;
+    g_opts.cetph_variant = (uint8_t)pref_cetph_variant;
+    g_opts.bitmap_order = (uint8_t)pref_bitmap_order;
+    g_opts.icrc_enum = (uint8_t)pref_icrc_enum;
+    g_opts.icv_len = (uint16_t)pref_icv_len;
+    g_opts.cip_decode_inner = pref_cip_inner ? true : false;
+    g_opts.urpc_heuristic = pref_urpc ? true : false;
+}
+
+static void opts_to_prefs_defaults(void)
+{
+    ub_opts d;
+    ub_opts_default(&d); /* the R-nn defaults live in libubparse only */
+    pref_dlt[0] = d.dlt_flit;
+    pref_dlt[1] = d.dlt_pkt;
+    pref_dlt[2] = d.dlt_stream;
+    pref_crc_mode = d.crc_mode;
+    pref_tah_fmt6 = d.tah_fmt[6];
+    pref_tah_fmt9 = d.tah_fmt[9];
+    pref_read_ext4 = d.read_ext4;
+    pref_btah_variant = d.btah_variant;
+    pref_bcrc_variant = d.bcrc_variant;
+    pref_scan_packing = d.scan_packing;
+    pref_vdm_variant = d.vdm_variant;
+    pref_init_variant = d.init_variant;
+    pref_cetph_variant = d.cetph_variant;
+    pref_bitmap_order = d.bitmap_order;
+    pref_icrc_enum = d.icrc_enum;
+    pref_icv_len = d.icv_len;
+    pref_cip_inner = d.cip_decode_inner;
+    pref_urpc = d.urpc_heuristic;
+    pref_udp_heur = TRUE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Field generation from the schema                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static enum ftenum ft_uint_bytes(guint n, gboolean sgn)
+{
+    static const enum ftenum u[9] = { FT_UINT8, FT_UINT8, FT_UINT16, FT_UINT24, FT_UINT32,
+                                      FT_UINT40, FT_UINT48, FT_UINT56, FT_UINT64 };
+    static const enum ftenum s[9] = { FT_INT8, FT_INT8, FT_INT16, FT_INT24, FT_INT32,
+                                      FT_INT40, FT_INT48, FT_INT56, FT_INT64 };
+    if (n > 8) n = 8;
+    return sgn ? s[n] : u[n];
+}
+
+static gboolean ft_is_64(enum ftenum t)
+{
+    return t == FT_UINT40 || t == FT_UINT48 || t == FT_UINT56 || t == FT_UINT64 ||
+           t == FT_INT40 || t == FT_INT48 || t == FT_INT56 || t == FT_INT64;
+}
+
+static gboolean abbrev_ok(const char *a)
+{
+    if (!a || strncmp(a, "ub.", 3) != 0 || !a[3]) return FALSE;
+    for (const char *p = a; *p; p++)
+        if (!g_ascii_isalnum(*p) && *p != '.' && *p != '_' && *p != '-') return FALSE;
+    return TRUE;
+}
+
+/* value_string / val64_string / true_false_string built from a ub_vname list (memoised). */
+static GHashTable *vs_memo;
+
+static const void *vals_for(const ub_vname *vn, int form /* 0 vs32, 1 vs64, 2 tfs */)
+{
+    if (!vn || !vn[0].name) return NULL;
+    char key[64];
+    g_snprintf(key, sizeof key, "%p/%d", (const void *)vn, form);
+    void *hit = g_hash_table_lookup(vs_memo, key);
+    if (hit) return hit;
+    size_t n = 0;
+    while (vn[n].name) n++;
+    void *res;
+    if (form == 0) {
+        value_string *vs = g_new0(value_string, n + 1);
+        for (size_t i = 0; i < n; i++) {
+            vs[i].value = (guint32)vn[i].value;
+            vs[i].strptr = vn[i].name;
+        }
+        res = vs;
+    } else if (form == 1) {
+        val64_string *vs = g_new0(val64_string, n + 1);
+        for (size_t i = 0; i < n; i++) {
+            vs[i].value = vn[i].value;
+            vs[i].strptr = vn[i].name;
+        }
+        res = vs;
+    } else {
+        true_false_string *t = g_new0(true_false_string, 1);
+        const char *yes = ub_vname_lookup(vn, 1), *no = ub_vname_lookup(vn, 0);
+        t->true_string = yes ? yes : "True";
+        t->false_string = no ? no : "False";
+        res = t;
+    }
+    g_hash_table_insert(vs_memo, g_strdup(key), res);
+    return res;
+}
+
+static GArray *hf_array;     /* hf_register_info being built */
+static GHashTable *hf_memo;  /* "abbrev|type|display|mask|strings" -> slot+1 */
+static guint hf_nslots;
+static guint hf_cap;
+
+static guint32 new_hf(const char *name, const char *abbrev, enum ftenum type, int display,
+                      const void *strings, guint64 mask, const char *blurb)
+{
+    char *key = g_strdup_printf("%s|%d|%d|%" G_GINT64_MODIFIER "x|%p", abbrev, (int)type, display, mask,
+                                strings);
+    gpointer hit = g_hash_table_lookup(hf_memo, key);
+    if (hit) {
+        g_free(key);
+        return GPOINTER_TO_UINT(hit) - 1;
+    }
+    guint32 slot = hf_nslots++;
+    g_assert(slot < hf_cap);
+    hf_register_info r;
+    memset(&r, 0, sizeof r);
+    r.p_id = &hf_ids[slot];
+    r.hfinfo.name = name;
+    r.hfinfo.abbrev = abbrev;
+    r.hfinfo.type = type;
+    r.hfinfo.display = display;
+    r.hfinfo.strings = strings;
+    r.hfinfo.bitmask = mask;
+    r.hfinfo.blurb = blurb;
+    /* HFILL */
+    r.hfinfo.id = -1;
+    r.hfinfo.parent = 0;
+    r.hfinfo.ref_type = HF_REF_TYPE_NONE;
+    r.hfinfo.same_name_prev_id = -1;
+    r.hfinfo.same_name_next = NULL;
+    g_array_append_val(hf_array, r);
+    g_hash_table_insert(hf_memo, key, GUINT_TO_POINTER(slot + 1));
+    return slot;
+}
+
+static int display_for(const ub_field *f)
+{
+    if (f->flags & UB_FF_SIGNED) return BASE_DEC; /* 4.0 rejects signed hex */
+    switch (f->base) {
+    case UB_BASE_HEX: return BASE_HEX;
+    case UB_BASE_DEC_HEX: return BASE_DEC_HEX;
+    default: return BASE_DEC;
+    }
+}
+
+static const char *blurb_for(const ub_field *f)
+{
+    if (f->desc && f->spec && *f->spec) return g_strdup_printf("%s (%s)", f->desc, f->spec);
+    if (f->desc) return f->desc;
+    return f->spec;
+}
+
+/* Map one schema row to an hf + how to add it. */
+static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = RK_SKIP;
+    if (!abbrev_ok(f->abbrev)) {
+        g_warning("ub: schema row %s in table %s has an unusable abbrev, left out", f->abbrev ? f->abbrev : "(null)",
+                  h->key);
+        return;
+    }
+    const char *name = f->name && *f->name ? f->name : f->abbrev;
+    const char *blurb = blurb_for(f);
+    gboolean sgn = (f->flags & UB_FF_SIGNED) != 0;
+
+    if (f->flags & UB_FF_VIRTUAL) {
+        guint bits = f->bits ? f->bits : 64;
+        if (bits > 64) bits = 64;
+        enum ftenum t = ft_uint_bytes((bits + 7) / 8, sgn);
+        const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
+        int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
+        m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);
+        m->kind = RK_VIRT;
+        m->ftype = (guint8)t;
+        m->signed_ = (guint8)sgn;
+        m->bits = (guint8)bits;
+        return;
+    }
+
+    switch (f->type) {
+    case UB_FT_UINT:
+    case UB_FT_BOOL: {
+        if (f->bits == 0 || f->bits > 64) return;
+        guint32 start = f->bit_off / 8;
+        guint32 end = (f->bit_off + f->bits - 1) / 8;
+        guint32 n = end - start + 1;
+        m->cstart = start;
+        m->clen = n;
+        m->bits = (guint8)f->bits;
+        m->signed_ = (guint8)sgn;
+        if (n <= 8) {
+            guint shift = n * 8 - (f->bit_off - start * 8) - f->bits;
+            guint64 mask = (f->bits == n * 8) ? 0 : (((f->bits == 64) ? G_MAXUINT64 : ((G_GUINT64_CONSTANT(1) << f->bits) - 1)) << shift);
+            if (f->type == UB_FT_BOOL) {
+                const void *tfs = f->vals ? vals_for(f->vals, 2) : NULL;
+                m->hf_slot = new_hf(name, f->abbrev, FT_BOOLEAN, mask ? (int)(n * 8) : BASE_NONE, tfs, mask, blurb);
+                m->ftype = FT_BOOLEAN;
+            } else {
+                enum ftenum t = ft_uint_bytes(n, sgn);
+                const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
+                int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
+                m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, mask, blurb);
+                m->ftype = (guint8)t;
+            }
+            m->kind = RK_ITEM;
+        } else {
+            /* 9-byte span (unaligned 57..64-bit field): no container, add the decoded value */
+            enum ftenum t = ft_uint_bytes((f->bits + 7) / 8, sgn);
+            const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
+            int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
+            m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);
+            m->ftype = (guint8)t;
+            m->kind = sgn ? RK_SVAL : RK_UVAL;
+        }
+        return;
+    }
+    case UB_FT_IPV4:
+    case UB_FT_IPV6:
+    case UB_FT_MAC: {
+        guint want = f->type == UB_FT_IPV4 ? 32 : f->type == UB_FT_IPV6 ? 128 : 48;
+        m->cstart = f->bit_off / 8;
+        if (f->bits == want && f->bit_off % 8 == 0) {
+            enum ftenum t = f->type == UB_FT_IPV4 ? FT_IPv4 : f->type == UB_FT_IPV6 ? FT_IPv6 : FT_ETHER;
+            m->hf_slot = new_hf(name, f->abbrev, t, BASE_NONE, NULL, 0, blurb);
+            m->ftype = (guint8)t;
+            m->clen = want / 8;
+            m->kind = RK_ITEM;
+            return;
+        }
+    }
+    /* fall through: odd width/alignment, show as bytes */
+    /* FALLTHROUGH */
+    case UB_FT_BYTES:
+    case UB_FT_GUID:
+    case UB_FT_GUID_WS:
+    default:
+        m->cstart = f->bit_off / 8;
+        m->clen = f->bits / 8;
+        m->hf_slot = new_hf(name, f->abbrev, FT_BYTES, BASE_NONE, NULL, 0, blurb);
+        m->ftype = FT_BYTES;
+        m->kind = RK_BYTES;
+        return;
+    }
+}
+
+static void register_schema_fields(void)
+{
+    guint total = 16;
+    for (unsigned id = 1; id < UB_H__COUNT; id++) {
+        const ub_hdr *h = ub_hdr_get(id);
+        if (h) total += 1u + h->nfields;
+    }
+    hf_cap = total;
+    hf_ids = g_new(int, total);
+    for (guint i = 0; i < total; i++) hf_ids[i] = -1;
+    hdr_hf_slot = g_new(int, UB_H__COUNT);
+    ett_hdr = g_new(gint, UB_H__COUNT);
+    hf_array = g_array_new(FALSE, TRUE, sizeof(hf_register_info));
+    hf_memo = g_hash_table_new(g_str_hash, g_str_equal);
+    vs_memo = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTable *hdr_memo = g_hash_table_new(g_str_hash, g_str_equal); /* abbrev -> slot+1 */
+
+    for (unsigned id = 0; id < UB_H__COUNT; id++) {
+        hdr_hf_slot[id] = -1;
+        ett_hdr[id] = -1;
+        row_maps[id] = NULL;
+    }
+    for (unsigned id = 1; id < UB_H__COUNT; id++) {
+        const ub_hdr *h = ub_hdr_get(id);
+        if (!h || !h->abbrev) continue;
+        char *ha = g_strdup_printf("ub.%s", h->abbrev);
+        if (!abbrev_ok(ha)) {
+            g_warning("ub: header table %s has an unusable abbrev, left out", h->key);
+            g_free(ha);
+            continue;
+        }
+        gpointer hit = g_hash_table_lookup(hdr_memo, ha);
+        if (hit) { /* format variant of a header already registered: share the item */
+            hdr_hf_slot[id] = (int)GPOINTER_TO_UINT(hit) - 1;
+            g_free(ha);
+        } else {
+            guint32 slot = new_hf(h->name ? h->name : ha, ha, FT_NONE, BASE_NONE, NULL, 0, h->spec);
+            hdr_hf_slot[id] = (int)slot;
+            g_hash_table_insert(hdr_memo, ha, GUINT_TO_POINTER(slot + 1));
+        }
+        if (h->nfields) {
+            row_maps[id] = g_new0(row_map, h->nfields);
+            for (unsigned k = 0; k < h->nfields; k++) map_row(h, &h->fields[k], &row_maps[id][k]);
+        }
+    }
+    g_hash_table_destroy(hdr_memo);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Building the tree from a ub_view                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Where a layer's bytes are: the record tvb or the reassembled network packet tvb. */
+typedef struct ub_tvbs {
+    tvbuff_t *rec;      /* bytes given to ub_decode */
+    tvbuff_t *net;      /* child tvb over v->netbuf, created on demand */
+    packet_info *pinfo;
+    guint32 net_len;
+} ub_tvbs;
+
+static gboolean layer_pos(const ub_view *v, ub_tvbs *tv, const ub_layer *l, tvbuff_t **tvb, gint *off, gint *len)
+{
+    const uint8_t *p = l->data;
+    if (p && v->rec && p >= v->rec && p <= v->rec + v->rec_len && l->len <= v->rec_len - (guint32)(p - v->rec)) {
+        *tvb = tv->rec;
+        *off = (gint)(p - v->rec);
+        *len = (gint)l->len;
+        return TRUE;
+    }
+    if (p && p >= v->netbuf && p <= v->netbuf + sizeof v->netbuf) {
+        guint32 o = (guint32)(p - v->netbuf);
+        if (!tv->net) {
+            tv->net = tvb_new_child_real_data(tv->rec, v->netbuf, tv->net_len, tv->net_len);
+            add_new_data_source(tv->pinfo, tv->net, "Reassembled network packet");
+        }
+        if (o > tv->net_len) o = tv->net_len;
+        guint32 n = l->len;
+        if (n > tv->net_len - o) n = tv->net_len - o;
+        *tvb = tv->net;
+        *off = (gint)o;
+        *len = (gint)n;
+        return TRUE;
+    }
+    *tvb = tv->rec;
+    *off = 0;
+    *len = 0;
+    return FALSE;
+}
+
+static gint64 sign_extend(guint64 u, guint bits)
+{
+    if (bits == 0 || bits >= 64) return (gint64)u;
+    guint64 m = G_GUINT64_CONSTANT(1) << (bits - 1);
+    u &= (m << 1) - 1;
+    return (gint64)((u ^ m) - m);
+}
+
+static proto_item *add_value(proto_tree *t, int hf, const row_map *m, tvbuff_t *tvb, gint off, gint len, guint64 u)
+{
+    enum ftenum ft = (enum ftenum)m->ftype;
+    if (m->signed_) {
+        gint64 s = sign_extend(u, m->bits);
+        return ft_is_64(ft) ? proto_tree_add_int64(t, hf, tvb, off, len, s)
+                            : proto_tree_add_int(t, hf, tvb, off, len, (gint32)s);
+    }
+    return ft_is_64(ft) ? proto_tree_add_uint64(t, hf, tvb, off, len, u)
+                        : proto_tree_add_uint(t, hf, tvb, off, len, (guint32)u);
+}
+
+/* proto_tree_add_checksum-style text on the carried value of a CRC layer (one with a status row). */
+static void checksum_text(const ub_layer *l, proto_item **items)
+{
+    const ub_hdr *h = l->hdr;
+    int carried = -1, aux = -1, status = -1;
+    for (unsigned k = 0; k < h->nfields; k++) {
+        const ub_field *f = &h->fields[k];
+        if (f->flags & UB_FF_STATUS) status = (int)k;
+        else if (f->flags & UB_FF_AUX) { if (aux < 0) aux = (int)k; }
+        else if (!(f->flags & (UB_FF_VARIANT | UB_FF_RSVD)) && f->type == UB_FT_UINT &&
+                 (carried < 0 || f->bits > h->fields[carried].bits))
+            carried = (int)k;
+    }
+    if (status < 0 || carried < 0 || !items[carried]) return;
+    unsigned digits = (h->fields[carried].bits + 3) / 4;
+    switch (l->status) {
+    case UB_CK_GOOD: proto_item_append_text(items[carried], " [correct]"); break;
+    case UB_CK_BAD:
+        if (aux >= 0)
+            proto_item_append_text(items[carried], " [incorrect, should be 0x%0*" G_GINT64_MODIFIER "x]",
+                                   (int)digits, (guint64)l->aux);
+        else
+            proto_item_append_text(items[carried], " [incorrect]");
+        break;
+    case UB_CK_UNVERIFIED: proto_item_append_text(items[carried], " [unverified]"); break;
+    default: break;
+    }
+}
+
+static void add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
+                             packet_info *pinfo)
+{
+    const ub_hdr *h = l->hdr;
+    const row_map *rm = row_maps[h->id];
+    if (!rm) return;
+    proto_item **items = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * h->nfields);
+    gboolean has_status = FALSE;
+    for (unsigned k = 0; k < h->nfields; k++) {
+        const ub_field *f = &h->fields[k];
+        const row_map *m = &rm[k];
+        if (m->kind == RK_SKIP) continue;
+        int hf = hf_ids[m->hf_slot];
+        ub_val val;
+        if (ub_field_value(l, f, &val) != 0) continue; /* not inside the (truncated) layer */
+        proto_item *it = NULL;
+        switch (m->kind) {
+        case RK_VIRT:
+            it = add_value(sub, hf, m, tvb, loff, 0, val.u);
+            proto_item_set_generated(it);
+            if (f->flags & UB_FF_STATUS) has_status = TRUE;
+            break;
+        case RK_ITEM:
+            if ((gint)(m->cstart + m->clen) > llen) continue;
+            it = proto_tree_add_item(sub, hf, tvb, loff + (gint)m->cstart, (gint)m->clen,
+                                     m->ftype == FT_ETHER || m->ftype == FT_IPv6 ? ENC_NA : ENC_BIG_ENDIAN);
+            break;
+        case RK_UVAL:
+        case RK_SVAL:
+            if ((gint)(m->cstart + m->clen) > llen) continue;
+            it = add_value(sub, hf, m, tvb, loff + (gint)m->cstart, (gint)m->clen, val.u);
+            break;
+        case RK_BYTES: {
+            guint32 st = (guint32)(val.bytes && l->data ? val.bytes - l->data : m->cstart);
+            if ((gint)(st + val.nbytes) > llen) continue;
+            it = proto_tree_add_item(sub, hf, tvb, loff + (gint)st, (gint)val.nbytes, ENC_NA);
+            if (f->type == UB_FT_GUID_WS && val.nbytes == 16) {
+                char g[64];
+                ub_format_value(f, &val, false, g, sizeof g);
+                proto_item_append_text(it, " (GUID %s)", g); /* R-34 word order */
+            }
+            break;
+        }
+        default: break;
+        }
+        items[k] = it;
+    }
+    if (has_status) checksum_text(l, items);
+}
+
+static void err_text(const ub_err *e, const ub_err_info *ei, char *buf, size_t n)
+{
+    int w = g_snprintf(buf, (gulong)n, "%s", ei && ei->desc ? ei->desc : "error");
+    if (w < 0 || (size_t)w >= n) return;
+    if (e->what) w += g_snprintf(buf + w, (gulong)(n - (size_t)w), ": %s", e->what);
+    if ((size_t)w >= n) return;
+    if (e->actual || e->expected)
+        w += g_snprintf(buf + w, (gulong)(n - (size_t)w), " (actual %" G_GINT64_MODIFIER "u = 0x%" G_GINT64_MODIFIER
+                        "x, expected %" G_GINT64_MODIFIER "u = 0x%" G_GINT64_MODIFIER "x)",
+                        (guint64)e->actual, (guint64)e->actual, (guint64)e->expected, (guint64)e->expected);
+    if ((size_t)w >= n) return;
+    g_snprintf(buf + w, (gulong)(n - (size_t)w), " at byte %u", e->off);
+}
+
+/* Add the UB tree of a decoded view under `tree`. `tvb` holds exactly the bytes given to ub_decode. */
+static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v, const char *title)
+{
+    proto_item *top = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
+    if (title) proto_item_append_text(top, ", %s", title);
+    proto_tree *ub_tree = proto_item_add_subtree(top, ett_ub);
+
+    ub_tvbs tv = { tvb, NULL, pinfo, 0 };
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) { /* extent of the network-packet buffer */
+        const ub_layer *l = &v->layer[i];
+        if (l->data >= v->netbuf && l->data <= v->netbuf + sizeof v->netbuf) {
+            guint32 e = (guint32)(l->data - v->netbuf) + l->len;
+            if (e > tv.net_len) tv.net_len = e;
+        }
+    }
+    if (v->pkt == v->netbuf && v->pkt_len > tv.net_len) tv.net_len = v->pkt_len;
+    if (tv.net_len > sizeof v->netbuf) tv.net_len = sizeof v->netbuf;
+
+    proto_tree *stk[256];
+    proto_item **litem = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * (nl ? nl : 1));
+    unsigned maxd = 0;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr) continue;
+        unsigned d = l->depth;
+        proto_tree *parent = ub_tree;
+        if (d > 0 && d - 1 <= maxd && stk[d - 1]) parent = stk[d - 1];
+        tvbuff_t *ltvb;
+        gint off, len;
+        layer_pos(v, &tv, l, &ltvb, &off, &len);
+        int slot = hdr_hf_slot[l->hdr->id];
+        gint ett = ett_hdr[l->hdr->id] >= 0 ? ett_hdr[l->hdr->id] : ett_ub;
+        proto_item *li;
+        proto_tree *sub;
+        if (slot >= 0) {
+            li = proto_tree_add_none_format(parent, hf_ids[slot], ltvb, off, len, "%s", l->hdr->name);
+            sub = proto_item_add_subtree(li, ett);
+        } else {
+            sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, l->hdr->name ? l->hdr->name : "?");
+        }
+        if (l->flags & UB_LF_TRUNC) proto_item_append_text(li, " [truncated]");
+        litem[i] = li;
+        for (unsigned k = maxd + 1; k <= d && k < 256; k++) stk[k] = NULL;
+        if (d < 256) {
+            stk[d] = sub;
+            for (unsigned k = d + 1; k <= maxd && k < 256; k++) stk[k] = NULL;
+            maxd = d;
+        }
+        add_layer_fields(sub, l, ltvb, off, len, pinfo);
+    }
+
+    for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) {
+        const ub_err *e = &v->err[i];
+        const ub_err_info *ei = ub_err_get(e->code);
+        if (!ei || e->code == UB_E_NONE || e->code >= UB_E__COUNT) continue;
+        proto_item *at = NULL, *first = NULL;
+        for (unsigned k = 0; k < nl; k++) {
+            const ub_layer *l = &v->layer[k];
+            if (!litem[k] || !l->hdr || l->hdr->id != e->hdr) continue;
+            if (!first) first = litem[k];
+            if (l->data >= v->rec && l->data <= v->rec + v->rec_len) {
+                guint32 lo = (guint32)(l->data - v->rec);
+                if (e->off >= lo && e->off <= lo + l->len) { at = litem[k]; break; }
+            }
+        }
+        if (!at) at = first ? first : top;
+        proto_item *si = proto_tree_add_string(ub_tree, hf_ub_error, tvb, 0, 0, ei->name);
+        proto_item_set_generated(si);
+        char txt[320];
+        err_text(e, ei, txt, sizeof txt);
+        expert_add_info_format(pinfo, at, &ei_ub[e->code], "%s", txt);
+    }
+    if (v->errs_dropped)
+        proto_tree_add_expert_format(ub_tree, pinfo, &ei_ub[UB_E_TOO_DEEP], tvb, 0, 0,
+                                     "%u more errors not shown", v->errs_dropped);
+    return top;
+}
+
+static const guint8 *tvb_bytes(tvbuff_t *tvb, guint32 *len)
+{
+    *len = tvb_captured_length(tvb);
+    static const guint8 empty[1] = { 0 };
+    return *len ? tvb_get_ptr(tvb, 0, (gint)*len) : empty;
+}
+
+static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_entry entry)
+{
+    guint32 len;
+    const guint8 *data = tvb_bytes(tvb, &len);
+    ub_view *v = wmem_new(pinfo->pool, ub_view);
+    ub_decode(v, &g_opts, entry, data, len);
+
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    char sum[512];
+    sum[0] = '\0';
+    ub_summary(v, sum, sizeof sum);
+    col_clear(pinfo->cinfo, COL_INFO);
+    col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
+    add_view(tvb, pinfo, tree, v, NULL);
+    return (int)len;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* LINKTYPE_USERn: respect a user_dlts ("DLT_USER") table entry for the same DLT                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static dissector_handle_t user_dlt_handle;
+
+/* TRUE when the DLT_USER table (Preferences > Protocols > DLT_USER) has an entry for this DLT:
+ * the user chose another payload protocol for it, so that entry wins. */
+static gboolean user_dlt_claims(guint dlt)
+{
+    uat_t *u = uat_get_table_by_name("User DLTs Table");
+    if (!u || !u->user_data || !u->fields || !u->fields[0].name) return FALSE;
+    for (guint i = 0; i < u->user_data->len; i++) {
+        void *rec = u->user_data->data + (gsize)i * u->record_size;
+        char *s = uat_fld_tostr(rec, &u->fields[0]); /* e.g. "User 0 (DLT=147)" */
+        const char *p = s ? strstr(s, "DLT=") : NULL;
+        gboolean hit = p && (guint)strtoul(p + 4, NULL, 10) == dlt;
+        g_free(s);
+        if (hit) return TRUE;
+    }
+    return FALSE;
+}
+
+static int dissect_user(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, guint dlt, ub_entry e);
+
+static int dissect_ub_flit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_user(tvb, pinfo, tree, data, pref_dlt[0], UB_ENTRY_FLIT);
+}
+
+static int dissect_ub_pkt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_user(tvb, pinfo, tree, data, pref_dlt[1], UB_ENTRY_PKT);
+}
+
+static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
+
+static int dissect_ub_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_user(tvb, pinfo, tree, data, pref_dlt[2], UB_ENTRY_STREAM);
+}
+
+static int dissect_user(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, guint dlt, ub_entry e)
+{
+    if (user_dlt_handle && dlt >= 147 && dlt <= 162 && user_dlt_claims(dlt))
+        return call_dissector_with_data(user_dlt_handle, tvb, pinfo, tree, data);
+    if (e == UB_ENTRY_STREAM) return dissect_stream(tvb, pinfo, tree);
+    return dissect_entry(tvb, pinfo, tree, e);
+}
+
+/* SLL / SLL2 with hatype ARPHRD_UB: the payload after the cooked header is CFG pseudo-header + packet. */
+static int dissect_ub_cfgph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_CFGPH);
+}
+
+/* UDP 4792 payload (UBoE): RTPH/UTPH ... */
+static int dissect_ub_tph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_TPH);
+}
+
+/* Strict UDP heuristic: a clean RTPH/UTPH decode (TPVer 0, known TPOpcode and NLP, nothing that the
+ * decoder calls an error) of at least 16 bytes. */
+static gboolean dissect_ub_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    if (!pref_udp_heur) return FALSE;
+    guint32 len;
+    const guint8 *p = tvb_bytes(tvb, &len);
+    if (len < 16) return FALSE;
+    ub_view *v = wmem_new(pinfo->pool, ub_view);
+    ub_decode(v, &g_opts, UB_ENTRY_TPH, p, len);
+    if (v->nlayers < 2 || !v->layer[0].hdr) return FALSE;
+    unsigned id0 = v->layer[0].hdr->id;
+    if (id0 != UB_H_RTPH && id0 != UB_H_UTPH) return FALSE;
+    uint64_t tpver = 0;
+    if (ub_view_get(v, id0 == UB_H_RTPH ? "ub.rtph.tpver" : "ub.utph.tpver", &tpver) == 0 && tpver != 0)
+        return FALSE;
+    if (ub_view_worst(v) >= UB_SEV_ERROR || v->errs_dropped) return FALSE;
+    for (unsigned i = 0; i < v->nerrs; i++)
+        if (v->err[i].code == UB_E_LINKTYPE || v->err[i].code == UB_E_RSVD_VALUE) return FALSE;
+    dissect_entry(tvb, pinfo, tree, UB_ENTRY_TPH);
+    return TRUE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* LINKTYPE_USER2: raw flit stream, delimited per direction across records                    */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct s_unit {
+    guint32 first_frame;   /* frame where the unit started */
+    guint32 off;           /* offset in this record (in_rec), else unused */
+    guint32 len;
+    guint32 flags;         /* UB_UNIT_* */
+    gboolean in_rec;       /* bytes are a contiguous part of this record */
+    guint8 *copy;          /* file-scope copy when assembled from several records */
+} s_unit;
+
+typedef struct s_frame {
+    wmem_array_t *units;   /* s_unit */
+    guint32 started_in;    /* first bytes of this record continue a unit started in that frame, 0 none */
+    guint32 continued_in;  /* the unit left open at the end of this record completes there, 0 unknown */
+    guint32 open_bytes;    /* bytes of this record in a unit not complete at its end */
+    gboolean tail_open;
+} s_frame;
+
+typedef struct s_state {
+    ub_stream s;
+    guint32 open_since;    /* frame where the currently collected unit started, 0 = at a boundary */
+    wmem_list_t *open_frames; /* s_frame* holding bytes of the open unit */
+} s_state;
+
+static wmem_map_t *stream_states; /* (interface, direction) -> s_state, file scope */
+
+static void stream_init(void)
+{
+    stream_states = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+}
+
+static void stream_cleanup(void)
+{
+    stream_states = NULL; /* file scope frees it */
+}
+
+typedef struct feed_ctx {
+    s_state *st;
+    s_frame *fr;
+    const guint8 *rec;
+    guint32 rec_len;
+    guint32 num;
+    gboolean first_cb;
+} feed_ctx;
+
+static void stream_unit_cb(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags)
+{
+    feed_ctx *c = (feed_ctx *)ctx;
+    s_unit u;
+    memset(&u, 0, sizeof u);
+    u.len = len;
+    u.flags = flags;
+    u.first_frame = c->num;
+    if (c->first_cb && c->st->open_since) {
+        /* the unit collected across records completes here */
+        u.first_frame = c->st->open_since;
+        c->fr->started_in = c->st->open_since;
+        for (wmem_list_frame_t *lf = wmem_list_head(c->st->open_frames); lf; lf = wmem_list_frame_next(lf)) {
+            s_frame *of = (s_frame *)wmem_list_frame_data(lf);
+            of->continued_in = c->num;
+        }
+        while (wmem_list_count(c->st->open_frames)) wmem_list_remove_frame(c->st->open_frames, wmem_list_head(c->st->open_frames));
+        c->st->open_since = 0;
+    }
+    c->first_cb = FALSE;
+    if (!(flags & UB_UNIT_SPANNED) && unit >= c->rec && len <= c->rec_len && unit <= c->rec + (c->rec_len - len)) {
+        u.in_rec = TRUE;
+        u.off = (guint32)(unit - c->rec);
+    } else {
+        u.copy = (guint8 *)wmem_memdup(wmem_file_scope(), unit, len);
+    }
+    wmem_array_append_one(c->fr->units, u);
+}
+
+static s_frame *stream_first_pass(packet_info *pinfo, const guint8 *p, guint32 len)
+{
+    s_frame *fr = wmem_new0(wmem_file_scope(), s_frame);
+    fr->units = wmem_array_new(wmem_file_scope(), sizeof(s_unit));
+    if (!stream_states) stream_init();
+    guint32 iface = 0;
+    if (pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+        iface = pinfo->rec->rec_header.packet_header.interface_id;
+    guint key = iface * 4u + (guint)(pinfo->p2p_dir + 1) + 1u;
+    s_state *st = (s_state *)wmem_map_lookup(stream_states, GUINT_TO_POINTER(key));
+    if (!st) {
+        st = wmem_new0(wmem_file_scope(), s_state);
+        ub_stream_init(&st->s, &g_opts);
+        st->open_frames = wmem_list_new(wmem_file_scope());
+        wmem_map_insert(stream_states, GUINT_TO_POINTER(key), st);
+    }
+    feed_ctx c = { st, fr, p, len, pinfo->num, TRUE };
+    guint32 before = st->s.have;
+    ub_stream_feed(&st->s, p, len, stream_unit_cb, &c);
+    if (c.first_cb && st->open_since) {
+        /* nothing completed: the whole record belongs to the open unit */
+        fr->started_in = st->open_since;
+    }
+    if (st->s.have > 0) {
+        fr->tail_open = TRUE;
+        /* bytes of this record still pending: all of it when nothing completed, else the tail */
+        guint32 pend = st->s.have;
+        if (c.first_cb && before <= pend) pend -= before;
+        fr->open_bytes = pend > len ? len : pend;
+        if (!st->open_since) st->open_since = pinfo->num;
+        wmem_list_append(st->open_frames, fr);
+    }
+    return fr;
+}
+
+static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    guint32 len;
+    const guint8 *p = tvb_bytes(tvb, &len);
+    s_frame *fr = (s_frame *)p_get_proto_data(wmem_file_scope(), pinfo, proto_ub, 0);
+    if (!fr) {
+        fr = stream_first_pass(pinfo, p, len);
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_ub, 0, fr);
+    }
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    col_clear(pinfo->cinfo, COL_INFO);
+
+    guint n = wmem_array_get_count(fr->units);
+    proto_item *sti = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
+    proto_item_append_text(sti, ", raw flit stream, %u bytes, %u complete unit%s", len, n, n == 1 ? "" : "s");
+    proto_tree *stt = proto_item_add_subtree(sti, ett_ub_stream);
+    if (fr->started_in && fr->started_in != pinfo->num) {
+        proto_item *it = proto_tree_add_uint(stt, hf_ub_stream_started_in, tvb, 0, 0, fr->started_in);
+        proto_item_set_generated(it);
+    }
+
+    char sum[512];
+    for (guint i = 0; i < n; i++) {
+        s_unit *u = (s_unit *)wmem_array_index(fr->units, i);
+        tvbuff_t *ut;
+        if (u->in_rec && u->off + u->len <= len) {
+            ut = tvb_new_subset_length(tvb, (gint)u->off, (gint)u->len);
+        } else if (u->copy) {
+            ut = tvb_new_child_real_data(tvb, u->copy, u->len, u->len);
+            char *nm = wmem_strdup_printf(pinfo->pool, "UB unit (frames %u-%u)", u->first_frame, pinfo->num);
+            add_new_data_source(pinfo, ut, nm);
+        } else {
+            continue;
+        }
+        guint32 ul;
+        const guint8 *up = tvb_bytes(ut, &ul);
+        ub_view *v = wmem_new(pinfo->pool, ub_view);
+        ub_decode(v, &g_opts, UB_ENTRY_FLIT, up, ul);
+        sum[0] = '\0';
+        ub_summary(v, sum, sizeof sum);
+        col_append_sep_str(pinfo->cinfo, COL_INFO, " | ", sum[0] ? sum : "UB unit");
+        proto_item *ui = proto_tree_add_uint(stt, hf_ub_stream_unit, ut, 0, (gint)ul, i + 1);
+        if (u->first_frame != pinfo->num) proto_item_append_text(ui, " [started in frame %u]", u->first_frame);
+        proto_tree *utr = proto_item_add_subtree(ui, ett_ub_unit);
+        add_view(ut, pinfo, utr, v, NULL);
+    }
+    if (fr->tail_open) {
+        proto_item *it = proto_tree_add_uint(stt, hf_ub_stream_open_bytes, tvb,
+                                             (gint)(len - (fr->open_bytes <= len ? fr->open_bytes : len)),
+                                             (gint)(fr->open_bytes <= len ? fr->open_bytes : len), fr->open_bytes);
+        if (fr->continued_in) {
+            proto_item_append_text(it, " [continued in frame %u]", fr->continued_in);
+            proto_item *ci = proto_tree_add_uint(stt, hf_ub_stream_continued_in, tvb, 0, 0, fr->continued_in);
+            proto_item_set_generated(ci);
+        } else {
+            proto_item_append_text(it, " [continued in a later frame]");
+        }
+        if (fr->continued_in)
+            col_append_sep_fstr(pinfo->cinfo, COL_INFO, " | ", "[%u bytes of an incomplete unit, continued in frame %u]",
+                                fr->open_bytes, fr->continued_in);
+        else
+            col_append_sep_fstr(pinfo->cinfo, COL_INFO, " | ", "[%u bytes of an incomplete unit]", fr->open_bytes);
+    }
+    if (n == 0 && !fr->tail_open)
+        col_add_fstr(pinfo->cinfo, COL_INFO, "UB flit stream, %u bytes", len);
+    return (int)len;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registration                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+static dissector_handle_t h_flit, h_pkt, h_stream, h_cfgph, h_tph;
+static guint reg_dlt[3];
+
+static void register_user_dlts(void)
+{
+    dissector_handle_t hs[3] = { h_flit, h_pkt, h_stream };
+    for (int i = 0; i < 3; i++) {
+        if (reg_dlt[i] == pref_dlt[i]) continue;
+        if (reg_dlt[i]) {
+            int we = wtap_pcap_encap_to_wtap_encap((int)reg_dlt[i]);
+            if (we > 0) {
+                dissector_delete_uint("wtap_encap", (guint32)we, hs[i]);
+                /* hand DLT_USERn back to the DLT_USER dissector that owned it */
+                if (user_dlt_handle && reg_dlt[i] >= 147 && reg_dlt[i] <= 162)
+                    dissector_add_uint("wtap_encap", (guint32)we, user_dlt_handle);
+            }
+        }
+        reg_dlt[i] = 0;
+        if (pref_dlt[i]) {
+            int we = wtap_pcap_encap_to_wtap_encap((int)pref_dlt[i]);
+            if (we > 0) {
+                dissector_add_uint("wtap_encap", (guint32)we, hs[i]);
+                reg_dlt[i] = pref_dlt[i];
+            }
+        }
+    }
+}
+
+static void apply_prefs(void)
+{
+    prefs_to_opts();
+    if (h_flit) register_user_dlts();
+}
+
+void proto_register_ub(void)
+{
+    proto_ub = proto_register_protocol("UnifiedBus", "UB", "ub");
+
+    register_schema_fields();
+    static hf_register_info hf_static[] = {
+        { &hf_ub_error, { "Error", "ub.error", FT_STRING, BASE_NONE, NULL, 0x0,
+                          "libubparse error name (one item per error)", HFILL } },
+        { &hf_ub_stream_unit, { "Unit", "ub.stream.unit", FT_UINT32, BASE_DEC, NULL, 0x0,
+                                "DLLDP/DLLCB completed in this record of the raw flit stream", HFILL } },
+        { &hf_ub_stream_started_in, { "Unit started in frame", "ub.stream.started_in", FT_FRAMENUM, BASE_NONE, NULL,
+                                      0x0, NULL, HFILL } },
+        { &hf_ub_stream_continued_in, { "Continued in frame", "ub.stream.continued_in", FT_FRAMENUM, BASE_NONE, NULL,
+                                        0x0, NULL, HFILL } },
+        { &hf_ub_stream_open_bytes, { "Bytes of an incomplete unit", "ub.stream.open_bytes", FT_UINT32, BASE_DEC,
+                                      NULL, 0x0, "Tail of the record belonging to a unit completed later", HFILL } },
+    };
+    proto_register_field_array(proto_ub, (hf_register_info *)(void *)hf_array->data, (int)hf_array->len);
+    proto_register_field_array(proto_ub, hf_static, array_length(hf_static));
+
+    /* subtrees: one per header table */
+    GPtrArray *etts = g_ptr_array_new();
+    static gint *ett_static[] = { &ett_ub, &ett_ub_stream, &ett_ub_unit };
+    for (unsigned i = 0; i < array_length(ett_static); i++) g_ptr_array_add(etts, ett_static[i]);
+    for (unsigned id = 1; id < UB_H__COUNT; id++)
+        if (hdr_hf_slot[id] >= 0) g_ptr_array_add(etts, &ett_hdr[id]);
+    proto_register_subtree_array((gint *const *)etts->pdata, (int)etts->len);
+
+    /* expert items: one per libubparse error code */
+    ei_ub = g_new(expert_field, UB_E__COUNT);
+    ei_register_info *eis = g_new0(ei_register_info, UB_E__COUNT);
+    int nei = 0;
+    for (unsigned c = 0; c < UB_E__COUNT; c++) {
+        ei_ub[c].ei = EI_INIT_EI;
+        ei_ub[c].hf = EI_INIT_HF;
+        const ub_err_info *ei = ub_err_get(c);
+        if (c == UB_E_NONE || !ei || !ei->name) continue;
+        static const int grp[] = { PI_MALFORMED, PI_PROTOCOL, PI_SEQUENCE, PI_CHECKSUM };
+        static const int sev[] = { PI_NOTE, PI_WARN, PI_ERROR };
+        ei_register_info *r = &eis[nei++];
+        r->ids = &ei_ub[c];
+        r->eiinfo.name = g_strdup_printf("ub.err.%s", ei->name);
+        r->eiinfo.group = ei->group < 4 ? grp[ei->group] : PI_PROTOCOL;
+        r->eiinfo.severity = ei->severity < 3 ? sev[ei->severity] : PI_WARN;
+        r->eiinfo.summary = ei->desc ? ei->desc : ei->name;
+        /* EXPFILL */
+        r->eiinfo.id = 0;
+        r->eiinfo.protocol = NULL;
+        r->eiinfo.hf_info.p_id = NULL;
+        r->eiinfo.hf_info.hfinfo.name = NULL;
+        r->eiinfo.hf_info.hfinfo.abbrev = NULL;
+        r->eiinfo.hf_info.hfinfo.type = FT_NONE;
+        r->eiinfo.hf_info.hfinfo.display = BASE_NONE;
+        r->eiinfo.hf_info.hfinfo.id = -1;
+        r->eiinfo.hf_info.hfinfo.ref_type = HF_REF_TYPE_NONE;
+        r->eiinfo.hf_info.hfinfo.same_name_prev_id = -1;
+        r->eiinfo.orig_severity = 0;
+    }
+    expert_module_t *em = expert_register_protocol(proto_ub);
+    expert_register_field_array(em, eis, nei);
+
+    /* preferences */
+    opts_to_prefs_defaults();
+    prefs_to_opts();
+    module_t *m = prefs_register_protocol(proto_ub, apply_prefs);
+    prefs_register_uint_preference(m, "dlt_flit", "Link type of flit records (LINKTYPE_USERn)",
+        "pcap link-type number whose records are one whole DLLDP/DLLCB with flits (default 147 = USER0)",
+        10, &pref_dlt[0]);
+    prefs_register_uint_preference(m, "dlt_pkt", "Link type of LPH packet records",
+        "pcap link-type number whose records are LPH + network packet (default 148 = USER1)", 10, &pref_dlt[1]);
+    prefs_register_uint_preference(m, "dlt_stream", "Link type of raw flit-stream records",
+        "pcap link-type number whose records are raw 20-byte flits of one direction (default 149 = USER2)",
+        10, &pref_dlt[2]);
+    prefs_register_bool_preference(m, "crc_mode", "CRC mode (BCRC per block)",
+        "Checked: CRC mode, every block ends with a 4-byte BCRC. Unchecked: Non-CRC mode (1-byte END, FEC "
+        "protected link). Table 4-1", &pref_crc_mode);
+    prefs_register_enum_preference(m, "tah_fmt_cfg6", "TAH format under CFG 6 (R-25)",
+        "Format of non-management transaction headers in CFG 6 packets (reconstruction R-25)", &pref_tah_fmt6,
+        ev_tah_fmt, FALSE);
+    prefs_register_enum_preference(m, "tah_fmt_cfg9", "TAH format under CFG 9 (R-25)",
+        "Format of non-management transaction headers in CFG 9 packets (reconstruction R-25)", &pref_tah_fmt9,
+        ev_tah_fmt, FALSE);
+    prefs_register_enum_preference(m, "read_ext4", "4 spare bytes of a Read request (R-26)",
+        "How 4 bytes between the Read TAH and the end are shown (reconstruction R-26)", &pref_read_ext4,
+        ev_read_ext4, FALSE);
+    prefs_register_enum_preference(m, "btah_variant", "BTAH byte 3 layout (I-34)",
+        "Spec figure or the EV-UBUS driver layout of BTAH byte 3 (spec defect I-34)", &pref_btah_variant,
+        ev_btah_variant, FALSE);
+    prefs_register_enum_preference(m, "bcrc_variant", "BCRC coverage (R-03)",
+        "Whether the CRC30 covers the 2 info bits (reconstruction R-03)", &pref_bcrc_variant, ev_bcrc_variant, FALSE);
+    prefs_register_enum_preference(m, "scan_packing", "Scan PDU bit packing (R-32)",
+        "Bit order of the enumeration Scan header (reconstruction R-32)", &pref_scan_packing, ev_scan_packing, FALSE);
+    prefs_register_enum_preference(m, "vdm_variant", "Vendor-defined message layout (R-36)", NULL,
+        &pref_vdm_variant, ev_vdm_variant, FALSE);
+    prefs_register_enum_preference(m, "init_variant", "Init Block layout (R-08)", NULL, &pref_init_variant,
+        ev_init_variant, FALSE);
+    prefs_register_enum_preference(m, "cetph_variant", "CETPH of TPACK-CC (R-17)", NULL, &pref_cetph_variant,
+        ev_cetph_variant, FALSE);
+    prefs_register_enum_preference(m, "bitmap_order", "SAETPH bitmap order (R-18)", NULL, &pref_bitmap_order,
+        ev_bitmap_order, FALSE);
+    prefs_register_enum_preference(m, "icrc_enum", "ICRC on enumeration packets (R-44)", NULL, &pref_icrc_enum,
+        ev_icrc_enum, FALSE);
+    prefs_register_uint_preference(m, "icv_len", "ICV length with CIP (R-22)", "Bytes of the ICV trailer", 10,
+        &pref_icv_len);
+    prefs_register_bool_preference(m, "cip_decode_inner", "Decode TAH after CIPH",
+        "Decode what follows a CIP header (only correct when the traffic is not encrypted)", &pref_cip_inner);
+    prefs_register_bool_preference(m, "urpc_heuristic", "Decode URPC in Send payloads (App. H)",
+        "Try the URPC message formats on transaction payloads", &pref_urpc);
+    prefs_register_bool_preference(m, "udp_heuristic", "Strict UB heuristic on UDP",
+        "Recognise UBoE (RTPH/UTPH) on UDP ports other than 4792 when the whole packet decodes cleanly",
+        &pref_udp_heur);
+
+    h_flit = register_dissector("ub.flit", dissect_ub_flit, proto_ub);
+    h_pkt = register_dissector("ub.pkt", dissect_ub_pkt, proto_ub);
+    h_stream = register_dissector("ub.stream", dissect_ub_stream, proto_ub);
+    h_cfgph = register_dissector("ub.cfgph", dissect_ub_cfgph, proto_ub);
+    h_tph = register_dissector("ub", dissect_ub_tph, proto_ub);
+
+    register_init_routine(stream_init);
+    register_cleanup_routine(stream_cleanup);
+}
+
+void proto_reg_handoff_ub(void)
+{
+    user_dlt_handle = find_dissector("user_dlt");
+    register_user_dlts();
+    dissector_add_uint("sll.hatype", ARPHRD_UB, h_cfgph);
+    dissector_add_uint_with_preference("udp.port", UB_UDP_PORT, h_tph);
+    heur_dissector_add("udp", dissect_ub_heur_udp, "UnifiedBus over UDP (UBoE)", "ub_udp", proto_ub,
+                       HEURISTIC_ENABLE);
+}

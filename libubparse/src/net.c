@@ -1,0 +1,710 @@
+/* Network layer (§5), capture encapsulations (§0.3, App. E), transport layer (§6) and the
+ * headers between TPH and TAH (App. B.3/B.4, §11.5). One table per header; decoders read
+ * fields through the tables. */
+#include "internal.h"
+
+/* ================================================================ encapsulations */
+
+/* Linux cooked capture v1 (LINKTYPE_LINUX_SLL), 16 bytes */
+enum { SLL_PKTTYPE, SLL_HATYPE, SLL_HALEN, SLL_ADDR, SLL_PROTOCOL };
+static const ub_field sll_fields[] = {
+    [SLL_PKTTYPE] = UBU(sll, pkttype, "Packet type", 0, 16, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL", "0 to us, 4 sent by us"),
+    [SLL_HATYPE] = UBU(sll, hatype, "ARPHRD type", 16, 16, UB_BASE_DEC, NULL, "§0.3", "38 = ARPHRD_UB"),
+    [SLL_HALEN] = UBU(sll, halen, "Address length", 32, 16, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL", ""),
+    [SLL_ADDR] = UBY(sll, addr, "Address", 48, 64, "LINKTYPE_LINUX_SLL", "link-layer address (first 8 bytes)"),
+    [SLL_PROTOCOL] = UBU(sll, protocol, "Protocol", 112, 16, UB_BASE_HEX, NULL, "§0.3", "0x0100 ETH_P_UB for CFG 5"),
+};
+UB_HDR_DEF(sll, UB_H_SLL, "sll", "sll", "Linux cooked capture", "LINKTYPE_LINUX_SLL", 16, sll_fields);
+
+static const ub_field sll2_fields[] = {
+    UBU(sll2, protocol, "Protocol", 0, 16, UB_BASE_HEX, NULL, "§0.3", "0x0100 ETH_P_UB for CFG 5"),
+    UBR(sll2, rsvd0, 16, 16, "LINKTYPE_LINUX_SLL2"),
+    UBU(sll2, ifindex, "Interface index", 32, 32, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
+    UBU(sll2, hatype, "ARPHRD type", 64, 16, UB_BASE_DEC, NULL, "§0.3", "38 = ARPHRD_UB"),
+    UBU(sll2, pkttype, "Packet type", 80, 8, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
+    UBU(sll2, halen, "Address length", 88, 8, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
+    UBY(sll2, addr, "Address", 96, 64, "LINKTYPE_LINUX_SLL2", "link-layer address (first 8 bytes)"),
+};
+UB_HDR_DEF(sll2, UB_H_SLL2, "sll2", "sll2", "Linux cooked capture v2", "LINKTYPE_LINUX_SLL2", 20, sll2_fields);
+
+/* §0.3 EV-LINUX: ubl_add_sw_ctype() pushes 1 byte = CFG in front of CFG 3/4/5 packets */
+static const ub_field cfgph_fields[] = {
+    UBU(cfgph, cfg, "CFG", 0, 8, UB_BASE_DEC, ub_vn_cfg, "§0.3 EV-LINUX", "packet class of the ubl netdev frame"),
+};
+UB_HDR_DEF(cfgph, UB_H_CFGPH, "cfgph", "cfgph", "UB link pseudo-header (sw_ctype)", "§0.3", 1, cfgph_fields);
+
+static const ub_field eth_fields[] = {
+    UBF(eth, dst, "Destination", 0, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "App. E", "DMAC"),
+    UBF(eth, src, "Source", 48, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "App. E", "SMAC"),
+    UBU(eth, type, "EtherType", 96, 16, UB_BASE_HEX, NULL, "App. E", "0x0800 IPv4, 0x86DD IPv6, 0x8100 VLAN"),
+};
+UB_HDR_DEF(eth, UB_H_ETH, "eth", "eth", "Ethernet (UBoE)", "App. E Fig E-2", 14, eth_fields);
+
+/* 802.1Q tag control information + the EtherType that follows it (the TPID is the previous EtherType) */
+static const ub_field vlan_fields[] = {
+    UBU(vlan, pcp, "Priority", 0, 3, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
+    UBU(vlan, dei, "DEI", 3, 1, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
+    UBU(vlan, vid, "VLAN ID", 4, 12, UB_BASE_DEC, NULL, "App. E", "UB2E may map NPI to the VLAN ID"),
+    UBU(vlan, type, "EtherType", 16, 16, UB_BASE_HEX, NULL, "IEEE 802.1Q", ""),
+};
+UB_HDR_DEF(vlan, UB_H_VLAN, "vlan", "vlan", "802.1Q VLAN tag", "App. E", 4, vlan_fields);
+
+enum { IP4_VERSION, IP4_IHL, IP4_DSCP, IP4_ECN, IP4_TOTLEN, IP4_ID, IP4_RSVD, IP4_DF, IP4_MF, IP4_FRAG,
+       IP4_TTL, IP4_PROTO, IP4_CSUM, IP4_SRC, IP4_DST };
+static const ub_field ipv4_fields[] = {
+    [IP4_VERSION] = UBU(ipv4, version, "Version", 0, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "4"),
+    [IP4_IHL] = UBU(ipv4, ihl, "IHL", 4, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "5 (no options) for UB"),
+    [IP4_DSCP] = UBU(ipv4, dscp, "DSCP", 8, 6, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "per service; ICRC mask"),
+    [IP4_ECN] = UBU(ipv4, ecn, "ECN", 14, 2, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "unused inside a UB domain"),
+    [IP4_TOTLEN] = UBU(ipv4, total_length, "Total Length", 16, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "up to, excluding, the ICRC"),
+    [IP4_ID] = UBU(ipv4, identification, "Identification", 32, 16, UB_BASE_HEX, NULL, "RFC 791", ""),
+    [IP4_RSVD] = UBR(ipv4, rsvd0, 48, 1, "RFC 791"),
+    [IP4_DF] = UBB(ipv4, df, "Don't Fragment", 49, "§5.2.3 T5-4", "1 for UB"),
+    [IP4_MF] = UBB(ipv4, mf, "More Fragments", 50, "§5.2.3 T5-4", "0 for UB"),
+    [IP4_FRAG] = UBU(ipv4, frag_offset, "Fragment Offset", 51, 13, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "0 for UB"),
+    [IP4_TTL] = UBU(ipv4, ttl, "Time To Live", 64, 8, UB_BASE_DEC, NULL, "RFC 791", "ICRC mask"),
+    [IP4_PROTO] = UBU(ipv4, protocol, "Protocol", 72, 8, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "17 = UDP for UB"),
+    [IP4_CSUM] = UBU(ipv4, checksum, "Header Checksum", 80, 16, UB_BASE_HEX, NULL, "RFC 791", "ICRC mask"),
+    [IP4_SRC] = UBF(ipv4, src, "Source", 96, 32, UB_FT_IPV4, UB_BASE_DEC, 0, NULL, "RFC 791", ""),
+    [IP4_DST] = UBF(ipv4, dst, "Destination", 128, 32, UB_FT_IPV4, UB_BASE_DEC, 0, NULL, "RFC 791", ""),
+};
+UB_HDR_DEF(ipv4, UB_H_IPV4, "ipv4", "ipv4", "Internet Protocol version 4", "§5.2.3 Table 5-4", 20, ipv4_fields);
+
+enum { IP6_VERSION, IP6_TC, IP6_FLOW, IP6_PLEN, IP6_NH, IP6_HLIM, IP6_SRC, IP6_DST };
+static const ub_field ipv6_fields[] = {
+    [IP6_VERSION] = UBU(ipv6, version, "Version", 0, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-5", "6"),
+    [IP6_TC] = UBU(ipv6, traffic_class, "Traffic Class", 4, 8, UB_BASE_HEX, NULL, "§5.2.3 T5-5", "ICRC mask"),
+    [IP6_FLOW] = UBU(ipv6, flow_label, "Flow Label", 12, 20, UB_BASE_HEX, NULL, "RFC 8200", "ICRC mask"),
+    [IP6_PLEN] = UBU(ipv6, payload_length, "Payload Length", 32, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-5", "up to, excluding, the ICRC"),
+    [IP6_NH] = UBU(ipv6, next_header, "Next Header", 48, 8, UB_BASE_DEC, NULL, "§5.2.3 T5-5", "17 = UDP"),
+    [IP6_HLIM] = UBU(ipv6, hop_limit, "Hop Limit", 56, 8, UB_BASE_DEC, NULL, "RFC 8200", "ICRC mask"),
+    [IP6_SRC] = UBF(ipv6, src, "Source", 64, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "RFC 8200", ""),
+    [IP6_DST] = UBF(ipv6, dst, "Destination", 192, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "RFC 8200", ""),
+};
+UB_HDR_DEF(ipv6, UB_H_IPV6, "ipv6", "ipv6", "Internet Protocol version 6", "§5.2.3 Table 5-5", 40, ipv6_fields);
+
+enum { UDP_SPORT, UDP_DPORT, UDP_LEN, UDP_CSUM };
+static const ub_field udp_fields[] = {
+    [UDP_SPORT] = UBU(udp, srcport, "Source Port", 0, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-6", "entropy / TP channel selector"),
+    [UDP_DPORT] = UBU(udp, dstport, "Destination Port", 16, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-6", "4792 = UB"),
+    [UDP_LEN] = UBU(udp, length, "Length", 32, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-6", "up to, excluding, the ICRC"),
+    [UDP_CSUM] = UBU(udp, checksum, "Checksum", 48, 16, UB_BASE_HEX, NULL, "§5.2.3 T5-6", "0 for UB; ICRC mask"),
+};
+UB_HDR_DEF(udp, UB_H_UDP, "udp", "udp", "User Datagram Protocol", "§5.2.3 Table 5-6", 8, udp_fields);
+
+static const ub_field data_fields[] = {
+    UBY(data, data, "Data", 0, 0, "", "bytes not decoded as UB"),
+};
+UB_HDR_DEF(data, UB_H_DATA, "data", "data", "Data", "", 0, data_fields);
+
+/* ================================================================ network headers */
+
+static const ub_vname vn_nlp16[] = { { 0, "CTPH (CFG 6) / TAH (CFG 9)" }, { 1, "UPIH16 (enumeration)" }, { 0, NULL } };
+static const ub_vname vn_nlp24[] = { { 0, "CTPH" }, { 2, "RTPH/UTPH" }, { 0, NULL } };
+
+/* §5.2.1 Table 5-1, R-11: SCNA B0-1, DCNA B2-3, CCI B4-5, LBF B6, SL B7 b7:4, Mgmt B7 b3, NLP B7 b2:0 */
+enum { NTH16_SCNA, NTH16_DCNA, NTH16_CCI, NTH16_LBF, NTH16_SL, NTH16_MGMT, NTH16_NLP };
+static const ub_field nth16_fields[] = {
+    [NTH16_SCNA] = UBU(nth, scna, "SCNA", 0, 16, UB_BASE_HEX, NULL, "§5.2.1 T5-1, R-11", "source compact network address"),
+    [NTH16_DCNA] = UBU(nth, dcna, "DCNA", 16, 16, UB_BASE_HEX, NULL, "§5.2.1 T5-1, R-11", "destination CNA"),
+    [NTH16_CCI] = UBU(nth, cci, "CCI", 32, 16, UB_BASE_HEX, NULL, "§5.3.5.1", "congestion control indicator (ICRC mask)"),
+    [NTH16_LBF] = UBU(nth, lbf, "LBF", 48, 8, UB_BASE_HEX, NULL, "§5.2.1", "load balance factor (ICRC mask)"),
+    [NTH16_SL] = UBU(nth, sl, "SL", 56, 4, UB_BASE_DEC, NULL, "§5.2.1", "service level"),
+    [NTH16_MGMT] = UBB(nth, mgmt, "Mgmt", 60, "§5.2.1", "UBFM privilege (CFG 6); 0 in CFG 9"),
+    [NTH16_NLP] = UBU(nth, nlp, "NLP", 61, 3, UB_BASE_DEC, vn_nlp16, "§5.2.1, R-11", "next layer protocol"),
+};
+UB_HDR_DEF(nth16, UB_H_NTH16, "nth16", "nth", "Network Header (16-bit CNA)", "§5.2.1 Table 5-1", 8, nth16_fields);
+
+/* §5.2.2 Table 5-2, R-12 (I-11: one bit unaccounted -> reserved) */
+enum { NTH24_SCNA, NTH24_DCNA, NTH24_CCI, NTH24_LBF, NTH24_SL, NTH24_RSVD, NTH24_NLP };
+static const ub_field nth24_fields[] = {
+    [NTH24_SCNA] = UBU(nth, scna, "SCNA", 0, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "source CNA"),
+    [NTH24_DCNA] = UBU(nth, dcna, "DCNA", 24, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "destination CNA"),
+    [NTH24_CCI] = UBU(nth, cci, "CCI", 48, 16, UB_BASE_HEX, NULL, "§5.3.5.1", "congestion control indicator (ICRC mask)"),
+    [NTH24_LBF] = UBU(nth, lbf, "LBF", 64, 8, UB_BASE_HEX, NULL, "§5.2.2", "load balance factor (ICRC mask)"),
+    [NTH24_SL] = UBU(nth, sl, "SL", 72, 4, UB_BASE_DEC, NULL, "§5.2.2", "service level"),
+    [NTH24_RSVD] = UBR(nth, rsvd0, 76, 1, "§5.2.2, I-11"),
+    [NTH24_NLP] = UBU(nth, nlp, "NLP", 77, 3, UB_BASE_DEC, vn_nlp24, "§5.2.2, R-12", "next layer protocol"),
+};
+UB_HDR_DEF(nth24, UB_H_NTH24, "nth24", "nth", "Network Header (24-bit CNA)", "§5.2.2 Table 5-2", 10, nth24_fields);
+
+/* §5.2.3 Table 5-3, R-13 (EV-LINUX struct ublhdr {__be16 h_cc; __be32 h_npi;}) */
+enum { NTHIP_CCI, NTHIP_RSVD, NTHIP_PERM, NTHIP_NPI };
+static const ub_vname vn_npi_perm[] = { { 0, "high" }, { 1, "low" }, { 0, NULL } };
+static const ub_field nthip_fields[] = {
+    [NTHIP_CCI] = UBU(nth, cci, "CCI", 0, 16, UB_BASE_HEX, NULL, "§5.2.3 T5-3, R-13", "congestion control indicator"),
+    [NTHIP_RSVD] = UBR(nth, rsvd0, 16, 7, "R-13"),
+    [NTHIP_PERM] = UBU(nth, npi_permission, "NPI.Permission", 23, 1, UB_BASE_DEC, vn_npi_perm, "§5.3.3.1", "0 high, 1 low"),
+    [NTHIP_NPI] = UBU(nth, npi_id, "NPI.ID", 24, 24, UB_BASE_DEC, NULL, "§5.3.3.1", "partition; 0 invalid, 1 default"),
+};
+UB_HDR_DEF(nthip, UB_H_NTHIP, "nthip", "nth", "IP-based UB link header", "§5.2.3 Table 5-3", 6, nthip_fields);
+
+/* CCI (§5.3.5.1, Figs 5-11..5-13). R-14: Mode = CCI[15:13] — the one row shared by all variants. */
+#define CCI_MODE_ROW UBU(cci, mode, "Mode", 0, 3, UB_BASE_DEC, vn_cci_mode, "§5.3.5.1, R-14", "congestion control mode")
+#define CCI_LOC_ROW UBU(cci, loc, "Loc", 3, 1, UB_BASE_DEC, vn_cci_loc, "§5.3.5.1", "congestion location")
+static const ub_vname vn_cci_mode[] = { { 0, "CAQM" }, { 4, "FECN" }, { 2, "FECN_RTT" }, { 0, NULL } };
+static const ub_vname vn_cci_loc[] = { { 0, "intermediate switch" }, { 1, "receiver-side edge switch" }, { 0, NULL } };
+static const ub_vname vn_fecn[] = { { 0, "not markable" }, { 1, "markable, light congestion" },
+                                    { 2, "markable, no congestion" }, { 3, "markable, heavy congestion" }, { 0, NULL } };
+enum { CCI_MODE = 0 };
+static const ub_field cci_caqm_fields[] = {
+    [CCI_MODE] = CCI_MODE_ROW, CCI_LOC_ROW,
+    UBR(cci, rsvd0, 4, 1, "§5.3.5.1 Fig 5-11"),
+    UBB(cci, enable, "Enable", 5, "§5.3.5.1", "CAQM enabled"),
+    UBB(cci, c, "C", 6, "§5.3.5.1", "congestion mark"),
+    UBB(cci, i, "I", 7, "§5.3.5.1", "increase request/grant"),
+    UBU(cci, hint, "Hint", 8, 8, UB_BASE_DEC, NULL, "§5.3.5.1", "requested bandwidth increment"),
+};
+UB_HDR_DEF(cci_caqm, UB_H_CCI_CAQM, "cci_caqm", "cci", "CCI (CAQM)", "§5.3.5.1 Fig 5-11", 2, cci_caqm_fields);
+static const ub_field cci_fecn_fields[] = {
+    [CCI_MODE] = CCI_MODE_ROW, CCI_LOC_ROW,
+    UBR(cci, rsvd0, 4, 10, "§5.3.5.1 Fig 5-12"),
+    UBU(cci, fecn, "FECN", 14, 2, UB_BASE_DEC, vn_fecn, "§5.3.5.1", "forward explicit congestion notification"),
+};
+UB_HDR_DEF(cci_fecn, UB_H_CCI_FECN, "cci_fecn", "cci", "CCI (FECN)", "§5.3.5.1 Fig 5-12", 2, cci_fecn_fields);
+static const ub_field cci_fecn_rtt_fields[] = {
+    [CCI_MODE] = CCI_MODE_ROW, CCI_LOC_ROW,
+    UBU(cci, timestamp, "Timestamp", 4, 10, UB_BASE_DEC, NULL, "§5.3.5.1", "sender timestamp echoed in CNP"),
+    UBU(cci, fecn, "FECN", 14, 2, UB_BASE_DEC, vn_fecn, "§5.3.5.1", ""),
+};
+UB_HDR_DEF(cci_fecn_rtt, UB_H_CCI_FECN_RTT, "cci_fecn_rtt", "cci", "CCI (FECN_RTT)", "§5.3.5.1 Fig 5-13", 2, cci_fecn_rtt_fields);
+static const ub_field cci_rsvd_fields[] = {
+    [CCI_MODE] = CCI_MODE_ROW,
+    UBU(cci, value, "Value", 3, 13, UB_BASE_HEX, NULL, "§5.3.5.1", "reserved mode: bits not interpreted"),
+};
+UB_HDR_DEF(cci_rsvd, UB_H_CCI_RSVD, "cci_rsvd", "cci", "CCI (reserved mode)", "§5.3.5.1", 2, cci_rsvd_fields);
+
+/* ICRC (§5.3.7, R-15): carried value, computed value, status and the byte order that matched */
+static const ub_vname vn_icrc_order[] = { { 0, "none" }, { 1, "little-endian" }, { 2, "big-endian" }, { 0, NULL } };
+static const ub_field icrc_fields[] = {
+    UBU(icrc, icrc, "ICRC", 0, 32, UB_BASE_HEX, NULL, "§5.3.7", "carried value, bytes as sent"),
+    UBF(icrc, computed, "ICRC computed", 0, 32, UB_FT_UINT, UB_BASE_HEX, UB_FF_AUX, NULL, "§5.3.7", "crc32 of the masked packet"),
+    UBF(icrc, status, "ICRC status", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_STATUS, ub_vn_cksum_status, "§5.3.7", ""),
+    UBF(icrc, byte_order, "ICRC byte order", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_VARIANT, vn_icrc_order, "R-15",
+        "which byte order matched"),
+};
+UB_HDR_DEF(icrc, UB_H_ICRC, "icrc", "icrc", "Invariant CRC", "§5.3.7", 4, icrc_fields);
+
+/* ================================================================ transport headers */
+
+static const ub_vname vn_tp_nlp[] = { { 0, "TAH" }, { 1, "UPIH32 + EIDH256 + TAH" }, { 3, "CIPH" }, { 0, NULL } };
+static const ub_vname vn_ctp_nlp[] = { { 0, "TAH" }, { 1, "UPIH32 + EIDH256 + TAH" }, { 2, "UPIH16 + EIDH40 + TAH" },
+                                       { 3, "CIPH" }, { 0, NULL } };
+static const ub_vname vn_rspst_tp[] = { { 0, "Successful (TPACK)" }, { 1, "RNR" }, { 2, "Page Fault" },
+                                        { 3, "Completer Error (TPNAK)" }, { 5, "TPACK carrying a TA response" }, { 0, NULL } };
+
+/* §6.2.1 Fig 6-8, Table 6-2 */
+enum { RTPH_LAST, RTPH_OP, RTPH_VER, RTPH_PAD, RTPH_NLP, RTPH_SRC, RTPH_DST, RTPH_A, RTPH_F, RTPH_RSVD,
+       RTPH_PSN, RTPH_RSPST, RTPH_RSPINFO, RTPH_TPMSN };
+static const ub_field rtph_fields[] = {
+    [RTPH_LAST] = UBB(rtph, last, "TPOpcode[7] (Last)", 0, "§6.2.1 T6-2", "last TP packet of the operation (data)"),
+    [RTPH_OP] = UBU(rtph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1 T6-2", ""),
+    [RTPH_VER] = UBU(rtph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
+    [RTPH_PAD] = UBU(rtph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", "zero bytes at the end of the TP packet"),
+    [RTPH_NLP] = UBU(rtph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1 T6-2", "next header (data)"),
+    [RTPH_SRC] = UBU(rtph, srctpn, "SrcTPN", 16, 24, UB_BASE_HEX, NULL, "§6.2.1", "source TP endpoint"),
+    [RTPH_DST] = UBU(rtph, dsttpn, "DstTPN", 40, 24, UB_BASE_HEX, NULL, "§6.2.1", "destination TP endpoint"),
+    [RTPH_A] = UBB(rtph, a, "A", 64, "§6.2.1", "ack required"),
+    [RTPH_F] = UBB(rtph, f, "F", 65, "§6.2.1, §8.2.7.3", "fake packet"),
+    [RTPH_RSVD] = UBR(rtph, rsvd0, 66, 6, "§6.2.1"),
+    [RTPH_PSN] = UBU(rtph, psn, "PSN", 72, 24, UB_BASE_DEC, NULL, "§6.4.1", "packet sequence number"),
+    [RTPH_RSPST] = UBU(rtph, rspst, "RSPST", 96, 3, UB_BASE_DEC, vn_rspst_tp, "§6.2.1 T6-2", "response status (acks)"),
+    [RTPH_RSPINFO] = UBU(rtph, rspinfo, "RSPINFO", 99, 5, UB_BASE_DEC, NULL, "§6.2.1 T6-2", "response info (acks)"),
+    [RTPH_TPMSN] = UBU(rtph, tpmsn, "TPMSN", 104, 24, UB_BASE_DEC, NULL, "§6.7.1.2.1, R-19", "TP message sequence number"),
+};
+UB_HDR_DEF(rtph, UB_H_RTPH, "rtph", "rtph", "Reliable Transport Header", "§6.2.1 Fig 6-8", 16, rtph_fields);
+
+/* §6.2.1 Fig 6-9 */
+static const ub_field utph_fields[] = {
+    UBB(utph, last, "TPOpcode[7] (Last)", 0, "§6.2.1", "last TP packet of the operation"),
+    UBU(utph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1", "0 = unreliable TP packet"),
+    UBU(utph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
+    UBU(utph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", ""),
+    UBU(utph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1", ""),
+    UBF(utph, rsvd0, "Reserved", 16, 112, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.1 Fig 6-9", "reserved"),
+};
+UB_HDR_DEF(utph, UB_H_UTPH, "utph", "utph", "Unreliable Transport Header", "§6.2.1 Fig 6-9", 16, utph_fields);
+
+/* §6.2.1 Fig 6-10, R-16: TPOpcode b7:6, Padding b5:4, NLP b3:0 */
+enum { CTPH_OP, CTPH_PAD, CTPH_NLP };
+static const ub_vname vn_ctp_op[] = { { 0, "CTP data" }, { 1, "CNP" }, { 0, NULL } };
+static const ub_field ctph_fields[] = {
+    [CTPH_OP] = UBU(ctph, tpopcode, "TPOpcode", 0, 2, UB_BASE_DEC, vn_ctp_op, "§6.2.1, R-16", ""),
+    [CTPH_PAD] = UBU(ctph, padding, "Padding", 2, 2, UB_BASE_DEC, NULL, "§6.2.1, R-16", ""),
+    [CTPH_NLP] = UBU(ctph, nlp, "NLP", 4, 4, UB_BASE_DEC, vn_ctp_nlp, "§6.2.1 T6-2, R-16", ""),
+};
+UB_HDR_DEF(ctph, UB_H_CTPH, "ctph", "ctph", "Compact Transport Header", "§6.2.1 Fig 6-10", 1, ctph_fields);
+
+/* §6.2.2 */
+static const ub_field cetph_ldcp_fields[] = {
+    UBU(cetph, ack_seq, "Ack_Seq", 0, 32, UB_BASE_DEC, NULL, "§6.2.2 T6-3", "cumulative received Sequences (2 B)"),
+    UBU(cetph, ce_seq, "Ce_Seq", 32, 32, UB_BASE_DEC, NULL, "§6.2.2 T6-3", "cumulative congestion-marked Sequences"),
+};
+UB_HDR_DEF(cetph_ldcp, UB_H_CETPH_LDCP, "cetph_ldcp", "cetph", "Congestion Extended TPH (LDCP)", "§6.2.2 Fig 6-11", 8,
+           cetph_ldcp_fields);
+static const ub_field cetph_caqm_fields[] = {
+    UBU(cetph, ack_seq, "Ack_Seq", 0, 32, UB_BASE_DEC, NULL, "§6.2.2 T6-4", ""),
+    UBR(cetph, rsvd0, 32, 6, "§6.2.2 T6-4"),
+    UBU(cetph, loc, "Loc", 38, 1, UB_BASE_DEC, vn_cci_loc, "§6.2.2 T6-4", "copied from CCI.Loc"),
+    UBB(cetph, i, "I", 39, "§6.2.2 T6-4", "copied from CCI.I"),
+    UBU(cetph, c, "C", 40, 8, UB_BASE_DEC, NULL, "§6.2.2 T6-4", "packets with CCI.C = 1 since the last TPACK"),
+    UBU(cetph, hint, "Hint", 48, 16, UB_BASE_DEC, NULL, "§6.2.2 T6-4, I-26", "granted increments"),
+};
+UB_HDR_DEF(cetph_caqm, UB_H_CETPH_CAQM, "cetph_caqm", "cetph", "Congestion Extended TPH (CAQM)", "§6.2.2 Fig 6-12", 8,
+           cetph_caqm_fields);
+static const ub_vname vn_cnp_ecn[] = { { 0, "no congestion" }, { 1, "light" }, { 3, "heavy" }, { 0, NULL } };
+static const ub_field cetph_cnp_fields[] = {
+    UBU(cetph, ecn, "ECN", 0, 2, UB_BASE_DEC, vn_cnp_ecn, "§6.2.2 T6-5, I-18", ""),
+    UBU(cetph, loc, "Loc", 2, 1, UB_BASE_DEC, vn_cci_loc, "§6.2.2 T6-5", ""),
+    UBR(cetph, rsvd0, 3, 5, "§6.2.2 T6-5"),
+    UBF(cetph, rsvd1, "Reserved", 8, 120, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.2 T6-5", "reserved"),
+};
+UB_HDR_DEF(cetph_cnp, UB_H_CETPH_CNP, "cetph_cnp", "cetph", "Congestion Extended TPH (CNP)", "§6.2.2 Fig 6-13", 16,
+           cetph_cnp_fields);
+
+/* §6.2.3 Fig 6-14, Table 6-6; bitmap bit order R-18 (see ub_opts.bitmap_order) */
+enum { SAE_RSVD, SAE_SIZE, SAE_MAXRCV, SAE_BITMAP };
+static const ub_vname vn_bitmapsize[] = { { 0, "64 bits" }, { 1, "128 bits" }, { 2, "256 bits" }, { 3, "512 bits" },
+                                          { 4, "1024 bits" }, { 0, NULL } };
+static const ub_field saetph_fields[] = {
+    [SAE_RSVD] = UBR(saetph, rsvd0, 0, 5, "§6.2.3"),
+    [SAE_SIZE] = UBU(saetph, bitmapsize, "BitMapSize", 5, 3, UB_BASE_DEC, vn_bitmapsize, "§6.2.3 T6-6, I-25", ""),
+    [SAE_MAXRCV] = UBU(saetph, maxrcvpsn, "MaxRcvPSN", 8, 24, UB_BASE_DEC, NULL, "§6.2.3", "largest PSN seen"),
+    [SAE_BITMAP] = UBY(saetph, bitmap, "BitMap", 32, 0, "§6.2.3, R-18", "bit i = PSN RTPH.PSN + i received"),
+};
+UB_HDR_DEF(saetph, UB_H_SAETPH, "saetph", "saetph", "Selective Ack Extended TPH", "§6.2.3 Fig 6-14", 0, saetph_fields);
+
+static const ub_field tppad_fields[] = {
+    UBF(tppad, padding, "Padding", 0, 0, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.1 T6-2", "zero bytes"),
+};
+UB_HDR_DEF(tppad, UB_H_TPPAD, "tppad", "tppad", "TP padding", "Table 6-2", 0, tppad_fields);
+
+/* ================================================================ UPIH / EIDH / CIPH / ICV */
+static const ub_field upih16_fields[] = {
+    UBR(upih, rsvd0, 0, 1, "B.3 Fig B-14"),
+    UBU(upih, upi, "UPI", 1, 15, UB_BASE_HEX, NULL, "B.3 T B-2", "0x7FFF = UBFM"),
+};
+UB_HDR_DEF(upih16, UB_H_UPIH16, "upih16", "upih", "UPI Header (16-bit)", "App. B.3 Fig B-14", 2, upih16_fields);
+static const ub_field upih32_fields[] = {
+    UBR(upih, rsvd0, 0, 8, "B.3 Fig B-13"),
+    UBU(upih, upi, "UPI", 8, 24, UB_BASE_HEX, NULL, "B.3 T B-2", ""),
+};
+UB_HDR_DEF(upih32, UB_H_UPIH32, "upih32", "upih", "UPI Header (32-bit)", "App. B.3 Fig B-13", 4, upih32_fields);
+static const ub_field eidh40_fields[] = {
+    UBU(eidh, seid, "SEID", 0, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "source EID (compact)"),
+    UBU(eidh, deid, "DEID", 20, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "destination EID (compact)"),
+};
+UB_HDR_DEF(eidh40, UB_H_EIDH40, "eidh40", "eidh", "EID Header (20-bit EIDs)", "App. B.4 Fig B-16", 5, eidh40_fields);
+static const ub_field eidh256_fields[] = {
+    UBF(eidh, seid, "SEID", 0, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "source EID (128-bit)"),
+    UBF(eidh, deid, "DEID", 128, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "destination EID (128-bit)"),
+};
+UB_HDR_DEF(eidh256, UB_H_EIDH256, "eidh256", "eidh", "EID Header (128-bit EIDs)", "App. B.4 Fig B-15", 32, eidh256_fields);
+
+/* §11.5.2.3, R-21: CIP ID B0-1, SN B2-5, NLP B6 b7:4, reserved rest (8 bytes) */
+enum { CIPH_ID, CIPH_SN, CIPH_NLP, CIPH_RSVD };
+static const ub_vname vn_ciph_nlp[] = { { 0, "UPIH32 + EIDH256 + TAH" }, { 1, "UPIH16 + EIDH40 + TAH" }, { 2, "TAH" }, { 0, NULL } };
+static const ub_field ciph_fields[] = {
+    [CIPH_ID] = UBU(ciph, cip_id, "CIP ID", 0, 16, UB_BASE_HEX, NULL, "§11.5.2.3, R-21", "CIP policy index"),
+    [CIPH_SN] = UBU(ciph, sn, "SN", 16, 32, UB_BASE_DEC, NULL, "§11.5.2.3, R-21", "anti-replay sequence number"),
+    [CIPH_NLP] = UBU(ciph, nlp, "NLP", 48, 4, UB_BASE_DEC, vn_ciph_nlp, "§11.5.2.3, R-21", ""),
+    [CIPH_RSVD] = UBR(ciph, rsvd0, 52, 12, "R-21"),
+};
+UB_HDR_DEF(ciph, UB_H_CIPH, "ciph", "ciph", "CIP Security Header", "§11.5.2.3", 8, ciph_fields);
+static const ub_field icv_fields[] = {
+    UBY(icv, icv, "ICV", 0, 0, "§11.5.2.4, R-22", "integrity check value (opaque)"),
+};
+UB_HDR_DEF(icv, UB_H_ICV, "icv", "icv", "Integrity Check Value", "§11.5.2.4", 0, icv_fields);
+static const ub_field opaque_fields[] = {
+    UBY(opaque, data, "Protected data", 0, 0, "§11.5.2.2", "CIP-protected (possibly encrypted) bytes"),
+};
+UB_HDR_DEF(opaque, UB_H_OPAQUE, "opaque", "opaque", "CIP-protected data", "§11.5", 0, opaque_fields);
+
+/* ================================================================ decoding */
+
+static const ub_layer *push_fixed(ub_dec *d, unsigned id, uint32_t off)
+{
+    return ub_push(d, id, off, ub_hdr_get(id)->len);
+}
+
+static bool complete(const ub_layer *l)
+{
+    return l && !(l->flags & UB_LF_TRUNC);
+}
+
+/* CCI overlay inside an NTH (§5.3.5.1) */
+static void push_cci(ub_dec *d, uint32_t off)
+{
+    uint64_t mode = 0;
+    const ub_field *mf = &cci_caqm_fields[CCI_MODE];
+    if (off + 2 > d->len || !ub_rd_bits(d->p + off, 2, mf->bit_off, mf->bits, &mode)) return;
+    unsigned id = mode == 0 ? UB_H_CCI_CAQM : mode == 4 ? UB_H_CCI_FECN : mode == 2 ? UB_H_CCI_FECN_RTT : UB_H_CCI_RSVD;
+    d->depth++;
+    ub_layer *l = ub_push(d, id, off, 2);
+    if (l) l->flags |= UB_LF_OVERLAY;
+    d->depth--;
+    if (id == UB_H_CCI_RSVD) ub_error(d, UB_E_RSVD_VALUE, id, off, mode, 0, "ub.cci.mode"); /* NW-02 */
+}
+
+/* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7); carried at end..end+3. */
+typedef struct { uint32_t off, len; uint8_t keep_mask; } icrc_mask; /* keep_mask: bits NOT masked */
+static void push_icrc(ub_dec *d, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm)
+{
+    ub_layer *l = ub_push(d, UB_H_ICRC, end, 4);
+    if (!l) return;
+    if (l->flags & UB_LF_TRUNC) { l->status = UB_CK_UNVERIFIED; return; }
+    uint32_t crc = 0, pos = start;
+    for (unsigned i = 0; i < nm; i++) {
+        uint32_t mo = start + m[i].off;
+        if (mo < pos || mo + m[i].len > end) continue;
+        crc = ub_crc32(crc, d->p + pos, mo - pos);
+        for (uint32_t k = 0; k < m[i].len; k++) {
+            uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+            crc = ub_crc32(crc, &b, 1);
+        }
+        pos = mo + m[i].len;
+    }
+    crc = ub_crc32(crc, d->p + pos, end - pos);
+    uint32_t be = ((uint32_t)d->p[end] << 24) | ((uint32_t)d->p[end + 1] << 16) | ((uint32_t)d->p[end + 2] << 8) | d->p[end + 3];
+    uint32_t le = __builtin_bswap32(be);
+    l->aux = crc;
+    if (crc == le) { l->status = UB_CK_GOOD; l->variant = 1; }       /* R-15 default: little-endian */
+    else if (crc == be) { l->status = UB_CK_GOOD; l->variant = 2; }  /* R-15 alternative */
+    else {
+        l->status = UB_CK_BAD;
+        ub_error(d, UB_E_ICRC_BAD, UB_H_ICRC, end, le, crc, "ub.icrc.icrc");
+    }
+}
+
+/* NTH-based ICRC masks: CCI and LBF (§5.3.7) */
+static void push_icrc_nth(ub_dec *d, uint32_t end, bool nth24)
+{
+    const ub_field *f = nth24 ? nth24_fields : nth16_fields;
+    unsigned ci = nth24 ? NTH24_CCI : NTH16_CCI, li = nth24 ? NTH24_LBF : NTH16_LBF;
+    icrc_mask m[2] = { { f[ci].bit_off / 8, 2, 0 }, { f[li].bit_off / 8, 1, 0 } };
+    push_icrc(d, 0, end, m, 2);
+}
+
+static void push_data(ub_dec *d, unsigned id, uint32_t off, uint32_t end)
+{
+    if (end > off) ub_push(d, id, off, end - off);
+}
+
+/* UPIH + EIDH pair selected by an NLP */
+static uint32_t dec_upi_eid(ub_dec *d, uint32_t off, bool compact)
+{
+    const ub_layer *u = push_fixed(d, compact ? UB_H_UPIH16 : UB_H_UPIH32, off);
+    if (!complete(u)) return UINT32_MAX;
+    off += u->len;
+    const ub_layer *e = push_fixed(d, compact ? UB_H_EIDH40 : UB_H_EIDH256, off);
+    if (!complete(e)) return UINT32_MAX;
+    return off + e->len;
+}
+
+/* TP data packet body after the TPH: [off, end) holds [UPI/EID] TAH .. payload, padding, [ICV]. */
+static void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end, unsigned nlp, bool ctp)
+{
+    unsigned pad = d->tp_padding;
+    bool cip = nlp == 3;
+    uint32_t icv = cip ? d->o->icv_len : 0;
+    /* Payload, Padding, ICV, (ICRC) */
+    if (end < off + pad + icv) {
+        ub_error(d, UB_E_LENGTH, UB_H_TPPAD, off, end - off, pad + icv, "padding/ICV longer than the packet");
+        return;
+    }
+    uint32_t icv_off = end - icv, pad_off = icv_off - pad;
+    if (((end - icv) - tph_off) % 4 != 0) /* TP-10 */
+        ub_error(d, UB_E_TP_ALIGN, ctp ? UB_H_CTPH : UB_H_RTPH, tph_off, (end - icv) - tph_off, pad, "ub.tppad");
+    uint32_t ta = off;
+    switch (nlp) {
+    case 0: break;
+    case 1: ta = dec_upi_eid(d, off, false); break;
+    case 2:
+        if (!ctp) { ub_error(d, UB_E_UNKNOWN_NLP, UB_H_RTPH, tph_off + 1, nlp, 0, "ub.rtph.nlp"); ta = UINT32_MAX; break; }
+        ta = dec_upi_eid(d, off, true);
+        break;
+    case 3: {
+        const ub_layer *c = push_fixed(d, UB_H_CIPH, off);
+        if (!complete(c)) return;
+        unsigned cn = (unsigned)ub_lget(c, CIPH_NLP);
+        ta = off + c->len;
+        if (cn == 0) ta = dec_upi_eid(d, ta, false);
+        else if (cn == 1) ta = dec_upi_eid(d, ta, true);
+        else if (cn != 2) { ub_error(d, UB_E_UNKNOWN_NLP, UB_H_CIPH, off + 6, cn, 0, "ub.ciph.nlp"); ta = UINT32_MAX; }
+        if (ta != UINT32_MAX && !d->o->cip_decode_inner) {
+            ub_error(d, UB_E_ENCRYPTED, UB_H_CIPH, ta, 0, 0, "CIP-protected TAH and payload shown opaque");
+            push_data(d, UB_H_OPAQUE, ta, pad_off);
+            ta = UINT32_MAX;
+        }
+        break;
+    }
+    default:
+        ub_error(d, UB_E_UNKNOWN_NLP, ctp ? UB_H_CTPH : UB_H_RTPH, tph_off + (ctp ? 0 : 1), nlp, 0, "nlp");
+        push_data(d, UB_H_DATA, off, pad_off);
+        ta = UINT32_MAX;
+    }
+    if (ta != UINT32_MAX && ta <= pad_off) ub_dec_tah(d, ta, pad_off);
+    if (pad) push_data(d, UB_H_TPPAD, pad_off, icv_off);
+    if (icv) push_data(d, UB_H_ICV, icv_off, end);
+}
+
+/* Transport acks / CNP bodies (§6.2, Figs 6-3..6-7) */
+static void dec_ack_body(ub_dec *d, uint32_t off, uint32_t end, unsigned op)
+{
+    unsigned cc = d->o->cetph_variant ? UB_H_CETPH_CAQM : UB_H_CETPH_LDCP; /* */
+    if (op == 0x3 || op == 0x6) {
+        const ub_layer *c = push_fixed(d, cc, off);
+        if (!complete(c)) return;
+        off += c->len;
+    } else if (op == 0x8) {
+        const ub_layer *c = push_fixed(d, UB_H_CETPH_CNP, off);
+        if (!complete(c)) return;
+        off += c->len;
+    }
+    if (op == 0x5 || op == 0x6) {
+        uint64_t size = 0;
+        const ub_field *sf = &saetph_fields[SAE_SIZE];
+        ub_rd_bits(d->p + off, end > off ? end - off : 0, sf->bit_off, sf->bits, &size);
+        uint32_t n = size <= 4 ? (64u << size) / 8 : 0;
+        if (size > 4) ub_error(d, UB_E_RSVD_VALUE, UB_H_SAETPH, off, size, 0, "ub.saetph.bitmapsize");
+        ub_layer *s = ub_push(d, UB_H_SAETPH, off, 4 + n);
+        if (!s) return;
+        if (s->len < 4 + n) {
+            ub_error(d, UB_E_TRUNCATED, UB_H_SAETPH, off + s->len, s->len, 4 + n, "saetph");
+            return;
+        }
+        off += s->len;
+    }
+    if (off < end) {
+        ub_error(d, UB_E_TRAILING, UB_H_RTPH, off, end - off, 0, "bytes after the transport ack");
+        push_data(d, UB_H_DATA, off, end);
+    }
+}
+
+void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
+{
+    uint64_t op7 = 0;
+    const ub_field *of = &rtph_fields[RTPH_OP];
+    ub_rd_bits(d->p + off, end > off ? end - off : 0, of->bit_off, of->bits, &op7);
+    unsigned id = op7 == 0 ? UB_H_UTPH : UB_H_RTPH;
+    const ub_layer *t = push_fixed(d, id, off);
+    d->tph_off = off;
+    if (!complete(t)) return;
+    d->tp_kind = op7 == 0 ? UB_TP_UTP : UB_TP_RTP;
+    /* RTPH and UTPH share bytes 0-1 (§6.2.1): read them through the RTPH rows */
+    unsigned ver = (unsigned)ub_lget(t, RTPH_VER);
+    unsigned nlp = (unsigned)ub_lget(t, RTPH_NLP);
+    d->tp_padding = (uint8_t)ub_lget(t, RTPH_PAD);
+    if (ver != 0) ub_error(d, UB_E_VALUE, id, off + 1, ver, 0, "ub.rtph.tpver"); /* TP-01 */
+    uint32_t body = off + 16;
+    switch (op7) {
+    case 0x0:
+    case 0x1: {
+        if (id == UB_H_RTPH && (ub_lget(t, RTPH_RSPST) || ub_lget(t, RTPH_RSPINFO))) /* TP-12, §10.6 h */
+            ub_error(d, UB_E_RSVD_BITS, id, off + 12, ub_lget(t, RTPH_RSPST), 0, "ub.rtph.rspst in a data packet");
+        dec_tp_body(d, off, body, end, nlp, false);
+        return;
+    }
+    case 0x2: case 0x3: case 0x5: case 0x6: case 0x8: {
+        unsigned rspst = (unsigned)ub_lget(t, RTPH_RSPST), info = (unsigned)ub_lget(t, RTPH_RSPINFO);
+        if (rspst == 4 || rspst >= 6) ub_error(d, UB_E_RSVD_VALUE, id, off + 12, rspst, 0, "ub.rtph.rspst");
+        else if ((rspst == 1 || rspst == 2) && info > 19) ub_error(d, UB_E_VALUE, id, off + 12, info, 19, "RNR_Timer > 19");
+        else if (rspst == 3 && info > 2) ub_error(d, UB_E_RSVD_VALUE, id, off + 12, info, 2, "ub.rtph.rspinfo");
+        else if (rspst == 5 && info > 2) ub_error(d, UB_E_RSVD_VALUE, id, off + 12, info, 2, "ub.rtph.rspinfo");
+        if ((op7 == 0x5 || op7 == 0x6) && (rspst || info)) ub_error(d, UB_E_VALUE, id, off + 12, rspst, 0, "TPSACK RSPST/RSPINFO must be 0");
+        dec_ack_body(d, body, end, (unsigned)op7);
+        return;
+    }
+    default:
+        ub_error(d, UB_E_UNKNOWN_TPOPCODE, id, off, op7, 0, "ub.rtph.tpopcode");
+        push_data(d, UB_H_DATA, body, end);
+    }
+}
+
+/* CTPH (§6.2.1 Fig 6-10) and what follows; end excludes the ICRC */
+static void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
+{
+    const ub_layer *t = push_fixed(d, UB_H_CTPH, off);
+    d->tph_off = off;
+    if (!complete(t)) return;
+    d->tp_kind = UB_TP_CTP;
+    unsigned op = (unsigned)ub_lget(t, CTPH_OP), nlp = (unsigned)ub_lget(t, CTPH_NLP);
+    d->tp_padding = (uint8_t)ub_lget(t, CTPH_PAD);
+    if (op == 0) {
+        dec_tp_body(d, off, off + 1, end, nlp, true);
+    } else if (op == 1) { /* CNP over CTP, R-20 */
+        const ub_layer *c = push_fixed(d, UB_H_CETPH_CNP, off + 1);
+        if (complete(c) && off + 1 + c->len < end) {
+            ub_error(d, UB_E_TRAILING, UB_H_CETPH_CNP, off + 17, end - off - 17, 0, "bytes after the CNP");
+            push_data(d, UB_H_DATA, off + 17, end);
+        }
+    } else {
+        ub_error(d, UB_E_UNKNOWN_TPOPCODE, UB_H_CTPH, off, op, 0, "ub.ctph.tpopcode"); /* TP-01 */
+        push_data(d, UB_H_DATA, off + 1, end);
+    }
+}
+
+static void dec_nth16(ub_dec *d, int cfg)
+{
+    const ub_layer *n = push_fixed(d, UB_H_NTH16, 0);
+    if (!n) return;
+    push_cci(d, nth16_fields[NTH16_CCI].bit_off / 8);
+    if (!complete(n)) return;
+    unsigned nlp = (unsigned)ub_lget(n, NTH16_NLP);
+    uint32_t off = n->len;
+    if (cfg == 9) { /* TP bypass: TAH directly, no ICRC (App. B.2.6) */
+        if (ub_lget(n, NTH16_MGMT)) ub_error(d, UB_E_VALUE, UB_H_NTH16, 7, 1, 0, "ub.nth.mgmt must be 0 in CFG 9"); /* NW-01 */
+        if (nlp != 0) {
+            ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH16, 7, nlp, 0, "ub.nth.nlp");
+            push_data(d, UB_H_DATA, off, d->len);
+            return;
+        }
+        ub_dec_tah(d, off, d->len);
+        return;
+    }
+    if (nlp == 0) { /* CTPH, ICRC */
+        if (d->len < off + 4) {
+            ub_error(d, UB_E_TRUNCATED, UB_H_ICRC, d->len, d->len, off + 4, "icrc");
+            dec_ctph(d, off, d->len);
+            return;
+        }
+        dec_ctph(d, off, d->len - 4);
+        push_icrc_nth(d, d->len - 4, false);
+    } else if (nlp == 1) { /* enumeration (§10.4.3.1): UPIH16, 2 B padding, Scan Header, Scan PDU, [ICRC] */
+        const ub_layer *u = push_fixed(d, UB_H_UPIH16, off);
+        if (!complete(u)) return;
+        uint32_t e = ub_dec_enum(d, off + 2, d->len);
+        if (e > d->len) e = d->len;
+        uint32_t rem = d->len - e;
+        bool icrc = d->o->icrc_enum == 1 || (d->o->icrc_enum == 0 && rem == 4); /* */
+        if (icrc && rem >= 4) {
+            push_icrc_nth(d, e, false);
+            e += 4;
+        }
+        if (e < d->len) {
+            ub_error(d, UB_E_TRAILING, UB_H_SCANPDU_REQ, e, d->len - e, 0, "bytes after the Scan PDU");
+            push_data(d, UB_H_DATA, e, d->len);
+        }
+    } else {
+        ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH16, 7, nlp, 0, "ub.nth.nlp"); /* NW-01 */
+        push_data(d, UB_H_DATA, off, d->len);
+    }
+}
+
+static void dec_nth24(ub_dec *d)
+{
+    const ub_layer *n = push_fixed(d, UB_H_NTH24, 0);
+    if (!n) return;
+    push_cci(d, nth24_fields[NTH24_CCI].bit_off / 8);
+    if (!complete(n)) return;
+    unsigned nlp = (unsigned)ub_lget(n, NTH24_NLP);
+    uint32_t off = n->len;
+    if (nlp != 0 && nlp != 2) {
+        ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH24, 9, nlp, 0, "ub.nth.nlp"); /* NW-01 */
+        push_data(d, UB_H_DATA, off, d->len);
+        return;
+    }
+    uint32_t end = d->len >= off + 4 ? d->len - 4 : d->len;
+    if (nlp == 0) dec_ctph(d, off, end);
+    else ub_dec_tph(d, off, end);
+    if (end + 4 <= d->len) push_icrc_nth(d, end, true);
+    else ub_error(d, UB_E_TRUNCATED, UB_H_ICRC, d->len, d->len, off + 4, "icrc");
+}
+
+/* IPv4/IPv6 [+ UDP 4792 + TPH ...] [+ ICRC] in [off, end) (§5.2.3, App. E) */
+void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe)
+{
+    (void)uboe;
+    uint64_t ver = 0;
+    ub_rd_bits(d->p + off, end > off ? end - off : 0, ipv4_fields[IP4_VERSION].bit_off, 4, &ver);
+    uint32_t l4, ip_end;
+    unsigned proto;
+    icrc_mask m[4];
+    unsigned nm = 0;
+    if (ver == 4) {
+        const ub_layer *ip = push_fixed(d, UB_H_IPV4, off);
+        if (!complete(ip)) return;
+        unsigned ihl = (unsigned)ub_lget(ip, IP4_IHL);
+        unsigned tot = (unsigned)ub_lget(ip, IP4_TOTLEN);
+        proto = (unsigned)ub_lget(ip, IP4_PROTO);
+        if (ihl < 5) { ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ihl, 5, "ub.ipv4.ihl"); return; }
+        l4 = off + ihl * 4;
+        ip_end = off + tot;
+        m[nm++] = (icrc_mask){ ipv4_fields[IP4_DSCP].bit_off / 8, 1, 0 };
+        m[nm++] = (icrc_mask){ ipv4_fields[IP4_TTL].bit_off / 8, 1, 0 };
+        m[nm++] = (icrc_mask){ ipv4_fields[IP4_CSUM].bit_off / 8, 2, 0 };
+        if (proto == 17 && (ihl != 5 || !ub_lget(ip, IP4_DF) || ub_lget(ip, IP4_FRAG) || ub_lget(ip, IP4_MF)))
+            ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ihl, 5, "IHL 5, DF 1, no fragments (NW-03)");
+    } else if (ver == 6) {
+        const ub_layer *ip = push_fixed(d, UB_H_IPV6, off);
+        if (!complete(ip)) return;
+        l4 = off + 40;
+        ip_end = l4 + (unsigned)ub_lget(ip, IP6_PLEN);
+        proto = (unsigned)ub_lget(ip, IP6_NH);
+        m[nm++] = (icrc_mask){ 0, 1, 0xF0 }; /* Traffic Class high nibble in byte 0 */
+        m[nm++] = (icrc_mask){ 1, 3, 0x00 }; /* TC low nibble + Flow Label */
+        m[nm++] = (icrc_mask){ ipv6_fields[IP6_HLIM].bit_off / 8, 1, 0 };
+    } else {
+        ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ver, 4, "IP version");
+        push_data(d, UB_H_DATA, off, end);
+        return;
+    }
+    if (ip_end > end || ip_end < l4) {
+        ub_error(d, UB_E_LENGTH, ver == 4 ? UB_H_IPV4 : UB_H_IPV6, off, ip_end - off, end - off, "IP length vs packet");
+        if (ip_end > end) ip_end = end;
+        if (ip_end < l4) ip_end = l4 > end ? end : l4;
+    }
+    uint32_t rem = end - ip_end;
+    bool has_icrc = rem == 4; /* IP/UDP lengths stop before the ICRC */
+    if (rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, UB_H_IPV4, ip_end, rem, 0, "bytes after the IP packet");
+    if (proto == 17) {
+        const ub_layer *u = push_fixed(d, UB_H_UDP, l4);
+        if (!complete(u)) return;
+        unsigned dport = (unsigned)ub_lget(u, UDP_DPORT), ulen = (unsigned)ub_lget(u, UDP_LEN);
+        m[nm++] = (icrc_mask){ l4 - off + udp_fields[UDP_CSUM].bit_off / 8, 2, 0 };
+        if (dport == d->o->udp_port) {
+            if (ulen != ip_end - l4) ub_error(d, UB_E_LENGTH, UB_H_UDP, l4 + 4, ulen, ip_end - l4, "ub.udp.length");
+            if (ub_lget(u, UDP_CSUM)) ub_error(d, UB_E_VALUE, UB_H_UDP, l4 + 6, ub_lget(u, UDP_CSUM), 0, "UDP checksum must be 0 (NW-03)");
+            ub_dec_tph(d, l4 + 8, ip_end);
+        } else {
+            push_data(d, UB_H_DATA, l4 + 8, ip_end);
+        }
+    } else {
+        push_data(d, UB_H_DATA, l4, ip_end);
+    }
+    if (has_icrc) {
+        /* coverage starts at the IP header; masks are relative to it (§5.3.7) */
+        push_icrc(d, off, ip_end, m, nm);
+    }
+}
+
+/* CFG 3/4: IP-based UB link header (CCI + NPI), then IP (§5.2.3) */
+static void dec_ip_link(ub_dec *d, int cfg)
+{
+    const ub_layer *n = push_fixed(d, UB_H_NTHIP, 0);
+    if (!n) return;
+    push_cci(d, 0);
+    if (!complete(n)) return;
+    if (ub_lget(n, NTHIP_NPI) == 0) ub_error(d, UB_E_VALUE, UB_H_NTHIP, 3, 0, 1, "NPI.ID 0 is invalid (NW-04)");
+    uint64_t ver = 0;
+    ub_rd_bits(d->p + 6, d->len > 6 ? d->len - 6 : 0, 0, 4, &ver);
+    if ((cfg == 3 && ver != 4) || (cfg == 4 && ver != 6))
+        ub_error(d, UB_E_VALUE, UB_H_IPV4, 6, ver, cfg == 3 ? 4 : 6, "IP version vs CFG");
+    ub_dec_ip_ub(d, 6, d->len, false);
+}
+
+void ub_dec_netpkt(ub_dec *d, int cfg)
+{
+    d->cfg = cfg;
+    switch (cfg) {
+    case 3:
+    case 4: dec_ip_link(d, cfg); break;
+    case 5: ub_dec_cfg5(d, 0, d->len); break;
+    case 6:
+    case 9: dec_nth16(d, cfg); break;
+    case 7: dec_nth24(d); break;
+    default:
+        ub_error(d, UB_E_UNKNOWN_CFG, UB_H_LPH, 0, (uint64_t)cfg, 0, "ub.lph.cfg");
+        push_data(d, UB_H_DATA, 0, d->len);
+    }
+}

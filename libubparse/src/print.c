@@ -1,0 +1,264 @@
+/* Printers over the packet view: one-line summary (Info column), verbose tree, JSON.
+ * Everything is driven by the schema tables; no field is named here except to pick what the
+ * one-line summary shows. */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+
+static const ub_layer *find(const ub_view *v, unsigned id)
+{
+    int i = ub_view_find(v, id, 0);
+    return i < 0 ? NULL : &v->layer[i];
+}
+
+/* value of field `short_name` in layer l (0 if absent) */
+static uint64_t fv(const ub_layer *l, const char *short_name)
+{
+    if (!l) return 0;
+    int i = ub_field_index(l->hdr, short_name);
+    return i < 0 ? 0 : ub_lget(l, (unsigned)i);
+}
+
+static const char *vname(const ub_layer *l, const char *short_name, uint64_t v)
+{
+    if (!l) return NULL;
+    int i = ub_field_index(l->hdr, short_name);
+    return i < 0 ? NULL : ub_vname_lookup(l->hdr->fields[i].vals, v);
+}
+
+typedef struct { char *b; size_t n, w; } sbuf;
+static void sb(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb(sbuf *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(s->b + (s->w < s->n ? s->w : s->n), s->w < s->n ? s->n - s->w : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) s->w += (size_t)k;
+}
+
+static const ub_layer *first_of(const ub_view *v, const unsigned *ids, unsigned n)
+{
+    unsigned nl = v->nlayers;
+    for (unsigned i = 0; i < nl; i++)
+        for (unsigned k = 0; k < n; k++)
+            if (v->layer[i].hdr->id == ids[k]) return &v->layer[i];
+    return NULL;
+}
+
+static void sum_tah(const ub_view *v, sbuf *s)
+{
+    static const unsigned req_ids[] = { UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT };
+    static const unsigned rsp_ids[] = { UB_H_ATAH, UB_H_ATAH_C };
+    static const unsigned ma_ids[] = { UB_H_MAETAH, UB_H_MAETAH_C };
+    const ub_layer *b = first_of(v, req_ids, 3), *a = first_of(v, rsp_ids, 2), *m = first_of(v, ma_ids, 2);
+    if (b) {
+        uint64_t op = fv(b, "taopcode");
+        const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
+        if (op == 0x10) {
+            const ub_layer *g = find(v, UB_H_MGMTETAH);
+            const char *code = g ? vname(g, "code", fv(g, "code")) : NULL;
+            sb(s, " Mgmt %s sub %" PRIu64 " %s MSN %" PRIu64, code ? code : "?", fv(g, "sub_code"),
+               fv(g, "rsp") ? "rsp" : "req", fv(b, "ini_tassn"));
+            if (g && fv(g, "rsp")) sb(s, " status 0x%02" PRIx64, fv(g, "status"));
+            return;
+        }
+        if (nm) sb(s, " %s req", nm);
+        else sb(s, " TAOpcode 0x%02" PRIx64 " req", op);
+        sb(s, " TASSN %" PRIu64, fv(b, "ini_tassn"));
+        if (m) {
+            uint64_t len = fv(m, "length");
+            if (m->hdr->id == UB_H_MAETAH_C) len = 64ull << len;
+            sb(s, " addr 0x%" PRIx64 " len %" PRIu64, fv(m, "address"), len);
+        }
+        const ub_layer *p = find(v, UB_H_PAYLOAD);
+        if (p && !m) sb(s, " payload %u", p->len);
+    } else if (a) {
+        uint64_t op = fv(a, "taopcode");
+        const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
+        sb(s, " %s TASSN %" PRIu64, nm ? nm : "response", fv(a, "ini_tassn"));
+        if (a->hdr->id == UB_H_ATAH) {
+            uint64_t st = fv(a, "rspst");
+            if (st || fv(a, "rspinfo")) sb(s, " RSPST %" PRIu64 " RSPINFO %" PRIu64, st, fv(a, "rspinfo"));
+        } else if (fv(a, "status")) {
+            sb(s, " Status %" PRIu64, fv(a, "status"));
+        }
+        const ub_layer *p = find(v, UB_H_PAYLOAD);
+        if (p) sb(s, " len %u", p->len);
+    }
+}
+
+size_t ub_summary(const ub_view *v, char *buf, size_t n)
+{
+    sbuf s = { buf, n, 0 };
+    if (n) buf[0] = '\0';
+    const ub_layer *l;
+    if (v->kind == UB_KIND_DLLCB) {
+        for (unsigned i = 0; i < v->nlayers; i++) {
+            const ub_hdr *h = v->layer[i].hdr;
+            if (h->id >= UB_H_DLLCB_NULL && h->id <= UB_H_DLLCB_RSVD) {
+                sb(&s, "DLLCB %s", h->name);
+                const ub_layer *c = &v->layer[i];
+                if (h->id == UB_H_DLLCB_CRD_ACK) sb(&s, " T=%" PRIu64 " SD=%" PRIu64 " ACK_NUM=%" PRIu64, fv(c, "t"), fv(c, "sd"), fv(c, "ack_num"));
+                if (h->id == UB_H_DLLCB_RETRY_REQ) sb(&s, " RcvPtr=%" PRIu64 " NUM_RETRY=%" PRIu64, fv(c, "rcvptr"), fv(c, "num_retry"));
+                if (h->id == UB_H_DLLCB_RETRY_ACK) sb(&s, " RdPtr=%" PRIu64 " WrPtr=%" PRIu64, fv(c, "rdptr"), fv(c, "wrptr"));
+                break;
+            }
+        }
+        if (!s.w) sb(&s, "DLLCB");
+    } else {
+        if (v->cfg >= 0) sb(&s, "CFG%d", v->cfg);
+        else if (v->kind == UB_KIND_UBOE) sb(&s, "UBoE");
+        else sb(&s, "UB");
+        static const unsigned nth_ids[] = { UB_H_NTH16, UB_H_NTH24 };
+        if ((l = first_of(v, nth_ids, 2))) {
+            int w = l->hdr->id == UB_H_NTH24 ? 6 : 4;
+            sb(&s, " 0x%0*" PRIx64 "→0x%0*" PRIx64, w, fv(l, "scna"), w, fv(l, "dcna"));
+        }
+        if ((l = find(v, UB_H_IPV4)) || (l = find(v, UB_H_IPV6))) {
+            const ub_field *fs = &l->hdr->fields[ub_field_index(l->hdr, "src")];
+            const ub_field *fd = &l->hdr->fields[ub_field_index(l->hdr, "dst")];
+            ub_val a, b;
+            char sa[64], da[64];
+            if (ub_field_value(l, fs, &a) == 0 && ub_field_value(l, fd, &b) == 0) {
+                ub_format_value(fs, &a, false, sa, sizeof sa);
+                ub_format_value(fd, &b, false, da, sizeof da);
+                sb(&s, " %s→%s", sa, da);
+            }
+        }
+        if ((l = find(v, UB_H_NCTL))) {
+            uint64_t p = fv(l, "protocol");
+            const char *nm = vname(l, "protocol", p);
+            sb(&s, " NetCtl %s", nm ? nm : "protocol");
+            sb(&s, " 0x%04" PRIx64, p);
+        }
+        if ((l = find(v, UB_H_RTPH))) {
+            uint64_t op = fv(l, "tpopcode");
+            const char *nm = ub_vname_lookup(ub_vn_tpopcode, op);
+            if (op == 1) sb(&s, " RTP PSN %" PRIu64, fv(l, "psn"));
+            else if (op == 2) sb(&s, " %s PSN %" PRIu64, fv(l, "rspst") == 3 ? "TPNAK" : "TPACK", fv(l, "psn"));
+            else sb(&s, " %s PSN %" PRIu64, nm ? nm : "TPOpcode?", fv(l, "psn"));
+            sb(&s, " TPN 0x%" PRIx64 "→0x%" PRIx64, fv(l, "srctpn"), fv(l, "dsttpn"));
+            if (op <= 1 && fv(l, "last")) sb(&s, " last");
+        } else if ((l = find(v, UB_H_UTPH))) {
+            sb(&s, " UTP");
+        } else if ((l = find(v, UB_H_CTPH))) {
+            if (fv(l, "tpopcode") == 1) sb(&s, " CTP CNP");
+        }
+        if (find(v, UB_H_SCANHDR)) {
+            static const unsigned sc_ids[] = { UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP };
+            const ub_layer *p = first_of(v, sc_ids, 2);
+            const ub_layer *h = find(v, UB_H_SCANHDR);
+            sb(&s, " Scan hops %" PRIu64 " step %" PRIu64, fv(h, "hops"), fv(h, "step"));
+            if (p) sb(&s, " CMD %" PRIu64 " Opcode %" PRIu64 " %s MSN %" PRIu64, fv(p, "cmd"), fv(p, "opcode"),
+                      p->hdr->id == UB_H_SCANPDU_RSP ? "rsp" : "req", fv(p, "msn"));
+        }
+        if (find(v, UB_H_CIPH)) sb(&s, " CIP");
+        sum_tah(v, &s);
+    }
+    if (v->nerrs) {
+        sb(&s, " [");
+        for (unsigned i = 0; i < v->nerrs; i++) {
+            const ub_err_info *ei = ub_err_get(v->err[i].code);
+            sb(&s, "%s%s", i ? "," : "", ei ? ei->name : "?");
+        }
+        sb(&s, "]");
+    }
+    return s.w;
+}
+
+/* ---------------------------------------------------------------- verbose tree */
+static void print_field(FILE *f, const ub_layer *l, const ub_field *fd, int indent)
+{
+    ub_val v;
+    char buf[1024];
+    if (ub_field_value(l, fd, &v) != 0) return;
+    ub_format_value(fd, &v, true, buf, sizeof buf);
+    fprintf(f, "%*s%s: %s\n", indent, "", fd->name, buf);
+}
+
+void ub_print_tree(FILE *f, const ub_view *v)
+{
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        int ind = 4 * l->depth;
+        fprintf(f, "%*s%s (ub.%s), %u byte%s%s%s\n", ind, "", l->hdr->name, l->hdr->abbrev, l->len,
+                l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "",
+                (l->flags & UB_LF_TRUNC) ? " [truncated]" : "");
+        for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
+    }
+    for (unsigned i = 0; i < v->nerrs; i++) {
+        const ub_err *e = &v->err[i];
+        const ub_err_info *ei = ub_err_get(e->code);
+        const ub_hdr *h = ub_hdr_get(e->hdr);
+        static const char *sev[] = { "note", "warning", "error" };
+        fprintf(f, "[%s] %s at byte %u in %s: %s", ei ? sev[ei->severity] : "?", ei ? ei->name : "?", e->off,
+                h ? h->key : "-", e->what ? e->what : (ei ? ei->desc : ""));
+        if (e->actual || e->expected)
+            fprintf(f, " (found 0x%" PRIx64 ", expected 0x%" PRIx64 ")", e->actual, e->expected);
+        fputc('\n', f);
+    }
+    if (v->errs_dropped) fprintf(f, "[note] %u more errors not shown\n", v->errs_dropped);
+}
+
+/* ---------------------------------------------------------------- JSON */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') { fputc('\\', f); fputc(c, f); }
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void ub_print_json(FILE *f, const ub_view *v)
+{
+    fputs("{\"layers\":[", f);
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        fprintf(f, "%s{\"header\":\"%s\",\"table\":\"%s\",\"offset\":%u,\"length\":%u,\"depth\":%u%s,\"fields\":{",
+                i ? "," : "", l->hdr->abbrev, l->hdr->key, l->off, l->len, l->depth,
+                (l->flags & UB_LF_TRUNC) ? ",\"truncated\":true" : "");
+        bool first = true;
+        for (unsigned k = 0; k < l->hdr->nfields; k++) {
+            const ub_field *fd = &l->hdr->fields[k];
+            ub_val val;
+            if (ub_field_value(l, fd, &val) != 0) continue;
+            fprintf(f, "%s\"%s\":", first ? "" : ",", fd->abbrev);
+            first = false;
+            if (fd->type == UB_FT_UINT || fd->type == UB_FT_BOOL) {
+                const char *nm = ub_vname_lookup(fd->vals, val.u);
+                if (nm) {
+                    fprintf(f, "{\"value\":%" PRIu64 ",\"name\":", val.u);
+                    json_str(f, nm);
+                    fputc('}', f);
+                } else {
+                    fprintf(f, "%" PRIu64, val.u);
+                }
+            } else {
+                char buf[2100];
+                ub_format_value(fd, &val, false, buf, sizeof buf);
+                json_str(f, buf);
+            }
+        }
+        fputs("}}", f);
+    }
+    fputs("],\"errors\":[", f);
+    for (unsigned i = 0; i < v->nerrs; i++) {
+        const ub_err *e = &v->err[i];
+        const ub_err_info *ei = ub_err_get(e->code);
+        const ub_hdr *h = ub_hdr_get(e->hdr);
+        static const char *sev[] = { "note", "warning", "error" };
+        fprintf(f, "%s{\"name\":\"%s\",\"severity\":\"%s\",\"header\":\"%s\",\"offset\":%u,\"actual\":%" PRIu64
+                   ",\"expected\":%" PRIu64 ",\"what\":",
+                i ? "," : "", ei ? ei->name : "?", ei ? sev[ei->severity] : "?", h ? h->key : "", e->off, e->actual,
+                e->expected);
+        json_str(f, e->what ? e->what : (ei ? ei->desc : ""));
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
