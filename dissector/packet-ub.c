@@ -85,7 +85,7 @@ static gint pref_tah_fmt6, pref_tah_fmt9, pref_read_ext4, pref_btah_variant, pre
 static gint pref_scan_packing, pref_vdm_variant, pref_init_variant, pref_cetph_variant;
 static gint pref_bitmap_order, pref_icrc_enum;
 static guint pref_icv_len;
-static gboolean pref_cip_inner, pref_urpc, pref_udp_heur;
+static gboolean pref_cip_inner, pref_urpc, pref_udp_heur, pref_sll_takeover;
 
 static const enum_val_t ev_tah_fmt[] = {
     { "full", "Full TAH (BTAH/ATAH)", UB_TAH_FULL },
@@ -179,6 +179,7 @@ static void opts_to_prefs_defaults(void)
     pref_cip_inner = d.cip_decode_inner;
     pref_urpc = d.urpc_heuristic;
     pref_udp_heur = TRUE;
+    pref_sll_takeover = TRUE;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -757,6 +758,45 @@ static int dissect_ub_cfgph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     return dissect_entry(tvb, pinfo, tree, UB_ENTRY_CFGPH);
 }
 
+/* Linux cooked captures (SLL, SLL2).  4.0's packet-sll.c consults its "sll.hatype" table only when the
+ * protocol field is a Linux-internal type (<= 1536, e.g. ETH_P_UB 0x0100 for CFG 5); ubl frames with
+ * CFG 3/4 carry ETH_P_IP/ETH_P_IPV6 there and would go to the IP dissector although the payload starts
+ * with the 1-byte CFG pseudo-header.  So the plugin fronts the SLL dissectors in "wtap_encap": frames
+ * with ARPHRD_UB are decoded whole (cooked header from the ub.sll/ub.sll2 tables), every other frame
+ * goes to Wireshark's own SLL dissector unchanged. */
+static dissector_handle_t sll_orig[2];
+
+static int dissect_sll_front(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, int v2)
+{
+    guint32 len;
+    const guint8 *p = tvb_bytes(tvb, &len);
+    if (pref_sll_takeover) {
+        ub_view *v = wmem_new(pinfo->pool, ub_view);
+        ub_decode(v, &g_opts, v2 ? UB_ENTRY_SLL2 : UB_ENTRY_SLL, p, len);
+        uint64_t hatype = 0, pkttype = 0;
+        if (ub_view_get(v, v2 ? "ub.sll2.hatype" : "ub.sll.hatype", &hatype) == 0 && hatype == ARPHRD_UB) {
+            if (ub_view_get(v, v2 ? "ub.sll2.pkttype" : "ub.sll.pkttype", &pkttype) == 0) {
+                /* as packet-sll.c: 0 host, 1 broadcast, 2 multicast -> received; 4 outgoing -> sent */
+                if (pkttype <= 2) pinfo->p2p_dir = P2P_DIR_RECV;
+                else if (pkttype == 4) pinfo->p2p_dir = P2P_DIR_SENT;
+            }
+            return dissect_entry(tvb, pinfo, tree, v2 ? UB_ENTRY_SLL2 : UB_ENTRY_SLL);
+        }
+    }
+    if (sll_orig[v2]) return call_dissector_with_data(sll_orig[v2], tvb, pinfo, tree, data);
+    return 0;
+}
+
+static int dissect_ub_sll(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_sll_front(tvb, pinfo, tree, data, 0);
+}
+
+static int dissect_ub_sll2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_sll_front(tvb, pinfo, tree, data, 1);
+}
+
 /* UDP 4792 payload (UBoE): RTPH/UTPH ... */
 static int dissect_ub_tph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
@@ -970,7 +1010,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 /* Registration                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
-static dissector_handle_t h_flit, h_pkt, h_stream, h_cfgph, h_tph;
+static dissector_handle_t h_flit, h_pkt, h_stream, h_cfgph, h_tph, h_sll, h_sll2;
 static guint reg_dlt[3];
 
 static void register_user_dlts(void)
@@ -1112,6 +1152,9 @@ void proto_register_ub(void)
         "Decode what follows a CIP header (only correct when the traffic is not encrypted)", &pref_cip_inner);
     prefs_register_bool_preference(m, "urpc_heuristic", "Decode URPC in Send payloads (App. H)",
         "Try the URPC message formats on transaction payloads", &pref_urpc);
+    prefs_register_bool_preference(m, "sll_arphrd_ub", "Decode Linux cooked captures with ARPHRD_UB (38)",
+        "Frames of LINKTYPE_LINUX_SLL/SLL2 whose link-layer address type is 38 are UB link frames (1-byte CFG "
+        "pseudo-header, then the packet); other cooked frames are left to the SLL dissector", &pref_sll_takeover);
     prefs_register_bool_preference(m, "udp_heuristic", "Strict UB heuristic on UDP",
         "Recognise UBoE (RTPH/UTPH) on UDP ports other than 4792 when the whole packet decodes cleanly",
         &pref_udp_heur);
@@ -1121,6 +1164,8 @@ void proto_register_ub(void)
     h_stream = register_dissector("ub.stream", dissect_ub_stream, proto_ub);
     h_cfgph = register_dissector("ub.cfgph", dissect_ub_cfgph, proto_ub);
     h_tph = register_dissector("ub", dissect_ub_tph, proto_ub);
+    h_sll = create_dissector_handle(dissect_ub_sll, proto_ub);
+    h_sll2 = create_dissector_handle(dissect_ub_sll2, proto_ub);
 
     register_init_routine(stream_init);
     register_cleanup_routine(stream_cleanup);
@@ -1130,7 +1175,12 @@ void proto_reg_handoff_ub(void)
 {
     user_dlt_handle = find_dissector("user_dlt");
     register_user_dlts();
-    dissector_add_uint("sll.hatype", ARPHRD_UB, h_cfgph);
+    dissector_add_uint("sll.hatype", ARPHRD_UB, h_cfgph); /* SLL protocol <= 1536 (ETH_P_UB) */
+    dissector_table_t wt = find_dissector_table("wtap_encap");
+    sll_orig[0] = wt ? dissector_get_uint_handle(wt, WTAP_ENCAP_SLL) : NULL;
+    sll_orig[1] = wt ? dissector_get_uint_handle(wt, WTAP_ENCAP_SLL2) : NULL;
+    if (sll_orig[0]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL, h_sll);
+    if (sll_orig[1]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL2, h_sll2);
     dissector_add_uint_with_preference("udp.port", UB_UDP_PORT, h_tph);
     heur_dissector_add("udp", dissect_ub_heur_udp, "UnifiedBus over UDP (UBoE)", "ub_udp", proto_ub,
                        HEURISTIC_ENABLE);

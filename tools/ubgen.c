@@ -191,26 +191,44 @@ int main(int argc, char **argv)
     uint64_t tick = 0;
     for (unsigned long r = 0; r < repeat; r++) {
         if (entries[0] == UB_ENTRY_STREAM && split) {
-            /* raw flit stream: concatenate units per (interface, direction), cut every `split` flits */
-            for (int ifx = 0; ifx <= maxif; ifx++) {
+            /* raw flit stream: concatenate the units of each (interface, direction) and cut every
+             * `split` flits; a record takes the timestamp of the unit it starts in; records are
+             * written in time order */
+            typedef struct { uint64_t ts; int ifx, dir; const uint8_t *p; uint32_t n; } srec;
+            static srec recs[1 << 16];
+            static uint8_t stream[3][8][1 << 18];
+            unsigned nrec = 0;
+            for (int ifx = 0; ifx <= maxif && ifx < 8; ifx++) {
                 for (int dir = 0; dir <= 2; dir++) {
-                    static uint8_t stream[1 << 20];
                     size_t sl = 0;
-                    double ts0 = -1;
-                    for (unsigned i = 0; i < np; i++) {
+                    unsigned owner[4096], nown = 0; /* unit index of each concatenated unit */
+                    size_t uend[4096];
+                    for (unsigned i = 0; i < np && nown < 4096; i++) {
                         if (pk[i].ifidx != ifx || pk[i].dir != dir) continue;
-                        if (sl + (size_t)lens[i] > sizeof stream) break;
-                        memcpy(stream + sl, bufs[i], (size_t)lens[i]);
+                        if (sl + (size_t)lens[i] > sizeof stream[0][0]) break;
+                        memcpy(stream[dir][ifx] + sl, bufs[i], (size_t)lens[i]);
                         sl += (size_t)lens[i];
-                        if (ts0 < 0) ts0 = pk[i].ts;
+                        owner[nown] = i;
+                        uend[nown++] = sl;
                     }
-                    for (size_t off = 0, k = 0; off < sl; off += split * 20u, k++) {
+                    unsigned u = 0;
+                    for (size_t off = 0; off < sl && nrec < sizeof recs / sizeof recs[0]; off += split * 20u) {
                         size_t n = sl - off < split * 20u ? sl - off : split * 20u;
-                        uint64_t ts = (uint64_t)((ts0 < 0 ? 0 : ts0) * 1e9) + k * 1000 + tick;
-                        ub_capw_write(w, (uint32_t)ifx, ts, stream + off, (uint32_t)n, (uint8_t)dir);
+                        while (u + 1 < nown && uend[u] < off + n) u++; /* unit holding the last byte */
+                        recs[nrec++] = (srec){ (uint64_t)(pk[owner[u]].ts * 1e9 + 0.5) + tick, ifx, dir,
+                                               stream[dir][ifx] + off, (uint32_t)n };
                     }
                 }
             }
+            /* stable insertion sort by timestamp */
+            for (unsigned i = 1; i < nrec; i++) {
+                srec t = recs[i];
+                unsigned j = i;
+                while (j > 0 && recs[j - 1].ts > t.ts) { recs[j] = recs[j - 1]; j--; }
+                recs[j] = t;
+            }
+            for (unsigned i = 0; i < nrec; i++)
+                ub_capw_write(w, (uint32_t)recs[i].ifx, recs[i].ts, recs[i].p, recs[i].n, (uint8_t)recs[i].dir);
         } else {
             for (unsigned i = 0; i < np; i++) {
                 uint64_t ts = (uint64_t)(pk[i].ts * 1e9 + 0.5) + tick;

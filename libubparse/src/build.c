@@ -275,6 +275,7 @@ static void auto_fields(bstate *b)
             set_auto(it, "cfg", cfg);
             break;
         }
+        case UB_H_LCH: set_auto(it, "fixed", 0x20); break; /* Table 4-5: 6'b100000 */
         case UB_H_NTH16: set_auto(it, "nlp", nid == UB_H_UPIH16 ? 1 : 0); break;
         case UB_H_NTH24: set_auto(it, "nlp", nid == UB_H_CTPH ? 0 : 2); break;
         case UB_H_CTPH:
@@ -405,10 +406,16 @@ long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap,
     int ta_first = -1, tph = -1, icrc_start = -1, lph = -1, ip = -1, udp = -1, mgmt = -1, nctl = -1;
     for (unsigned i = 0; i < b->n; i++) {
         item *it = &b->it[i];
-        it->off = off;
-        it->len = item_len(it);
-        off += it->len;
         unsigned id = it->h->id;
+        it->len = item_len(it);
+        if ((id >= UB_H_DLLCB_NULL && id <= UB_H_LNA) && lph >= 0) {
+            /* DLLCB bodies re-describe the whole block from flit byte 0 (they overlay the LCH) */
+            it->off = b->it[lph].off;
+            if (it->off + it->len > off) off = it->off + it->len;
+            continue;
+        }
+        it->off = off;
+        off += it->len;
         if (id == UB_H_LPH || id == UB_H_LCH) lph = (int)i;
         if ((id == UB_H_NTH16 || id == UB_H_NTH24) && icrc_start < 0) icrc_start = (int)i;
         if ((id == UB_H_IPV4 || id == UB_H_IPV6) && ip < 0) { ip = (int)i; if (icrc_start < 0) icrc_start = (int)i; }

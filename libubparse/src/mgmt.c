@@ -370,7 +370,10 @@ static void check_path_pad(ub_dec *d, uint32_t off, uint32_t plen, unsigned hops
 
 static ub_layer *push_rpath(ub_dec *d, uint32_t off, uint32_t len, uint32_t end)
 {
-    ub_layer *l = push_in(d, UB_H_SCANHDR, off, len, end, false);
+    if (end > d->len) end = d->len;
+    if (off > end) off = end;
+    /* not ub_push: the reserved-field check must not run with the scanhdr table */
+    ub_layer *l = ub_push_buf(d, UB_H_SCANHDR, d->p, end, off, len, d->lflags);
     if (!l) return NULL;
     l->hdr = &ub_hdr_scan_rpath; /* TODO(lead): UB_H_SCAN_RPATH */
     if (l->flags & UB_LF_TRUNC) ub_error(d, UB_E_TRUNCATED, UB_H_SCANHDR, off + l->len, l->len, len, "scan_rpath");
