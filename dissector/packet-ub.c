@@ -78,59 +78,66 @@ static expert_field *ei_ub;              /* [UB_E__COUNT] */
 /* Preferences -> ub_opts                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-static ub_opts g_opts;                   /* options in force, rebuilt from the prefs */
-static guint pref_dlt[3];                /* flit / pkt / stream link-type numbers */
-static gboolean pref_crc_mode;
-static gint pref_tah_fmt6, pref_tah_fmt9, pref_read_ext4, pref_btah_variant, pref_bcrc_variant;
-static gint pref_scan_packing, pref_vdm_variant, pref_init_variant, pref_cetph_variant;
-static gint pref_bitmap_order, pref_icrc_enum;
+static ub_opts g_opts; /* options in force, rebuilt from the prefs */
+
+/* Preference names mirror ubdump's -o names (ubdump -o help): "ub.read_ext4:2" here is
+ * "ubdump -o read_ext4=2".  Defaults are taken from ub_opts_default(): the R-nn defaults live in
+ * libubparse only. */
+static guint pref_dlt[3];        /* dlt.flit / dlt.pkt / dlt.stream */
+static gint pref_crc_mode;       /* 1 crc, 0 noncrc */
+static const unsigned tah_cfgs[] = { 3, 4, 6, 7, 9 }; /* CFGs whose packets carry a TAH */
+static gint pref_tah_fmt[G_N_ELEMENTS(tah_cfgs)];
+static gint pref_read_ext4, pref_rsp_ext, pref_btah_variant, pref_bcrc_variant, pref_scan_packing;
+static gint pref_vdm_variant, pref_init_variant, pref_cetph_variant, pref_bitmap_order, pref_icrc_enum;
 static guint pref_icv_len;
 static gboolean pref_cip_inner, pref_urpc, pref_udp_heur, pref_sll_takeover;
 
+static const enum_val_t ev_crc_mode[] = {
+    { "crc", "CRC mode: 4-byte BCRC per block", 1 },
+    { "noncrc", "Non-CRC mode: 1-byte END (FEC-protected link)", 0 },
+    { NULL, NULL, 0 }
+};
 static const enum_val_t ev_tah_fmt[] = {
     { "full", "Full TAH (BTAH/ATAH)", UB_TAH_FULL },
     { "compact", "Compact TAH (BTAH_C/ATAH_C)", UB_TAH_COMPACT },
     { NULL, NULL, 0 }
 };
 static const enum_val_t ev_read_ext4[] = {
-    { "auto", "Auto (OFSTETAH under RTP, else TAIDETAH)", 0 },
-    { "taid", "Always TAIDETAH", 1 },
-    { "ofst", "Always OFSTETAH", 2 },
+    { "0", "Auto: OFSTETAH under RTP, else TAIDETAH", 0 },
+    { "1", "Always TAIDETAH", 1 },
+    { "2", "Always OFSTETAH", 2 },
+    { NULL, NULL, 0 }
+};
+static const enum_val_t ev_rsp_ext[] = {
+    { "0", "Neither", 0 }, { "1", "TAIDETAH", 1 }, { "2", "OFSTETAH", 2 }, { "3", "TAIDETAH and OFSTETAH", 3 },
     { NULL, NULL, 0 }
 };
 static const enum_val_t ev_btah_variant[] = {
-    { "spec", "Spec figure (No_TAACK b7, ODR b6:4)", 0 },
-    { "ev-ubus", "EV-UBUS driver (ODR b7:5, TAK_EN b4)", 1 },
+    { "0", "Spec figure (No_TAACK b7, ODR b6:4)", 0 },
+    { "1", "EV-UBUS driver (ODR b7:5, TAK_EN b4)", 1 },
     { NULL, NULL, 0 }
 };
 static const enum_val_t ev_bcrc_variant[] = {
-    { "incl-info", "30 bits incl. the 2 info bits", 0 },
-    { "bytes-only", "Bytes only", 1 },
-    { NULL, NULL, 0 }
+    { "0", "CRC30 covers the 2 info bits", 0 }, { "1", "CRC30 covers the bytes only", 1 }, { NULL, NULL, 0 }
 };
 static const enum_val_t ev_scan_packing[] = {
-    { "rev2", "Rev. 2: LSB-first in 32-bit words", 0 },
-    { "rev1", "Rev. 1: MSB-first", 1 },
+    { "0", "Rev. 2 path entries (LSB-first in 32-bit words)", 0 }, { "1", "Rev. 1 path entries (MSB-first)", 1 },
     { NULL, NULL, 0 }
 };
 static const enum_val_t ev_vdm_variant[] = {
-    { "figure", "Figure order", 0 }, { "ev-ubus", "EV-UBUS driver", 1 }, { NULL, NULL, 0 }
+    { "0", "VDM header in figure order", 0 }, { "1", "VDM header as the EV-UBUS driver", 1 }, { NULL, NULL, 0 }
 };
 static const enum_val_t ev_init_variant[] = {
-    { "table", "Table 4-8 layout", 0 }, { "figure", "Figure layout (B)", 1 }, { "auto", "Auto", 2 },
-    { NULL, NULL, 0 }
+    { "0", "Layout A (Table 4-8)", 0 }, { "1", "Layout B (figure)", 1 }, { "2", "Auto", 2 }, { NULL, NULL, 0 }
 };
 static const enum_val_t ev_cetph_variant[] = {
-    { "ldcp", "LDCP", 0 }, { "caqm", "CAQM", 1 }, { NULL, NULL, 0 }
+    { "0", "LDCP", 0 }, { "1", "CAQM", 1 }, { NULL, NULL, 0 }
 };
 static const enum_val_t ev_bitmap_order[] = {
-    { "msb", "MSB-first (BitMap[0] = last byte bit 0)", 0 },
-    { "first", "First bit = BitMap[0]", 1 },
-    { NULL, NULL, 0 }
+    { "0", "MSB-first (BitMap[0] = last byte bit 0)", 0 }, { "1", "First bit = BitMap[0]", 1 }, { NULL, NULL, 0 }
 };
 static const enum_val_t ev_icrc_enum[] = {
-    { "auto", "Auto (by length)", 0 }, { "always", "Always", 1 }, { "never", "Never", 2 },
-    { NULL, NULL, 0 }
+    { "0", "Auto (by length)", 0 }, { "1", "Always", 1 }, { "2", "Never", 2 }, { NULL, NULL, 0 }
 };
 
 static void prefs_to_opts(void)
@@ -139,10 +146,10 @@ static void prefs_to_opts(void)
     g_opts.dlt_flit = (uint16_t)pref_dlt[0];
     g_opts.dlt_pkt = (uint16_t)pref_dlt[1];
     g_opts.dlt_stream = (uint16_t)pref_dlt[2];
-    g_opts.crc_mode = pref_crc_mode ? true : false;
-    g_opts.tah_fmt[6] = (uint8_t)pref_tah_fmt6;
-    g_opts.tah_fmt[9] = (uint8_t)pref_tah_fmt9;
+    g_opts.crc_mode = pref_crc_mode != 0;
+    for (unsigned i = 0; i < G_N_ELEMENTS(tah_cfgs); i++) g_opts.tah_fmt[tah_cfgs[i]] = (uint8_t)pref_tah_fmt[i];
     g_opts.read_ext4 = (uint8_t)pref_read_ext4;
+    g_opts.rsp_ext = (uint8_t)pref_rsp_ext;
     g_opts.btah_variant = (uint8_t)pref_btah_variant;
     g_opts.bcrc_variant = (uint8_t)pref_bcrc_variant;
     g_opts.scan_packing = (uint8_t)pref_scan_packing;
@@ -159,14 +166,14 @@ static void prefs_to_opts(void)
 static void opts_to_prefs_defaults(void)
 {
     ub_opts d;
-    ub_opts_default(&d); /* the R-nn defaults live in libubparse only */
+    ub_opts_default(&d);
     pref_dlt[0] = d.dlt_flit;
     pref_dlt[1] = d.dlt_pkt;
     pref_dlt[2] = d.dlt_stream;
-    pref_crc_mode = d.crc_mode;
-    pref_tah_fmt6 = d.tah_fmt[6];
-    pref_tah_fmt9 = d.tah_fmt[9];
+    pref_crc_mode = d.crc_mode ? 1 : 0;
+    for (unsigned i = 0; i < G_N_ELEMENTS(tah_cfgs); i++) pref_tah_fmt[i] = d.tah_fmt[tah_cfgs[i]];
     pref_read_ext4 = d.read_ext4;
+    pref_rsp_ext = d.rsp_ext;
     pref_btah_variant = d.btah_variant;
     pref_bcrc_variant = d.bcrc_variant;
     pref_scan_packing = d.scan_packing;
@@ -180,6 +187,68 @@ static void opts_to_prefs_defaults(void)
     pref_urpc = d.urpc_heuristic;
     pref_udp_heur = TRUE;
     pref_sll_takeover = TRUE;
+}
+
+static void register_prefs(module_t *m)
+{
+    prefs_register_uint_preference(m, "dlt.flit", "Link type of flit records (LINKTYPE_USER0)",
+        "pcap link-type number whose records are one whole DLLDP/DLLCB with flits, BCRC/END (default 147 = USER0). "
+        "A DLT_USER table entry for the same number takes precedence.", 10, &pref_dlt[0]);
+    prefs_register_uint_preference(m, "dlt.pkt", "Link type of packet records (LINKTYPE_USER1)",
+        "pcap link-type number whose records are LPH + network packet, or a DLLCB (default 148 = USER1)", 10,
+        &pref_dlt[1]);
+    prefs_register_uint_preference(m, "dlt.stream", "Link type of raw flit-stream records (LINKTYPE_USER2)",
+        "pcap link-type number whose records are raw 20-byte flits of one direction, delimited across records "
+        "(default 149 = USER2)", 10, &pref_dlt[2]);
+    prefs_register_enum_preference(m, "crc_mode", "Link CRC mode (Table 4-1)",
+        "CRC mode: every block ends with a 4-byte BCRC. Non-CRC mode: a 1-byte END, PLENGTH codes differ.",
+        &pref_crc_mode, ev_crc_mode, FALSE);
+    for (unsigned i = 0; i < G_N_ELEMENTS(tah_cfgs); i++) {
+        char *nm = g_strdup_printf("tah_fmt.%u", tah_cfgs[i]);
+        char *ti = g_strdup_printf("TAH format under CFG %u (R-25)", tah_cfgs[i]);
+        prefs_register_enum_preference(m, nm, ti,
+            "Full or compact format of non-management transaction headers (reconstruction R-25)", &pref_tah_fmt[i],
+            ev_tah_fmt, FALSE);
+    }
+    prefs_register_enum_preference(m, "read_ext4", "4 spare bytes of a Read request (R-26)",
+        "Which extension header the 4 bytes after a Read request's MAETAH are (reconstruction R-26)", &pref_read_ext4,
+        ev_read_ext4, FALSE);
+    prefs_register_enum_preference(m, "rsp_ext", "Extension headers of responses without their request (R-26)",
+        "Read/Atomic responses whose request was not captured carry TAIDETAH and/or OFSTETAH (R-26)", &pref_rsp_ext,
+        ev_rsp_ext, FALSE);
+    prefs_register_enum_preference(m, "btah_variant", "BTAH byte 4 layout (I-34)",
+        "Spec figure or the EV-UBUS driver layout of BTAH byte 4 (spec defect I-34)", &pref_btah_variant,
+        ev_btah_variant, FALSE);
+    prefs_register_enum_preference(m, "bcrc_variant", "CRC30 coverage (R-03)",
+        "Whether the block CRC30 covers the 2 info bits of the BCRC word (reconstruction R-03)", &pref_bcrc_variant,
+        ev_bcrc_variant, FALSE);
+    prefs_register_enum_preference(m, "scan_packing", "Enumeration path entry packing (R-32)",
+        "Bit order of Scan header path entries (reconstruction R-32)", &pref_scan_packing, ev_scan_packing, FALSE);
+    prefs_register_enum_preference(m, "vdm_variant", "Vendor-defined message header (R-36)",
+        "Field order of the VDM header (reconstruction R-36)", &pref_vdm_variant, ev_vdm_variant, FALSE);
+    prefs_register_enum_preference(m, "init_variant", "Init Block layout (R-08)",
+        "Byte positions of the DLLCB Init Block (reconstruction R-08)", &pref_init_variant, ev_init_variant, FALSE);
+    prefs_register_enum_preference(m, "cetph_variant", "CETPH of the TPACK-CC family (R-17)",
+        "Congestion extension format of TPACK-CC/TPSACK-CC (reconstruction R-17)", &pref_cetph_variant,
+        ev_cetph_variant, FALSE);
+    prefs_register_enum_preference(m, "bitmap_order", "SAETPH bitmap order (R-18)",
+        "Bit order of the selective-ack bitmap (reconstruction R-18)", &pref_bitmap_order, ev_bitmap_order, FALSE);
+    prefs_register_enum_preference(m, "icrc_enum", "ICRC of enumeration packets (R-44)",
+        "Whether enumeration packets end with an ICRC (reconstruction R-44)", &pref_icrc_enum, ev_icrc_enum, FALSE);
+    prefs_register_uint_preference(m, "icv_len", "ICV length with CIP (R-22)",
+        "Bytes of the Integrity Check Value trailer of CIP-protected packets (reconstruction R-22)", 10,
+        &pref_icv_len);
+    prefs_register_bool_preference(m, "cip_decode_inner", "Decode the TAH after a CIPH",
+        "Decode what follows a CIP security header (only meaningful when the traffic is not encrypted)",
+        &pref_cip_inner);
+    prefs_register_bool_preference(m, "urpc", "Decode URPC in Send payloads (App. H)",
+        "Try the URPC message formats on transaction payloads", &pref_urpc);
+    prefs_register_bool_preference(m, "sll_arphrd_ub", "Decode Linux cooked captures with ARPHRD_UB (38)",
+        "Frames of LINKTYPE_LINUX_SLL/SLL2 whose link-layer address type is 38 are UB link frames (1-byte CFG "
+        "pseudo-header, then the packet); other cooked frames are left to the SLL dissector", &pref_sll_takeover);
+    prefs_register_bool_preference(m, "udp_heuristic", "Strict UB heuristic on UDP",
+        "Recognise UBoE (RTPH/UTPH) on UDP ports other than the UB port when the whole packet decodes cleanly "
+        "(also: Analyze > Enabled Protocols > ub_udp)", &pref_udp_heur);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -298,9 +367,10 @@ static int display_for(const ub_field *f)
 
 static const char *blurb_for(const ub_field *f)
 {
-    if (f->desc && f->spec && *f->spec) return g_strdup_printf("%s (%s)", f->desc, f->spec);
-    if (f->desc) return f->desc;
-    return f->spec;
+    gboolean d = f->desc && *f->desc, sp = f->spec && *f->spec;
+    if (d && sp) return g_strdup_printf("%s (%s)", f->desc, f->spec);
+    if (d) return f->desc;
+    return sp ? f->spec : NULL;
 }
 
 /* Map one schema row to an hf + how to add it. */
@@ -591,10 +661,14 @@ static void err_text(const ub_err *e, const ub_err_info *ei, char *buf, size_t n
     if (w < 0 || (size_t)w >= n) return;
     if (e->what) w += g_snprintf(buf + w, (gulong)(n - (size_t)w), ": %s", e->what);
     if ((size_t)w >= n) return;
-    if (e->actual || e->expected)
-        w += g_snprintf(buf + w, (gulong)(n - (size_t)w), " (actual %" G_GINT64_MODIFIER "u = 0x%" G_GINT64_MODIFIER
-                        "x, expected %" G_GINT64_MODIFIER "u = 0x%" G_GINT64_MODIFIER "x)",
-                        (guint64)e->actual, (guint64)e->actual, (guint64)e->expected, (guint64)e->expected);
+    if (e->actual || e->expected) {
+        if (ei && ei->group == UB_EG_CHECKSUM) /* carried vs computed CRC */
+            w += g_snprintf(buf + w, (gulong)(n - (size_t)w), " (actual 0x%" G_GINT64_MODIFIER "x, expected 0x%"
+                            G_GINT64_MODIFIER "x)", (guint64)e->actual, (guint64)e->expected);
+        else
+            w += g_snprintf(buf + w, (gulong)(n - (size_t)w), " (actual %" G_GINT64_MODIFIER "u, expected %"
+                            G_GINT64_MODIFIER "u)", (guint64)e->actual, (guint64)e->expected);
+    }
     if ((size_t)w >= n) return;
     g_snprintf(buf + w, (gulong)(n - (size_t)w), " at byte %u", e->off);
 }
@@ -710,10 +784,12 @@ static dissector_handle_t user_dlt_handle;
 
 /* TRUE when the DLT_USER table (Preferences > Protocols > DLT_USER) has an entry for this DLT:
  * the user chose another payload protocol for it, so that entry wins. */
+static uat_t *user_dlt_uat; /* packet-user_encap.c's table, looked up once at handoff */
+
 static gboolean user_dlt_claims(guint dlt)
 {
-    uat_t *u = uat_get_table_by_name("User DLTs Table");
-    if (!u || !u->user_data || !u->fields || !u->fields[0].name) return FALSE;
+    uat_t *u = user_dlt_uat;
+    if (!u || !u->user_data || !u->user_data->len || !u->fields || !u->fields[0].name) return FALSE;
     for (guint i = 0; i < u->user_data->len; i++) {
         void *rec = u->user_data->data + (gsize)i * u->record_size;
         char *s = uat_fld_tostr(rec, &u->fields[0]); /* e.g. "User 0 (DLT=147)" */
@@ -980,6 +1056,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         ub_summary(v, sum, sizeof sum);
         col_append_sep_str(pinfo->cinfo, COL_INFO, " | ", sum[0] ? sum : "UB unit");
         proto_item *ui = proto_tree_add_uint(stt, hf_ub_stream_unit, ut, 0, (gint)ul, i + 1);
+        proto_item_append_text(ui, ": %u bytes, %s", ul, sum[0] ? sum : "?");
         if (u->first_frame != pinfo->num) proto_item_append_text(ui, " [started in frame %u]", u->first_frame);
         proto_tree *utr = proto_item_add_subtree(ui, ett_ub_unit);
         add_view(ut, pinfo, utr, v, NULL);
@@ -1109,55 +1186,7 @@ void proto_register_ub(void)
     opts_to_prefs_defaults();
     prefs_to_opts();
     module_t *m = prefs_register_protocol(proto_ub, apply_prefs);
-    prefs_register_uint_preference(m, "dlt_flit", "Link type of flit records (LINKTYPE_USERn)",
-        "pcap link-type number whose records are one whole DLLDP/DLLCB with flits (default 147 = USER0)",
-        10, &pref_dlt[0]);
-    prefs_register_uint_preference(m, "dlt_pkt", "Link type of LPH packet records",
-        "pcap link-type number whose records are LPH + network packet (default 148 = USER1)", 10, &pref_dlt[1]);
-    prefs_register_uint_preference(m, "dlt_stream", "Link type of raw flit-stream records",
-        "pcap link-type number whose records are raw 20-byte flits of one direction (default 149 = USER2)",
-        10, &pref_dlt[2]);
-    prefs_register_bool_preference(m, "crc_mode", "CRC mode (BCRC per block)",
-        "Checked: CRC mode, every block ends with a 4-byte BCRC. Unchecked: Non-CRC mode (1-byte END, FEC "
-        "protected link). Table 4-1", &pref_crc_mode);
-    prefs_register_enum_preference(m, "tah_fmt_cfg6", "TAH format under CFG 6 (R-25)",
-        "Format of non-management transaction headers in CFG 6 packets (reconstruction R-25)", &pref_tah_fmt6,
-        ev_tah_fmt, FALSE);
-    prefs_register_enum_preference(m, "tah_fmt_cfg9", "TAH format under CFG 9 (R-25)",
-        "Format of non-management transaction headers in CFG 9 packets (reconstruction R-25)", &pref_tah_fmt9,
-        ev_tah_fmt, FALSE);
-    prefs_register_enum_preference(m, "read_ext4", "4 spare bytes of a Read request (R-26)",
-        "How 4 bytes between the Read TAH and the end are shown (reconstruction R-26)", &pref_read_ext4,
-        ev_read_ext4, FALSE);
-    prefs_register_enum_preference(m, "btah_variant", "BTAH byte 3 layout (I-34)",
-        "Spec figure or the EV-UBUS driver layout of BTAH byte 3 (spec defect I-34)", &pref_btah_variant,
-        ev_btah_variant, FALSE);
-    prefs_register_enum_preference(m, "bcrc_variant", "BCRC coverage (R-03)",
-        "Whether the CRC30 covers the 2 info bits (reconstruction R-03)", &pref_bcrc_variant, ev_bcrc_variant, FALSE);
-    prefs_register_enum_preference(m, "scan_packing", "Scan PDU bit packing (R-32)",
-        "Bit order of the enumeration Scan header (reconstruction R-32)", &pref_scan_packing, ev_scan_packing, FALSE);
-    prefs_register_enum_preference(m, "vdm_variant", "Vendor-defined message layout (R-36)", NULL,
-        &pref_vdm_variant, ev_vdm_variant, FALSE);
-    prefs_register_enum_preference(m, "init_variant", "Init Block layout (R-08)", NULL, &pref_init_variant,
-        ev_init_variant, FALSE);
-    prefs_register_enum_preference(m, "cetph_variant", "CETPH of TPACK-CC (R-17)", NULL, &pref_cetph_variant,
-        ev_cetph_variant, FALSE);
-    prefs_register_enum_preference(m, "bitmap_order", "SAETPH bitmap order (R-18)", NULL, &pref_bitmap_order,
-        ev_bitmap_order, FALSE);
-    prefs_register_enum_preference(m, "icrc_enum", "ICRC on enumeration packets (R-44)", NULL, &pref_icrc_enum,
-        ev_icrc_enum, FALSE);
-    prefs_register_uint_preference(m, "icv_len", "ICV length with CIP (R-22)", "Bytes of the ICV trailer", 10,
-        &pref_icv_len);
-    prefs_register_bool_preference(m, "cip_decode_inner", "Decode TAH after CIPH",
-        "Decode what follows a CIP header (only correct when the traffic is not encrypted)", &pref_cip_inner);
-    prefs_register_bool_preference(m, "urpc_heuristic", "Decode URPC in Send payloads (App. H)",
-        "Try the URPC message formats on transaction payloads", &pref_urpc);
-    prefs_register_bool_preference(m, "sll_arphrd_ub", "Decode Linux cooked captures with ARPHRD_UB (38)",
-        "Frames of LINKTYPE_LINUX_SLL/SLL2 whose link-layer address type is 38 are UB link frames (1-byte CFG "
-        "pseudo-header, then the packet); other cooked frames are left to the SLL dissector", &pref_sll_takeover);
-    prefs_register_bool_preference(m, "udp_heuristic", "Strict UB heuristic on UDP",
-        "Recognise UBoE (RTPH/UTPH) on UDP ports other than 4792 when the whole packet decodes cleanly",
-        &pref_udp_heur);
+    register_prefs(m);
 
     h_flit = register_dissector("ub.flit", dissect_ub_flit, proto_ub);
     h_pkt = register_dissector("ub.pkt", dissect_ub_pkt, proto_ub);
@@ -1174,6 +1203,7 @@ void proto_register_ub(void)
 void proto_reg_handoff_ub(void)
 {
     user_dlt_handle = find_dissector("user_dlt");
+    user_dlt_uat = uat_get_table_by_name("User DLTs Table");
     register_user_dlts();
     dissector_add_uint("sll.hatype", ARPHRD_UB, h_cfgph); /* SLL protocol <= 1536 (ETH_P_UB) */
     dissector_table_t wt = find_dissector_table("wtap_encap");

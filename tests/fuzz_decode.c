@@ -37,6 +37,7 @@ static bool fz_inside(const uint8_t *p, uint32_t n, const uint8_t *base, size_t 
     return a >= b && a - b <= blen && n <= blen - (a - b);
 }
 
+/* out == NULL: invariants and summary only (formatting and printers run for the default options) */
 static void fz_view(FILE *out, const ub_view *v, const uint8_t *rec, uint32_t len)
 {
     static char buf[4096];
@@ -62,8 +63,10 @@ static void fz_view(FILE *out, const ub_view *v, const uint8_t *rec, uint32_t le
             if (ub_field_value(l, f, &val) == 0) {
                 if (val.nbytes && !fz_inside(val.bytes, val.nbytes, l->data, l->len))
                     fz_bad("field bytes outside layer", i, k);
-                ub_format_value(f, &val, true, buf, sizeof buf);
-                ub_format_value(f, &val, false, buf, 5);
+                if (out) {
+                    ub_format_value(f, &val, true, buf, sizeof buf);
+                    ub_format_value(f, &val, false, buf, 5);
+                }
             }
         }
     }
@@ -79,11 +82,13 @@ static void fz_view(FILE *out, const ub_view *v, const uint8_t *rec, uint32_t le
     ub_error_names(v, buf, sizeof buf);
     ub_error_names(v, buf, 3);
     (void)ub_view_worst(v);
-    uint64_t u;
-    (void)ub_view_get(v, "ub.btah.taopcode", &u);
-    (void)ub_view_get(v, "ub.lph.cfg", &u);
-    ub_print_tree(out, v);
-    ub_print_json(out, v);
+    if (out) {
+        uint64_t u;
+        (void)ub_view_get(v, "ub.btah.taopcode", &u);
+        (void)ub_view_get(v, "ub.lph.cfg", &u);
+        ub_print_tree(out, v);
+        ub_print_json(out, v);
+    }
 }
 
 typedef struct fz_stream_ctx {
@@ -149,7 +154,7 @@ int fz_decode_one(const uint8_t *data, size_t size)
             fz_opts(&o, set, crc != 0);
             for (size_t e = 0; e < sizeof fz_entries / sizeof fz_entries[0]; e++) {
                 ub_decode(&v, &o, fz_entries[e], data, len);
-                fz_view(out, &v, data, len);
+                fz_view(set == 0 ? out : NULL, &v, data, len);
             }
             if (set == 0) {
                 ub_entry le = ub_entry_for_linktype(&o, len ? data[0] : 0);
@@ -159,7 +164,7 @@ int fz_decode_one(const uint8_t *data, size_t size)
                 }
             }
             /* raw flit stream: whole record, then the same bytes in two records */
-            fz_stream_ctx x = { out, &o, &sv };
+            fz_stream_ctx x = { set == 0 ? out : NULL, &o, &sv };
             ub_stream_init(&s, &o);
             ub_stream_feed(&s, data, len, fz_unit, &x);
             ub_stream_flush(&s, fz_unit, &x);

@@ -59,7 +59,7 @@ static void usage(FILE *f)
             "  -q               decode everything, print only the totals\n"
             "  -o NAME=VALUE    decoder option (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
-            "  -G fields        list every field (name, header, spec reference) and exit\n"
+            "  -G fields|errors|headers  list every field / error name / header table and exit\n"
             "Exit status: 0 file read, 2 usage or I/O error.\n");
 }
 
@@ -127,6 +127,24 @@ static void list_fields(void)
             printf("%s\t%s\t%s\t%s\n", h->fields[k].abbrev, h->fields[k].name, h->key, h->fields[k].spec);
     }
     printf("ub.error\tError names\t-\t-\n");
+}
+
+static void list_errors(void)
+{
+    static const char *sev[] = { "note", "warning", "error" };
+    static const char *grp[] = { "malformed", "protocol", "sequence", "checksum" };
+    for (unsigned c = 1; c < UB_E__COUNT; c++) {
+        const ub_err_info *e = ub_err_get(c);
+        if (e) printf("%s\t%s\t%s\t%s\n", e->name, sev[e->severity], grp[e->group], e->desc);
+    }
+}
+
+static void list_headers(void)
+{
+    for (unsigned id = 1; id < UB_H__COUNT; id++) {
+        const ub_hdr *h = ub_hdr_get(id);
+        if (h) printf("%s\tub.%s\t%s\t%u\t%s\n", h->key, h->abbrev, h->name, h->len, h->spec);
+    }
 }
 
 static int add_efield(app *a, const char *name)
@@ -282,7 +300,9 @@ int main(int argc, char **argv)
         case 'N': a->o.crc_mode = false; break;
         case 'G':
             if (strcmp(optarg, "fields") == 0) { list_fields(); return 0; }
-            fprintf(stderr, "ubdump: -G fields\n");
+            if (strcmp(optarg, "errors") == 0) { list_errors(); return 0; }
+            if (strcmp(optarg, "headers") == 0) { list_headers(); return 0; }
+            fprintf(stderr, "ubdump: -G fields|errors|headers\n");
             return 2;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;

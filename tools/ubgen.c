@@ -179,7 +179,10 @@ int main(int argc, char **argv)
     if (hex) {
         for (unsigned i = 0; i < np; i++) {
             for (long k = 0; k < lens[i]; k++) printf("%02x%s", bufs[i][k], k + 1 < lens[i] ? " " : "\n");
+            free(bufs[i]);
+            free(pk[i].text);
         }
+        free(spec);
         return 0;
     }
     if (linktype < 0) linktype = (long)linktype_for(&o, entries[0]);
@@ -241,5 +244,10 @@ int main(int argc, char **argv)
         tick += (uint64_t)np * 1000;
     }
     if (ub_capw_close(w) != 0) { fprintf(stderr, "ubgen: close failed\n"); return 2; }
+    for (unsigned i = 0; i < np; i++) {
+        free(bufs[i]);
+        free(pk[i].text);
+    }
+    free(spec);
     return 0;
 }

@@ -277,7 +277,7 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
         const char *nm = names ? ub_vname_lookup(f->vals, v->u) : NULL;
         if (f->type == UB_FT_BOOL && !f->vals) nm = NULL;
         if (f->base == UB_BASE_HEX) {
-            unsigned digits = (f->bits + 3) / 4;
+            unsigned digits = (f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 3) / 4;
             if (digits == 0) digits = 1;
             w = snprintf(buf, n, "0x%0*llx", (int)digits, (unsigned long long)v->u);
         } else if (f->base == UB_BASE_DEC_HEX) {
@@ -448,6 +448,7 @@ int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, 
     v->rec = rec;
     v->rec_len = len;
     v->entry = (uint8_t)entry;
+    v->opts = o;
     v->kind = UB_KIND_NONE;
     v->cfg = -1;
     v->tah_fmt = UB_TAH_FULL;

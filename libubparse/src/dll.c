@@ -323,58 +323,58 @@ enum {
     INITB_DATA_CREDIT_GRAIN_SIZE_VL13, INITB_DATA_CREDIT_GRAIN_SIZE_VL12, INITB_RSVD10, INITB_RSVD11,
 };
 static const ub_field init_b_fields[] = {
-    [INITB_RSVD0] = UBR(init_block, rsvd0, 24, 8, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RSVD1] = UBR(init_block, rsvd1, 32, 8, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_FEATURE_ID] = UBU(init_block, feature_id, "FEATURE_ID", 40, 16, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "DLL protocol version (this spec: 0x0001)"),
-    [INITB_RSVD2] = UBR(init_block, rsvd2, 56, 7, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RXBUF_VL_SHARE] = UBB(init_block, rxbuf_vl_share, "RXBUF_VL_SHARE", 63, "§4.3.3.9 T4-8, R-08 layout B", "1 = receive buffer supports VL sharing"),
-    [INITB_DATA_ACK_GRAIN_SIZE] = UBU(init_block, data_ack_grain_size, "DATA_ACK_GRAIN_SIZE", 64, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "supported LPH/LBH ACK granularities, bitmap {b7..b0} = {128..1} flits"),
-    [INITB_CTRL_ACK_GRAIN_SIZE] = UBU(init_block, ctrl_ack_grain_size, "CTRL_ACK_GRAIN_SIZE", 72, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "supported Crd_Ack ACK_NUM granularities, bitmap {128..1} flits"),
-    [INITB_FLOW_CTRL_SIZE] = UBU(init_block, flow_ctrl_size, "FLOW_CTRL_SIZE", 80, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "flits per credit cell, bitmap {128..1}"),
-    [INITB_VL_ENABLE] = UBU(init_block, vl_enable, "VL_ENABLE", 88, 16, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "bit n = VLn supported (bit 0 must be 1)"),
-    [INITB_RSVD3] = UBR(init_block, rsvd3, 104, 8, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RETRY_BUF_DEPTH] = UBU(init_block, retry_buf_depth, "RETRY_BUF_DEPTH", 112, 16, UB_BASE_DEC, NULL, "§4.3.3.9 T4-8, R-08 layout B", "sender Retry Buffer depth, flits"),
-    [INITB_RSVD4] = UBR(init_block, rsvd4, 128, 32, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RSVD5] = UBR(init_block, rsvd5, 160, 32, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL13] = UBU(init_block, ctrl_credit_grain_size_vl13, "CTRL_CREDIT_GRAIN_SIZE[VL13]", 192, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL13, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL12] = UBU(init_block, ctrl_credit_grain_size_vl12, "CTRL_CREDIT_GRAIN_SIZE[VL12]", 200, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL12, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL11] = UBU(init_block, ctrl_credit_grain_size_vl11, "CTRL_CREDIT_GRAIN_SIZE[VL11]", 208, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL11, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL10] = UBU(init_block, ctrl_credit_grain_size_vl10, "CTRL_CREDIT_GRAIN_SIZE[VL10]", 216, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL10, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL9] = UBU(init_block, ctrl_credit_grain_size_vl9, "CTRL_CREDIT_GRAIN_SIZE[VL9]", 224, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL9, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL8] = UBU(init_block, ctrl_credit_grain_size_vl8, "CTRL_CREDIT_GRAIN_SIZE[VL8]", 232, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL8, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL7] = UBU(init_block, ctrl_credit_grain_size_vl7, "CTRL_CREDIT_GRAIN_SIZE[VL7]", 240, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL7, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL6] = UBU(init_block, ctrl_credit_grain_size_vl6, "CTRL_CREDIT_GRAIN_SIZE[VL6]", 248, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL6, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL5] = UBU(init_block, ctrl_credit_grain_size_vl5, "CTRL_CREDIT_GRAIN_SIZE[VL5]", 256, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL5, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL4] = UBU(init_block, ctrl_credit_grain_size_vl4, "CTRL_CREDIT_GRAIN_SIZE[VL4]", 264, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL4, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL3] = UBU(init_block, ctrl_credit_grain_size_vl3, "CTRL_CREDIT_GRAIN_SIZE[VL3]", 272, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL3, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL2] = UBU(init_block, ctrl_credit_grain_size_vl2, "CTRL_CREDIT_GRAIN_SIZE[VL2]", 280, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL2, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL1] = UBU(init_block, ctrl_credit_grain_size_vl1, "CTRL_CREDIT_GRAIN_SIZE[VL1]", 288, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL1, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL0] = UBU(init_block, ctrl_credit_grain_size_vl0, "CTRL_CREDIT_GRAIN_SIZE[VL0]", 296, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL0, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_RSVD6] = UBR(init_block, rsvd6, 304, 16, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RSVD7] = UBR(init_block, rsvd7, 320, 32, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL11] = UBU(init_block, data_credit_grain_size_vl11, "DATA_CREDIT_GRAIN_SIZE[VL11]", 352, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL11, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL10] = UBU(init_block, data_credit_grain_size_vl10, "DATA_CREDIT_GRAIN_SIZE[VL10]", 360, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL10, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL9] = UBU(init_block, data_credit_grain_size_vl9, "DATA_CREDIT_GRAIN_SIZE[VL9]", 368, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL9, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL8] = UBU(init_block, data_credit_grain_size_vl8, "DATA_CREDIT_GRAIN_SIZE[VL8]", 376, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL8, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL7] = UBU(init_block, data_credit_grain_size_vl7, "DATA_CREDIT_GRAIN_SIZE[VL7]", 384, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL7, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL6] = UBU(init_block, data_credit_grain_size_vl6, "DATA_CREDIT_GRAIN_SIZE[VL6]", 392, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL6, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL5] = UBU(init_block, data_credit_grain_size_vl5, "DATA_CREDIT_GRAIN_SIZE[VL5]", 400, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL5, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL4] = UBU(init_block, data_credit_grain_size_vl4, "DATA_CREDIT_GRAIN_SIZE[VL4]", 408, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL4, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL3] = UBU(init_block, data_credit_grain_size_vl3, "DATA_CREDIT_GRAIN_SIZE[VL3]", 416, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL3, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL2] = UBU(init_block, data_credit_grain_size_vl2, "DATA_CREDIT_GRAIN_SIZE[VL2]", 424, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL2, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL1] = UBU(init_block, data_credit_grain_size_vl1, "DATA_CREDIT_GRAIN_SIZE[VL1]", 432, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL1, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL0] = UBU(init_block, data_credit_grain_size_vl0, "DATA_CREDIT_GRAIN_SIZE[VL0]", 440, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL0, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL15] = UBU(init_block, ctrl_credit_grain_size_vl15, "CTRL_CREDIT_GRAIN_SIZE[VL15]", 448, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL15, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL14] = UBU(init_block, ctrl_credit_grain_size_vl14, "CTRL_CREDIT_GRAIN_SIZE[VL14]", 456, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "Crd_Ack credit granularity of VL14, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_RSVD8] = UBR(init_block, rsvd8, 464, 16, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RSVD9] = UBRY(init_block, rsvd9, 480, 104, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_PACKET_MIN_INTERVAL] = UBU(init_block, packet_min_interval, "PACKET_MIN_INTERVAL", 584, 8, UB_BASE_DEC, NULL, "§4.3.3.9 T4-8, R-08 layout B", "minimum flits between DLLDP starts accepted by the receiver"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL15] = UBU(init_block, data_credit_grain_size_vl15, "DATA_CREDIT_GRAIN_SIZE[VL15]", 592, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL15, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL14] = UBU(init_block, data_credit_grain_size_vl14, "DATA_CREDIT_GRAIN_SIZE[VL14]", 600, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL14, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL13] = UBU(init_block, data_credit_grain_size_vl13, "DATA_CREDIT_GRAIN_SIZE[VL13]", 608, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL13, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_DATA_CREDIT_GRAIN_SIZE_VL12] = UBU(init_block, data_credit_grain_size_vl12, "DATA_CREDIT_GRAIN_SIZE[VL12]", 616, 8, UB_BASE_HEX, NULL, "§4.3.3.9 T4-8, R-08 layout B", "LPH/LBH CRD credit granularity of VL12, bitmap {b7..b0} = {128..1} cells"),
-    [INITB_RSVD10] = UBR(init_block, rsvd10, 624, 16, "§4.3.3.9 T4-8, R-08 layout B"),
-    [INITB_RSVD11] = UBRY(init_block, rsvd11, 640, 128, "§4.3.3.9 T4-8, R-08 layout B"),
+    [INITB_RSVD0] = UBR(init_block, rsvd0, 24, 8, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RSVD1] = UBR(init_block, rsvd1, 32, 8, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_FEATURE_ID] = UBU(init_block, feature_id, "FEATURE_ID", 40, 16, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "DLL protocol version (this spec: 0x0001)"),
+    [INITB_RSVD2] = UBR(init_block, rsvd2, 56, 7, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RXBUF_VL_SHARE] = UBB(init_block, rxbuf_vl_share, "RXBUF_VL_SHARE", 63, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "1 = receive buffer supports VL sharing"),
+    [INITB_DATA_ACK_GRAIN_SIZE] = UBU(init_block, data_ack_grain_size, "DATA_ACK_GRAIN_SIZE", 64, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "supported LPH/LBH ACK granularities, bitmap {b7..b0} = {128..1} flits"),
+    [INITB_CTRL_ACK_GRAIN_SIZE] = UBU(init_block, ctrl_ack_grain_size, "CTRL_ACK_GRAIN_SIZE", 72, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "supported Crd_Ack ACK_NUM granularities, bitmap {128..1} flits"),
+    [INITB_FLOW_CTRL_SIZE] = UBU(init_block, flow_ctrl_size, "FLOW_CTRL_SIZE", 80, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "flits per credit cell, bitmap {128..1}"),
+    [INITB_VL_ENABLE] = UBU(init_block, vl_enable, "VL_ENABLE", 88, 16, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "bit n = VLn supported (bit 0 must be 1)"),
+    [INITB_RSVD3] = UBR(init_block, rsvd3, 104, 8, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RETRY_BUF_DEPTH] = UBU(init_block, retry_buf_depth, "RETRY_BUF_DEPTH", 112, 16, UB_BASE_DEC, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "sender Retry Buffer depth, flits"),
+    [INITB_RSVD4] = UBR(init_block, rsvd4, 128, 32, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RSVD5] = UBR(init_block, rsvd5, 160, 32, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL13] = UBU(init_block, ctrl_credit_grain_size_vl13, "CTRL_CREDIT_GRAIN_SIZE[VL13]", 192, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL13, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL12] = UBU(init_block, ctrl_credit_grain_size_vl12, "CTRL_CREDIT_GRAIN_SIZE[VL12]", 200, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL12, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL11] = UBU(init_block, ctrl_credit_grain_size_vl11, "CTRL_CREDIT_GRAIN_SIZE[VL11]", 208, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL11, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL10] = UBU(init_block, ctrl_credit_grain_size_vl10, "CTRL_CREDIT_GRAIN_SIZE[VL10]", 216, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL10, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL9] = UBU(init_block, ctrl_credit_grain_size_vl9, "CTRL_CREDIT_GRAIN_SIZE[VL9]", 224, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL9, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL8] = UBU(init_block, ctrl_credit_grain_size_vl8, "CTRL_CREDIT_GRAIN_SIZE[VL8]", 232, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL8, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL7] = UBU(init_block, ctrl_credit_grain_size_vl7, "CTRL_CREDIT_GRAIN_SIZE[VL7]", 240, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL7, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL6] = UBU(init_block, ctrl_credit_grain_size_vl6, "CTRL_CREDIT_GRAIN_SIZE[VL6]", 248, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL6, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL5] = UBU(init_block, ctrl_credit_grain_size_vl5, "CTRL_CREDIT_GRAIN_SIZE[VL5]", 256, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL5, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL4] = UBU(init_block, ctrl_credit_grain_size_vl4, "CTRL_CREDIT_GRAIN_SIZE[VL4]", 264, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL4, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL3] = UBU(init_block, ctrl_credit_grain_size_vl3, "CTRL_CREDIT_GRAIN_SIZE[VL3]", 272, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL3, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL2] = UBU(init_block, ctrl_credit_grain_size_vl2, "CTRL_CREDIT_GRAIN_SIZE[VL2]", 280, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL2, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL1] = UBU(init_block, ctrl_credit_grain_size_vl1, "CTRL_CREDIT_GRAIN_SIZE[VL1]", 288, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL1, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL0] = UBU(init_block, ctrl_credit_grain_size_vl0, "CTRL_CREDIT_GRAIN_SIZE[VL0]", 296, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL0, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_RSVD6] = UBR(init_block, rsvd6, 304, 16, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RSVD7] = UBR(init_block, rsvd7, 320, 32, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL11] = UBU(init_block, data_credit_grain_size_vl11, "DATA_CREDIT_GRAIN_SIZE[VL11]", 352, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL11, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL10] = UBU(init_block, data_credit_grain_size_vl10, "DATA_CREDIT_GRAIN_SIZE[VL10]", 360, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL10, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL9] = UBU(init_block, data_credit_grain_size_vl9, "DATA_CREDIT_GRAIN_SIZE[VL9]", 368, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL9, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL8] = UBU(init_block, data_credit_grain_size_vl8, "DATA_CREDIT_GRAIN_SIZE[VL8]", 376, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL8, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL7] = UBU(init_block, data_credit_grain_size_vl7, "DATA_CREDIT_GRAIN_SIZE[VL7]", 384, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL7, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL6] = UBU(init_block, data_credit_grain_size_vl6, "DATA_CREDIT_GRAIN_SIZE[VL6]", 392, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL6, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL5] = UBU(init_block, data_credit_grain_size_vl5, "DATA_CREDIT_GRAIN_SIZE[VL5]", 400, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL5, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL4] = UBU(init_block, data_credit_grain_size_vl4, "DATA_CREDIT_GRAIN_SIZE[VL4]", 408, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL4, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL3] = UBU(init_block, data_credit_grain_size_vl3, "DATA_CREDIT_GRAIN_SIZE[VL3]", 416, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL3, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL2] = UBU(init_block, data_credit_grain_size_vl2, "DATA_CREDIT_GRAIN_SIZE[VL2]", 424, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL2, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL1] = UBU(init_block, data_credit_grain_size_vl1, "DATA_CREDIT_GRAIN_SIZE[VL1]", 432, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL1, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL0] = UBU(init_block, data_credit_grain_size_vl0, "DATA_CREDIT_GRAIN_SIZE[VL0]", 440, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL0, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL15] = UBU(init_block, ctrl_credit_grain_size_vl15, "CTRL_CREDIT_GRAIN_SIZE[VL15]", 448, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL15, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_CTRL_CREDIT_GRAIN_SIZE_VL14] = UBU(init_block, ctrl_credit_grain_size_vl14, "CTRL_CREDIT_GRAIN_SIZE[VL14]", 456, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "Crd_Ack credit granularity of VL14, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_RSVD8] = UBR(init_block, rsvd8, 464, 16, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RSVD9] = UBRY(init_block, rsvd9, 480, 104, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_PACKET_MIN_INTERVAL] = UBU(init_block, packet_min_interval, "PACKET_MIN_INTERVAL", 584, 8, UB_BASE_DEC, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "minimum flits between DLLDP starts accepted by the receiver"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL15] = UBU(init_block, data_credit_grain_size_vl15, "DATA_CREDIT_GRAIN_SIZE[VL15]", 592, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL15, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL14] = UBU(init_block, data_credit_grain_size_vl14, "DATA_CREDIT_GRAIN_SIZE[VL14]", 600, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL14, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL13] = UBU(init_block, data_credit_grain_size_vl13, "DATA_CREDIT_GRAIN_SIZE[VL13]", 608, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL13, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_DATA_CREDIT_GRAIN_SIZE_VL12] = UBU(init_block, data_credit_grain_size_vl12, "DATA_CREDIT_GRAIN_SIZE[VL12]", 616, 8, UB_BASE_HEX, NULL, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)", "LPH/LBH CRD credit granularity of VL12, bitmap {b7..b0} = {128..1} cells"),
+    [INITB_RSVD10] = UBR(init_block, rsvd10, 624, 16, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
+    [INITB_RSVD11] = UBRY(init_block, rsvd11, 640, 128, "§4.3.3.9 Figs 4-29..4-32, R-08 (B)"),
 };
 
 enum {
@@ -708,6 +708,13 @@ static uint32_t pay_max(uint32_t n, bool crc)
 }
 
 /* ---------------------------------------------------------------- decoder pieces */
+/* A flit record must hold exactly the flits its header announces (N·20 bytes); otherwise length mismatch,
+ * at the end of what is present / expected, and what is present is decoded. */
+static void rec_vs_flits(ub_dec *d, unsigned hdr, uint32_t want, const char *what)
+{
+    if (d->len != want) ub_error(d, UB_E_LENGTH, hdr, d->len < want ? d->len : want, d->len, want, what);
+}
+
 /* BCRC of the block [bstart, bstart + flits·20) of the current buffer */
 static void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
 {
@@ -784,7 +791,7 @@ static void dec_dllcb(ub_dec *d)
     if (fixed != LCH_PATTERN) ub_error(d, UB_E_LCH_PATTERN, UB_H_LCH, 0, fixed, LCH_PATTERN, "ub.lch.fixed");
     uint32_t flits = (uint32_t)ub_lget(lch, LCH_CLENGTH) + 1u, blen = flits * FLIT;
     unsigned ctrl = (unsigned)ub_lget(lch, LCH_CTRL), sub = (unsigned)ub_lget(lch, LCH_SUB_CTRL);
-    if (d->len != blen) ub_error(d, UB_E_LENGTH, UB_H_LCH, 0, d->len, blen, "record length vs ub.lch.clength");
+    rec_vs_flits(d, UB_H_LCH, blen, "record length vs ub.lch.clength");
 
     const dllcb_type *ty = dllcb_lookup(ctrl, sub);
     unsigned hid = UB_H_DLLCB_RSVD;
@@ -875,7 +882,7 @@ static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
         ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, ub_lget(lph, LPH_PLENGTH_TAIL), 0, "ub.lph.plength_tail");
     else if (pl < 0)
         ub_error(d, UB_E_LENGTH, UB_H_LPH, 2, plength, 0, "ub.lph.plength inconsistent");
-    if (d->len != total) ub_error(d, UB_E_LENGTH, UB_H_LPH, 2, d->len, total, "record length vs ub.lph.plength flits");
+    rec_vs_flits(d, UB_H_LPH, total, "record length vs ub.lph.plength flits");
     uint32_t paylen = pl >= 0 ? (uint32_t)pl : pay_max(nfl, crc);
 
     dec_payload(d, (int)cfg, known_cfg, nblk, paylen);
@@ -1006,11 +1013,15 @@ void ub_frame_dllcb(const ub_opts *o, uint8_t *blk, unsigned flits)
 }
 
 /* ---------------------------------------------------------------- raw flit stream (§2.9, R-47) */
-/* s->need: bytes still missing from the block in progress (0 = at a block boundary); bit 31 set = that
- * block is a DLLCB, whose bytes sit in buf right after the s->have bytes of the DLLDP in progress (a DLLCB
- * may only start between DLLDBs, so at most 15 full DLLDBs = 480 flits precede it: 480 + 32 ≤ 512). */
+/* State between records (ub_stream):
+ *   have  = bytes held in buf: the DLLDP in progress, then (if one is open) the DLLCB in progress — a DLLCB
+ *           may only start between DLLDBs, so at most 15 full DLLDBs (480 flits) precede it: 480 + 32 ≤ 512;
+ *   need  = bytes still missing from the block in progress (0 = at a block boundary); for a DLLCB bit 31 is
+ *           set, bits 30..16 hold the DLLCB length in bytes and bits 15..0 the bytes missing;
+ *   in_pkt, blk_idx, nblk, flast = the DLLDP in progress (§2.9 receiver algorithm). */
 #define ST_NEED_CB 0x80000000u
-#define ST_NEED_MASK 0x7FFFFFFFu
+#define ST_CB_TOTAL(n) (((n) >> 16) & 0x7FFFu)
+#define ST_CB_MISS(n) ((n) & 0xFFFFu)
 
 typedef struct st_ctx {
     ub_stream *s;
@@ -1018,16 +1029,47 @@ typedef struct st_ctx {
     ub_unit_cb cb;
     void *ctx;
     int emitted;
-    bool pk_zc, pk_spanned;      /* DLLDP bytes are rec[pk_start, +s->have) (zero-copy) / began earlier */
+    uint32_t pk_have;          /* DLLDP bytes collected */
+    uint32_t cb_len, cb_total; /* DLLCB bytes collected / its length (cb_total 0 = none open) */
+    bool pk_zc, pk_spanned;    /* DLLDP bytes are rec[pk_start, +pk_have) (zero-copy) / began earlier */
     uint32_t pk_start;
-    bool cb_zc, cb_spanned;      /* DLLCB bytes are rec[cb_start, +cb_len) / began earlier */
-    uint32_t cb_start, cb_len;
+    bool cb_zc, cb_spanned;    /* DLLCB bytes are rec[cb_start, +cb_len) / began earlier */
+    uint32_t cb_start;
+    uint32_t blk_need;         /* bytes missing from the DLLDP block in progress */
 } st_ctx;
 
 void ub_stream_init(ub_stream *s, const ub_opts *o)
 {
     memset(s, 0, sizeof *s);
     s->o = o;
+}
+
+static void st_load(st_ctx *c, ub_stream *s)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->pk_spanned = s->in_pkt;
+    c->cb_spanned = true;
+    if (s->need & ST_NEED_CB) {
+        c->cb_total = ST_CB_TOTAL(s->need);
+        uint32_t miss = ST_CB_MISS(s->need);
+        c->cb_len = c->cb_total > miss ? c->cb_total - miss : 0;
+        if (c->cb_len > s->have) c->cb_len = s->have;
+        c->pk_have = s->have - c->cb_len;
+    } else {
+        c->pk_have = s->have;
+        c->blk_need = s->need;
+    }
+}
+
+static void st_pk_reset(st_ctx *c)
+{
+    ub_stream *s = c->s;
+    s->in_pkt = false;
+    s->blk_idx = s->nblk = s->flast = 0;
+    c->pk_have = 0;
+    c->pk_zc = false;
+    c->blk_need = 0;
 }
 
 static void st_emit(st_ctx *c, const uint8_t *p, uint32_t n, uint32_t flags)
@@ -1037,17 +1079,10 @@ static void st_emit(st_ctx *c, const uint8_t *p, uint32_t n, uint32_t flags)
     if (c->cb) c->cb(c->ctx, p, n, flags);
 }
 
-static void st_pk_reset(ub_stream *s)
-{
-    s->in_pkt = false;
-    s->have = 0;
-    s->blk_idx = s->nblk = s->flast = 0;
-}
-
 static void st_pk_materialize(st_ctx *c)
 {
     if (!c->pk_zc) return;
-    memcpy(c->s->buf, c->rec + c->pk_start, c->s->have); /* have ≤ 512 flits = sizeof buf */
+    memcpy(c->s->buf, c->rec + c->pk_start, c->pk_have); /* pk_have ≤ 512 flits = sizeof buf */
     c->pk_zc = false;
 }
 
@@ -1055,22 +1090,23 @@ static void st_cb_materialize(st_ctx *c)
 {
     ub_stream *s = c->s;
     if (!c->cb_zc) return;
-    if (s->have + c->cb_len <= sizeof s->buf) memcpy(s->buf + s->have, c->rec + c->cb_start, c->cb_len);
+    if (c->pk_have + c->cb_len <= sizeof s->buf) memcpy(s->buf + c->pk_have, c->rec + c->cb_start, c->cb_len);
+    else c->cb_len = 0;
     c->cb_zc = false;
 }
 
-/* append the flit at rec[pos] to the DLLDP in progress */
+/* append the flit at rec[pos] to the DLLDP / DLLCB in progress */
 static bool st_pk_append(st_ctx *c, uint32_t pos)
 {
     ub_stream *s = c->s;
-    if (c->pk_zc && c->pk_start + s->have == pos) {
-        s->have += FLIT;
+    if (c->pk_zc && c->pk_start + c->pk_have == pos) {
+        c->pk_have += FLIT;
         return true;
     }
     st_pk_materialize(c);
-    if (s->have + FLIT > sizeof s->buf) return false;
-    memcpy(s->buf + s->have, c->rec + pos, FLIT);
-    s->have += FLIT;
+    if (c->pk_have + FLIT > sizeof s->buf) return false;
+    memcpy(s->buf + c->pk_have, c->rec + pos, FLIT);
+    c->pk_have += FLIT;
     return true;
 }
 
@@ -1082,35 +1118,31 @@ static bool st_cb_append(st_ctx *c, uint32_t pos)
         return true;
     }
     st_cb_materialize(c);
-    if (s->have + c->cb_len + FLIT > sizeof s->buf) return false;
-    memcpy(s->buf + s->have + c->cb_len, c->rec + pos, FLIT);
+    if (c->pk_have + c->cb_len + FLIT > sizeof s->buf) return false;
+    memcpy(s->buf + c->pk_have + c->cb_len, c->rec + pos, FLIT);
     c->cb_len += FLIT;
     return true;
 }
 
 static void st_pk_done(st_ctx *c, uint32_t flags)
 {
-    ub_stream *s = c->s;
-    if (c->pk_zc) st_emit(c, c->rec + c->pk_start, s->have, flags);
-    else st_emit(c, s->buf, s->have, flags | (c->pk_spanned ? UB_UNIT_SPANNED : 0u));
-    c->pk_zc = false;
-    st_pk_reset(s);
+    if (c->pk_zc) st_emit(c, c->rec + c->pk_start, c->pk_have, flags);
+    else st_emit(c, c->s->buf, c->pk_have, flags | (c->pk_spanned ? UB_UNIT_SPANNED : 0u));
+    st_pk_reset(c);
 }
 
 static void st_cb_done(st_ctx *c, uint32_t flags)
 {
-    ub_stream *s = c->s;
     if (c->cb_zc) st_emit(c, c->rec + c->cb_start, c->cb_len, flags);
-    else st_emit(c, s->buf + s->have, c->cb_len, flags | (c->cb_spanned ? UB_UNIT_SPANNED : 0u));
+    else st_emit(c, c->s->buf + c->pk_have, c->cb_len, flags | (c->cb_spanned ? UB_UNIT_SPANNED : 0u));
     c->cb_zc = false;
-    c->cb_len = 0;
-    s->need = 0;
+    c->cb_len = c->cb_total = 0;
 }
 
 /* flits of the DLLDP block blk_idx */
 static uint32_t st_blk_flits(const ub_stream *s)
 {
-    return s->blk_idx == s->nblk - 1 ? s->flast : BLK_FLITS;
+    return s->blk_idx + 1u == s->nblk ? s->flast : BLK_FLITS;
 }
 
 /* R-47: a Retry_Idle/Retry_Req/Retry_Ack flit (LCH 02 00 1x, CLENGTH 0) whose BCRC is valid. Only
@@ -1127,52 +1159,48 @@ static int st_retry_flit(const ub_stream *s, const uint8_t *f)
     return (int)ub_lget(&l, LCH_SUB_CTRL);
 }
 
-/* a flit inside a block (s->need != 0) */
+/* a flit inside a block */
 static void st_mid_flit(st_ctx *c, uint32_t pos)
 {
     ub_stream *s = c->s;
     const uint8_t *f = c->rec + pos;
+    bool in_cb = c->cb_total != 0;
     int retry = st_retry_flit(s, f);
     if (retry >= 0) { /* out of band */
         st_emit(c, f, FLIT, 0);
         if (retry == 0x2) {
             /* Retry_Ack: the sender replays from RdPtr at a block boundary; drop the partial block */
             s->resyncs++;
-            if (s->need & ST_NEED_CB) {
+            if (in_cb) {
                 c->cb_zc = false;
-                c->cb_len = 0;
+                c->cb_len = c->cb_total = 0;
             } else {
-                uint32_t got = st_blk_flits(s) * FLIT - (s->need & ST_NEED_MASK);
-                s->have = s->have >= got ? s->have - got : 0;
-                if (s->blk_idx == 0) {
-                    c->pk_zc = false;
-                    st_pk_reset(s);
-                } else {
-                    s->blk_idx--;
-                }
+                uint32_t got = st_blk_flits(s) * FLIT - c->blk_need;
+                c->pk_have = c->pk_have >= got ? c->pk_have - got : 0;
+                c->blk_need = 0;
+                if (s->blk_idx == 0) st_pk_reset(c);
+                else s->blk_idx--;
             }
-            s->need = 0;
         }
         return;
     }
-    bool cbk = (s->need & ST_NEED_CB) != 0;
-    bool ok = cbk ? st_cb_append(c, pos) : st_pk_append(c, pos);
-    uint32_t left = (s->need & ST_NEED_MASK) - FLIT;
-    s->need = left | (cbk ? ST_NEED_CB : 0u);
-    if (!ok) { /* cannot happen with well-formed state; resynchronise */
-        s->resyncs++;
-        s->need = 0;
-        c->cb_len = 0;
-        c->pk_zc = false;
-        st_pk_reset(s);
+    if (in_cb) {
+        if (!st_cb_append(c, pos)) goto broken;
+        if (c->cb_len >= c->cb_total) st_cb_done(c, 0);
         return;
     }
-    if (left) return;
-    if (cbk) st_cb_done(c, 0);
-    else if (s->blk_idx == s->nblk - 1) st_pk_done(c, 0);
+    if (!st_pk_append(c, pos)) goto broken;
+    c->blk_need -= FLIT;
+    if (c->blk_need == 0 && s->blk_idx + 1u == s->nblk) st_pk_done(c, 0);
+    return;
+broken: /* cannot happen with consistent state; resynchronise */
+    s->resyncs++;
+    c->cb_zc = false;
+    c->cb_len = c->cb_total = 0;
+    st_pk_reset(c);
 }
 
-/* a flit where a block must start (s->need == 0) */
+/* a flit where a block must start */
 static void st_block_start(st_ctx *c, uint32_t pos)
 {
     ub_stream *s = c->s;
@@ -1182,29 +1210,26 @@ static void st_block_start(st_ctx *c, uint32_t pos)
     switch (cfg_classify(cfg)) {
     case CFG_DLLCB: { /* LCH: CLENGTH+1 flits; a DLLDP in progress keeps its state (§4.3.4.1) */
         ub_layer lch = peek_layer(&ub_hdr_lch, f, FLIT);
-        uint32_t flits = (uint32_t)ub_lget(&lch, LCH_CLENGTH) + 1u;
-        if (s->in_pkt) st_pk_materialize(c);
+        st_pk_materialize(c);
         c->cb_zc = true;
         c->cb_spanned = false;
         c->cb_start = pos;
         c->cb_len = FLIT;
-        if (flits == 1) st_cb_done(c, 0);
-        else s->need = ((flits - 1u) * FLIT) | ST_NEED_CB;
+        c->cb_total = ((uint32_t)ub_lget(&lch, LCH_CLENGTH) + 1u) * FLIT;
+        if (c->cb_total == FLIT) st_cb_done(c, 0);
         return;
     }
     case CFG_RESERVED: /* neither LCH nor LPH/LBH: skip the flit */
         s->resyncs++;
-        if (s->in_pkt && s->have) st_pk_done(c, UB_UNIT_PARTIAL);
-        else st_pk_reset(s);
-        c->pk_zc = false;
+        if (s->in_pkt && c->pk_have) st_pk_done(c, UB_UNIT_PARTIAL);
+        else st_pk_reset(c);
         return;
     case CFG_DLLDP:
         break;
     }
     if (!s->in_pkt) { /* LPH: start of a DLLDP */
+        st_pk_reset(c);
         s->in_pkt = true;
-        s->have = 0;
-        s->blk_idx = 0;
         s->nblk = (uint16_t)(ub_lget(&l, LPH_PLENGTH_BLOCKS) + 1u);
         s->flast = (uint16_t)(ub_lget(&l, LPH_PLENGTH_FLITS) + 1u);
         c->pk_zc = true;
@@ -1213,38 +1238,47 @@ static void st_block_start(st_ctx *c, uint32_t pos)
     } else { /* LBH: next DLLDB */
         s->blk_idx++;
     }
-    st_pk_append(c, pos);
-    uint32_t left = (st_blk_flits(s) - 1u) * FLIT;
-    s->need = left;
-    if (!left && s->blk_idx == s->nblk - 1) st_pk_done(c, 0);
+    if (!st_pk_append(c, pos)) {
+        s->resyncs++;
+        st_pk_reset(c);
+        return;
+    }
+    c->blk_need = (st_blk_flits(s) - 1u) * FLIT;
+    if (c->blk_need == 0 && s->blk_idx + 1u == s->nblk) st_pk_done(c, 0);
+}
+
+/* keep what is still in progress in buf and encode it into the stream state */
+static void st_store(st_ctx *c)
+{
+    ub_stream *s = c->s;
+    if (s->in_pkt) st_pk_materialize(c);
+    else c->pk_have = 0;
+    c->pk_zc = false;
+    if (c->cb_total) {
+        st_cb_materialize(c);
+        s->need = ST_NEED_CB | (c->cb_total << 16) | (c->cb_total - c->cb_len);
+        s->have = c->pk_have + c->cb_len;
+    } else {
+        s->need = c->blk_need;
+        s->have = c->pk_have;
+    }
 }
 
 int ub_stream_feed(ub_stream *s, const uint8_t *rec, uint32_t len, ub_unit_cb cb, void *ctx)
 {
     if (!s || !s->o || (!rec && len)) return 0;
     st_ctx c;
-    memset(&c, 0, sizeof c);
-    c.s = s;
+    st_load(&c, s);
     c.rec = rec;
     c.cb = cb;
     c.ctx = ctx;
-    c.pk_spanned = s->in_pkt;
-    if (s->need & ST_NEED_CB) { /* DLLCB carried over in buf after the DLLDP bytes */
-        ub_layer lch = peek_layer(&ub_hdr_lch, s->buf + s->have, FLIT);
-        uint32_t total = ((uint32_t)ub_lget(&lch, LCH_CLENGTH) + 1u) * FLIT, miss = s->need & ST_NEED_MASK;
-        c.cb_len = total > miss ? total - miss : 0;
-        c.cb_spanned = true;
-    }
     uint32_t whole = len - len % FLIT;
     for (uint32_t pos = 0; pos < whole; pos += FLIT) {
-        if (s->need & ST_NEED_MASK) st_mid_flit(&c, pos);
+        if (c.cb_total || c.blk_need) st_mid_flit(&c, pos);
         else st_block_start(&c, pos);
     }
     if (len % FLIT) s->resyncs++; /* records hold whole flits; a partial flit is dropped */
-    /* keep what is still in progress */
-    if (s->in_pkt) st_pk_materialize(&c);
-    else c.pk_zc = false;
-    if (s->need & ST_NEED_CB) st_cb_materialize(&c);
+    st_store(&c);
     return c.emitted;
 }
 
@@ -1252,18 +1286,13 @@ int ub_stream_flush(ub_stream *s, ub_unit_cb cb, void *ctx)
 {
     if (!s) return 0;
     st_ctx c;
-    memset(&c, 0, sizeof c);
-    c.s = s;
+    st_load(&c, s);
     c.cb = cb;
     c.ctx = ctx;
-    if (s->need & ST_NEED_CB) {
-        ub_layer lch = peek_layer(&ub_hdr_lch, s->buf + s->have, FLIT);
-        uint32_t total = ((uint32_t)ub_lget(&lch, LCH_CLENGTH) + 1u) * FLIT, miss = s->need & ST_NEED_MASK;
-        uint32_t n = total > miss ? total - miss : 0;
-        if (n) st_emit(&c, s->buf + s->have, n, UB_UNIT_PARTIAL);
-    }
-    if (s->in_pkt && s->have) st_emit(&c, s->buf, s->have, UB_UNIT_PARTIAL);
-    s->need = 0;
-    st_pk_reset(s);
+    if (s->in_pkt && c.pk_have) st_emit(&c, s->buf, c.pk_have, UB_UNIT_PARTIAL);
+    if (c.cb_total && c.cb_len) st_emit(&c, s->buf + c.pk_have, c.cb_len, UB_UNIT_PARTIAL);
+    c.cb_len = c.cb_total = 0;
+    st_pk_reset(&c);
+    st_store(&c);
     return c.emitted;
 }

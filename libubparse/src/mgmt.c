@@ -13,7 +13,6 @@
 #include "internal.h"
 
 /* Exported helper (prototype to be added to ubparse.h). */
-unsigned ub_scan_path_entry(const uint8_t *path, unsigned i, unsigned w, unsigned packing);
 
 /* ---------------------------------------------------------------- local helpers */
 /* Push [off, off+len) but never past `end` (ub_push only clamps to the whole buffer). */
@@ -56,7 +55,7 @@ static const ub_vname vn_scan_cmd[] = {
     { 0, "topology query" }, { 1, "configure CNA" }, { 2, "query CNA" }, { 0, NULL }
 };
 static const ub_vname vn_scan_opcode[] = {
-    { 0, "response" }, { 1, "topology query request / query switch CNA (vendor, I-37)" },
+    { 0, "response" }, { 1, "topology query (CMD 0) / query switch CNA (CMD 2, vendor, I-37)" },
     { 2, "Primary CNA" }, { 3, "Port CNA" }, { 4, "Primary CNA and every Port CNA" }, { 0, NULL }
 };
 /* App. C.1 Fig C-1 */
@@ -96,17 +95,17 @@ static const ub_vname vn_reset_t[] = { { 0, "reset prepare" }, { 1, "reset done"
 /* GUID in R-34 word order + the App. C.1 parts as overlapping rows */
 #define GUIDWS(h, g, nm, off, sp, ds) \
     UBF(h, g, nm, (off), 128, UB_FT_GUID_WS, UB_BASE_HEX, 0, NULL, sp ", R-34", ds), \
-    UBU(h, g##_vendor_id, "Vendor ID", (off) + 96, 16, UB_BASE_HEX, NULL, sp ", App. C.1 R-39, R-34", \
+    UBU(h, g##_vendor_id, nm " Vendor ID", (off) + 96, 16, UB_BASE_HEX, NULL, sp ", App. C.1 R-39, R-34", \
         "GUID[127:112] (word 3)"), \
-    UBU(h, g##_device_id, "Device ID", (off) + 112, 16, UB_BASE_HEX, NULL, sp ", App. C.1 R-39, R-34", \
+    UBU(h, g##_device_id, nm " Device ID", (off) + 112, 16, UB_BASE_HEX, NULL, sp ", App. C.1 R-39, R-34", \
         "GUID[111:96] (word 3)"), \
-    UBU(h, g##_version, "Version", (off) + 64, 4, UB_BASE_DEC, NULL, sp ", App. C.1 R-39, R-34", \
+    UBU(h, g##_version, nm " Version", (off) + 64, 4, UB_BASE_DEC, NULL, sp ", App. C.1 R-39, R-34", \
         "GUID[95:92] (word 2)"), \
-    UBU(h, g##_type, "Type", (off) + 68, 4, UB_BASE_DEC, vn_guid_type, sp ", App. C.1 R-39, R-34", \
+    UBU(h, g##_type, nm " Type", (off) + 68, 4, UB_BASE_DEC, vn_guid_type, sp ", App. C.1 R-39, R-34", \
         "GUID[91:88] (word 2)"), \
-    UBU(h, g##_seq_lo, "Sequence Number[31:0]", (off), 32, UB_BASE_HEX, NULL, sp ", App. C.1 R-39, R-34", \
+    UBU(h, g##_seq_lo, nm " Sequence Number[31:0]", (off), 32, UB_BASE_HEX, NULL, sp ", App. C.1 R-39, R-34", \
         "GUID[31:0] (word 0)"), \
-    UBU(h, g##_seq_hi, "Sequence Number[63:32]", (off) + 32, 32, UB_BASE_HEX, NULL, \
+    UBU(h, g##_seq_hi, nm " Sequence Number[63:32]", (off) + 32, 32, UB_BASE_HEX, NULL, \
         sp ", App. C.1 R-39, R-34", "GUID[63:32] (word 1)")
 /* plain GUID row (R-34 word order) without the parts */
 #define GUIDW1(h, g, nm, off, sp, ds) UBF(h, g, nm, (off), 128, UB_FT_GUID_WS, UB_BASE_HEX, 0, NULL, sp ", R-34", ds)
@@ -153,15 +152,12 @@ static const ub_field f_scanhdr[] = {
 UB_HDR_DEF(scanhdr, UB_H_SCANHDR, "scanhdr", "scanhdr", "Scan Header", SP_SH, 0, f_scanhdr);
 
 /* The Return Path follows the variable-length Forward Path, so it cannot be a fixed row of the
- * scanhdr table: it is its own layer (same "scanhdr" abbrev). TODO(lead): register it under an
- * own id (UB_H_SCAN_RPATH) in ubparse.h/schema.c; until then it is pushed as UB_H_SCANHDR with
- * this table substituted (see push_rpath). */
+ * scanhdr table: it is its own layer with the same "scanhdr" abbrev. */
 static const ub_field f_scan_rpath[] = {
     UBY(scanhdr, return_path, "Return Path", 0, 0, SP_SH ", R-32",
         "reverse egress ports (present if R = 1), same size and packing as the Forward Path"),
 };
-const ub_hdr ub_hdr_scan_rpath = { UB_H_SCANHDR, "scan_rpath", "scanhdr", "Scan Header Return Path", SP_SH, 0,
-                                   f_scan_rpath, UB_NFIELDS(f_scan_rpath) };
+UB_HDR_DEF(scan_rpath, UB_H_SCAN_RPATH, "scan_rpath", "scanhdr", "Scan Header Return Path", SP_SH, 0, f_scan_rpath);
 
 /* Scan PDU common part, 24 bytes (request: Slice_ID; response: Status) */
 enum { SQ_VERSION, SQ_CMD, SQ_OPCODE, SQ_B3, SQ_MSGQ_ID, SQ_LENGTH, SQ_MSN, SQ_GUID };
@@ -324,8 +320,7 @@ uint32_t ub_dec_tlvs(ub_dec *d, uint32_t off, uint32_t end)
             return end;
         }
         if (tlen > rem) {
-            ub_layer *l = push_in(d, id, off, tlen, end, true);
-            (void)l;
+            push_in(d, id, off, tlen, end, true);
             return end;
         }
         if (tlen % 4 != 0 || (need && tlen != need))
@@ -362,22 +357,10 @@ static void check_path_pad(ub_dec *d, uint32_t off, uint32_t plen, unsigned hops
     for (unsigned i = hops; i < total; i++) {
         unsigned e = ub_scan_path_entry(d->p + off, i, w, d->o->scan_packing);
         if (e) {
-            ub_error(d, UB_E_PADDING, UB_H_SCANHDR, off + (i * w) / 8u, e, 0, what);
+            ub_error(d, UB_E_PADDING, UB_H_SCANHDR, off + 4u * (i / (32u / w)), e, 0, what);
             return;
         }
     }
-}
-
-static ub_layer *push_rpath(ub_dec *d, uint32_t off, uint32_t len, uint32_t end)
-{
-    if (end > d->len) end = d->len;
-    if (off > end) off = end;
-    /* not ub_push: the reserved-field check must not run with the scanhdr table */
-    ub_layer *l = ub_push_buf(d, UB_H_SCANHDR, d->p, end, off, len, d->lflags);
-    if (!l) return NULL;
-    l->hdr = &ub_hdr_scan_rpath; /* TODO(lead): UB_H_SCAN_RPATH */
-    if (l->flags & UB_LF_TRUNC) ub_error(d, UB_E_TRUNCATED, UB_H_SCANHDR, off + l->len, l->len, len, "scan_rpath");
-    return l;
 }
 
 static void push_opaque(ub_dec *d, uint32_t off, uint32_t end)
@@ -424,7 +407,7 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
     if (shl->flags & UB_LF_TRUNC) return end;
     check_path_pad(d, sh + 4, plen, hops, w, "ub.scanhdr.forward_path padding");
     if (rlen) {
-        ub_layer *rl = push_rpath(d, sh + 4 + plen, rlen, end);
+        ub_layer *rl = push_in(d, UB_H_SCAN_RPATH, sh + 4 + plen, rlen, end, true);
         if (!rl || (rl->flags & UB_LF_TRUNC)) return end;
         check_path_pad(d, sh + 4 + plen, rlen, hops, w, "ub.scanhdr.return_path padding");
     }
@@ -846,86 +829,73 @@ static const uint16_t pool_ids[] = {
     UB_H_MG_ENT_REG, UB_H_MG_ENT_DEREG, UB_H_MG_BI_CREATE, UB_H_MG_BI_DESTROY, UB_H_MG_CFG_CPL, UB_H_MG_PORT_RESET,
 };
 
+/* Table 10-11: Code/Sub Code pairs that are defined */
+static bool mgmt_defined(unsigned code, unsigned sub)
+{
+    switch (code) {
+    case 0: return sub <= 2;                         /* Error Message */
+    case 1: return sub <= 3;                         /* Link Up/Down, Hot-plug */
+    case 2: return sub <= 3;                         /* Configuration Space0/1 Read/Write */
+    case 3: return sub <= 1 || sub == 15;            /* MCTP, UVB (I-19), VDM for Vendor */
+    case 4: return sub == 1 || sub == 2 || sub == 7; /* RSI, Entity Information, Link Neighbor Query */
+    case 5: return sub == 1 || sub == 2;             /* SPDM, Token Check Configuration */
+    case 6: return sub < sizeof pool_ids / sizeof pool_ids[0];
+    default: return false;                           /* Code 111 reserved */
+    }
+}
+
 void ub_dec_mgmt_pdu(ub_dec *d, uint32_t off, uint32_t end, unsigned code, unsigned sub, bool rsp)
 {
     end = clamp_end(d, end);
     if (off > end) off = end;
+    if (!mgmt_defined(code, sub)) { /* the PDU cannot be interpreted */
+        uint32_t eoff = off >= 4 ? off - 4 : off; /* the MGMTETAH directly precedes the PDU */
+        if (code >= 7) ub_error(d, UB_E_RSVD_VALUE, UB_H_MGMTETAH, eoff, code, 0, "ub.mgmtetah.code");
+        else ub_error(d, UB_E_RSVD_VALUE, UB_H_MGMTETAH, eoff, sub, 0, "ub.mgmtetah.sub_code");
+        push_opaque(d, off, end);
+        return;
+    }
+    /* A response without PDU is always acceptable: error responses (Status != 0) and the
+     * "response none" messages carry PDU Length 0 (§7.3, EV-UBUS). */
+    if (rsp && off == end) return;
     switch (code) {
-    case 0: /* Error Message: events, no response PDU */
-        if (sub <= 2) {
-            if (rsp) pdu_none(d, off, end);
-            else pdu_fixed(d, UB_H_MG_ERROR, off, end);
-            return;
-        }
+    case 0: /* Error Message: events, no response PDU (MG-05) */
+        if (rsp) pdu_none(d, off, end);
+        else pdu_fixed(d, UB_H_MG_ERROR, off, end);
         break;
-    case 1: /* Link Change: Link Up/Down, Hot-plug */
-        if (sub <= 3) {
-            if (rsp) pdu_none(d, off, end);
-            else pdu_fixed(d, sub <= 1 ? UB_H_MG_LINK : UB_H_MG_HOTPLUG, off, end);
-            return;
-        }
+    case 1: /* Link Change: Link Up/Down (0/1), Hot-plug (2/3) */
+        if (rsp) pdu_none(d, off, end);
+        else pdu_fixed(d, sub <= 1 ? UB_H_MG_LINK : UB_H_MG_HOTPLUG, off, end);
         break;
     case 2: /* Configuration Message */
-        if (sub <= 3) {
-            if (rsp) pdu_fixed(d, UB_H_MG_CFG_RSP, off, end);
-            else pdu_cfg_req(d, off, end);
-            return;
-        }
+        if (rsp) pdu_fixed(d, UB_H_MG_CFG_RSP, off, end);
+        else pdu_cfg_req(d, off, end);
         break;
-    case 3: /* VDM: 0 MCTP (DSP0236), 1 Unified Virtual Bus (I-19), 15 VDM for Vendor */
-        if (sub <= 1) {
-            push_opaque(d, off, end);
-            return;
-        }
-        if (sub == 15) {
-            pdu_vdm(d, off, end);
-            return;
-        }
+    case 3: /* VDM: 0 MCTP (DSP0236), 1 Unified Virtual Bus: opaque; 15 VDM for Vendor */
+        if (sub == 15) pdu_vdm(d, off, end);
+        else push_opaque(d, off, end);
         break;
     case 4: /* Entity Information Exchange */
         if (sub == 1) {
             pdu_rsi(d, off, end, rsp);
-            return;
-        }
-        if (sub == 2) {
+        } else if (sub == 2) {
             if (rsp) pdu_entinfo(d, off, end);
             else pdu_none(d, off, end);
-            return;
-        }
-        if (sub == 7) {
-            if (rsp) { /* Port_info TLVs */
-                d->depth++;
-                ub_dec_tlvs(d, off, end);
-                d->depth--;
-            } else {
-                pdu_lnq_req(d, off, end);
-            }
-            return;
+        } else if (rsp) { /* Link Neighbor Query response: Port_info TLVs */
+            d->depth++;
+            ub_dec_tlvs(d, off, end);
+            d->depth--;
+        } else {
+            pdu_lnq_req(d, off, end);
         }
         break;
-    case 5: /* Device Security Management: 1 SPDM (DSP0274), 2 Token Check Configuration */
-        if (sub == 1) {
-            push_opaque(d, off, end);
-            return;
-        }
-        if (sub == 2) {
-            pdu_token(d, off, end, rsp);
-            return;
-        }
+    case 5: /* Device Security Management: 1 SPDM (DSP0274) opaque, 2 Token Check Configuration */
+        if (sub == 1) push_opaque(d, off, end);
+        else pdu_token(d, off, end, rsp);
         break;
-    case 6: /* Pooled Resource Management */
-        if (sub < sizeof pool_ids / sizeof pool_ids[0]) {
-            if (rsp) pdu_none(d, off, end);
-            else pdu_fixed(d, pool_ids[sub], off, end);
-            return;
-        }
-        break;
-    default:
+    default: /* 6: Pooled Resource Management */
+        if (rsp) pdu_none(d, off, end);
+        else pdu_fixed(d, pool_ids[sub], off, end);
         break;
     }
-    /* Code 111 or a reserved Sub Code: the PDU cannot be interpreted */
-    uint32_t eoff = off >= 4 ? off - 4 : off; /* the MGMTETAH directly precedes the PDU */
-    if (code >= 7) ub_error(d, UB_E_RSVD_VALUE, UB_H_MGMTETAH, eoff, code, 0, "ub.mgmtetah.code");
-    else ub_error(d, UB_E_RSVD_VALUE, UB_H_MGMTETAH, eoff, sub, 0, "ub.mgmtetah.sub_code");
-    push_opaque(d, off, end);
 }

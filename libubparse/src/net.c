@@ -534,9 +534,14 @@ static void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
         dec_tp_body(d, off, off + 1, end, nlp, true);
     } else if (op == 1) { /* CNP over CTP, R-20 */
         const ub_layer *c = push_fixed(d, UB_H_CETPH_CNP, off + 1);
-        if (complete(c) && off + 1 + c->len < end) {
-            ub_error(d, UB_E_TRAILING, UB_H_CETPH_CNP, off + 17, end - off - 17, 0, "bytes after the CNP");
-            push_data(d, UB_H_DATA, off + 17, end);
+        uint32_t after = off + 17;
+        if (complete(c) && after < end) {
+            if (end - after == d->tp_padding) { /* Table 6-2 padding to a 4-byte multiple */
+                push_data(d, UB_H_TPPAD, after, end);
+            } else {
+                ub_error(d, UB_E_TRAILING, UB_H_CETPH_CNP, after, end - after, d->tp_padding, "bytes after the CNP");
+                push_data(d, UB_H_DATA, after, end);
+            }
         }
     } else {
         ub_error(d, UB_E_UNKNOWN_TPOPCODE, UB_H_CTPH, off, op, 0, "ub.ctph.tpopcode"); /* TP-01 */
@@ -581,10 +586,7 @@ static void dec_nth16(ub_dec *d, int cfg)
             push_icrc_nth(d, e, false);
             e += 4;
         }
-        if (e < d->len) {
-            ub_error(d, UB_E_TRAILING, UB_H_SCANPDU_REQ, e, d->len - e, 0, "bytes after the Scan PDU");
-            push_data(d, UB_H_DATA, e, d->len);
-        }
+        if (e < d->len) push_data(d, UB_H_DATA, e, d->len); /* ub_dec_enum reported the length mismatch */
     } else {
         ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH16, 7, nlp, 0, "ub.nth.nlp"); /* NW-01 */
         push_data(d, UB_H_DATA, off, d->len);

@@ -156,6 +156,13 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
         }
         if (find(v, UB_H_CIPH)) sb(&s, " CIP");
         sum_tah(v, &s);
+        static const unsigned urpc_ids[] = { UB_H_URPC_REQ, UB_H_URPC_ACK, UB_H_URPC_RSP };
+        if ((l = first_of(v, urpc_ids, 3))) {
+            static const char *kind[] = { "Request", "Ack", "Response" };
+            unsigned k = l->hdr->id == UB_H_URPC_REQ ? 0 : l->hdr->id == UB_H_URPC_ACK ? 1 : 2;
+            sb(&s, " URPC %s ID %" PRIu64, kind[k], fv(l, "request_id"));
+            if (k == 2) sb(&s, " status %" PRIu64, fv(l, "status"));
+        }
     }
     if (v->nerrs) {
         sb(&s, " [");
@@ -178,6 +185,27 @@ static void print_field(FILE *f, const ub_layer *l, const ub_field *fd, int inde
     fprintf(f, "%*s%s: %s\n", indent, "", fd->name, buf);
 }
 
+/* decoded hop list of a Scan Header Forward Path / Return Path (§10.4.3.2, R-32) */
+static void print_path(FILE *f, const ub_view *v, unsigned li, int indent)
+{
+    const ub_layer *l = &v->layer[li];
+    int hi = (int)li;
+    while (hi >= 0 && v->layer[hi].hdr->id != UB_H_SCANHDR) hi--;
+    if (hi < 0) return;
+    const ub_layer *h = &v->layer[hi];
+    unsigned hops = (unsigned)fv(h, "hops"), type = (unsigned)fv(h, "type");
+    unsigned w = type == 0 ? 4 : type == 1 ? 8 : type == 2 ? 16 : 0;
+    const ub_field *pf = &l->hdr->fields[l->hdr->id == UB_H_SCANHDR ? ub_field_index(l->hdr, "forward_path")
+                                                                       : ub_field_index(l->hdr, "return_path")];
+    ub_val pv;
+    if (!w || hops == 0 || ub_field_value(l, pf, &pv) != 0) return;
+    if ((uint64_t)4 * ((hops * w + 31) / 32) > pv.nbytes) return;
+    fprintf(f, "%*s%s entries:", indent, "", l->hdr->id == UB_H_SCANHDR ? "Forward Path" : "Return Path");
+    for (unsigned i = 0; i < hops; i++)
+        fprintf(f, " %u", ub_scan_path_entry(pv.bytes, i, w, v->opts ? v->opts->scan_packing : 0));
+    fputc('\n', f);
+}
+
 void ub_print_tree(FILE *f, const ub_view *v)
 {
     for (unsigned i = 0; i < v->nlayers; i++) {
@@ -187,6 +215,7 @@ void ub_print_tree(FILE *f, const ub_view *v)
                 l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "",
                 (l->flags & UB_LF_TRUNC) ? " [truncated]" : "");
         for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
+        if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(f, v, i, ind + 4);
     }
     for (unsigned i = 0; i < v->nerrs; i++) {
         const ub_err *e = &v->err[i];

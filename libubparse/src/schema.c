@@ -72,6 +72,7 @@ extern const ub_hdr ub_hdr_payload;
 extern const ub_hdr ub_hdr_atomic_ops;
 extern const ub_hdr ub_hdr_enumpad;
 extern const ub_hdr ub_hdr_scanhdr;
+extern const ub_hdr ub_hdr_scan_rpath;
 extern const ub_hdr ub_hdr_scanpdu_req;
 extern const ub_hdr ub_hdr_scanpdu_rsp;
 extern const ub_hdr ub_hdr_scan_cfgcna_req;
@@ -187,6 +188,7 @@ static const ub_hdr *const registry[UB_H__COUNT] = {
     [UB_H_ATOMIC_OPS] = &ub_hdr_atomic_ops,
     [UB_H_ENUMPAD] = &ub_hdr_enumpad,
     [UB_H_SCANHDR] = &ub_hdr_scanhdr,
+    [UB_H_SCAN_RPATH] = &ub_hdr_scan_rpath,
     [UB_H_SCANPDU_REQ] = &ub_hdr_scanpdu_req,
     [UB_H_SCANPDU_RSP] = &ub_hdr_scanpdu_rsp,
     [UB_H_SCAN_CFGCNA_REQ] = &ub_hdr_scan_cfgcna_req,

@@ -400,7 +400,7 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
             ub_error(d, UB_E_LENGTH, UB_H_MGMTETAH, off - 2, plen, end - off, "ub.mgmtetah.pdu_length vs packet (MG-04)");
             if (pend > end) pend = end;
         }
-        if (plen) ub_dec_mgmt_pdu(d, off, pend, code, sub, rsp);
+        ub_dec_mgmt_pdu(d, off, pend, code, sub, rsp); /* also for PDU Length 0: MG-04 checks */
         if (pend < end) push_payload(d, UB_H_DATA, pend, end);
         break;
     }

@@ -30,7 +30,7 @@ int fz_capfile_one(const uint8_t *data, size_t size)
     (void)ub_cap_is_pcapng(c);
     ub_rec r;
     int rc;
-    volatile unsigned sum = 0;
+    unsigned sum = 0;
     uint64_t frame = 0;
     while ((rc = ub_cap_next(c, &r)) == 1) {
         if (r.frame != ++frame || r.caplen > 262144 || r.dir > 2) __builtin_trap();
@@ -38,6 +38,7 @@ int fz_capfile_one(const uint8_t *data, size_t size)
     }
     if (rc < 0 && !ub_cap_error(c)[0]) __builtin_trap();
     if (ub_cap_next(c, &r) != rc) __builtin_trap(); /* end and error are sticky */
+    if (sum == 0xFFFFFFFFu) fputc(0, stderr);      /* keep the reads */
     ub_cap_close(c);
     return 0;
 }

@@ -92,7 +92,7 @@ typedef enum ub_hdr_id {
     UB_H_IMMETAH, UB_H_NTFETAH, UB_H_BEETAH, UB_H_UDETAH, UB_H_MGMTETAH,
     UB_H_PAYLOAD, UB_H_ATOMIC_OPS,
     /* enumeration (§10.4.3.2) */
-    UB_H_ENUMPAD, UB_H_SCANHDR, UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP,
+    UB_H_ENUMPAD, UB_H_SCANHDR, UB_H_SCAN_RPATH, UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP,
     UB_H_SCAN_CFGCNA_REQ, UB_H_SCAN_QRYCNA_REQ, UB_H_SCAN_QRYCNA_RSP,
     UB_H_TLV_SLICE, UB_H_TLV_PORTNUM, UB_H_TLV_PORTINFO, UB_H_TLV_CAPINFO, UB_H_TLV_OTHER,
     /* configuration management PDUs (§10.4.3.3) */
@@ -271,6 +271,7 @@ typedef struct ub_view {
     uint8_t kind;       /* ub_kind */
     int8_t cfg;         /* CFG of the DLLDP/DLLCB, -1 unknown */
     uint8_t tah_fmt;    /* format chosen for the TAH (ub_tah_fmt) */
+    const ub_opts *opts; /* options the view was decoded with (printers read R-nn choices) */
     const uint8_t *pkt; /* network packet (after LPH / pseudo-header), zero-copy if contiguous */
     uint32_t pkt_len;
     uint32_t pkt_off;   /* offset of pkt in the record when contiguous, else UINT32_MAX */
@@ -348,6 +349,10 @@ int ub_plength_payload_len(unsigned plength, bool crc_mode);
 int ub_plength_encode(unsigned len, bool crc_mode);
 /* Flits of a DLLDP with `len` payload bytes. */
 unsigned ub_dlldp_flits(unsigned len, bool crc_mode);
+
+/* Scan path entry i (width w = 4/8/16 bits) from the path bytes as received (§10.4.3.2, R-32;
+ * packing = ub_opts.scan_packing). Reads bytes 4*(i/(32/w)) .. +3; 0 for an invalid width. */
+unsigned ub_scan_path_entry(const uint8_t *path, unsigned i, unsigned w, unsigned packing);
 
 /* ------------------------------------------------------------------------- */
 /* Output (ubdump, plugin Info column)                                        */
