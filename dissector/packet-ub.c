@@ -527,26 +527,34 @@ typedef struct ub_tvbs {
     guint32 net_len;
 } ub_tvbs;
 
+/* Offset of p inside [base, base + n], -1 if outside (pointer ranges compared as integers). */
+static gint64 buf_off(const void *p, const void *base, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+    if (!p || !base || a < b || a - b > n) return -1;
+    return (gint64)(a - b);
+}
+
 static gboolean layer_pos(const ub_view *v, ub_tvbs *tv, const ub_layer *l, tvbuff_t **tvb, gint *off, gint *len)
 {
-    const uint8_t *p = l->data;
-    if (p && v->rec && p >= v->rec && p <= v->rec + v->rec_len && l->len <= v->rec_len - (guint32)(p - v->rec)) {
+    gint64 o = buf_off(l->data, v->rec, v->rec_len);
+    if (o >= 0 && l->len <= v->rec_len - (guint32)o) {
         *tvb = tv->rec;
-        *off = (gint)(p - v->rec);
+        *off = (gint)o;
         *len = (gint)l->len;
         return TRUE;
     }
-    if (p && p >= v->netbuf && p <= v->netbuf + sizeof v->netbuf) {
-        guint32 o = (guint32)(p - v->netbuf);
+    o = buf_off(l->data, v->netbuf, sizeof v->netbuf);
+    if (o >= 0) {
         if (!tv->net) {
             tv->net = tvb_new_child_real_data(tv->rec, v->netbuf, tv->net_len, tv->net_len);
             add_new_data_source(tv->pinfo, tv->net, "Reassembled network packet");
         }
-        if (o > tv->net_len) o = tv->net_len;
+        guint32 uo = (guint32)o > tv->net_len ? tv->net_len : (guint32)o;
         guint32 n = l->len;
-        if (n > tv->net_len - o) n = tv->net_len - o;
+        if (n > tv->net_len - uo) n = tv->net_len - uo;
         *tvb = tv->net;
-        *off = (gint)o;
+        *off = (gint)uo;
         *len = (gint)n;
         return TRUE;
     }
@@ -684,15 +692,14 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) { /* extent of the network-packet buffer */
         const ub_layer *l = &v->layer[i];
-        if (l->data >= v->netbuf && l->data <= v->netbuf + sizeof v->netbuf) {
-            guint32 e = (guint32)(l->data - v->netbuf) + l->len;
-            if (e > tv.net_len) tv.net_len = e;
-        }
+        gint64 o = buf_off(l->data, v->netbuf, sizeof v->netbuf);
+        if (o >= 0 && (guint64)o + l->len > tv.net_len) tv.net_len = (guint32)((guint64)o + l->len);
     }
     if (v->pkt == v->netbuf && v->pkt_len > tv.net_len) tv.net_len = v->pkt_len;
     if (tv.net_len > sizeof v->netbuf) tv.net_len = sizeof v->netbuf;
 
-    proto_tree *stk[256];
+    proto_tree *stk[256]; /* stk[d] = subtree of the latest layer at depth d, NULL when closed */
+    memset(stk, 0, sizeof stk);
     proto_item **litem = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * (nl ? nl : 1));
     unsigned maxd = 0;
     for (unsigned i = 0; i < nl; i++) {
@@ -700,7 +707,7 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         if (!l->hdr) continue;
         unsigned d = l->depth;
         proto_tree *parent = ub_tree;
-        if (d > 0 && d - 1 <= maxd && stk[d - 1]) parent = stk[d - 1];
+        if (d > 0 && stk[d - 1]) parent = stk[d - 1];
         tvbuff_t *ltvb;
         gint off, len;
         layer_pos(v, &tv, l, &ltvb, &off, &len);
@@ -716,12 +723,9 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         }
         if (l->flags & UB_LF_TRUNC) proto_item_append_text(li, " [truncated]");
         litem[i] = li;
-        for (unsigned k = maxd + 1; k <= d && k < 256; k++) stk[k] = NULL;
-        if (d < 256) {
-            stk[d] = sub;
-            for (unsigned k = d + 1; k <= maxd && k < 256; k++) stk[k] = NULL;
-            maxd = d;
-        }
+        stk[d] = sub; /* d < 256: uint8_t */
+        for (unsigned k = d + 1; k <= maxd; k++) stk[k] = NULL;
+        maxd = d;
         add_layer_fields(sub, l, ltvb, off, len, pinfo);
     }
 
@@ -734,10 +738,8 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
             const ub_layer *l = &v->layer[k];
             if (!litem[k] || !l->hdr || l->hdr->id != e->hdr) continue;
             if (!first) first = litem[k];
-            if (l->data >= v->rec && l->data <= v->rec + v->rec_len) {
-                guint32 lo = (guint32)(l->data - v->rec);
-                if (e->off >= lo && e->off <= lo + l->len) { at = litem[k]; break; }
-            }
+            gint64 lo = buf_off(l->data, v->rec, v->rec_len);
+            if (lo >= 0 && e->off >= (guint64)lo && e->off <= (guint64)lo + l->len) { at = litem[k]; break; }
         }
         if (!at) at = first ? first : top;
         proto_item *si = proto_tree_add_string(ub_tree, hf_ub_error, tvb, 0, 0, ei->name);
@@ -801,37 +803,75 @@ static gboolean user_dlt_claims(guint dlt)
     return FALSE;
 }
 
-static int dissect_user(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, guint dlt, ub_entry e);
-
-static int dissect_ub_flit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
-{
-    return dissect_user(tvb, pinfo, tree, data, pref_dlt[0], UB_ENTRY_FLIT);
-}
-
-static int dissect_ub_pkt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
-{
-    return dissect_user(tvb, pinfo, tree, data, pref_dlt[1], UB_ENTRY_PKT);
-}
-
+/* The dissectors proper (handles owned by proto_ub, so "ub" is a layer of the frame and disabling
+ * the protocol works) ... */
 static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
 
-static int dissect_ub_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+static int dissect_ub_flit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    return dissect_user(tvb, pinfo, tree, data, pref_dlt[2], UB_ENTRY_STREAM);
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_FLIT);
 }
 
-static int dissect_user(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, guint dlt, ub_entry e)
+static int dissect_ub_pkt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    if (user_dlt_handle && dlt >= 147 && dlt <= 162 && user_dlt_claims(dlt))
-        return call_dissector_with_data(user_dlt_handle, tvb, pinfo, tree, data);
-    if (e == UB_ENTRY_STREAM) return dissect_stream(tvb, pinfo, tree);
-    return dissect_entry(tvb, pinfo, tree, e);
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_PKT);
 }
 
-/* SLL / SLL2 with hatype ARPHRD_UB: the payload after the cooked header is CFG pseudo-header + packet. */
+static int dissect_ub_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    return dissect_stream(tvb, pinfo, tree);
+}
+
+static int dissect_ub_sll(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_SLL);
+}
+
+static int dissect_ub_sll2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_SLL2);
+}
+
+/* SLL / SLL2 with hatype ARPHRD_UB and a Linux-internal protocol (<= 1536, via packet-sll.c's
+ * "sll.hatype" table): the payload after the cooked header is CFG pseudo-header + packet. */
 static int dissect_ub_cfgph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     return dissect_entry(tvb, pinfo, tree, UB_ENTRY_CFGPH);
+}
+
+/* ... and the front ends registered in "wtap_encap" (no protocol of their own: they only choose). */
+static dissector_handle_t h_flit, h_pkt, h_stream, h_cfgph, h_tph, h_sll, h_sll2;
+static dissector_handle_t fh_user[3], fh_sll[2];
+
+static gboolean ub_enabled(void)
+{
+    return proto_is_protocol_enabled(find_protocol_by_id(proto_ub));
+}
+
+/* LINKTYPE_USERn: a DLT_USER table entry for the same DLT, or UB disabled -> the DLT_USER dissector. */
+static int dissect_user_front(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, int i)
+{
+    static const dissector_handle_t *real[3] = { &h_flit, &h_pkt, &h_stream };
+    guint dlt = pref_dlt[i];
+    gboolean user_owned = dlt >= 147 && dlt <= 162;
+    if (user_owned && user_dlt_handle && (!ub_enabled() || user_dlt_claims(dlt)))
+        return call_dissector_with_data(user_dlt_handle, tvb, pinfo, tree, data);
+    return call_dissector_with_data(*real[i], tvb, pinfo, tree, data);
+}
+
+static int dissect_front_flit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_user_front(tvb, pinfo, tree, data, 0);
+}
+
+static int dissect_front_pkt(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_user_front(tvb, pinfo, tree, data, 1);
+}
+
+static int dissect_front_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_user_front(tvb, pinfo, tree, data, 2);
 }
 
 /* Linux cooked captures (SLL, SLL2).  4.0's packet-sll.c consults its "sll.hatype" table only when the
@@ -842,33 +882,52 @@ static int dissect_ub_cfgph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
  * goes to Wireshark's own SLL dissector unchanged. */
 static dissector_handle_t sll_orig[2];
 
+/* A field of a fixed-position header read through its schema row (no private offsets). */
+static gboolean schema_peek(unsigned hdr_id, const char *abbrev, const guint8 *p, guint32 len, guint64 *out)
+{
+    const ub_hdr *h = ub_hdr_get(hdr_id);
+    if (!h) return FALSE;
+    for (unsigned k = 0; k < h->nfields; k++) {
+        if (strcmp(h->fields[k].abbrev, abbrev) != 0) continue;
+        ub_layer l;
+        memset(&l, 0, sizeof l);
+        l.hdr = h;
+        l.data = p;
+        l.len = len;
+        ub_val v;
+        if (ub_field_value(&l, &h->fields[k], &v) != 0) return FALSE;
+        *out = v.u;
+        return TRUE;
+    }
+    return FALSE;
+}
+
 static int dissect_sll_front(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, int v2)
 {
-    guint32 len;
-    const guint8 *p = tvb_bytes(tvb, &len);
-    if (pref_sll_takeover) {
-        ub_view *v = wmem_new(pinfo->pool, ub_view);
-        ub_decode(v, &g_opts, v2 ? UB_ENTRY_SLL2 : UB_ENTRY_SLL, p, len);
-        uint64_t hatype = 0, pkttype = 0;
-        if (ub_view_get(v, v2 ? "ub.sll2.hatype" : "ub.sll.hatype", &hatype) == 0 && hatype == ARPHRD_UB) {
-            if (ub_view_get(v, v2 ? "ub.sll2.pkttype" : "ub.sll.pkttype", &pkttype) == 0) {
+    if (pref_sll_takeover && ub_enabled()) {
+        guint32 len;
+        const guint8 *p = tvb_bytes(tvb, &len);
+        guint64 hatype = 0, pkttype = 0;
+        unsigned hid = v2 ? UB_H_SLL2 : UB_H_SLL;
+        if (schema_peek(hid, v2 ? "ub.sll2.hatype" : "ub.sll.hatype", p, len, &hatype) && hatype == ARPHRD_UB) {
+            if (schema_peek(hid, v2 ? "ub.sll2.pkttype" : "ub.sll.pkttype", p, len, &pkttype)) {
                 /* as packet-sll.c: 0 host, 1 broadcast, 2 multicast -> received; 4 outgoing -> sent */
                 if (pkttype <= 2) pinfo->p2p_dir = P2P_DIR_RECV;
                 else if (pkttype == 4) pinfo->p2p_dir = P2P_DIR_SENT;
             }
-            return dissect_entry(tvb, pinfo, tree, v2 ? UB_ENTRY_SLL2 : UB_ENTRY_SLL);
+            return call_dissector_with_data(v2 ? h_sll2 : h_sll, tvb, pinfo, tree, data);
         }
     }
     if (sll_orig[v2]) return call_dissector_with_data(sll_orig[v2], tvb, pinfo, tree, data);
     return 0;
 }
 
-static int dissect_ub_sll(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+static int dissect_front_sll(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
     return dissect_sll_front(tvb, pinfo, tree, data, 0);
 }
 
-static int dissect_ub_sll2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+static int dissect_front_sll2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
     return dissect_sll_front(tvb, pinfo, tree, data, 1);
 }
@@ -970,9 +1029,10 @@ static void stream_unit_cb(void *ctx, const uint8_t *unit, uint32_t len, uint32_
         c->st->open_since = 0;
     }
     c->first_cb = FALSE;
-    if (!(flags & UB_UNIT_SPANNED) && unit >= c->rec && len <= c->rec_len && unit <= c->rec + (c->rec_len - len)) {
+    gint64 o = buf_off(unit, c->rec, c->rec_len);
+    if (!(flags & UB_UNIT_SPANNED) && o >= 0 && len <= c->rec_len - (guint32)o) {
         u.in_rec = TRUE;
-        u.off = (guint32)(unit - c->rec);
+        u.off = (guint32)o;
     } else {
         u.copy = (guint8 *)wmem_memdup(wmem_file_scope(), unit, len);
     }
@@ -1087,12 +1147,11 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 /* Registration                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
-static dissector_handle_t h_flit, h_pkt, h_stream, h_cfgph, h_tph, h_sll, h_sll2;
 static guint reg_dlt[3];
 
 static void register_user_dlts(void)
 {
-    dissector_handle_t hs[3] = { h_flit, h_pkt, h_stream };
+    dissector_handle_t *hs = fh_user;
     for (int i = 0; i < 3; i++) {
         if (reg_dlt[i] == pref_dlt[i]) continue;
         if (reg_dlt[i]) {
@@ -1118,7 +1177,7 @@ static void register_user_dlts(void)
 static void apply_prefs(void)
 {
     prefs_to_opts();
-    if (h_flit) register_user_dlts();
+    if (fh_user[0]) register_user_dlts();
 }
 
 void proto_register_ub(void)
@@ -1193,8 +1252,13 @@ void proto_register_ub(void)
     h_stream = register_dissector("ub.stream", dissect_ub_stream, proto_ub);
     h_cfgph = register_dissector("ub.cfgph", dissect_ub_cfgph, proto_ub);
     h_tph = register_dissector("ub", dissect_ub_tph, proto_ub);
-    h_sll = create_dissector_handle(dissect_ub_sll, proto_ub);
-    h_sll2 = create_dissector_handle(dissect_ub_sll2, proto_ub);
+    h_sll = register_dissector("ub.sll", dissect_ub_sll, proto_ub);
+    h_sll2 = register_dissector("ub.sll2", dissect_ub_sll2, proto_ub);
+    fh_user[0] = create_dissector_handle_with_name(dissect_front_flit, -1, "ub.front.flit");
+    fh_user[1] = create_dissector_handle_with_name(dissect_front_pkt, -1, "ub.front.pkt");
+    fh_user[2] = create_dissector_handle_with_name(dissect_front_stream, -1, "ub.front.stream");
+    fh_sll[0] = create_dissector_handle_with_name(dissect_front_sll, -1, "ub.front.sll");
+    fh_sll[1] = create_dissector_handle_with_name(dissect_front_sll2, -1, "ub.front.sll2");
 
     register_init_routine(stream_init);
     register_cleanup_routine(stream_cleanup);
@@ -1209,8 +1273,8 @@ void proto_reg_handoff_ub(void)
     dissector_table_t wt = find_dissector_table("wtap_encap");
     sll_orig[0] = wt ? dissector_get_uint_handle(wt, WTAP_ENCAP_SLL) : NULL;
     sll_orig[1] = wt ? dissector_get_uint_handle(wt, WTAP_ENCAP_SLL2) : NULL;
-    if (sll_orig[0]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL, h_sll);
-    if (sll_orig[1]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL2, h_sll2);
+    if (sll_orig[0]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL, fh_sll[0]);
+    if (sll_orig[1]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL2, fh_sll[1]);
     dissector_add_uint_with_preference("udp.port", UB_UDP_PORT, h_tph);
     heur_dissector_add("udp", dissect_ub_heur_udp, "UnifiedBus over UDP (UBoE)", "ub_udp", proto_ub,
                        HEURISTIC_ENABLE);

@@ -135,7 +135,7 @@ void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t act
     ub_error_rec(d->v, code, hdr, ub_dec_rec_off(d, off), actual, expected, what);
 }
 
-uint64_t ub_lget(const ub_layer *l, unsigned idx)
+uint64_t ub_lget_slow(const ub_layer *l, unsigned idx)
 {
     ub_val v;
     if (!l || idx >= l->hdr->nfields) return 0;
@@ -155,11 +155,15 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
 
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
-    for (unsigned i = 0; i < l->hdr->nfields; i++) {
-        const ub_field *f = &l->hdr->fields[i];
+    const ub_field *f = l->hdr->fields, *fend = f + l->hdr->nfields;
+    for (; f < fend; f++) {
         if (!(f->flags & UB_FF_RSVD)) continue;
         ub_val v;
-        if (ub_field_value(l, f, &v) != 0) continue;
+        if (f->type == UB_FT_UINT) {
+            if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v.u) || v.u == 0) continue;
+        } else if (ub_field_value(l, f, &v) != 0) {
+            continue;
+        }
         bool nz = false;
         if (f->type == UB_FT_BYTES) {
             for (uint32_t k = 0; k < v.nbytes; k++) nz |= v.bytes[k] != 0;
@@ -178,7 +182,7 @@ ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t b
                       uint32_t len, uint8_t lflags)
 {
     ub_view *v = d->v;
-    const ub_hdr *h = ub_hdr_get(hdr_id);
+    const ub_hdr *h = ub_hdr_fast(hdr_id);
     if (!h) return NULL;
     if (v->nlayers >= UB_MAX_LAYERS) {
         if (v->nlayers == UB_MAX_LAYERS) {

@@ -32,6 +32,10 @@ extern const ub_vname ub_vn_mgmt_status[];/* §10.4.3.1 */
 extern const ub_vname ub_vn_yesno[];
 extern const ub_vname ub_vn_cksum_status[];
 
+/* The registry behind ub_hdr_get(), inlined on the decode path. */
+extern const ub_hdr *const ub_registry[UB_H__COUNT];
+static inline const ub_hdr *ub_hdr_fast(unsigned id) { return id < UB_H__COUNT ? ub_registry[id] : NULL; }
+
 /* ---------------------------------------------------------------- reader */
 /* Bounds-checked big-endian bit/byte reader (cf. tcpdump GET_BE_U_n). Every decode read goes
  * through these: a read outside [0,len) returns false and leaves *out = 0. */
@@ -41,17 +45,18 @@ static inline bool ub_rd_bits(const uint8_t *p, uint32_t len, uint32_t bit_off, 
     if (bits == 0 || bits > 64) return false;
     uint64_t end = (uint64_t)bit_off + bits;
     if (end > (uint64_t)len * 8u) return false;
+    uint32_t first = bit_off >> 3, nb = (uint32_t)((end - 1) >> 3) - first + 1; /* 1..9 bytes */
+    uint32_t lead = bit_off & 7u;
     uint64_t v = 0;
-    uint32_t b = bit_off;
-    while (b < end) {
-        uint32_t byte = b >> 3, in = b & 7u;
-        uint32_t take = 8u - in;
-        if (take > end - b) take = (uint32_t)(end - b);
-        uint32_t shift = 8u - in - take;
-        uint32_t part = ((uint32_t)p[byte] >> shift) & ((1u << take) - 1u);
-        v = (v << take) | part;
-        b += take;
+    uint32_t n8 = nb > 8 ? 8 : nb;
+    for (uint32_t i = 0; i < n8; i++) v = (v << 8) | p[first + i];
+    if (nb <= 8) {
+        v >>= nb * 8u - lead - bits; /* drop the bits after the field */
+    } else {                        /* 9 bytes: lead + bits > 64 */
+        uint32_t tail = 72u - lead - bits; /* 0..7 */
+        v = (v << (8u - tail)) | ((uint64_t)p[first + 8] >> tail);
     }
+    if (bits < 64) v &= (1ull << bits) - 1u;
     *out = v;
     return true;
 }
@@ -76,12 +81,23 @@ static inline bool ub_rd32(const uint8_t *p, uint32_t len, uint32_t off, uint32_
 /* write `bits` of v at bit_off (MSB-first), used by the builder. Caller guarantees bounds. */
 static inline void ub_wr_bits(uint8_t *p, uint32_t bit_off, uint32_t bits, uint64_t v)
 {
-    for (uint32_t i = 0; i < bits; i++) {
-        uint32_t b = bit_off + i;
-        uint32_t bit = (uint32_t)((v >> (bits - 1 - i)) & 1u);
-        uint8_t m = (uint8_t)(0x80u >> (b & 7u));
-        if (bit) p[b >> 3] |= m; else p[b >> 3] &= (uint8_t)~m;
+    if (bits == 0 || bits > 64) return;
+    uint32_t first = bit_off >> 3, lead = bit_off & 7u;
+    uint32_t nb = (lead + bits + 7u) >> 3;
+    if (nb > 8) { /* 9 bytes: rare, bit by bit */
+        for (uint32_t i = 0; i < bits; i++) {
+            uint32_t b = bit_off + i;
+            uint8_t m = (uint8_t)(0x80u >> (b & 7u));
+            if ((v >> (bits - 1 - i)) & 1u) p[b >> 3] |= m; else p[b >> 3] &= (uint8_t)~m;
+        }
+        return;
     }
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < nb; i++) w = (w << 8) | p[first + i];
+    uint32_t shift = nb * 8u - lead - bits;
+    uint64_t mask = (bits < 64 ? ((1ull << bits) - 1u) : ~0ull) << shift;
+    w = (w & ~mask) | ((v << shift) & mask);
+    for (uint32_t i = nb; i-- > 0;) { p[first + i] = (uint8_t)w; w >>= 8; }
 }
 
 /* ---------------------------------------------------------------- decoder context */
@@ -114,8 +130,18 @@ ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t b
 /* Record an error at offset `off` of the current buffer (mapped to a record offset). */
 void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t actual, uint64_t expected,
               const char *what);
-/* Value of field index `idx` of a layer (0 if absent). */
-uint64_t ub_lget(const ub_layer *l, unsigned idx);
+/* Value of field index `idx` of a layer (0 if absent). Integer rows only need the bit reader. */
+uint64_t ub_lget_slow(const ub_layer *l, unsigned idx);
+static inline uint64_t ub_lget(const ub_layer *l, unsigned idx)
+{
+    if (!l || idx >= l->hdr->nfields) return 0;
+    const ub_field *f = &l->hdr->fields[idx];
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_X64))) {
+        uint64_t v;
+        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v) ? v : 0;
+    }
+    return ub_lget_slow(l, idx);
+}
 /* Index of field with short name (after the last '.') in a header, -1 if none (builder use). */
 int ub_field_index(const ub_hdr *h, const char *short_name);
 /* Check reserved fields of a layer and warn (called by ub_push). */

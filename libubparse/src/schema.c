@@ -117,7 +117,7 @@ extern const ub_hdr ub_hdr_urpc_rsp;
 extern const ub_hdr ub_hdr_urpc_rdoff;
 extern const ub_hdr ub_hdr_data;
 
-static const ub_hdr *const registry[UB_H__COUNT] = {
+const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_SLL] = &ub_hdr_sll,
     [UB_H_SLL2] = &ub_hdr_sll2,
     [UB_H_CFGPH] = &ub_hdr_cfgph,
@@ -236,7 +236,7 @@ static const ub_hdr *const registry[UB_H__COUNT] = {
 
 const ub_hdr *ub_hdr_get(unsigned id)
 {
-    return id < UB_H__COUNT ? registry[id] : NULL;
+    return id < UB_H__COUNT ? ub_registry[id] : NULL;
 }
 
 const char *ub_vname_lookup(const ub_vname *vals, uint64_t v)
@@ -253,7 +253,7 @@ size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **f
     if (!abbrev || strncmp(abbrev, "ub.", 3) != 0) return 0;
     const char *rest = abbrev + 3;
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
-        const ub_hdr *h = registry[id];
+        const ub_hdr *h = ub_registry[id];
         if (!h) continue;
         size_t al = strlen(h->abbrev);
         if (strncmp(rest, h->abbrev, al) != 0) continue;
