@@ -275,7 +275,16 @@ static void auto_fields(bstate *b)
             set_auto(it, "cfg", cfg);
             break;
         }
-        case UB_H_LCH: set_auto(it, "fixed", 0x20); break; /* Table 4-5: 6'b100000 */
+        case UB_H_LCH: { /* Table 4-5: fixed 6'b100000; CTRL/SUB_CTRL/CLENGTH from the body table (Table 4-6) */
+            set_auto(it, "fixed", 0x20);
+            unsigned ctrl, sub, minf;
+            if (nx && ub_dllcb_code(nid, &ctrl, &sub, &minf)) {
+                set_auto(it, "ctrl", ctrl);
+                set_auto(it, "sub_ctrl", sub);
+                set_auto(it, "clength", nid == UB_H_LNA ? 4 : minf - 1); /* §10.4.4: 5-flit advertisement */
+            }
+            break;
+        }
         case UB_H_NTH16: set_auto(it, "nlp", nid == UB_H_UPIH16 ? 1 : 0); break;
         case UB_H_NTH24: set_auto(it, "nlp", nid == UB_H_CTPH ? 0 : 2); break;
         case UB_H_CTPH:

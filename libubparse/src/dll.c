@@ -540,6 +540,20 @@ static const dllcb_type dllcb_types[] = {
     { 0x5, 0x0, 1, 1, UB_H_DLLCB_BLOCK_MODE_CHG }, { 0xC, 0x8, 5, 32, UB_H_DLLCB_INIT },
 };
 
+bool ub_dllcb_code(unsigned hdr_id, unsigned *ctrl, unsigned *sub, unsigned *min_flits)
+{
+    if (hdr_id == UB_H_DLLCB_INIT_ALT) hdr_id = UB_H_DLLCB_INIT;
+    if (hdr_id == UB_H_LNA) hdr_id = UB_H_DLLCB_PARAM_EXCHG;
+    for (size_t i = 0; i < sizeof dllcb_types / sizeof dllcb_types[0]; i++) {
+        if (dllcb_types[i].hdr != hdr_id) continue;
+        *ctrl = dllcb_types[i].ctrl;
+        *sub = dllcb_types[i].sub;
+        *min_flits = dllcb_types[i].min_flits;
+        return true;
+    }
+    return false;
+}
+
 static const dllcb_type *dllcb_lookup(unsigned ctrl, unsigned sub)
 {
     for (size_t i = 0; i < sizeof dllcb_types / sizeof dllcb_types[0]; i++)

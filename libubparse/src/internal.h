@@ -159,6 +159,8 @@ long ub_frame_dlldp(const ub_opts *o, const uint8_t lph[4], const uint8_t *pkt, 
                     bool error_flag, uint8_t *out, size_t cap);
 /* Complete a DLLCB body (flits bytes with LCH set) with BCRC/END in its last flit. */
 void ub_frame_dllcb(const ub_opts *o, uint8_t *blk, unsigned flits);
+/* CTRL/SUB_CTRL and minimum length of the DLLCB whose body table is hdr_id (Table 4-6; builder). */
+bool ub_dllcb_code(unsigned hdr_id, unsigned *ctrl, unsigned *sub, unsigned *min_flits);
 /* Map an offset of the de-interleaved network packet back to the record (multi-block DLLDP). */
 uint32_t ub_dll_pkt_to_rec(bool crc_mode, uint32_t pkt_off);
 

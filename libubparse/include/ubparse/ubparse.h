@@ -318,9 +318,9 @@ int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
 typedef struct ub_stream {
     const ub_opts *o;
     uint8_t buf[512 * 20]; /* a DLLDP/DLLCB being collected across records */
-    uint32_t have;         /* bytes collected in buf */
-    uint32_t need;         /* bytes of the current block unit, 0 = at a unit boundary */
-    bool in_pkt;           /* inside a multi-block DLLDP */
+    uint32_t have;         /* bytes buffered: the DLLDP in progress, then an open DLLCB after it */
+    uint32_t need;         /* open DLLCB: bit 31 flag, bits 30..16 its length, bits 15..0 bytes missing */
+    bool in_pkt;           /* a DLLDP is in progress */
     uint16_t blk_idx, nblk, flast;
     uint64_t units, resyncs;
 } ub_stream;
