@@ -702,7 +702,7 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     memset(stk, 0, sizeof stk);
     proto_item **litem = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * (nl ? nl : 1));
     unsigned maxd = 0;
-    for (unsigned i = 0; i < nl; i++) {
+    for (unsigned i = 0; tree && i < nl; i++) { /* no tree (plain tshark): only columns and expert info */
         const ub_layer *l = &v->layer[i];
         if (!l->hdr) continue;
         unsigned d = l->depth;
@@ -761,13 +761,9 @@ static const guint8 *tvb_bytes(tvbuff_t *tvb, guint32 *len)
     return *len ? tvb_get_ptr(tvb, 0, (gint)*len) : empty;
 }
 
-static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_entry entry)
+/* Columns and tree of a view decoded from all of tvb. */
+static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v)
 {
-    guint32 len;
-    const guint8 *data = tvb_bytes(tvb, &len);
-    ub_view *v = wmem_new(pinfo->pool, ub_view);
-    ub_decode(v, &g_opts, entry, data, len);
-
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
     char sum[512];
     sum[0] = '\0';
@@ -775,7 +771,16 @@ static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub
     col_clear(pinfo->cinfo, COL_INFO);
     col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
     add_view(tvb, pinfo, tree, v, NULL);
-    return (int)len;
+    return (int)tvb_captured_length(tvb);
+}
+
+static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_entry entry)
+{
+    guint32 len;
+    const guint8 *data = tvb_bytes(tvb, &len);
+    ub_view *v = wmem_new(pinfo->pool, ub_view);
+    ub_decode(v, &g_opts, entry, data, len);
+    return dissect_view(tvb, pinfo, tree, v);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -957,7 +962,7 @@ static gboolean dissect_ub_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tre
     if (ub_view_worst(v) >= UB_SEV_ERROR || v->errs_dropped) return FALSE;
     for (unsigned i = 0; i < v->nerrs; i++)
         if (v->err[i].code == UB_E_LINKTYPE || v->err[i].code == UB_E_RSVD_VALUE) return FALSE;
-    dissect_entry(tvb, pinfo, tree, UB_ENTRY_TPH);
+    dissect_view(tvb, pinfo, tree, v);
     return TRUE;
 }
 
@@ -1147,30 +1152,34 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 /* Registration                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
-static guint reg_dlt[3];
+static guint reg_dlt[3];                  /* DLT each front end is registered for, 0 none */
+static dissector_handle_t reg_prev[3];    /* what "wtap_encap" had there before (restored on change) */
 
+/* (Re-)register the USERn front ends for the configured link types.  All changed registrations are
+ * undone first (restoring the previous owner, normally the DLT_USER dissector), then the new ones made,
+ * so swapping two numbers works. */
 static void register_user_dlts(void)
 {
-    dissector_handle_t *hs = fh_user;
+    dissector_table_t wt = find_dissector_table("wtap_encap");
+    if (!wt) return;
     for (int i = 0; i < 3; i++) {
-        if (reg_dlt[i] == pref_dlt[i]) continue;
-        if (reg_dlt[i]) {
-            int we = wtap_pcap_encap_to_wtap_encap((int)reg_dlt[i]);
-            if (we > 0) {
-                dissector_delete_uint("wtap_encap", (guint32)we, hs[i]);
-                /* hand DLT_USERn back to the DLT_USER dissector that owned it */
-                if (user_dlt_handle && reg_dlt[i] >= 147 && reg_dlt[i] <= 162)
-                    dissector_add_uint("wtap_encap", (guint32)we, user_dlt_handle);
-            }
+        if (reg_dlt[i] == pref_dlt[i] || !reg_dlt[i]) continue;
+        int we = wtap_pcap_encap_to_wtap_encap((int)reg_dlt[i]);
+        if (we > 0 && dissector_get_uint_handle(wt, (guint32)we) == fh_user[i]) {
+            if (reg_prev[i]) dissector_add_uint("wtap_encap", (guint32)we, reg_prev[i]);
+            else dissector_delete_uint("wtap_encap", (guint32)we, fh_user[i]);
         }
         reg_dlt[i] = 0;
-        if (pref_dlt[i]) {
-            int we = wtap_pcap_encap_to_wtap_encap((int)pref_dlt[i]);
-            if (we > 0) {
-                dissector_add_uint("wtap_encap", (guint32)we, hs[i]);
-                reg_dlt[i] = pref_dlt[i];
-            }
-        }
+        reg_prev[i] = NULL;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (reg_dlt[i] == pref_dlt[i] || !pref_dlt[i]) continue;
+        int we = wtap_pcap_encap_to_wtap_encap((int)pref_dlt[i]);
+        if (we <= 0) continue;
+        dissector_handle_t prev = dissector_get_uint_handle(wt, (guint32)we);
+        reg_prev[i] = (prev == fh_user[0] || prev == fh_user[1] || prev == fh_user[2]) ? NULL : prev;
+        dissector_add_uint("wtap_encap", (guint32)we, fh_user[i]);
+        reg_dlt[i] = pref_dlt[i];
     }
 }
 

@@ -7,6 +7,7 @@ UB_APT_PACKAGES=(
     libpcap-dev                               # bench/rawloop.c (libpcap baseline)
     liblua5.4-dev                             # Lua bindings
     clang libclang-rt-14-dev                  # ASan/UBSan build and libFuzzer (clang-14 runtime)
+    python3                                   # tests: JSON output validation
 )
 
 ub_section() { printf '\n==== %s ====\n' "$*"; }

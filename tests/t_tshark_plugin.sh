@@ -49,9 +49,10 @@ echo '"User 0 (DLT=147)","data","0","","0",""' > "$tmp/home2/.config/wireshark/u
 cp "$UB_SOURCE_DIR/dissector/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
 
 # ---- run tshark without privileges
+# (UB_TSHARK_PRIVDROP=setpriv forces the fallback, for testing this script)
 RUN=
 if [ "$(id -u)" = 0 ]; then
-    if [ "$(unshare -U id -u 2>/dev/null)" = 65534 ]; then
+    if [ "${UB_TSHARK_PRIVDROP:-}" != setpriv ] && [ "$(unshare -U id -u 2>/dev/null)" = 65534 ]; then
         RUN="unshare -U"
     elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
         RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"

@@ -751,6 +751,18 @@ static void test_bogus(void)
     b->n = 0; shb(b, false); b32(b, 6); b32(b, 32);
     expect_error(b, 0, "truncated block header at offset 28 (8 bytes)");
     free(b);
+    /* open errors name the file */
+    char err[256] = "";
+    CHECK(ub_cap_open("/nonexistent-dir/x.pcap", err, sizeof err) == NULL);
+    CHECK(strstr(err, "/nonexistent-dir/x.pcap: ") == err && strstr(err, "No such file") != NULL);
+    CHECK(ub_cap_open(tmpdir, err, sizeof err) == NULL);
+    CHECK(strstr(err, "is a directory") != NULL);
+    CHECK(ub_cap_open(NULL, err, sizeof err) == NULL);
+    CHECK(ub_capw_open("/nonexistent-dir/x.pcap", true, 147, err, sizeof err) == NULL);
+    CHECK(strstr(err, "No such file") != NULL);
+    CHECK_EQ(ub_cap_next(NULL, NULL), -1);
+    CHECK_EQ(ub_capw_write(NULL, 0, 0, NULL, 0, 0), -1);
+    ub_cap_close(NULL);
 }
 
 /* ------------------------------------------------------------------ Wireshark interoperability */

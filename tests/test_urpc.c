@@ -31,17 +31,6 @@ static inline uint64_t td_lv(const ub_view *v, int li, const char *name)
 }
 
 /* formatted value of field `name` in layer li */
-static inline const char *td_fmt(const ub_view *v, int li, const char *name, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (li < 0 || li >= v->nlayers) return buf;
-    const ub_layer *l = &v->layer[li];
-    int i = ub_field_index(l->hdr, name);
-    ub_val x;
-    if (i < 0 || ub_field_value(l, &l->hdr->fields[i], &x) != 0) return buf;
-    ub_format_value(&l->hdr->fields[i], &x, false, buf, n);
-    return buf;
-}
 
 static inline uint64_t td_get(const ub_view *v, const char *abbrev)
 {
