@@ -1,0 +1,126 @@
+/* Protocol-state checker: consumes decoded packets (ub_view) in capture order, keeps bounded,
+ * evictable state per link direction, TP channel, transaction and management exchange, and emits
+ * findings of the rule catalogue (docs/rules.md, generated from the one table in rules.c).
+ * I/O-free and callback-driven (cf. nghttp2): the caller feeds packets, the engine calls back. */
+#ifndef UBPARSE_STATE_H
+#define UBPARSE_STATE_H
+
+#include "ubparse/ubparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- rule catalogue */
+typedef struct ub_rule {
+    uint16_t idx;
+    const char *id;          /* stable id, e.g. "UB-TP-002" */
+    const char *layer;       /* "data link", "network", "transport", "transaction", "management", "packet" */
+    uint8_t severity;        /* ub_sev: note / warning / error */
+    const char *spec;        /* spec section and digest checklist id, e.g. "§6.4.1; TP-02" */
+    const char *title;       /* one line */
+    const char *evidence;    /* what a finding carries: frames and values */
+} ub_rule;
+
+unsigned ub_rule_count(void);
+const ub_rule *ub_rule_get(unsigned idx);
+const ub_rule *ub_rule_by_id(const char *id);
+
+/* ---------------------------------------------------------------- findings */
+#define UB_FINDING_FRAMES 4
+typedef struct ub_finding {
+    uint16_t rule;                       /* index into the catalogue */
+    uint8_t severity;                    /* may be lowered from the rule's (e.g. §10.6 e: note) */
+    uint8_t nframes;
+    uint64_t frame;                      /* frame where it was detected / cited */
+    uint64_t frames[UB_FINDING_FRAMES];  /* related frames (the request, the first copy, ...) */
+    int64_t values[4];                   /* evidence values (meaning per rule: expected/actual, ...) */
+    uint8_t nvalues;
+    const char *detail;                  /* static explanation, may be NULL */
+    const char *key;                     /* static name of the state key kind ("TP channel", ...) */
+    char keytext[64];                    /* printable state key (channel, TASSN, link...) */
+} ub_finding;
+
+typedef void (*ub_finding_cb)(void *ctx, const ub_finding *f);
+
+/* A request matched to its response (transactions and management): plugin analysis, latency stats. */
+typedef struct ub_match {
+    uint64_t req_frame, rsp_frame;
+    uint64_t latency_ns;
+    uint8_t kind;      /* 0 transaction, 1 management, 2 transport ack */
+    uint16_t opcode;   /* TAOpcode of the request (management: 0x10 | Code << 8) */
+} ub_match;
+typedef void (*ub_match_cb)(void *ctx, const ub_match *m);
+
+/* Per-packet TP analysis flags (Wireshark ub.analysis.*) */
+enum ub_tp_flags {
+    UB_TPF_RETRANSMISSION = 1u << 0,
+    UB_TPF_OUT_OF_ORDER = 1u << 1,
+    UB_TPF_LOST_BEFORE = 1u << 2,   /* a PSN gap precedes this packet */
+    UB_TPF_DUP_ACK = 1u << 3,
+    UB_TPF_NAK = 1u << 4,
+    UB_TPF_SACK = 1u << 5,
+    UB_TPF_DUPLICATE = 1u << 6,     /* same PSN already seen (duplicate data) */
+};
+typedef struct ub_pkt_note {
+    uint64_t frame;
+    uint32_t tp_flags;
+    uint32_t expected_psn;
+} ub_pkt_note;
+typedef void (*ub_note_cb)(void *ctx, const ub_pkt_note *n);
+
+/* ---------------------------------------------------------------- configuration */
+enum ub_state_layers {
+    UB_ST_DLL = 1u << 0, UB_ST_NW = 1u << 1, UB_ST_TP = 1u << 2, UB_ST_TA = 1u << 3, UB_ST_MG = 1u << 4,
+    UB_ST_DECODE = 1u << 5, /* per-packet decode errors as findings */
+    UB_ST_ALL = 0x3F
+};
+
+typedef struct ub_state_cfg {
+    unsigned layers;               /* ub_state_layers to run */
+    uint32_t max_links;            /* link directions kept (default 64) */
+    uint32_t max_channels;         /* TP channels (default 65536) */
+    uint32_t max_transactions;     /* outstanding transactions (default 262144) */
+    uint32_t max_mgmt;             /* outstanding management exchanges (default 16384) */
+    uint64_t response_timeout_ns;  /* §10.6 e: 100 ms */
+    bool expect_taack;             /* §10.6 a option: the service mode returns TAACKs for RTP Writes/Sends */
+    bool gaps_are_notes;           /* §10.6 c option: per-packet load balancing, one path captured */
+} ub_state_cfg;
+
+void ub_state_cfg_default(ub_state_cfg *c);
+
+/* Where a packet came from (capture order, time, link direction). */
+typedef struct ub_pktinfo {
+    uint64_t frame;    /* 1-based record number */
+    uint64_t ts_ns;
+    uint32_t ifindex;  /* pcapng interface */
+    uint8_t dir;       /* ub_dir (UB_DIR_UNKNOWN when the capture has no direction) */
+} ub_pktinfo;
+
+typedef struct ub_state ub_state;
+
+/* One allocation sized by cfg (tables are bounded; the oldest entries are evicted when full). */
+ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx);
+void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx);
+void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx);
+/* Feed one decoded packet (views are not retained). */
+void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi);
+/* End of capture: report what is still outstanding (§10.6 e). */
+void ub_state_finish(ub_state *s);
+void ub_state_free(ub_state *s);
+
+typedef struct ub_state_stats {
+    uint64_t packets;
+    uint64_t evicted_links, evicted_channels, evicted_transactions, evicted_mgmt;
+    uint32_t links, channels, transactions, mgmt; /* live entries */
+} ub_state_stats;
+void ub_state_get_stats(const ub_state *s, ub_state_stats *st);
+
+/* Shard key for -j N: every TP/TA/MG key of the packet hashes the same (unordered endpoint pair),
+ * so N engines with layers TP|TA|MG on disjoint pairs give the same findings as one engine. */
+uint64_t ub_state_pair_hash(const ub_view *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,150 @@
+/* State-engine internals shared by the rule modules (st_dll.c, st_tp.c, st_ta.c, state.c). */
+#ifndef UB_ST_INTERNAL_H
+#define UB_ST_INTERNAL_H
+
+#include "internal.h"
+#include "rules.h"
+#include "ubparse/state.h"
+
+/* ---------------------------------------------------------------- field handles */
+/* A field name resolved once (at engine creation) to every table that defines it; reading it from
+ * a layer is then a pointer compare plus the bit reader — no string work per packet. */
+#define UB_FH_MAX 4
+typedef struct ub_fh {
+    const ub_hdr *h[UB_FH_MAX];
+    const ub_field *f[UB_FH_MAX];
+    uint8_t n;
+} ub_fh;
+void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
+/* value of the handle's field in layer l (0 when l is NULL or has no such field) */
+static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
+{
+    if (!l) return 0;
+    for (unsigned i = 0; i < fh->n; i++) {
+        if (fh->h[i] != l->hdr) continue;
+        ub_val v;
+        return ub_field_value(l, fh->f[i], &v) == 0 ? v.u : 0;
+    }
+    return 0;
+}
+static inline bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
+{
+    if (!l) return false;
+    for (unsigned i = 0; i < fh->n; i++) {
+        ub_val v;
+        if (fh->h[i] == l->hdr) return ub_field_value(l, fh->f[i], &v) == 0;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- the packet as the rules see it */
+typedef struct ub_addr {
+    uint8_t len; /* 0 = none */
+    uint8_t b[16];
+} ub_addr;
+
+typedef struct ub_pkt {
+    const ub_view *v;
+    const ub_pktinfo *pi;
+    int cfg;
+    uint8_t kind;            /* ub_kind */
+    ub_addr src, dst;        /* SCNA/DCNA or IP addresses */
+    uint64_t seid, deid;     /* EIDH (128-bit EIDs folded to 64 bits), 0 if none */
+    uint32_t upi;            /* UPIH, UINT32_MAX if none */
+    bool crc_bad;            /* BCRC or ICRC bad: keep out of TP/TA/credit state (§10.6 d) */
+    bool malformed;          /* a decode error of error severity */
+    uint8_t tp_kind;         /* enum ub_tp_kind */
+    uint32_t payload_len;    /* bytes of the transaction payload layer(s) */
+    uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */
+    /* layers of interest (NULL when absent) */
+    const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
+    const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
+    const ub_layer *btah, *atah, *maetah, *mtetah, *udetah, *taidetah, *ofstetah, *immetah, *ntfetah, *beetah, *tvetah;
+    const ub_layer *mgmtetah, *scanhdr, *scan_rpath, *scanpdu, *payload;
+    const ub_layer *cci;
+} ub_pkt;
+
+/* ---------------------------------------------------------------- bounded tables */
+#define UB_KEY_MAX 56
+typedef struct ub_key {
+    uint8_t len;
+    uint8_t b[UB_KEY_MAX];
+} ub_key;
+void ub_key_add(ub_key *k, const void *p, size_t n);
+void ub_key_addr(ub_key *k, const ub_addr *a);
+void ub_key_u64(ub_key *k, uint64_t v);
+
+/* Open addressing (linear probing, backward-shift deletion), fixed-size entries, approximate LRU
+ * eviction when 3/4 full. Each entry starts with a ub_tent header; the module's data follows. */
+typedef struct ub_tent {
+    uint64_t hash;
+    uint64_t last;  /* logical time of the last use */
+    uint8_t used;
+    ub_key key;
+} ub_tent;
+
+typedef struct ub_tbl {
+    const char *name;
+    uint32_t cap, esize, count;
+    uint64_t tick, evicted;
+    uint8_t *mem;
+    /* called before an entry is evicted (module may report what it loses) */
+    void (*on_evict)(void *mod, ub_tent *e);
+    void *mod;
+} ub_tbl;
+
+int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_size);
+void ub_tbl_free(ub_tbl *t);
+void *ub_tbl_find(ub_tbl *t, const ub_key *k);             /* data pointer or NULL */
+void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created); /* find or insert (zeroed) */
+void ub_tbl_remove(ub_tbl *t, void *data);
+/* iterate: start with *it = 0; returns data pointers of used entries, NULL at the end */
+void *ub_tbl_next(ub_tbl *t, uint32_t *it);
+static inline ub_tent *ub_tbl_hdr(void *data) { return (ub_tent *)((uint8_t *)data - sizeof(ub_tent)); }
+
+/* ---------------------------------------------------------------- modules */
+typedef struct ub_st_module {
+    const char *name;
+    unsigned layer;  /* ub_state_layers bit that enables it */
+    size_t (*size)(const ub_state_cfg *cfg);
+    int (*init)(void *m, ub_state *s);
+    void (*packet)(void *m, ub_state *s, const ub_pkt *p);
+    void (*finish)(void *m, ub_state *s);
+    void (*fini)(void *m);
+} ub_st_module;
+
+extern const ub_st_module ub_st_mod_dll; /* st_dll.c: digest §10.1 */
+extern const ub_st_module ub_st_mod_tp;  /* st_tp.c: §10.2, §10.3 */
+extern const ub_st_module ub_st_mod_ta;  /* st_ta.c: §10.4, §10.5 */
+
+struct ub_state {
+    ub_state_cfg cfg;
+    ub_finding_cb fcb;
+    void *fctx;
+    ub_match_cb mcb;
+    void *mctx;
+    ub_note_cb ncb;
+    void *nctx;
+    uint64_t packets;
+    uint64_t last_ts;
+    void *mods[8];                    /* module states */
+    const ub_st_module *mods_def[8];  /* their definitions */
+    unsigned nmods;
+    ub_state_stats stats;             /* modules update the live/evicted counters */
+    /* handles used by the packet extraction */
+    ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
+};
+
+/* Emit a finding. frames: up to UB_FINDING_FRAMES related frames (0 = none); vals: nvals values.
+ * keytext may be NULL. Severity defaults to the rule's; pass sev >= 0 to lower/raise it. */
+void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
+                const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext);
+/* shorthand: one related frame, up to two values */
+void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t other_frame, int64_t v0, int64_t v1,
+                 const char *detail);
+void ub_st_match(ub_state *s, const ub_match *m);
+void ub_st_note(ub_state *s, const ub_pkt_note *n);
+/* printable address */
+size_t ub_addr_str(const ub_addr *a, char *buf, size_t n);
+
+#endif

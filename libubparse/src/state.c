@@ -1,0 +1,534 @@
+/* State-engine framework: rule catalogue access, bounded tables, packet extraction, findings,
+ * and the decode-error module (every ub_err of a packet becomes a finding of the catalogue). */
+#include "st_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ================================================================ catalogue (rules.h) */
+static const ub_rule rule_table[UB_R__COUNT] = {
+#define UB_RULE_ROW(name, idv, layerv, sevv, specv, titlev, evv) \
+    [UB_R_##name] = { UB_R_##name, idv, layerv, sevv, specv, titlev, evv },
+    UB_RULES(UB_RULE_ROW)
+#undef UB_RULE_ROW
+};
+
+unsigned ub_rule_count(void) { return UB_R__COUNT; }
+const ub_rule *ub_rule_get(unsigned idx) { return idx < UB_R__COUNT ? &rule_table[idx] : NULL; }
+const ub_rule *ub_rule_by_id(const char *id)
+{
+    for (unsigned i = 0; i < UB_R__COUNT; i++)
+        if (strcmp(rule_table[i].id, id) == 0) return &rule_table[i];
+    return NULL;
+}
+
+/* ================================================================ field handles, keys */
+void ub_fh_init(ub_fh *fh, const char *abbrev)
+{
+    const ub_hdr *h[16];
+    const ub_field *f[16];
+    size_t n = ub_field_find(abbrev, h, f, 16);
+    fh->n = 0;
+    for (size_t i = 0; i < n && i < 16 && fh->n < UB_FH_MAX; i++) {
+        if (!f[i]) continue;
+        fh->h[fh->n] = h[i];
+        fh->f[fh->n] = f[i];
+        fh->n++;
+    }
+}
+
+void ub_key_add(ub_key *k, const void *p, size_t n)
+{
+    if (k->len + n > UB_KEY_MAX) n = UB_KEY_MAX - k->len;
+    memcpy(k->b + k->len, p, n);
+    k->len = (uint8_t)(k->len + n);
+}
+void ub_key_addr(ub_key *k, const ub_addr *a)
+{
+    ub_key_add(k, &a->len, 1);
+    ub_key_add(k, a->b, a->len);
+}
+void ub_key_u64(ub_key *k, uint64_t v) { ub_key_add(k, &v, sizeof v); }
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then a final mix */
+    for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ull; }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+size_t ub_addr_str(const ub_addr *a, char *buf, size_t n)
+{
+    int w = 0;
+    if (a->len == 0) w = snprintf(buf, n, "-");
+    else if (a->len <= 3) {
+        uint32_t v = 0;
+        for (unsigned i = 0; i < a->len; i++) v = v << 8 | a->b[i];
+        w = snprintf(buf, n, "0x%0*x", a->len * 2, v);
+    } else if (a->len == 4) w = snprintf(buf, n, "%u.%u.%u.%u", a->b[0], a->b[1], a->b[2], a->b[3]);
+    else {
+        size_t o = 0;
+        for (unsigned i = 0; i + 1 < a->len && o + 6 < n; i += 2) {
+            int k = snprintf(buf + o, n - o, i ? ":%x" : "%x", a->b[i] << 8 | a->b[i + 1]);
+            if (k > 0) o += (size_t)k;
+        }
+        return o;
+    }
+    return w < 0 ? 0 : (size_t)w;
+}
+
+/* ================================================================ bounded tables */
+static uint32_t pow2_at_least(uint32_t v)
+{
+    uint32_t p = 16;
+    while (p < v && p < (1u << 30)) p <<= 1;
+    return p;
+}
+
+int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_size)
+{
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
+    t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
+    t->mem = calloc(t->cap, t->esize);
+    return t->mem ? 0 : -1;
+}
+void ub_tbl_free(ub_tbl *t)
+{
+    free(t->mem);
+    t->mem = NULL;
+}
+
+static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
+
+static bool key_eq(const ub_key *a, const ub_key *b) { return a->len == b->len && memcmp(a->b, b->b, a->len) == 0; }
+
+static void tbl_remove_slot(ub_tbl *t, uint32_t i)
+{
+    uint32_t mask = t->cap - 1;
+    slot(t, i)->used = 0;
+    t->count--;
+    /* backward-shift deletion */
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        ub_tent *e = slot(t, j);
+        if (!e->used) break;
+        uint32_t home = (uint32_t)e->hash & mask;
+        /* can e move to the hole at i? only if its home is not in (i, j] cyclically */
+        bool in = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
+        if (in) continue;
+        memcpy(slot(t, i), e, t->esize);
+        e->used = 0;
+        i = j;
+    }
+}
+
+void *ub_tbl_find(ub_tbl *t, const ub_key *k)
+{
+    uint64_t h = hash_bytes(k->b, k->len);
+    uint32_t mask = t->cap - 1;
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        ub_tent *e = slot(t, i);
+        if (!e->used) return NULL;
+        if (e->hash == h && key_eq(&e->key, k)) {
+            e->last = ++t->tick;
+            return (uint8_t *)e + sizeof(ub_tent);
+        }
+    }
+}
+
+void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
+{
+    void *d = ub_tbl_find(t, k);
+    if (created) *created = false;
+    if (d) return d;
+    uint32_t mask = t->cap - 1;
+    uint64_t h = hash_bytes(k->b, k->len);
+    if (t->count + 1 > t->cap - t->cap / 4) {
+        /* evict the least recently used entry among a window of probe positions */
+        uint32_t best = UINT32_MAX;
+        uint64_t best_last = UINT64_MAX;
+        for (uint32_t n = 0, i = (uint32_t)h & mask; n < 64; n++, i = (i + 7919u) & mask) {
+            ub_tent *e = slot(t, i);
+            if (e->used && e->last < best_last) { best_last = e->last; best = i; }
+        }
+        if (best == UINT32_MAX) return NULL;
+        if (t->on_evict) t->on_evict(t->mod, slot(t, best));
+        tbl_remove_slot(t, best);
+        t->evicted++;
+    }
+    uint32_t i = (uint32_t)h & mask;
+    while (slot(t, i)->used) i = (i + 1) & mask;
+    ub_tent *e = slot(t, i);
+    memset(e, 0, t->esize);
+    e->used = 1;
+    e->hash = h;
+    e->key = *k;
+    e->last = ++t->tick;
+    t->count++;
+    if (created) *created = true;
+    return (uint8_t *)e + sizeof(ub_tent);
+}
+
+void ub_tbl_remove(ub_tbl *t, void *data)
+{
+    ub_tent *e = ub_tbl_hdr(data);
+    uint32_t i = (uint32_t)(((uint8_t *)e - t->mem) / t->esize);
+    tbl_remove_slot(t, i);
+}
+
+void *ub_tbl_next(ub_tbl *t, uint32_t *it)
+{
+    while (*it < t->cap) {
+        ub_tent *e = slot(t, (*it)++);
+        if (e->used) return (uint8_t *)e + sizeof(ub_tent);
+    }
+    return NULL;
+}
+
+/* ================================================================ findings */
+void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
+                const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext)
+{
+    if (!s->fcb || rule >= UB_R__COUNT) return;
+    ub_finding f;
+    memset(&f, 0, sizeof f);
+    f.rule = (uint16_t)rule;
+    f.severity = (uint8_t)(sev >= 0 ? sev : rule_table[rule].severity);
+    f.frame = frame;
+    for (unsigned i = 0; i < nframes && f.nframes < UB_FINDING_FRAMES; i++)
+        if (frames[i]) f.frames[f.nframes++] = frames[i];
+    for (unsigned i = 0; i < nvals && i < 4; i++) f.values[i] = vals[i];
+    f.nvalues = (uint8_t)(nvals > 4 ? 4 : nvals);
+    f.detail = detail;
+    f.key = key;
+    if (keytext) snprintf(f.keytext, sizeof f.keytext, "%s", keytext);
+    s->fcb(s->fctx, &f);
+}
+
+void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t other_frame, int64_t v0, int64_t v1,
+                 const char *detail)
+{
+    int64_t v[2] = { v0, v1 };
+    ub_st_emit(s, rule, sev, p->pi->frame, &other_frame, other_frame ? 1 : 0, v, 2, detail, NULL, NULL);
+}
+
+void ub_st_match(ub_state *s, const ub_match *m)
+{
+    if (s->mcb) s->mcb(s->mctx, m);
+}
+void ub_st_note(ub_state *s, const ub_pkt_note *n)
+{
+    if (s->ncb) s->ncb(s->nctx, n);
+}
+
+/* ================================================================ decode errors -> rules */
+static unsigned err_rule(const ub_err *e, const ub_err_info *ei)
+{
+    unsigned h = e->hdr;
+    switch (e->code) {
+    case UB_E_BCRC_BAD: return UB_R_DL_BCRC;
+    case UB_E_ICRC_BAD: return UB_R_NW_ICRC;
+    case UB_E_PLENGTH_RSVD: return UB_R_DL_PLENGTH;
+    case UB_E_UNKNOWN_CFG: return h == UB_H_LPH || h == UB_H_LBH || h == UB_H_LCH ? UB_R_DL_BLOCK_START : UB_R_NW_CFG;
+    case UB_E_UNKNOWN_DLLCB:
+    case UB_E_LCH_PATTERN:
+    case UB_E_CLENGTH: return UB_R_DL_DLLCB_FORMAT;
+    case UB_E_LBH_MISMATCH: return UB_R_DL_BLOCKS;
+    case UB_E_ERROR_FLAG: return UB_R_DL_ERROR_FLAG;
+    case UB_E_STREAM: return UB_R_DL_INTERLEAVE;
+    case UB_E_PADDING: return h == UB_H_FLITPAD ? UB_R_DL_PADDING : UB_R_RS_BITS;
+    case UB_E_RSVD_BITS: return h == UB_H_FLITPAD ? UB_R_DL_PADDING : UB_R_RS_BITS;
+    case UB_E_RSVD_ATTR: return UB_R_RS_ATTR;
+    case UB_E_TP_ALIGN: return UB_R_TP_ALIGN;
+    case UB_E_FLAGS: return UB_R_TA_FLAGS;
+    case UB_E_UNKNOWN_TPOPCODE: return UB_R_TP_HEADER;
+    case UB_E_UNKNOWN_NLP:
+        return h == UB_H_NTH16 || h == UB_H_NTH24 ? UB_R_NW_NLP : (h == UB_H_RTPH || h == UB_H_CTPH || h == UB_H_UTPH) ? UB_R_TP_HEADER : UB_R_PK_MALFORMED;
+    case UB_E_AMBIGUOUS:
+    case UB_E_ENCRYPTED:
+    case UB_E_TOO_DEEP: return UB_R_PK_NOTE;
+    case UB_E_LINKTYPE: return UB_R__COUNT; /* not UB traffic: no finding */
+    case UB_E_LENGTH:
+        if (h == UB_H_LPH) return UB_R_DL_PLENGTH;
+        if (h == UB_H_MGMTETAH || (h >= UB_H_MG_ERROR && h <= UB_H_MG_OPAQUE)) return UB_R_MG_PDU;
+        if (h >= UB_H_SCANHDR && h <= UB_H_TLV_OTHER) return UB_R_MG_SCAN_PDU;
+        if (h >= UB_H_BTAH && h <= UB_H_ATOMIC_OPS) return UB_R_TA_LENGTH;
+        if (h == UB_H_IPV4 || h == UB_H_IPV6 || h == UB_H_UDP) return UB_R_NW_IP;
+        return UB_R_PK_MALFORMED;
+    case UB_E_VALUE:
+    case UB_E_RSVD_VALUE:
+        switch (h) {
+        case UB_H_IPV4: case UB_H_IPV6: case UB_H_UDP: return UB_R_NW_IP;
+        case UB_H_NTHIP: return UB_R_NW_NPI;
+        case UB_H_NTH16: case UB_H_NTH24: return UB_R_NW_NLP;
+        case UB_H_CCI_CAQM: case UB_H_CCI_FECN: case UB_H_CCI_FECN_RTT: case UB_H_CCI_RSVD: return UB_R_NW_CCI;
+        case UB_H_RTPH: case UB_H_UTPH: case UB_H_CTPH: case UB_H_SAETPH: return UB_R_TP_RSP_VALUES;
+        case UB_H_ATAH: case UB_H_ATAH_C: return UB_R_TA_STATUS;
+        case UB_H_MAETAH: case UB_H_MAETAH_C: case UB_H_ATOMIC_OPS: return UB_R_TA_ATOMIC;
+        case UB_H_BEETAH: return UB_R_TA_BE;
+        case UB_H_BTAH: case UB_H_BTAH_C: case UB_H_BTAH_ALT: return UB_R_TA_FLAGS;
+        case UB_H_SCANHDR: case UB_H_SCAN_RPATH: return UB_R_MG_SCAN_HEADER;
+        case UB_H_ENUMPAD: return UB_R_MG_ENUM_FRAME;
+        case UB_H_MGMTETAH: return UB_R_MG_PDU;
+        default:
+            if (h >= UB_H_SCANPDU_REQ && h <= UB_H_TLV_OTHER) return UB_R_MG_SCAN_PDU;
+            if (h >= UB_H_MG_ERROR && h <= UB_H_MG_OPAQUE) return UB_R_MG_PDU;
+            if (h >= UB_H_DLLCB_NULL && h <= UB_H_LNA) return UB_R_DL_CTRL_BLOCKS;
+            return UB_R_PK_MALFORMED;
+        }
+    default: break;
+    }
+    (void)ei;
+    return UB_R_PK_MALFORMED;
+}
+
+static void decode_findings(ub_state *s, const ub_pkt *p)
+{
+    const ub_view *v = p->v;
+    for (unsigned i = 0; i < v->nerrs; i++) {
+        const ub_err *e = &v->err[i];
+        const ub_err_info *ei = ub_err_get(e->code);
+        if (!ei) continue;
+        unsigned r = err_rule(e, ei);
+        if (r >= UB_R__COUNT) continue;
+        /* the catalogue's severity, except that a decode note stays a note */
+        int sev = ei->severity == UB_SEV_NOTE ? UB_SEV_NOTE : -1;
+        int64_t vals[3] = { (int64_t)e->off, (int64_t)e->actual, (int64_t)e->expected };
+        ub_st_emit(s, r, sev, p->pi->frame, NULL, 0, vals, 3, e->what ? e->what : ei->name, ei->name, NULL);
+    }
+}
+
+/* ================================================================ packet extraction */
+static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh)
+{
+    a->len = 0;
+    if (!l) return;
+    for (unsigned i = 0; i < fh->n; i++) {
+        if (fh->h[i] != l->hdr) continue;
+        ub_val v;
+        if (ub_field_value(l, fh->f[i], &v) != 0) return;
+        const ub_field *f = fh->f[i];
+        if (f->type == UB_FT_UINT) {
+            unsigned n = (f->bits + 7) / 8;
+            a->len = (uint8_t)n;
+            for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
+        } else {
+            a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
+            memcpy(a->b, v.bytes, a->len);
+        }
+        return;
+    }
+}
+
+static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
+{
+    if (!l) return 0;
+    for (unsigned i = 0; i < fh->n; i++) {
+        if (fh->h[i] != l->hdr) continue;
+        ub_val v;
+        if (ub_field_value(l, fh->f[i], &v) != 0) return 0;
+        if (fh->f[i]->type == UB_FT_UINT) return v.u;
+        uint64_t h = 0;
+        for (uint32_t k = 0; k < v.nbytes; k++) h = h * 131 + v.bytes[k];
+        return h;
+    }
+    return 0;
+}
+
+static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+{
+    memset(p, 0, sizeof *p);
+    p->v = v;
+    p->pi = pi;
+    p->cfg = v->cfg;
+    p->kind = v->kind;
+    p->upi = UINT32_MAX;
+    const ub_layer *upih = NULL, *eidh = NULL;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        switch (l->hdr->id) {
+        case UB_H_LPH: p->lph = l; break;
+        case UB_H_LCH: p->lch = l; break;
+        case UB_H_BCRC: if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l; break;
+        case UB_H_END: p->end = l; break;
+        case UB_H_LNA: p->lna = l; break;
+        case UB_H_NTH16: case UB_H_NTH24: p->nth = l; break;
+        case UB_H_NTHIP: p->nthip = l; break;
+        case UB_H_CCI_CAQM: case UB_H_CCI_FECN: case UB_H_CCI_FECN_RTT: case UB_H_CCI_RSVD: p->cci = l; break;
+        case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
+        case UB_H_UDP: if (!p->udp) p->udp = l; break;
+        case UB_H_ICRC: p->icrc = l; break;
+        case UB_H_RTPH: p->rtph = l; break;
+        case UB_H_UTPH: p->utph = l; break;
+        case UB_H_CTPH: p->ctph = l; break;
+        case UB_H_CETPH_LDCP: case UB_H_CETPH_CAQM: case UB_H_CETPH_CNP: p->cetph = l; break;
+        case UB_H_SAETPH: p->saetph = l; break;
+        case UB_H_UPIH16: case UB_H_UPIH32: upih = l; break;
+        case UB_H_EIDH40: case UB_H_EIDH256: eidh = l; break;
+        case UB_H_BTAH: case UB_H_BTAH_C: case UB_H_BTAH_ALT: p->btah = l; break;
+        case UB_H_ATAH: case UB_H_ATAH_C: p->atah = l; break;
+        case UB_H_MAETAH: case UB_H_MAETAH_C: p->maetah = l; break;
+        case UB_H_MTETAH: p->mtetah = l; break;
+        case UB_H_UDETAH: p->udetah = l; break;
+        case UB_H_TAIDETAH: p->taidetah = l; break;
+        case UB_H_OFSTETAH: p->ofstetah = l; break;
+        case UB_H_IMMETAH: p->immetah = l; break;
+        case UB_H_NTFETAH: p->ntfetah = l; break;
+        case UB_H_BEETAH: p->beetah = l; break;
+        case UB_H_TVETAH: p->tvetah = l; break;
+        case UB_H_MGMTETAH: p->mgmtetah = l; break;
+        case UB_H_SCANHDR: p->scanhdr = l; break;
+        case UB_H_SCAN_RPATH: p->scan_rpath = l; break;
+        case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p->scanpdu = l; break;
+        case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->len; break;
+        default:
+            if (l->hdr->id >= UB_H_DLLCB_NULL && l->hdr->id <= UB_H_DLLCB_RSVD) p->dllcb = l;
+        }
+    }
+    if (p->nth) {
+        addr_from(&p->src, p->nth, &s->f_scna);
+        addr_from(&p->dst, p->nth, &s->f_dcna);
+    } else if (p->ip) {
+        addr_from(&p->src, p->ip, &s->f_ip_src);
+        addr_from(&p->dst, p->ip, &s->f_ip_dst);
+    }
+    if (eidh) {
+        p->seid = eid_from(eidh, &s->f_seid);
+        p->deid = eid_from(eidh, &s->f_deid);
+    }
+    if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
+    p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
+    for (unsigned i = 0; i < v->nlayers; i++)
+        if ((v->layer[i].hdr->id == UB_H_BCRC || v->layer[i].hdr->id == UB_H_ICRC) && v->layer[i].status == UB_CK_BAD)
+            p->crc_bad = true;
+    p->malformed = ub_view_worst(v) >= UB_SEV_ERROR;
+    if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
+}
+
+uint64_t ub_state_pair_hash(const ub_view *v)
+{
+    /* unordered endpoint pair from the NTH or IP addresses (and EIDs); link-only traffic hashes to 0 */
+    uint8_t a[40], b[40];
+    size_t na = 0, nb = 0;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        unsigned id = l->hdr->id;
+        uint32_t so = 0, sl = 0, doff = 0, dl = 0;
+        if (id == UB_H_NTH16) { so = 0; sl = 2; doff = 2; dl = 2; }
+        else if (id == UB_H_NTH24) { so = 0; sl = 3; doff = 3; dl = 3; }
+        else if (id == UB_H_IPV4) { so = 12; sl = 4; doff = 16; dl = 4; }
+        else if (id == UB_H_IPV6) { so = 8; sl = 16; doff = 24; dl = 16; }
+        else continue;
+        if (l->len < doff + dl || l->len < so + sl) return 0;
+        memcpy(a, l->data + so, sl);
+        na = sl;
+        memcpy(b, l->data + doff, dl);
+        nb = dl;
+        break;
+    }
+    if (!na) return 0;
+    int c = memcmp(a, b, na < nb ? na : nb);
+    uint8_t k[80];
+    if (c <= 0) { memcpy(k, a, na); memcpy(k + na, b, nb); }
+    else { memcpy(k, b, nb); memcpy(k + nb, a, na); }
+    return hash_bytes(k, na + nb) | 1u;
+}
+
+/* ================================================================ engine */
+void ub_state_cfg_default(ub_state_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->layers = UB_ST_ALL;
+    c->max_links = 64;
+    c->max_channels = 16384;
+    c->max_transactions = 65536;
+    c->max_mgmt = 4096;
+    c->response_timeout_ns = 100000000ull; /* §10.6 e */
+}
+
+static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta };
+
+ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
+{
+    ub_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->cfg = *cfg;
+    s->fcb = fcb;
+    s->fctx = ctx;
+    ub_fh_init(&s->f_scna, "ub.nth.scna");
+    ub_fh_init(&s->f_dcna, "ub.nth.dcna");
+    ub_fh_init(&s->f_seid, "ub.eidh.seid");
+    ub_fh_init(&s->f_deid, "ub.eidh.deid");
+    ub_fh_init(&s->f_upi, "ub.upih.upi");
+    ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
+    ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
+    /* IPv6 addresses: add the ipv6 tables to the same handles */
+    ub_fh v6;
+    ub_fh_init(&v6, "ub.ipv6.src");
+    for (unsigned i = 0; i < v6.n && s->f_ip_src.n < UB_FH_MAX; i++) { s->f_ip_src.h[s->f_ip_src.n] = v6.h[i]; s->f_ip_src.f[s->f_ip_src.n++] = v6.f[i]; }
+    ub_fh_init(&v6, "ub.ipv6.dst");
+    for (unsigned i = 0; i < v6.n && s->f_ip_dst.n < UB_FH_MAX; i++) { s->f_ip_dst.h[s->f_ip_dst.n] = v6.h[i]; s->f_ip_dst.f[s->f_ip_dst.n++] = v6.f[i]; }
+    for (unsigned i = 0; i < sizeof all_modules / sizeof all_modules[0]; i++) {
+        const ub_st_module *m = all_modules[i];
+        if (!(cfg->layers & m->layer)) continue;
+        void *mem = calloc(1, m->size(cfg));
+        if (!mem || m->init(mem, s) != 0) {
+            free(mem);
+            ub_state_free(s);
+            return NULL;
+        }
+        s->mods[s->nmods] = mem;
+        s->mods_def[s->nmods] = m;
+        s->nmods++;
+    }
+    return s;
+}
+
+void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx)
+{
+    s->mcb = cb;
+    s->mctx = ctx;
+}
+void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
+{
+    s->ncb = cb;
+    s->nctx = ctx;
+}
+
+void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
+{
+    ub_pkt p;
+    extract(s, v, pi, &p);
+    s->packets++;
+    if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
+    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
+    for (unsigned i = 0; i < s->nmods; i++) s->mods_def[i]->packet(s->mods[i], s, &p);
+}
+
+void ub_state_finish(ub_state *s)
+{
+    for (unsigned i = 0; i < s->nmods; i++)
+        if (s->mods_def[i]->finish) s->mods_def[i]->finish(s->mods[i], s);
+}
+
+void ub_state_free(ub_state *s)
+{
+    if (!s) return;
+    for (unsigned i = 0; i < s->nmods; i++) {
+        if (s->mods_def[i]->fini) s->mods_def[i]->fini(s->mods[i]);
+        free(s->mods[i]);
+    }
+    free(s);
+}
+
+void ub_state_get_stats(const ub_state *s, ub_state_stats *st)
+{
+    *st = s->stats;
+    st->packets = s->packets;
+}
