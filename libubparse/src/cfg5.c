@@ -3,29 +3,7 @@
  * GUIDs here are plain big-endian (UB_FT_GUID; R-43 order Protocol, DGUID, SGUID). */
 #include "internal.h"
 
-static ub_layer *push_in(ub_dec *d, unsigned id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)
-{
-    if (end > d->len) end = d->len;
-    if (off > end) off = end;
-    ub_layer *l = ub_push_buf(d, id, d->p, end, off, len, d->lflags);
-    if (!l) return NULL;
-    if ((l->flags & UB_LF_TRUNC) && trunc_err) {
-        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
-        ub_error(d, UB_E_TRUNCATED, id, off + l->len, l->len, need, l->hdr->key);
-    }
-    ub_check_rsvd(d, l);
-    return l;
-}
 
-static uint64_t peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
-{
-    ub_layer t;
-    memset(&t, 0, sizeof t);
-    t.hdr = h;
-    t.data = d->p + off;
-    t.len = end > off ? end - off : 0;
-    return ub_lget(&t, idx);
-}
 
 /* ---------------------------------------------------------------- value names */
 /* App. F Table F-2, §F.2.6 (I-22) */
@@ -137,24 +115,24 @@ static unsigned dguid_kind(const ub_layer *h, unsigned proto)
 
 static void push_pdu(ub_dec *d, uint32_t off, uint32_t end)
 {
-    if (off < end) push_in(d, UB_H_NCTL_PDU, off, end - off, end, false);
+    if (off < end) ub_push_in(d, UB_H_NCTL_PDU, off, end - off, end, false);
 }
 
 static void dec_dhcp(ub_dec *d, uint32_t off, uint32_t end, bool v6)
 {
     uint32_t hl = v6 ? IPV6_HLEN : IPV4_HLEN;
-    ub_layer *ip = push_in(d, v6 ? UB_H_IPV6 : UB_H_IPV4, off, hl, end, true);
+    ub_layer *ip = ub_push_in(d, v6 ? UB_H_IPV6 : UB_H_IPV4, off, hl, end, true);
     if (!ip || (ip->flags & UB_LF_TRUNC)) return;
-    ub_layer *udp = push_in(d, UB_H_UDP, off + hl, UDP_HLEN, end, true);
+    ub_layer *udp = ub_push_in(d, UB_H_UDP, off + hl, UDP_HLEN, end, true);
     if (!udp || (udp->flags & UB_LF_TRUNC)) return;
     push_pdu(d, off + hl + UDP_HLEN, end);
 }
 
 static void dec_ipnotify(ub_dec *d, uint32_t off, uint32_t end)
 {
-    unsigned ver = (unsigned)peek(d, &ub_hdr_ipnotify4, IPN_VERSION, off, end);
+    unsigned ver = (unsigned)ub_peek(d, &ub_hdr_ipnotify4, IPN_VERSION, off, end);
     if (end - off < 1) {
-        push_in(d, UB_H_IPNOTIFY4, off, ub_hdr_ipnotify4.len, end, true);
+        ub_push_in(d, UB_H_IPNOTIFY4, off, ub_hdr_ipnotify4.len, end, true);
         return;
     }
     if (ver != 1 && ver != 2) { /* reserved Version: address size unknown */
@@ -164,7 +142,7 @@ static void dec_ipnotify(ub_dec *d, uint32_t off, uint32_t end)
     }
     unsigned id = ver == 1 ? UB_H_IPNOTIFY4 : UB_H_IPNOTIFY6;
     uint32_t size = ub_hdr_get(id)->len;
-    ub_layer *l = push_in(d, id, off, size, end, true);
+    ub_layer *l = ub_push_in(d, id, off, size, end, true);
     if (l && !(l->flags & UB_LF_TRUNC) && end - off > size) {
         ub_error(d, UB_E_TRAILING, id, off + size, end - off - size, 0, "bytes after the IP notify PDU");
         push_pdu(d, off + size, end);
@@ -173,7 +151,7 @@ static void dec_ipnotify(ub_dec *d, uint32_t off, uint32_t end)
 
 static void dec_npic(ub_dec *d, uint32_t off, uint32_t end)
 {
-    ub_layer *h = push_in(d, UB_H_NPIC, off, ub_hdr_npic.len, end, true);
+    ub_layer *h = ub_push_in(d, UB_H_NPIC, off, ub_hdr_npic.len, end, true);
     if (!h || (h->flags & UB_LF_TRUNC)) return;
     unsigned op = (unsigned)ub_lget(h, NPIC_OPCODE);
     uint32_t sum = (uint32_t)ub_lget(h, NPIC_SUM);
@@ -184,7 +162,7 @@ static void dec_npic(ub_dec *d, uint32_t off, uint32_t end)
     d->depth++;
     uint32_t i;
     for (i = 0; i < sum && p < end; i++, p += ent) {
-        ub_layer *e = push_in(d, UB_H_NPIC_ENTRY, p, ent, end, false);
+        ub_layer *e = ub_push_in(d, UB_H_NPIC_ENTRY, p, ent, end, false);
         if (!e || (e->flags & UB_LF_TRUNC)) {
             p = end;
             break;
@@ -198,7 +176,7 @@ void ub_dec_cfg5(ub_dec *d, uint32_t off, uint32_t end)
 {
     if (end > d->len) end = d->len;
     if (off > end) off = end;
-    ub_layer *h = push_in(d, UB_H_NCTL, off, ub_hdr_nctl.len, end, true);
+    ub_layer *h = ub_push_in(d, UB_H_NCTL, off, ub_hdr_nctl.len, end, true);
     if (!h) return;
     unsigned proto = (unsigned)ub_lget(h, NCTL_PROTOCOL);
     h->variant = (uint8_t)dguid_kind(h, proto); /* §F.1 well-known DGUID, I-36: informational */

@@ -221,6 +221,30 @@ ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
     return l;
 }
 
+ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)
+{
+    if (end > d->len) end = d->len;
+    if (off > end) off = end;
+    ub_layer *l = ub_push_buf(d, hdr_id, d->p, end, off, len, d->lflags);
+    if (!l) return NULL;
+    if ((l->flags & UB_LF_TRUNC) && trunc_err) {
+        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
+        ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
+    }
+    ub_check_rsvd(d, l);
+    return l;
+}
+
+uint64_t ub_peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
+{
+    ub_layer t;
+    memset(&t, 0, sizeof t);
+    t.hdr = h;
+    t.data = d->p + off;
+    t.len = end > off ? end - off : 0;
+    return ub_lget(&t, idx);
+}
+
 /* ---------------------------------------------------------------- field values */
 int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
 {

@@ -127,6 +127,12 @@ ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
 /* Same on an explicit buffer (used for record-level layers while p is the netbuf). */
 ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t buflen, uint32_t off,
                       uint32_t len, uint8_t lflags);
+/* Push [off, off+len) but never past `end` (ub_push only clamps to the whole buffer); a short layer
+ * records UB_E_TRUNCATED when trunc_err. */
+ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err);
+/* Read row idx of table h from bytes [off, end) of the current buffer without pushing a layer
+ * (selectors that decide which table to push); 0 if the field is not inside the bytes. */
+uint64_t ub_peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end);
 /* Record an error at offset `off` of the current buffer (mapped to a record offset). */
 void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t actual, uint64_t expected,
               const char *what);

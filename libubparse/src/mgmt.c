@@ -15,32 +15,7 @@
 /* Exported helper (prototype to be added to ubparse.h). */
 
 /* ---------------------------------------------------------------- local helpers */
-/* Push [off, off+len) but never past `end` (ub_push only clamps to the whole buffer). */
-static ub_layer *push_in(ub_dec *d, unsigned id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)
-{
-    if (end > d->len) end = d->len;
-    if (off > end) off = end;
-    ub_layer *l = ub_push_buf(d, id, d->p, end, off, len, d->lflags);
-    if (!l) return NULL;
-    if ((l->flags & UB_LF_TRUNC) && trunc_err) {
-        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
-        ub_error(d, UB_E_TRUNCATED, id, off + l->len, l->len, need, l->hdr->key);
-    }
-    ub_check_rsvd(d, l);
-    return l;
-}
 
-/* Read one field of table `h` from bytes [off, end) without pushing a layer (selectors that
- * decide which table to push). Returns 0 if the field is not inside the bytes. */
-static uint64_t peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
-{
-    ub_layer t;
-    memset(&t, 0, sizeof t);
-    t.hdr = h;
-    t.data = d->p + off;
-    t.len = end > off ? end - off : 0;
-    return ub_lget(&t, idx);
-}
 
 static uint32_t clamp_end(const ub_dec *d, uint32_t end) { return end > d->len ? d->len : end; }
 
@@ -305,27 +280,27 @@ uint32_t ub_dec_tlvs(ub_dec *d, uint32_t off, uint32_t end)
     while (off < end) {
         uint32_t rem = end - off;
         if (rem < 2) { /* not even Type/Length */
-            push_in(d, UB_H_TLV_OTHER, off, 2, end, true);
+            ub_push_in(d, UB_H_TLV_OTHER, off, 2, end, true);
             return end;
         }
-        unsigned type = (unsigned)peek(d, &ub_hdr_tlv_other, TLV_TYPE, off, end);
-        unsigned tlen = (unsigned)peek(d, &ub_hdr_tlv_other, TLV_LENGTH, off, end);
+        unsigned type = (unsigned)ub_peek(d, &ub_hdr_tlv_other, TLV_TYPE, off, end);
+        unsigned tlen = (unsigned)ub_peek(d, &ub_hdr_tlv_other, TLV_LENGTH, off, end);
         unsigned id, need;
         bool rsvd;
         tlv_kind(type, &id, &need, &rsvd);
         if (rsvd) ub_error(d, UB_E_RSVD_VALUE, id, off, type, 0, "ub.tlv.type");
         if (tlen < 4) { /* cannot advance: show the rest as one TLV */
             ub_error(d, UB_E_LENGTH, id, off + 1, tlen, need ? need : 4, "TLV Length < 4");
-            push_in(d, id, off, rem, end, false);
+            ub_push_in(d, id, off, rem, end, false);
             return end;
         }
         if (tlen > rem) {
-            push_in(d, id, off, tlen, end, true);
+            ub_push_in(d, id, off, tlen, end, true);
             return end;
         }
         if (tlen % 4 != 0 || (need && tlen != need))
             ub_error(d, UB_E_LENGTH, id, off + 1, tlen, need ? need : (tlen + 3u) & ~3u, "TLV Length");
-        if (!push_in(d, id, off, tlen, end, false)) return end;
+        if (!ub_push_in(d, id, off, tlen, end, false)) return end;
         off += tlen;
     }
     return off;
@@ -365,7 +340,7 @@ static void check_path_pad(ub_dec *d, uint32_t off, uint32_t plen, unsigned hops
 
 static void push_opaque(ub_dec *d, uint32_t off, uint32_t end)
 {
-    if (off < end) push_in(d, UB_H_MG_OPAQUE, off, end - off, end, false);
+    if (off < end) ub_push_in(d, UB_H_MG_OPAQUE, off, end - off, end, false);
 }
 
 enum { MG_SCAN_MAX = 1024 }; /* MG-01: Scan Header + Scan PDU <= 1024 bytes */
@@ -376,7 +351,7 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
     if (off > end) off = end;
 
     /* §10.4.3.1: 2 bytes of padding */
-    ub_layer *pad = push_in(d, UB_H_ENUMPAD, off, 2, end, true);
+    ub_layer *pad = ub_push_in(d, UB_H_ENUMPAD, off, 2, end, true);
     if (!pad || (pad->flags & UB_LF_TRUNC)) return end;
     uint64_t pv = ub_lget(pad, PAD_PADDING);
     if (pv) ub_error(d, UB_E_PADDING, UB_H_ENUMPAD, off, pv, 0, "ub.enumpad.padding");
@@ -384,30 +359,30 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
     /* Scan Header (§10.4.3.2 Fig 10-22) */
     uint32_t sh = off + 2;
     if (end - sh < 4) {
-        push_in(d, UB_H_SCANHDR, sh, 4, end, true);
+        ub_push_in(d, UB_H_SCANHDR, sh, 4, end, true);
         return end;
     }
-    unsigned r = (unsigned)peek(d, &ub_hdr_scanhdr, SH_R, sh, end);
-    unsigned type = (unsigned)peek(d, &ub_hdr_scanhdr, SH_TYPE, sh, end);
-    unsigned hops = (unsigned)peek(d, &ub_hdr_scanhdr, SH_HOPS, sh, end);
-    unsigned step = (unsigned)peek(d, &ub_hdr_scanhdr, SH_STEP, sh, end);
+    unsigned r = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_R, sh, end);
+    unsigned type = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_TYPE, sh, end);
+    unsigned hops = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_HOPS, sh, end);
+    unsigned step = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_STEP, sh, end);
     unsigned w = scan_width(type);
     if (!w) { /* Type >= 3: path sizes unknown, nothing after it can be located */
-        ub_layer *l = push_in(d, UB_H_SCANHDR, sh, 4, end, true);
+        ub_layer *l = ub_push_in(d, UB_H_SCANHDR, sh, 4, end, true);
         ub_error(d, UB_E_RSVD_VALUE, UB_H_SCANHDR, sh + 1, type, 2, "ub.scanhdr.type");
         if (l) push_opaque(d, sh + 4, end);
         return end;
     }
     uint32_t plen = 4u * ((hops * w + 31u) / 32u); /* §7.1.1: 4*ceil(Hops*w/32) */
     uint32_t rlen = r ? plen : 0;
-    ub_layer *shl = push_in(d, UB_H_SCANHDR, sh, 4 + plen, end, true);
+    ub_layer *shl = ub_push_in(d, UB_H_SCANHDR, sh, 4 + plen, end, true);
     if (!shl) return end;
     if (step > hops) /* MG-02, §10.6 j */
         ub_error(d, UB_E_VALUE, UB_H_SCANHDR, sh + 3, step, hops, "ub.scanhdr.step > hops");
     if (shl->flags & UB_LF_TRUNC) return end;
     check_path_pad(d, sh + 4, plen, hops, w, "ub.scanhdr.forward_path padding");
     if (rlen) {
-        ub_layer *rl = push_in(d, UB_H_SCAN_RPATH, sh + 4 + plen, rlen, end, true);
+        ub_layer *rl = ub_push_in(d, UB_H_SCAN_RPATH, sh + 4 + plen, rlen, end, true);
         if (!rl || (rl->flags & UB_LF_TRUNC)) return end;
         check_path_pad(d, sh + 4 + plen, rlen, hops, w, "ub.scanhdr.return_path padding");
     }
@@ -420,9 +395,9 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
         ub_error(d, UB_E_TRUNCATED, UB_H_SCANPDU_REQ, pdu, 0, 24, "scan PDU missing");
         return end;
     }
-    unsigned opcode = (unsigned)peek(d, &ub_hdr_scanpdu_req, SQ_OPCODE, pdu, end);
+    unsigned opcode = (unsigned)ub_peek(d, &ub_hdr_scanpdu_req, SQ_OPCODE, pdu, end);
     bool rsp = avail > 2 && opcode == 0; /* Opcode 0 = response for every CMD */
-    ub_layer *pl = push_in(d, rsp ? UB_H_SCANPDU_RSP : UB_H_SCANPDU_REQ, pdu, 24, end, true);
+    ub_layer *pl = ub_push_in(d, rsp ? UB_H_SCANPDU_RSP : UB_H_SCANPDU_REQ, pdu, 24, end, true);
     if (!pl || (pl->flags & UB_LF_TRUNC)) return end;
     unsigned ver = (unsigned)ub_lget(pl, SQ_VERSION);
     unsigned cmd = (unsigned)ub_lget(pl, SQ_CMD);
@@ -478,7 +453,7 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
         ub_dec_tlvs(d, ext, lim);
         d->depth--;
     } else if (ext_id != UB_H_NONE && ext < lim) {
-        ub_layer *el = push_in(d, ext_id, ext, ub_hdr_get(ext_id)->len, lim, false);
+        ub_layer *el = ub_push_in(d, ext_id, ext, ub_hdr_get(ext_id)->len, lim, false);
         if (el) push_opaque(d, ext + el->len, lim);
     } else {
         push_opaque(d, ext, lim);
@@ -721,7 +696,7 @@ static void pdu_fixed_len(ub_dec *d, unsigned id, uint32_t off, uint32_t end, ui
     uint32_t n = end - off;
     if (n != size) ub_error(d, UB_E_LENGTH, id, off, n, size, ub_hdr_get(id)->key);
     if (n == 0) return;
-    ub_layer *l = push_in(d, id, off, size, end, false);
+    ub_layer *l = ub_push_in(d, id, off, size, end, false);
     if (l && n > size) push_opaque(d, off + size, end);
 }
 static void pdu_fixed(ub_dec *d, unsigned id, uint32_t off, uint32_t end)
@@ -749,7 +724,7 @@ static void pdu_vdm(ub_dec *d, uint32_t off, uint32_t end)
     unsigned id = d->o->vdm_variant ? UB_H_MG_VDM_VENDOR_ALT : UB_H_MG_VDM_VENDOR; /* R-36 / I-35 */
     uint32_t n = end - off, min = ub_hdr_get(id)->len;
     if (n < min) ub_error(d, UB_E_LENGTH, id, off, n, min, ub_hdr_get(id)->key);
-    if (n) push_in(d, id, off, n > min ? n : min, end, false);
+    if (n) ub_push_in(d, id, off, n > min ? n : min, end, false);
 }
 
 static void pdu_rsi(ub_dec *d, uint32_t off, uint32_t end, bool rsp)
@@ -763,10 +738,10 @@ static void pdu_rsi(ub_dec *d, uint32_t off, uint32_t end, bool rsp)
         pdu_fixed(d, UB_H_MG_RSI_REQ, off, end);
         return;
     }
-    unsigned op = (unsigned)peek(d, &ub_hdr_mg_rsi_req, RSIQ_OPCODE, off, end);
+    unsigned op = (unsigned)ub_peek(d, &ub_hdr_mg_rsi_req, RSIQ_OPCODE, off, end);
     if (op > 1) {
         ub_error(d, UB_E_RSVD_VALUE, UB_H_MG_RSI_REQ, off + 2, op, 0, "ub.rsi.opcode");
-        push_in(d, UB_H_MG_RSI_REQ, off, n, end, false);
+        ub_push_in(d, UB_H_MG_RSI_REQ, off, n, end, false);
         return;
     }
     pdu_fixed_len(d, UB_H_MG_RSI_REQ, off, end, op ? MG_RSI_REQ_LEN1 : MG_RSI_REQ_LEN0);
@@ -779,7 +754,7 @@ static void pdu_entinfo(ub_dec *d, uint32_t off, uint32_t end)
         pdu_fixed(d, UB_H_MG_ENTINFO_RSP, off, end);
         return;
     }
-    ub_layer *l = push_in(d, UB_H_MG_ENTINFO_RSP, off, fixed, end, false);
+    ub_layer *l = ub_push_in(d, UB_H_MG_ENTINFO_RSP, off, fixed, end, false);
     if (!l) return;
     uint32_t mue = (uint32_t)ub_lget(l, ENT_MUE_NUMS);
     uint32_t want = fixed + ent * mue;
@@ -787,7 +762,7 @@ static void pdu_entinfo(ub_dec *d, uint32_t off, uint32_t end)
     uint32_t p = off + fixed;
     d->depth++;
     for (uint32_t i = 0; i < mue && end - p >= ent; i++, p += ent)
-        if (!push_in(d, UB_H_MG_ENTINFO_MUE, p, ent, end, false)) break;
+        if (!ub_push_in(d, UB_H_MG_ENTINFO_MUE, p, ent, end, false)) break;
     d->depth--;
     push_opaque(d, p, end);
 }
@@ -799,12 +774,12 @@ static void pdu_lnq_req(ub_dec *d, uint32_t off, uint32_t end)
         pdu_fixed(d, UB_H_MG_LNQ_REQ, off, end);
         return;
     }
-    unsigned list = (unsigned)peek(d, &ub_hdr_mg_lnq_req, LNQ_D, off, end);
-    unsigned pn = (unsigned)peek(d, &ub_hdr_mg_lnq_req, LNQ_PORT_NUM, off, end);
+    unsigned list = (unsigned)ub_peek(d, &ub_hdr_mg_lnq_req, LNQ_D, off, end);
+    unsigned pn = (unsigned)ub_peek(d, &ub_hdr_mg_lnq_req, LNQ_PORT_NUM, off, end);
     unsigned cnt = list ? pn : 2; /* range query: Port_idx0 = first, Port_idx1 = last */
     uint32_t want = fixed + ((2u * cnt + 3u) & ~3u); /* padded to 4 bytes */
     if (n != want) ub_error(d, UB_E_LENGTH, UB_H_MG_LNQ_REQ, off, n, want, "lnq: 4 + Port_idx list");
-    ub_layer *l = push_in(d, UB_H_MG_LNQ_REQ, off, want < n ? want : n, end, false);
+    ub_layer *l = ub_push_in(d, UB_H_MG_LNQ_REQ, off, want < n ? want : n, end, false);
     if (!l) return;
     /* entries after the last port are padding = 0 */
     for (uint32_t b = fixed + 2u * cnt; b + 2 <= l->len; b += 2) {

@@ -6,19 +6,6 @@
  * so the caller pushes the Inline / Return Data as the payload from there. */
 #include "internal.h"
 
-static ub_layer *push_in(ub_dec *d, unsigned id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)
-{
-    if (end > d->len) end = d->len;
-    if (off > end) off = end;
-    ub_layer *l = ub_push_buf(d, id, d->p, end, off, len, d->lflags);
-    if (!l) return NULL;
-    if ((l->flags & UB_LF_TRUNC) && trunc_err) {
-        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
-        ub_error(d, UB_E_TRUNCATED, id, off + l->len, l->len, need, l->hdr->key);
-    }
-    ub_check_rsvd(d, l);
-    return l;
-}
 
 /* ---------------------------------------------------------------- value names */
 enum { URPC_VERSION = 1 };
@@ -121,15 +108,6 @@ UB_HDR_DEF(urpc_rdoff, UB_H_URPC_RDOFF, "urpc_rdoff", "urpc_rdoff", "URPC Return
 
 /* ---------------------------------------------------------------- decoder */
 /* Version and Type sit at the same place in all heads; read them through the request table. */
-static uint64_t peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
-{
-    ub_layer t;
-    memset(&t, 0, sizeof t);
-    t.hdr = h;
-    t.data = d->p + off;
-    t.len = end > off ? end - off : 0;
-    return ub_lget(&t, idx);
-}
 
 /* one layer per entry at depth + 1 */
 static void push_entries(ub_dec *d, unsigned id, uint32_t off, uint32_t n)
@@ -137,7 +115,7 @@ static void push_entries(ub_dec *d, unsigned id, uint32_t off, uint32_t n)
     uint32_t sz = ub_hdr_get(id)->len;
     d->depth++;
     for (uint32_t i = 0; i < n; i++)
-        if (!push_in(d, id, off + i * sz, sz, off + (i + 1) * sz, false)) break;
+        if (!ub_push_in(d, id, off + i * sz, sz, off + (i + 1) * sz, false)) break;
     d->depth--;
 }
 
@@ -147,37 +125,37 @@ bool ub_dec_urpc(ub_dec *d, uint32_t off, uint32_t end)
     if (off >= end) return false;
     uint32_t avail = end - off;
     if (avail < ub_hdr_urpc_ack.len) return false; /* the shortest head */
-    if (peek(d, &ub_hdr_urpc_req, RQ_VERSION, off, end) != URPC_VERSION) return false;
-    unsigned type = (unsigned)peek(d, &ub_hdr_urpc_req, RQ_TYPE, off, end);
+    if (ub_peek(d, &ub_hdr_urpc_req, RQ_VERSION, off, end) != URPC_VERSION) return false;
+    unsigned type = (unsigned)ub_peek(d, &ub_hdr_urpc_req, RQ_TYPE, off, end);
 
     switch (type) {
     case URPC_T_REQ: {
         uint32_t head = ub_hdr_urpc_req.len;
         if (avail < head) return false;
-        uint32_t cnt = (uint32_t)peek(d, &ub_hdr_urpc_req, RQ_COUNT, off, end);
-        uint32_t total = (uint32_t)peek(d, &ub_hdr_urpc_req, RQ_TOTAL, off, end);
+        uint32_t cnt = (uint32_t)ub_peek(d, &ub_hdr_urpc_req, RQ_COUNT, off, end);
+        uint32_t total = (uint32_t)ub_peek(d, &ub_hdr_urpc_req, RQ_TOTAL, off, end);
         uint32_t need = head + cnt * ub_hdr_urpc_dma.len;
         if (need > avail || total < head) return false;
-        if (!push_in(d, UB_H_URPC_REQ, off, head, end, false)) return true;
+        if (!ub_push_in(d, UB_H_URPC_REQ, off, head, end, false)) return true;
         push_entries(d, UB_H_URPC_DMA, off + head, cnt);
         return true;
     }
     case URPC_T_ACK: {
-        if (peek(d, &ub_hdr_urpc_ack, AK_RANGE, off, end) == 0) return false;
-        push_in(d, UB_H_URPC_ACK, off, ub_hdr_urpc_ack.len, end, false);
+        if (ub_peek(d, &ub_hdr_urpc_ack, AK_RANGE, off, end) == 0) return false;
+        ub_push_in(d, UB_H_URPC_ACK, off, ub_hdr_urpc_ack.len, end, false);
         return true;
     }
     case URPC_T_RSP:
     case URPC_T_ACK_RSP: {
         uint32_t head = ub_hdr_urpc_rsp.len;
         if (avail < head) return false;
-        uint32_t range = (uint32_t)peek(d, &ub_hdr_urpc_rsp, RS_RANGE, off, end);
-        uint32_t total = (uint32_t)peek(d, &ub_hdr_urpc_rsp, RS_TOTAL, off, end);
+        uint32_t range = (uint32_t)ub_peek(d, &ub_hdr_urpc_rsp, RS_RANGE, off, end);
+        uint32_t total = (uint32_t)ub_peek(d, &ub_hdr_urpc_rsp, RS_TOTAL, off, end);
         if (range == 0 || total < head) return false;
         /* Return Data Offsets: Range - 1 of them, absent if Range = 1 or no Return Data */
         uint32_t nofs = (range > 1 && total > head) ? range - 1 : 0;
         if (head + nofs * ub_hdr_urpc_rdoff.len > avail) return false;
-        if (!push_in(d, UB_H_URPC_RSP, off, head, end, false)) return true;
+        if (!ub_push_in(d, UB_H_URPC_RSP, off, head, end, false)) return true;
         push_entries(d, UB_H_URPC_RDOFF, off + head, nofs);
         return true;
     }
