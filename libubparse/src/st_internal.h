@@ -85,7 +85,7 @@ typedef struct ub_tent {
 
 typedef struct ub_tbl {
     const char *name;
-    uint32_t cap, esize, count;
+    uint32_t cap, esize, count, max; /* max: entries kept (eviction beyond it) */
     uint64_t tick, evicted;
     uint8_t *mem;
     /* called before an entry is evicted (module may report what it loses) */

@@ -92,6 +92,8 @@ int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_s
 {
     memset(t, 0, sizeof *t);
     t->name = name;
+    if (max_entries == 0) max_entries = 1;
+    t->max = max_entries;
     t->cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
     t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
     t->mem = calloc(t->cap, t->esize);
@@ -149,7 +151,7 @@ void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
     if (d) return d;
     uint32_t mask = t->cap - 1;
     uint64_t h = hash_bytes(k->b, k->len);
-    if (t->count + 1 > t->cap - t->cap / 4) {
+    if (t->count + 1 > t->max) {
         /* evict the least recently used entry among a window of probe positions */
         uint32_t best = UINT32_MAX;
         uint64_t best_last = UINT64_MAX;

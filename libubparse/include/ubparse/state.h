@@ -79,9 +79,9 @@ enum ub_state_layers {
 typedef struct ub_state_cfg {
     unsigned layers;               /* ub_state_layers to run */
     uint32_t max_links;            /* link directions kept (default 64) */
-    uint32_t max_channels;         /* TP channels (default 65536) */
-    uint32_t max_transactions;     /* outstanding transactions (default 262144) */
-    uint32_t max_mgmt;             /* outstanding management exchanges (default 16384) */
+    uint32_t max_channels;         /* TP channels (default 16384) */
+    uint32_t max_transactions;     /* outstanding transactions (default 65536) */
+    uint32_t max_mgmt;             /* outstanding management exchanges (default 4096) */
     uint64_t response_timeout_ns;  /* §10.6 e: 100 ms */
     bool expect_taack;             /* §10.6 a option: the service mode returns TAACKs for RTP Writes/Sends */
     bool gaps_are_notes;           /* §10.6 c option: per-packet load balancing, one path captured */
