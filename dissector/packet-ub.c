@@ -412,7 +412,7 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
         m->clen = n;
         m->bits = (guint8)f->bits;
         m->signed_ = (guint8)sgn;
-        if (n <= 8) {
+        if (n <= 8 && !(f->flags & UB_FF_X64)) {
             guint shift = n * 8 - (f->bit_off - start * 8) - f->bits;
             guint64 mask = (f->bits == n * 8) ? 0 : (((f->bits == 64) ? G_MAXUINT64 : ((G_GUINT64_CONSTANT(1) << f->bits) - 1)) << shift);
             if (f->type == UB_FT_BOOL) {
@@ -428,8 +428,9 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
             }
             m->kind = RK_ITEM;
         } else {
-            /* 9-byte span (unaligned 57..64-bit field): no container, add the decoded value */
-            enum ftenum t = ft_uint_bytes((f->bits + 7) / 8, sgn);
+            /* 9-byte span (unaligned 57..64-bit field), or a value stored without its low zero bits
+             * (UB_FF_X64, R-24): no container, add the decoded value */
+            enum ftenum t = ft_uint_bytes((f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 7) / 8, sgn);
             const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
             int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
             m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);
