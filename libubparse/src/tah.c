@@ -253,6 +253,9 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
     bool compact = d->o->tah_fmt[cfg] == UB_TAH_COMPACT && !opcode_needs_full(op); /* */
     d->v->tah_fmt = compact ? UB_TAH_COMPACT : UB_TAH_FULL;
     if (op >= 0x11 && op <= 0x13) {
+        /* a TAACK carries nothing after its ATAH: 8 bytes can only be the full format */
+        if (op == 0x11 && compact && end - off == ub_hdr_get(UB_H_ATAH)->len) compact = false;
+        d->v->tah_fmt = compact ? UB_TAH_COMPACT : UB_TAH_FULL;
         dec_response(d, op, compact, off, end);
         return;
     }

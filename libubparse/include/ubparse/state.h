@@ -48,7 +48,8 @@ typedef struct ub_match {
     uint64_t req_frame, rsp_frame;
     uint64_t latency_ns;
     uint8_t kind;      /* 0 transaction, 1 management, 2 transport ack */
-    uint16_t opcode;   /* TAOpcode of the request (management: 0x10 | Code << 8) */
+    uint16_t opcode;   /* kind 0: TAOpcode of the request; kind 1: configuration management 0x10 | Code << 8,
+                        * enumeration 0x80 | (8 + CMD) << 8; kind 2: TPOpcode of the ack */
 } ub_match;
 typedef void (*ub_match_cb)(void *ctx, const ub_match *m);
 
