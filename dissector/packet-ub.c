@@ -80,6 +80,11 @@ static expert_field *ei_ub;              /* [UB_E__COUNT] */
 
 static ub_opts g_opts; /* options in force, rebuilt from the prefs */
 
+const ub_opts *ub_ws_opts(void)
+{
+    return &g_opts;
+}
+
 /* Preference names mirror ubdump's -o names (ubdump -o help): "ub.read_ext4:2" here is
  * "ubdump -o read_ext4=2".  Defaults are taken from ub_opts_default(): the R-nn defaults live in
  * libubparse only. */
@@ -771,7 +776,10 @@ static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_
     ub_summary(v, sum, sizeof sum);
     col_clear(pinfo->cinfo, COL_INFO);
     col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
-    add_view(tvb, pinfo, tree, v, NULL);
+    proto_item *top = add_view(tvb, pinfo, tree, v, NULL);
+    proto_tree *ut = top ? proto_item_get_subtree(top) : NULL;
+    ub_an_view(tvb, pinfo, ut, v, pinfo->fd->pkt_len);
+    ub_an_show(tvb, pinfo, ut);
     return (int)tvb_captured_length(tvb);
 }
 
@@ -1006,6 +1014,25 @@ static void stream_cleanup(void)
     stream_states = NULL; /* file scope frees it */
 }
 
+typedef struct flush_ctx {
+    ub_unit_cb cb;
+    void *ctx;
+} flush_ctx;
+
+static void stream_flush_one(gpointer key _U_, gpointer value, gpointer user_data)
+{
+    const flush_ctx *fc = (const flush_ctx *)user_data;
+    s_state *st = (s_state *)value;
+    ub_stream_flush(&st->s, fc->cb, fc->ctx);
+}
+
+void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx)
+{
+    if (!stream_states) return;
+    flush_ctx fc = { cb, ctx };
+    wmem_map_foreach(stream_states, stream_flush_one, &fc);
+}
+
 typedef struct feed_ctx {
     s_state *st;
     s_frame *fr;
@@ -1125,8 +1152,10 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         proto_item_append_text(ui, ": %u bytes, %s", ul, sum[0] ? sum : "?");
         if (u->first_frame != pinfo->num) proto_item_append_text(ui, " [started in frame %u]", u->first_frame);
         proto_tree *utr = proto_item_add_subtree(ui, ett_ub_unit);
-        add_view(ut, pinfo, utr, v, NULL);
+        proto_item *top = add_view(ut, pinfo, utr, v, NULL);
+        ub_an_view(ut, pinfo, top ? proto_item_get_subtree(top) : NULL, v, ul);
     }
+    ub_an_show(tvb, pinfo, stt);
     if (fr->tail_open) {
         proto_item *it = proto_tree_add_uint(stt, hf_ub_stream_open_bytes, tvb,
                                              (gint)(len - (fr->open_bytes <= len ? fr->open_bytes : len)),
@@ -1256,6 +1285,8 @@ void proto_register_ub(void)
     prefs_to_opts();
     module_t *m = prefs_register_protocol(proto_ub, apply_prefs);
     register_prefs(m);
+    ub_an_register(proto_ub); /* analysis fields, prefs, taps, statistics */
+    ub_an_register_prefs(m);
 
     h_flit = register_dissector("ub.flit", dissect_ub_flit, proto_ub);
     h_pkt = register_dissector("ub.pkt", dissect_ub_pkt, proto_ub);

@@ -1,8 +1,27 @@
-/* UB (UnifiedBus) dissector plugin: registration entry points used by plugin.c. */
+/* UB (UnifiedBus) dissector plugin: what plugin.c, packet-ub.c and packet-ub-analysis.c share. */
 #ifndef PACKET_UB_H
 #define PACKET_UB_H
 
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <ubparse/ubparse.h>
+
+/* packet-ub.c: registration entry points (plugin.c) */
 void proto_register_ub(void);
 void proto_reg_handoff_ub(void);
+
+/* packet-ub.c: the libubparse options in force (from the preferences) */
+const ub_opts *ub_ws_opts(void);
+/* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
+void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx);
+
+/* packet-ub-analysis.c: state engine, addresses, taps, statistics */
+void ub_an_register(int proto_ub);
+void ub_an_register_prefs(module_t *m);
+/* every decoded view: Source/Destination, hidden address fields in tree, the engine (first pass),
+ * the taps; bytes = length counted in the conversation tables */
+void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_view *v, guint32 bytes);
+/* once per frame, after its views: the ub.analysis subtree, expert infos, Info column tags */
+void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
 
 #endif

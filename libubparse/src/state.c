@@ -301,7 +301,8 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
         if (r >= UB_R__COUNT) continue;
         /* the catalogue's severity, except that a decode note stays a note */
         int sev = ei->severity == UB_SEV_NOTE ? UB_SEV_NOTE : -1;
-        int64_t vals[3] = { (int64_t)e->off, (int64_t)e->actual, (int64_t)e->expected };
+        /* evidence: found/carried value, expected/computed value, byte offset in the record */
+        int64_t vals[3] = { (int64_t)e->actual, (int64_t)e->expected, (int64_t)e->off };
         ub_st_emit(s, r, sev, p->pi->frame, NULL, 0, vals, 3, e->what ? e->what : ei->name, ei->name, NULL);
     }
 }

@@ -1,0 +1,1140 @@
+/* packet-ub-analysis.c — protocol-state analysis (ub.analysis.*), addresses, taps and statistics of
+ * the UB plugin.
+ *
+ * The analysis is libubparse's state engine (ubparse/state.h), the same code as `ubdump --audit`:
+ * one ub_state per capture file, fed with every UB packet on the first, sequential pass
+ * (pinfo->fd->visited == FALSE) with its frame number, time, interface and direction.  The engine's
+ * callbacks (findings, request/response matches, per-packet TP flags) are stored in file-scope maps
+ * keyed by frame number and shown on every pass as generated fields and expert infos, like TCP's
+ * tcp.analysis.*.  Findings about outstanding state are emitted by ub_state_finish(), which runs in
+ * the post-sequential-pass routine: tshark -2 and the GUI show them, single-pass tshark cannot.
+ *
+ * Statistics (docs/wireshark.md):
+ *   tap "ub"      per decoded packet: the conversation table -z conv,ub (CNA / IP pairs),
+ *                 -z ub,srt (response times from the engine's matches), -z ub,tree (packet counts)
+ *   tap "ub_tp"   RTP/UTP/CTP packets: -z conv,ub_tp (TP channels: address + TPN, as ubdump -z ub,tp)
+ *   tap "ub_eid"  packets with an EIDH: -z conv,ub_eid (EID pairs)
+ */
+#include <string.h>
+
+#include <wireshark.h>
+#include <epan/packet.h>
+#include <epan/expert.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/tap.h>
+#include <epan/address_types.h>
+#include <epan/to_str.h>
+#include <epan/conversation_table.h>
+#include <epan/srt_table.h>
+#include <epan/stats_tree.h>
+#include <epan/wmem_scopes.h>
+#include <wiretap/wtap.h>
+
+#include <ubparse/ubparse.h>
+#include <ubparse/capfile.h>
+#include <ubparse/state.h>
+
+#include "packet-ub.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registration ids                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static int proto_ub_an = -1;   /* proto_ub (owner of the fields) */
+static int proto_ub_tp = -1;   /* "ub_tp": conversation table of TP channels */
+static int proto_ub_eid = -1;  /* "ub_eid": conversation table of EID pairs */
+
+static int hf_an = -1;
+static int hf_an_tp_channel = -1;
+static int hf_an_expected_psn = -1;
+static int hf_an_response_in = -1;
+static int hf_an_request_in = -1;
+static int hf_an_acked_in = -1;
+static int hf_an_acks_frame = -1;
+static int hf_an_latency = -1;
+static int hf_an_rule = -1;
+static int hf_an_related = -1;
+static int hf_cna = -1;   /* hidden: both CNAs (conversation filters, like ip.addr) */
+static int hf_eid = -1;   /* hidden: both 20-bit EIDs */
+static int hf_tp_src = -1, hf_tp_dst = -1, hf_tp_ep = -1; /* hidden: TP endpoints ("address:0xTPN") */
+
+static gint ett_an = -1;
+static gint ett_an_finding = -1;
+
+/* TP flags: expert items whose names are the filter fields (as tcp.analysis.retransmission) */
+static expert_field ei_retrans = EI_INIT, ei_ooo = EI_INIT, ei_lost = EI_INIT, ei_dupack = EI_INIT,
+                    ei_dup = EI_INIT, ei_nak = EI_INIT, ei_sack = EI_INIT;
+/* engine findings: "ub.analysis.finding", one registration per (group, severity) */
+enum { FG_SEQUENCE, FG_PROTOCOL, FG_MALFORMED, FG_CHECKSUM, FG__N };
+static expert_field ei_finding[FG__N][3];
+
+static int tap_ub = -1, tap_ub_tp = -1, tap_ub_eid = -1;
+static int at_ub_cna = -1, at_ub_eid = -1;
+
+/* preferences (names as ubdump's options) */
+static gboolean pref_analyze = TRUE;
+static gboolean pref_expect_taack = FALSE;
+static gboolean pref_gaps_are_notes = FALSE;
+static guint pref_response_timeout_ms = 100;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Field handles: a schema field resolved once to every table that defines it                   */
+/* ------------------------------------------------------------------------------------------ */
+
+#define AN_FH_MAX 8
+typedef struct an_fh {
+    const ub_hdr *h[AN_FH_MAX];
+    const ub_field *f[AN_FH_MAX];
+    guint n;
+} an_fh;
+
+static void fh_add(an_fh *fh, const char *abbrev)
+{
+    const ub_hdr *h[AN_FH_MAX];
+    const ub_field *f[AN_FH_MAX];
+    size_t n = ub_field_find(abbrev, h, f, AN_FH_MAX);
+    for (size_t i = 0; i < n && i < AN_FH_MAX && fh->n < AN_FH_MAX; i++) {
+        if (!f[i]) continue;
+        fh->h[fh->n] = h[i];
+        fh->f[fh->n] = f[i];
+        fh->n++;
+    }
+}
+
+static gboolean fh_get(const an_fh *fh, const ub_layer *l, ub_val *v)
+{
+    if (!l) return FALSE;
+    for (guint i = 0; i < fh->n; i++)
+        if (fh->h[i] == l->hdr) return ub_field_value(l, fh->f[i], v) == 0;
+    return FALSE;
+}
+
+static const ub_vname *fh_vals(const an_fh *fh)
+{
+    for (guint i = 0; i < fh->n; i++)
+        if (fh->f[i]->vals) return fh->f[i]->vals;
+    return NULL;
+}
+
+static an_fh f_scna, f_dcna, f_ip_src, f_ip_dst, f_seid, f_deid, f_stpn, f_dtpn;
+static an_fh f_taop_b, f_taop_a, f_tpop, f_mgcode;
+
+static void fields_init(void)
+{
+    fh_add(&f_scna, "ub.nth.scna");
+    fh_add(&f_dcna, "ub.nth.dcna");
+    fh_add(&f_ip_src, "ub.ipv4.src");
+    fh_add(&f_ip_src, "ub.ipv6.src");
+    fh_add(&f_ip_dst, "ub.ipv4.dst");
+    fh_add(&f_ip_dst, "ub.ipv6.dst");
+    fh_add(&f_seid, "ub.eidh.seid");
+    fh_add(&f_deid, "ub.eidh.deid");
+    fh_add(&f_stpn, "ub.rtph.srctpn");
+    fh_add(&f_dtpn, "ub.rtph.dsttpn");
+    fh_add(&f_taop_b, "ub.btah.taopcode");
+    fh_add(&f_taop_a, "ub.atah.taopcode");
+    fh_add(&f_tpop, "ub.rtph.tpopcode");
+    fh_add(&f_tpop, "ub.utph.tpopcode");
+    fh_add(&f_tpop, "ub.ctph.tpopcode");
+    fh_add(&f_mgcode, "ub.mgmtetah.code");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Per-capture analysis state                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct an_match {
+    guint32 other;     /* the other frame of the pair */
+    guint8 kind;       /* 0 transaction, 1 management, 2 transport data <-> ack */
+    guint8 flags;      /* AN_M_* */
+    guint16 opcode;    /* ub_match.opcode */
+    guint64 lat_ns;
+} an_match;
+enum {
+    AN_M_RSP = 1u,     /* this frame is the response / ack (other = the request) */
+    AN_M_SHOW = 2u,    /* shown in this frame's tree */
+    AN_M_SRT = 4u,     /* counted by -z ub,srt when this frame is tapped: the frame whose first-pass
+                        * dissection produced the match, so single-pass and two-pass agree */
+};
+
+typedef struct an_find {
+    guint16 rule;
+    guint8 sev;        /* ub_sev */
+    guint8 group;      /* FG_* */
+    guint8 nrel;
+    guint32 rel[UB_FINDING_FRAMES];
+    const char *text;  /* file scope */
+} an_find;
+
+/* What the analysis knows about one frame (file scope, only for frames with something to show). */
+struct ub_an_frame {
+    guint32 tp_channel;    /* channel index + 1, 0 none */
+    guint32 tp_flags;      /* ub_tp_flags */
+    guint32 expected_psn;
+    wmem_array_t *matches; /* an_match, NULL none */
+    wmem_array_t *finds;   /* an_find, NULL none */
+};
+typedef struct ub_an_frame an_frame;
+
+static struct {
+    ub_state *st;
+    gboolean failed;       /* ub_state_new failed: no analysis for this file */
+    gboolean finished;     /* ub_state_finish ran */
+    wmem_map_t *frames;    /* frame number -> an_frame */
+    wmem_map_t *chans;     /* an_chkey -> channel index + 1 */
+    guint32 nchans;
+    guint32 last_frame;
+    guint64 last_ts;
+    guint32 cur_frame;     /* frame being fed to the engine, 0 at the end of the capture */
+} an;
+
+static void an_init(void)
+{
+    memset(&an, 0, sizeof an);
+    an.frames = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+}
+
+static void an_cleanup(void)
+{
+    if (an.st) ub_state_free(an.st);
+    memset(&an, 0, sizeof an); /* the maps were file scope */
+}
+
+static an_frame *fa_get(guint32 frame)
+{
+    an_frame *fa = (an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame));
+    if (!fa) {
+        fa = wmem_new0(wmem_file_scope(), an_frame);
+        wmem_map_insert(an.frames, GUINT_TO_POINTER(frame), fa);
+    }
+    return fa;
+}
+
+static const an_frame *ub_an_frame_lookup(guint32 frame)
+{
+    return an.frames ? (const an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame)) : NULL;
+}
+
+/* ---- engine callbacks (called inside ub_state_packet / ub_state_finish) */
+
+static void fmt_val(GString *s, gint64 v)
+{
+    if (v >= -4096 && v < 4096) g_string_append_printf(s, "%" G_GINT64_FORMAT, v);
+    else if (v > 0) g_string_append_printf(s, "%" G_GINT64_FORMAT " (0x%" G_GINT64_MODIFIER "x)", v, (guint64)v);
+    else g_string_append_printf(s, "%" G_GINT64_FORMAT, v);
+}
+
+/* Decoder-error findings carry the ub.error name as key: their group is the decoder's. */
+static int decode_group(const char *key)
+{
+    if (!key) return -1;
+    for (unsigned c = 1; c < UB_E__COUNT; c++) {
+        const ub_err_info *ei = ub_err_get(c);
+        if (ei && ei->name && strcmp(ei->name, key) == 0) {
+            switch (ei->group) {
+            case UB_EG_MALFORMED: return FG_MALFORMED;
+            case UB_EG_SEQUENCE: return FG_SEQUENCE;
+            case UB_EG_CHECKSUM: return FG_CHECKSUM;
+            default: return FG_PROTOCOL;
+            }
+        }
+    }
+    return -1;
+}
+
+/* "UB-TP-002 <title>: <detail>; TP channel <key>; values a, b; frames x" (ubdump's finding line) */
+static void an_finding_cb(void *ctx _U_, const ub_finding *f)
+{
+    if (!f->frame || f->frame > G_MAXUINT32) return;
+    const ub_rule *r = ub_rule_get(f->rule);
+    if (!r) return;
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "%s %s", r->id, r->title);
+    if (f->detail && *f->detail && strcmp(f->detail, r->title) != 0) g_string_append_printf(s, ": %s", f->detail);
+    if (f->keytext[0]) g_string_append_printf(s, "; %s %.64s", f->key ? f->key : "key", f->keytext);
+    else if (f->key && (!f->detail || strcmp(f->key, f->detail) != 0)) g_string_append_printf(s, " (%s)", f->key);
+    if (f->nvalues) {
+        g_string_append(s, "; values ");
+        for (unsigned i = 0; i < f->nvalues && i < 4; i++) {
+            if (i) g_string_append(s, ", ");
+            fmt_val(s, f->values[i]);
+        }
+    }
+    if (f->nframes) {
+        g_string_append(s, "; frames ");
+        for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
+            g_string_append_printf(s, "%s%" G_GUINT64_FORMAT, i ? ", " : "", f->frames[i]);
+    }
+    an_find x;
+    memset(&x, 0, sizeof x);
+    x.rule = f->rule;
+    x.sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
+    int g = f->keytext[0] ? -1 : decode_group(f->key);
+    if (g < 0) g = (strcmp(r->layer, "transport") == 0 || strcmp(r->layer, "data link") == 0) ? FG_SEQUENCE : FG_PROTOCOL;
+    x.group = (guint8)g;
+    for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
+        if (f->frames[i] && f->frames[i] <= G_MAXUINT32) x.rel[x.nrel++] = (guint32)f->frames[i];
+    x.text = wmem_strdup(wmem_file_scope(), s->str);
+    g_string_free(s, TRUE);
+    an_frame *fa = fa_get((guint32)f->frame);
+    if (!fa->finds) fa->finds = wmem_array_new(wmem_file_scope(), sizeof(an_find));
+    wmem_array_append_one(fa->finds, x);
+}
+
+static void an_add_match(guint32 frame, const an_match *m)
+{
+    an_frame *fa = fa_get(frame);
+    if (!fa->matches) fa->matches = wmem_array_new(wmem_file_scope(), sizeof(an_match));
+    wmem_array_append_one(fa->matches, *m);
+}
+
+static void an_match_cb(void *ctx _U_, const ub_match *m)
+{
+    if (!m->req_frame || !m->rsp_frame || m->req_frame > G_MAXUINT32 || m->rsp_frame > G_MAXUINT32) return;
+    guint32 rsp = (guint32)m->rsp_frame;
+    gboolean here = an.cur_frame == 0 || an.cur_frame == rsp;
+    an_match a = { rsp, m->kind, AN_M_SHOW, m->opcode, m->latency_ns };
+    an_match b = { (guint32)m->req_frame, m->kind, AN_M_RSP | AN_M_SHOW | (here ? AN_M_SRT : 0), m->opcode,
+                   m->latency_ns };
+    an_add_match((guint32)m->req_frame, &a);
+    an_add_match(rsp, &b);
+    if (!here) { /* completed while a later frame was fed */
+        an_match c = b;
+        c.flags = AN_M_RSP | AN_M_SRT;
+        an_add_match(an.cur_frame, &c);
+    }
+}
+
+static void an_note_cb(void *ctx _U_, const ub_pkt_note *n)
+{
+    if (!n->frame || n->frame > G_MAXUINT32) return;
+    an_frame *fa = fa_get((guint32)n->frame);
+    fa->tp_flags |= n->tp_flags;
+    fa->expected_psn = n->expected_psn;
+}
+
+static ub_state *an_engine(void)
+{
+    if (an.st || an.failed || !an.frames) return an.st;
+    ub_state_cfg c;
+    ub_state_cfg_default(&c);
+    c.expect_taack = pref_expect_taack ? true : false;
+    c.gaps_are_notes = pref_gaps_are_notes ? true : false;
+    c.response_timeout_ns = (uint64_t)pref_response_timeout_ms * 1000000u;
+    an.st = ub_state_new(&c, an_finding_cb, NULL);
+    if (!an.st) {
+        an.failed = TRUE;
+        return NULL;
+    }
+    ub_state_set_match_cb(an.st, an_match_cb, NULL);
+    ub_state_set_note_cb(an.st, an_note_cb, NULL);
+    return an.st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Addresses                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* UB CNA (16- or 24-bit, NTH) and UB EID (20-bit compact or 128-bit) address types. */
+static int cna_to_str(const address *a, gchar *buf, int buf_len)
+{
+    const guint8 *d = (const guint8 *)a->data;
+    guint32 v = 0;
+    for (int i = 0; i < a->len && i < 4; i++) v = v << 8 | d[i];
+    return g_snprintf(buf, buf_len, "0x%0*x", a->len * 2, v) + 1;
+}
+static int cna_str_len(const address *a _U_) { return 11; }
+static const char *cna_col_filter(const address *a _U_, gboolean src) { return src ? "ub.nth.scna" : "ub.nth.dcna"; }
+
+static int eid_to_str(const address *a, gchar *buf, int buf_len)
+{
+    const guint8 *d = (const guint8 *)a->data;
+    if (a->len == 3) /* 20-bit EID, right-aligned */
+        return g_snprintf(buf, buf_len, "0x%05x", (guint32)d[0] << 16 | (guint32)d[1] << 8 | d[2]) + 1;
+    int o = 0;
+    for (int i = 0; i + 1 < a->len && o + 6 < buf_len; i += 2)
+        o += g_snprintf(buf + o, buf_len - o, i ? ":%x" : "%x", (guint32)d[i] << 8 | d[i + 1]);
+    if (o == 0 && buf_len > 0) buf[0] = '\0';
+    return o + 1;
+}
+static int eid_str_len(const address *a _U_) { return 40; }
+static const char *eid_col_filter(const address *a _U_, gboolean src) { return src ? "ub.eidh.seid" : "ub.eidh.deid"; }
+
+/* What the analysis and the statistics need from one view. */
+typedef struct an_pkt {
+    const ub_layer *nth, *ip, *eidh, *rtph;
+    address src, dst;       /* network endpoints: CNA, UB's CFG 3/4 IP, or the outer IP of UBoE */
+    address seid, deid;     /* EIDH */
+    guint32 stpn, dtpn;
+    guint8 tpkind;          /* TPH of the packet: 1 RTPH, 2 UTPH, 3 CTPH, 0 none */
+    address tps, tpd;       /* TP endpoints, AT_STRINGZ (when needed): RTP "address:0xTPN", UTP/CTP
+                             * "address (UTP)" (channels as ubdump -z ub,tp) */
+} an_pkt;
+
+static gboolean addr_from(wmem_allocator_t *pool, address *a, const an_fh *fh, const ub_layer *l, int type)
+{
+    ub_val v;
+    if (!fh_get(fh, l, &v)) return FALSE;
+    guint8 b[16];
+    int n;
+    const ub_field *f = NULL;
+    for (guint i = 0; i < fh->n; i++)
+        if (fh->h[i] == l->hdr) f = fh->f[i];
+    if (!f) return FALSE;
+    if (f->type == UB_FT_UINT) {
+        n = (int)((f->bits + 7) / 8);
+        if (n > 8) n = 8;
+        for (int k = 0; k < n; k++) b[k] = (guint8)(v.u >> (8 * (n - 1 - k)));
+    } else {
+        if (!v.bytes || (v.nbytes != 4 && v.nbytes != 16)) return FALSE;
+        n = (int)v.nbytes;
+        memcpy(b, v.bytes, (size_t)n);
+        if (type < 0) type = n == 4 ? AT_IPv4 : AT_IPv6;
+    }
+    alloc_address_wmem(pool, a, type, n, b);
+    return TRUE;
+}
+
+static void an_scan(packet_info *pinfo, const ub_view *v, an_pkt *p)
+{
+    memset(p, 0, sizeof *p);
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr) continue;
+        switch (l->hdr->id) {
+        case UB_H_NTH16: case UB_H_NTH24: if (!p->nth) p->nth = l; break;
+        case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
+        case UB_H_EIDH40: case UB_H_EIDH256: if (!p->eidh) p->eidh = l; break;
+        case UB_H_RTPH: if (!p->tpkind) { p->rtph = l; p->tpkind = 1; } break;
+        case UB_H_UTPH: if (!p->tpkind) p->tpkind = 2; break;
+        case UB_H_CTPH: if (!p->tpkind) p->tpkind = 3; break;
+        default: break;
+        }
+    }
+    if (p->nth) {
+        if (!addr_from(pinfo->pool, &p->src, &f_scna, p->nth, at_ub_cna) ||
+            !addr_from(pinfo->pool, &p->dst, &f_dcna, p->nth, at_ub_cna)) {
+            clear_address(&p->src);
+            clear_address(&p->dst);
+        }
+    } else if (p->ip) {
+        if (!addr_from(pinfo->pool, &p->src, &f_ip_src, p->ip, -1) ||
+            !addr_from(pinfo->pool, &p->dst, &f_ip_dst, p->ip, -1)) {
+            clear_address(&p->src);
+            clear_address(&p->dst);
+        }
+    } else if (v->entry == UB_ENTRY_TPH &&
+               (pinfo->net_src.type == AT_IPv4 || pinfo->net_src.type == AT_IPv6) &&
+               pinfo->net_dst.type == pinfo->net_src.type) {
+        /* UBoE: the IP header is Wireshark's */
+        copy_address_shallow(&p->src, &pinfo->net_src);
+        copy_address_shallow(&p->dst, &pinfo->net_dst);
+    }
+    if (p->eidh) {
+        if (!addr_from(pinfo->pool, &p->seid, &f_seid, p->eidh, at_ub_eid) ||
+            !addr_from(pinfo->pool, &p->deid, &f_deid, p->eidh, at_ub_eid)) {
+            clear_address(&p->seid);
+            clear_address(&p->deid);
+        }
+    }
+    if (p->rtph) {
+        ub_val a, b;
+        if (fh_get(&f_stpn, p->rtph, &a) && fh_get(&f_dtpn, p->rtph, &b)) {
+            p->stpn = (guint32)a.u;
+            p->dtpn = (guint32)b.u;
+        } else {
+            p->rtph = NULL;
+            p->tpkind = 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* TP channel index (ub.analysis.tp_channel, like tcp.stream): both directions of a channel      */
+/* ------------------------------------------------------------------------------------------ */
+
+#define AN_EP_MAX (2 + 16 + 3)
+typedef struct an_chkey {
+    guint8 len;
+    guint8 b[2 * AN_EP_MAX];
+} an_chkey;
+
+static guint chkey_hash(gconstpointer k)
+{
+    const an_chkey *c = (const an_chkey *)k;
+    guint32 h = 2166136261u;
+    for (guint i = 0; i < c->len; i++) h = (h ^ c->b[i]) * 16777619u;
+    return h;
+}
+static gboolean chkey_equal(gconstpointer a, gconstpointer b)
+{
+    const an_chkey *x = (const an_chkey *)a, *y = (const an_chkey *)b;
+    return x->len == y->len && memcmp(x->b, y->b, x->len) == 0;
+}
+
+static guint ep_put(guint8 *o, const address *a, guint32 tpn)
+{
+    guint n = 0;
+    int len = a->len > 16 ? 16 : a->len;
+    o[n++] = (guint8)a->type;
+    o[n++] = (guint8)len;
+    if (len > 0) memcpy(o + n, a->data, (size_t)len);
+    n += (guint)len;
+    o[n++] = (guint8)(tpn >> 16);
+    o[n++] = (guint8)(tpn >> 8);
+    o[n++] = (guint8)tpn;
+    return n;
+}
+
+static guint32 an_channel(const an_pkt *p)
+{
+    guint8 e1[AN_EP_MAX], e2[AN_EP_MAX];
+    guint n1 = ep_put(e1, &p->src, p->stpn), n2 = ep_put(e2, &p->dst, p->dtpn);
+    int c = memcmp(e1, e2, n1 < n2 ? n1 : n2);
+    if (c == 0) c = (int)n1 - (int)n2;
+    an_chkey k;
+    memset(&k, 0, sizeof k);
+    if (c <= 0) { memcpy(k.b, e1, n1); memcpy(k.b + n1, e2, n2); }
+    else { memcpy(k.b, e2, n2); memcpy(k.b + n2, e1, n1); }
+    k.len = (guint8)(n1 + n2);
+    if (!an.chans) an.chans = wmem_map_new(wmem_file_scope(), chkey_hash, chkey_equal);
+    gpointer hit = wmem_map_lookup(an.chans, &k);
+    if (hit) return GPOINTER_TO_UINT(hit);
+    an_chkey *nk = (an_chkey *)wmem_memdup(wmem_file_scope(), &k, sizeof k);
+    guint32 idx = ++an.nchans;
+    wmem_map_insert(an.chans, nk, GUINT_TO_POINTER(idx));
+    return idx;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Feeding the engine (first pass)                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+static guint8 pktinfo_dir(const packet_info *pinfo)
+{
+    if (pinfo->p2p_dir == P2P_DIR_RECV) return UB_DIR_IN;
+    if (pinfo->p2p_dir == P2P_DIR_SENT) return UB_DIR_OUT;
+    return UB_DIR_UNKNOWN;
+}
+
+static void pktinfo_of(const packet_info *pinfo, ub_pktinfo *pi)
+{
+    memset(pi, 0, sizeof *pi);
+    pi->frame = pinfo->num;
+    gint64 ns = (gint64)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
+    pi->ts_ns = ns > 0 ? (uint64_t)ns : 0;
+    if (pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+        pi->ifindex = pinfo->rec->rec_header.packet_header.interface_id;
+    pi->dir = pktinfo_dir(pinfo);
+}
+
+/* UBoE: ubdump (and so the audit) decodes the whole frame from its link type, so the engine sees the
+ * IP/UDP headers too (their rules, the TP channel addresses).  Do the same when the frame is one
+ * libubparse decodes and the TPH is found at this tvb's position; else use the TPH view. */
+static const ub_view *full_frame_view(tvbuff_t *tvb, packet_info *pinfo, const ub_view *v)
+{
+    if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET) return v;
+    guint32 lt;
+    switch (pinfo->rec->rec_header.packet_header.pkt_encap) {
+    case WTAP_ENCAP_ETHERNET: lt = 1; break;
+    case WTAP_ENCAP_SLL: lt = 113; break;
+    case WTAP_ENCAP_SLL2: lt = 276; break;
+    case WTAP_ENCAP_RAW_IP: case WTAP_ENCAP_RAW_IP4: case WTAP_ENCAP_RAW_IP6: lt = 101; break;
+    default: return v;
+    }
+    tvbuff_t *ds = tvb_get_ds_tvb(tvb);
+    if (!ds || ds == tvb) return v;
+    guint32 flen = tvb_captured_length(ds), len = tvb_captured_length(tvb);
+    gint roff = tvb_raw_offset(tvb);
+    if (flen == 0 || len == 0 || roff < 0 || (guint32)roff + len > flen) return v;
+    const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
+    ub_view *fv = wmem_new(pinfo->pool, ub_view);
+    ub_decode(fv, ub_ws_opts(), ub_entry_for_linktype(ub_ws_opts(), lt), frame, flen);
+    unsigned nl = fv->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : fv->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &fv->layer[i];
+        if (l->hdr && (l->hdr->id == UB_H_RTPH || l->hdr->id == UB_H_UTPH) && l->data == frame + roff) return fv;
+    }
+    return v;
+}
+
+static void an_feed_view(const ub_view *v, const ub_pktinfo *pi)
+{
+    ub_state *st = an_engine();
+    if (!st) return;
+    an.cur_frame = (guint32)pi->frame;
+    ub_state_packet(st, v, pi);
+    an.cur_frame = 0;
+    if (pi->frame > an.last_frame) an.last_frame = (guint32)pi->frame;
+    if (pi->ts_ns > an.last_ts) an.last_ts = pi->ts_ns;
+}
+
+/* Raw flit streams: units still incomplete at the end of the capture, as ubdump's flush. */
+static void flush_unit_cb(void *ctx _U_, const uint8_t *unit, uint32_t len, uint32_t flags)
+{
+    ub_view *v = g_new(ub_view, 1);
+    ub_decode(v, ub_ws_opts(), UB_ENTRY_FLIT, unit, len);
+    if (flags & UB_UNIT_PARTIAL)
+        ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    ub_pktinfo pi;
+    memset(&pi, 0, sizeof pi);
+    pi.frame = an.last_frame;
+    pi.ts_ns = an.last_ts;
+    an_feed_view(v, &pi);
+    g_free(v);
+}
+
+/* End of the sequential pass: outstanding state (unanswered requests, open gaps...). */
+static void an_postseq(void)
+{
+    if (!an.st || an.finished) return;
+    ub_ws_stream_flush_all(flush_unit_cb, NULL);
+    ub_state_finish(an.st);
+    an.finished = TRUE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Taps                                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct ub_tap_info {
+    const ub_view *v;
+    const an_pkt *p;
+    const an_frame *fa;   /* the frame's analysis, on the first UB view of the frame only (SRT) */
+    guint32 bytes;
+} ub_tap_info;
+
+/* the frame's matches go to the SRT once even when a flit-stream record completes several units */
+static gboolean first_view_of_frame(packet_info *pinfo)
+{
+    if (p_get_proto_data(pinfo->pool, pinfo, proto_ub_an, 7)) return FALSE;
+    p_add_proto_data(pinfo->pool, pinfo, proto_ub_an, 7, GUINT_TO_POINTER(1));
+    return TRUE;
+}
+
+void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_view *v, guint32 bytes)
+{
+    an_pkt *p = wmem_new(pinfo->pool, an_pkt);
+    an_scan(pinfo, v, p);
+
+    /* Source / Destination columns, conversations */
+    if (p->src.type != AT_NONE && v->entry != UB_ENTRY_TPH) {
+        copy_address_shallow(&pinfo->src, &p->src);
+        copy_address_shallow(&pinfo->dst, &p->dst);
+        copy_address_shallow(&pinfo->net_src, &p->src);
+        copy_address_shallow(&pinfo->net_dst, &p->dst);
+    }
+    if (tree) {
+        if (p->src.type == at_ub_cna) {
+            ub_val a, b;
+            if (fh_get(&f_scna, p->nth, &a) && fh_get(&f_dcna, p->nth, &b)) {
+                proto_item *it = proto_tree_add_uint(tree, hf_cna, tvb, 0, 0, (guint32)a.u);
+                proto_item_set_hidden(it);
+                it = proto_tree_add_uint(tree, hf_cna, tvb, 0, 0, (guint32)b.u);
+                proto_item_set_hidden(it);
+            }
+        }
+        if (p->seid.type == at_ub_eid && p->seid.len == 3) {
+            ub_val a, b;
+            if (fh_get(&f_seid, p->eidh, &a) && fh_get(&f_deid, p->eidh, &b)) {
+                proto_item *it = proto_tree_add_uint(tree, hf_eid, tvb, 0, 0, (guint32)a.u);
+                proto_item_set_hidden(it);
+                it = proto_tree_add_uint(tree, hf_eid, tvb, 0, 0, (guint32)b.u);
+                proto_item_set_hidden(it);
+            }
+        }
+    }
+
+    /* first pass: the state engine */
+    if (pref_analyze && !pinfo->fd->visited && !pinfo->flags.in_error_pkt && an.frames) {
+        ub_pktinfo pi;
+        pktinfo_of(pinfo, &pi);
+        const ub_view *fv = v->entry == UB_ENTRY_TPH ? full_frame_view(tvb, pinfo, v) : v;
+        an_feed_view(fv, &pi);
+        if (p->rtph && p->src.type != AT_NONE) {
+            an_frame *fa = fa_get(pinfo->num);
+            if (!fa->tp_channel) fa->tp_channel = an_channel(p);
+        }
+    }
+
+    /* statistics */
+    gboolean t0 = have_tap_listener(tap_ub), t1 = p->tpkind && p->src.type != AT_NONE && have_tap_listener(tap_ub_tp),
+             t2 = p->seid.type != AT_NONE && have_tap_listener(tap_ub_eid);
+
+    /* TP channel endpoints: the TP conversation table and its filter fields */
+    if (p->tpkind && p->src.type != AT_NONE && (tree || t1)) {
+        char *a = address_to_str(pinfo->pool, &p->src), *b = address_to_str(pinfo->pool, &p->dst), *es, *ed;
+        if (p->rtph) {
+            es = wmem_strdup_printf(pinfo->pool, "%s:0x%x", a, p->stpn);
+            ed = wmem_strdup_printf(pinfo->pool, "%s:0x%x", b, p->dtpn);
+        } else {
+            const char *k = p->tpkind == 2 ? "UTP" : "CTP";
+            es = wmem_strdup_printf(pinfo->pool, "%s (%s)", a, k);
+            ed = wmem_strdup_printf(pinfo->pool, "%s (%s)", b, k);
+        }
+        set_address(&p->tps, AT_STRINGZ, (int)strlen(es) + 1, es);
+        set_address(&p->tpd, AT_STRINGZ, (int)strlen(ed) + 1, ed);
+        if (tree) {
+            proto_item *it = proto_tree_add_string(tree, hf_tp_src, tvb, 0, 0, es);
+            proto_item_set_hidden(it);
+            it = proto_tree_add_string(tree, hf_tp_dst, tvb, 0, 0, ed);
+            proto_item_set_hidden(it);
+            it = proto_tree_add_string(tree, hf_tp_ep, tvb, 0, 0, es);
+            proto_item_set_hidden(it);
+            it = proto_tree_add_string(tree, hf_tp_ep, tvb, 0, 0, ed);
+            proto_item_set_hidden(it);
+        }
+    }
+    if (t0 || t1 || t2) {
+        ub_tap_info *ti = wmem_new0(pinfo->pool, ub_tap_info);
+        ti->v = v;
+        ti->p = p;
+        ti->bytes = bytes;
+        if (first_view_of_frame(pinfo)) ti->fa = ub_an_frame_lookup(pinfo->num);
+        if (t0) tap_queue_packet(tap_ub, pinfo, ti);
+        if (t1) tap_queue_packet(tap_ub_tp, pinfo, ti);
+        if (t2) tap_queue_packet(tap_ub_eid, pinfo, ti);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Showing the analysis (every pass)                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+static const char *match_kind_name(guint8 kind)
+{
+    return kind == 0 ? "transaction" : kind == 1 ? "management" : "transport";
+}
+
+static const char *match_op_name(const an_match *m, char *buf, size_t n)
+{
+    const char *nm = NULL;
+    guint code = m->opcode & 0xFF;
+    if (m->kind == 0) nm = ub_vname_lookup(fh_vals(&f_taop_b), code);
+    else if (m->kind == 1) { code = (m->opcode >> 8) & 0xFF; nm = ub_vname_lookup(fh_vals(&f_mgcode), code); }
+    else nm = ub_vname_lookup(fh_vals(&f_tpop), code);
+    if (nm) g_snprintf(buf, (gulong)n, "%s", nm);
+    else g_snprintf(buf, (gulong)n, "0x%02x", code);
+    return buf;
+}
+
+void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    if (!pref_analyze) return;
+    const an_frame *fa = ub_an_frame_lookup(pinfo->num);
+    if (!fa) return;
+    proto_item *ai = proto_tree_add_item(tree, hf_an, tvb, 0, 0, ENC_NA);
+    proto_item_set_generated(ai);
+    proto_tree *at = proto_item_add_subtree(ai, ett_an);
+    proto_item *it;
+
+    if (fa->tp_channel) {
+        it = proto_tree_add_uint(at, hf_an_tp_channel, tvb, 0, 0, fa->tp_channel - 1);
+        proto_item_set_generated(it);
+    }
+
+    /* TP sequence analysis */
+    guint32 fl = fa->tp_flags;
+    if (fl & (UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE)) {
+        it = proto_tree_add_uint(at, hf_an_expected_psn, tvb, 0, 0, fa->expected_psn);
+        proto_item_set_generated(it);
+    }
+    static const struct { guint32 bit; expert_field *ei; const char *tag; } flags[] = {
+        { UB_TPF_RETRANSMISSION, &ei_retrans, "[TP Retransmission] " },
+        { UB_TPF_OUT_OF_ORDER, &ei_ooo, "[TP Out-Of-Order] " },
+        { UB_TPF_LOST_BEFORE, &ei_lost, "[TP Previous PSN not captured] " },
+        { UB_TPF_DUPLICATE, &ei_dup, "[TP Duplicate] " },
+        { UB_TPF_DUP_ACK, &ei_dupack, "[TP Dup ACK] " },
+        { UB_TPF_NAK, &ei_nak, NULL },
+        { UB_TPF_SACK, &ei_sack, NULL },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
+        if (!(fl & flags[i].bit)) continue;
+        proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+    }
+    for (guint i = G_N_ELEMENTS(flags); i-- > 0;)
+        if ((fl & flags[i].bit) && flags[i].tag) col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", flags[i].tag);
+
+    /* request <-> response, data <-> ack */
+    guint nm = fa->matches ? wmem_array_get_count(fa->matches) : 0;
+    for (guint i = 0; i < nm; i++) {
+        const an_match *m = (const an_match *)wmem_array_index(fa->matches, i);
+        if (!(m->flags & AN_M_SHOW)) continue;
+        char op[64];
+        match_op_name(m, op, sizeof op);
+        gboolean rsp = (m->flags & AN_M_RSP) != 0;
+        int hf = m->kind == 2 ? (rsp ? hf_an_acks_frame : hf_an_acked_in) : (rsp ? hf_an_request_in : hf_an_response_in);
+        it = proto_tree_add_uint(at, hf, tvb, 0, 0, m->other);
+        proto_item_append_text(it, " (%s %s)", match_kind_name(m->kind), op);
+        proto_item_set_generated(it);
+        if (rsp) {
+            nstime_t ns;
+            ns.secs = (time_t)(m->lat_ns / 1000000000u);
+            ns.nsecs = (int)(m->lat_ns % 1000000000u);
+            it = proto_tree_add_time(at, hf_an_latency, tvb, 0, 0, &ns);
+            proto_item_append_text(it, " (%s %s, since frame %u)", match_kind_name(m->kind), op, m->other);
+            proto_item_set_generated(it);
+        }
+    }
+
+    /* engine findings */
+    guint nf = fa->finds ? wmem_array_get_count(fa->finds) : 0;
+    for (guint i = 0; i < nf; i++) {
+        const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
+        const ub_rule *r = ub_rule_get(x->rule);
+        it = proto_tree_add_string(at, hf_an_rule, tvb, 0, 0, r ? r->id : "?");
+        proto_item_set_generated(it);
+        expert_add_info_format(pinfo, it, &ei_finding[x->group < FG__N ? x->group : FG_PROTOCOL][x->sev], "%s", x->text);
+        if (x->nrel) {
+            proto_tree *ft = proto_item_add_subtree(it, ett_an_finding);
+            for (guint k = 0; k < x->nrel; k++) {
+                proto_item *ri = proto_tree_add_uint(ft, hf_an_related, tvb, 0, 0, x->rel[k]);
+                proto_item_set_generated(ri);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Conversation tables and endpoints                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+static const char *net_filter(const address *a, conv_filter_type_e filter)
+{
+    if (a->type == at_ub_cna) {
+        if (filter == CONV_FT_SRC_ADDRESS) return "ub.nth.scna";
+        if (filter == CONV_FT_DST_ADDRESS) return "ub.nth.dcna";
+        if (filter == CONV_FT_ANY_ADDRESS) return "ub.cna";
+    } else if (a->type == AT_IPv4) {
+        if (filter == CONV_FT_SRC_ADDRESS) return "ip.src";
+        if (filter == CONV_FT_DST_ADDRESS) return "ip.dst";
+        if (filter == CONV_FT_ANY_ADDRESS) return "ip.addr";
+    } else if (a->type == AT_IPv6) {
+        if (filter == CONV_FT_SRC_ADDRESS) return "ipv6.src";
+        if (filter == CONV_FT_DST_ADDRESS) return "ipv6.dst";
+        if (filter == CONV_FT_ANY_ADDRESS) return "ipv6.addr";
+    } else if (a->type == AT_STRINGZ) { /* TP channel endpoint */
+        if (filter == CONV_FT_SRC_ADDRESS) return "ub.analysis.tp_src";
+        if (filter == CONV_FT_DST_ADDRESS) return "ub.analysis.tp_dst";
+        if (filter == CONV_FT_ANY_ADDRESS) return "ub.analysis.tp_endpoint";
+    } else if (a->type == at_ub_eid) {
+        if (filter == CONV_FT_SRC_ADDRESS) return "ub.eidh.seid";
+        if (filter == CONV_FT_DST_ADDRESS) return "ub.eidh.deid";
+        if (filter == CONV_FT_ANY_ADDRESS && a->len == 3) return "ub.eid";
+    }
+    return CONV_FILTER_INVALID;
+}
+
+static const char *conv_filter(conv_item_t *c, conv_filter_type_e f) { return net_filter(&c->src_address, f); }
+static const char *ep_filter(endpoint_item_t *e, conv_filter_type_e f) { return net_filter(&e->myaddress, f); }
+static ct_dissector_info_t ub_ct_info = { &conv_filter };
+static et_dissector_info_t ub_et_info = { &ep_filter };
+
+static tap_packet_status conv_net_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
+                                         tap_flags_t flags)
+{
+    conv_hash_t *hash = (conv_hash_t *)pct;
+    const ub_tap_info *ti = (const ub_tap_info *)vip;
+    hash->flags = flags;
+    if (ti->p->src.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_conversation_table_data(hash, &ti->p->src, &ti->p->dst, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
+                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
+    return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status ep_net_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
+                                       tap_flags_t flags)
+{
+    conv_hash_t *hash = (conv_hash_t *)pit;
+    const ub_tap_info *ti = (const ub_tap_info *)vip;
+    hash->flags = flags;
+    if (ti->p->src.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_endpoint_table_data(hash, &ti->p->src, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    add_endpoint_table_data(hash, &ti->p->dst, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    return TAP_PACKET_REDRAW;
+}
+
+/* TP channels: "address:TPN" endpoints (as ubdump -z ub,tp; the CLI shows ports only for TCP/UDP/SCTP),
+ * so data and its acks are one conversation */
+static tap_packet_status conv_tp_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
+                                        tap_flags_t flags)
+{
+    conv_hash_t *hash = (conv_hash_t *)pct;
+    const ub_tap_info *ti = (const ub_tap_info *)vip;
+    hash->flags = flags;
+    if (ti->p->tps.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_conversation_table_data(hash, &ti->p->tps, &ti->p->tpd, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
+                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
+    return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status ep_tp_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
+                                      tap_flags_t flags)
+{
+    conv_hash_t *hash = (conv_hash_t *)pit;
+    const ub_tap_info *ti = (const ub_tap_info *)vip;
+    hash->flags = flags;
+    if (ti->p->tps.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_endpoint_table_data(hash, &ti->p->tps, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    add_endpoint_table_data(hash, &ti->p->tpd, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status conv_eid_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
+                                         tap_flags_t flags)
+{
+    conv_hash_t *hash = (conv_hash_t *)pct;
+    const ub_tap_info *ti = (const ub_tap_info *)vip;
+    hash->flags = flags;
+    if (ti->p->seid.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_conversation_table_data(hash, &ti->p->seid, &ti->p->deid, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
+                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
+    return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status ep_eid_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
+                                       tap_flags_t flags)
+{
+    conv_hash_t *hash = (conv_hash_t *)pit;
+    const ub_tap_info *ti = (const ub_tap_info *)vip;
+    hash->flags = flags;
+    if (ti->p->seid.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_endpoint_table_data(hash, &ti->p->seid, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    add_endpoint_table_data(hash, &ti->p->deid, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    return TAP_PACKET_REDRAW;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Service response time: -z ub,srt                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+enum { SRT_TA, SRT_MGMT, SRT_TP, SRT__N };
+
+static void srt_rows(srt_stat_table *t, const ub_vname *vals, gboolean hex)
+{
+    for (int i = 0; i < 256; i++) {
+        const char *nm = ub_vname_lookup(vals, (uint64_t)i);
+        char b[96];
+        if (hex) g_snprintf(b, sizeof b, "0x%02x %s", i, nm ? nm : "");
+        else g_snprintf(b, sizeof b, "%d %s", i, nm ? nm : "");
+        g_strchomp(b);
+        init_srt_table_row(t, i, b);
+    }
+}
+
+static void ub_srt_init(struct register_srt *srt _U_, GArray *srt_array)
+{
+    srt_stat_table *t;
+    t = init_srt_table("UB transactions (request TAOpcode)", "Transactions", srt_array, 256, "TAOpcode",
+                       "ub.btah.taopcode", NULL);
+    srt_rows(t, fh_vals(&f_taop_b), TRUE);
+    t = init_srt_table("UB management (Code)", "Management", srt_array, 256, "Code", "ub.mgmtetah.code", NULL);
+    srt_rows(t, fh_vals(&f_mgcode), FALSE);
+    t = init_srt_table("UB transport data to ack (ack TPOpcode)", "Transport acks", srt_array, 256, "TPOpcode",
+                       "ub.rtph.tpopcode", NULL);
+    srt_rows(t, fh_vals(&f_tpop), TRUE);
+}
+
+static tap_packet_status ub_srt_packet(void *pss, packet_info *pinfo, epan_dissect_t *edt _U_, const void *prv,
+                                       tap_flags_t flags _U_)
+{
+    srt_data_t *data = (srt_data_t *)pss;
+    const ub_tap_info *ti = (const ub_tap_info *)prv;
+    if (!ti->fa || !ti->fa->matches || data->srt_array->len < SRT__N) return TAP_PACKET_DONT_REDRAW;
+    gboolean any = FALSE;
+    for (guint i = 0; i < wmem_array_get_count(ti->fa->matches); i++) {
+        const an_match *m = (const an_match *)wmem_array_index(ti->fa->matches, i);
+        if (!(m->flags & AN_M_SRT) || m->kind >= SRT__N) continue;
+        int row = m->kind == 1 ? (m->opcode >> 8) & 0xFF : m->opcode & 0xFF;
+        srt_stat_table *t = g_array_index(data->srt_array, srt_stat_table *, m->kind);
+        nstime_t lat, req;
+        lat.secs = (time_t)(m->lat_ns / 1000000000u);
+        lat.nsecs = (int)(m->lat_ns % 1000000000u);
+        nstime_delta(&req, &pinfo->abs_ts, &lat);
+        add_srt_table_data(t, row, &req, pinfo);
+        any = TRUE;
+    }
+    return any ? TAP_PACKET_REDRAW : TAP_PACKET_DONT_REDRAW;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Stats tree: -z ub,tree (ubdump -z ub,cfg counts)                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static const char st_str_pkts[] = "UB packets";
+static int st_node_pkts = -1, st_node_cfg = -1, st_node_taop_req = -1, st_node_taop_rsp = -1,
+           st_node_tpop = -1, st_node_dllcb = -1, st_node_mgmt = -1;
+
+static void ub_stats_init(stats_tree *st)
+{
+    st_node_pkts = stats_tree_create_node(st, st_str_pkts, 0, STAT_DT_INT, TRUE);
+    st_node_cfg = stats_tree_create_pivot(st, "CFG", st_node_pkts);
+    st_node_taop_req = stats_tree_create_pivot(st, "TAOpcode (requests, BTAH)", st_node_pkts);
+    st_node_taop_rsp = stats_tree_create_pivot(st, "TAOpcode (responses, ATAH)", st_node_pkts);
+    st_node_tpop = stats_tree_create_pivot(st, "TPOpcode", st_node_pkts);
+    st_node_dllcb = stats_tree_create_pivot(st, "DLLCB type", st_node_pkts);
+    st_node_mgmt = stats_tree_create_pivot(st, "Management Code (MGMTETAH)", st_node_pkts);
+}
+
+static void st_tick_val(stats_tree *st, int node, const ub_vname *vals, guint64 val, gboolean hex)
+{
+    const char *nm = ub_vname_lookup(vals, val);
+    char b[96];
+    if (hex) g_snprintf(b, sizeof b, "0x%02x %s", (guint)val, nm ? nm : "");
+    else g_snprintf(b, sizeof b, "%u %s", (guint)val, nm ? nm : "");
+    g_strchomp(b);
+    stats_tree_tick_pivot(st, node, b);
+}
+
+static tap_packet_status ub_stats_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
+                                         const void *p, tap_flags_t flags _U_)
+{
+    const ub_tap_info *ti = (const ub_tap_info *)p;
+    const ub_view *v = ti->v;
+    tick_stat_node(st, st_str_pkts, 0, FALSE);
+    char b[32];
+    if (v->cfg >= 0 && v->cfg <= 15) g_snprintf(b, sizeof b, "CFG %d", v->cfg);
+    else g_snprintf(b, sizeof b, "unknown");
+    stats_tree_tick_pivot(st, st_node_cfg, b);
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr) continue;
+        unsigned id = l->hdr->id;
+        ub_val val;
+        if (id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT) {
+            if (fh_get(&f_taop_b, l, &val)) st_tick_val(st, st_node_taop_req, fh_vals(&f_taop_b), val.u & 0xFF, TRUE);
+        } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
+            if (fh_get(&f_taop_a, l, &val)) st_tick_val(st, st_node_taop_rsp, fh_vals(&f_taop_a), val.u & 0xFF, TRUE);
+        } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
+            if (fh_get(&f_tpop, l, &val)) st_tick_val(st, st_node_tpop, fh_vals(&f_tpop), val.u & 0xFF, TRUE);
+        } else if (id == UB_H_MGMTETAH) {
+            if (fh_get(&f_mgcode, l, &val)) st_tick_val(st, st_node_mgmt, fh_vals(&f_mgcode), val.u & 7, FALSE);
+        } else if (id >= UB_H_DLLCB_NULL && id <= UB_H_DLLCB_RSVD) {
+            stats_tree_tick_pivot(st, st_node_dllcb, l->hdr->name ? l->hdr->name : l->hdr->key);
+        }
+    }
+    return TAP_PACKET_REDRAW;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registration                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+#define EI_ROW(id, nm, grp, sev, sum) \
+    { &(id), { (nm), (grp), (sev), (sum), EXPFILL } }
+
+void ub_an_register_prefs(module_t *m)
+{
+    prefs_register_bool_preference(m, "analyze", "Analyze UB protocol state (ub.analysis.*)",
+        "Run libubparse's state engine (the checks of ubdump --audit) on the first pass: request/response "
+        "matching, latency, TP sequence analysis, protocol-state findings as expert infos. Findings about "
+        "the end of the capture need a second pass (tshark -2; the GUI always has it).", &pref_analyze);
+    prefs_register_uint_preference(m, "response_timeout", "Response timeout (ms, §10.6 e)",
+        "An unanswered request is an error only if the capture continued this long after it (ubdump "
+        "--response-timeout)", 10, &pref_response_timeout_ms);
+    prefs_register_bool_preference(m, "expect_taack", "RTP Writes/Sends expect TAACKs (§10.6 a)",
+        "The service mode returns TAACKs for RTP Writes and Sends (ubdump --expect-taack)", &pref_expect_taack);
+    prefs_register_bool_preference(m, "gaps_are_notes", "PSN gaps are notes (§10.6 c)",
+        "Per-packet load balancing with one path captured: PSN gaps are expected (ubdump --gaps-are-notes)",
+        &pref_gaps_are_notes);
+}
+
+void ub_an_register(int proto)
+{
+    proto_ub_an = proto;
+    fields_init();
+
+    static hf_register_info hf[] = {
+        { &hf_an, { "UB analysis", "ub.analysis", FT_NONE, BASE_NONE, NULL, 0x0,
+                    "Results of libubparse's protocol-state engine (ubdump --audit)", HFILL } },
+        { &hf_an_tp_channel, { "TP channel index", "ub.analysis.tp_channel", FT_UINT32, BASE_DEC, NULL, 0x0,
+                               "Index of the TP channel (addresses and TPNs of both directions), like tcp.stream",
+                               HFILL } },
+        { &hf_an_expected_psn, { "Expected PSN", "ub.analysis.expected_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
+                                 "Next PSN expected on the channel before this packet", HFILL } },
+        { &hf_an_response_in, { "Response in frame", "ub.analysis.response_in", FT_FRAMENUM, BASE_NONE,
+                                FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
+                                "The response (transaction or management) to this request", HFILL } },
+        { &hf_an_request_in, { "Request in frame", "ub.analysis.request_in", FT_FRAMENUM, BASE_NONE,
+                               FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+                               "The request (transaction or management) this is the response to", HFILL } },
+        { &hf_an_acked_in, { "Acknowledged in frame", "ub.analysis.acked_in", FT_FRAMENUM, BASE_NONE,
+                             FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
+                             "The first TPACK/TPSACK covering this RTP data packet", HFILL } },
+        { &hf_an_acks_frame, { "This is an ack to the data in frame", "ub.analysis.acks_frame", FT_FRAMENUM,
+                               BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_ACK), 0x0,
+                               "RTP data packet first acknowledged by this TPACK/TPSACK", HFILL } },
+        { &hf_an_latency, { "Latency", "ub.analysis.latency", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+                            "Time from the request (or data packet) to this response (or ack)", HFILL } },
+        { &hf_an_rule, { "Audit rule", "ub.analysis.rule", FT_STRING, BASE_NONE, NULL, 0x0,
+                         "Rule id of a protocol-state finding (docs/rules.md, ubdump -G rules)", HFILL } },
+        { &hf_an_related, { "Related frame", "ub.analysis.related_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
+                            "Frame cited by the finding (the first copy, the request, ...)", HFILL } },
+        { &hf_cna, { "CNA", "ub.cna", FT_UINT24, BASE_HEX, NULL, 0x0,
+                     "Source or destination CNA (NTH), for conversation filters", HFILL } },
+        { &hf_eid, { "EID", "ub.eid", FT_UINT24, BASE_HEX, NULL, 0x0,
+                     "Source or destination 20-bit EID (EIDH), for conversation filters", HFILL } },
+        { &hf_tp_src, { "TP source endpoint", "ub.analysis.tp_src", FT_STRING, BASE_NONE, NULL, 0x0,
+                        "Source TP endpoint: address:0xSrcTPN (RTP), address (UTP) / (CTP)", HFILL } },
+        { &hf_tp_dst, { "TP destination endpoint", "ub.analysis.tp_dst", FT_STRING, BASE_NONE, NULL, 0x0,
+                        "Destination TP endpoint: address:0xDstTPN (RTP), address (UTP) / (CTP)", HFILL } },
+        { &hf_tp_ep, { "TP endpoint", "ub.analysis.tp_endpoint", FT_STRING, BASE_NONE, NULL, 0x0,
+                       "Source or destination TP endpoint, for conversation filters", HFILL } },
+    };
+    proto_register_field_array(proto, hf, array_length(hf));
+    static gint *ett[] = { &ett_an, &ett_an_finding };
+    proto_register_subtree_array(ett, array_length(ett));
+
+    static ei_register_info ei[] = {
+        EI_ROW(ei_retrans, "ub.analysis.retransmission", PI_SEQUENCE, PI_NOTE,
+               "This frame is a (suspected) retransmission: its PSN was sent before"),
+        EI_ROW(ei_ooo, "ub.analysis.out_of_order", PI_SEQUENCE, PI_WARN,
+               "This frame is out of order: a lower PSN than the highest sent, not sent before"),
+        EI_ROW(ei_lost, "ub.analysis.lost_segment", PI_SEQUENCE, PI_WARN,
+               "Previous PSN(s) not captured (a PSN gap precedes this packet)"),
+        EI_ROW(ei_dupack, "ub.analysis.duplicate_ack", PI_SEQUENCE, PI_NOTE, "Duplicate TP acknowledgement"),
+        EI_ROW(ei_dup, "ub.analysis.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate data: this PSN was already seen"),
+        EI_ROW(ei_nak, "ub.analysis.nak", PI_SEQUENCE, PI_WARN, "TPNAK: the receiver reports a PSN error"),
+        EI_ROW(ei_sack, "ub.analysis.sack", PI_SEQUENCE, PI_NOTE, "Selective acknowledgement (TPSACK)"),
+#define FROW(g, gi, s, si) EI_ROW(ei_finding[g][s], "ub.analysis.finding", gi, si, "UB protocol-state finding")
+        FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_NOTE, PI_NOTE), FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_WARN, PI_WARN),
+        FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_ERROR, PI_ERROR),
+        FROW(FG_PROTOCOL, PI_PROTOCOL, UB_SEV_NOTE, PI_NOTE), FROW(FG_PROTOCOL, PI_PROTOCOL, UB_SEV_WARN, PI_WARN),
+        FROW(FG_PROTOCOL, PI_PROTOCOL, UB_SEV_ERROR, PI_ERROR),
+        FROW(FG_MALFORMED, PI_MALFORMED, UB_SEV_NOTE, PI_NOTE), FROW(FG_MALFORMED, PI_MALFORMED, UB_SEV_WARN, PI_WARN),
+        FROW(FG_MALFORMED, PI_MALFORMED, UB_SEV_ERROR, PI_ERROR),
+        FROW(FG_CHECKSUM, PI_CHECKSUM, UB_SEV_NOTE, PI_NOTE), FROW(FG_CHECKSUM, PI_CHECKSUM, UB_SEV_WARN, PI_WARN),
+        FROW(FG_CHECKSUM, PI_CHECKSUM, UB_SEV_ERROR, PI_ERROR),
+#undef FROW
+    };
+    for (int g = 0; g < FG__N; g++)
+        for (int s = 0; s < 3; s++) {
+            ei_finding[g][s].ei = EI_INIT_EI;
+            ei_finding[g][s].hf = EI_INIT_HF;
+        }
+    expert_module_t *em = expert_register_protocol(proto);
+    expert_register_field_array(em, ei, array_length(ei));
+
+    at_ub_cna = address_type_dissector_register("AT_UB_CNA", "UB CNA", cna_to_str, cna_str_len, NULL,
+                                                cna_col_filter, NULL, NULL, NULL);
+    at_ub_eid = address_type_dissector_register("AT_UB_EID", "UB EID", eid_to_str, eid_str_len, NULL,
+                                                eid_col_filter, NULL, NULL, NULL);
+
+    proto_ub_tp = proto_register_protocol("UnifiedBus TP channels", "UB TP", "ub_tp");
+    proto_ub_eid = proto_register_protocol("UnifiedBus EID pairs", "UB EID", "ub_eid");
+    tap_ub = register_tap("ub");
+    tap_ub_tp = register_tap("ub_tp");
+    tap_ub_eid = register_tap("ub_eid");
+    register_conversation_table(proto, TRUE, conv_net_packet, ep_net_packet);
+    register_conversation_table(proto_ub_tp, TRUE, conv_tp_packet, ep_tp_packet);
+    register_conversation_table(proto_ub_eid, TRUE, conv_eid_packet, ep_eid_packet);
+    register_srt_table(proto, "ub", SRT__N, ub_srt_packet, ub_srt_init, NULL);
+    stats_tree_register_plugin("ub", "ub", "UnifiedBus/Packet counts", 0, ub_stats_packet, ub_stats_init, NULL);
+
+    register_init_routine(an_init);
+    register_cleanup_routine(an_cleanup);
+    register_postseq_cleanup_routine(an_postseq);
+}

@@ -1,0 +1,387 @@
+/* Display filters (filter.h): every operator, value names, presence, repeated fields, pseudo-fields,
+ * error messages with their column, and hostile / random expressions (no crash, bounded depth).
+ * Matches are checked against views decoded from the bundled captures. */
+#include "ubparse/capfile.h"
+#include "ubparse/filter.h"
+#include "ubparse/ubparse.h"
+#include "ubtest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXP 64
+typedef struct cap {
+    unsigned n;
+    ub_view *v[MAXP];
+    uint8_t *rec[MAXP];
+    uint64_t frame[MAXP];
+    uint32_t len[MAXP];
+} cap;
+
+static ub_opts O;
+static cap *cur_cap;
+
+static void add_unit(cap *c, const uint8_t *d, uint32_t n, ub_entry e, uint64_t frame)
+{
+    if (c->n >= MAXP) return;
+    unsigned i = c->n++;
+    c->rec[i] = malloc(n ? n : 1);
+    memcpy(c->rec[i], d, n);
+    c->v[i] = malloc(sizeof(ub_view));
+    ub_decode(c->v[i], &O, e, c->rec[i], n);
+    c->frame[i] = frame;
+    c->len[i] = n;
+}
+
+static uint64_t unit_frame;
+static void unit_cb(void *ctx, const uint8_t *u, uint32_t n, uint32_t flags)
+{
+    (void)flags;
+    add_unit((cap *)ctx, u, n, UB_ENTRY_FLIT, unit_frame);
+}
+
+static cap *load(const char *name)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/captures/%s", UB_SOURCE_DIR, name);
+    cap *c = calloc(1, sizeof *c);
+    ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+    if (!cf) { fprintf(stderr, "%s: %s\n", path, err); CHECK(0); return c; }
+    static ub_stream st[4];
+    for (int i = 0; i < 4; i++) ub_stream_init(&st[i], &O);
+    ub_rec r;
+    while (ub_cap_next(cf, &r) == 1) {
+        ub_entry e = ub_entry_for_linktype(&O, r.linktype);
+        if (e == UB_ENTRY_STREAM) {
+            unit_frame = r.frame;
+            ub_stream_feed(&st[(r.ifindex & 1) * 2 + (r.dir == UB_DIR_IN)], r.data, r.caplen, unit_cb, c);
+            continue;
+        }
+        add_unit(c, r.data, r.caplen, e, r.frame);
+    }
+    ub_cap_close(cf);
+    return c;
+}
+
+static void free_cap(cap *c)
+{
+    for (unsigned i = 0; i < c->n; i++) { free(c->v[i]); free(c->rec[i]); }
+    free(c);
+}
+
+/* frames of cur_cap matching expr, as "1,3,5"; "ERR" if it does not compile */
+static const char *frames(const char *expr)
+{
+    static char out[512];
+    char err[256];
+    ub_filter *f = ub_filter_compile(expr, err, sizeof err);
+    if (!f) { snprintf(out, sizeof out, "ERR %s", err); return out; }
+    size_t o = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < cur_cap->n; i++) {
+        if (!ub_filter_match_frame(f, cur_cap->v[i], cur_cap->frame[i], cur_cap->len[i])) continue;
+        o += (size_t)snprintf(out + o, sizeof out - o, "%s%llu", o ? "," : "", (unsigned long long)cur_cap->frame[i]);
+    }
+    ub_filter_free(f);
+    return out;
+}
+
+/* compile error message for expr ("" when it compiles) */
+static const char *cerr(const char *expr)
+{
+    static char err[256];
+    ub_filter *f = ub_filter_compile(expr, err, sizeof err);
+    if (f) { ub_filter_free(f); return ""; }
+    return err;
+}
+
+/* expr must fail to compile with an error at column col whose message contains text */
+static void check_err(const char *expr, size_t col, const char *text, int line)
+{
+    char err[256];
+    ub_filter *f = ub_filter_compile(expr, err, sizeof err);
+    if (f) {
+        ub_filter_free(f);
+        ub_t_fail++;
+        fprintf(stderr, "%s:%d: '%s' compiled, want an error\n", __FILE__, line, expr);
+        return;
+    }
+    size_t got = ub_filter_err_column(err);
+    if (got != col || !strstr(err, text)) {
+        ub_t_fail++;
+        fprintf(stderr, "%s:%d: error for '%s' is '%s', want column %zu and '%s'\n", __FILE__, line, expr, err, col, text);
+        return;
+    }
+    ub_t_pass++;
+}
+#define CHECK_ERR(expr, col, text) check_err(expr, col, text, __LINE__)
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+int main(void)
+{
+    ub_opts_default(&O);
+
+    /* ---- CFG 9 coherent: Write, TAACK, Read, Read_response, Write_with_be, TAACK, Prefetch_tgt */
+    cap *c9 = load("cfg9_coherent.pcapng");
+    cur_cap = c9;
+    CHECK_EQ(c9->n, 7);
+    CHECK_STR(frames("ub.btah.taopcode == \"Read\""), "3");
+    CHECK_STR(frames("ub.btah.taopcode == \"read\""), "3"); /* value names: case-insensitive fallback */
+    CHECK_STR(frames("ub.btah.taopcode == 6"), "3");
+    CHECK_STR(frames("ub.btah.taopcode == 0x06"), "3");
+    CHECK_STR(frames("ub.btah.taopcode eq 0x6"), "3");
+    CHECK_STR(frames("ub.atah.taopcode == \"TAACK\""), "2,6");
+    CHECK_STR(frames("ub.atah.taopcode == \"Read_response\""), "4");
+    CHECK_STR(frames("ub.btah.ini_tassn >= 3"), "5,7");
+    CHECK_STR(frames("ub.btah.ini_tassn ge 3"), "5,7");
+    CHECK_STR(frames("ub.btah.ini_tassn > 3"), "7");
+    CHECK_STR(frames("ub.btah.ini_tassn gt 3"), "7");
+    CHECK_STR(frames("ub.btah.ini_tassn < 2"), "1");
+    CHECK_STR(frames("ub.btah.ini_tassn lt 2"), "1");
+    CHECK_STR(frames("ub.btah.ini_tassn <= 2"), "1,3");
+    CHECK_STR(frames("ub.btah.ini_tassn le 2"), "1,3");
+    CHECK_STR(frames("ub.btah.ini_tassn != 1"), "3,5,7");   /* absent field: false */
+    CHECK_STR(frames("ub.btah.ini_tassn ne 1"), "3,5,7");
+    CHECK_STR(frames("!(ub.btah.ini_tassn == 1)"), "2,3,4,5,6,7");
+    CHECK_STR(frames("not ub.btah.ini_tassn == 1"), "2,3,4,5,6,7");
+    CHECK_STR(frames("ub.btah"), "1,3,5,7");                /* header presence (full/compact share it) */
+    CHECK_STR(frames("ub.atah"), "2,4,6");
+    CHECK_STR(frames("ub.beetah"), "5");
+    CHECK_STR(frames("ub.maetah.length"), "1,3,5,7");       /* field presence */
+    CHECK_STR(frames("ub.icrc"), "");                        /* CFG 9 has no ICRC */
+    CHECK_STR(frames("ub.btah && ub.lph.vl == 1"), "3");
+    CHECK_STR(frames("ub.btah and ub.lph.vl == 1"), "3");
+    CHECK_STR(frames("ub.lph.vl == 1 || ub.atah.taopcode == \"TAACK\""), "2,3,4,6");
+    CHECK_STR(frames("ub.lph.vl == 1 or ub.atah.taopcode == \"TAACK\""), "2,3,4,6");
+    CHECK_STR(frames("not ub.btah and ub.lph.vl eq 0"), "2,6");
+    CHECK_STR(frames("!ub.btah && !!ub.atah"), "2,4,6");
+    CHECK_STR(frames("ub.nth.scna == 0x0304"), "2,4,6");
+    CHECK_STR(frames("ub.nth.scna == 772"), "2,4,6");
+    CHECK_STR(frames("(ub.lph.vl == 0 || ub.lph.vl == 1) && (ub.btah.ini_tassn == 4 || ub.atah.ini_tassn == 2)"), "4,7");
+    CHECK_STR(frames("ub.lph.vl == 0 && ub.btah || ub.atah"), "1,2,4,5,6,7"); /* && binds tighter */
+    CHECK_STR(frames("ub.lph.vl == 0 && (ub.btah || ub.atah)"), "1,2,5,6,7");
+    CHECK_STR(frames("ub.maetah.address == 0x0000100000001000"), "3");
+    CHECK_STR(frames("ub.maetah.address > 0x100000001000"), "5,7");
+    CHECK_STR(frames("ub.error"), "");
+    CHECK_STR(frames("ub"), "1,2,3,4,5,6,7");
+    CHECK_STR(frames("frame.number > 3 && frame.number <= 5"), "4,5");
+    CHECK_STR(frames("frame.len == 40"), "3,7");
+    CHECK_STR(frames("ub.lph.cfg == \"Coherent (TP bypass)\""), "1,2,3,4,5,6,7");
+    CHECK_STR(frames("ub.btah.taopcode === \"Write\""), "1");
+    CHECK_STR(frames("ub.btah.taopcode !== \"Write\""), "3,5,7");
+    CHECK_STR(frames("ub.btah.taopcode ~= \"Write\""), "3,5,7");
+    CHECK_STR(frames("ub.btah.taopcode any_ne 3 && ub.btah.taopcode all_eq 6"), "3");
+    CHECK_STR(frames("  ub.btah.taopcode==\"Read\"  "), "3");
+    {   /* without frame info, frame.* is absent */
+        ub_filter *f = ub_filter_compile("frame.number >= 0", NULL, 0);
+        CHECK(f != NULL);
+        CHECK(!ub_filter_match(f, c9->v[0]));
+        CHECK(ub_filter_match_frame(f, c9->v[0], 1, 100));
+        ub_filter_free(f);
+        f = ub_filter_compile("ub.btah.taopcode == \"Write\"", NULL, 0);
+        CHECK(ub_filter_match(f, c9->v[0]));
+        CHECK(!ub_filter_match(f, c9->v[1]));
+        CHECK(!ub_filter_match(NULL, c9->v[0]));
+        ub_filter_free(f);
+    }
+
+    /* ---- CFG 7 RTP with ICRC */
+    cap *c7 = load("cfg7_rtp.pcapng");
+    cur_cap = c7;
+    CHECK_STR(frames("ub.rtph.psn == 18"), "3,5,6");
+    CHECK_STR(frames("ub.rtph.psn == 0x12 && ub.rtph.tpopcode == 5"), "5");
+    CHECK_STR(frames("ub.icrc.status == \"Good\""), "1,2,3,4,5,6,7,8,9,10");
+    CHECK_STR(frames("ub.icrc.status == \"Bad\""), "");
+    CHECK_STR(frames("ub.icrc.status == 1"), "1,2,3,4,5,6,7,8,9,10");
+    CHECK_STR(frames("ub.rtph"), "1,2,3,4,5,6,7");
+    CHECK_STR(frames("ub.rtph.psn"), "1,2,3,4,5,6,7");
+    CHECK_STR(frames("!ub.rtph"), "8,9,10");
+
+    /* ---- malformed samples: ub.error and CRC status rows */
+    cap *cm = load("malformed.pcapng");
+    cur_cap = cm;
+    CHECK_STR(frames("ub.error"), "1,2,3,4,5,6,7,8,9,10");
+    CHECK_STR(frames("ub.error == \"bcrc_bad\""), "1,4,9");
+    CHECK_STR(frames("ub.error == \"BCRC_BAD\""), "1,4,9");
+    CHECK_STR(frames("ub.error == \"bcrc_bad\" && ub.error == \"unknown_cfg\""), "4");
+    CHECK_STR(frames("ub.error != \"bcrc_bad\""), "2,3,5,6,7,8,10");     /* all errors differ */
+    CHECK_STR(frames("ub.error !== \"bcrc_bad\""), "2,3,4,5,6,7,8,9,10"); /* some error differs */
+    CHECK_STR(frames("ub.error === \"bcrc_bad\""), "1");
+    CHECK_STR(frames("ub.bcrc.status == \"Bad\""), "1,4,9");
+    CHECK_STR(frames("ub.icrc.status == \"Bad\""), "2");
+    CHECK_STR(frames("ub.error == \"icrc_bad\" || ub.error == \"reserved_bits\""), "2,10");
+    CHECK_STR(frames("!ub.error"), "");
+
+    /* ---- repeated fields: URPC DMA entries 4096 and 8192 in frame 1 */
+    cap *cu = load("urpc.pcapng");
+    cur_cap = cu;
+    CHECK_STR(frames("ub.urpc_dma.size == 8192"), "1");
+    CHECK_STR(frames("ub.urpc_dma.size == 4096"), "1");
+    CHECK_STR(frames("ub.urpc_dma.size != 4096"), "");  /* one occurrence equals */
+    CHECK_STR(frames("ub.urpc_dma.size !== 4096"), "1"); /* another one differs */
+    CHECK_STR(frames("ub.urpc_dma.size === 4096"), "");
+    CHECK_STR(frames("ub.urpc_dma.size > 5000"), "1");
+    CHECK_STR(frames("ub.urpc_dma.size < 4096"), "");
+
+    /* ---- addresses and byte strings (UBoE) */
+    cap *ce = load("uboe.pcapng");
+    cur_cap = ce;
+    CHECK_STR(frames("ub.ipv4.src == 192.168.1.2"), "2");
+    CHECK_STR(frames("ub.ipv4.src >= 192.168.1.1"), "1,2");
+    CHECK_STR(frames("ub.ipv6.src == fd00::1"), "3");
+    CHECK_STR(frames("ub.ipv6.src != fd00::2"), "3");
+    CHECK_STR(frames("ub.eth.src == 02:00:00:00:00:01"), "1,3");
+    CHECK_STR(frames("ub.eth.src == 02-00-00-00-00-02"), "2");
+    CHECK_STR(frames("ub.ipv4 || ub.ipv6"), "1,2,3");
+
+    /* ---- raw flit stream: units decoded across records */
+    cap *cs = load("stream.pcapng");
+    cur_cap = cs;
+    CHECK(cs->n > 0);
+    CHECK(strncmp(frames("ub.lph || ub.lch"), "ERR", 3) != 0);
+
+    /* ---- compile errors with their column */
+    CHECK_ERR("", 1, "empty");
+    CHECK_ERR("   ", 1, "empty");
+    CHECK_ERR("ub.foo.bar", 1, "unknown field 'ub.foo.bar'");
+    CHECK_ERR("ub.btah && ub.nope", 12, "unknown field 'ub.nope'");
+    CHECK_ERR("ub.btah.taopcode == ", 21, "missing value");
+    CHECK_ERR("ub.btah.taopcode == \"Reed\"", 21, "not a value name of 'ub.btah.taopcode'");
+    CHECK_ERR("ub.btah.taopcode == Read", 21, "value names go in quotes");
+    CHECK_ERR("ub.btah.ini_tassn == \"x\"", 22, "no value names");
+    CHECK_ERR("(ub.btah", 9, "missing ')'");
+    CHECK_ERR("ub.btah )", 9, "unbalanced ')'");
+    CHECK_ERR("ub.btah & ub.atah", 9, "use '&&'");
+    CHECK_ERR("ub.btah | ub.atah", 9, "use '||'");
+    CHECK_ERR("ub.btah.taopcode = 3", 18, "use '=='");
+    CHECK_ERR("ub.btah == 3", 9, "is a header");
+    CHECK_ERR("3 == ub.btah", 1, "expected a field name");
+    CHECK_ERR("ub.error == 5", 13, "quoted error name");
+    CHECK_ERR("ub.error == \"no_such_error\"", 13, "unknown error name");
+    CHECK_ERR("ub.error > \"bcrc_bad\"", 10, "supports ==");
+    CHECK_ERR("ub.btah.taopcode == \"Read", 21, "");  /* unterminated string: rejected */
+    CHECK(cerr("ub.btah.taopcode == \"Read")[0] != 0);
+    CHECK_ERR("ub.btah &&", 11, "unexpected end");
+    CHECK_ERR("&& ub.btah", 1, "without an operand");
+    CHECK_ERR("ub.btah ub.atah", 9, "expected '&&', '||'");
+    CHECK_ERR("ub.btah.taopcode == 3 == 4", 23, "comparison operator after");
+    CHECK_ERR("== 3", 1, "without a field");
+    CHECK_ERR("()", 2, "empty parentheses");
+    CHECK_ERR("ub.btah.taopcode == ub.atah.taopcode", 21, "two fields");
+    CHECK_ERR("ub.btah.taopcode == 0x1ffffffffffffffff1", 21, "");
+    CHECK_ERR("ub.btah.taopcode == 99999999999999999999999", 21, "");
+    CHECK_ERR("ub.ipv6.src == 5", 16, "byte string");
+    CHECK_ERR("frame.number == \"x\"", 17, "number");
+    CHECK_ERR("ub.btah $", 9, "");
+    CHECK_ERR("ub == 1", 4, "presence");
+
+    /* ---- depth and size limits */
+    {
+        char buf[4096];
+        size_t o = 0;
+        for (int i = 0; i < UB_FILTER_MAX_DEPTH; i++) buf[o++] = '(';
+        o += (size_t)sprintf(buf + o, "ub.btah");
+        for (int i = 0; i < UB_FILTER_MAX_DEPTH; i++) buf[o++] = ')';
+        buf[o] = 0;
+        cur_cap = c9;
+        CHECK_STR(frames(buf), "1,3,5,7");
+        o = 0;
+        for (int i = 0; i < UB_FILTER_MAX_DEPTH + 1; i++) buf[o++] = '(';
+        o += (size_t)sprintf(buf + o, "ub.btah");
+        for (int i = 0; i < UB_FILTER_MAX_DEPTH + 1; i++) buf[o++] = ')';
+        buf[o] = 0;
+        CHECK(strstr(cerr(buf), "nested too deeply") != NULL);
+        o = 0;
+        for (int i = 0; i < 63; i++) buf[o++] = '!';
+        o += (size_t)sprintf(buf + o, "ub.btah");
+        buf[o] = 0;
+        CHECK_STR(frames(buf), "2,4,6");
+        o = 0;
+        for (int i = 0; i < 1000; i++) buf[o++] = '!';
+        o += (size_t)sprintf(buf + o, "ub.btah");
+        buf[o] = 0;
+        CHECK(strstr(cerr(buf), "too many negations") != NULL);
+    }
+    {   /* long flat chains compile to a flat program (no recursion while matching) */
+        size_t cap_ = 200000, o = 0;
+        char *big = malloc(cap_);
+        for (int i = 0; i < 5000 && o + 64 < cap_; i++) o += (size_t)sprintf(big + o, "%sub.btah.ini_tassn == %d", i ? " || " : "", 1000 + i);
+        o += (size_t)sprintf(big + o, " || ub.btah.ini_tassn == 4");
+        big[o] = 0;
+        CHECK(o > UB_FILTER_MAX_LEN);
+        CHECK(strstr(cerr(big), "longer than") != NULL);
+        o = 0;
+        for (int i = 0; i < 1500; i++) o += (size_t)sprintf(big + o, "%sub.btah.ini_tassn == %d", i ? " || " : "", 1000 + i);
+        o += (size_t)sprintf(big + o, " || ub.btah.ini_tassn == 4");
+        big[o] = 0;
+        CHECK_STR(frames(big), "7");
+        o = 0;
+        for (int i = 0; i < 1500; i++) o += (size_t)sprintf(big + o, "%sub.btah", i ? " && " : "");
+        big[o] = 0;
+        CHECK_STR(frames(big), "1,3,5,7");
+        for (int i = 0; i < 1500; i++) o += (size_t)sprintf(big + o, " && ub.atah");
+        big[o] = 0;
+        CHECK_STR(frames(big), "");
+        free(big);
+    }
+
+    /* ---- garbage: random token soup and random bytes must compile or fail cleanly */
+    {
+        static const char *toks[] = { "ub.btah", "ub.btah.taopcode", "ub.error", "ub.icrc.status", "ub.rtph.psn",
+                                      "frame.number", "ub", "(", ")", "!", "not", "&&", "and", "||", "or", "==",
+                                      "!=", "<", "<=", ">", ">=", "===", "!==", "~=", "eq", "5", "0x10", "\"Read\"",
+                                      "\"bcrc_bad\"", "\"Bad\"", "aa:bb", "1.2.3.4", "::1", "\"", "&", "|", "=",
+                                      "ub.nope", "0x", "-", ":", "\\", "\"\\\"", "ub..", "999999999999999999999" };
+        unsigned ntok = sizeof toks / sizeof toks[0], compiled = 0;
+        char buf[1024];
+        ub_view *all[3 * MAXP];
+        unsigned nall = 0;
+        cap *caps[] = { c9, c7, cm, cu, ce, cs };
+        for (unsigned k = 0; k < sizeof caps / sizeof caps[0]; k++)
+            for (unsigned i = 0; i < caps[k]->n && nall < 3 * MAXP; i++) all[nall++] = caps[k]->v[i];
+        for (int it = 0; it < 30000; it++) {
+            size_t o = 0;
+            unsigned nt = 1 + rnd(12);
+            for (unsigned i = 0; i < nt && o + 40 < sizeof buf; i++) {
+                if (rnd(5) == 0) { buf[o++] = (char)(1 + rnd(255)); continue; }
+                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", rnd(3) ? " " : "", toks[rnd(ntok)]);
+            }
+            buf[o] = 0;
+            char err[128];
+            ub_filter *f = ub_filter_compile(buf, err, sizeof err);
+            if (f) {
+                compiled++;
+                for (unsigned i = 0; i < nall; i++) (void)ub_filter_match_frame(f, all[i], i + 1, 64);
+                ub_filter_free(f);
+            } else {
+                if (err[0] == 0 || ub_filter_err_column(err) == 0 || ub_filter_err_column(err) > o + 1) {
+                    ub_t_fail++;
+                    fprintf(stderr, "bad error message for '%s': '%s'\n", buf, err);
+                }
+            }
+        }
+        CHECK(compiled > 100);
+        /* tiny error buffers are fine */
+        char tiny[4];
+        CHECK(ub_filter_compile("ub.nope", tiny, sizeof tiny) == NULL);
+        CHECK(strlen(tiny) < sizeof tiny);
+        CHECK(ub_filter_compile("ub.nope", NULL, 0) == NULL);
+        CHECK(ub_filter_compile(NULL, tiny, sizeof tiny) == NULL);
+    }
+
+    free_cap(c9);
+    free_cap(c7);
+    free_cap(cm);
+    free_cap(cu);
+    free_cap(ce);
+    free_cap(cs);
+    return ub_test_finish();
+}
