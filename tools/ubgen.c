@@ -101,8 +101,10 @@ int main(int argc, char **argv)
     int fmt = 1; /* pcapng */
     long linktype = -1;
     unsigned split = 0;
-    pkt_spec pk[4096];
-    unsigned np = 0;
+    size_t pk_cap = 256;
+    pkt_spec *pk = malloc(pk_cap * sizeof *pk);
+    if (!pk) { fprintf(stderr, "ubgen: out of memory\n"); return 2; }
+    size_t np = 0;
     /* split into @capture / @packet sections */
     char *save = NULL;
     for (char *line = strtok_r(spec, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -121,7 +123,12 @@ int main(int argc, char **argv)
             continue;
         }
         if (strncmp(line, "@packet", 7) == 0) {
-            if (np >= sizeof pk / sizeof pk[0]) { fprintf(stderr, "ubgen: too many packets\n"); return 2; }
+            if (np >= pk_cap) {
+                pkt_spec *npk = realloc(pk, 2 * pk_cap * sizeof *pk);
+                if (!npk) { fprintf(stderr, "ubgen: out of memory\n"); return 2; }
+                pk = npk;
+                pk_cap *= 2;
+            }
             pkt_spec *p = &pk[np++];
             p->text = calloc(1, 1);
             p->ts = np > 1 ? pk[np - 2].ts + 0.000001 : 0;
@@ -161,9 +168,10 @@ int main(int argc, char **argv)
     if (np == 0) { fprintf(stderr, "ubgen: no @packet in %s\n", argv[optind]); return 2; }
 
     static uint8_t rec[UB_MAX_NETPKT * 2 + 64];
-    long lens[4096];
-    uint8_t *bufs[4096];
-    ub_entry entries[4096];
+    long *lens = calloc(np, sizeof *lens);
+    uint8_t **bufs = calloc(np, sizeof *bufs);
+    ub_entry *entries = calloc(np, sizeof *entries);
+    if (!lens || !bufs || !entries) { fprintf(stderr, "ubgen: out of memory\n"); return 2; }
     char err[256];
     for (unsigned i = 0; i < np; i++) {
         ub_entry e = UB_ENTRY_NONE;
@@ -183,6 +191,10 @@ int main(int argc, char **argv)
             free(pk[i].text);
         }
         free(spec);
+        free(pk);
+        free(lens);
+        free(bufs);
+        free(entries);
         return 0;
     }
     if (linktype < 0) linktype = (long)linktype_for(&o, entries[0]);
@@ -249,5 +261,9 @@ int main(int argc, char **argv)
         free(pk[i].text);
     }
     free(spec);
+    free(pk);
+    free(lens);
+    free(bufs);
+    free(entries);
     return 0;
 }
