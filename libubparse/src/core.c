@@ -153,28 +153,60 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
     return -1;
 }
 
+#define UB_RSVD_MAGIC 0x5542525356444d31ull /* "UBRSVDM1" */
+
+static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f);
+
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
-    const ub_field *f = l->hdr->fields, *fend = f + l->hdr->nfields;
-    for (; f < fend; f++) {
-        if (!(f->flags & UB_FF_RSVD)) continue;
-        ub_val v;
-        if (f->type == UB_FT_UINT) {
-            if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v.u) || v.u == 0) continue;
-        } else if (ub_field_value(l, f, &v) != 0) {
-            continue;
+    const ub_hdr *h = l->hdr;
+    ub_view *v = d->v;
+    if (h->nfields <= 64 && h->id < UB_H__COUNT) {
+        /* reserved rows of this table, derived from the schema once per view */
+        if (v->rsvd_magic != UB_RSVD_MAGIC) {
+            memset(v->rsvd_known, 0, sizeof v->rsvd_known);
+            v->rsvd_magic = UB_RSVD_MAGIC;
         }
-        bool nz = false;
-        if (f->type == UB_FT_BYTES) {
-            for (uint32_t k = 0; k < v.nbytes; k++) nz |= v.bytes[k] != 0;
-        } else {
-            nz = v.u != 0;
+        if (!(v->rsvd_known[h->id >> 3] & (1u << (h->id & 7)))) {
+            uint64_t m = 0;
+            for (unsigned i = 0; i < h->nfields; i++)
+                if (h->fields[i].flags & UB_FF_RSVD) m |= 1ull << i;
+            v->rsvd_rows[h->id] = m;
+            v->rsvd_known[h->id >> 3] |= (uint8_t)(1u << (h->id & 7));
         }
-        if (nz) {
-            /* called at push time: l->off is relative to the current buffer d->p */
-            uint32_t roff = ub_dec_rec_off(d, l->off + f->bit_off / 8);
-            ub_error_rec(d->v, UB_E_RSVD_BITS, l->hdr->id, roff, v.u, 0, f->abbrev);
-        }
+        for (uint64_t m = v->rsvd_rows[h->id]; m; m &= m - 1)
+            check_rsvd_row(d, l, &h->fields[__builtin_ctzll(m)]);
+        return;
+    }
+    const ub_field *f = h->fields, *fend = f + h->nfields;
+    for (; f < fend; f++)
+        if (f->flags & UB_FF_RSVD) check_rsvd_row(d, l, f);
+}
+
+static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f)
+{
+    ub_val v;
+    uint32_t lead = f->bit_off & 7u;
+    if (f->type == UB_FT_UINT && lead + f->bits <= 8) { /* most reserved rows sit inside one byte */
+        uint32_t b = f->bit_off >> 3;
+        if (b >= l->len) return;
+        v.u = ((uint32_t)l->data[b] >> (8u - lead - f->bits)) & ((1u << f->bits) - 1u);
+        if (v.u == 0) return;
+    } else if (f->type == UB_FT_UINT) {
+        if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v.u) || v.u == 0) return;
+    } else if (ub_field_value(l, f, &v) != 0) {
+        return;
+    }
+    bool nz = false;
+    if (f->type == UB_FT_BYTES) {
+        for (uint32_t k = 0; k < v.nbytes; k++) nz |= v.bytes[k] != 0;
+    } else {
+        nz = v.u != 0;
+    }
+    if (nz) {
+        /* called at push time: l->off is relative to the current buffer d->p */
+        uint32_t roff = ub_dec_rec_off(d, l->off + f->bit_off / 8);
+        ub_error_rec(d->v, UB_E_RSVD_BITS, l->hdr->id, roff, v.u, 0, f->abbrev);
     }
 }
 

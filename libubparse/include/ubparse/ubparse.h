@@ -280,6 +280,11 @@ typedef struct ub_view {
     ub_layer layer[UB_MAX_LAYERS];
     ub_err err[UB_MAX_ERRS];
     uint8_t netbuf[UB_MAX_NETPKT]; /* de-interleaved payload of multi-block DLLDPs */
+    /* per-view cache of which rows of each table are reserved (derived from the schema on first
+     * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
+    uint64_t rsvd_magic;
+    uint64_t rsvd_rows[UB_H__COUNT];
+    uint8_t rsvd_known[(UB_H__COUNT + 7) / 8];
 } ub_view;
 
 /* Decode one record. Never fails hard: errors are in v->err[]. Returns v->nerrs. */
