@@ -178,7 +178,8 @@ static void syn_end(void)
 static uint64_t feed_bytes(uint32_t ifx, uint8_t dir, ub_entry e, const uint8_t *b, uint32_t n)
 {
     ub_decode(&V, &O, e, b, n);
-    ub_pktinfo pi = { ++FRAME, FRAME * 1000u, ifx, dir };
+    ++FRAME;
+    ub_pktinfo pi = { FRAME, FRAME * 1000u, ifx, dir };
     ub_state_packet(ST, &V, &pi);
     return FRAME;
 }
