@@ -12,7 +12,7 @@ ub_section "1/4 dependencies"
 ub_install_deps
 
 ub_section "2/4 configure + build (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUB_DISSECTOR=ON
 cmake --build build -j"$JOBS"
 
 ub_section "3/4 Wireshark plugin"

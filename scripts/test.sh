@@ -22,7 +22,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 start=$(date +%s)
 
 ub_section "1/3 build + ctest ($B/)"
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUB_DISSECTOR=ON
 cmake --build "$B" -j"$JOBS"
 # shellcheck disable=SC2086  # UB_CTEST_ARGS is a list of arguments
 (cd "$B" && ctest --output-on-failure -j"$JOBS" ${UB_CTEST_ARGS:-})
@@ -32,7 +32,7 @@ if [ "${UB_SKIP_ASAN:-0}" != 1 ]; then
     asan_cc=${UB_ASAN_CC:-}
     if [ -z "$asan_cc" ]; then if command -v clang >/dev/null 2>&1; then asan_cc=clang; else asan_cc=cc; fi; fi
     # (the Wireshark plugin is compiled without sanitizers even here: dissector/CMakeLists.txt)
-    CC=$asan_cc cmake -S . -B "$BA" -DCMAKE_BUILD_TYPE=Debug -DUB_SANITIZE=ON
+    CC=$asan_cc cmake -S . -B "$BA" -DCMAKE_BUILD_TYPE=Debug -DUB_SANITIZE=ON -DUB_DISSECTOR=ON
     cmake --build "$BA" -j"$JOBS"
     # shellcheck disable=SC2086
     (cd "$BA" && ctest --output-on-failure -j"$JOBS" ${UB_CTEST_ARGS:-})
