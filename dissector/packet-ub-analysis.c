@@ -118,7 +118,12 @@ static const ub_vname *fh_vals(const an_fh *fh)
 }
 
 static an_fh f_scna, f_dcna, f_ip_src, f_ip_dst, f_seid, f_deid, f_stpn, f_dtpn;
-static an_fh f_taop_b, f_taop_a, f_tpop, f_mgcode;
+static an_fh f_taop_b, f_taop_a, f_tpop, f_mgcode, f_scancmd;
+
+/* ub_match.opcode of management matches: 0x10 | Code << 8 (MGMTETAH), or, for enumeration Scan
+ * PDUs, 0x80 | (8 + CMD) << 8 (st_ta.c MATCH_SCAN); row/Code index = opcode >> 8 */
+#define AN_MATCH_SCAN 0x80u
+#define AN_MATCH_SCAN_CODE 8u
 
 static void fields_init(void)
 {
@@ -138,6 +143,24 @@ static void fields_init(void)
     fh_add(&f_tpop, "ub.utph.tpopcode");
     fh_add(&f_tpop, "ub.ctph.tpopcode");
     fh_add(&f_mgcode, "ub.mgmtetah.code");
+    fh_add(&f_scancmd, "ub.scan.cmd");
+}
+
+/* name of a management match code (opcode >> 8): MGMTETAH Code, or enumeration CMD */
+static void mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number)
+{
+    const char *nm;
+    if (code >= AN_MATCH_SCAN_CODE && code < AN_MATCH_SCAN_CODE + 8) {
+        nm = ub_vname_lookup(fh_vals(&f_scancmd), code - AN_MATCH_SCAN_CODE);
+        if (with_number) g_snprintf(buf, (gulong)n, "%u enumeration CMD %u %s", code, code - AN_MATCH_SCAN_CODE, nm ? nm : "");
+        else g_snprintf(buf, (gulong)n, "enumeration %s", nm ? nm : "CMD");
+    } else {
+        nm = ub_vname_lookup(fh_vals(&f_mgcode), code);
+        if (with_number) g_snprintf(buf, (gulong)n, "%u %s", code, nm ? nm : "");
+        else if (nm) g_snprintf(buf, (gulong)n, "%s", nm);
+        else g_snprintf(buf, (gulong)n, "Code %u", code);
+    }
+    g_strchomp(buf);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -314,6 +337,8 @@ static void an_note_cb(void *ctx _U_, const ub_pkt_note *n)
     fa->expected_psn = n->expected_psn;
 }
 
+/* The engine of the capture file, created on its first UB packet (with the preferences in force
+ * then), so that captures without UB cost nothing; an_init() resets, an_cleanup() frees it. */
 static ub_state *an_engine(void)
 {
     if (an.st || an.failed || !an.frames) return an.st;
@@ -550,7 +575,7 @@ static const ub_view *full_frame_view(tvbuff_t *tvb, packet_info *pinfo, const u
     gint roff = tvb_raw_offset(tvb);
     if (flen == 0 || len == 0 || roff < 0 || (guint32)roff + len > flen) return v;
     const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
-    ub_view *fv = wmem_new(pinfo->pool, ub_view);
+    ub_view *fv = ub_ws_view_new(pinfo->pool);
     ub_decode(fv, ub_ws_opts(), ub_entry_for_linktype(ub_ws_opts(), lt), frame, flen);
     unsigned nl = fv->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : fv->nlayers;
     for (unsigned i = 0; i < nl; i++) {
@@ -574,7 +599,7 @@ static void an_feed_view(const ub_view *v, const ub_pktinfo *pi)
 /* Raw flit streams: units still incomplete at the end of the capture, as ubdump's flush. */
 static void flush_unit_cb(void *ctx _U_, const uint8_t *unit, uint32_t len, uint32_t flags)
 {
-    ub_view *v = g_new(ub_view, 1);
+    ub_view *v = ub_ws_view_new(NULL);
     ub_decode(v, ub_ws_opts(), UB_ENTRY_FLIT, unit, len);
     if (flags & UB_UNIT_PARTIAL)
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
@@ -589,8 +614,9 @@ static void flush_unit_cb(void *ctx _U_, const uint8_t *unit, uint32_t len, uint
 /* End of the sequential pass: outstanding state (unanswered requests, open gaps...). */
 static void an_postseq(void)
 {
-    if (!an.st || an.finished) return;
-    ub_ws_stream_flush_all(flush_unit_cb, NULL);
+    if (!pref_analyze || !an.frames || an.finished) return;
+    ub_ws_stream_flush_all(flush_unit_cb, NULL); /* may start the engine (a stream with no complete unit) */
+    if (!an.st) return;
     ub_state_finish(an.st);
     an.finished = TRUE;
 }
@@ -626,7 +652,7 @@ void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_vi
         copy_address_shallow(&pinfo->net_src, &p->src);
         copy_address_shallow(&pinfo->net_dst, &p->dst);
     }
-    if (tree) {
+    if (tree && proto_field_is_referenced(tree, hf_cna)) {
         if (p->src.type == at_ub_cna) {
             ub_val a, b;
             if (fh_get(&f_scna, p->nth, &a) && fh_get(&f_dcna, p->nth, &b)) {
@@ -636,6 +662,8 @@ void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_vi
                 proto_item_set_hidden(it);
             }
         }
+    }
+    if (tree && proto_field_is_referenced(tree, hf_eid)) {
         if (p->seid.type == at_ub_eid && p->seid.len == 3) {
             ub_val a, b;
             if (fh_get(&f_seid, p->eidh, &a) && fh_get(&f_deid, p->eidh, &b)) {
@@ -664,7 +692,9 @@ void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_vi
              t2 = p->seid.type != AT_NONE && have_tap_listener(tap_ub_eid);
 
     /* TP channel endpoints: the TP conversation table and its filter fields */
-    if (p->tpkind && p->src.type != AT_NONE && (tree || t1)) {
+    gboolean tp_tree = tree && (proto_field_is_referenced(tree, hf_tp_src) || proto_field_is_referenced(tree, hf_tp_dst) ||
+                                proto_field_is_referenced(tree, hf_tp_ep));
+    if (p->tpkind && p->src.type != AT_NONE && (tp_tree || t1)) {
         char *a = address_to_str(pinfo->pool, &p->src), *b = address_to_str(pinfo->pool, &p->dst), *es, *ed;
         if (p->rtph) {
             es = wmem_strdup_printf(pinfo->pool, "%s:0x%x", a, p->stpn);
@@ -676,7 +706,7 @@ void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_vi
         }
         set_address(&p->tps, AT_STRINGZ, (int)strlen(es) + 1, es);
         set_address(&p->tpd, AT_STRINGZ, (int)strlen(ed) + 1, ed);
-        if (tree) {
+        if (tp_tree) {
             proto_item *it = proto_tree_add_string(tree, hf_tp_src, tvb, 0, 0, es);
             proto_item_set_hidden(it);
             it = proto_tree_add_string(tree, hf_tp_dst, tvb, 0, 0, ed);
@@ -712,8 +742,11 @@ static const char *match_op_name(const an_match *m, char *buf, size_t n)
 {
     const char *nm = NULL;
     guint code = m->opcode & 0xFF;
+    if (m->kind == 1) {
+        mgmt_code_name((m->opcode >> 8) & 0xFF, buf, n, FALSE);
+        return buf;
+    }
     if (m->kind == 0) nm = ub_vname_lookup(fh_vals(&f_taop_b), code);
-    else if (m->kind == 1) { code = (m->opcode >> 8) & 0xFF; nm = ub_vname_lookup(fh_vals(&f_mgcode), code); }
     else nm = ub_vname_lookup(fh_vals(&f_tpop), code);
     if (nm) g_snprintf(buf, (gulong)n, "%s", nm);
     else g_snprintf(buf, (gulong)n, "0x%02x", code);
@@ -723,6 +756,12 @@ static const char *match_op_name(const an_match *m, char *buf, size_t n)
 void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
     if (!pref_analyze) return;
+    if (!pinfo->fd->visited && !pinfo->flags.in_error_pkt) { /* every UB record, also one completing no unit */
+        ub_pktinfo pi;
+        pktinfo_of(pinfo, &pi);
+        if (pi.frame > an.last_frame) an.last_frame = (guint32)pi.frame;
+        if (pi.ts_ns > an.last_ts) an.last_ts = pi.ts_ns;
+    }
     const an_frame *fa = ub_an_frame_lookup(pinfo->num);
     if (!fa) return;
     proto_item *ai = proto_tree_add_item(tree, hf_an, tvb, 0, 0, ENC_NA);
@@ -930,8 +969,13 @@ static void ub_srt_init(struct register_srt *srt _U_, GArray *srt_array)
     t = init_srt_table("UB transactions (request TAOpcode)", "Transactions", srt_array, 256, "TAOpcode",
                        "ub.btah.taopcode", NULL);
     srt_rows(t, fh_vals(&f_taop_b), TRUE);
-    t = init_srt_table("UB management (Code)", "Management", srt_array, 256, "Code", "ub.mgmtetah.code", NULL);
-    srt_rows(t, fh_vals(&f_mgcode), FALSE);
+    t = init_srt_table("UB management (Code; 8.. enumeration CMD)", "Management", srt_array, 256, "Code",
+                       "ub.mgmtetah.code", NULL);
+    for (int i = 0; i < 256; i++) {
+        char b[96];
+        mgmt_code_name((guint)i, b, sizeof b, TRUE);
+        init_srt_table_row(t, i, b);
+    }
     t = init_srt_table("UB transport data to ack (ack TPOpcode)", "Transport acks", srt_array, 256, "TPOpcode",
                        "ub.rtph.tpopcode", NULL);
     srt_rows(t, fh_vals(&f_tpop), TRUE);

@@ -85,6 +85,15 @@ const ub_opts *ub_ws_opts(void)
     return &g_opts;
 }
 
+/* A view for ub_decode from scope (NULL: g_malloc, free with g_free).  Pool memory is recycled
+ * between packets, so the per-view reserved-row cache (ub_view.rsvd_magic) must start invalid. */
+ub_view *ub_ws_view_new(wmem_allocator_t *scope)
+{
+    ub_view *v = scope ? wmem_new(scope, ub_view) : g_new(ub_view, 1);
+    v->rsvd_magic = 0;
+    return v;
+}
+
 /* Preference names mirror ubdump's -o names (ubdump -o help): "ub.read_ext4:2" here is
  * "ubdump -o read_ext4=2".  Defaults are taken from ub_opts_default(): the R-nn defaults live in
  * libubparse only. */
@@ -627,13 +636,19 @@ static void add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, 
     if (!rm) return;
     proto_item **items = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * h->nfields);
     gboolean has_status = FALSE;
+    gboolean visible = sub && PTREE_DATA(sub)->visible;
     for (unsigned k = 0; k < h->nfields; k++) {
         const ub_field *f = &h->fields[k];
         const row_map *m = &rm[k];
         if (m->kind == RK_SKIP) continue;
         int hf = hf_ids[m->hf_slot];
+        /* an invisible tree (tshark -T fields / -Y / taps) keeps only referenced fields: skip the
+         * value and the item of the others (proto_tree_add_* would fake them anyway) */
+        if (!visible && !proto_field_is_referenced(sub, hf)) continue;
         ub_val val;
-        if (ub_field_value(l, f, &val) != 0) continue; /* not inside the (truncated) layer */
+        /* container items: the bounds check below is the presence check (Wireshark reads the bits);
+         * the others need the decoded value */
+        if (m->kind != RK_ITEM && ub_field_value(l, f, &val) != 0) continue; /* not inside the (truncated) layer */
         proto_item *it = NULL;
         switch (m->kind) {
         case RK_VIRT:
@@ -771,11 +786,13 @@ static const guint8 *tvb_bytes(tvbuff_t *tvb, guint32 *len)
 static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v)
 {
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
-    char sum[512];
-    sum[0] = '\0';
-    ub_summary(v, sum, sizeof sum);
-    col_clear(pinfo->cinfo, COL_INFO);
-    col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
+    if (pinfo->cinfo) { /* no columns (tshark -T fields without _ws.col.*): no summary to format */
+        char sum[512];
+        sum[0] = '\0';
+        ub_summary(v, sum, sizeof sum);
+        col_clear(pinfo->cinfo, COL_INFO);
+        col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
+    }
     proto_item *top = add_view(tvb, pinfo, tree, v, NULL);
     proto_tree *ut = top ? proto_item_get_subtree(top) : NULL;
     ub_an_view(tvb, pinfo, ut, v, pinfo->fd->pkt_len);
@@ -787,7 +804,7 @@ static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub
 {
     guint32 len;
     const guint8 *data = tvb_bytes(tvb, &len);
-    ub_view *v = wmem_new(pinfo->pool, ub_view);
+    ub_view *v = ub_ws_view_new(pinfo->pool);
     ub_decode(v, &g_opts, entry, data, len);
     return dissect_view(tvb, pinfo, tree, v);
 }
@@ -960,7 +977,7 @@ static gboolean dissect_ub_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tre
     guint32 len;
     const guint8 *p = tvb_bytes(tvb, &len);
     if (len < 16) return FALSE;
-    ub_view *v = wmem_new(pinfo->pool, ub_view);
+    ub_view *v = ub_ws_view_new(pinfo->pool);
     ub_decode(v, &g_opts, UB_ENTRY_TPH, p, len);
     if (v->nlayers < 2 || !v->layer[0].hdr) return FALSE;
     unsigned id0 = v->layer[0].hdr->id;
@@ -1143,7 +1160,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         }
         guint32 ul;
         const guint8 *up = tvb_bytes(ut, &ul);
-        ub_view *v = wmem_new(pinfo->pool, ub_view);
+        ub_view *v = ub_ws_view_new(pinfo->pool);
         ub_decode(v, &g_opts, UB_ENTRY_FLIT, up, ul);
         sum[0] = '\0';
         ub_summary(v, sum, sizeof sum);

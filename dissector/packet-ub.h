@@ -12,6 +12,8 @@ void proto_reg_handoff_ub(void);
 
 /* packet-ub.c: the libubparse options in force (from the preferences) */
 const ub_opts *ub_ws_opts(void);
+/* packet-ub.c: a view to decode into, from scope (NULL: g_malloc'ed, g_free it) */
+ub_view *ub_ws_view_new(wmem_allocator_t *scope);
 /* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
 void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx);
 
