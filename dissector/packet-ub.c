@@ -86,11 +86,11 @@ const ub_opts *ub_ws_opts(void)
 }
 
 /* A view for ub_decode from scope (NULL: g_malloc, free with g_free).  Pool memory is recycled
- * between packets, so the per-view reserved-row cache (ub_view.rsvd_magic) must start invalid. */
+ * between packets, so the per-view reserved-row cache (ub_view.rsvd_magic) must start invalid (ub_view_init). */
 ub_view *ub_ws_view_new(wmem_allocator_t *scope)
 {
     ub_view *v = scope ? wmem_new(scope, ub_view) : g_new(ub_view, 1);
-    v->rsvd_magic = 0;
+    ub_view_init(v);
     return v;
 }
 

@@ -74,7 +74,7 @@ static inline int au_run_file(const char *path, const ub_opts *o, const ub_state
     ub_state_cfg c;
     if (cfg) c = *cfg; else ub_state_cfg_default(&c);
     ub_state *st = ub_state_new(&c, au_cb, out);
-    ub_view *v = (ub_view *)malloc(sizeof *v);
+    ub_view *v = (ub_view *)calloc(1, sizeof *v);
     static ub_stream streams[4];
     for (int i = 0; i < 4; i++) ub_stream_init(&streams[i], o);
     ub_rec r;

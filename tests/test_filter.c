@@ -27,7 +27,7 @@ static void add_unit(cap *c, const uint8_t *d, uint32_t n, ub_entry e, uint64_t 
     unsigned i = c->n++;
     c->rec[i] = malloc(n ? n : 1);
     memcpy(c->rec[i], d, n);
-    c->v[i] = malloc(sizeof(ub_view));
+    c->v[i] = calloc(1, sizeof(ub_view));
     ub_decode(c->v[i], &O, e, c->rec[i], n);
     c->frame[i] = frame;
     c->len[i] = n;

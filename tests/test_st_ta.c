@@ -45,7 +45,7 @@ static int run(const char *path, const ub_state_cfg *cfg, au_findings *out, matc
     else { ub_state_cfg_default(&c); c.layers = UB_ST_TA | UB_ST_MG; }
     ub_state *st = ub_state_new(&c, au_cb, out);
     if (mt) ub_state_set_match_cb(st, match_cb, mt);
-    ub_view *v = (ub_view *)malloc(sizeof *v);
+    ub_view *v = (ub_view *)calloc(1, sizeof *v);
     ub_rec r;
     ub_stream streams[4]; /* raw flit streams: per interface and direction, as au_run_file */
     for (int i = 0; i < 4; i++) ub_stream_init(&streams[i], &o);

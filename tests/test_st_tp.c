@@ -249,7 +249,7 @@ static void run_cb(const char *path, cb_ctx *c)
     ub_state *st = ub_state_new(&cfg, au_cb, c->f);
     ub_state_set_note_cb(st, c_note, c);
     ub_state_set_match_cb(st, c_match, c);
-    ub_view *v = malloc(sizeof *v);
+    ub_view *v = calloc(1, sizeof *v);
     ub_rec r;
     while (ub_cap_next(cf, &r) == 1) {
         ub_decode(v, &o, ub_entry_for_linktype(&o, r.linktype), r.data, r.caplen);
@@ -643,7 +643,7 @@ static void test_flood(void)
                            "maetah address=0x1000 tokenid=1 length=8\npayload inc=8\n",
                            &o, rec, sizeof rec, &e, err, sizeof err);
     CHECK(n > 0);
-    ub_view *v = malloc(sizeof *v);
+    ub_view *v = calloc(1, sizeof *v);
     const unsigned N = 300000;
     clock_t t0 = clock();
     uint32_t maxlive = 0;

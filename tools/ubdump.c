@@ -1210,6 +1210,7 @@ static int shards_start(app *a)
         pthread_cond_init(&s->cv_data, NULL);
         pthread_cond_init(&s->cv_space, NULL);
         s->v = malloc(sizeof *s->v);
+        if (s->v) ub_view_init(s->v);
         if (!s->v || eng_init(a, &s->e, link ? UB_ST_DLL | UB_ST_DECODE : UB_ST_NW | UB_ST_TP | UB_ST_TA | UB_ST_MG,
                               link ? 0 : 1) != 0)
             return -1;
@@ -1837,6 +1838,7 @@ int main(int argc, char **argv)
     ub_capfile *cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     a->v = malloc(sizeof *a->v);
+    if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
     fh_init(&a->f_taop_b, "ub.btah.taopcode");
     fh_init(&a->f_taop_a, "ub.atah.taopcode");

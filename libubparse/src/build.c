@@ -498,6 +498,7 @@ long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap,
     if (want_icrc) {
         ub_view *v = malloc(sizeof *v);
         if (!v) goto out;
+        ub_view_init(v);
         ub_entry de = b->entry;
         const uint8_t *dp = pk;
         uint32_t dl = total;

@@ -163,16 +163,19 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     ub_view *v = d->v;
     if (h->nfields <= 64 && h->id < UB_H__COUNT) {
         /* reserved rows of this table, derived from the schema once per view */
-        if (v->rsvd_magic != UB_RSVD_MAGIC) {
-            memset(v->rsvd_known, 0, sizeof v->rsvd_known);
-            v->rsvd_magic = UB_RSVD_MAGIC;
-        }
-        if (!(v->rsvd_known[h->id >> 3] & (1u << (h->id & 7)))) {
+        /* an entry counts only with the view's magic AND its own tag (storage may be recycled) */
+        uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8));
+        uint64_t valid = h->nfields == 64 ? ~0ull : (1ull << h->nfields) - 1u;
+        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag || (v->rsvd_rows[h->id] & ~valid)) {
+            if (v->rsvd_magic != UB_RSVD_MAGIC) {
+                memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+                v->rsvd_magic = UB_RSVD_MAGIC;
+            }
             uint64_t m = 0;
             for (unsigned i = 0; i < h->nfields; i++)
                 if (h->fields[i].flags & UB_FF_RSVD) m |= 1ull << i;
             v->rsvd_rows[h->id] = m;
-            v->rsvd_known[h->id >> 3] |= (uint8_t)(1u << (h->id & 7));
+            v->rsvd_tag[h->id] = tag;
         }
         for (uint64_t m = v->rsvd_rows[h->id]; m; m &= m - 1)
             check_rsvd_row(d, l, &h->fields[__builtin_ctzll(m)]);
@@ -501,6 +504,14 @@ static void dec_eth(ub_dec *d)
         off += 4;
     }
     dec_ethertype_ip(d, off, et);
+}
+
+void ub_view_init(ub_view *v)
+{
+    v->rsvd_magic = 0;
+    memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+    v->nlayers = 0;
+    v->nerrs = 0;
 }
 
 int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len)

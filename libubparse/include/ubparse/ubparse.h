@@ -284,8 +284,12 @@ typedef struct ub_view {
      * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
     uint64_t rsvd_magic;
     uint64_t rsvd_rows[UB_H__COUNT];
-    uint8_t rsvd_known[(UB_H__COUNT + 7) / 8];
+    uint16_t rsvd_tag[UB_H__COUNT];
 } ub_view;
+
+/* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view
+ * can then be reused for any number of packets. */
+void ub_view_init(ub_view *v);
 
 /* Decode one record. Never fails hard: errors are in v->err[]. Returns v->nerrs. */
 int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len);
