@@ -61,33 +61,8 @@ EOF
 "$UBGEN" -w "$tmp/caps/gen_stream.pcapng" "$tmp/stream.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen stream.ub"; }
 editcap -r "$tmp/caps/gen_stream.pcapng" "$tmp/caps/gen_stream_cut.pcapng" 1 > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "editcap"; }
 
-# tshark ignores WIRESHARK_PLUGIN_DIR as root: drop privileges as t_tshark_plugin.sh does
-RUN=
-if [ "$(id -u)" = 0 ]; then
-    if [ "$(unshare -U id -u 2>/dev/null)" = 65534 ]; then
-        RUN="unshare -U"
-    elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-        RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"
-    else
-        fail "running as root and unable to drop privileges (unshare -U / setpriv): tshark would ignore the plugin"
-    fi
-fi
-chmod 755 "$tmp"
-chmod -R a+rX "$tmp"
-
-ts_home() {
-    h=$1
-    shift
-    $RUN env HOME="$tmp/$h" XDG_CONFIG_HOME="$tmp/$h/.config" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
-        WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 tshark "$@"
-}
-ts() { ts_home home "$@"; }
-
-ts -G plugins > "$tmp/plugins.txt" 2>&1 || { cat "$tmp/plugins.txt"; fail "tshark -G plugins"; }
-grep -q "^ub\.so[[:space:]].*$tmp/plugins/$WSVER/epan/ub\.so" "$tmp/plugins.txt" || {
-    cat "$tmp/plugins.txt"
-    fail "tshark -G plugins does not list our ub.so - the plugin was not loaded"
-}
+. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
+ub_require_plugin
 ts -G fields 2>/dev/null | awk -F'\t' '{ print $3 }' > "$tmp/fields.txt"
 for f in ub.analysis ub.analysis.tp_channel ub.analysis.response_in ub.analysis.request_in ub.analysis.latency \
          ub.analysis.acked_in ub.analysis.acks_frame ub.analysis.expected_psn ub.analysis.rule ub.analysis.finding \

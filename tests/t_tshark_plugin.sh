@@ -48,36 +48,8 @@ cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
 echo '"User 0 (DLT=147)","data","0","","0",""' > "$tmp/home2/.config/wireshark/user_dlts"
 cp "$UB_SOURCE_DIR/dissector/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
 
-# ---- run tshark without privileges
-# (UB_TSHARK_PRIVDROP=setpriv forces the fallback, for testing this script)
-RUN=
-if [ "$(id -u)" = 0 ]; then
-    if [ "${UB_TSHARK_PRIVDROP:-}" != setpriv ] && [ "$(unshare -U id -u 2>/dev/null)" = 65534 ]; then
-        RUN="unshare -U"
-    elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-        RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"
-    else
-        fail "running as root and unable to drop privileges (unshare -U / setpriv): tshark would ignore the plugin"
-    fi
-fi
-chmod 755 "$tmp"
-chmod -R a+rX "$tmp"
-
-# ts HOMEDIR tshark-args...
-ts_home() {
-    h=$1
-    shift
-    $RUN env HOME="$tmp/$h" XDG_CONFIG_HOME="$tmp/$h/.config" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
-        WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 tshark "$@"
-}
-ts() { ts_home home "$@"; }
-
-# ---- 1. the plugin is loaded
-ts -G plugins > "$tmp/plugins.txt" 2> "$tmp/err.txt" || { cat "$tmp/err.txt"; fail "tshark -G plugins"; }
-grep -q "^ub\.so[[:space:]].*$tmp/plugins/$WSVER/epan/ub\.so" "$tmp/plugins.txt" || {
-    cat "$tmp/plugins.txt" "$tmp/err.txt"
-    fail "tshark -G plugins does not list our ub.so - the plugin was not loaded"
-}
+. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
+ub_require_plugin
 info "tshark $TSVER loads $PLUGIN (via ${RUN:-direct run})"
 
 # ---- 2. fields

@@ -733,7 +733,7 @@ static void print_z_lat(app *a, FILE *f, unsigned g, const latset *s)
         const char *nm = ub_vname_lookup(g == 0 ? fh_vals(&a->f_taop_b) : fh_vals(&a->f_mgcode), k);
         char lab[64];
         if (g == 1 && k >= 8) /* enumeration matches: 0x80 | (8 + CMD) << 8 (state.h) */
-            snprintf(lab, sizeof lab, "enumeration CMD %u", k - 8);
+            snprintf(lab, sizeof lab, "enumeration CMD %u (0x%02x)", k - 8, k);
         else
             snprintf(lab, sizeof lab, "%s (0x%02x)", nm ? nm : "?", k);
         print_lat(f, lab, L);

@@ -1,0 +1,34 @@
+# Shared by t_tshark_plugin.sh and t_tshark_analysis.sh (sourced; POSIX sh).
+# Needs: $tmp (scratch dir with plugins/$WSVER/epan/ub.so and home*/ dirs), $WSVER, fail().
+# tshark ignores personal plugins and WIRESHARK_PLUGIN_DIR when run as root: drop privileges with
+# unshare -U (or setpriv as a fallback; UB_TSHARK_PRIVDROP=setpriv forces it, to test the fallback).
+RUN=
+if [ "$(id -u)" = 0 ]; then
+    if [ "${UB_TSHARK_PRIVDROP:-}" != setpriv ] && [ "$(unshare -U id -u 2>/dev/null)" = 65534 ]; then
+        RUN="unshare -U"
+    elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+        RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    else
+        fail "running as root and unable to drop privileges (unshare -U / setpriv): tshark would ignore the plugin"
+    fi
+fi
+chmod 755 "$tmp"
+chmod -R a+rX "$tmp"
+
+# ts_home HOMEDIR tshark-args...: tshark with the test's plugin dir and the given profile home
+ts_home() {
+    h=$1
+    shift
+    $RUN env HOME="$tmp/$h" XDG_CONFIG_HOME="$tmp/$h/.config" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
+        WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 tshark "$@"
+}
+ts() { ts_home home "$@"; }
+
+# fail unless `tshark -G plugins` lists our ub.so (a test that ran without the plugin is worthless)
+ub_require_plugin() {
+    ts -G plugins > "$tmp/plugins.txt" 2> "$tmp/plugins.err" || { cat "$tmp/plugins.err"; fail "tshark -G plugins"; }
+    grep -q "^ub\.so[[:space:]].*$tmp/plugins/$WSVER/epan/ub\.so" "$tmp/plugins.txt" || {
+        cat "$tmp/plugins.txt" "$tmp/plugins.err"
+        fail "tshark -G plugins does not list our ub.so - the plugin was not loaded"
+    }
+}
