@@ -39,6 +39,11 @@ typedef struct ub_finding {
     const char *detail;                  /* static explanation, may be NULL */
     const char *key;                     /* static name of the state key kind ("TP channel", ...) */
     char keytext[64];                    /* printable state key (channel, TASSN, link...) */
+    /* findings raised outside the engine (script rules, scenario expectations); NULL/0 for built-ins.
+     * ub_collect copies the strings of the findings it keeps. */
+    const char *message;                 /* free text shown after the detail */
+    const char *src_uri;                 /* file where the check is written (SARIF location) */
+    uint32_t src_line;                   /* its line, 0 = unknown */
 } ub_finding;
 
 typedef void (*ub_finding_cb)(void *ctx, const ub_finding *f);

@@ -1,0 +1,158 @@
+/* The audit session shared by every front end (ubdump --audit, ubreplay live checking, Lua scripts):
+ *
+ *   records --ub_units--> units --ub_decode--> views --ub_audit_packet--> engine(s) --> collector
+ *                                                                      \-> statistics (-z)
+ *   collector + ub_report_info --ub_report_write--> text | JSON | SARIF 2.1.0 | JUnit   (+ exit status)
+ *
+ * Everything here is reentrant and keeps no global state; one ub_audit may run its engines on
+ * worker threads (cfg.jobs > 1) but is fed from one thread. Front ends are thin: they parse their
+ * command line, feed packets and call the report writer, so every tool writes the same reports.
+ *
+ * CONTRACT (issue #7 item 8): this header was written before its implementation so that ubdump,
+ * ubreplay and the Lua bindings can be built against it in parallel. Additions are fine; changing
+ * a signature needs every caller updated in the same commit. */
+#ifndef UBPARSE_AUDIT_H
+#define UBPARSE_AUDIT_H
+
+#include "ubparse/capfile.h"
+#include "ubparse/state.h"
+#include "ubparse/ubparse.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ decoder options by name */
+/* Set one decoder option from "name=value" or tshark's "name:value" (ubdump -o, ubreplay -o,
+ * ubpeer -o, Lua). Numbers are checked strictly (range of the option, no trailing junk).
+ * 0 on success, -1 with a message in err. */
+int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen);
+/* One line per option: "name=values   meaning" (ubdump -o help). */
+void ub_opts_help(FILE *f);
+
+/* ================================================================ records -> units */
+/* Turns capture records into decodable units: one unit per record, except raw flit streams
+ * (LINKTYPE_USER2), which are delimited per (interface, direction) across records — any number of
+ * interfaces, state allocated lazily, bounded by max_streams. */
+typedef struct ub_units ub_units;
+typedef void (*ub_unit_fn)(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry,
+                           unsigned unit_flags /* UB_UNIT_SPANNED | UB_UNIT_PARTIAL */);
+ub_units *ub_units_new(const ub_opts *o, unsigned max_streams /* 0 = default 4096 */);
+/* Calls fn for each unit completed by this record (0..n for raw flit streams, else exactly 1).
+ * Returns the number of units. */
+int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
+/* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL. */
+int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx);
+void ub_units_free(ub_units *u);
+
+/* ================================================================ rule sets */
+/* The built-in catalogue (ub_rule_get) plus rules registered at run time (Lua: ub.rule{...}).
+ * Built-in rules keep their indexes 0..ub_rule_count()-1; added rules follow. */
+typedef struct ub_ruleset ub_ruleset;
+ub_ruleset *ub_ruleset_new(void);
+void ub_ruleset_free(ub_ruleset *rs);
+/* Copy a rule in (r->idx is ignored; strings are copied). Returns its index, or -1 with a message
+ * in err (id empty, not [A-Za-z0-9_.-]+, or already defined; out of memory). */
+int ub_ruleset_add(ub_ruleset *rs, const ub_rule *r, char *err, size_t errlen);
+unsigned ub_ruleset_count(const ub_ruleset *rs);
+const ub_rule *ub_ruleset_get(const ub_ruleset *rs, unsigned idx);
+const ub_rule *ub_ruleset_find(const ub_ruleset *rs, const char *id);
+
+/* ================================================================ finding collection */
+/* Per rule: exact counts per severity plus the first `examples` findings in a deterministic order
+ * (frame, rule, emitting packet, engine class, emission order), so sharded runs report exactly what
+ * one engine reports. The collector copies a finding's message/source strings when it keeps it. */
+typedef struct ub_collect ub_collect;
+ub_collect *ub_collect_new(const ub_ruleset *rs, unsigned examples);
+void ub_collect_free(ub_collect *c);
+void ub_collect_add(ub_collect *c, const ub_finding *f, uint64_t pkt_seq, uint8_t phase, uint64_t seq);
+int ub_collect_merge(ub_collect *dst, const ub_collect *src);
+uint64_t ub_collect_count(const ub_collect *c, unsigned rule, unsigned sev);
+/* Kept examples of a rule, in report order; *n set to their number. */
+const ub_finding *ub_collect_examples(const ub_collect *c, unsigned rule, unsigned *n);
+
+/* ================================================================ the session */
+enum ub_stats_mask {
+    UB_STATS_TREE = 1u << 0, /* packets per CFG / header / opcode (ubdump -z ub,cfg) */
+    UB_STATS_TP = 1u << 1,   /* per TP channel */
+    UB_STATS_SRT = 1u << 2,  /* transaction response times */
+    UB_STATS_MGMT = 1u << 3, /* management response times */
+};
+
+typedef struct ub_audit_cfg {
+    ub_state_cfg state;       /* layers, table bounds, timeouts (ub_state_cfg_default) */
+    const ub_opts *opts;      /* decoder options of the views fed in */
+    const ub_ruleset *rules;  /* NULL: the built-in catalogue */
+    unsigned jobs;            /* 1: one engine in the feeding thread; N > 1: sharded (same results) */
+    unsigned examples;        /* findings kept per rule */
+    bool findings;            /* collect findings (audit); false: engines only for statistics */
+    unsigned stats;           /* ub_stats_mask */
+} ub_audit_cfg;
+void ub_audit_cfg_default(ub_audit_cfg *c);
+
+/* Hooks run in the feeding thread; a session with any hook set runs one engine (jobs is ignored
+ * and ub_audit_jobs() says 1), so scripts never see findings from several threads. */
+typedef struct ub_audit_hooks {
+    void *ctx;
+    /* Every finding before it is collected (the hook may edit it, e.g. re-rate). Return false to drop. */
+    bool (*finding)(void *ctx, ub_finding *f);
+    void (*match)(void *ctx, const ub_match *m);
+    void (*note)(void *ctx, const ub_pkt_note *n);
+} ub_audit_hooks;
+
+typedef struct ub_audit ub_audit;
+ub_audit *ub_audit_new(const ub_audit_cfg *cfg, char *err, size_t errlen);
+void ub_audit_set_hooks(ub_audit *a, const ub_audit_hooks *h);
+unsigned ub_audit_jobs(const ub_audit *a);
+/* Feed one decoded packet in capture order. The view is not retained. 0, or -1 out of memory. */
+int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
+/* TP analysis flags of the packet just fed (ub_tp_flags; 0 with jobs > 1). */
+uint32_t ub_audit_last_flags(const ub_audit *a);
+/* A finding raised outside the engine (script rules, scenario expectations): same path as the
+ * engine's (hooks, collector). */
+void ub_audit_add_finding(ub_audit *a, const ub_finding *f);
+/* End of input: outstanding state is judged (§10.6 e), shards joined and merged. */
+int ub_audit_finish(ub_audit *a);
+/* After finish: every finding, merged. */
+const ub_collect *ub_audit_findings(const ub_audit *a);
+/* Table use and evictions summed over every engine (valid after finish). */
+void ub_audit_state_stats(const ub_audit *a, ub_state_stats *st);
+/* After finish: print the statistics selected by `which` (ub_stats_mask) as ubdump -z does. */
+void ub_audit_print_stats(const ub_audit *a, FILE *f, unsigned which);
+void ub_audit_free(ub_audit *a);
+
+/* ================================================================ reports */
+typedef enum ub_report_fmt { UB_REPORT_TEXT, UB_REPORT_JSON, UB_REPORT_SARIF, UB_REPORT_JUNIT } ub_report_fmt;
+enum { UB_FAIL_NEVER = 3 }; /* fail_on: UB_SEV_WARN, UB_SEV_ERROR or UB_FAIL_NEVER */
+
+/* Outcome of a run. INCOMPLETE: state was evicted before it could be judged, so a clean result
+ * would be unproven (issue #9 item 5); its exit status is distinct. */
+typedef enum ub_result { UB_RESULT_PASS = 0, UB_RESULT_FAIL = 1, UB_RESULT_INCOMPLETE = 2 } ub_result;
+
+typedef struct ub_report_info {
+    const char *tool;               /* "ubdump", "ubreplay" */
+    const char *const *inputs;      /* the files read (SARIF artifacts), "-" = standard input */
+    unsigned ninputs;
+    uint64_t records, packets;
+    int fail_on;                    /* UB_SEV_WARN, UB_SEV_ERROR, UB_FAIL_NEVER */
+    unsigned jobs;
+    const ub_state_stats *state;    /* evictions (INCOMPLETE); NULL = none */
+    const ub_ruleset *rules;        /* NULL: built-in */
+    const char *extra_json;         /* optional: a JSON object member list appended to the JSON
+                                     * report's top level (e.g. ubreplay's send statistics) */
+} ub_report_info;
+
+ub_result ub_report_result(const ub_collect *c, const ub_report_info *ri);
+/* The documented exit status for a result: 0 PASS, 1 FAIL, 3 INCOMPLETE (2 is usage/I/O). */
+int ub_result_exit(ub_result r);
+/* Write the report; returns 0, or -1 on an output error. */
+int ub_report_write(FILE *f, ub_report_fmt fmt, const ub_collect *c, const ub_report_info *ri);
+/* One-line description of a finding: "frame N: detail; key; values; frames" (text reports, Lua). */
+size_t ub_finding_text(const ub_finding *f, bool with_frame, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
