@@ -45,7 +45,12 @@ typedef struct {
     uint32_t sused;
     char *err;
     size_t errlen;
+    /* incremental API (ub_builder_*) */
+    const ub_opts *o;
+    unsigned lno;      /* line of the text description, or header count for API calls */
+    char errbuf[256];
 } bstate;
+struct ub_builder { bstate b; };
 
 static int fail(bstate *b, const char *fmt, const char *a, unsigned line)
 {
@@ -206,52 +211,81 @@ static int parse_content(bstate *b, item *it, const char *key, const char *val, 
     return 0;
 }
 
-static int parse_line(bstate *b, char *line, unsigned lno)
+static int parse_entry_line(bstate *b, char *line, unsigned lno)
 {
     char *save = NULL;
     char *tok = strtok_r(line, " \t", &save);
-    if (!tok) return 0;
-    if (b->entry == UB_ENTRY_NONE) {
-        static const struct { const char *n; ub_entry e; } ents[] = {
-            { "flit", UB_ENTRY_FLIT }, { "pkt", UB_ENTRY_PKT }, { "stream", UB_ENTRY_STREAM },
-            { "sll", UB_ENTRY_SLL }, { "sll2", UB_ENTRY_SLL2 }, { "cfgph", UB_ENTRY_CFGPH },
-            { "eth", UB_ENTRY_ETH }, { "rawip", UB_ENTRY_RAWIP }, { "tph", UB_ENTRY_TPH },
-        };
-        for (unsigned i = 0; i < sizeof ents / sizeof ents[0]; i++)
-            if (strcmp(tok, ents[i].n) == 0) b->entry = ents[i].e;
-        if (b->entry == UB_ENTRY_NONE) return fail(b, "first line must name the entry point, not ", tok, lno);
-        while ((tok = strtok_r(NULL, " \t", &save))) {
-            if (strcmp(tok, "icrc=le") == 0) b->icrc = 1;
-            else if (strcmp(tok, "icrc=be") == 0) b->icrc = 2;
-            else if (strcmp(tok, "icrc=none") == 0) b->icrc = 0;
-            else if (strcmp(tok, "icrc=bad") == 0) b->icrc = 3;
-            else if (strcmp(tok, "bcrc=bad") == 0) b->bcrc_bad = true;
-            else if (strcmp(tok, "error_flag=1") == 0) b->error_flag = true;
-            else return fail(b, "unknown entry option ", tok, lno);
-        }
-        return 0;
+    if (!tok) return fail(b, "empty entry line", NULL, lno);
+    static const struct { const char *n; ub_entry e; } ents[] = {
+        { "flit", UB_ENTRY_FLIT }, { "pkt", UB_ENTRY_PKT }, { "stream", UB_ENTRY_STREAM },
+        { "sll", UB_ENTRY_SLL }, { "sll2", UB_ENTRY_SLL2 }, { "cfgph", UB_ENTRY_CFGPH },
+        { "eth", UB_ENTRY_ETH }, { "rawip", UB_ENTRY_RAWIP }, { "tph", UB_ENTRY_TPH },
+    };
+    for (unsigned i = 0; i < sizeof ents / sizeof ents[0]; i++)
+        if (strcmp(tok, ents[i].n) == 0) b->entry = ents[i].e;
+    if (b->entry == UB_ENTRY_NONE) return fail(b, "first line must name the entry point, not ", tok, lno);
+    while ((tok = strtok_r(NULL, " \t", &save))) {
+        if (strcmp(tok, "icrc=le") == 0) b->icrc = 1;
+        else if (strcmp(tok, "icrc=be") == 0) b->icrc = 2;
+        else if (strcmp(tok, "icrc=none") == 0) b->icrc = 0;
+        else if (strcmp(tok, "icrc=bad") == 0) b->icrc = 3;
+        else if (strcmp(tok, "bcrc=bad") == 0) b->bcrc_bad = true;
+        else if (strcmp(tok, "error_flag=1") == 0) b->error_flag = true;
+        else return fail(b, "unknown entry option ", tok, lno);
     }
-    const ub_hdr *h = hdr_by_key(tok);
-    if (!h) return fail(b, "unknown header table ", tok, lno);
+    return 0;
+}
+
+static int add_header(bstate *b, const char *key, unsigned lno)
+{
+    if (b->entry == UB_ENTRY_NONE) return fail(b, "no entry point before header ", key, lno);
+    const ub_hdr *h = hdr_by_key(key);
+    if (!h) return fail(b, "unknown header table ", key, lno);
     if (b->n >= MAX_ITEMS) return fail(b, "too many headers", NULL, lno);
     item *it = &b->it[b->n++];
     memset(it, 0, sizeof *it);
     it->h = h;
+    return 0;
+}
+
+/* key=value on the last header: content keys (hex, inc, zero, len, fill) or a field of its table */
+static fset *new_set(bstate *b, const char *key, unsigned lno)
+{
+    if (b->n == 0) { fail(b, "no header for field ", key, lno); return NULL; }
+    item *it = &b->it[b->n - 1];
+    int k = ub_field_index(it->h, key);
+    if (k < 0) { fail(b, "unknown field ", key, lno); return NULL; }
+    if (it->nset >= MAX_SETS) { fail(b, "too many fields", NULL, lno); return NULL; }
+    fset *fs = &it->set[it->nset++];
+    memset(fs, 0, sizeof *fs);
+    fs->field = k;
+    return fs;
+}
+
+static int set_text(bstate *b, const char *key, const char *val, unsigned lno)
+{
+    if (b->n == 0) return fail(b, "no header for field ", key, lno);
+    item *it = &b->it[b->n - 1];
+    int r = parse_content(b, it, key, val, lno);
+    if (r <= 0) return r;
+    fset *fs = new_set(b, key, lno);
+    if (!fs) return -1;
+    if (parse_value(&it->h->fields[fs->field], val, fs) != 0) return fail(b, "bad value for ", key, lno);
+    return 0;
+}
+
+static int parse_line(bstate *b, char *line, unsigned lno)
+{
+    if (!line[strspn(line, " \t")]) return 0;
+    if (b->entry == UB_ENTRY_NONE) return parse_entry_line(b, line, lno);
+    char *save = NULL;
+    char *tok = strtok_r(line, " \t", &save);
+    if (add_header(b, tok, lno) < 0) return -1;
     while ((tok = strtok_r(NULL, " \t", &save))) {
         char *eq = strchr(tok, '=');
         if (!eq) return fail(b, "expected field=value: ", tok, lno);
         *eq = '\0';
-        const char *key = tok, *val = eq + 1;
-        int r = parse_content(b, it, key, val, lno);
-        if (r < 0) return -1;
-        if (r == 0) continue;
-        int k = ub_field_index(h, key);
-        if (k < 0) return fail(b, "unknown field ", key, lno);
-        if (it->nset >= MAX_SETS) return fail(b, "too many fields", NULL, lno);
-        fset *fs = &it->set[it->nset++];
-        memset(fs, 0, sizeof *fs);
-        fs->field = k;
-        if (parse_value(&h->fields[k], val, fs) != 0) return fail(b, "bad value for ", key, lno);
+        if (set_text(b, tok, eq + 1, lno) < 0) return -1;
     }
     return 0;
 }
@@ -383,30 +417,11 @@ static uint16_t ip_csum(const uint8_t *p, uint32_t n)
     return (uint16_t)~s;
 }
 
-long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap, ub_entry *entry_out, char *err,
-                   size_t errlen)
+static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
 {
-    bstate *b = calloc(1, sizeof *b); /* builder only (not the decode path) */
-    if (!b) return -1;
-    b->err = err;
-    b->errlen = errlen;
-    b->icrc = -1;
+    const ub_opts *o = b->o;
+    unsigned lno = b->lno;
     long result = -1;
-    char line[4096];
-    unsigned lno = 0;
-    const char *s = text;
-    while (*s) {
-        const char *nl = strchr(s, '\n');
-        size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        lno++;
-        if (n >= sizeof line) { fail(b, "line too long", NULL, lno); goto out; }
-        memcpy(line, s, n);
-        line[n] = '\0';
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        if (parse_line(b, line, lno) < 0) goto out;
-        s += n + (nl ? 1 : 0);
-    }
     if (b->entry == UB_ENTRY_NONE || b->n == 0) { fail(b, "empty description", NULL, lno); goto out; }
     auto_fields(b);
 
@@ -577,6 +592,122 @@ long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap,
     }
     if (entry_out) *entry_out = b->entry == UB_ENTRY_STREAM ? UB_ENTRY_STREAM : b->entry;
 out:
+    return result;
+}
+
+static void reset(bstate *b, const ub_opts *o, char *err, size_t errlen)
+{
+    b->n = 0;
+    b->entry = UB_ENTRY_NONE;
+    b->icrc = -1;
+    b->bcrc_bad = b->error_flag = false;
+    b->sused = 0;
+    b->o = o;
+    b->lno = 0;
+    b->err = err;
+    b->errlen = errlen;
+    if (errlen) err[0] = '\0';
+}
+
+long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap, ub_entry *entry_out, char *err,
+                   size_t errlen)
+{
+    bstate *b = malloc(sizeof *b); /* builder only (not the decode path) */
+    if (!b) return -1;
+    reset(b, o, err, errlen);
+    long result = -1;
+    char line[4096];
+    const char *s = text;
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        b->lno++;
+        if (n >= sizeof line) { fail(b, "line too long", NULL, b->lno); goto out; }
+        memcpy(line, s, n);
+        line[n] = '\0';
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        if (parse_line(b, line, b->lno) < 0) goto out;
+        s += n + (nl ? 1 : 0);
+    }
+    result = finish(b, out, cap, entry_out);
+out:
     free(b);
     return result;
+}
+
+/* ---------------------------------------------------------------- incremental API (ubparse.h) */
+ub_builder *ub_builder_new(const ub_opts *o)
+{
+    ub_builder *w = malloc(sizeof *w);
+    if (w) reset(&w->b, o, w->b.errbuf, sizeof w->b.errbuf);
+    return w;
+}
+void ub_builder_free(ub_builder *w) { free(w); }
+const char *ub_builder_error(const ub_builder *w) { return w->b.errbuf; }
+
+int ub_builder_reset(ub_builder *w, const char *entry_line)
+{
+    bstate *b = &w->b;
+    reset(b, b->o, b->errbuf, sizeof b->errbuf);
+    char line[256];
+    if (strlen(entry_line) >= sizeof line) return fail(b, "entry line too long", NULL, 0);
+    strcpy(line, entry_line);
+    return parse_entry_line(b, line, 0);
+}
+int ub_builder_header(ub_builder *w, const char *key)
+{
+    w->b.lno = w->b.n + 1;
+    return add_header(&w->b, key, w->b.lno);
+}
+int ub_builder_set(ub_builder *w, const char *field, const char *value)
+{
+    return set_text(&w->b, field, value, w->b.lno);
+}
+int ub_builder_set_u64(ub_builder *w, const char *field, uint64_t v)
+{
+    fset *fs = new_set(&w->b, field, w->b.lno);
+    if (!fs) return -1;
+    const ub_field *f = &w->b.it[w->b.n - 1].h->fields[fs->field];
+    if (f->type != UB_FT_UINT && f->type != UB_FT_BOOL) {
+        w->b.it[w->b.n - 1].nset--;
+        return fail(&w->b, "not an integer field: ", field, w->b.lno);
+    }
+    fs->u = (f->flags & UB_FF_X64) ? v >> 6 : v; /* given as the full address */
+    return 0;
+}
+int ub_builder_set_bytes(ub_builder *w, const char *field, const uint8_t *p, size_t n)
+{
+    bstate *b = &w->b;
+    if (b->n == 0) return fail(b, "no header for field ", field, b->lno);
+    item *it = &b->it[b->n - 1];
+    if (strcmp(field, "hex") == 0 || strcmp(field, "data") == 0) { /* content bytes */
+        if (n > sizeof b->scratch - b->sused) return fail(b, "content too long", NULL, b->lno);
+        uint8_t *dst = b->scratch + b->sused;
+        memcpy(dst, p, n);
+        if (!it->content) { it->content = dst; it->clen = 0; }
+        it->clen += (uint32_t)n;
+        b->sused += (uint32_t)n;
+        return 0;
+    }
+    fset *fs = new_set(b, field, b->lno);
+    if (!fs) return -1;
+    const ub_field *f = &it->h->fields[fs->field];
+    if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL || n > sizeof fs->bytes) {
+        it->nset--;
+        return fail(b, "not a byte-string field (or too long): ", field, b->lno);
+    }
+    if (f->type == UB_FT_GUID_WS && n == 16) {
+        for (int k = 0; k < 4; k++) memcpy(fs->bytes + 4 * k, p + 4 * (3 - k), 4); /* */
+    } else {
+        memcpy(fs->bytes, p, n);
+    }
+    fs->nbytes = (uint32_t)n;
+    fs->is_bytes = true;
+    return 0;
+}
+long ub_builder_finish(ub_builder *w, uint8_t *out, size_t cap, ub_entry *entry_out)
+{
+    w->b.lno = w->b.n;
+    return finish(&w->b, out, cap, entry_out);
 }
