@@ -64,6 +64,10 @@ static const ub_hdr *hdr_by_key(const char *key)
         const ub_hdr *h = ub_hdr_get(id);
         if (h && h->key && strcmp(h->key, key) == 0) return h;
     }
+    for (unsigned n = 1; n <= ub_hdr_variant_count(); n++) { /* profile tables: "lph_ns3", ... */
+        const ub_hdr *h = ub_hdr_variant(n);
+        if (h && h->key && strcmp(h->key, key) == 0) return h;
+    }
     return NULL;
 }
 
@@ -394,7 +398,7 @@ static int write_item(bstate *b, const item *it, uint8_t *out, uint32_t cap, uns
             if (f->bit_off + f->bits > len * 8) return fail(b, "field outside header ", f->abbrev, lno);
             uint64_t u = fs->u;
             if (f->bits < 64 && (u >> f->bits)) return fail(b, "value too wide for ", f->abbrev, lno);
-            ub_wr_bits(p, f->bit_off, f->bits, u);
+            ub_wr_bits(p, f->bit_off, f->bits, ub_field_unwire(f, u)); /* profile rows: LE / bit order */
         }
     }
     return 0;
@@ -405,7 +409,7 @@ static int field_put(item *it, uint8_t *base, const char *short_name, uint64_t u
     int k = ub_field_index(it->h, short_name);
     if (k < 0) return -1;
     const ub_field *f = &it->h->fields[k];
-    ub_wr_bits(base + it->off, f->bit_off, f->bits, u);
+    ub_wr_bits(base + it->off, f->bit_off, f->bits, ub_field_unwire(f, u));
     return 0;
 }
 

@@ -1039,6 +1039,19 @@ static dl_dir *link_get(mod_dll *m, uint32_t ifindex, uint8_t dir, bool create, 
 static void packet_dll(void *mp, ub_state *s, const ub_pkt *p)
 {
     mod_dll *m = mp;
+    if (p->v->entry == UB_ENTRY_PKT && p->dllcb && p->dllcb->hdr->id == UB_H_DLLCB_CRD_ACK && !p->malformed) {
+        /* packet records (e.g. ns-3-UB CBFC): no flits, BCRC or bring-up, so credits are shown, not checked */
+        uint64_t t = fv(&m->crd_t, p->dllcb);
+        for (unsigned v = 0; v < NVL; v++) {
+            uint64_t n = fv(&m->crd_num[v], p->dllcb);
+            if (!n) continue;
+            int64_t vals[3] = { v, (int64_t)n, (int64_t)t };
+            char kt[16];
+            snprintf(kt, sizeof kt, "VL%u", v);
+            ub_st_emit(s, UB_R_DL_CREDIT_RETURN, -1, p->pi->frame, NULL, 0, vals, 3, "Crd_Ack returns credits", "VL", kt);
+        }
+        return;
+    }
     /* flit-level units only (USER0 records, USER2 stream units decoded as flit records), §10.6 g */
     if (p->v->entry != UB_ENTRY_FLIT && p->v->entry != UB_ENTRY_STREAM) return;
     unsigned kind = classify(p);
