@@ -4,6 +4,8 @@
  * The decoder reads the OR of the switches and the table array once per record (ub_decode_wire). */
 #include "internal.h"
 
+#include <stdio.h>
+
 /* profile tables, defined beside their decoders */
 extern const ub_hdr ub_hdr_lph_ns3, ub_hdr_dllcb_crd_ack_ns3, ub_hdr_nth16_ns3, ub_hdr_nth24_ns3, ub_hdr_rtph_ns3,
     ub_hdr_cetph_caqm_ns3, ub_hdr_btah_ns3, ub_hdr_btah_c_ns3, ub_hdr_atah_ns3, ub_hdr_maetah_c_ns3;
@@ -139,4 +141,59 @@ const ub_deviation *ub_profile_deviation(unsigned id, unsigned i)
 {
     if (id >= UB_PROFILE__COUNT || i >= ub_profiles[id].ndevs) return NULL;
     return &ub_profiles[id].devs[i].d;
+}
+
+/* ---------------------------------------------------------------- which dialect? */
+void ub_sniff_init(ub_sniff *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void ub_sniff_view(ub_sniff *s, const ub_view *v)
+{
+    if (!ub_view_ub(v)) return;
+    s->ub++;
+    if (v->entry != UB_ENTRY_PKT) return;
+    const ub_layer *lph = NULL, *nthip = NULL, *udp = NULL, *bcrc = NULL;
+    bool crd = false;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        switch (l->hdr->id) {
+        case UB_H_LPH: lph = l; break;
+        case UB_H_NTHIP: nthip = l; break;
+        case UB_H_UDP: if (!udp) udp = l; break;
+        case UB_H_BCRC: bcrc = l; break;
+        case UB_H_DLLCB_CRD_ACK: crd = true; break;
+        default: break;
+        }
+    }
+    if (crd && bcrc && bcrc->len == 4 && !bcrc->data[0] && !bcrc->data[1] && !bcrc->data[2] && !bcrc->data[3]) s->crd_nobcrc++;
+    if (!lph || lph->len < 4) return;
+    s->pkt_dlldp++;
+    /* PLENGTH 0 codes a 1-flit DLLDP; ns-3-UB never fills it in (D2) */
+    if ((lph->data[2] & 0x3F) == 0 && lph->data[3] == 0 &&
+        (int)(v->wire_len - 4) != ub_plength_payload_len(0, v->opts ? v->opts->crc_mode : true))
+        s->plength0++;
+    if (nthip && nthip->len >= 6 && !nthip->data[3] && !nthip->data[4] && !nthip->data[5] && !(nthip->data[2] & 1)) s->npi0++;
+    if (nthip && udp && udp->len >= 4) {
+        unsigned dport = (unsigned)udp->data[2] << 8 | udp->data[3];
+        const ub_opts *o = v->opts;
+        if (!o || dport != o->udp_port) s->ip_nth_udp++;
+    }
+}
+
+unsigned ub_sniff_verdict(const ub_sniff *s, char *msg, size_t n)
+{
+    if (n) msg[0] = '\0';
+    /* every packet record with PLENGTH 0, plus one more sign of the ns-3-UB serializer */
+    bool ns3 = s->pkt_dlldp && s->plength0 == s->pkt_dlldp && (s->ip_nth_udp || s->npi0 || s->crd_nobcrc || s->pkt_dlldp >= 2);
+    if (!ns3 && s->pkt_dlldp >= 4 && s->plength0 * 10 >= s->pkt_dlldp * 9 && s->ip_nth_udp) ns3 = true;
+    if (!ns3) return UB_PROFILE_SPEC;
+    if (n)
+        snprintf(msg, n,
+                 "this looks like an ns-3-UB simulator trace (PLENGTH 0 in %llu of %llu packet records%s%s): "
+                 "decode it with -o profile=ns3ub (docs/interop.md)",
+                 (unsigned long long)s->plength0, (unsigned long long)s->pkt_dlldp,
+                 s->ip_nth_udp ? ", UDP under an IP-based NTH not on the UB port" : "", s->npi0 ? ", NPI 0" : "");
+    return UB_PROFILE_NS3UB;
 }

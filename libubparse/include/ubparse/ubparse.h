@@ -381,6 +381,25 @@ int ub_view_find(const ub_view *v, unsigned id, int from);
 int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
 
 /* ------------------------------------------------------------------------- */
+/* Which dialect wrote a capture? (ubdump says which -o profile= to use)       */
+/* ------------------------------------------------------------------------- */
+
+/* Feed views decoded with the spec profile; caller-owned, zero-initialised or ub_sniff_init(). */
+typedef struct ub_sniff {
+    uint64_t ub;          /* UB records seen */
+    uint64_t pkt_dlldp;   /* DLLDPs in packet records (LINKTYPE 148) */
+    uint64_t plength0;    /* ... of them with PLENGTH 0 and a record longer than that implies */
+    uint64_t ip_nth_udp;  /* CFG 3/4 with UDP to a port that is not UB's */
+    uint64_t npi0;        /* IP-based NTH with NPI.ID 0 */
+    uint64_t crd_nobcrc;  /* packet-record Crd_Acks whose BCRC bytes are zero */
+} ub_sniff;
+void ub_sniff_init(ub_sniff *s);
+void ub_sniff_view(ub_sniff *s, const ub_view *v);
+/* The profile the capture most likely needs (UB_PROFILE_SPEC when nothing points elsewhere); when it
+ * is another one, msg gets one line of advice for the user (stderr). */
+unsigned ub_sniff_verdict(const ub_sniff *s, char *msg, size_t n);
+
+/* ------------------------------------------------------------------------- */
 /* Raw flit stream (LINKTYPE_USER2): per-direction delimiting across records  */
 /* ------------------------------------------------------------------------- */
 
