@@ -525,6 +525,12 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         if (de == UB_ENTRY_SLL || de == UB_ENTRY_SLL2 || de == UB_ENTRY_CFGPH) de = UB_ENTRY_PKT;
         ub_opts o2 = *o;
         o2.crc_mode = true;
+        if (udp >= 0) { /* the datagram is UB on whatever port it was given */
+            const item *u = &b->it[udp];
+            int k = ub_field_index(u->h, "dstport");
+            ub_layer ul = { .hdr = u->h, .data = pk + u->off, .len = 8 };
+            if (k >= 0) o2.udp_port = (uint16_t)ub_lget(&ul, (unsigned)k);
+        }
         if (de == UB_ENTRY_PKT) { /* LPH PLENGTH must match for the decoder to see the whole packet */
             int pl = ub_plength_encode(total - 4, true);
             if (pl >= 0) field_put(&b->it[lph], pk, "plength", (uint64_t)pl);
