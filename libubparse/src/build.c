@@ -533,7 +533,7 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         }
         if (de == UB_ENTRY_PKT) { /* LPH PLENGTH must match for the decoder to see the whole packet */
             int pl = ub_plength_encode(total - 4, true);
-            if (pl >= 0) field_put(&b->it[lph], pk, "plength", (uint64_t)pl);
+            if (pl >= 0 && lph >= 0) field_put(&b->it[lph], pk, "plength", (uint64_t)pl); /* fuzz_build: no LPH */
         }
         ub_decode(v, &o2, de, dp, dl);
         int k = ub_view_find(v, UB_H_ICRC, 0);
