@@ -251,10 +251,10 @@ static const struct {
     [UB_TBL_LINKS] = { "link directions", "--max-links", 1 },
     [UB_TBL_CHANNELS] = { "TP channels", "--max-channels", 1 },
     [UB_TBL_TRANSACTIONS] = { "transactions", "--max-transactions", 1 },
-    [UB_TBL_MGMT] = { "management", "--max-mgmt", 1 },
+    [UB_TBL_MGMT] = { "management exchanges", "--max-mgmt", 1 },
     [UB_TBL_TP_PAIRS] = { "TP address pairs", "--max-channels", 1 },
     [UB_TBL_REQUESTERS] = { "transaction requesters", "--max-transactions", 16 },
-    [UB_TBL_TA_CHANNELS] = { "TA channel memo", "--max-channels", 1 },
+    [UB_TBL_TA_CHANNELS] = { "TA channel memo entries", "--max-channels", 1 },
 };
 const char *ub_state_table_name(unsigned t) { return t < UB_TBL__COUNT ? tbl_info[t].name : NULL; }
 const char *ub_state_table_option(unsigned t, unsigned *divisor)

@@ -134,7 +134,7 @@ typedef struct ub_state_tblstat {
     uint32_t live, peak; /* entries now / most at once */
     uint32_t bound;      /* entries kept (0: table not in use) */
 } ub_state_tblstat;
-/* "transactions", "TP channels", ...; NULL for an unknown table */
+/* "transactions", "TP channels", "management exchanges", ...; NULL for an unknown table */
 const char *ub_state_table_name(unsigned t);
 /* The ub_state_cfg bound that sizes table t, as the tools' option ("--max-transactions"), and the
  * factor from that option to the table's size (16 for the requester memo, else 1). */
