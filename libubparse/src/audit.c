@@ -19,6 +19,7 @@ struct ub_audit {
     bool link_thread;    /* sharded: the link engine runs in its own thread */
     bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
     bool started, finished;
+    bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
     ub_eng main;         /* jobs 1: the engine (all layers); sharded without link thread: the link engine */
     ub_shards *sh;
     ub_zcfg *zcfg;
@@ -101,15 +102,6 @@ int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hoo
         if ((a->cfg.stats & UB_STATS_TP) && !(e->tp = ub_tps_new())) return -1;
     }
     return 0;
-}
-
-void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
-{
-    e->cur_pkt = seq;
-    e->cur_frame = pi->frame;
-    e->cur_flags = 0;
-    ub_state_packet(e->st, v, pi);
-    if (e->tp) ub_tps_add(e->tp, v, e->cur_flags, pi->frame);
 }
 
 void ub_eng_finish(ub_eng *e)
@@ -197,24 +189,39 @@ static int start(ub_audit *a)
         a->sh = ub_shards_start(a, a->cfg.opts, a->jobs, link && a->link_thread);
         return a->sh ? 0 : -1;
     }
-    return ub_eng_init(a, &a->main, UB_ST_ALL, UB_PHASE_LINK, a->have_hooks);
+    if (ub_eng_init(a, &a->main, UB_ST_ALL, UB_PHASE_LINK, a->have_hooks) != 0) return -1;
+    a->single = true;
+    return 0;
 }
 
-int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
+static inline void count_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
 {
-    if (!a || a->finished) return -1;
-    if (!a->started && start(a) != 0) return -1;
     a->nunits++;
-    if (pi->frame != a->last_frame || a->nunits == 1) a->frames++;
+    a->frames += pi->frame != a->last_frame || a->nunits == 1;
     if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
     a->last_frame = pi->frame;
     if (a->zcfg) ub_zcfg_add(a->zcfg, v, v->rec_len);
+}
+
+static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
+
+int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
+{
+    if (!a || !a->single || a->finished) return packet_other(a, v, pi);
+    count_packet(a, v, pi);
+    ub_eng_packet(&a->main, v, pi, a->nunits);
+    a->last_flags = a->main.cur_flags;
+    return 0;
+}
+
+/* not started yet, statistics only, or sharded */
+static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
+{
+    if (!a || a->finished) return -1;
+    if (!a->started && start(a) != 0) return -1;
+    if (a->single) return ub_audit_packet(a, v, pi);
+    count_packet(a, v, pi);
     if (!a->engine) return 0;
-    if (!a->sh) {
-        ub_eng_packet(&a->main, v, pi, a->nunits);
-        a->last_flags = a->main.cur_flags;
-        return 0;
-    }
     if (a->main.st) ub_eng_packet(&a->main, v, pi, a->nunits);
     else if (a->link_thread && a->cfg.findings && ub_shards_send(a->sh, a->jobs, v, pi, a->nunits) != 0) return -1;
     /* link-only traffic (hash 0) goes to shard 0 so no packet a single engine sees is lost */

@@ -44,7 +44,14 @@ typedef struct ub_eng {
 } ub_eng;
 
 int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hooks);
-void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *pi, uint64_t seq);
+static inline void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
+{
+    e->cur_pkt = seq;
+    e->cur_frame = pi->frame;
+    e->cur_flags = 0;
+    ub_state_packet(e->st, v, pi);
+    if (e->tp) ub_tps_add(e->tp, v, e->cur_flags, pi->frame);
+}
 void ub_eng_finish(ub_eng *e);
 void ub_eng_free(ub_eng *e);
 

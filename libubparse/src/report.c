@@ -56,14 +56,10 @@ static void fmt_val(char *b, size_t n, int64_t v)
     else snprintf(b, n, "%" PRId64, v);
 }
 
-size_t ub_finding_text(const ub_finding *f, bool with_frame, char *b, size_t n)
+/* needs n > the result's length for the separators to be right (ub_finding_text ensures it) */
+static size_t finding_render(const ub_finding *f, bool with_frame, char *b, size_t n)
 {
     size_t o = 0;
-    char dummy[1];
-    if (!b || !n) {
-        b = dummy;
-        n = 0;
-    }
 #define PUT(...)                                                                                                       \
     do {                                                                                                               \
         int w_ = snprintf(b + (o < n ? o : 0), o < n ? n - o : 0, __VA_ARGS__);                                        \
@@ -93,8 +89,26 @@ size_t ub_finding_text(const ub_finding *f, bool with_frame, char *b, size_t n)
     }
 #undef SEP
 #undef PUT
-    if (n) b[o < n ? o : n - 1] = 0;
+    b[o < n ? o : n - 1] = 0;
     return o;
+}
+
+size_t ub_finding_text(const ub_finding *f, bool with_frame, char *b, size_t n)
+{
+    char tmp[1024];
+    size_t need = finding_render(f, with_frame, tmp, sizeof tmp);
+    char *src = tmp, *heap = NULL;
+    if (need >= sizeof tmp && (heap = malloc(need + 1)) != NULL) {
+        finding_render(f, with_frame, heap, need + 1);
+        src = heap;
+    }
+    if (b && n) {
+        size_t k = need < n ? need : n - 1;
+        memcpy(b, src, k);
+        b[k] = 0;
+    }
+    free(heap);
+    return need;
 }
 
 /* ================================================================ result */
@@ -325,8 +339,8 @@ const char *ub_rep_table_key(unsigned t) { return t < UB_TBL__COUNT ? tbl_key[t]
 void ub_rep_json_evictions(FILE *f, const ub_report_info *ri, const char *sp)
 {
     const ub_state_stats *st = ri->state;
-    fprintf(f, "{\"total\":%" PRIu64, st ? st->evicted_total : 0);
-    for (unsigned t = 0; t < UB_TBL__COUNT; t++) fprintf(f, ",%s\"%s\":%" PRIu64, sp, tbl_key[t], st ? st->tbl[t].evicted : 0);
+    fprintf(f, "{\"total\":%s%" PRIu64, sp, st ? st->evicted_total : 0);
+    for (unsigned t = 0; t < UB_TBL__COUNT; t++) fprintf(f, ",%s\"%s\":%s%" PRIu64, sp, tbl_key[t], sp, st ? st->tbl[t].evicted : 0);
     fputc('}', f);
 }
 

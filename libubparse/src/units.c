@@ -20,7 +20,10 @@ struct ub_units {
     ustream *v; /* sorted by key */
     unsigned n, cap, hint;
     uint64_t tick, evicted;
-    ub_rec last; /* the last record seen (data = NULL): units flushed at the end cite it */
+    ub_rec last; /* the last stream record (data = NULL): units flushed at the end cite it */
+    uint32_t lt_cached;  /* linktype -> entry point of the previous record */
+    ub_entry e_cached;
+    bool have_cached;
     /* the call in progress */
     const ub_rec *cur;
     ub_unit_fn fn;
@@ -120,7 +123,8 @@ static ub_stream *stream_for(ub_units *u, const ub_rec *r)
     return s;
 }
 
-int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
+/* kept out of line: the common path (one record, one unit) stays a few instructions */
+__attribute__((noinline)) static int record_stream(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
 {
     u->last = *r;
     u->last.data = NULL;
@@ -128,11 +132,6 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
     u->fn = fn;
     u->ctx = ctx;
     u->nunits = 0;
-    ub_entry e = ub_entry_for_linktype(u->o, r->linktype);
-    if (e != UB_ENTRY_STREAM) {
-        fn(ctx, r, r->data, r->caplen, e, 0);
-        return 1;
-    }
     ub_stream *s = stream_for(u, r);
     if (!s) { /* out of memory: the record is passed on alone, marked partial */
         fn(ctx, r, r->data, r->caplen, UB_ENTRY_FLIT, UB_UNIT_PARTIAL);
@@ -140,6 +139,18 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
     }
     ub_stream_feed(s, r->data, r->caplen, unit_cb, u);
     return u->nunits;
+}
+
+int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
+{
+    if (r->linktype != u->lt_cached || !u->have_cached) {
+        u->e_cached = ub_entry_for_linktype(u->o, r->linktype);
+        u->lt_cached = r->linktype;
+        u->have_cached = true;
+    }
+    if (u->e_cached == UB_ENTRY_STREAM) return record_stream(u, r, fn, ctx);
+    fn(ctx, r, r->data, r->caplen, u->e_cached, 0); /* one record, one unit */
+    return 1;
 }
 
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)
