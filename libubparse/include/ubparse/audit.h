@@ -114,7 +114,9 @@ typedef struct ub_audit_cfg {
 void ub_audit_cfg_default(ub_audit_cfg *c);
 
 /* Hooks run in the feeding thread; a session with any hook set runs one engine (jobs is ignored
- * and ub_audit_jobs() says 1), so scripts never see findings from several threads. */
+ * and ub_audit_jobs() says 1), so scripts never see findings from several threads. Set them before
+ * the first ub_audit_packet (later calls are ignored). The finding hook also sees the findings of
+ * ub_audit_add_finding. */
 typedef struct ub_audit_hooks {
     void *ctx;
     /* Every finding before it is collected (the hook may edit it, e.g. re-rate). Return false to drop. */
@@ -135,7 +137,9 @@ void ub_audit_set_records(ub_audit *a, uint64_t records);
 /* TP analysis flags of the packet just fed (ub_tp_flags; 0 with jobs > 1). */
 uint32_t ub_audit_last_flags(const ub_audit *a);
 /* A finding raised outside the engine (script rules, scenario expectations): same path as the
- * engine's (hooks, collector). */
+ * engine's (hooks, collector). f->rule indexes the session's rule set (cfg.rules; findings of an
+ * unknown rule are dropped and counted, ub_collect_dropped); strings are copied; ordered among the
+ * engine's findings by frame (engine class 2). Call it before ub_audit_finish. */
 void ub_audit_add_finding(ub_audit *a, const ub_finding *f);
 /* End of input: outstanding state is judged (§10.6 e), shards joined and merged. */
 int ub_audit_finish(ub_audit *a);
