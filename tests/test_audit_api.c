@@ -806,8 +806,26 @@ static void t_opts(void)
     (void)d;
 }
 
+static void t_names(void)
+{
+    ub_report_fmt fmt = UB_REPORT_TEXT;
+    CHECK(ub_report_fmt_parse("sarif", &fmt) == 0 && fmt == UB_REPORT_SARIF);
+    CHECK(ub_report_fmt_parse("junit", &fmt) == 0 && fmt == UB_REPORT_JUNIT);
+    CHECK_EQ(ub_report_fmt_parse("xml", &fmt), -1);
+    CHECK_EQ(fmt, UB_REPORT_JUNIT);
+    int fo = 0;
+    CHECK(ub_fail_on_parse("never", &fo) == 0 && fo == UB_FAIL_NEVER);
+    CHECK(ub_fail_on_parse("warning", &fo) == 0 && fo == UB_SEV_WARN);
+    CHECK_EQ(ub_fail_on_parse("note", &fo), -1);
+    unsigned m = 0;
+    CHECK(ub_stats_parse("ub,srt", &m) == 0 && ub_stats_parse("ub,cfg", &m) == 0);
+    CHECK_EQ(m, UB_STATS_SRT | UB_STATS_TREE);
+    CHECK_EQ(ub_stats_parse("ub,tree", &m), -1);
+}
+
 int main(void)
 {
+    t_names();
     t_ruleset();
     t_collect();
     t_hooks();

@@ -376,17 +376,8 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
-            if (strcmp(optarg, "ub,cfg") == 0) a->zmask |= UB_STATS_TREE;
-            else if (strcmp(optarg, "ub,tp") == 0) a->zmask |= UB_STATS_TP;
-            else if (strcmp(optarg, "ub,srt") == 0) a->zmask |= UB_STATS_SRT;
-            else if (strcmp(optarg, "ub,mgmt") == 0) a->zmask |= UB_STATS_MGMT;
-            else if (strcmp(optarg, "help") == 0) {
-                puts("ub,cfg   packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
-                     "ub,tp    per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
-                     "ub,srt   transaction response times per request TAOpcode\n"
-                     "ub,mgmt  management response times per Code");
-                return 0;
-            } else { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
+            if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
+            if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
         case 'j':
             if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: -j needs 1..%u\n", UB_AUDIT_MAX_JOBS); return 2; }
@@ -394,11 +385,7 @@ int main(int argc, char **argv)
             break;
         case LO_AUDIT: a->audit = true; break;
         case LO_AFMT:
-            if (strcmp(optarg, "text") == 0) a->afmt = UB_REPORT_TEXT;
-            else if (strcmp(optarg, "json") == 0) a->afmt = UB_REPORT_JSON;
-            else if (strcmp(optarg, "sarif") == 0) a->afmt = UB_REPORT_SARIF;
-            else if (strcmp(optarg, "junit") == 0) a->afmt = UB_REPORT_JUNIT;
-            else { fprintf(stderr, "ubdump: unknown audit format '%s' (text, json, sarif, junit)\n", optarg); return 2; }
+            if (ub_report_fmt_parse(optarg, &a->afmt) != 0) { fprintf(stderr, "ubdump: unknown audit format '%s' (text, json, sarif, junit)\n", optarg); return 2; }
             a->audit = true;
             break;
         case LO_AOUT: a->aout_path = optarg; a->audit = true; break;
@@ -407,10 +394,7 @@ int main(int argc, char **argv)
             examples = (long)u;
             break;
         case LO_FAILON:
-            if (strcmp(optarg, "error") == 0) a->fail_on = UB_SEV_ERROR;
-            else if (strcmp(optarg, "warning") == 0) a->fail_on = UB_SEV_WARN;
-            else if (strcmp(optarg, "never") == 0) a->fail_on = UB_FAIL_NEVER;
-            else { fprintf(stderr, "ubdump: --fail-on error|warning|never\n"); return 2; }
+            if (ub_fail_on_parse(optarg, &a->fail_on) != 0) { fprintf(stderr, "ubdump: --fail-on error|warning|never\n"); return 2; }
             break;
         case LO_RTO: {
             char *end;

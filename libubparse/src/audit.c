@@ -46,6 +46,32 @@ void ub_audit_cfg_default(ub_audit_cfg *c)
     c->link_thread = -1;
 }
 
+static const struct {
+    const char *name, *help;
+    unsigned bit;
+} stats_names[] = {
+    { "ub,cfg", "packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code", UB_STATS_TREE },
+    { "ub,tp", "per TP channel: packets, bytes, retransmissions, reordering, losses, acks", UB_STATS_TP },
+    { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
+    { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
+};
+
+int ub_stats_parse(const char *name, unsigned *mask)
+{
+    for (size_t i = 0; name && i < sizeof stats_names / sizeof stats_names[0]; i++)
+        if (strcmp(name, stats_names[i].name) == 0) {
+            *mask |= stats_names[i].bit;
+            return 0;
+        }
+    return -1;
+}
+
+void ub_stats_help(FILE *f)
+{
+    for (size_t i = 0; i < sizeof stats_names / sizeof stats_names[0]; i++)
+        fprintf(f, "%-8s %s\n", stats_names[i].name, stats_names[i].help);
+}
+
 /* ================================================================ engines */
 static void collect(ub_eng *e, const ub_finding *f)
 {

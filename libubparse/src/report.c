@@ -483,6 +483,28 @@ static void report_junit(FILE *f, const ub_collect *c, const ub_report_info *ri,
     fputs("</testsuite>\n", f);
 }
 
+/* ================================================================ names */
+int ub_report_fmt_parse(const char *name, ub_report_fmt *fmt)
+{
+    static const char *const n[] = { "text", "json", "sarif", "junit" };
+    for (unsigned i = 0; name && i < 4; i++)
+        if (strcmp(name, n[i]) == 0) {
+            *fmt = (ub_report_fmt)i;
+            return 0;
+        }
+    return -1;
+}
+
+int ub_fail_on_parse(const char *name, int *fail_on)
+{
+    if (!name) return -1;
+    if (strcmp(name, "error") == 0) *fail_on = UB_SEV_ERROR;
+    else if (strcmp(name, "warning") == 0) *fail_on = UB_SEV_WARN;
+    else if (strcmp(name, "never") == 0) *fail_on = UB_FAIL_NEVER;
+    else return -1;
+    return 0;
+}
+
 /* ================================================================ entry point */
 int ub_report_write(FILE *f, ub_report_fmt fmt, const ub_collect *c, const ub_report_info *ri)
 {

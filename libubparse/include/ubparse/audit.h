@@ -93,6 +93,11 @@ enum ub_stats_mask {
     UB_STATS_MGMT = 1u << 3, /* management response times */
 };
 
+/* "ub,cfg" "ub,tp" "ub,srt" "ub,mgmt" (-z): OR the statistic's bit into *mask; 0, or -1 unknown. */
+int ub_stats_parse(const char *name, unsigned *mask);
+/* One line per statistic (ubdump -z help). */
+void ub_stats_help(FILE *f);
+
 #define UB_AUDIT_MAX_JOBS 64u
 
 typedef struct ub_audit_cfg {
@@ -185,6 +190,10 @@ typedef struct ub_report_info {
 #ifndef UBPARSE_RULES_URL
 #define UBPARSE_RULES_URL "https://github.com/ubscope/ubscope/blob/main/docs/rules.md"
 #endif
+
+/* Command-line names: "text" "json" "sarif" "junit"; "error" "warning" "never". 0, or -1 unknown. */
+int ub_report_fmt_parse(const char *name, ub_report_fmt *fmt);
+int ub_fail_on_parse(const char *name, int *fail_on);
 
 /* FAIL: findings at or above fail_on (wins). INCOMPLETE: otherwise, when state was evicted, unless
  * fail_on is UB_FAIL_NEVER or allow_incomplete. PASS: otherwise. */
