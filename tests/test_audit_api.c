@@ -704,7 +704,8 @@ static void t_units(void)
             uint32_t cut = 40;
             const uint8_t *p = half ? src[k] + cut : src[k];
             uint32_t n = half ? (uint32_t)len[k] - cut : cut;
-            ub_rec r = { p, n, n, 1000 * ++frame, 149, ifs[k], UB_DIR_OUT, frame };
+            frame++;
+            ub_rec r = { p, n, n, 1000 * frame, 149, ifs[k], UB_DIR_OUT, frame };
             CHECK_EQ(ub_units_record(u, &r, log_unit, &L), half);
         }
     CHECK_EQ(ub_units_streams(u), 3);
