@@ -152,8 +152,8 @@
       "frame; values: offset; detail: what")                                                                         \
     R(PK_NOTE, "UB-PK-002", "packet", UB_SEV_NOTE, "R-26, §11.5", "decoder note (layout ambiguity resolved by default, CIP-protected data)", \
       "frame; detail: what")                                                                                         \
-    R(ST_EVICTED, "UB-ST-001", "any", UB_SEV_NOTE, "design", "state table full: oldest entries evicted (checks on them stop)", \
-      "frame; values: table, evicted so far")                                                                        \
+    R(ST_EVICTED, "UB-ST-001", "any", UB_SEV_NOTE, "design", "state table full: entries evicted before they could be judged (result INCOMPLETE)", \
+      "frame: first eviction; frames: last eviction; values: table, entries evicted, table bound")                   \
     /* ---- what happened, not what is wrong (notes; issue #9: simulator traces) ---- */                              \
     R(NW_CONGESTED, "UB-NW-010", "network", UB_SEV_NOTE, "§5.3.5; NW-02", "packet marked congested on its way (CCI FECN 01/11 or CAQM C = 1)", \
       "frame; values: CCI mode, FECN or C")                                                                          \
