@@ -234,7 +234,7 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
         }
         if ((l = find(v, UB_H_RTPH))) {
             uint64_t op = fv(l, "tpopcode");
-            const char *nm = ub_vname_lookup(ub_vn_tpopcode, op);
+            const char *nm = vname(l, "tpopcode", op); /* the layer's table: a profile may name more opcodes */
             if (op == 1) sb(&s, " RTP PSN %" PRIu64, fv(l, "psn"));
             else if (op == 2) sb(&s, " %s PSN %" PRIu64, fv(l, "rspst") == 3 ? "TPNAK" : "TPACK", fv(l, "psn"));
             else sb(&s, " %s PSN %" PRIu64, nm ? nm : "TPOpcode?", fv(l, "psn"));

@@ -623,13 +623,6 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     ub_key_u64(&pk, pair);
     hop_ent *g = (hop_ent *)ub_tbl_get(&s->hops, &pk, NULL);
     if (!g) return false;
-    if (p->rtph) { /* a loss signal starts a new generation: what follows may be retransmissions */
-        uint64_t op = ub_fh_get(&s->f_rt_op, p->rtph), rspst = ub_fh_get(&s->f_rt_rspst, p->rtph);
-        if (op == 5 || op == 6 || ((op == 2 || op == 3) && rspst == 3) ||
-            (op == 4 && ub_pf(v->opts, UB_PF_TPOP4_NAK)))
-            g->gen++;
-    }
-    uint32_t gen = g->gen;
     ub_key dk = { 0 };
     ub_key_add(&dk, "D", 1);
     ub_key_u64(&dk, pair);
@@ -637,9 +630,17 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     bool created = false;
     hop_ent *e = (hop_ent *)ub_tbl_get(&s->hops, &dk, &created);
     if (!e) return false;
-    bool copy = !created && e->gen == gen;
-    e->gen = gen;
-    return copy;
+    g = (hop_ent *)ub_tbl_find(&s->hops, &pk); /* the insert may have moved entries */
+    if (!g) return false;
+    if (!created && e->gen == g->gen) return true; /* the same transmission, one hop further */
+    if (p->rtph) { /* a new loss signal starts a new generation: what follows may be retransmissions */
+        uint64_t op = ub_fh_get(&s->f_rt_op, p->rtph), rspst = ub_fh_get(&s->f_rt_rspst, p->rtph);
+        if (op == 5 || op == 6 || ((op == 2 || op == 3) && rspst == 3) ||
+            (op == 4 && ub_pf(v->opts, UB_PF_TPOP4_NAK)))
+            g->gen++;
+    }
+    e->gen = g->gen;
+    return false;
 }
 
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
