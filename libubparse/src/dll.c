@@ -893,7 +893,7 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
         d->netbuf_rec_start = d->rec_base;
         d->p = v->netbuf;
         d->len = n;
-        d->wlen = d->wlen > d->len && paylen > n ? paylen : n; /* cut by the snapshot length */
+        d->wlen = swlen > slen && paylen > n ? paylen : n; /* the record was cut by the snapshot length */
         d->lflags = UB_LF_NETBUF;
         d->netbuf_multi = true;
     }

@@ -743,6 +743,8 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
 {
     ub_view *v = d->v;
     uint64_t ver = 0;
+    v->claim = UB_CLAIM_NONE;
+    if (!ub_dec_avail(d, off, end) && d->wlen > d->len && end > off) return; /* cut by the snapshot length */
     ub_rd_bits(d->p + off, ub_dec_avail(d, off, end), ipv4_fields[IP4_VERSION].bit_off, 4, &ver);
     uint32_t l4, ip_end;
     unsigned proto;
@@ -864,6 +866,7 @@ static void dec_ip_link(ub_dec *d, int cfg)
         ub_error(d, UB_E_VALUE, UB_H_NTHIP, 3, 0, 1, "NPI.ID 0 is invalid (NW-04)");
     uint64_t ver = 0;
     ub_rd_bits(d->p + 6, ub_dec_avail(d, 6, d->wlen), 0, 4, &ver);
+    if (!ub_dec_avail(d, 6, d->wlen) && d->wlen > d->len) return; /* the IP header was not captured */
     if ((cfg == 3 && ver != 4) || (cfg == 4 && ver != 6))
         ub_error(d, UB_E_VALUE, UB_H_IPV4, 6, ver, cfg == 3 ? 4 : 6, "IP version vs CFG");
     ub_dec_ip_ub(d, 6, d->wlen, true);

@@ -364,7 +364,7 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
             w = w < 64 ? 64 : w > 1024 ? 1024 : w;
         }
         ub_layer *be = ub_push(d, UB_H_BEETAH, off, (uint32_t)(w / 8));
-        if (!be || be->len < w / 8 || off + w / 8 > end) { ub_error(d, UB_E_TRUNCATED, UB_H_BEETAH, end, end - off, w / 8, "beetah"); break; }
+        if (!be || be->wlen < w / 8 || off + w / 8 > end) { ub_error(d, UB_E_TRUNCATED, UB_H_BEETAH, end, end - off, w / 8, "beetah"); break; }
         off += (uint32_t)(w / 8);
         push_payload(d, UB_H_PAYLOAD, off, end);
         break;
