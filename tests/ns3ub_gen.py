@@ -192,8 +192,8 @@ def sack(path):
 def dcqcn(path):
     t = Trace()
     A, B, P, S, D = 4, 6, 1, 0x31, 0x32
-    for psn in range(4):  # the second switch marks FECN 01 (mode 100); the sender writes mode 100 FECN 10
-        t.hops(lambda h, psn=psn: data(A, B, P, S, D, psn, 0x03, 0, 1024, cci=0x8001 if h >= 1 else 0x8002), 3)
+    for psn in range(4):  # the second switch marks FECN 01 (mode 100) on packets the sender left at CCI 0
+        t.hops(lambda h, psn=psn: data(A, B, P, S, D, psn, 0x03, 0, 1024, cci=0x8001 if h >= 1 else 0), 3)
     t.hops(lambda h: tp_packet(B, A, P, rtph(8, D, S, 0, a=0) + cnp_cetph(1)), 3)  # CNP (DCQCN)
     t.hops(lambda h: tpack(B, A, P, D, S, 3), 3)
     t.hops(lambda h: data(A, B, P, S, D, 4, 0x03, 0, 1024), 1)  # lost after hop 1

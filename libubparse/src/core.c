@@ -616,8 +616,9 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
         v->claim = UB_CLAIM_PORT;
         ub_dec_tph(&d, 0, wirelen);
         break;
-    default:
-        ub_error_rec(v, UB_E_LINKTYPE, UB_H_NONE, 0, entry, 0, "entry point");
+    default: /* a link type that carries no UB: not UB, shown as such (no UB error, issue #9) */
+        v->kind = UB_KIND_OTHER;
+        if (len) ub_push_in(&d, UB_H_DATA, 0, len, d.wlen, false);
         break;
     }
     if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;
