@@ -157,6 +157,10 @@ typedef struct ub_io_tx {
  * Returns the number of packets sent, or -1 when nothing can be sent (no destination, endpoint
  * opened without tx, fatal socket error; message in ub_io_error). */
 int ub_io_send(ub_io *io, ub_io_tx *pkts, unsigned n);
+/* PACKET_TX_RING: wait (at most timeout_ms) until the kernel has taken every queued frame; returns
+ * the number still pending (0 = all sent). Other endpoints: 0 at once. ub_io_close() flushes for up
+ * to one second. */
+int ub_io_flush(ub_io *io, int timeout_ms);
 
 /* ---------------------------------------------------------------- receiving */
 typedef struct ub_io_rx {
