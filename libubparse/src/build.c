@@ -49,6 +49,9 @@ typedef struct {
     const ub_opts *o;
     unsigned lno;      /* line of the text description, or header count for API calls */
     char errbuf[256];
+    ub_view *icrc_view; /* incremental builders: the view the ICRC is computed with, kept across
+                         * packets (allocated at the first ICRC, freed with the builder) */
+    bool keep_view;
 } bstate;
 struct ub_builder { bstate b; };
 
@@ -511,9 +514,13 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
     }
     /* ICRC via the decoder's own computation (one masking implementation) */
     if (want_icrc) {
-        ub_view *v = malloc(sizeof *v);
-        if (!v) goto out;
-        ub_view_init(v);
+        ub_view *v = b->icrc_view;
+        if (!v) {
+            v = malloc(sizeof *v);
+            if (!v) goto out;
+            ub_view_init(v);
+            if (b->keep_view) b->icrc_view = v;
+        }
         ub_entry de = b->entry;
         const uint8_t *dp = pk;
         uint32_t dl = total;
@@ -528,7 +535,7 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         ub_decode(v, &o2, de, dp, dl);
         int k = ub_view_find(v, UB_H_ICRC, 0);
         uint32_t crc = k >= 0 ? (uint32_t)v->layer[k].aux : 0;
-        free(v);
+        if (!b->keep_view) free(v);
         if (k < 0) { fail(b, "could not place the ICRC for this chain", NULL, lno); goto out; }
         if (b->icrc == 3) crc ^= 0xDEADBEEF;
         uint8_t *c = pk + total - 4;
@@ -615,6 +622,8 @@ long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap,
     bstate *b = malloc(sizeof *b); /* builder only (not the decode path) */
     if (!b) return -1;
     reset(b, o, err, errlen);
+    b->icrc_view = NULL;
+    b->keep_view = false;
     long result = -1;
     char line[4096];
     const char *s = text;
@@ -640,10 +649,18 @@ out:
 ub_builder *ub_builder_new(const ub_opts *o)
 {
     ub_builder *w = malloc(sizeof *w);
-    if (w) reset(&w->b, o, w->b.errbuf, sizeof w->b.errbuf);
+    if (w) {
+        reset(&w->b, o, w->b.errbuf, sizeof w->b.errbuf);
+        w->b.icrc_view = NULL;
+        w->b.keep_view = true; /* no allocation per packet (responders, rewrites) */
+    }
     return w;
 }
-void ub_builder_free(ub_builder *w) { free(w); }
+void ub_builder_free(ub_builder *w)
+{
+    if (w) free(w->b.icrc_view);
+    free(w);
+}
 const char *ub_builder_error(const ub_builder *w) { return w->b.errbuf; }
 
 int ub_builder_reset(ub_builder *w, const char *entry_line)
