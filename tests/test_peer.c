@@ -336,8 +336,550 @@ static void test_rtp_transactions(void)
     run_free(&r);
 }
 
+static void test_ctp_bypass_utp(void)
+{
+    run r;
+    run_init(&r, NULL);
+    /* CTP (CFG 7 CTPH): a Write answered by a TAACK over CTP, no transport ack */
+    CHECK_EQ(req(&r, "flit\nlph vl=3\nnth24 scna=0x010203 dcna=0x0a0b0c\nctph\n"
+                     "btah taopcode=Write ini_tassn=20 ini_rc_id=0x21\nmaetah address=0x90000000 tokenid=0x43 length=8\n"
+                     "payload inc=8\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK(has(&r, 1, "ub.ctph.tpopcode"));
+    CHECK(!has(&r, 1, "ub.rtph.psn"));
+    CHECK_EQ(fld(&r, 1, "ub.atah.taopcode"), 0x11);
+    CHECK_EQ(fld(&r, 1, "ub.atah.ini_tassn"), 20);
+    CHECK_EQ(fld(&r, 1, "ub.atah.ini_rc_id"), 0x21);
+    CHECK_EQ(fld(&r, 1, "ub.nth.scna"), 0x0a0b0c);
+    /* No_TAACK = 1: nothing (TA-04) */
+    CHECK_EQ(req(&r, "flit\nlph vl=3\nnth24 scna=0x010203 dcna=0x0a0b0c\nctph\n"
+                     "btah taopcode=Write ini_tassn=21 ini_rc_id=0x21 no_taack=1\nmaetah address=0x90000008 tokenid=0x43 length=8\n"
+                     "payload inc=8\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 0);
+    /* a Read over CTP: one Read_response packet */
+    CHECK_EQ(req(&r, "flit\nlph vl=3\nnth24 scna=0x010203 dcna=0x0a0b0c\nctph\n"
+                     "btah taopcode=Read ini_tassn=22 ini_rc_id=0x21\nmaetah address=0x90000000 tokenid=0x43 length=16\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    uint32_t pl;
+    const uint8_t *d = payload(&r, r.n - 1, &pl);
+    CHECK_EQ(pl, 16);
+    CHECK(d && d[0] == 0 && d[7] == 7 && d[8] == 0 && d[15] == 7); /* both Writes stored */
+    /* CFG 9 TP bypass, compact TAH: compact TAACK, compact Read_response of 64 << Length bytes */
+    CHECK_EQ(req(&r, "flit\nlph vl=0\nnth16 scna=0x0102 dcna=0x0304\nbtah_c taopcode=Write ee_bits=1 ini_tassn=1\n"
+                     "maetah_c address=0x0000100000000040 tokenid=0x12345 length=0\npayload fill=0x5A:64\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.lph.cfg"), 9);
+    CHECK(has(&r, r.n - 1, "ub.atah.status"));
+    CHECK_EQ(fld(&r, r.n - 1, "ub.atah.taopcode"), 0x11);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.atah.ini_tassn"), 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.nth.scna"), 0x0304);
+    CHECK_EQ(req(&r, "flit\nlph vl=1\nnth16 scna=0x0102 dcna=0x0304 sl=1\nbtah_c taopcode=Read ee_bits=1 ini_tassn=2\n"
+                     "maetah_c address=0x0000100000000040 tokenid=0x12345 length=1\n"), UB_PEER_ANSWERED);
+    d = payload(&r, r.n - 1, &pl);
+    CHECK_EQ(pl, 128);
+    CHECK(d && d[0] == 0x5A && d[63] == 0x5A && d[64] == 0);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.nth.sl"), 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.lph.vl"), 1);
+    /* Prefetch_tgt: nothing */
+    CHECK_EQ(req(&r, "flit\nlph vl=0\nnth16 scna=0x0102 dcna=0x0304\nbtah_c taopcode=Prefetch_tgt ee_bits=1 ini_tassn=3\n"
+                     "maetah_c address=0x0000100000000040 tokenid=0x12345 length=0\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 0);
+    for (unsigned i = 0; i < r.n; i++) CHECK_EQ(errs(&r, i), -1);
+    findings fs;
+    char buf[256];
+    audit(&r, &fs, false);
+    CHECK_STR(ids(&fs, buf, sizeof buf), "");
+    if (buf[0]) dump_findings(&fs);
+    run_free(&r);
+}
+
+/* entry forms: the response comes back in the request's */
+static void test_entries(void)
+{
+    run r;
+    run_init(&r, NULL);
+    /* UDP payload (UBoE over a socket): RTPH first, no ICRC */
+    CHECK_EQ(req(&r, "tph\nrtph last=1 srctpn=0x10 dsttpn=0x20 psn=7000 tpmsn=1\n"
+                     "btah taopcode=Write ini_tassn=100 ini_rc_id=1\nmaetah address=0x80000000 tokenid=0xabc length=64\npayload inc=64\n"),
+             UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 2);
+    CHECK_EQ(r.f[1].entry, UB_ENTRY_TPH);
+    CHECK_EQ(fld(&r, 1, "ub.rtph.psn"), 7000);
+    CHECK_EQ(fld(&r, 2, "ub.atah.ini_tassn"), 100);
+    CHECK(!has(&r, 2, "ub.icrc.icrc"));
+    /* (no addresses in UDP payloads: the auditor below runs over the other forms only) */
+    run_free(&r);
+    run_init(&r, NULL);
+    /* Ethernet UBoE with a VLAN tag: MACs and IPs swapped, UDP 4792 kept as destination, the
+     * source port (entropy) kept, ICRC computed (good) */
+    CHECK_EQ(req(&r, "eth\neth dst=020000000002 src=020000000001\nvlan vid=5 pcp=3\nipv4 src=10.0.0.1 dst=10.0.0.2 dscp=10\n"
+                     "udp srcport=49152\nrtph last=1 srctpn=0x11 dsttpn=0x30 psn=50 tpmsn=1\n"
+                     "btah taopcode=Read ini_tassn=200 ini_rc_id=2\nmaetah address=0x80000000 tokenid=0xabc length=32\n"),
+             UB_PEER_ANSWERED);
+    unsigned a = r.n - 2, p = r.n - 1;
+    CHECK_EQ(r.f[p].entry, UB_ENTRY_ETH);
+    const ub_view *v = dec(&r, p);
+    int k = ub_view_find(v, UB_H_ETH, 0);
+    CHECK(k >= 0 && v->layer[k].data[5] == 1 && v->layer[k].data[11] == 2);
+    CHECK_EQ(fld(&r, p, "ub.vlan.vid"), 5);
+    CHECK_EQ(fld(&r, p, "ub.vlan.pcp"), 3);
+    CHECK_EQ(fld(&r, p, "ub.ipv4.dscp"), 10);
+    CHECK_EQ(fld(&r, p, "ub.udp.dstport"), 4792);
+    CHECK_EQ(fld(&r, p, "ub.udp.srcport"), 49152);
+    CHECK_EQ(fld(&r, p, "ub.icrc.status"), UB_CK_GOOD);
+    CHECK_EQ(fld(&r, a, "ub.icrc.status"), UB_CK_GOOD);
+    v = dec(&r, p);
+    k = ub_view_find(v, UB_H_IPV4, 0);
+    CHECK(k >= 0 && v->layer[k].data[15] == 2 && v->layer[k].data[19] == 1); /* src 10.0.0.2, dst 10.0.0.1 */
+    uint32_t pl;
+    payload(&r, p, &pl);
+    CHECK_EQ(pl, 32);
+    /* packet records (LINKTYPE_USER1) and the cooked CFG pseudo-header (ARPHRD_UB) */
+    CHECK_EQ(req(&r, "pkt\nlph vl=2\nnth24 scna=0x010203 dcna=0x0a0b0c\nrtph last=1 srctpn=0x102 dsttpn=0x203 psn=20 tpmsn=1\n"
+                     "btah taopcode=Write ini_tassn=20 ini_rc_id=0x43\nmaetah address=0x20000 tokenid=0xabc length=64\npayload inc=64\n"),
+             UB_PEER_ANSWERED);
+    CHECK_EQ(r.f[r.n - 1].entry, UB_ENTRY_PKT);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.lph.plength") != 0xDEADDEADull, 1);
+    CHECK_EQ(errs(&r, r.n - 1), -1);
+    CHECK_EQ(req(&r, "cfgph\nlph cfg=3\nnthip cci=0x4000 npi_id=1\nipv4 src=10.0.0.1 dst=10.0.0.2\nudp srcport=49152\n"
+                     "rtph last=1 srctpn=0x12 dsttpn=0x40 psn=1 tpmsn=1\nbtah taopcode=Write ini_tassn=1 ini_rc_id=1\n"
+                     "maetah address=0x80000000 tokenid=0x42 length=32\npayload inc=32\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.f[r.n - 1].entry, UB_ENTRY_CFGPH);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.nth.npi_id"), 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.atah.ini_tassn"), 1);
+    for (unsigned i = 0; i < r.n; i++) CHECK_EQ(errs(&r, i), -1);
+    findings fs;
+    char buf[256];
+    audit(&r, &fs, false);
+    CHECK_STR(ids(&fs, buf, sizeof buf), "");
+    if (buf[0]) dump_findings(&fs);
+    run_free(&r);
+}
+
+#define W(psn, tassn) RTP_HDR(psn, 1, 0, tassn) "btah taopcode=Write ini_tassn=" #tassn " ini_rc_id=0x20\n" \
+    "maetah address=0x80000000 tokenid=0x42 length=8\npayload inc=8\n"
+
+/* §6.4: gaps, GoBackN and selective acknowledgement, duplicates */
+static void test_loss(void)
+{
+    run r;
+    run_init(&r, NULL);
+    CHECK_EQ(req(&r, W(1, 1)), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 2);
+    /* PSN 3 after 1: TPNAK(EPSN = 2), the packet dropped (no TAACK) */
+    CHECK_EQ(req(&r, W(3, 3)), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.rtph.tpopcode"), 2);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.rtph.rspst"), 3);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.rtph.rspinfo"), 0);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.rtph.psn"), 2);
+    /* PSN 4: same loss episode, no second TPNAK (TP-06) */
+    CHECK_EQ(req(&r, W(4, 4)), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 0);
+    /* GoBackN resend 2, 3, 4: each acked and answered */
+    CHECK_EQ(req(&r, W(2, 2)), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 2);
+    CHECK_EQ(fld(&r, r.n - 2, "ub.rtph.psn"), 2);
+    CHECK_EQ(req(&r, W(3, 3)), UB_PEER_ANSWERED);
+    CHECK_EQ(req(&r, W(4, 4)), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 2, "ub.rtph.psn"), 4);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.atah.ini_tassn"), 4);
+    /* a duplicate of 2: TPACK(EPSN − 1 = 4), not answered again */
+    CHECK_EQ(req(&r, W(2, 2)), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.rtph.psn"), 4);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.rtph.rspst"), 0);
+    /* far outside every window: dropped silently */
+    CHECK_EQ(req(&r, W(0x1005, 9)), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 0);
+    ub_peer_stats st;
+    ub_peer_get_stats(r.peer, &st);
+    CHECK_EQ(st.naks, 1);
+    CHECK_EQ(st.rtp_duplicate, 1);
+    CHECK_EQ(st.rtp_out_of_order, 2);
+    CHECK_EQ(st.rtp_invalid, 1);
+    run_free(&r);
+
+    /* selective acknowledgement */
+    ub_peer_cfg c;
+    ub_peer_cfg_default(&c);
+    c.loss = UB_PEER_LOSS_SACK;
+    run_init(&r, &c);
+    CHECK_EQ(req(&r, W(100, 1)), UB_PEER_ANSWERED);
+    CHECK_EQ(req(&r, W(102, 3)), UB_PEER_ANSWERED); /* 101 missing: TPSACK, the packet accepted */
+    CHECK_EQ(r.outs_last, 2);
+    unsigned s = r.n - 2;
+    CHECK_EQ(fld(&r, s, "ub.rtph.tpopcode"), 5);
+    if (getenv("PEER_DEBUG")) ub_print_tree(stderr, dec(&r, s));
+    CHECK_EQ(fld(&r, s, "ub.rtph.psn"), 100);
+    CHECK_EQ(fld(&r, s, "ub.saetph.maxrcvpsn"), 102);
+    CHECK_EQ(fld(&r, s, "ub.saetph.bitmapsize"), 0);
+    {
+        const ub_view *v = dec(&r, s);
+        int k = ub_view_find(v, UB_H_SAETPH, 0);
+        /* R-18 default: BitMap[0] = last byte bit 0: PSN 100 (bit 0) and 102 (bit 2) */
+        CHECK(k >= 0 && v->layer[k].len == 12 && v->layer[k].data[11] == 0x05 && v->layer[k].data[10] == 0);
+    }
+    CHECK_EQ(fld(&r, r.n - 1, "ub.atah.ini_tassn"), 3);
+    CHECK_EQ(req(&r, W(101, 2)), UB_PEER_ANSWERED); /* the hole filled: cumulative TPACK(102) */
+    CHECK_EQ(fld(&r, r.n - 2, "ub.rtph.tpopcode"), 2);
+    CHECK_EQ(fld(&r, r.n - 2, "ub.rtph.psn"), 102);
+    CHECK_EQ(req(&r, W(103, 4)), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 2, "ub.rtph.psn"), 103);
+    /* the auditor: the TPSACK is consistent, 101 counts as resent after it (UB-TP-006, a note) */
+    findings fs;
+    char buf[256];
+    audit(&r, &fs, false);
+    CHECK_STR(ids(&fs, buf, sizeof buf), "");
+    bool filled = false;
+    for (unsigned i = 0; i < fs.n; i++) filled |= !strcmp(fs.id[i], "UB-TP-006");
+    CHECK(filled);
+    run_free(&r);
+
+    /* TPACK-CC with the LDCP CETPH: Ack_Seq counts 2-byte Sequences */
+    ub_peer_cfg_default(&c);
+    c.cc = UB_PEER_CC_LDCP;
+    run_init(&r, &c);
+    CHECK_EQ(req(&r, W(1, 1)), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, 1, "ub.rtph.tpopcode"), 3);
+    uint64_t s1 = fld(&r, 1, "ub.cetph.ack_seq");
+    CHECK(s1 > 0 && s1 < 100);
+    CHECK_EQ(req(&r, W(2, 2)), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 2, "ub.cetph.ack_seq"), 2 * s1);
+    run_free(&r);
+}
+
+#define MG(tassn, rc, code, sub) "flit\nlph\nnth16 scna=1 dcna=0x10 mgmt=1\nctph\nupih16 upi=0x7fff\neidh40 seid=1 deid=2\n" \
+    "btah taopcode=Management ee_bits=1 ini_tassn=" #tassn " ini_rc_id=" #rc "\nmgmtetah code=" #code " sub_code=" #sub " rsp=0\n"
+
+static void test_mgmt(void)
+{
+    run r;
+    run_init(&r, NULL);
+    /* configuration space 0 write (all lanes), read back, a one-lane write (R-35 Byte_En) */
+    CHECK_EQ(req(&r, MG(7, 3, 2, 1) "mg_cfg_req entity_idx=0 byte_en=0xf request_address=4 data=0x12345678\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, 1, "ub.mgmtetah.rsp"), 1);
+    CHECK_EQ(fld(&r, 1, "ub.mgmtetah.code"), 2);
+    CHECK_EQ(fld(&r, 1, "ub.mgmtetah.sub_code"), 1);
+    CHECK_EQ(fld(&r, 1, "ub.mgmtetah.status"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.btah.ini_tassn"), 7); /* MSN echoed */
+    CHECK_EQ(fld(&r, 1, "ub.btah.ini_rc_id"), 3);
+    CHECK_EQ(fld(&r, 1, "ub.eidh.seid"), 2);
+    CHECK_EQ(fld(&r, 1, "ub.eidh.deid"), 1);
+    CHECK_EQ(fld(&r, 1, "ub.nth.scna"), 0x10);
+    CHECK_EQ(fld(&r, 1, "ub.nth.mgmt"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.upih.upi"), 0x7fff);
+    CHECK_EQ(fld(&r, 1, "ub.mgmtetah.pdu_length"), 16);
+    CHECK_EQ(ub_peer_cfg_space(r.peer, 0, 4), 0x12345678);
+    CHECK_EQ(req(&r, MG(8, 3, 2, 0) "mg_cfg_req entity_idx=0 request_address=4\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.cfgmsg.data"), 0x12345678);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.btah.ini_tassn"), 8);
+    CHECK_EQ(req(&r, MG(9, 3, 2, 1) "mg_cfg_req entity_idx=0 byte_en=0x1 request_address=4 data=0xffffffAA\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(ub_peer_cfg_space(r.peer, 0, 4), 0x123456AA);
+    CHECK_EQ(ub_peer_cfg_space(r.peer, 1, 4), 0);
+    /* beyond the configuration space: Status 0x22 (address error) */
+    CHECK_EQ(req(&r, MG(10, 3, 2, 2) "mg_cfg_req entity_idx=0 request_address=0x100000\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.mgmtetah.status"), 0x22);
+    /* a Link Down event: reply without PDU (EV-UBUS), MSN echoed */
+    CHECK_EQ(req(&r, MG(11, 0, 1, 1) "mg_link scna=0x10 port_idx=3\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.mgmtetah.pdu_length"), 0);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.mgmtetah.sub_code"), 1);
+    /* token check -> TokenID / TokenValue; entity information; registration answered without PDU */
+    CHECK_EQ(req(&r, MG(12, 3, 5, 2) "mg_token_req check_en=1\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.tokchk.tokenid"), 0x42);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.tokchk.tokenvalue"), 0x5eed);
+    CHECK_EQ(req(&r, MG(13, 3, 4, 2) ""), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.entinfo.entity_nums"), 1);
+    CHECK_EQ(req(&r, MG(14, 3, 6, 0) "mg_ent_reg\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.mgmtetah.pdu_length"), 0);
+    /* VDM and pooled notifications take no reply */
+    CHECK_EQ(req(&r, MG(15, 3, 6, 5) "mg_port_reset\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 0);
+    /* link neighbour query for ports 0..1: two Port_info TLVs, port 0 up */
+    CHECK_EQ(req(&r, MG(16, 3, 4, 7) "mg_lnq_req hex=0002000000000001\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.mgmtetah.pdu_length"), 56);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.port_info.s"), 1);
+    for (unsigned i = 0; i < r.n; i++) CHECK_EQ(errs(&r, i), -1);
+    findings fs;
+    char buf[256];
+    audit(&r, &fs, false);
+    CHECK_STR(ids(&fs, buf, sizeof buf), "UB-MG-008"); /* the 0x22 status, a warning (as it should be) */
+    if (strcmp(buf, "UB-MG-008")) dump_findings(&fs);
+    run_free(&r);
+}
+
+#define SCAN "flit\nlph\nnth16 scna=0 dcna=0 mgmt=1\nupih16 upi=0x7fff\nenumpad\n"
+#define GUID "12345678120000000000000000000009"
+
+static void test_enum(void)
+{
+    run r;
+    run_init(&r, NULL);
+    /* topology query over 2 hops, slice 0 */
+    CHECK_EQ(req(&r, SCAN "scanhdr r=1 type=1 hops=2 step=0 forward_path=00000503\nscan_rpath return_path=00000107\n"
+                     "scanpdu_req version=1 cmd=0 opcode=1 slice_id=0 msgq_id=5 length=6 msn=1 guid=" GUID "\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(r.outs_last, 1);
+    CHECK_EQ(fld(&r, 1, "ub.scanhdr.r"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.scanhdr.hops"), 2);
+    CHECK_EQ(fld(&r, 1, "ub.scanhdr.type"), 1);
+    {
+        const ub_view *v = dec(&r, 1);
+        int k = ub_view_find(v, UB_H_SCANHDR, 0);
+        CHECK(k >= 0 && v->layer[k].len == 8 && v->layer[k].data[6] == 0x01 && v->layer[k].data[7] == 0x07);
+    }
+    CHECK_EQ(fld(&r, 1, "ub.scan.msn"), 1);
+    CHECK_EQ(fld(&r, 1, "ub.scan.msgq_id"), 5);
+    CHECK_EQ(fld(&r, 1, "ub.scan.opcode"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.scan.status"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.scan.length"), (24 + 4 + 8 + 2 * 28 + 8) / 4);
+    CHECK_EQ(fld(&r, 1, "ub.scan.guid_vendor_id"), fld(&r, 0, "ub.scan.guid_vendor_id"));
+    CHECK_EQ(fld(&r, 1, "ub.slice_info.total_slice"), 2);
+    CHECK_EQ(fld(&r, 1, "ub.slice_info.slice_id"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.port_num.total_num_ports"), 4);
+    CHECK_EQ(fld(&r, 1, "ub.port_num.num_port_tlv"), 2);
+    CHECK_EQ(fld(&r, 1, "ub.port_info.local_port_idx"), 0);
+    CHECK_EQ(fld(&r, 1, "ub.cap_info.sup_mtu"), 2);
+    CHECK_EQ(fld(&r, 1, "ub.cap_info.mtu"), 1);
+    {
+        const ub_view *v = dec(&r, 1);
+        unsigned tl = 0;
+        for (unsigned i = 0; i < v->nlayers; i++) tl += v->layer[i].hdr->id == UB_H_TLV_PORTINFO;
+        CHECK_EQ(tl, 2);
+    }
+    /* slice 1 holds ports 2, 3; slice 2 does not exist: Status 0x26 */
+    CHECK_EQ(req(&r, SCAN "scanhdr r=1 type=1 hops=0 step=0\n"
+                     "scanpdu_req version=1 cmd=0 opcode=1 slice_id=1 msgq_id=0 length=6 msn=2 guid=" GUID "\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.slice_info.slice_id"), 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.port_info.local_port_idx"), 2);
+    CHECK_EQ(req(&r, SCAN "scanhdr r=1 type=1 hops=0 step=0\n"
+                     "scanpdu_req version=1 cmd=0 opcode=1 slice_id=2 msgq_id=0 length=6 msn=3 guid=" GUID "\n"), UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.scan.status"), 0x26);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.scan.length"), 6);
+    /* Configure CNA (Primary), then Query CNA returns it */
+    CHECK_EQ(req(&r, SCAN "scanhdr r=1 type=1 hops=0 step=0\n"
+                     "scanpdu_req version=1 cmd=1 opcode=2 msgq_id=0 length=8 msn=4 guid=" GUID "\nscan_cfgcna_req port_idx=0 cna=0x000020\n"),
+             UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.scan.cmd"), 1);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.scan.length"), 6);
+    CHECK_EQ(req(&r, SCAN "scanhdr r=1 type=1 hops=0 step=0\n"
+                     "scanpdu_req version=1 cmd=2 opcode=2 msgq_id=0 length=7 msn=5 guid=" GUID "\nscan_qrycna_req port_idx=0\n"),
+             UB_PEER_ANSWERED);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.scan.cna"), 0x20);
+    CHECK_EQ(fld(&r, r.n - 1, "ub.scan.length"), 7);
+    for (unsigned i = 0; i < r.n; i++) CHECK_EQ(errs(&r, i), -1);
+    findings fs;
+    char buf[256];
+    audit(&r, &fs, false);
+    CHECK_STR(ids(&fs, buf, sizeof buf), "UB-MG-008"); /* the missing slice */
+    if (strcmp(buf, "UB-MG-008")) dump_findings(&fs);
+    run_free(&r);
+}
+
+/* ---------------------------------------------------------------- fault knobs */
+static const char *const scen[] = {
+    RTP_HDR(1, 1, 0, 1) "btah taopcode=Write ini_tassn=1 ini_rc_id=0x20\nmaetah address=0x80000000 tokenid=0x42 length=64\npayload inc=64\n",
+    RTP_HDR(2, 1, 0, 2) "btah taopcode=Read ini_tassn=2 ini_rc_id=0x20\nmaetah address=0x80000000 tokenid=0x42 length=64\n",
+    RTP_HDR(3, 1, 0, 3) "btah taopcode=Atomic_fetch_add ini_tassn=3 ini_rc_id=0x20\nmaetah address=0x80001000 tokenid=0x42 length=8\n"
+                        "atomic_ops hex=0100000000000000\natomic_ops hex=0000000000000000\n",
+    RTP_HDR(4, 1, 0, 4) "btah taopcode=Write ini_tassn=4 ini_rc_id=0x20\nmaetah address=0x80002000 tokenid=0x42 length=8\npayload inc=8\n",
+};
+static const char *const mgscen[] = {
+    MG(7, 3, 2, 0) "mg_cfg_req entity_idx=0 request_address=4\n",
+    SCAN "scanhdr r=1 type=1 hops=0 step=0\nscanpdu_req version=1 cmd=2 opcode=2 msgq_id=0 length=7 msn=3 guid=" GUID "\nscan_qrycna_req port_idx=0\n",
+    MG(8, 3, 2, 1) "mg_cfg_req entity_idx=0 byte_en=0xf request_address=4 data=1\n",
+};
+
+/* run a scenario with one fault (NULL: none); returns the audit ids in buf */
+static const char *fault_run(run *r, const char *spec, bool mg, char *buf, size_t n)
+{
+    run_init(r, NULL);
+    ub_filter *flt = NULL;
+    if (spec) {
+        ub_peer_fault f;
+        char err[256];
+        int rc = ub_peer_fault_parse(spec, &f, &flt, err, sizeof err);
+        if (rc < 0) fprintf(stderr, "fault %s: %s\n", spec, err);
+        CHECK_EQ(rc, 0);
+        CHECK_EQ(ub_peer_add_fault(r->peer, &f, err, sizeof err), 0);
+    }
+    const char *const *sc = mg ? mgscen : scen;
+    unsigned ns = mg ? 3 : 4;
+    for (unsigned i = 0; i < ns; i++) req(r, sc[i]);
+    ub_peer_flush(r->peer);
+    findings fs;
+    audit(r, &fs, false);
+    ids(&fs, buf, n);
+    if (getenv("PEER_DEBUG")) { fprintf(stderr, "%s: %s\n", spec ? spec : "clean", buf); dump_findings(&fs); }
+    ub_filter_free(flt);
+    return buf;
+}
+
+/* index of the k-th output of kind `kind` (0-based) */
+static int nth_out(const run *r, unsigned kind, unsigned k)
+{
+    for (unsigned i = 0; i < r->n; i++)
+        if (r->f[i].dir == 2 && r->f[i].kind == kind && k-- == 0) return (int)i;
+    return -1;
+}
+
+static void test_faults(void)
+{
+    run c, r;
+    char buf[256];
+    /* clean reference */
+    CHECK_STR(fault_run(&c, NULL, false, buf, sizeof buf), "");
+    CHECK_EQ(c.n, 12);
+    /* drop the Read's response: never answered, and a PSN gap on the peer's channel */
+    CHECK_STR(fault_run(&r, "drop:nth=2", false, buf, sizeof buf), "UB-TA-001 UB-TP-002");
+    CHECK_EQ(r.n, 11);
+    CHECK_EQ(nth_out(&r, UB_PEER_OUT_RSP, 1) >= 0 && fld(&r, (unsigned)nth_out(&r, UB_PEER_OUT_RSP, 1), "ub.atah.ini_tassn") == 3, 1);
+    run_free(&r);
+    /* drop the last TPACK: data never acknowledged */
+    CHECK_STR(fault_run(&r, "drop:on=ack,nth=4", false, buf, sizeof buf), "UB-TP-018");
+    run_free(&r);
+    /* drop the Read request on the way in: a PSN gap, one TPNAK, no resend, nothing answered after */
+    CHECK_STR(fault_run(&r, "drop:on=req,nth=2", false, buf, sizeof buf), "UB-TA-001 UB-TP-002 UB-TP-010 UB-TP-018");
+    CHECK_EQ(r.n, 6); /* req1 ack taack, req3 TPNAK(2), req4 */
+    CHECK_EQ(fld(&r, 4, "ub.rtph.rspst"), 3);
+    CHECK_EQ(fld(&r, 4, "ub.rtph.psn"), 2);
+    run_free(&r);
+    /* delay: the same packets, responses 5 ms later, acks not */
+    CHECK_STR(fault_run(&r, "delay:delay=5ms", false, buf, sizeof buf), "");
+    CHECK_EQ(r.n, c.n);
+    for (unsigned i = 0; i < r.n; i++) {
+        CHECK_EQ(r.f[i].len, c.f[i].len);
+        CHECK(!memcmp(r.f[i].d, c.f[i].d, r.f[i].len));
+        CHECK_EQ(r.f[i].delay, r.f[i].dir == 2 && r.f[i].kind == UB_PEER_OUT_RSP ? 5000000u : 0u);
+    }
+    run_free(&r);
+    /* duplicate the first TAACK: a second response (new PSN) */
+    CHECK_STR(fault_run(&r, "duplicate:nth=1", false, buf, sizeof buf), "UB-TA-003");
+    CHECK_EQ(r.n, 13);
+    CHECK_EQ(fld(&r, 2, "ub.atah.ini_tassn"), 1);
+    CHECK_EQ(fld(&r, 3, "ub.atah.ini_tassn"), 1);
+    CHECK_EQ(fld(&r, 3, "ub.rtph.psn"), fld(&r, 2, "ub.rtph.psn") + 1);
+    run_free(&r);
+    /* duplicate an ack: a duplicate ack is only a note */
+    CHECK_STR(fault_run(&r, "duplicate:on=ack,nth=1", false, buf, sizeof buf), "");
+    CHECK_EQ(r.n, 13);
+    CHECK(!memcmp(r.f[1].d, r.f[2].d, r.f[1].len));
+    run_free(&r);
+    /* reorder the first TPACK after the second: the cumulative ack goes backwards */
+    CHECK_STR(fault_run(&r, "reorder:on=ack,nth=1", false, buf, sizeof buf), "UB-TP-008");
+    CHECK_EQ(fld(&r, 3, "ub.rtph.psn"), 2);
+    CHECK_EQ(fld(&r, 4, "ub.rtph.psn"), 1);
+    run_free(&r);
+    /* reorder the Read's response after the Atomic's: the peer's data arrives out of order */
+    CHECK_STR(fault_run(&r, "reorder:on=rsp,nth=2", false, buf, sizeof buf), "UB-TP-004");
+    run_free(&r);
+    /* corrupt the ICRC of the Read_response: discarded by the auditor (§10.6 d) */
+    CHECK_STR(fault_run(&r, "corrupt-icrc:on=rsp,nth=2", false, buf, sizeof buf), "UB-NW-005 UB-TA-001 UB-TP-002");
+    {
+        int i = nth_out(&r, UB_PEER_OUT_RSP, 1), j = nth_out(&c, UB_PEER_OUT_RSP, 1);
+        CHECK(i >= 0 && j >= 0);
+        if (i >= 0 && j >= 0) {
+            CHECK_EQ(fld(&r, (unsigned)i, "ub.icrc.status"), UB_CK_BAD);
+            CHECK_EQ(fld(&r, (unsigned)i, "ub.bcrc.status"), UB_CK_GOOD);
+            uint32_t a, b;
+            const uint8_t *pa = payload(&r, (unsigned)i, &a);
+            uint8_t keep[64];
+            memcpy(keep, pa, a < 64 ? a : 64);
+            payload(&c, (unsigned)j, &b);
+            CHECK_EQ(a, b);
+            CHECK_EQ(fld(&r, (unsigned)i, "ub.rtph.psn"), fld(&c, (unsigned)j, "ub.rtph.psn"));
+        }
+    }
+    run_free(&r);
+    /* corrupt the BCRC of the Read_response (flit records) */
+    CHECK_STR(fault_run(&r, "corrupt-bcrc:on=rsp,nth=2", false, buf, sizeof buf), "UB-DL-006 UB-TA-001 UB-TP-002");
+    run_free(&r);
+    /* a wrong TASSN: the Read unanswered, a response for a TASSN not sent yet */
+    CHECK_STR(fault_run(&r, "wrong-tassn:nth=2", false, buf, sizeof buf), "UB-TA-001 UB-TA-002");
+    CHECK_EQ(fld(&r, (unsigned)nth_out(&r, UB_PEER_OUT_RSP, 1), "ub.atah.ini_tassn"), 3);
+    run_free(&r);
+    /* a wrong ack PSN: beyond the highest PSN sent (the auditor then resynchronises on it and the
+     * next data packet's TPMSN no longer follows: UB-TP-012) */
+    CHECK_STR(fault_run(&r, "wrong-psn:nth=1", false, buf, sizeof buf), "UB-TP-008 UB-TP-012");
+    CHECK_EQ(fld(&r, 1, "ub.rtph.psn"), 2);
+    run_free(&r);
+    /* a wrong response opcode: the Read answered with a TAACK (carrying the data: only the opcode
+     * changes, so the payload length no longer fits either, UB-TA-017); a Write with a Read_response */
+    CHECK_STR(fault_run(&r, "wrong-opcode:nth=2", false, buf, sizeof buf), "UB-TA-004 UB-TA-017");
+    CHECK_EQ(fld(&r, (unsigned)nth_out(&r, UB_PEER_OUT_RSP, 1), "ub.atah.taopcode"), 0x11);
+    run_free(&r);
+    CHECK_STR(fault_run(&r, "wrong-opcode:nth=1", false, buf, sizeof buf), "UB-TA-004");
+    CHECK_EQ(fld(&r, 2, "ub.atah.taopcode"), 0x12);
+    run_free(&r);
+    /* no response to the Read (acked, never answered) */
+    CHECK_STR(fault_run(&r, "no-response:nth=2", false, buf, sizeof buf), "UB-TA-001");
+    CHECK_EQ(r.n, 11);
+    run_free(&r);
+    /* filters and rates: only Reads; every candidate at rate 1; limit */
+    CHECK_STR(fault_run(&r, "no-response:filter=ub.btah.taopcode == \"Read\"", false, buf, sizeof buf), "UB-TA-001");
+    CHECK_EQ(r.n, 11);
+    run_free(&r);
+    CHECK_STR(fault_run(&r, "no-response:rate=1,limit=1", false, buf, sizeof buf), "");
+    CHECK_EQ(r.n, 11); /* the first Write's TAACK only (no TAACK seen yet: RTP Writes need none) */
+    run_free(&r);
+    /* management: wrong MSN, wrong Sub Code */
+    run_free(&c);
+    CHECK_STR(fault_run(&c, NULL, true, buf, sizeof buf), "");
+    run_free(&c);
+    CHECK_STR(fault_run(&r, "wrong-msn:nth=1", true, buf, sizeof buf), "UB-MG-005 UB-MG-007");
+    CHECK_EQ(fld(&r, 1, "ub.btah.ini_tassn"), 8);
+    run_free(&r);
+    CHECK_STR(fault_run(&r, "wrong-msn:nth=2", true, buf, sizeof buf), "UB-MG-005 UB-MG-007");
+    CHECK_EQ(fld(&r, 3, "ub.scan.msn"), 4);
+    run_free(&r);
+    CHECK_STR(fault_run(&r, "wrong-opcode:nth=1", true, buf, sizeof buf), "UB-MG-006");
+    CHECK_EQ(fld(&r, 1, "ub.mgmtetah.sub_code"), 1);
+    run_free(&r);
+    /* seeded rates are reproducible */
+    {
+        ub_peer_stats s1, s2;
+        for (int k = 0; k < 2; k++) {
+            ub_peer_cfg cfg;
+            ub_peer_cfg_default(&cfg);
+            cfg.seed = 42;
+            run_init(&r, &cfg);
+            ub_peer_fault f;
+            char err[128];
+            CHECK_EQ(ub_peer_fault_parse("drop:on=ack+rsp,rate=0.5", &f, NULL, err, sizeof err), 0);
+            CHECK_EQ(f.on, UB_PT_ACK | UB_PT_RSP);
+            ub_peer_add_fault(r.peer, &f, err, sizeof err);
+            for (int rep = 0; rep < 8; rep++)
+                for (unsigned i = 0; i < 4; i++) req(&r, scen[i]);
+            ub_peer_get_stats(r.peer, k ? &s2 : &s1);
+            run_free(&r);
+        }
+        CHECK_EQ(s1.faults[UB_PF_DROP], s2.faults[UB_PF_DROP]);
+        CHECK(s1.faults[UB_PF_DROP] > 0 && s1.faults[UB_PF_DROP] < 64);
+    }
+    /* parsing */
+    ub_peer_fault f;
+    char err[256];
+    CHECK(ub_peer_fault_parse("explode", &f, NULL, err, sizeof err) < 0);
+    CHECK(ub_peer_fault_parse("drop:rate=2", &f, NULL, err, sizeof err) < 0);
+    CHECK(ub_peer_fault_parse("wrong-tassn:on=ack", &f, NULL, err, sizeof err) < 0);
+    CHECK(ub_peer_fault_parse("delay:on=req", &f, NULL, err, sizeof err) < 0);
+    CHECK(ub_peer_fault_parse("delay:delay=250us", &f, NULL, err, sizeof err) == 0 && f.delay_ns == 250000);
+    CHECK(ub_peer_fault_parse("wrong-psn:delta=-3,every=2", &f, NULL, err, sizeof err) == 0 && f.delta == -3 && f.every == 2);
+    CHECK(ub_peer_fault_parse("drop:filter=ub.btah.taopcode ==", &f, NULL, err, sizeof err) < 0);
+    CHECK_EQ(ub_peer_fault_kind_by_name("corrupt-bcrc"), UB_PF_CORRUPT_BCRC);
+    CHECK_STR(ub_peer_fault_name(UB_PF_NO_RESPONSE), "no-response");
+}
+
 int main(void)
 {
     test_rtp_transactions();
+    test_ctp_bypass_utp();
+    test_entries();
+    test_loss();
+    test_mgmt();
+    test_enum();
+    test_faults();
     return ub_test_finish();
 }

@@ -634,8 +634,8 @@ static void send_ack(ub_peer *p, peer_req *r, int type, int rol_st, unsigned rol
         uint32_t nbytes = nbits / 8;
         unsigned order = p->opts.bitmap_order;
         set_bit_r18(body + 4, nbytes, 0, order);
-        for (uint32_t i = 1; i < nbits; i++)
-            if (c->sack[(i - 1) / 8] >> ((i - 1) % 8) & 1) set_bit_r18(body + 4, nbytes, i, order);
+        for (uint32_t i = 2; i < nbits; i++) /* bitmap bit i <-> PSN EPSN − 1 + i <-> sack bit i − 2 */
+            if (c->sack[(i - 2) / 8] >> ((i - 2) % 8) & 1) set_bit_r18(body + 4, nbytes, i, order);
         e |= ub_builder_header(b, "saetph");
         e |= ub_builder_set_bytes(b, "data", body, 4 + nbytes);
         e |= ub_builder_set_u64(b, "bitmapsize", (uint64_t)code);

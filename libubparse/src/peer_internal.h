@@ -30,7 +30,7 @@ typedef struct peer_chan {
     uint8_t rx_valid, nak_sent;
     uint32_t epsn, maxrcv;       /* expected PSN; highest PSN received (TPSACK MaxRcvPSN) */
     uint32_t unacked;            /* in-order packets since the last ack (ack_every) */
-    uint8_t sack[PEER_SACK_MAX / 8]; /* bit i: PSN epsn + i received out of order */
+    uint8_t sack[PEER_SACK_MAX / 8]; /* bit i: PSN epsn + 1 + i received out of order */
     uint32_t ack_seq, ce_seq;    /* CC: cumulative Sequences (2-byte units) and marked ones */
     uint32_t caqm_c;             /* CAQM: packets with CCI.C = 1 since the last ack */
     /* sender: the peer's own data (responses) on the reverse channel */

@@ -172,7 +172,7 @@ void peer_mg_request(ub_peer *p, peer_req *r)
         if (n < 0) return;
         p->st.mgmt_responses++;
         peer_emit(p, r, UB_PEER_OUT_RSP, faults, p->obuf, (uint32_t)n, psn);
-        if (!(faults & (1u << UB_PF_DROP))) peer_sent_data(p, r, p->obuf, (uint32_t)n, psn, faults);
+        peer_sent_data(p, r, p->obuf, (uint32_t)n, psn, faults & ~(1u << UB_PF_DROP));
     }
 }
 

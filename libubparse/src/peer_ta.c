@@ -254,7 +254,8 @@ static void send_response(ub_peer *p, peer_req *r, const ta_rsp *t, uint32_t fau
         long len = peer_finish(p);
         if (len < 0) return;
         peer_emit(p, r, UB_PEER_OUT_RSP, faults, p->obuf, (uint32_t)len, psn);
-        if (!(faults & (1u << UB_PF_DROP))) peer_sent_data(p, r, p->obuf, (uint32_t)len, psn, faults);
+        /* kept for TPNAK / TPSACK even when dropped: a lost packet is resent like any other */
+        peer_sent_data(p, r, p->obuf, (uint32_t)len, psn, faults & ~(1u << UB_PF_DROP));
     }
 }
 
