@@ -1255,6 +1255,9 @@ long ub_io_record(const ub_io *io, const uint8_t *data, uint32_t len, uint8_t di
         if (!d.len) d = io->remote.len ? io->remote : io->local;
         addr_norm(&s);
         addr_norm(&d);
+        /* the UB port as destination, whatever port the socket used: every record decodes as UB */
+        if (d.ss.ss_family == AF_INET) ((struct sockaddr_in *)&d.ss)->sin_port = htons(UB_UDP_PORT);
+        else if (d.ss.ss_family == AF_INET6) ((struct sockaddr_in6 *)&d.ss)->sin6_port = htons(UB_UDP_PORT);
         if (s.len && d.len && s.ss.ss_family != d.ss.ss_family) { /* a wildcard of the other family */
             if (addr_is_any(&s)) {
                 memset(&s.ss, 0, sizeof s.ss);

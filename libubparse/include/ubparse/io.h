@@ -237,7 +237,9 @@ uint64_t ub_io_now_mono(void); /* CLOCK_MONOTONIC ns */
 /* ---------------------------------------------------------------- recording helpers */
 /* The capture record of a packet this endpoint sent or received (ubpeer -w, ubreplay --save):
  *   UDP        LINKTYPE_RAW (101): IPv4/IPv6 + UDP header src -> dst around the payload (ub_io_wrap_udp),
- *              so ubdump and Wireshark decode it as UBoE (no ICRC: a UDP socket cannot carry one, R-44)
+ *              so ubdump and Wireshark decode it as UBoE (no ICRC: a UDP socket cannot carry one, R-44);
+ *              the record's destination port is always 4792 (a reply to a requester's ephemeral port
+ *              would otherwise not decode as UB; the real port is not kept), the source port is real
  *   Ethernet   LINKTYPE_ETHERNET (1): the frame unchanged
  *   ARPHRD_UB  LINKTYPE_LINUX_SLL2 (276): SLL2 header (hatype 38, protocol from the CFG byte, packet
  *              type from dir, the endpoint's ifindex) + the bytes
