@@ -8,6 +8,7 @@
 #include "ubparse/state.h"
 #include "ubtest.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 
 /* ---------------------------------------------------------------- harness */
@@ -805,6 +806,11 @@ static void test_faults(void)
     CHECK_STR(fault_run(&r, "wrong-psn:nth=1", false, buf, sizeof buf), "UB-TP-008 UB-TP-012");
     CHECK_EQ(fld(&r, 1, "ub.rtph.psn"), 2);
     run_free(&r);
+    /* a wrong PSN on the peer's own data: a gap the requester never sees filled */
+    CHECK_STR(fault_run(&r, "wrong-psn:on=rsp,nth=2", false, buf, sizeof buf), "UB-TP-002");
+    CHECK_EQ(fld(&r, (unsigned)nth_out(&r, UB_PEER_OUT_RSP, 1), "ub.rtph.psn"), 3);
+    CHECK_EQ(fld(&r, (unsigned)nth_out(&r, UB_PEER_OUT_RSP, 2), "ub.rtph.psn"), 4);
+    run_free(&r);
     /* a wrong response opcode: the Read answered with a TAACK (carrying the data: only the opcode
      * changes, so the payload length no longer fits either, UB-TA-017); a Write with a Read_response */
     CHECK_STR(fault_run(&r, "wrong-opcode:nth=2", false, buf, sizeof buf), "UB-TA-004 UB-TA-017");
@@ -836,6 +842,32 @@ static void test_faults(void)
     run_free(&r);
     CHECK_STR(fault_run(&r, "wrong-opcode:nth=1", true, buf, sizeof buf), "UB-MG-006");
     CHECK_EQ(fld(&r, 1, "ub.mgmtetah.sub_code"), 1);
+    run_free(&r);
+    CHECK_STR(fault_run(&r, "wrong-opcode:nth=2", true, buf, sizeof buf), "UB-MG-006");
+    CHECK_EQ(fld(&r, 3, "ub.scan.cmd"), 3); /* Scan CMD 2 -> 3 */
+    run_free(&r);
+    /* a byte-identical second management response: in flit records the auditor reads it as a DLL
+     * replay (§10.6 d) and says nothing; in packet records it is UB-MG-011 */
+    CHECK_STR(fault_run(&r, "duplicate:nth=1", true, buf, sizeof buf), "");
+    CHECK_EQ(r.n, 7);
+    CHECK(r.f[1].len == r.f[2].len && !memcmp(r.f[1].d, r.f[2].d, r.f[1].len));
+    run_free(&r);
+    {
+        run_init(&r, NULL);
+        ub_peer_fault f;
+        char err[128];
+        CHECK_EQ(ub_peer_fault_parse("duplicate", &f, NULL, err, sizeof err), 0);
+        ub_peer_add_fault(r.peer, &f, err, sizeof err);
+        req(&r, "pkt\nlph\nnth16 scna=1 dcna=0x10 mgmt=1\nctph\nupih16 upi=0x7fff\neidh40 seid=1 deid=2\n"
+                "btah taopcode=Management ee_bits=1 ini_tassn=7 ini_rc_id=3\nmgmtetah code=2 sub_code=0 rsp=0\n"
+                "mg_cfg_req entity_idx=0 request_address=4\n");
+        CHECK_EQ(r.n, 3);
+        findings fs2;
+        audit(&r, &fs2, false);
+        CHECK_STR(ids(&fs2, buf, sizeof buf), "UB-MG-011");
+        run_free(&r);
+    }
+    CHECK_STR(fault_run(&r, "no-response:nth=2", true, buf, sizeof buf), "UB-MG-005");
     run_free(&r);
     /* seeded rates are reproducible */
     {
@@ -872,6 +904,93 @@ static void test_faults(void)
     CHECK_STR(ub_peer_fault_name(UB_PF_NO_RESPONSE), "no-response");
 }
 
+/* ---------------------------------------------------------------- hostile input */
+static void sink(void *ctx, const ub_peer_out *o)
+{
+    unsigned *n = ctx;
+    (*n)++;
+    CHECK(o->len > 0 && o->len <= UB_MAX_NETPKT * 2 + 256);
+}
+
+/* every record of every bundled capture, their prefixes and single-bit corruptions, through a peer
+ * with faults switched on: no crash, no sanitizer report, outputs well-formed in length */
+static void test_robust(void)
+{
+    ub_opts o;
+    ub_opts_default(&o);
+    ub_peer_cfg c;
+    ub_peer_cfg_default(&c);
+    c.opts = &o;
+    c.loss = UB_PEER_LOSS_SACK;
+    c.cc = UB_PEER_CC_CAQM;
+    c.max_channels = 8; /* evictions too */
+    c.max_pages = 4;
+    c.max_held = 2;
+    c.max_rtx = 2;
+    unsigned outs = 0, recs = 0;
+    char err[256];
+    ub_peer *p = ub_peer_new(&c, sink, &outs, err, sizeof err);
+    CHECK(p != NULL);
+    if (!p) return;
+    static const char *const fs[] = { "reorder:on=ack+rsp,rate=0.3", "duplicate:rate=0.2", "delay:rate=0.1",
+                                      "wrong-psn:on=ack+rsp,rate=0.1", "wrong-tassn:rate=0.1", "corrupt-icrc:rate=0.1",
+                                      "corrupt-bcrc:rate=0.1", "wrong-opcode:rate=0.1", "wrong-msn:rate=0.2" };
+    for (unsigned i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+        ub_peer_fault f;
+        CHECK_EQ(ub_peer_fault_parse(fs[i], &f, NULL, err, sizeof err), 0);
+        CHECK_EQ(ub_peer_add_fault(p, &f, err, sizeof err), 0);
+    }
+    ub_view *v = scratch_view();
+    static uint8_t buf[UB_MAX_NETPKT * 2];
+    DIR *d = opendir(UB_SOURCE_DIR "/captures");
+    CHECK(d != NULL);
+    struct dirent *de;
+    uint64_t ts = 0;
+    while (d && (de = readdir(d)) != NULL) {
+        size_t l = strlen(de->d_name);
+        if (l < 7 || strcmp(de->d_name + l - 7, ".pcapng")) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/captures/%s", UB_SOURCE_DIR, de->d_name);
+        ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+        if (!cf) continue;
+        ub_rec r;
+        unsigned k = 0;
+        while (ub_cap_next(cf, &r) == 1) {
+            ub_entry e = ub_entry_for_linktype(&o, r.linktype);
+            if (e == UB_ENTRY_NONE || e == UB_ENTRY_STREAM || r.caplen > sizeof buf) continue;
+            recs++;
+            ub_peer_pktinfo pi = { ts += 1000, k };
+            ub_decode(v, &o, e, r.data, r.caplen);
+            ub_peer_packet(p, v, &pi);
+            if (k++ >= 6) continue; /* mutations of the first records of each file */
+            for (uint32_t n = 1; n < r.caplen && n < 300; n += 3) { /* prefixes */
+                ub_decode(v, &o, e, r.data, n);
+                ub_peer_packet(p, v, &pi);
+            }
+            for (uint32_t bit = 0; bit < r.caplen * 8 && bit < 96 * 8; bit++) { /* single-bit flips */
+                memcpy(buf, r.data, r.caplen);
+                buf[bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+                ub_decode(v, &o, e, buf, r.caplen);
+                ub_peer_packet(p, v, &pi);
+            }
+            ub_peer_tick(p, ts);
+        }
+        ub_cap_close(cf);
+    }
+    if (d) closedir(d);
+    ub_peer_flush(p);
+    ub_peer_stats st;
+    ub_peer_get_stats(p, &st);
+    CHECK(recs > 100);
+    CHECK(outs > 100);
+    CHECK(st.channels <= 8);
+    CHECK(st.pages <= 4);
+    CHECK(st.channels_evicted > 0);
+    printf("robust: %u records, %llu inputs, %u outputs, %llu build errors (%s)\n", recs,
+           (unsigned long long)st.packets, outs, (unsigned long long)st.build_errors, ub_peer_last_error(p));
+    ub_peer_free(p);
+}
+
 int main(void)
 {
     test_rtp_transactions();
@@ -881,5 +1000,6 @@ int main(void)
     test_mgmt();
     test_enum();
     test_faults();
+    test_robust();
     return ub_test_finish();
 }
