@@ -101,7 +101,7 @@ typedef struct pend {
     uint64_t due, seq, flow;
     uint8_t *data;
     uint32_t len;
-    uint8_t kind;
+    uint8_t kind, sent; /* sent: immediate answers, after the batch's send (due = send time then) */
 } pend;
 
 typedef struct app {
@@ -127,6 +127,13 @@ typedef struct app {
     unsigned nheap, capheap;
     uint64_t pseq;
     uint64_t cur_arrival_mono; /* arrival of the packet being fed (delays count from it) */
+    /* the batch being answered: immediate answers, and the order in which -w writes the batch
+     * (each request followed by its answers: processing order, whatever the batching) */
+    bool in_batch;
+    pend *imm;
+    unsigned nimm, capimm;
+    struct plan { int rx; unsigned imm; } *plan; /* rx >= 0: rx[rx]; else imm[imm] */
+    unsigned nplan, capplan;
     /* UDP flows: source/destination of requests, by a hash the peer echoes back */
     struct { uint64_t h; ub_io_addr from, to; } *flows;
     unsigned nflows;
@@ -206,6 +213,18 @@ static void record(app *a, const uint8_t *d, uint32_t len, uint8_t dir, uint64_t
 }
 
 /* ================================================================ peer outputs */
+static bool grow(void **p, unsigned *cap, unsigned need, size_t esz)
+{
+    if (need <= *cap) return true;
+    unsigned nc = *cap ? *cap * 2 : 256;
+    while (nc < need) nc *= 2;
+    void *q = realloc(*p, (size_t)nc * esz);
+    if (!q) return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
 static void on_out(void *ctx, const ub_peer_out *o)
 {
     app *a = ctx;
@@ -218,8 +237,94 @@ static void on_out(void *ctx, const ub_peer_out *o)
     x.flow = o->flow;
     x.seq = ++a->pseq;
     x.due = (o->seq ? a->cur_arrival_mono : ub_io_now_mono()) + o->delay_ns;
-    heap_push(a, &x);
     a->out_total++;
+    if (a->in_batch && o->seq && !o->delay_ns) { /* an immediate answer: sent with the batch */
+        if (!grow((void **)&a->imm, &a->capimm, a->nimm + 1, sizeof *a->imm) ||
+            !grow((void **)&a->plan, &a->capplan, a->nplan + 1, sizeof *a->plan)) {
+            free(x.data);
+            a->queue_full++;
+            return;
+        }
+        a->plan[a->nplan].rx = -1;
+        a->plan[a->nplan++].imm = a->nimm;
+        a->imm[a->nimm++] = x;
+        return;
+    }
+    heap_push(a, &x);
+}
+
+/* the UDP addresses of a flow (NULL, NULL for interfaces); false if the flow was forgotten */
+static bool flow_addrs(app *a, uint64_t flow, const ub_io_addr **from, const ub_io_addr **to)
+{
+    *from = *to = NULL;
+    if (ub_io_get_kind(a->io) != UB_IO_UDP) return true;
+    unsigned slot = (unsigned)(flow % MAX_FLOWS);
+    if (a->flows[slot].h != flow) return false;
+    *to = &a->flows[slot].from;   /* the answer goes back to the request's source ... */
+    *from = &a->flows[slot].to;   /* ... from the address the request came to */
+    return true;
+}
+
+/* answer a batch of received packets: feed them, send the immediate answers in one go, then write
+ * -w in processing order */
+static int process_batch(app *a, const ub_io_rx *rx, int n)
+{
+    a->nimm = a->nplan = 0;
+    a->in_batch = true;
+    for (int i = 0; i < n; i++) {
+        a->received++;
+        a->cur_arrival_mono = ub_io_real_to_mono(&a->clk, rx[i].ts_ns);
+        uint64_t now = ub_io_now_mono();
+        if (a->cur_arrival_mono > now) a->cur_arrival_mono = now;
+        ub_decode(a->view, &a->opts, ub_io_entry(a->io), rx[i].data, rx[i].len);
+        ub_peer_pktinfo pi = { a->cur_arrival_mono, flow_of(a, &rx[i]) };
+        unsigned at = a->nplan;
+        if (!grow((void **)&a->plan, &a->capplan, a->nplan + 1, sizeof *a->plan)) return -1;
+        a->plan[a->nplan++].rx = i;
+        if (ub_peer_packet(a->peer, a->view, &pi) == UB_PEER_DROPPED) a->plan[at].rx = -2; /* lost on the way in: not saved */
+        if (a->count && a->received >= a->count) break;
+    }
+    a->in_batch = false;
+    /* send */
+    enum { B = 64 };
+    ub_io_tx tx[B];
+    unsigned idx[B];
+    int result = 0;
+    for (unsigned at = 0; at < a->nimm && !result; at += B) {
+        unsigned k = a->nimm - at < B ? a->nimm - at : B, m = 0;
+        for (unsigned j = 0; j < k; j++) {
+            pend *x = &a->imm[at + j];
+            const ub_io_addr *fr, *to;
+            x->sent = 0;
+            if (!flow_addrs(a, x->flow, &fr, &to)) { a->queue_full++; continue; }
+            memset(&tx[m], 0, sizeof tx[m]);
+            tx[m].data = x->data;
+            tx[m].len = x->len;
+            tx[m].from = fr;
+            tx[m].to = to;
+            idx[m++] = at + j;
+        }
+        if (m && ub_io_send(a->io, tx, m) < 0) { fprintf(stderr, "ubpeer: %s\n", ub_io_error(a->io)); result = -1; break; }
+        for (unsigned j = 0; j < m; j++) {
+            a->imm[idx[j]].sent = !tx[j].err;
+            a->imm[idx[j]].due = tx[j].ts_ns;
+        }
+    }
+    /* -w: each request, then its answers */
+    for (unsigned i = 0; i < a->nplan; i++) {
+        const struct plan *pl = &a->plan[i];
+        if (pl->rx >= 0) {
+            record(a, rx[pl->rx].data, rx[pl->rx].len, UB_DIR_IN, rx[pl->rx].ts_ns, &rx[pl->rx].from, &rx[pl->rx].to);
+        } else if (pl->rx == -1 && a->imm[pl->imm].sent) {
+            const pend *x = &a->imm[pl->imm];
+            const ub_io_addr *fr, *to;
+            flow_addrs(a, x->flow, &fr, &to);
+            record(a, x->data, x->len, UB_DIR_OUT, x->due, fr, to);
+        }
+    }
+    for (unsigned i = 0; i < a->nimm; i++) free(a->imm[i].data);
+    a->nimm = a->nplan = 0;
+    return result;
 }
 
 /* send every pending output due by `now` (all of them when `all`) */
@@ -237,12 +342,9 @@ static int flush_due(app *a, uint64_t now, bool all)
             tx[k].data = batch[k].data;
             tx[k].len = batch[k].len;
             fr[k] = to[k] = NULL;
-            if (ub_io_get_kind(a->io) == UB_IO_UDP) {
-                unsigned slot = (unsigned)(batch[k].flow % MAX_FLOWS);
-                if (a->flows[slot].h != batch[k].flow) { free(batch[k].data); a->queue_full++; continue; } /* flow forgotten */
-                to[k] = tx[k].to = &a->flows[slot].from;
-                fr[k] = tx[k].from = &a->flows[slot].to;
-            }
+            if (!flow_addrs(a, batch[k].flow, &fr[k], &to[k])) { free(batch[k].data); a->queue_full++; continue; }
+            tx[k].to = to[k];
+            tx[k].from = fr[k];
             k++;
         }
         if (!k) continue;
@@ -564,16 +666,8 @@ int main(int argc, char **argv)
         if (timeout > 1000) timeout = 1000;
         int n = ub_io_recv(a->io, rx, batch, timeout);
         if (n < 0) { fprintf(stderr, "ubpeer: %s\n", ub_io_error(a->io)); io_error = true; break; }
-        for (int i = 0; i < n && receiving; i++) {
-            a->received++;
-            a->cur_arrival_mono = ub_io_real_to_mono(&a->clk, rx[i].ts_ns);
-            if (a->cur_arrival_mono > ub_io_now_mono()) a->cur_arrival_mono = ub_io_now_mono();
-            ub_decode(a->view, &a->opts, ub_io_entry(a->io), rx[i].data, rx[i].len);
-            ub_peer_pktinfo pi = { a->cur_arrival_mono, flow_of(a, &rx[i]) };
-            int r = ub_peer_packet(a->peer, a->view, &pi);
-            if (r != UB_PEER_DROPPED) record(a, rx[i].data, rx[i].len, UB_DIR_IN, rx[i].ts_ns, &rx[i].from, &rx[i].to);
-            if (a->count && a->received >= a->count) receiving = false;
-        }
+        if (n > 0 && process_batch(a, rx, n) < 0) { io_error = true; break; }
+        if (a->count && a->received >= a->count) receiving = false;
         now = ub_io_now_mono();
         ub_peer_tick(a->peer, now);
         if (flush_due(a, now, false) < 0) { io_error = true; break; }
@@ -586,14 +680,7 @@ int main(int argc, char **argv)
     if (g_stop && !io_error) {
         int n;
         while ((n = ub_io_recv(a->io, rx, batch, 0)) > 0) {
-            for (int i = 0; i < n; i++) {
-                a->received++;
-                a->cur_arrival_mono = ub_io_real_to_mono(&a->clk, rx[i].ts_ns);
-                ub_decode(a->view, &a->opts, ub_io_entry(a->io), rx[i].data, rx[i].len);
-                ub_peer_pktinfo pi = { a->cur_arrival_mono, flow_of(a, &rx[i]) };
-                if (ub_peer_packet(a->peer, a->view, &pi) != UB_PEER_DROPPED)
-                    record(a, rx[i].data, rx[i].len, UB_DIR_IN, rx[i].ts_ns, &rx[i].from, &rx[i].to);
-            }
+            if (process_batch(a, rx, n) < 0) break;
             if (flush_due(a, ub_io_now_mono(), false) < 0) break;
         }
     }
@@ -614,6 +701,8 @@ int main(int argc, char **argv)
     if (a->w && ub_capw_close(a->w) < 0) { fprintf(stderr, "ubpeer: -w %s: write error\n", a->wfile); exit_code = 2; }
     while (a->nheap) { pend x = heap_pop(a); free(x.data); }
     free(a->heap);
+    free(a->imm);
+    free(a->plan);
     ub_peer_free(a->peer);
     for (unsigned i = 0; i < a->nfaults; i++) ub_filter_free(a->filters[i]);
     ub_io_close(a->io);
