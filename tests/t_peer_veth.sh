@@ -11,6 +11,7 @@
 # Skipped, with a message, only where user/network namespaces cannot be created.
 # Nothing leaves the namespace.
 set -u
+PATH=$PATH:/usr/sbin:/sbin # ip(8) is in /usr/sbin on Debian
 : "${UBPEER:?}" "${PEER_SENDER:?}" "${UBDUMP:?}"
 S=${UB_SOURCE_DIR:?}
 if [ "${UB_IN_NETNS:-}" != 1 ]; then
