@@ -448,6 +448,20 @@ static void test_entries(void)
     CHECK_EQ(r.f[r.n - 1].entry, UB_ENTRY_CFGPH);
     CHECK_EQ(fld(&r, r.n - 1, "ub.nth.npi_id"), 1);
     CHECK_EQ(fld(&r, r.n - 1, "ub.atah.ini_tassn"), 1);
+    /* UPIH32 + EIDH256 between RTPH and TAH (NLP 1): echoed, EIDs swapped */
+    CHECK_EQ(req(&r, "pkt\nlph vl=2\nnth24 scna=0x010203 dcna=0x0a0b0c\nrtph last=1 srctpn=0x300 dsttpn=0x301 psn=9 tpmsn=1\n"
+                     "upih32 upi=0x1234\neidh256 seid=000102030405060708090a0b0c0d0e0f deid=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\n"
+                     "btah taopcode=Read ini_tassn=3 ini_rc_id=7\nmaetah address=0x80000000 tokenid=0xabc length=8\n"), UB_PEER_ANSWERED);
+    {
+        unsigned q = r.n - 1;
+        CHECK_EQ(fld(&r, q, "ub.upih.upi"), 0x1234);
+        CHECK_EQ(fld(&r, q, "ub.rtph.nlp"), 1);
+        const ub_view *v = dec(&r, q);
+        int k = ub_view_find(v, UB_H_EIDH256, 0);
+        CHECK(k >= 0 && v->layer[k].len == 32 && v->layer[k].data[0] == 0xf0 && v->layer[k].data[16] == 0x00 &&
+              v->layer[k].data[31] == 0x0f);
+        CHECK_EQ(fld(&r, q, "ub.atah.ini_rc_id"), 7);
+    }
     for (unsigned i = 0; i < r.n; i++) CHECK_EQ(errs(&r, i), -1);
     findings fs;
     char buf[256];

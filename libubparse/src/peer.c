@@ -375,9 +375,18 @@ static void handles(ub_peer *p)
         HF(f_sc_port_qry, "ub.scan.port_idx"), HF(f_sc_cna, "ub.scan.cna"), HF(f_cfg_ent, "ub.cfgmsg.entity_idx"),
         HF(f_cfg_be, "ub.cfgmsg.byte_en"), HF(f_cfg_addr, "ub.cfgmsg.request_address"), HF(f_cfg_data, "ub.cfgmsg.data"),
         HF(f_tok_en, "ub.tokchk.check_en"), HF(f_lnq_d, "ub.lnq.d"), HF(f_lnq_num, "ub.lnq.port_num"),
+        HF(f_scna, "ub.nth.scna"), HF(f_dcna, "ub.nth.dcna"),
 #undef HF
     };
     for (size_t i = 0; i < sizeof H / sizeof H[0]; i++) ub_fh_init((ub_fh *)((uint8_t *)p + H[i].off), H[i].name);
+    /* IPv4 and IPv6 source / destination in one handle each */
+    ub_fh v6;
+    ub_fh_init(&p->f_ipsrc, "ub.ipv4.src");
+    ub_fh_init(&v6, "ub.ipv6.src");
+    for (unsigned i = 0; i < v6.n && p->f_ipsrc.n < UB_FH_MAX; i++) { p->f_ipsrc.h[p->f_ipsrc.n] = v6.h[i]; p->f_ipsrc.f[p->f_ipsrc.n++] = v6.f[i]; }
+    ub_fh_init(&p->f_ipdst, "ub.ipv4.dst");
+    ub_fh_init(&v6, "ub.ipv6.dst");
+    for (unsigned i = 0; i < v6.n && p->f_ipdst.n < UB_FH_MAX; i++) { p->f_ipdst.h[p->f_ipdst.n] = v6.h[i]; p->f_ipdst.f[p->f_ipdst.n++] = v6.f[i]; }
 }
 
 ub_peer *ub_peer_new(const ub_peer_cfg *cfg, ub_peer_out_fn out, void *ctx, char *err, size_t errlen)
@@ -493,25 +502,30 @@ static void key_add(peer_key *k, const void *d, size_t n)
     k->len = (uint8_t)(k->len + n);
 }
 
-/* addresses of a layer pair (NTH CNAs, IP addresses) into the key, source first */
+static bool fh_val(const ub_fh *fh, const ub_layer *l, ub_val *v)
+{
+    if (!l) return false;
+    for (unsigned i = 0; i < fh->n; i++)
+        if (fh->h[i] == l->hdr) return ub_field_value(l, fh->f[i], v) == 0;
+    return false;
+}
+
+/* addresses of the request (NTH CNAs or IP addresses) into the key, source first */
 static void key_addrs(ub_peer *p, const peer_req *r, peer_key *k)
 {
-    (void)p;
-    ub_val a, b;
     const ub_layer *l = r->nth ? r->nth : r->ip;
+    const ub_fh *fs = r->nth ? &p->f_scna : &p->f_ipsrc, *fd = r->nth ? &p->f_dcna : &p->f_ipdst;
+    ub_val a, b;
     if (!l) return;
-    for (unsigned i = 0; i < l->hdr->nfields; i++) {
-        const ub_field *f = &l->hdr->fields[i];
-        const char *s = strrchr(f->abbrev, '.');
-        if (!s) continue;
-        bool src = !strcmp(s, ".scna") || !strcmp(s, ".src"), dst = !strcmp(s, ".dcna") || !strcmp(s, ".dst");
-        if (!src && !dst) continue;
-        if (ub_field_value(l, f, src ? &a : &b) != 0) continue;
-        const ub_val *v = src ? &a : &b;
-        uint8_t tag = src ? 'S' : 'D';
-        key_add(k, &tag, 1);
-        if (v->nbytes) key_add(k, v->bytes, v->nbytes);
-        else key_add(k, &v->u, sizeof v->u);
+    if (fh_val(fs, l, &a)) {
+        key_add(k, "S", 1);
+        if (a.nbytes) key_add(k, a.bytes, a.nbytes);
+        else key_add(k, &a.u, sizeof a.u);
+    }
+    if (fh_val(fd, l, &b)) {
+        key_add(k, "D", 1);
+        if (b.nbytes) key_add(k, b.bytes, b.nbytes);
+        else key_add(k, &b.u, sizeof b.u);
     }
 }
 

@@ -119,6 +119,7 @@ struct ub_peer {
     ub_fh f_sh_type, f_sh_hops, f_sh_r, f_sh_rpath, f_sc_ver, f_sc_cmd, f_sc_opcode, f_sc_b3, f_sc_msgq, f_sc_msn, f_sc_guid;
     ub_fh f_sc_port_cfg, f_sc_port_qry, f_sc_cna;
     ub_fh f_cfg_ent, f_cfg_be, f_cfg_addr, f_cfg_data, f_tok_en, f_lnq_d, f_lnq_num;
+    ub_fh f_scna, f_dcna, f_ipsrc, f_ipdst;
 };
 
 /* ---------------------------------------------------------------- peer.c */
