@@ -54,6 +54,18 @@ grep -q "no interface" "$tmp/e.txt" && ok || bad "unknown interface: message"
 "$UBPEER" -i vb --raw nonsense > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "--raw nonsense accepted"
 "$UBPEER" -i vb --fault corrupt-bcrc > "$tmp/e.txt" 2>&1; [ $? -eq 2 ] && ok || bad "corrupt-bcrc on Ethernet accepted"
 
+# interfaces that may reach a wire need --allow-physical (a bridge can have a NIC enslaved)
+if ip link add ubbr0 type bridge 2>/dev/null && ip link set ubbr0 up; then
+    "$UBPEER" -i ubbr0 --duration 0.1 > "$tmp/br.txt" 2>&1; rc=$?
+    [ $rc -eq 2 ] && grep -q 'allow-physical' "$tmp/br.txt" && ok || bad "bridge without --allow-physical: exit $rc: $(cat "$tmp/br.txt")"
+    "$UBPEER" -i ubbr0 --allow-physical --duration 0.1 -q > "$tmp/br.txt" 2>&1; rc=$?
+    [ $rc -eq 0 ] && ok || bad "bridge with --allow-physical: exit $rc: $(cat "$tmp/br.txt")"
+    "$UBPEER" -i vb --duration 0.1 -q > "$tmp/br.txt" 2>&1; rc=$?
+    [ $rc -eq 0 ] && ok || bad "veth refused: exit $rc: $(cat "$tmp/br.txt")"
+else
+    echo "note: no bridge support here: the --allow-physical check is not exercised"
+fi
+
 # case NAME MODE(eth|raw) CAPTURE WANT_RC "IDS" PEER_ARGS...
 case_run() {
     name=$1 mode=$2 cap=$3 want=$4 ids=$5

@@ -302,6 +302,8 @@ void peer_emit(ub_peer *p, const peer_req *r, unsigned kind, uint32_t faults, co
 {
     unsigned cls = kind == UB_PEER_OUT_ACK ? UB_PT_ACK : UB_PT_RSP;
     if (faults & (1u << UB_PF_DROP)) return;
+    if (kind == UB_PEER_OUT_ACK) p->st.acks++;
+    else p->st.responses += kind == UB_PEER_OUT_RSP;
     peer_slot tmp = { 0 };
     tmp.data = (uint8_t *)d;
     tmp.len = len;
@@ -333,8 +335,6 @@ void peer_emit(ub_peer *p, const peer_req *r, unsigned kind, uint32_t faults, co
     uint64_t flow = r->pi ? r->pi->flow : 0;
     call_out(p, &tmp, r->seq, delay, flow);
     if (kind == UB_PEER_OUT_ACK && (faults & (1u << UB_PF_DUPLICATE))) call_out(p, &tmp, r->seq, delay, flow);
-    if (kind == UB_PEER_OUT_ACK) p->st.acks++;
-    else p->st.responses += kind == UB_PEER_OUT_RSP;
     /* held packets of this class go out after it (reordered) */
     if (!(faults & (1u << UB_PF_REORDER))) release_held(p, cls, 0, false, r->seq);
 }
