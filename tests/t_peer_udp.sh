@@ -33,6 +33,9 @@ bind_opt() { [ -n "$SRC" ] && echo "--bind $SRC"; }
 "$UBPEER" --udp 127.0.0.1:0 --fault corrupt-icrc > "$tmp/u.txt" 2>&1; [ $? -eq 2 ] && ok || bad "corrupt-icrc over UDP accepted"
 grep -q 'no ICRC' "$tmp/u.txt" && ok || bad "corrupt-icrc over UDP: no reason given"
 "$UBPEER" --help | grep -q 'FAULTS' && ok || bad "--help has no FAULTS section"
+"$UBPEER" --udp 127.0.0.1:0 -o nonsense=1 > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "-o nonsense accepted"
+"$UBPEER" --udp 127.0.0.1:0 -o bitmap_order=2 > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "-o bitmap_order=2 accepted"
+"$UBPEER" --udp 127.0.0.1:0 -o bitmap_order=1 -o tah_fmt.7=compact --duration 0.05 -q > /dev/null 2>&1; [ $? -eq 0 ] && ok || bad "-o valid options refused"
 
 # ---------------------------------------------------------------- clean exchanges
 for cap in "$TXN" "$RTP"; do

@@ -54,6 +54,9 @@ static void usage(FILE *f)
 "    --batch N           packets per recvmmsg/sendmmsg (default 64)\n"
 "\n"
 "BEHAVIOUR\n"
+"    -o NAME=VALUE       decoder option, as ubdump -o (R-nn alternatives: tah_fmt.<cfg>, bitmap_order,\n"
+"                        cetph_variant, btah_variant, scan_packing, read_ext4, ...); the answers are\n"
+"                        built with the same choices\n"
 "    --noncrc            links run in Non-CRC mode (END instead of BCRC)\n"
 "    --loss gbn|sack     out-of-order data: one TPNAK per loss episode, dropped (GoBackN, default),\n"
 "                        or accepted and reported with TPSACK (§6.4.2)\n"
@@ -446,6 +449,52 @@ static int parse_hex16(const char *s, uint8_t out[16])
     return n == 16 && hi < 0 ? 0 : -1;
 }
 
+/* -o NAME=VALUE: the option names of `ubdump -o help`. (Temporary local table: ub_opts_set of
+ * audit.h replaces it once the shared audit session is on main.) */
+static int set_option(ub_opts *o, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq) eq = strchr(kv, ':');
+    if (!eq || !eq[1]) return -1;
+    size_t kl = (size_t)(eq - kv);
+    const char *val = eq + 1;
+    char *end;
+    errno = 0;
+    unsigned long u = strtoul(val, &end, 0);
+    bool num = !*end && !errno && val[0] != '-';
+#define K(s) (kl == strlen(s) && strncmp(kv, s, kl) == 0)
+#define N(max) do { if (!num || u > (max)) return -1; } while (0)
+    if (K("dlt.flit")) { N(65535); o->dlt_flit = (uint16_t)u; }
+    else if (K("dlt.pkt")) { N(65535); o->dlt_pkt = (uint16_t)u; }
+    else if (K("dlt.stream")) { N(65535); o->dlt_stream = (uint16_t)u; }
+    else if (K("udp.port")) { N(65535); o->udp_port = (uint16_t)u; }
+    else if (K("crc_mode")) {
+        if (!strcmp(val, "crc") || !strcmp(val, "1")) o->crc_mode = true;
+        else if (!strcmp(val, "noncrc") || !strcmp(val, "0")) o->crc_mode = false;
+        else return -1;
+    } else if (K("bcrc_variant")) { N(1); o->bcrc_variant = (uint8_t)u; }
+    else if (kl == 9 && !strncmp(kv, "tah_fmt.", 8) && kv[8] >= '0' && kv[8] <= '9') {
+        if (!strcmp(val, "compact") || !strcmp(val, "1")) o->tah_fmt[kv[8] - '0'] = UB_TAH_COMPACT;
+        else if (!strcmp(val, "full") || !strcmp(val, "0")) o->tah_fmt[kv[8] - '0'] = UB_TAH_FULL;
+        else return -1;
+    } else if (K("read_ext4")) { N(2); o->read_ext4 = (uint8_t)u; }
+    else if (K("rsp_ext")) { N(3); o->rsp_ext = (uint8_t)u; }
+    else if (K("btah_variant")) { N(1); o->btah_variant = (uint8_t)u; }
+    else if (K("scan_packing")) { N(1); o->scan_packing = (uint8_t)u; }
+    else if (K("vdm_variant")) { N(1); o->vdm_variant = (uint8_t)u; }
+    else if (K("init_variant")) { N(2); o->init_variant = (uint8_t)u; }
+    else if (K("cetph_variant")) { N(1); o->cetph_variant = (uint8_t)u; }
+    else if (K("bitmap_order")) { N(1); o->bitmap_order = (uint8_t)u; }
+    else if (K("icv_len")) { N(65535); o->icv_len = (uint16_t)u; }
+    else if (K("cip_decode_inner")) { N(1); o->cip_decode_inner = u != 0; }
+    else if (K("urpc")) { N(1); o->urpc_heuristic = u != 0; }
+    else if (K("icrc_enum")) { N(2); o->icrc_enum = (uint8_t)u; }
+    else return -1;
+#undef N
+#undef K
+    return 0;
+}
+
 static int die(const char *fmt, ...)
 {
     va_list ap;
@@ -486,8 +535,11 @@ static int parse_args(app *a, int argc, char **argv)
     int c;
     uint64_t u;
     char err[512];
-    while ((c = getopt_long(argc, argv, "i:w:c:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:w:c:o:qh", lo, NULL)) != -1) {
         switch (c) {
+        case 'o':
+            if (set_option(&a->opts, optarg) < 0) return die("-o %s: unknown option or bad value (ubdump -o help lists them)", optarg);
+            break;
         case O_UDP: a->udp = optarg; break;
         case 'i': a->ifname = optarg; break;
         case 'w': a->wfile = optarg; break;
