@@ -32,6 +32,13 @@ val() {
 expect() { [ "$2" = "$3" ] && ok || bad "$1: got '$3', want '$2'"; }
 T='	'
 
+# ---- docs/interop.md lists every deviation of the profile table (scripts/gen-docs.sh)
+"$U" -G profiles | awk -F'\t' '$1 == "ns3ub" && $2 != "-" { print $2 }' > "$tmp/devs"
+[ "$(wc -l < "$tmp/devs")" -ge 21 ] && ok || bad "ubdump -G profiles lists $(wc -l < "$tmp/devs") ns-3-UB deviations"
+while read -r id; do
+    grep -q "^| $id | " "$S/docs/interop.md" && ok || bad "docs/interop.md lacks deviation $id (run scripts/gen-docs.sh)"
+done < "$tmp/devs"
+
 # ---- without the profile: the advice, once, on stderr; errors in the decode
 for t in urma ldst caqm; do
     "$U" -r "$tmp/gen/$t.pcap" -q > /dev/null 2> "$tmp/err"
