@@ -589,7 +589,13 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         if (b->icrc == 2) { c[0] = (uint8_t)(crc >> 24); c[1] = (uint8_t)(crc >> 16); c[2] = (uint8_t)(crc >> 8); c[3] = (uint8_t)crc; }
         else { c[0] = (uint8_t)crc; c[1] = (uint8_t)(crc >> 8); c[2] = (uint8_t)(crc >> 16); c[3] = (uint8_t)(crc >> 24); } /* */
     }
-    /* framing per entry point */
+    /* framing per entry point: link records start with a whole LPH/LCH (fuzz_build: content= can shrink it) */
+    if ((b->entry == UB_ENTRY_FLIT || b->entry == UB_ENTRY_STREAM || b->entry == UB_ENTRY_PKT ||
+         b->entry == UB_ENTRY_SLL || b->entry == UB_ENTRY_SLL2 || b->entry == UB_ENTRY_CFGPH) &&
+        lph >= 0 && (b->it[lph].off != 0 || total < 4)) {
+        fail(b, "the record must start with a whole lph or lch", NULL, lno);
+        goto out;
+    }
     switch (b->entry) {
     case UB_ENTRY_FLIT:
     case UB_ENTRY_STREAM:
