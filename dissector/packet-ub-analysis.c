@@ -110,6 +110,14 @@ static gboolean fh_get(const an_fh *fh, const ub_layer *l, ub_val *v)
     return FALSE;
 }
 
+/* value names of the handle's row in layer l's table (CTPH and RTPH name TPOpcode 0 differently) */
+static const ub_vname *fh_vals_for(const an_fh *fh, const ub_layer *l)
+{
+    for (guint i = 0; i < fh->n; i++)
+        if (fh->h[i] == l->hdr) return fh->f[i]->vals;
+    return NULL;
+}
+
 static const ub_vname *fh_vals(const an_fh *fh)
 {
     for (guint i = 0; i < fh->n; i++)
@@ -576,7 +584,8 @@ static const ub_view *full_frame_view(tvbuff_t *tvb, packet_info *pinfo, const u
     if (flen == 0 || len == 0 || roff < 0 || (guint32)roff + len > flen) return v;
     const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
     ub_view *fv = ub_ws_view_new(pinfo->pool);
-    ub_decode(fv, ub_ws_opts(), ub_entry_for_linktype(ub_ws_opts(), lt), frame, flen);
+    guint32 wire = tvb_reported_length(ds);
+    ub_decode_wire(fv, ub_ws_opts(), ub_entry_for_linktype(ub_ws_opts(), lt), frame, flen, wire > flen ? wire : flen);
     unsigned nl = fv->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : fv->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &fv->layer[i];
@@ -1049,11 +1058,11 @@ static tap_packet_status ub_stats_packet(stats_tree *st, packet_info *pinfo _U_,
         unsigned id = l->hdr->id;
         ub_val val;
         if (id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT) {
-            if (fh_get(&f_taop_b, l, &val)) st_tick_val(st, st_node_taop_req, fh_vals(&f_taop_b), val.u & 0xFF, TRUE);
+            if (fh_get(&f_taop_b, l, &val)) st_tick_val(st, st_node_taop_req, fh_vals_for(&f_taop_b, l), val.u & 0xFF, TRUE);
         } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
-            if (fh_get(&f_taop_a, l, &val)) st_tick_val(st, st_node_taop_rsp, fh_vals(&f_taop_a), val.u & 0xFF, TRUE);
+            if (fh_get(&f_taop_a, l, &val)) st_tick_val(st, st_node_taop_rsp, fh_vals_for(&f_taop_a, l), val.u & 0xFF, TRUE);
         } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
-            if (fh_get(&f_tpop, l, &val)) st_tick_val(st, st_node_tpop, fh_vals(&f_tpop), val.u & 0xFF, TRUE);
+            if (fh_get(&f_tpop, l, &val)) st_tick_val(st, st_node_tpop, fh_vals_for(&f_tpop, l), val.u & 0xFF, TRUE);
         } else if (id == UB_H_MGMTETAH) {
             if (fh_get(&f_mgcode, l, &val)) st_tick_val(st, st_node_mgmt, fh_vals(&f_mgcode), val.u & 7, FALSE);
         } else if (id >= UB_H_DLLCB_NULL && id <= UB_H_DLLCB_RSVD) {

@@ -48,30 +48,6 @@ static int hf_ub_stream_continued_in = -1;
 static int hf_ub_stream_open_bytes = -1;
 static int hf_ub_stream_unit = -1;
 
-/* How one schema row is put in the tree. */
-enum row_kind {
-    RK_SKIP = 0, /* not representable (bad row): left out */
-    RK_ITEM,     /* proto_tree_add_item on the container bytes (bitmask shows the bit pattern) */
-    RK_UVAL,     /* no 1..8-byte container: proto_tree_add_uint/uint64 with the decoded value */
-    RK_SVAL,     /* same, signed */
-    RK_BYTES,    /* FT_BYTES item */
-    RK_VIRT,     /* virtual row (aux/status/variant): generated item */
-};
-
-typedef struct row_map {
-    guint32 hf_slot;  /* index into hf_ids[] */
-    guint8 kind;      /* enum row_kind */
-    guint8 ftype;     /* registered ftype */
-    guint8 signed_;   /* display as signed */
-    guint8 bits;      /* integer width (sign extension) */
-    guint32 cstart;   /* container start, bytes from the layer start */
-    guint32 clen;     /* container length in bytes (0 for BYTES rows: from the row / rest of layer) */
-} row_map;
-
-static int *hf_ids;                      /* every generated hf id */
-static int *hdr_hf_slot;                 /* [UB_H__COUNT] -> slot of the header item hf, -1 none */
-static gint *ett_hdr;                    /* [UB_H__COUNT] */
-static row_map *row_maps[UB_H__COUNT];   /* [id][row] */
 static expert_field *ei_ub;              /* [UB_E__COUNT] */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -105,6 +81,8 @@ static gint pref_read_ext4, pref_rsp_ext, pref_btah_variant, pref_bcrc_variant, 
 static gint pref_vdm_variant, pref_init_variant, pref_cetph_variant, pref_bitmap_order, pref_icrc_enum;
 static guint pref_icv_len;
 static gboolean pref_cip_inner, pref_urpc, pref_udp_heur, pref_sll_takeover;
+static gint pref_profile;
+static gboolean udp_port_pref_ready; /* "ub.udp.port" exists (registered in the handoff) */
 
 static const enum_val_t ev_crc_mode[] = {
     { "crc", "CRC mode: 4-byte BCRC per block", 1 },
@@ -150,6 +128,11 @@ static const enum_val_t ev_cetph_variant[] = {
 static const enum_val_t ev_bitmap_order[] = {
     { "0", "MSB-first (BitMap[0] = last byte bit 0)", 0 }, { "1", "First bit = BitMap[0]", 1 }, { NULL, NULL, 0 }
 };
+static const enum_val_t ev_profile[] = {
+    { "spec", "UB Base Specification 2.0", UB_PROFILE_SPEC },
+    { "ns3ub", "ns-3-UB simulator traces (docs/interop.md)", UB_PROFILE_NS3UB },
+    { NULL, NULL, 0 }
+};
 static const enum_val_t ev_icrc_enum[] = {
     { "0", "Auto (by length)", 0 }, { "1", "Always", 1 }, { "2", "Never", 2 }, { NULL, NULL, 0 }
 };
@@ -175,6 +158,20 @@ static void prefs_to_opts(void)
     g_opts.icv_len = (uint16_t)pref_icv_len;
     g_opts.cip_decode_inner = pref_cip_inner ? true : false;
     g_opts.urpc_heuristic = pref_urpc ? true : false;
+    g_opts.profile = (uint8_t)pref_profile;
+    g_opts.udp_heuristic = pref_udp_heur ? true : false;
+    /* the UB ports: the "ub.udp.port" range (Decode As / preference), 4792 by default */
+    range_t *r = udp_port_pref_ready ? prefs_get_range_value("ub", "udp.port") : NULL;
+    if (r) {
+        unsigned n = 0;
+        g_opts.udp_port = 0;
+        for (guint i = 0; i < r->nranges; i++)
+            for (guint32 port = r->ranges[i].low; port <= r->ranges[i].high && port <= 0xFFFF && n < 1 + UB_UDP_MORE; port++, n++) {
+                if (n == 0) g_opts.udp_port = (uint16_t)port;
+                else g_opts.udp_more[n - 1] = (uint16_t)port;
+            }
+        g_opts.n_udp_more = (uint8_t)(n > 1 ? n - 1 : 0);
+    }
 }
 
 static void opts_to_prefs_defaults(void)
@@ -199,8 +196,9 @@ static void opts_to_prefs_defaults(void)
     pref_icv_len = d.icv_len;
     pref_cip_inner = d.cip_decode_inner;
     pref_urpc = d.urpc_heuristic;
-    pref_udp_heur = TRUE;
+    pref_udp_heur = d.udp_heuristic;
     pref_sll_takeover = TRUE;
+    pref_profile = d.profile;
 }
 
 static void register_prefs(module_t *m)
@@ -260,279 +258,14 @@ static void register_prefs(module_t *m)
     prefs_register_bool_preference(m, "sll_arphrd_ub", "Decode Linux cooked captures with ARPHRD_UB (38)",
         "Frames of LINKTYPE_LINUX_SLL/SLL2 whose link-layer address type is 38 are UB link frames (1-byte CFG "
         "pseudo-header, then the packet); other cooked frames are left to the SLL dissector", &pref_sll_takeover);
+    prefs_register_enum_preference(m, "profile", "Decoding profile (docs/interop.md)",
+        "The spec, or the dialect of a known implementation: ns3ub = traces of the ns-3-UB simulator (swapped RT "
+        "bits, little-endian CNAs, PLENGTH 0, responses in a BTAH, UDP port = port index, ...), as ubdump -o profile=ns3ub",
+        &pref_profile, ev_profile, FALSE);
     prefs_register_bool_preference(m, "udp_heuristic", "Strict UB heuristic on UDP",
         "Recognise UBoE (RTPH/UTPH) on UDP ports other than the UB port when the whole packet decodes cleanly "
         "(also: Analyze > Enabled Protocols > ub_udp)", &pref_udp_heur);
 }
-
-/* ------------------------------------------------------------------------------------------ */
-/* Field generation from the schema                                                            */
-/* ------------------------------------------------------------------------------------------ */
-
-static enum ftenum ft_uint_bytes(guint n, gboolean sgn)
-{
-    static const enum ftenum u[9] = { FT_UINT8, FT_UINT8, FT_UINT16, FT_UINT24, FT_UINT32,
-                                      FT_UINT40, FT_UINT48, FT_UINT56, FT_UINT64 };
-    static const enum ftenum s[9] = { FT_INT8, FT_INT8, FT_INT16, FT_INT24, FT_INT32,
-                                      FT_INT40, FT_INT48, FT_INT56, FT_INT64 };
-    if (n > 8) n = 8;
-    return sgn ? s[n] : u[n];
-}
-
-static gboolean ft_is_64(enum ftenum t)
-{
-    return t == FT_UINT40 || t == FT_UINT48 || t == FT_UINT56 || t == FT_UINT64 ||
-           t == FT_INT40 || t == FT_INT48 || t == FT_INT56 || t == FT_INT64;
-}
-
-static gboolean abbrev_ok(const char *a)
-{
-    if (!a || strncmp(a, "ub.", 3) != 0 || !a[3]) return FALSE;
-    for (const char *p = a; *p; p++)
-        if (!g_ascii_isalnum(*p) && *p != '.' && *p != '_' && *p != '-') return FALSE;
-    return TRUE;
-}
-
-/* value_string / val64_string / true_false_string built from a ub_vname list (memoised). */
-static GHashTable *vs_memo;
-
-static const void *vals_for(const ub_vname *vn, int form /* 0 vs32, 1 vs64, 2 tfs */)
-{
-    if (!vn || !vn[0].name) return NULL;
-    char key[64];
-    g_snprintf(key, sizeof key, "%p/%d", (const void *)vn, form);
-    void *hit = g_hash_table_lookup(vs_memo, key);
-    if (hit) return hit;
-    size_t n = 0;
-    while (vn[n].name) n++;
-    void *res;
-    if (form == 0) {
-        value_string *vs = g_new0(value_string, n + 1);
-        for (size_t i = 0; i < n; i++) {
-            vs[i].value = (guint32)vn[i].value;
-            vs[i].strptr = vn[i].name;
-        }
-        res = vs;
-    } else if (form == 1) {
-        val64_string *vs = g_new0(val64_string, n + 1);
-        for (size_t i = 0; i < n; i++) {
-            vs[i].value = vn[i].value;
-            vs[i].strptr = vn[i].name;
-        }
-        res = vs;
-    } else {
-        true_false_string *t = g_new0(true_false_string, 1);
-        const char *yes = ub_vname_lookup(vn, 1), *no = ub_vname_lookup(vn, 0);
-        t->true_string = yes ? yes : "True";
-        t->false_string = no ? no : "False";
-        res = t;
-    }
-    g_hash_table_insert(vs_memo, g_strdup(key), res);
-    return res;
-}
-
-static GArray *hf_array;     /* hf_register_info being built */
-static GHashTable *hf_memo;  /* "abbrev|type|display|mask|strings" -> slot+1 */
-static guint hf_nslots;
-static guint hf_cap;
-
-static guint32 new_hf(const char *name, const char *abbrev, enum ftenum type, int display,
-                      const void *strings, guint64 mask, const char *blurb)
-{
-    char *key = g_strdup_printf("%s|%d|%d|%" G_GINT64_MODIFIER "x|%p", abbrev, (int)type, display, mask,
-                                strings);
-    gpointer hit = g_hash_table_lookup(hf_memo, key);
-    if (hit) {
-        g_free(key);
-        return GPOINTER_TO_UINT(hit) - 1;
-    }
-    guint32 slot = hf_nslots++;
-    g_assert(slot < hf_cap);
-    hf_register_info r;
-    memset(&r, 0, sizeof r);
-    r.p_id = &hf_ids[slot];
-    r.hfinfo.name = name;
-    r.hfinfo.abbrev = abbrev;
-    r.hfinfo.type = type;
-    r.hfinfo.display = display;
-    r.hfinfo.strings = strings;
-    r.hfinfo.bitmask = mask;
-    r.hfinfo.blurb = blurb;
-    /* HFILL */
-    r.hfinfo.id = -1;
-    r.hfinfo.parent = 0;
-    r.hfinfo.ref_type = HF_REF_TYPE_NONE;
-    r.hfinfo.same_name_prev_id = -1;
-    r.hfinfo.same_name_next = NULL;
-    g_array_append_val(hf_array, r);
-    g_hash_table_insert(hf_memo, key, GUINT_TO_POINTER(slot + 1));
-    return slot;
-}
-
-static int display_for(const ub_field *f)
-{
-    if (f->flags & UB_FF_SIGNED) return BASE_DEC; /* 4.0 rejects signed hex */
-    switch (f->base) {
-    case UB_BASE_HEX: return BASE_HEX;
-    case UB_BASE_DEC_HEX: return BASE_DEC_HEX;
-    default: return BASE_DEC;
-    }
-}
-
-static const char *blurb_for(const ub_field *f)
-{
-    gboolean d = f->desc && *f->desc, sp = f->spec && *f->spec;
-    if (d && sp) return g_strdup_printf("%s (%s)", f->desc, f->spec);
-    if (d) return f->desc;
-    return sp ? f->spec : NULL;
-}
-
-/* Map one schema row to an hf + how to add it. */
-static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
-{
-    memset(m, 0, sizeof *m);
-    m->kind = RK_SKIP;
-    if (!abbrev_ok(f->abbrev)) {
-        g_warning("ub: schema row %s in table %s has an unusable abbrev, left out", f->abbrev ? f->abbrev : "(null)",
-                  h->key);
-        return;
-    }
-    const char *name = f->name && *f->name ? f->name : f->abbrev;
-    const char *blurb = blurb_for(f);
-    gboolean sgn = (f->flags & UB_FF_SIGNED) != 0;
-
-    if (f->flags & UB_FF_VIRTUAL) {
-        guint bits = f->bits ? f->bits : 64;
-        if (bits > 64) bits = 64;
-        enum ftenum t = ft_uint_bytes((bits + 7) / 8, sgn);
-        const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
-        int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
-        m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);
-        m->kind = RK_VIRT;
-        m->ftype = (guint8)t;
-        m->signed_ = (guint8)sgn;
-        m->bits = (guint8)bits;
-        return;
-    }
-
-    switch (f->type) {
-    case UB_FT_UINT:
-    case UB_FT_BOOL: {
-        if (f->bits == 0 || f->bits > 64) return;
-        guint32 start = f->bit_off / 8;
-        guint32 end = (f->bit_off + f->bits - 1) / 8;
-        guint32 n = end - start + 1;
-        m->cstart = start;
-        m->clen = n;
-        m->bits = (guint8)f->bits;
-        m->signed_ = (guint8)sgn;
-        if (n <= 8 && !(f->flags & UB_FF_X64)) {
-            guint shift = n * 8 - (f->bit_off - start * 8) - f->bits;
-            guint64 mask = (f->bits == n * 8) ? 0 : (((f->bits == 64) ? G_MAXUINT64 : ((G_GUINT64_CONSTANT(1) << f->bits) - 1)) << shift);
-            if (f->type == UB_FT_BOOL) {
-                const void *tfs = f->vals ? vals_for(f->vals, 2) : NULL;
-                m->hf_slot = new_hf(name, f->abbrev, FT_BOOLEAN, mask ? (int)(n * 8) : BASE_NONE, tfs, mask, blurb);
-                m->ftype = FT_BOOLEAN;
-            } else {
-                enum ftenum t = ft_uint_bytes(n, sgn);
-                const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
-                int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
-                m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, mask, blurb);
-                m->ftype = (guint8)t;
-            }
-            m->kind = RK_ITEM;
-        } else {
-            /* 9-byte span (unaligned 57..64-bit field), or a value stored without its low zero bits
-             * (UB_FF_X64, R-24): no container, add the decoded value */
-            enum ftenum t = ft_uint_bytes((f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 7) / 8, sgn);
-            const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
-            int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
-            m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);
-            m->ftype = (guint8)t;
-            m->kind = sgn ? RK_SVAL : RK_UVAL;
-        }
-        return;
-    }
-    case UB_FT_IPV4:
-    case UB_FT_IPV6:
-    case UB_FT_MAC: {
-        guint want = f->type == UB_FT_IPV4 ? 32 : f->type == UB_FT_IPV6 ? 128 : 48;
-        m->cstart = f->bit_off / 8;
-        if (f->bits == want && f->bit_off % 8 == 0) {
-            enum ftenum t = f->type == UB_FT_IPV4 ? FT_IPv4 : f->type == UB_FT_IPV6 ? FT_IPv6 : FT_ETHER;
-            m->hf_slot = new_hf(name, f->abbrev, t, BASE_NONE, NULL, 0, blurb);
-            m->ftype = (guint8)t;
-            m->clen = want / 8;
-            m->kind = RK_ITEM;
-            return;
-        }
-    }
-    /* fall through: odd width/alignment, show as bytes */
-    /* FALLTHROUGH */
-    case UB_FT_BYTES:
-    case UB_FT_GUID:
-    case UB_FT_GUID_WS:
-    default:
-        m->cstart = f->bit_off / 8;
-        m->clen = f->bits / 8;
-        m->hf_slot = new_hf(name, f->abbrev, FT_BYTES, BASE_NONE, NULL, 0, blurb);
-        m->ftype = FT_BYTES;
-        m->kind = RK_BYTES;
-        return;
-    }
-}
-
-static void register_schema_fields(void)
-{
-    guint total = 16;
-    for (unsigned id = 1; id < UB_H__COUNT; id++) {
-        const ub_hdr *h = ub_hdr_get(id);
-        if (h) total += 1u + h->nfields;
-    }
-    hf_cap = total;
-    hf_ids = g_new(int, total);
-    for (guint i = 0; i < total; i++) hf_ids[i] = -1;
-    hdr_hf_slot = g_new(int, UB_H__COUNT);
-    ett_hdr = g_new(gint, UB_H__COUNT);
-    hf_array = g_array_new(FALSE, TRUE, sizeof(hf_register_info));
-    hf_memo = g_hash_table_new(g_str_hash, g_str_equal);
-    vs_memo = g_hash_table_new(g_str_hash, g_str_equal);
-    GHashTable *hdr_memo = g_hash_table_new(g_str_hash, g_str_equal); /* abbrev -> slot+1 */
-
-    for (unsigned id = 0; id < UB_H__COUNT; id++) {
-        hdr_hf_slot[id] = -1;
-        ett_hdr[id] = -1;
-        row_maps[id] = NULL;
-    }
-    for (unsigned id = 1; id < UB_H__COUNT; id++) {
-        const ub_hdr *h = ub_hdr_get(id);
-        if (!h || !h->abbrev) continue;
-        char *ha = g_strdup_printf("ub.%s", h->abbrev);
-        if (!abbrev_ok(ha)) {
-            g_warning("ub: header table %s has an unusable abbrev, left out", h->key);
-            g_free(ha);
-            continue;
-        }
-        gpointer hit = g_hash_table_lookup(hdr_memo, ha);
-        if (hit) { /* format variant of a header already registered: share the item */
-            hdr_hf_slot[id] = (int)GPOINTER_TO_UINT(hit) - 1;
-            g_free(ha);
-        } else {
-            guint32 slot = new_hf(h->name ? h->name : ha, ha, FT_NONE, BASE_NONE, NULL, 0, h->spec);
-            hdr_hf_slot[id] = (int)slot;
-            g_hash_table_insert(hdr_memo, ha, GUINT_TO_POINTER(slot + 1));
-        }
-        if (h->nfields) {
-            row_maps[id] = g_new0(row_map, h->nfields);
-            for (unsigned k = 0; k < h->nfields; k++) map_row(h, &h->fields[k], &row_maps[id][k]);
-        }
-    }
-    g_hash_table_destroy(hdr_memo);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Building the tree from a ub_view                                                            */
-/* ------------------------------------------------------------------------------------------ */
 
 /* Where a layer's bytes are: the record tvb or the reassembled network packet tvb. */
 typedef struct ub_tvbs {
@@ -579,111 +312,6 @@ static gboolean layer_pos(const ub_view *v, ub_tvbs *tv, const ub_layer *l, tvbu
     return FALSE;
 }
 
-static gint64 sign_extend(guint64 u, guint bits)
-{
-    if (bits == 0 || bits >= 64) return (gint64)u;
-    guint64 m = G_GUINT64_CONSTANT(1) << (bits - 1);
-    u &= (m << 1) - 1;
-    return (gint64)((u ^ m) - m);
-}
-
-static proto_item *add_value(proto_tree *t, int hf, const row_map *m, tvbuff_t *tvb, gint off, gint len, guint64 u)
-{
-    enum ftenum ft = (enum ftenum)m->ftype;
-    if (m->signed_) {
-        gint64 s = sign_extend(u, m->bits);
-        return ft_is_64(ft) ? proto_tree_add_int64(t, hf, tvb, off, len, s)
-                            : proto_tree_add_int(t, hf, tvb, off, len, (gint32)s);
-    }
-    return ft_is_64(ft) ? proto_tree_add_uint64(t, hf, tvb, off, len, u)
-                        : proto_tree_add_uint(t, hf, tvb, off, len, (guint32)u);
-}
-
-/* proto_tree_add_checksum-style text on the carried value of a CRC layer (one with a status row). */
-static void checksum_text(const ub_layer *l, proto_item **items)
-{
-    const ub_hdr *h = l->hdr;
-    int carried = -1, aux = -1, status = -1;
-    for (unsigned k = 0; k < h->nfields; k++) {
-        const ub_field *f = &h->fields[k];
-        if (f->flags & UB_FF_STATUS) status = (int)k;
-        else if (f->flags & UB_FF_AUX) { if (aux < 0) aux = (int)k; }
-        else if (!(f->flags & (UB_FF_VARIANT | UB_FF_RSVD)) && f->type == UB_FT_UINT &&
-                 (carried < 0 || f->bits > h->fields[carried].bits))
-            carried = (int)k;
-    }
-    if (status < 0 || carried < 0 || !items[carried]) return;
-    unsigned digits = (h->fields[carried].bits + 3) / 4;
-    switch (l->status) {
-    case UB_CK_GOOD: proto_item_append_text(items[carried], " [correct]"); break;
-    case UB_CK_BAD:
-        if (aux >= 0)
-            proto_item_append_text(items[carried], " [incorrect, should be 0x%0*" G_GINT64_MODIFIER "x]",
-                                   (int)digits, (guint64)l->aux);
-        else
-            proto_item_append_text(items[carried], " [incorrect]");
-        break;
-    case UB_CK_UNVERIFIED: proto_item_append_text(items[carried], " [unverified]"); break;
-    default: break;
-    }
-}
-
-static void add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
-                             packet_info *pinfo)
-{
-    const ub_hdr *h = l->hdr;
-    const row_map *rm = row_maps[h->id];
-    if (!rm) return;
-    proto_item **items = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * h->nfields);
-    gboolean has_status = FALSE;
-    gboolean visible = sub && PTREE_DATA(sub)->visible;
-    for (unsigned k = 0; k < h->nfields; k++) {
-        const ub_field *f = &h->fields[k];
-        const row_map *m = &rm[k];
-        if (m->kind == RK_SKIP) continue;
-        int hf = hf_ids[m->hf_slot];
-        /* an invisible tree (tshark -T fields / -Y / taps) keeps only referenced fields: skip the
-         * value and the item of the others (proto_tree_add_* would fake them anyway) */
-        if (!visible && !proto_field_is_referenced(sub, hf)) continue;
-        ub_val val;
-        /* container items: the bounds check below is the presence check (Wireshark reads the bits);
-         * the others need the decoded value */
-        if (m->kind != RK_ITEM && ub_field_value(l, f, &val) != 0) continue; /* not inside the (truncated) layer */
-        proto_item *it = NULL;
-        switch (m->kind) {
-        case RK_VIRT:
-            it = add_value(sub, hf, m, tvb, loff, 0, val.u);
-            proto_item_set_generated(it);
-            if (f->flags & UB_FF_STATUS) has_status = TRUE;
-            break;
-        case RK_ITEM:
-            if ((gint)(m->cstart + m->clen) > llen) continue;
-            it = proto_tree_add_item(sub, hf, tvb, loff + (gint)m->cstart, (gint)m->clen,
-                                     m->ftype == FT_ETHER || m->ftype == FT_IPv6 ? ENC_NA : ENC_BIG_ENDIAN);
-            break;
-        case RK_UVAL:
-        case RK_SVAL:
-            if ((gint)(m->cstart + m->clen) > llen) continue;
-            it = add_value(sub, hf, m, tvb, loff + (gint)m->cstart, (gint)m->clen, val.u);
-            break;
-        case RK_BYTES: {
-            guint32 st = (guint32)(val.bytes && l->data ? val.bytes - l->data : m->cstart);
-            if ((gint)(st + val.nbytes) > llen) continue;
-            it = proto_tree_add_item(sub, hf, tvb, loff + (gint)st, (gint)val.nbytes, ENC_NA);
-            if (f->type == UB_FT_GUID_WS && val.nbytes == 16) {
-                char g[64];
-                ub_format_value(f, &val, false, g, sizeof g);
-                proto_item_append_text(it, " (GUID %s)", g); /* R-34 word order */
-            }
-            break;
-        }
-        default: break;
-        }
-        items[k] = it;
-    }
-    if (has_status) checksum_text(l, items);
-}
-
 static void err_text(const ub_err *e, const ub_err_info *ei, char *buf, size_t n)
 {
     int w = g_snprintf(buf, (gulong)n, "%s", ei && ei->desc ? ei->desc : "error");
@@ -702,14 +330,17 @@ static void err_text(const ub_err *e, const ub_err_info *ei, char *buf, size_t n
     g_snprintf(buf + w, (gulong)(n - (size_t)w), " at byte %u", e->off);
 }
 
-/* Add the UB tree of a decoded view under `tree`. `tvb` holds exactly the bytes given to ub_decode. */
-static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v, const char *title)
+/* Add the UB tree of a decoded view under `tree`. `rec` holds exactly the bytes given to ub_decode (the
+ * layers are placed there); the UB item covers `tvb`. Layers with hide[i] set are left out (shown by
+ * another dissector: the IP part of a plain CFG 3/4 packet, Wireshark's own Ethernet/IP/UDP of UBoE). */
+static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo, proto_tree *tree, ub_view *v,
+                               const char *title, const guint8 *hide)
 {
     proto_item *top = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
     if (title) proto_item_append_text(top, ", %s", title);
     proto_tree *ub_tree = proto_item_add_subtree(top, ett_ub);
 
-    ub_tvbs tv = { tvb, NULL, pinfo, 0 };
+    ub_tvbs tv = { rec, NULL, pinfo, 0 };
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) { /* extent of the network-packet buffer */
         const ub_layer *l = &v->layer[i];
@@ -725,19 +356,19 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     unsigned maxd = 0;
     for (unsigned i = 0; tree && i < nl; i++) { /* no tree (plain tshark): only columns and expert info */
         const ub_layer *l = &v->layer[i];
-        if (!l->hdr) continue;
+        if (!l->hdr || (hide && hide[i])) continue;
         unsigned d = l->depth;
         proto_tree *parent = ub_tree;
         if (d > 0 && stk[d - 1]) parent = stk[d - 1];
         tvbuff_t *ltvb;
         gint off, len;
         layer_pos(v, &tv, l, &ltvb, &off, &len);
-        int slot = hdr_hf_slot[l->hdr->id];
-        gint ett = ett_hdr[l->hdr->id] >= 0 ? ett_hdr[l->hdr->id] : ett_ub;
+        int slot = ub_hdr_hf_slot[l->hdr->id];
+        gint ett = ub_ett_hdr[l->hdr->id] >= 0 ? ub_ett_hdr[l->hdr->id] : ett_ub;
         proto_item *li;
         proto_tree *sub;
         if (slot >= 0) {
-            li = proto_tree_add_none_format(parent, hf_ids[slot], ltvb, off, len, "%s", l->hdr->name);
+            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", l->hdr->name);
             sub = proto_item_add_subtree(li, ett);
         } else {
             sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, l->hdr->name ? l->hdr->name : "?");
@@ -747,7 +378,7 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         stk[d] = sub; /* d < 256: uint8_t */
         for (unsigned k = d + 1; k <= maxd; k++) stk[k] = NULL;
         maxd = d;
-        add_layer_fields(sub, l, ltvb, off, len, pinfo);
+        ub_ws_add_layer_fields(sub, l, ltvb, off, len, pinfo);
     }
 
     for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) {
@@ -775,6 +406,11 @@ static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     return top;
 }
 
+static proto_item *add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v, const char *title)
+{
+    return add_view_ex(tvb, tvb, pinfo, tree, v, title, NULL);
+}
+
 static const guint8 *tvb_bytes(tvbuff_t *tvb, guint32 *len)
 {
     *len = tvb_captured_length(tvb);
@@ -782,8 +418,9 @@ static const guint8 *tvb_bytes(tvbuff_t *tvb, guint32 *len)
     return *len ? tvb_get_ptr(tvb, 0, (gint)*len) : empty;
 }
 
-/* Columns and tree of a view decoded from all of tvb. */
-static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v)
+static dissector_handle_t ip_handle, ipv6_handle; /* plain IP on a CFG 3/4 link goes there */
+
+static void set_columns(packet_info *pinfo, const ub_view *v)
 {
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
     if (pinfo->cinfo) { /* no columns (tshark -T fields without _ws.col.*): no summary to format */
@@ -793,10 +430,55 @@ static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_
         col_clear(pinfo->cinfo, COL_INFO);
         col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
     }
-    proto_item *top = add_view(tvb, pinfo, tree, v, NULL);
+}
+
+/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
+ * (the IP header and what the decoder named after it); FALSE when there is none. */
+static gboolean plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
+{
+    if (v->kind != UB_KIND_DLLDP || (v->cfg != 3 && v->cfg != 4) || v->claim != UB_CLAIM_NONE) return FALSE;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
+        if (id != UB_H_IPV4 && id != UB_H_IPV6) continue;
+        unsigned k = i + 1;
+        while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
+               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA))
+            k++;
+        *lo = i;
+        *hi = k;
+        return TRUE;
+    }
+    return FALSE;
+}
+
+/* Columns and tree of a view decoded from all of tvb. */
+static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v)
+{
+    set_columns(pinfo, v);
+    unsigned lo = 0, hi = 0;
+    gboolean plain = plain_ip(v, &lo, &hi);
+    guint8 *hide = NULL;
+    if (plain) {
+        hide = wmem_alloc0(pinfo->pool, UB_MAX_LAYERS);
+        for (unsigned i = lo; i < hi; i++) hide[i] = 1;
+    }
+    proto_item *top = add_view_ex(tvb, tvb, pinfo, tree, v, NULL, hide);
     proto_tree *ut = top ? proto_item_get_subtree(top) : NULL;
     ub_an_view(tvb, pinfo, ut, v, pinfo->fd->pkt_len);
     ub_an_show(tvb, pinfo, ut);
+    if (plain) { /* Wireshark's IP dissector takes the IP packet (TCP, UDP, RoCEv2, ...) */
+        const ub_layer *a = &v->layer[lo], *z = &v->layer[hi - 1];
+        ub_tvbs tv = { tvb, NULL, pinfo, v->pkt == v->netbuf ? v->pkt_len : 0 };
+        tvbuff_t *ltvb;
+        gint off, len;
+        if (z->data >= a->data && layer_pos(v, &tv, a, &ltvb, &off, &len)) {
+            gint n = (gint)((z->data + z->len) - a->data);
+            if (n > tvb_captured_length_remaining(ltvb, off)) n = tvb_captured_length_remaining(ltvb, off);
+            dissector_handle_t h = a->hdr->id == UB_H_IPV6 ? ipv6_handle : ip_handle;
+            if (h && n > 0) call_dissector(h, tvb_new_subset_length(ltvb, off, n), pinfo, tree);
+        }
+    }
     return (int)tvb_captured_length(tvb);
 }
 
@@ -805,8 +487,69 @@ static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub
     guint32 len;
     const guint8 *data = tvb_bytes(tvb, &len);
     ub_view *v = ub_ws_view_new(pinfo->pool);
-    ub_decode(v, &g_opts, entry, data, len);
+    guint32 wire = tvb_reported_length(tvb); /* a record cut by the snapshot length: no error for what is missing */
+    ub_decode_wire(v, &g_opts, entry, data, len, wire > len ? wire : len);
     return dissect_view(tvb, pinfo, tree, v);
+}
+
+/* UB over UDP (UBoE, App. E): the IP header before this UDP payload, found in the frame. IPv6 (no
+ * extension headers in UB) or IPv4 with any IHL; -1 when the bytes before are not an IP/UDP header. */
+static gint ip_before_udp(const guint8 *frame, guint32 udp_off)
+{
+    if (udp_off >= 40) {
+        const guint8 *p = frame + udp_off - 40;
+        if ((p[0] >> 4) == 6 && p[6] == 17) return (gint)(udp_off - 40);
+    }
+    for (guint ihl = 5; ihl <= 15 && ihl * 4 <= udp_off; ihl++) {
+        const guint8 *p = frame + udp_off - ihl * 4;
+        if (p[0] == (0x40 | ihl) && p[9] == 17) return (gint)(udp_off - ihl * 4);
+    }
+    return -1;
+}
+
+/* The claim rule of libubparse (ub_ip_claim) on the IP packet that carries this UDP payload, with the
+ * ICRC after it (R-44) when the frame has one. Returns the view (IP onwards) and the tvb it was decoded
+ * from, or NULL when the IP header cannot be found in the frame. extra_port: a port to count as UB. */
+static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, tvbuff_t **ip_tvb, unsigned *tph)
+{
+    tvbuff_t *ds = tvb_get_ds_tvb(tvb);
+    if (!ds) return NULL;
+    guint32 flen = tvb_captured_length(ds), len = tvb_captured_length(tvb);
+    gint roff = tvb_raw_offset(tvb);
+    if (flen == 0 || roff < 8 || (guint32)roff + len > flen) return NULL;
+    const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
+    if (len && tvb_get_ptr(tvb, 0, (gint)len) != frame + roff) return NULL; /* not a plain subset of the frame */
+    gint ip = ip_before_udp(frame, (guint32)roff - 8);
+    if (ip < 0) return NULL;
+    ub_opts o = g_opts;
+    if (extra_port && o.n_udp_more < UB_UDP_MORE) o.udp_more[o.n_udp_more++] = (uint16_t)extra_port;
+    ub_view *v = ub_ws_view_new(pinfo->pool);
+    guint32 wire = tvb_reported_length(ds);
+    ub_decode_wire(v, &o, UB_ENTRY_RAWIP, frame + ip, flen - (guint32)ip, wire > flen ? wire - (guint32)ip : flen - (guint32)ip);
+    if (v->kind != UB_KIND_UBOE) return v; /* not UB: the caller says no */
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (l->hdr && (l->hdr->id == UB_H_RTPH || l->hdr->id == UB_H_UTPH) && l->data == frame + roff) {
+            *tph = i;
+            *ip_tvb = tvb_new_subset_remaining(ds, ip);
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* UBoE columns and tree: the UB layers from the transport header on, and the ICRC after the IP packet */
+static int dissect_uboe(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v, tvbuff_t *ip_tvb, unsigned tph)
+{
+    set_columns(pinfo, v);
+    guint8 *hide = wmem_alloc0(pinfo->pool, UB_MAX_LAYERS);
+    for (unsigned i = 0; i < tph && i < UB_MAX_LAYERS; i++) hide[i] = 1; /* IP and UDP: Wireshark's own */
+    proto_item *top = add_view_ex(tvb, ip_tvb, pinfo, tree, v, NULL, hide);
+    proto_tree *ut = top ? proto_item_get_subtree(top) : NULL;
+    ub_an_view(tvb, pinfo, ut, v, pinfo->fd->pkt_len);
+    ub_an_show(tvb, pinfo, ut);
+    return (int)tvb_captured_length(tvb);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -963,32 +706,31 @@ static int dissect_front_sll2(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     return dissect_sll_front(tvb, pinfo, tree, data, 1);
 }
 
-/* UDP 4792 payload (UBoE): RTPH/UTPH ... */
+/* UDP port table ("ub.udp.port", 4792 by default, and Decode As): UBoE when libubparse's claim rule
+ * says so for this datagram: its destination port is a UB port (or the one Decode As matched), or the
+ * strict heuristic holds. A datagram matched by its source port only is not claimed. */
 static int dissect_ub_tph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_TPH);
+    guint extra = pinfo->match_uint == pinfo->destport ? pinfo->destport : 0;
+    tvbuff_t *ip_tvb = NULL;
+    unsigned tph = 0;
+    ub_view *v = uboe_view(tvb, pinfo, extra, &ip_tvb, &tph);
+    if (v && ip_tvb) return dissect_uboe(tvb, pinfo, tree, v, ip_tvb, tph);
+    if (v) return 0; /* the IP/UDP packet is not UB */
+    if (!extra) return 0;
+    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_TPH); /* IP header not found (tunnels, reassembly) */
 }
 
-/* Strict UDP heuristic: a clean RTPH/UTPH decode (TPVer 0, known TPOpcode and NLP, nothing that the
- * decoder calls an error) of at least 16 bytes. */
+/* Strict UDP heuristic: the same rule as ubdump (ub_ip_claim: UDP checksum 0, consistent lengths, clean
+ * transport/transaction headers, a matching ICRC when the frame has one; never UDP 4791). */
 static gboolean dissect_ub_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    if (!pref_udp_heur) return FALSE;
-    guint32 len;
-    const guint8 *p = tvb_bytes(tvb, &len);
-    if (len < 16) return FALSE;
-    ub_view *v = ub_ws_view_new(pinfo->pool);
-    ub_decode(v, &g_opts, UB_ENTRY_TPH, p, len);
-    if (v->nlayers < 2 || !v->layer[0].hdr) return FALSE;
-    unsigned id0 = v->layer[0].hdr->id;
-    if (id0 != UB_H_RTPH && id0 != UB_H_UTPH) return FALSE;
-    uint64_t tpver = 0;
-    if (ub_view_get(v, id0 == UB_H_RTPH ? "ub.rtph.tpver" : "ub.utph.tpver", &tpver) == 0 && tpver != 0)
-        return FALSE;
-    if (ub_view_worst(v) >= UB_SEV_ERROR || v->errs_dropped) return FALSE;
-    for (unsigned i = 0; i < v->nerrs; i++)
-        if (v->err[i].code == UB_E_LINKTYPE || v->err[i].code == UB_E_RSVD_VALUE) return FALSE;
-    dissect_view(tvb, pinfo, tree, v);
+    if (!pref_udp_heur || tvb_captured_length(tvb) < 16) return FALSE;
+    tvbuff_t *ip_tvb = NULL;
+    unsigned tph = 0;
+    ub_view *v = uboe_view(tvb, pinfo, 0, &ip_tvb, &tph);
+    if (!v || !ip_tvb) return FALSE;
+    dissect_uboe(tvb, pinfo, tree, v, ip_tvb, tph);
     return TRUE;
 }
 
@@ -1240,7 +982,7 @@ void proto_register_ub(void)
 {
     proto_ub = proto_register_protocol("UnifiedBus", "UB", "ub");
 
-    register_schema_fields();
+    ub_ws_register_fields();
     static hf_register_info hf_static[] = {
         { &hf_ub_error, { "Error", "ub.error", FT_STRING, BASE_NONE, NULL, 0x0,
                           "libubparse error name (one item per error)", HFILL } },
@@ -1253,7 +995,7 @@ void proto_register_ub(void)
         { &hf_ub_stream_open_bytes, { "Bytes of an incomplete unit", "ub.stream.open_bytes", FT_UINT32, BASE_DEC,
                                       NULL, 0x0, "Tail of the record belonging to a unit completed later", HFILL } },
     };
-    proto_register_field_array(proto_ub, (hf_register_info *)(void *)hf_array->data, (int)hf_array->len);
+    proto_register_field_array(proto_ub, (hf_register_info *)(void *)ub_hf_array->data, (int)ub_hf_array->len);
     proto_register_field_array(proto_ub, hf_static, array_length(hf_static));
 
     /* subtrees: one per header table */
@@ -1261,7 +1003,7 @@ void proto_register_ub(void)
     static gint *ett_static[] = { &ett_ub, &ett_ub_stream, &ett_ub_unit };
     for (unsigned i = 0; i < array_length(ett_static); i++) g_ptr_array_add(etts, ett_static[i]);
     for (unsigned id = 1; id < UB_H__COUNT; id++)
-        if (hdr_hf_slot[id] >= 0) g_ptr_array_add(etts, &ett_hdr[id]);
+        if (ub_hdr_hf_slot[id] >= 0) g_ptr_array_add(etts, &ub_ett_hdr[id]);
     proto_register_subtree_array((gint *const *)etts->pdata, (int)etts->len);
 
     /* expert items: one per libubparse error code */
@@ -1334,6 +1076,9 @@ void proto_reg_handoff_ub(void)
     if (sll_orig[0]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL, fh_sll[0]);
     if (sll_orig[1]) dissector_add_uint("wtap_encap", WTAP_ENCAP_SLL2, fh_sll[1]);
     dissector_add_uint_with_preference("udp.port", UB_UDP_PORT, h_tph);
+    udp_port_pref_ready = TRUE;
+    ip_handle = find_dissector("ip");
+    ipv6_handle = find_dissector("ipv6");
     heur_dissector_add("udp", dissect_ub_heur_udp, "UnifiedBus over UDP (UBoE)", "ub_udp", proto_ub,
                        HEURISTIC_ENABLE);
 }

@@ -17,6 +17,15 @@ ub_view *ub_ws_view_new(wmem_allocator_t *scope);
 /* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
 void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx);
 
+/* packet-ub-fields.c: the items of the schema rows (built once, before proto_register_field_array) */
+void ub_ws_register_fields(void);
+extern GArray *ub_hf_array;   /* hf_register_info of every schema row and header */
+extern int *ub_hf_ids;        /* their ids */
+extern int *ub_hdr_hf_slot;   /* [UB_H__COUNT] -> index into ub_hf_ids of the header item, -1 none */
+extern gint *ub_ett_hdr;      /* [UB_H__COUNT] subtree of a header table */
+void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
+                            packet_info *pinfo);
+
 /* packet-ub-analysis.c: state engine, addresses, taps, statistics */
 void ub_an_register(int proto_ub);
 void ub_an_register_prefs(module_t *m);

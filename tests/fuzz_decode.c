@@ -51,12 +51,16 @@ static void fz_view(FILE *out, const ub_view *v, const uint8_t *rec, uint32_t le
         const ub_layer *l = &v->layer[i];
         if (!l->hdr) { fz_bad("layer without header", i, 0); continue; }
         if (l->hdr->id >= UB_H__COUNT) fz_bad("layer header id", i, l->hdr->id);
-        else if (ub_hdr_get(l->hdr->id) != l->hdr && !fz_unregistered[l->hdr->id]++)
+        else if (l->hdr->vidx ? ub_hdr_variant(l->hdr->vidx) != l->hdr || l->hdr->nfields != ub_hdr_get(l->hdr->id)->nfields
+                              : ub_hdr_get(l->hdr->id) != l->hdr)
+            fz_bad("layer table is neither the registered one nor a profile table of its id", i, l->hdr->id);
+        if (l->hdr->id < UB_H__COUNT && !l->hdr->vidx && ub_hdr_get(l->hdr->id) != l->hdr && !fz_unregistered[l->hdr->id]++)
             /* not fatal: a table outside the registry has no Wireshark fields (reported once) */
             fprintf(stderr, "fuzz_decode: note: layer table \"%s\" is not the registered table of id %u\n",
                     l->hdr->key ? l->hdr->key : "?", (unsigned)l->hdr->id);
         if (l->len && !fz_inside(l->data, l->len, rec, len) && !fz_inside(l->data, l->len, v->netbuf, sizeof v->netbuf))
             fz_bad("layer outside record and netbuf", i, l->len);
+        if (l->wlen < l->len || (l->wlen > l->len && !(l->flags & UB_LF_TRUNC))) fz_bad("layer wire length", i, l->wlen);
         for (unsigned k = 0; k < l->hdr->nfields; k++) {
             const ub_field *f = &l->hdr->fields[k];
             ub_val val;
@@ -132,6 +136,12 @@ static void fz_opts(ub_opts *o, int set, bool crc)
         o->cip_decode_inner = true;
         o->urpc_heuristic = true;
         o->udp_port = 0;
+    } else if (set == 3) { /* the ns-3-UB dialect, more UB ports, no heuristic */
+        o->profile = UB_PROFILE_NS3UB;
+        o->udp_heuristic = false;
+        o->udp_more[0] = 5000;
+        o->udp_more[1] = 0;
+        o->n_udp_more = 2;
     }
 }
 
@@ -148,13 +158,24 @@ int fz_decode_one(const uint8_t *data, size_t size)
     if (!out) return 0;
     if (size > 65536) return 0;
     uint32_t len = (uint32_t)size;
-    for (int set = 0; set < 3; set++) {
+    static ub_sniff sn;
+    for (int set = 0; set < 4; set++) {
         for (int crc = 1; crc >= 0; crc--) {
             ub_opts o;
             fz_opts(&o, set, crc != 0);
             for (size_t e = 0; e < sizeof fz_entries / sizeof fz_entries[0]; e++) {
                 ub_decode(&v, &o, fz_entries[e], data, len);
                 fz_view(set == 0 ? out : NULL, &v, data, len);
+                ub_sniff_view(&sn, &v);
+                if (set >= 2 && len) { /* the same record cut by a snapshot length */
+                    uint32_t cap = len > 1 ? data[len - 1] % len : 0;
+                    ub_decode_wire(&v, &o, fz_entries[e], data, cap, len + (set == 3 ? data[0] : 0u));
+                    fz_view(NULL, &v, data, cap);
+                }
+            }
+            if (len) {
+                ub_ip_claim(&v, &o, data, len, len);
+                fz_view(NULL, &v, data, len);
             }
             if (set == 0) {
                 ub_entry le = ub_entry_for_linktype(&o, len ? data[0] : 0);
@@ -177,10 +198,13 @@ int fz_decode_one(const uint8_t *data, size_t size)
             }
         }
     }
+    char msg[256];
+    (void)ub_sniff_verdict(&sn, msg, sizeof msg);
+    (void)ub_sniff_verdict(&sn, msg, 3);
     return 0;
 }
 
-#ifndef UB_FUZZ_REPLAY
+#if !defined(UB_FUZZ_REPLAY) && !defined(UB_FUZZ_DECODE_LIB) /* other harnesses include this file for fz_view */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return fz_decode_one(data, size); }
 #endif

@@ -103,7 +103,7 @@ static const chain_case cases[] = {
     { "unknown tpopcode", "pkt\nlph\nnth24 scna=1 dcna=2\nrtph tpopcode=0x7f srctpn=5 dsttpn=6\n",
       "lph nth24 cci_caqm rtph icrc", "ub.rtph.tpopcode", 0x7f, "unknown_tpopcode" },
     { "cfg3 tcp", "pkt\nlph\nnthip npi_id=1\nipv4 src=1.2.3.4 dst=5.6.7.8 protocol=6\ndata inc=20\n",
-      "lph nthip cci_caqm ipv4 data", "ub.ipv4.protocol", 6, "" },
+      "lph nthip cci_caqm ipv4 tcp", "ub.ipv4.protocol", 6, "" },
     { "cfg4 ub", "pkt\nlph\nnthip npi_id=1\nipv6 src=fd000000000000000000000000000001 dst=fd000000000000000000000000000002\nudp\nrtph tpopcode=2 srctpn=1 dsttpn=2 psn=1\n",
       "lph nthip cci_caqm ipv6 udp rtph icrc", "ub.lph.cfg", 4, "" },
     { "cfg3 npi 0", "pkt\nlph\nnthip npi_id=0\nipv4 src=1.2.3.4 dst=5.6.7.8\nudp\nrtph tpopcode=2 srctpn=1 dsttpn=2 psn=1\n",

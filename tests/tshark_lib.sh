@@ -12,14 +12,19 @@ if [ "$(id -u)" = 0 ]; then
         fail "running as root and unable to drop privileges (unshare -U / setpriv): tshark would ignore the plugin"
     fi
 fi
+mkdir -p "$tmp/noextcap" # no extcap helpers: faster, and a preloaded ASan runtime must not reach them
 chmod 755 "$tmp"
 chmod -R a+rX "$tmp"
 
-# ts_home HOMEDIR tshark-args...: tshark with the test's plugin dir and the given profile home
+# ts_home HOMEDIR tshark-args...: tshark with the test's plugin dir and the given profile home.
+# UB_TSHARK_PRELOAD (scripts/test.sh, plugin built with -DUB_WS_SANITIZE=ON): the ASan runtime to
+# preload into the uninstrumented tshark, e.g. $(gcc -print-file-name=libasan.so); ASAN_OPTIONS and
+# UBSAN_OPTIONS come from the environment.
 ts_home() {
     h=$1
     shift
     $RUN env HOME="$tmp/$h" XDG_CONFIG_HOME="$tmp/$h/.config" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
+        WIRESHARK_EXTCAP_DIR="$tmp/noextcap" ${UB_TSHARK_PRELOAD:+"LD_PRELOAD=$UB_TSHARK_PRELOAD"} \
         WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 tshark "$@"
 }
 ts() { ts_home home "$@"; }

@@ -27,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_E 64
 #define MAX_MATCH 16
 
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON };
@@ -43,17 +42,31 @@ typedef struct {
     const ub_field *f[MAX_MATCH];
 } efield;
 
+/* a growing string (the -T fields values of a raw-stream record, aggregated over its units) */
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool any;
+} sbuf;
+
 typedef struct app {
     ub_opts o;
     int out, verbose, quiet;
     long count;
-    efield e[MAX_E];
-    unsigned ne;
+    efield *e; /* -e fields, no limit */
+    unsigned ne, ecap;
     char sep, agg;
     int header;
     uint64_t t0;
     bool have_t0;
     uint64_t npkts, nunits, nshown;
+    uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
+    ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */
+    /* -T fields on a raw flit stream: one line per record (as tshark), values of all its units */
+    bool rec_mode;
+    bool rec_match;
+    unsigned rec_units;
+    sbuf *fb;
     ub_view *v;
     bool json_first;
     /* display filter */
@@ -90,7 +103,8 @@ static void usage(FILE *f)
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
             "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
-            "  -G fields|errors|headers|rules  list every field / error name / header table / audit rule and exit\n"
+            "  -G fields|errors|headers|rules|profiles  list every field / error name / header table / audit rule /\n"
+            "                   decoding profile deviation and exit\n"
             "audit (protocol-state checks, rule catalogue: ubdump -G rules, docs/rules.md):\n"
             "  --audit          check every packet, print the findings grouped by rule after the run\n"
             "  --audit-format text|json|sarif|junit   report format (default text); json/sarif/junit on\n"
@@ -144,6 +158,20 @@ static void list_headers(void)
     }
 }
 
+/* profile, deviation id, where, dialect, spec, handling (docs/interop.md) */
+static void list_profiles(void)
+{
+    for (unsigned p = 0; ub_profile_name(p); p++) {
+        unsigned n = 0;
+        const char *title = ub_profile_describe(p, &n);
+        printf("%s\t-\t%s\t-\t-\t-\n", ub_profile_name(p), title);
+        for (unsigned i = 0; i < n; i++) {
+            const ub_deviation *d = ub_profile_deviation(p, i);
+            printf("%s\t%s\t%s\t%s\t%s\t%s\n", ub_profile_name(p), d->id, d->where, d->dialect, d->spec, d->handling);
+        }
+    }
+}
+
 /* id, layer, severity, spec, title, evidence */
 static void list_rules(void)
 {
@@ -156,7 +184,13 @@ static void list_rules(void)
 
 static int add_efield(app *a, const char *name)
 {
-    if (a->ne >= MAX_E) return -1;
+    if (a->ne == a->ecap) {
+        unsigned cap = a->ecap ? a->ecap * 2 : 16;
+        efield *n = realloc(a->e, cap * sizeof *n);
+        if (!n) return -1;
+        a->e = n;
+        a->ecap = cap;
+    }
     efield *e = &a->e[a->ne];
     memset(e, 0, sizeof *e);
     e->name = name;
@@ -174,31 +208,56 @@ static int add_efield(app *a, const char *name)
     return 0;
 }
 
-static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
+static void sb_put(sbuf *b, const char *s, size_t n)
 {
-    const ub_view *v = a->v;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->n + n + 1 > cap) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) return;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
+
+/* pseudo-fields of the record (frame.*) */
+static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
+{
+    char t[64];
     switch (e->pseudo) {
-    case PF_FRAME_NUMBER: fprintf(out, "%" PRIu64, r->frame); return;
+    case PF_FRAME_NUMBER: snprintf(t, sizeof t, "%" PRIu64, r->frame); break;
     case PF_FRAME_TIME_REL: {
         uint64_t d = r->ts_ns - a->t0;
-        fprintf(out, "%" PRIu64 ".%09" PRIu64, d / 1000000000u, d % 1000000000u);
-        return;
+        snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, d / 1000000000u, d % 1000000000u);
+        break;
     }
     case PF_FRAME_TIME_EPOCH:
-        fprintf(out, "%" PRIu64 ".%09" PRIu64, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
-        return;
-    case PF_FRAME_LEN: fprintf(out, "%u", r->origlen); return;
-    case PF_UB_ERROR: {
+        snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
+        break;
+    case PF_FRAME_LEN: snprintf(t, sizeof t, "%u", r->origlen); break;
+    default: return false;
+    }
+    sb_puts(b, t);
+    return true;
+}
+
+/* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
+static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
+{
+    if (e->pseudo == PF_UB_ERROR) {
         for (unsigned i = 0; i < v->nerrs; i++) {
             const ub_err_info *ei = ub_err_get(v->err[i].code);
-            if (i) fputc(a->agg, out);
-            fputs(ei ? ei->name : "?", out);
+            if (b->any) sb_putc(b, a->agg);
+            sb_puts(b, ei ? ei->name : "?");
+            b->any = true;
         }
         return;
     }
-    default: break;
-    }
-    bool first = true;
     char buf[2200];
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
@@ -208,11 +267,46 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
             ub_format_value(e->f[k], &val, false, buf, sizeof buf);
-            if (!first) fputc(a->agg, out);
-            fputs(buf, out);
-            first = false;
+            if (b->any) sb_putc(b, a->agg);
+            sb_puts(b, buf);
+            b->any = true;
         }
     }
+}
+
+static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
+{
+    static sbuf b;
+    b.n = 0;
+    b.any = false;
+    if (b.p) b.p[0] = '\0';
+    if (!frame_field(a, r, e, &b)) view_field(a, a->v, e, &b);
+    if (b.n) fputs(b.p, out);
+}
+
+/* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
+ * the record completes no unit, all units' values where it completes several) */
+static void rec_line(app *a, const ub_rec *r)
+{
+    static ub_view empty; /* a record that completes no unit: only frame.* can match */
+    if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    if (!a->quiet && (!a->yf || a->rec_match)) {
+        a->nshown++;
+        for (unsigned i = 0; i < a->ne; i++) {
+            if (i) putchar(a->sep);
+            sbuf fr = { 0 };
+            if (frame_field(a, r, &a->e[i], &fr)) fputs(fr.p, stdout);
+            else if (a->fb[i].n) fputs(a->fb[i].p, stdout);
+            free(fr.p);
+        }
+        putchar('\n');
+    }
+    for (unsigned i = 0; i < a->ne; i++) {
+        a->fb[i].n = 0;
+        a->fb[i].any = false;
+    }
+    a->rec_units = 0;
+    a->rec_match = false;
 }
 
 static const char *entry_name(unsigned e)
@@ -241,13 +335,26 @@ static void progress(app *a, bool final)
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
-    ub_decode(v, &a->o, entry, data, len);
+    /* a whole record cut by the snapshot length: its length on the wire is the record's orig_len */
+    uint32_t wire = data == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    ub_decode_wire(v, &a->o, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
     a->nunits++;
+    if (ub_view_ub(v)) a->nub++;
+    else a->nother++;
+    if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->session) {
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
+    }
+    if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
+        if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
+        a->rec_units++;
+        if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
+        for (unsigned i = 0; i < a->ne; i++)
+            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR) view_field(a, v, &a->e[i], &a->fb[i]);
+        return;
     }
     if (a->quiet) return;
     if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
@@ -346,12 +453,15 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "json") == 0) a->out = OUT_JSON;
             else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json)\n", optarg); return 2; }
             break;
-        case 'e':
-            if (add_efield(a, optarg) != 0) {
-                fprintf(stderr, "ubdump: unknown field '%s' (ubdump -G fields lists them)\n", optarg);
+        case 'e': {
+            int er = add_efield(a, optarg);
+            if (er != 0) {
+                if (a->ne == a->ecap) fprintf(stderr, "ubdump: out of memory\n");
+                else fprintf(stderr, "ubdump: unknown field '%s' (ubdump -G fields lists them)\n", optarg);
                 return 2;
             }
             break;
+        }
         case 'E':
             if (strncmp(optarg, "header=", 7) == 0) a->header = optarg[7] == 'y';
             else if (strncmp(optarg, "separator=", 10) == 0) a->sep = strcmp(optarg + 10, "/t") == 0 ? '\t' : optarg[10];
@@ -372,7 +482,8 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "errors") == 0) { list_errors(); return 0; }
             if (strcmp(optarg, "headers") == 0) { list_headers(); return 0; }
             if (strcmp(optarg, "rules") == 0) { list_rules(); return 0; }
-            fprintf(stderr, "ubdump: -G fields|errors|headers|rules\n");
+            if (strcmp(optarg, "profiles") == 0) { list_profiles(); return 0; }
+            fprintf(stderr, "ubdump: -G fields|errors|headers|rules|profiles\n");
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
@@ -475,11 +586,18 @@ int main(int argc, char **argv)
     if (a->out == OUT_JSON && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
+    if (a->out == OUT_FIELDS) {
+        a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
+        if (!a->fb) return 2;
+    }
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = r.ts_ns; a->have_t0 = true; }
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
+        a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
+        if (a->rec_mode) rec_line(a, &r);
+        a->rec_mode = false;
         if (a->oom) break;
     }
     if (rc < 0) {
@@ -489,9 +607,16 @@ int main(int argc, char **argv)
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
     if (a->out == OUT_JSON && !a->quiet) fputs("\n]\n", stdout);
-    if (a->quiet && !report_owns_stdout) {
-        printf("%" PRIu64 " records, %" PRIu64 " UB packets/blocks decoded", a->npkts, a->nunits);
-        putchar('\n');
+    if (a->quiet && !report_owns_stdout)
+        printf("%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if (a->npkts && !a->nub && rc >= 0) /* once: a file without UB is worth knowing about */
+        fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
+                        "UDP: destination port %u%s, or the strict heuristic%s)\n",
+                file, a->npkts, a->npkts == 1 ? "" : "s", a->o.udp_port, a->o.n_udp_more ? " or another -o udp.port" : "",
+                a->o.udp_heuristic ? "" : ", which -o udp.heuristic=0 turned off");
+    if (a->o.profile == UB_PROFILE_SPEC) {
+        char advice[400];
+        if (ub_sniff_verdict(&a->sniff, advice, sizeof advice) != UB_PROFILE_SPEC) fprintf(stderr, "ubdump: %s\n", advice);
     }
 
     /* end of capture: outstanding state judged, shards joined and merged */
@@ -540,6 +665,9 @@ int main(int argc, char **argv)
     ub_audit_free(a->session);
     ub_units_free(units);
     free(a->v);
+    for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
+    free(a->fb);
+    free(a->e);
     ub_filter_free(a->yf);
     ub_cap_close(cf);
     return status;

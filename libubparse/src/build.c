@@ -71,6 +71,10 @@ static const ub_hdr *hdr_by_key(const char *key)
         const ub_hdr *h = ub_hdr_get(id);
         if (h && h->key && strcmp(h->key, key) == 0) return h;
     }
+    for (unsigned n = 1; n <= ub_hdr_variant_count(); n++) { /* profile tables: "lph_ns3", ... */
+        const ub_hdr *h = ub_hdr_variant(n);
+        if (h && h->key && strcmp(h->key, key) == 0) return h;
+    }
     return NULL;
 }
 
@@ -434,7 +438,7 @@ static int write_item(bstate *b, const item *it, uint8_t *out, uint32_t cap, uns
             if (f->bit_off + f->bits > len * 8) return fail(b, "field outside header ", f->abbrev, lno);
             uint64_t u = fs->u;
             if (f->bits < 64 && (u >> f->bits)) return fail(b, "value too wide for ", f->abbrev, lno);
-            ub_wr_bits(p, f->bit_off, f->bits, u);
+            ub_wr_bits(p, f->bit_off, f->bits, ub_field_unwire(f, u)); /* profile rows: LE / bit order */
         }
     }
     return 0;
@@ -445,7 +449,7 @@ static int field_put(item *it, uint8_t *base, const char *short_name, uint64_t u
     int k = ub_field_index(it->h, short_name);
     if (k < 0) return -1;
     const ub_field *f = &it->h->fields[k];
-    ub_wr_bits(base + it->off, f->bit_off, f->bits, u);
+    ub_wr_bits(base + it->off, f->bit_off, f->bits, ub_field_unwire(f, u));
     return 0;
 }
 
@@ -565,9 +569,15 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         if (de == UB_ENTRY_SLL || de == UB_ENTRY_SLL2 || de == UB_ENTRY_CFGPH) de = UB_ENTRY_PKT;
         ub_opts o2 = *o;
         o2.crc_mode = true;
+        if (udp >= 0) { /* the datagram is UB on whatever port it was given */
+            const item *u = &b->it[udp];
+            int k = ub_field_index(u->h, "dstport");
+            ub_layer ul = { .hdr = u->h, .data = pk + u->off, .len = 8 };
+            if (k >= 0) o2.udp_port = (uint16_t)ub_lget(&ul, (unsigned)k);
+        }
         if (de == UB_ENTRY_PKT) { /* LPH PLENGTH must match for the decoder to see the whole packet */
             int pl = ub_plength_encode(total - 4, true);
-            if (pl >= 0) field_put(&b->it[lph], pk, "plength", (uint64_t)pl);
+            if (pl >= 0 && lph >= 0) field_put(&b->it[lph], pk, "plength", (uint64_t)pl); /* fuzz_build: no LPH */
         }
         ub_decode(v, &o2, de, dp, dl);
         int k = ub_view_find(v, UB_H_ICRC, 0);
@@ -579,7 +589,13 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         if (b->icrc == 2) { c[0] = (uint8_t)(crc >> 24); c[1] = (uint8_t)(crc >> 16); c[2] = (uint8_t)(crc >> 8); c[3] = (uint8_t)crc; }
         else { c[0] = (uint8_t)crc; c[1] = (uint8_t)(crc >> 8); c[2] = (uint8_t)(crc >> 16); c[3] = (uint8_t)(crc >> 24); } /* */
     }
-    /* framing per entry point */
+    /* framing per entry point: link records start with a whole LPH/LCH (fuzz_build: content= can shrink it) */
+    if ((b->entry == UB_ENTRY_FLIT || b->entry == UB_ENTRY_STREAM || b->entry == UB_ENTRY_PKT ||
+         b->entry == UB_ENTRY_SLL || b->entry == UB_ENTRY_SLL2 || b->entry == UB_ENTRY_CFGPH) &&
+        lph >= 0 && (b->it[lph].off != 0 || total < 4)) {
+        fail(b, "the record must start with a whole lph or lch", NULL, lno);
+        goto out;
+    }
     switch (b->entry) {
     case UB_ENTRY_FLIT:
     case UB_ENTRY_STREAM:

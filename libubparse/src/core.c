@@ -90,6 +90,9 @@ void ub_opts_default(ub_opts *o)
     o->cip_decode_inner = false;
     o->urpc_heuristic = true;
     o->icrc_enum = 0;               /* R-44 auto */
+    o->profile = UB_PROFILE_SPEC;
+    o->udp_heuristic = true;        /* §1 step 3: other ports only through the strict heuristic */
+    o->n_udp_more = 0;
 }
 
 ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
@@ -132,6 +135,8 @@ void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uin
 void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t actual, uint64_t expected,
               const char *what)
 {
+    /* a record cut by the snapshot length: what lies beyond the bytes present is not missing */
+    if (code == UB_E_TRUNCATED && d->wlen > d->len && off >= d->len) return;
     ub_error_rec(d->v, code, hdr, ub_dec_rec_off(d, off), actual, expected, what);
 }
 
@@ -164,7 +169,7 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     if (h->nfields <= 64 && h->id < UB_H__COUNT) {
         /* reserved rows of this table, derived from the schema once per view */
         /* an entry counts only with the view's magic AND its own tag (storage may be recycled) */
-        uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8));
+        uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8) ^ ((unsigned)h->vidx << 12));
         uint64_t valid = h->nfields == 64 ? ~0ull : (1ull << h->nfields) - 1u;
         if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag || (v->rsvd_rows[h->id] & ~valid)) {
             if (v->rsvd_magic != UB_RSVD_MAGIC) {
@@ -217,7 +222,7 @@ ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t b
                       uint32_t len, uint8_t lflags)
 {
     ub_view *v = d->v;
-    const ub_hdr *h = ub_hdr_fast(hdr_id);
+    const ub_hdr *h = ub_dec_hdr(d, hdr_id);
     if (!h) return NULL;
     if (v->nlayers >= UB_MAX_LAYERS) {
         if (v->nlayers == UB_MAX_LAYERS) {
@@ -236,6 +241,7 @@ ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t b
     l->data = buf + off;
     l->off = off;
     l->len = want;
+    l->wlen = want;
     l->depth = d->depth;
     l->flags = lflags;
     if (want < len || (h->len && want < h->len)) {
@@ -244,13 +250,23 @@ ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t b
     return l;
 }
 
+/* A truncated layer that the wire holds in full (the record was cut by the snapshot length) is no
+ * error: it keeps UB_LF_TRUNC, and wlen says how long it is on the wire. */
+static bool snap_cut(ub_dec *d, ub_layer *l, uint32_t off, uint32_t need, uint32_t end)
+{
+    if (end > d->wlen) end = d->wlen;
+    if (d->wlen <= d->len || off + need > end) return false;
+    l->wlen = need;
+    return true;
+}
+
 ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_layer *l = ub_push_buf(d, hdr_id, d->p, d->len, off, len, d->lflags);
     if (!l) return NULL;
     if (l->flags & UB_LF_TRUNC) {
         uint32_t need = len > l->hdr->len ? len : l->hdr->len;
-        ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
+        if (!snap_cut(d, l, off, need, d->wlen)) ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
     }
     ub_check_rsvd(d, l);
     return l;
@@ -258,13 +274,15 @@ ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 
 ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)
 {
+    uint32_t wend = end;
     if (end > d->len) end = d->len;
     if (off > end) off = end;
     ub_layer *l = ub_push_buf(d, hdr_id, d->p, end, off, len, d->lflags);
     if (!l) return NULL;
-    if ((l->flags & UB_LF_TRUNC) && trunc_err) {
+    if (l->flags & UB_LF_TRUNC) {
         uint32_t need = len > l->hdr->len ? len : l->hdr->len;
-        ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
+        if (!snap_cut(d, l, off, need, wend) && trunc_err)
+            ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
     }
     ub_check_rsvd(d, l);
     return l;
@@ -276,7 +294,7 @@ uint64_t ub_peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, u
     memset(&t, 0, sizeof t);
     t.hdr = h;
     t.data = d->p + off;
-    t.len = end > off ? end - off : 0;
+    t.len = ub_dec_avail(d, off, end);
     return ub_lget(&t, idx);
 }
 
@@ -291,6 +309,7 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     case UB_FT_UINT:
     case UB_FT_BOOL:
         if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
+        if (f->flags & (UB_FF_LE | UB_FF_BITREV)) out->u = ub_field_unwire(f, out->u);
         if (f->flags & UB_FF_X64) out->u <<= 6;
         return 0;
     default: {
@@ -451,6 +470,7 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
     d->v->kind = UB_KIND_DLLDP;
     d->p += off + 1;
     d->len -= off + 1;
+    d->wlen -= off + 1;
     d->rec_base += off + 1;
     d->v->pkt = d->p;
     d->v->pkt_len = d->len;
@@ -458,15 +478,18 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
     ub_dec_netpkt(d, cfg);
 }
 
+/* After an Ethernet / cooked header: UB over IP/UDP when the claim rule says so (ub_dec_ip_ub),
+ * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
 static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
 {
     if (ethertype == 0x0800 || ethertype == 0x86DD) {
-        d->v->kind = UB_KIND_UBOE;
-        ub_dec_ip_ub(d, off, d->len, true);
-    } else {
-        ub_error(d, UB_E_LINKTYPE, UB_H_NONE, off, ethertype, 0, "ethertype");
-        ub_push(d, UB_H_DATA, off, d->len - off);
+        ub_dec_ip_ub(d, off, d->wlen, false);
+        d->v->kind = d->v->claim != UB_CLAIM_NONE ? UB_KIND_UBOE : UB_KIND_OTHER;
+        return;
     }
+    d->v->kind = UB_KIND_OTHER;
+    if (ethertype == 0x0806) ub_push_in(d, UB_H_ARP, off, 28, d->wlen, false);
+    else if (off < d->wlen) ub_push_in(d, UB_H_DATA, off, d->wlen - off, d->wlen, false);
 }
 
 static void dec_sll(ub_dec *d, bool v2)
@@ -492,14 +515,20 @@ static void dec_sll(ub_dec *d, bool v2)
 static void dec_eth(ub_dec *d)
 {
     ub_layer *l = ub_push(d, UB_H_ETH, 0, 14);
-    if (!l || (l->flags & UB_LF_TRUNC)) return;
+    if (!l || (l->flags & UB_LF_TRUNC)) {
+        d->v->kind = UB_KIND_OTHER; /* a runt frame is not UB either */
+        return;
+    }
     uint32_t off = 12;
     uint16_t et = 0;
     ub_rd16(d->p, d->len, off, &et);
     off = 14;
     while (et == 0x8100 || et == 0x88A8) { /* 802.1Q / 802.1ad tags */
         ub_layer *t = ub_push(d, UB_H_VLAN, off, 4);
-        if (!t || (t->flags & UB_LF_TRUNC)) return;
+        if (!t || (t->flags & UB_LF_TRUNC)) {
+            d->v->kind = UB_KIND_OTHER;
+            return;
+        }
         et = (uint16_t)ub_lget(t, 3); /* EtherType row */
         off += 4;
     }
@@ -516,8 +545,16 @@ void ub_view_init(ub_view *v)
 
 int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len)
 {
+    return ub_decode_wire(v, o, entry, rec, len, len);
+}
+
+int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen)
+{
+    if (wirelen < len) wirelen = len;
     v->rec = rec;
     v->rec_len = len;
+    v->wire_len = wirelen;
+    v->claim = UB_CLAIM_NONE;
     v->entry = (uint8_t)entry;
     v->opts = o;
     v->kind = UB_KIND_NONE;
@@ -534,8 +571,12 @@ int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, 
     memset(&d, 0, sizeof d);
     d.v = v;
     d.o = o;
+    const ub_profile *pf = ub_profile_of(o);
+    d.pf = pf->sw;
+    d.tbl = pf->tables;
     d.p = rec;
     d.len = len;
+    d.wlen = wirelen;
     d.cfg = -1;
     d.tph_off = UINT32_MAX;
 
@@ -563,18 +604,21 @@ int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, 
     case UB_ENTRY_RAWIP: {
         uint8_t b0 = 0;
         ub_rd8(rec, len, 0, &b0);
-        dec_ethertype_ip(&d, 0, (b0 >> 4) == 6 ? 0x86DD : 0x0800);
+        unsigned ipv = b0 >> 4;
+        dec_ethertype_ip(&d, 0, ipv == 6 ? 0x86DD : ipv == 4 ? 0x0800 : 0);
         break;
     }
     case UB_ENTRY_CFGPH:
         dec_cfgph(&d, 0);
         break;
-    case UB_ENTRY_TPH:
+    case UB_ENTRY_TPH: /* the payload of a UDP datagram a caller already took for UB (Wireshark port table) */
         v->kind = UB_KIND_UBOE;
-        ub_dec_tph(&d, 0, len);
+        v->claim = UB_CLAIM_PORT;
+        ub_dec_tph(&d, 0, wirelen);
         break;
-    default:
-        ub_error_rec(v, UB_E_LINKTYPE, UB_H_NONE, 0, entry, 0, "entry point");
+    default: /* a link type that carries no UB: not UB, shown as such (no UB error, issue #9) */
+        v->kind = UB_KIND_OTHER;
+        if (len) ub_push_in(&d, UB_H_DATA, 0, len, d.wlen, false);
         break;
     }
     if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;

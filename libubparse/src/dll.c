@@ -37,24 +37,33 @@ static const ub_vname vn_lw[] = { { 1, "x1" }, { 2, "x2" }, { 4, "x4" }, { 8, "x
 /* ---------------------------------------------------------------- LPH §4.3.2.2.2 Table 4-1, R-01 */
 enum { LPH_CRD, LPH_ACK, LPH_CRD_VL, LPH_RSVD0, LPH_VL, LPH_RSVD1, LPH_CFG, LPH_RT, LPH_PLENGTH,
        LPH_PLENGTH_BLOCKS, LPH_PLENGTH_FLITS, LPH_PLENGTH_TAIL };
+#define LPH_ROWS(RT_ROW) \
+    [LPH_CRD] = UBB(lph, crd, "CRD", 0, "§4.3.2.2.2 T4-1, R-01", "1 = returns DATA_CREDIT_GRAIN_SIZE credit of VL CRD_VL"), \
+    [LPH_ACK] = UBB(lph, ack, "ACK", 1, "§4.3.2.2.2 T4-1, R-01", "1 = releases DATA_ACK_GRAIN_SIZE flits of the peer Retry Buffer"), \
+    [LPH_CRD_VL] = UBU(lph, crd_vl, "CRD_VL", 2, 4, UB_BASE_DEC, NULL, "§4.3.2.2.2 T4-1, R-01", "VL of the returned credit"), \
+    [LPH_RSVD0] = UBR(lph, rsvd0, 6, 1, "§4.3.2.2.2 T4-1, R-01"), \
+    [LPH_VL] = UBU(lph, vl, "VL", 7, 4, UB_BASE_DEC, NULL, "§4.3.2.2.2 T4-1, R-01", "virtual lane of this DLLDP"), \
+    [LPH_RSVD1] = UBR(lph, rsvd1, 11, 1, "§4.3.2.2.2 T4-1, R-01"), \
+    [LPH_CFG] = UBU(lph, cfg, "CFG", 12, 4, UB_BASE_DEC, ub_vn_cfg, "§4.3.2.2.2 T4-1, App. B T B-1", "packet class"), \
+    [LPH_RT] = RT_ROW, \
+    [LPH_PLENGTH] = UBU(lph, plength, "PLENGTH", 18, 14, UB_BASE_HEX, NULL, "§4.3.2.2.2 T4-1, R-02", "DLLDP length code"), \
+    [LPH_PLENGTH_BLOCKS] = UBU(lph, plength_blocks, "PLENGTH[13:10]", 18, 4, UB_BASE_DEC, NULL, \
+                               "§4.3.2.2.2 T4-1, R-02", "number of DLLDBs - 1"), \
+    [LPH_PLENGTH_FLITS] = UBU(lph, plength_flits, "PLENGTH[9:5]", 22, 5, UB_BASE_DEC, NULL, \
+                              "§4.3.2.2.2 T4-1, R-02", "flits in the last DLLDB - 1"), \
+    [LPH_PLENGTH_TAIL] = UBU(lph, plength_tail, "PLENGTH[4:0]", 27, 5, UB_BASE_DEC, NULL, "§4.3.2.2.2 T4-1, R-02", \
+                             "where the payload ends and its bytes in that flit (digest §2.4)")
 static const ub_field lph_fields[] = {
-    [LPH_CRD] = UBB(lph, crd, "CRD", 0, "§4.3.2.2.2 T4-1, R-01", "1 = returns DATA_CREDIT_GRAIN_SIZE credit of VL CRD_VL"),
-    [LPH_ACK] = UBB(lph, ack, "ACK", 1, "§4.3.2.2.2 T4-1, R-01", "1 = releases DATA_ACK_GRAIN_SIZE flits of the peer Retry Buffer"),
-    [LPH_CRD_VL] = UBU(lph, crd_vl, "CRD_VL", 2, 4, UB_BASE_DEC, NULL, "§4.3.2.2.2 T4-1, R-01", "VL of the returned credit"),
-    [LPH_RSVD0] = UBR(lph, rsvd0, 6, 1, "§4.3.2.2.2 T4-1, R-01"),
-    [LPH_VL] = UBU(lph, vl, "VL", 7, 4, UB_BASE_DEC, NULL, "§4.3.2.2.2 T4-1, R-01", "virtual lane of this DLLDP"),
-    [LPH_RSVD1] = UBR(lph, rsvd1, 11, 1, "§4.3.2.2.2 T4-1, R-01"),
-    [LPH_CFG] = UBU(lph, cfg, "CFG", 12, 4, UB_BASE_DEC, ub_vn_cfg, "§4.3.2.2.2 T4-1, App. B T B-1", "packet class"),
-    [LPH_RT] = UBU(lph, rt, "RT", 16, 2, UB_BASE_DEC, vn_rt, "§5.3.2.1 T5-7, R-01", "routing type"),
-    [LPH_PLENGTH] = UBU(lph, plength, "PLENGTH", 18, 14, UB_BASE_HEX, NULL, "§4.3.2.2.2 T4-1, R-02", "DLLDP length code"),
-    [LPH_PLENGTH_BLOCKS] = UBU(lph, plength_blocks, "PLENGTH[13:10]", 18, 4, UB_BASE_DEC, NULL,
-                               "§4.3.2.2.2 T4-1, R-02", "number of DLLDBs - 1"),
-    [LPH_PLENGTH_FLITS] = UBU(lph, plength_flits, "PLENGTH[9:5]", 22, 5, UB_BASE_DEC, NULL,
-                              "§4.3.2.2.2 T4-1, R-02", "flits in the last DLLDB - 1"),
-    [LPH_PLENGTH_TAIL] = UBU(lph, plength_tail, "PLENGTH[4:0]", 27, 5, UB_BASE_DEC, NULL, "§4.3.2.2.2 T4-1, R-02",
-                             "where the payload ends and its bytes in that flit (digest §2.4)"),
+    LPH_ROWS(UBU(lph, rt, "RT", 16, 2, UB_BASE_DEC, vn_rt, "§5.3.2.1 T5-7, R-01", "routing type")),
 };
 UB_HDR_DEF(lph, UB_H_LPH, "lph", "lph", "Link Packet Header", "§4.3.2.2.2 Table 4-1", LPH_LEN, lph_fields);
+/* ns-3-UB D1: byte 2 b7 = LB mode (spec RT[0]), b6 = path set (spec RT[1]); the row gives the spec value */
+static const ub_field lph_ns3_fields[] = {
+    LPH_ROWS(UBF(lph, rt, "RT", 16, 2, UB_FT_UINT, UB_BASE_DEC, UB_FF_BITREV, vn_rt, "§5.3.2.1 T5-7; ns-3-UB D1",
+                 "routing type (ns-3-UB writes its two bits swapped)")),
+};
+UB_HDR_VAR(lph_ns3, UB_H_LPH, UB_V_LPH_NS3, "lph_ns3", "lph", "Link Packet Header (ns-3-UB)", "§4.3.2.2.2; ns-3-UB D1, D2",
+           LPH_LEN, lph_ns3_fields);
 
 /* ---------------------------------------------------------------- LBH §4.3.2.2.3 Table 4-2, R-01 */
 enum { LBH_CRD, LBH_ACK, LBH_CRD_VL, LBH_RSVD0, LBH_VL, LBH_RSVD1, LBH_CFG };
@@ -174,22 +183,28 @@ UB_HDR_DEF(dllcb_retry_ack, UB_H_DLLCB_RETRY_ACK, "dllcb_retry_ack", "retry_ack"
 enum { CRD_SD, CRD_RSVD0, CRD_T, CRD_ACK_NUM, CRD_VL0, CRD_VL1, CRD_VL2, CRD_VL3, CRD_VL4, CRD_VL5, CRD_VL6,
        CRD_VL7, CRD_VL8, CRD_VL9, CRD_VL10, CRD_VL11, CRD_VL12, CRD_VL13, CRD_VL14, CRD_VL15, CRD_RSVD1,
        CRD_RSVD2 };
-static const ub_field crd_ack_fields[] = {
-    [CRD_SD] = UBU(crd_ack, sd, "SD (SEND_DONE)", 24, 1, UB_BASE_DEC, ub_vn_yesno, "§4.3.3.5, R-04",
-                   "T=1 only: last initial-credit Crd_Ack"),
-    [CRD_RSVD0] = UBR(crd_ack, rsvd0, 25, 6, "§4.3.3.5, R-04"),
-    [CRD_T] = UBU(crd_ack, t, "T", 31, 1, UB_BASE_DEC, vn_crd_t, "§4.3.3.5, R-04", "1 = initial credits"),
-    [CRD_ACK_NUM] = UBU(crd_ack, ack_num, "ACK_NUM", 32, 16, UB_BASE_DEC, NULL, "§4.3.3.5",
-                        "releases ACK_NUM x CTRL_ACK_GRAIN_SIZE flits of the peer Retry Buffer"),
-    [CRD_VL0] = CRD_VL(0), [CRD_VL1] = CRD_VL(1), [CRD_VL2] = CRD_VL(2), [CRD_VL3] = CRD_VL(3),
-    [CRD_VL4] = CRD_VL(4), [CRD_VL5] = CRD_VL(5), [CRD_VL6] = CRD_VL(6), [CRD_VL7] = CRD_VL(7),
-    [CRD_VL8] = CRD_VL(8), [CRD_VL9] = CRD_VL(9), [CRD_VL10] = CRD_VL(10), [CRD_VL11] = CRD_VL(11),
-    [CRD_VL12] = CRD_VL(12), [CRD_VL13] = CRD_VL(13), [CRD_VL14] = CRD_VL(14), [CRD_VL15] = CRD_VL(15),
-    [CRD_RSVD1] = UBR(crd_ack, rsvd1, 144, 16, "§4.3.3.5 Fig 4-21"),
-    [CRD_RSVD2] = UBRY(crd_ack, rsvd2, 160, 128, "§4.3.3.5 Fig 4-22"),
-};
+#define CRD_ACK_ROWS(VLROW) \
+    [CRD_SD] = UBU(crd_ack, sd, "SD (SEND_DONE)", 24, 1, UB_BASE_DEC, ub_vn_yesno, "§4.3.3.5, R-04", \
+                   "T=1 only: last initial-credit Crd_Ack"), \
+    [CRD_RSVD0] = UBR(crd_ack, rsvd0, 25, 6, "§4.3.3.5, R-04"), \
+    [CRD_T] = UBU(crd_ack, t, "T", 31, 1, UB_BASE_DEC, vn_crd_t, "§4.3.3.5, R-04", "1 = initial credits"), \
+    [CRD_ACK_NUM] = UBU(crd_ack, ack_num, "ACK_NUM", 32, 16, UB_BASE_DEC, NULL, "§4.3.3.5", \
+                        "releases ACK_NUM x CTRL_ACK_GRAIN_SIZE flits of the peer Retry Buffer"), \
+    [CRD_VL0] = VLROW(0), [CRD_VL1] = VLROW(1), [CRD_VL2] = VLROW(2), [CRD_VL3] = VLROW(3), \
+    [CRD_VL4] = VLROW(4), [CRD_VL5] = VLROW(5), [CRD_VL6] = VLROW(6), [CRD_VL7] = VLROW(7), \
+    [CRD_VL8] = VLROW(8), [CRD_VL9] = VLROW(9), [CRD_VL10] = VLROW(10), [CRD_VL11] = VLROW(11), \
+    [CRD_VL12] = VLROW(12), [CRD_VL13] = VLROW(13), [CRD_VL14] = VLROW(14), [CRD_VL15] = VLROW(15), \
+    [CRD_RSVD1] = UBR(crd_ack, rsvd1, 144, 16, "§4.3.3.5 Fig 4-21"), \
+    [CRD_RSVD2] = UBRY(crd_ack, rsvd2, 160, 128, "§4.3.3.5 Fig 4-22")
+static const ub_field crd_ack_fields[] = { CRD_ACK_ROWS(CRD_VL) };
 UB_HDR_DEF(dllcb_crd_ack, UB_H_DLLCB_CRD_ACK, "dllcb_crd_ack", "crd_ack", "Crd_Ack Block", "§4.3.3.5 Figs 4-21/4-22",
            2 * FLIT, crd_ack_fields);
+/* ns-3-UB D3: the 16 credit fields in the order VL0 .. VL15 (spec: VL15 first) */
+#define CRD_VL_NS3(n) UBU(crd_ack, crd_num_vl##n, "CRD_NUM[VL" #n "]", 48 + 6 * (n), 6, UB_BASE_DEC, NULL, \
+                          "§4.3.3.5; ns-3-UB D3", "credits for VL" #n " (ns-3-UB order: VL0 first)")
+static const ub_field crd_ack_ns3_fields[] = { CRD_ACK_ROWS(CRD_VL_NS3) };
+UB_HDR_VAR(dllcb_crd_ack_ns3, UB_H_DLLCB_CRD_ACK, UB_V_CRD_ACK_NS3, "dllcb_crd_ack_ns3", "crd_ack",
+           "Crd_Ack Block (ns-3-UB)", "§4.3.3.5; ns-3-UB D3, D4", 2 * FLIT, crd_ack_ns3_fields);
 
 /* §4.3.3.7 Fig 4-26, Table 4-7 — CMD at flit bytes 4..11 (R-09) */
 enum { LM_RSVD0, LM_REQ_ID, LM_RSVD1, LM_POWER_DOWN, LM_CHANGE_RLW, LM_CHANGE_TLW, LM_RSP_ID, LM_RSVD2,
@@ -736,7 +751,7 @@ static uint32_t pay_max(uint32_t n, bool crc)
  * at the end of what is present / expected, and what is present is decoded. */
 static void rec_vs_flits(ub_dec *d, unsigned hdr, uint32_t want, const char *what)
 {
-    if (d->len != want) ub_error(d, UB_E_LENGTH, hdr, d->len < want ? d->len : want, d->len, want, what);
+    if (d->wlen != want) ub_error(d, UB_E_LENGTH, hdr, d->wlen < want ? d->wlen : want, d->wlen, want, what);
 }
 
 /* BCRC of the block [bstart, bstart + flits·20) of the current buffer */
@@ -834,6 +849,7 @@ static void dec_dllcb(ub_dec *d)
         if (lna) lna->flags |= UB_LF_OVERLAY;
         d->depth--;
     }
+    if (d->v->entry == UB_ENTRY_PKT && (d->pf & UB_PF_DLLCB_NO_BCRC)) return; /* ns-3-UB D21 */
     if (d->o->crc_mode) dec_bcrc(d, 0, flits, ROLE_DLLCB);
     else dec_end(d, blen - END_LEN, true);
 }
@@ -844,17 +860,20 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
 {
     ub_view *v = d->v;
     const uint8_t *sp = d->p;
-    uint32_t slen = d->len, sbase = d->rec_base;
+    uint32_t slen = d->len, swlen = d->wlen, sbase = d->rec_base;
     uint8_t slf = d->lflags;
     bool crc = d->o->crc_mode;
     if (nblk <= 1) {
         uint32_t avail = d->len > LPH_LEN ? d->len - LPH_LEN : 0;
+        uint32_t wavail = d->wlen > LPH_LEN ? d->wlen - LPH_LEN : 0;
         uint32_t n = paylen < avail ? paylen : avail;
         v->pkt = d->p + LPH_LEN;
         v->pkt_len = n;
         v->pkt_off = d->rec_base + LPH_LEN;
         d->p += LPH_LEN;
         d->len = n;
+        d->wlen = paylen < wavail ? paylen : wavail;
+        if (d->wlen < n) d->wlen = n;
         d->rec_base += LPH_LEN;
     } else {
         uint32_t n = 0;
@@ -874,6 +893,7 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
         d->netbuf_rec_start = d->rec_base;
         d->p = v->netbuf;
         d->len = n;
+        d->wlen = swlen > slen && paylen > n ? paylen : n; /* the record was cut by the snapshot length */
         d->lflags = UB_LF_NETBUF;
         d->netbuf_multi = true;
     }
@@ -881,6 +901,7 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
     else if (d->len) ub_push(d, UB_H_DATA, 0, d->len);
     d->p = sp;
     d->len = slen;
+    d->wlen = swlen;
     d->rec_base = sbase;
     d->lflags = slf;
     d->netbuf_multi = false;
@@ -978,8 +999,10 @@ void ub_dec_pkt_record(ub_dec *d)
     ub_layer *lph = ub_push(d, UB_H_LPH, 0, LPH_LEN);
     if (!lph || (lph->flags & UB_LF_TRUNC)) return;
     unsigned plength = (unsigned)ub_lget(lph, LPH_PLENGTH);
-    uint32_t have = d->len - LPH_LEN;
+    uint32_t have = d->wlen - LPH_LEN; /* on the wire */
     int pl = plength_decode(plength, d->o->crc_mode);
+    bool unset = plength == 0 && (d->pf & UB_PF_PLENGTH_UNSET); /* ns-3-UB D2: the record gives the length */
+    if (unset) pl = (int)have;
     if (pl == -1)
         ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, ub_lget(lph, LPH_PLENGTH_TAIL), 0, "ub.lph.plength_tail");
     else if (pl < 0)

@@ -671,9 +671,11 @@ static bool op_is_all(unsigned op) { return op == OP_NE || op == OP_ALL_EQ; }
 static bool run_test(const ftest *t, const ub_view *v, uint64_t frame, uint32_t len)
 {
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
+    if (!ub_view_ub(v) && t->kind != K_FRAME_NUM && t->kind != K_FRAME_LEN) return false;
     switch (t->kind) {
     case K_UB:
-        return v->kind == UB_KIND_DLLDP || v->kind == UB_KIND_DLLCB || v->kind == UB_KIND_UBOE;
+        return true;
     case K_FRAME_NUM:
     case K_FRAME_LEN: {
         uint64_t x = t->kind == K_FRAME_NUM ? frame : len;

@@ -22,7 +22,17 @@
 /* Header table definition: symbol ub_hdr_<sym>, id UB_H_<...>. */
 #define UB_NFIELDS(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))
 #define UB_HDR_DEF(sym, idv, keyv, abbrevv, namev, specv, lenv, fieldsv) \
-    const ub_hdr ub_hdr_##sym = { idv, keyv, abbrevv, namev, specv, lenv, fieldsv, UB_NFIELDS(fieldsv) }
+    const ub_hdr ub_hdr_##sym = { idv, keyv, abbrevv, namev, specv, lenv, fieldsv, UB_NFIELDS(fieldsv), 0 }
+
+/* A profile's version of a header (same id, same rows in the same order; docs/interop.md) */
+#define UB_HDR_VAR(sym, idv, vidxv, keyv, abbrevv, namev, specv, lenv, fieldsv) \
+    const ub_hdr ub_hdr_##sym = { idv, keyv, abbrevv, namev, specv, lenv, fieldsv, UB_NFIELDS(fieldsv), vidxv }
+enum ub_variant_idx { /* ub_hdr.vidx of every profile table (list in profile.c) */
+    UB_V_NONE = 0,
+    UB_V_LPH_NS3, UB_V_CRD_ACK_NS3, UB_V_NTH16_NS3, UB_V_NTH24_NS3, UB_V_RTPH_NS3, UB_V_CETPH_CAQM_NS3,
+    UB_V_BTAH_NS3, UB_V_BTAH_C_NS3, UB_V_ATAH_NS3, UB_V_MAETAH_C_NS3,
+    UB_V__COUNT
+};
 
 /* Common value-name lists shared by several tables (defined in schema.c). */
 extern const ub_vname ub_vn_cfg[];        /* App. B Table B-1 */
@@ -35,6 +45,49 @@ extern const ub_vname ub_vn_cksum_status[];
 /* The registry behind ub_hdr_get(), inlined on the decode path. */
 extern const ub_hdr *const ub_registry[UB_H__COUNT];
 static inline const ub_hdr *ub_hdr_fast(unsigned id) { return id < UB_H__COUNT ? ub_registry[id] : NULL; }
+
+/* ---------------------------------------------------------------- profiles (profile.c) */
+/* A profile is a set of switches and table substitutions read once per decode (docs/interop.md):
+ * the decoder tests bits of d->pf, and ub_push() takes the table of an id from d->tbl. */
+enum ub_pf {
+    UB_PF_PLENGTH_UNSET = 1u << 0,   /* LPH PLENGTH not filled: the length comes from the record */
+    UB_PF_DLLCB_NO_BCRC = 1u << 1,   /* packet-record DLLCBs carry no BCRC/END */
+    UB_PF_CCI_GARBAGE = 1u << 2,     /* NTH CCI not meaningful: no CCI overlay */
+    UB_PF_NPI_ZERO = 1u << 3,        /* IP-NTH NPI.ID 0 accepted */
+    UB_PF_UDP_ANY_PORT = 1u << 4,    /* CFG 3/4: every UDP datagram is UB transport */
+    UB_PF_IP_DF_ANY = 1u << 5,       /* IPv4 DF not required */
+    UB_PF_RSP_AS_BTAH = 1u << 6,     /* TP data: response opcodes carried in a BTAH + MAETAH */
+    UB_PF_ACK_ATAH = 1u << 7,        /* transport acks end with an ATAH */
+    UB_PF_TPOP4_NAK = 1u << 8,       /* TPOpcode 4 = TPNAK */
+    UB_PF_CETPH_CAQM = 1u << 9,      /* TPACK-CC family carries the CAQM CETPH */
+    UB_PF_NO_TAID_OFST = 1u << 10,   /* no TAIDETAH/OFSTETAH: bytes after a Read's MAETAH are payload */
+    UB_PF_EE_ZERO = 1u << 11,        /* EE_bits 00 accepted */
+    UB_PF_SACK_LSB = 1u << 12,       /* SAETPH bitmap: bit i = byte i/8, bit i%8 (LSB first) */
+    UB_PF_MERGED_HOPS = 1u << 13,    /* the capture merges several capture points: hop copies */
+    UB_PF_OPCODES = 1u << 14,        /* TAOpcodes 0x02, 0x10, 0x16: header chain not modelled (note) */
+    UB_PF_TP_PAD_UNSET = 1u << 15,   /* TP Padding never filled: no 4-byte alignment (TP-10) */
+    UB_PF_NO_ADDRESS = 1u << 16,     /* MAETAH.Address 0 = not modelled: no TA-08 continuity */
+    UB_PF_CAQM_NO_ENABLE = 1u << 17, /* CAQM CCI Enable never set: C/I/Hint count anyway */
+};
+/* One documented deviation: the public text plus what handles it (profile.c). */
+typedef struct ub_profile_dev {
+    ub_deviation d;
+    uint32_t sw;       /* switches (enum ub_pf), 0 if none */
+    unsigned vidx[3];  /* tables (enum ub_variant_idx), 0-terminated */
+} ub_profile_dev;
+typedef struct ub_profile {
+    const char *name, *title;
+    uint32_t sw;                      /* OR of every deviation's switches */
+    const ub_hdr *const *tables;      /* [UB_H__COUNT]: table per id, NULL = the registry's */
+    const ub_profile_dev *devs;
+    unsigned ndevs;
+} ub_profile;
+extern const ub_profile ub_profiles[];
+static inline const ub_profile *ub_profile_of(const ub_opts *o)
+{
+    return &ub_profiles[o && o->profile < UB_PROFILE__COUNT ? o->profile : 0];
+}
+static inline bool ub_pf(const ub_opts *o, uint32_t sw) { return o && (ub_profile_of(o)->sw & sw) != 0; }
 
 /* ---------------------------------------------------------------- reader */
 /* Bounds-checked big-endian bit/byte reader (cf. tcpdump GET_BE_U_n). Every decode read goes
@@ -78,6 +131,23 @@ static inline bool ub_rd32(const uint8_t *p, uint32_t len, uint32_t off, uint32_
     *v = ((uint32_t)p[off] << 24) | ((uint32_t)p[off + 1] << 16) | ((uint32_t)p[off + 2] << 8) | p[off + 3];
     return true;
 }
+/* Encoding modifiers of profile rows (UB_FF_LE, UB_FF_BITREV): both are involutions, so one function
+ * turns the bits on the wire into the value and the value into the bits to write. */
+static inline uint64_t ub_field_unwire(const ub_field *f, uint64_t raw)
+{
+    if (f->flags & UB_FF_LE) { /* whole bytes, little-endian on the wire */
+        uint64_t r = 0;
+        for (unsigned i = 0; i < f->bits / 8; i++, raw >>= 8) r = (r << 8) | (raw & 0xFFu);
+        raw = r;
+    }
+    if (f->flags & UB_FF_BITREV) {
+        uint64_t r = 0;
+        for (unsigned i = 0; i < f->bits; i++, raw >>= 1) r = (r << 1) | (raw & 1u);
+        raw = r;
+    }
+    return raw;
+}
+
 /* write `bits` of v at bit_off (MSB-first), used by the builder. Caller guarantees bounds. */
 static inline void ub_wr_bits(uint8_t *p, uint32_t bit_off, uint32_t bits, uint64_t v)
 {
@@ -106,8 +176,12 @@ enum ub_tp_kind { UB_TP_NONE = 0, UB_TP_RTP, UB_TP_UTP, UB_TP_CTP };
 typedef struct ub_dec {
     ub_view *v;
     const ub_opts *o;
+    uint32_t pf;                      /* profile switches (enum ub_pf) */
+    const ub_hdr *const *tbl;         /* profile tables per id, NULL entries = registry */
     const uint8_t *p;    /* buffer being decoded: the record or the network packet */
-    uint32_t len;
+    uint32_t len;        /* bytes of it present */
+    uint32_t wlen;       /* its length on the wire (> len when the record was cut by the snapshot
+                          * length): lengths are checked against wlen, reads stay below len */
     uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf */
     uint8_t depth;       /* depth for new layers */
     uint32_t rec_base;   /* offset of p[0] in the record (contiguous case) */
@@ -118,6 +192,20 @@ typedef struct ub_dec {
     bool netbuf_multi;   /* p is the de-interleaved payload of a multi-block DLLDP */
     uint32_t netbuf_rec_start; /* record offset of the LPH (for offset mapping) */
 } ub_dec;
+
+/* The table the current profile uses for a header id. */
+static inline const ub_hdr *ub_dec_hdr(const ub_dec *d, unsigned id)
+{
+    if (id >= UB_H__COUNT) return NULL;
+    const ub_hdr *h = d->tbl ? d->tbl[id] : NULL;
+    return h ? h : ub_registry[id];
+}
+/* Bytes of [off, end) present in the current buffer (end may lie beyond them, see wlen). */
+static inline uint32_t ub_dec_avail(const ub_dec *d, uint32_t off, uint32_t end)
+{
+    if (end > d->len) end = d->len;
+    return end > off ? end - off : 0;
+}
 
 /* Push a layer [off, off+len) of the current buffer. len is clamped to what the buffer holds;
  * if the header has a fixed length and fewer bytes remain, the layer is flagged truncated and
@@ -142,7 +230,7 @@ static inline uint64_t ub_lget(const ub_layer *l, unsigned idx)
 {
     if (!l || idx >= l->hdr->nfields) return 0;
     const ub_field *f = &l->hdr->fields[idx];
-    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_X64))) {
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED))) {
         uint64_t v;
         return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v) ? v : 0;
     }

@@ -92,6 +92,36 @@ static const ub_field udp_fields[] = {
 };
 UB_HDR_DEF(udp, UB_H_UDP, "udp", "udp", "User Datagram Protocol", "§5.2.3 Table 5-6", 8, udp_fields);
 
+/* What is not UB is still shown as what it is (issue #9): TCP and ARP headers, nothing decoded further */
+enum { TCP_SPORT, TCP_DPORT, TCP_SEQ, TCP_ACK, TCP_DOFF, TCP_FLAGS, TCP_WIN, TCP_CSUM, TCP_URG };
+static const ub_field tcp_fields[] = {
+    [TCP_SPORT] = UBU(tcp, srcport, "Source Port", 0, 16, UB_BASE_DEC, NULL, "RFC 9293", ""),
+    [TCP_DPORT] = UBU(tcp, dstport, "Destination Port", 16, 16, UB_BASE_DEC, NULL, "RFC 9293", ""),
+    [TCP_SEQ] = UBU(tcp, seq, "Sequence Number", 32, 32, UB_BASE_DEC, NULL, "RFC 9293", ""),
+    [TCP_ACK] = UBU(tcp, ack, "Acknowledgment Number", 64, 32, UB_BASE_DEC, NULL, "RFC 9293", ""),
+    [TCP_DOFF] = UBU(tcp, data_offset, "Data Offset", 96, 4, UB_BASE_DEC, NULL, "RFC 9293", "header length in 32-bit words"),
+    [TCP_FLAGS] = UBU(tcp, flags, "Flags", 100, 12, UB_BASE_HEX, NULL, "RFC 9293", ""),
+    [TCP_WIN] = UBU(tcp, window, "Window", 112, 16, UB_BASE_DEC, NULL, "RFC 9293", ""),
+    [TCP_CSUM] = UBU(tcp, checksum, "Checksum", 128, 16, UB_BASE_HEX, NULL, "RFC 9293", ""),
+    [TCP_URG] = UBU(tcp, urgent, "Urgent Pointer", 144, 16, UB_BASE_DEC, NULL, "RFC 9293", ""),
+};
+UB_HDR_DEF(tcp, UB_H_TCP, "tcp", "tcp", "Transmission Control Protocol (not UB)", "RFC 9293", 20, tcp_fields);
+
+enum { ARP_HTYPE, ARP_PTYPE, ARP_HLEN, ARP_PLEN, ARP_OPER, ARP_SHA, ARP_SPA, ARP_THA, ARP_TPA };
+static const ub_vname vn_arp_op[] = { { 1, "request" }, { 2, "reply" }, { 0, NULL } };
+static const ub_field arp_fields[] = {
+    [ARP_HTYPE] = UBU(arp, htype, "Hardware type", 0, 16, UB_BASE_DEC, NULL, "RFC 826", ""),
+    [ARP_PTYPE] = UBU(arp, ptype, "Protocol type", 16, 16, UB_BASE_HEX, NULL, "RFC 826", ""),
+    [ARP_HLEN] = UBU(arp, hlen, "Hardware size", 32, 8, UB_BASE_DEC, NULL, "RFC 826", ""),
+    [ARP_PLEN] = UBU(arp, plen, "Protocol size", 40, 8, UB_BASE_DEC, NULL, "RFC 826", ""),
+    [ARP_OPER] = UBU(arp, opcode, "Opcode", 48, 16, UB_BASE_DEC, vn_arp_op, "RFC 826", ""),
+    [ARP_SHA] = UBF(arp, src_hw, "Sender MAC", 64, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "RFC 826", "Ethernet/IPv4 layout"),
+    [ARP_SPA] = UBF(arp, src_ip, "Sender IP", 112, 32, UB_FT_IPV4, UB_BASE_DEC, 0, NULL, "RFC 826", ""),
+    [ARP_THA] = UBF(arp, dst_hw, "Target MAC", 144, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "RFC 826", ""),
+    [ARP_TPA] = UBF(arp, dst_ip, "Target IP", 192, 32, UB_FT_IPV4, UB_BASE_DEC, 0, NULL, "RFC 826", ""),
+};
+UB_HDR_DEF(arp, UB_H_ARP, "arp", "arp", "Address Resolution Protocol (not UB)", "RFC 826", 28, arp_fields);
+
 static const ub_field data_fields[] = {
     UBY(data, data, "Data", 0, 0, "", "bytes not decoded as UB"),
 };
@@ -104,28 +134,36 @@ static const ub_vname vn_nlp24[] = { { 0, "CTPH" }, { 2, "RTPH/UTPH" }, { 0, NUL
 
 /* §5.2.1 Table 5-1, R-11: SCNA B0-1, DCNA B2-3, CCI B4-5, LBF B6, SL B7 b7:4, Mgmt B7 b3, NLP B7 b2:0 */
 enum { NTH16_SCNA, NTH16_DCNA, NTH16_CCI, NTH16_LBF, NTH16_SL, NTH16_MGMT, NTH16_NLP };
-static const ub_field nth16_fields[] = {
-    [NTH16_SCNA] = UBU(nth, scna, "SCNA", 0, 16, UB_BASE_HEX, NULL, "§5.2.1 T5-1, R-11", "source compact network address"),
-    [NTH16_DCNA] = UBU(nth, dcna, "DCNA", 16, 16, UB_BASE_HEX, NULL, "§5.2.1 T5-1, R-11", "destination CNA"),
-    [NTH16_CCI] = UBU(nth, cci, "CCI", 32, 16, UB_BASE_HEX, NULL, "§5.3.5.1", "congestion control indicator (ICRC mask)"),
-    [NTH16_LBF] = UBU(nth, lbf, "LBF", 48, 8, UB_BASE_HEX, NULL, "§5.2.1", "load balance factor (ICRC mask)"),
-    [NTH16_SL] = UBU(nth, sl, "SL", 56, 4, UB_BASE_DEC, NULL, "§5.2.1", "service level"),
-    [NTH16_MGMT] = UBB(nth, mgmt, "Mgmt", 60, "§5.2.1", "UBFM privilege (CFG 6); 0 in CFG 9"),
-    [NTH16_NLP] = UBU(nth, nlp, "NLP", 61, 3, UB_BASE_DEC, vn_nlp16, "§5.2.1, R-11", "next layer protocol"),
-};
+#define NTH16_ROWS(ENC, SP) \
+    [NTH16_SCNA] = UBF(nth, scna, "SCNA", 0, 16, UB_FT_UINT, UB_BASE_HEX, ENC, NULL, "§5.2.1 T5-1, R-11" SP, "source compact network address"), \
+    [NTH16_DCNA] = UBF(nth, dcna, "DCNA", 16, 16, UB_FT_UINT, UB_BASE_HEX, ENC, NULL, "§5.2.1 T5-1, R-11" SP, "destination CNA"), \
+    [NTH16_CCI] = UBF(nth, cci, "CCI", 32, 16, UB_FT_UINT, UB_BASE_HEX, ENC, NULL, "§5.3.5.1" SP, "congestion control indicator (ICRC mask)"), \
+    [NTH16_LBF] = UBU(nth, lbf, "LBF", 48, 8, UB_BASE_HEX, NULL, "§5.2.1", "load balance factor (ICRC mask)"), \
+    [NTH16_SL] = UBU(nth, sl, "SL", 56, 4, UB_BASE_DEC, NULL, "§5.2.1", "service level"), \
+    [NTH16_MGMT] = UBB(nth, mgmt, "Mgmt", 60, "§5.2.1", "UBFM privilege (CFG 6); 0 in CFG 9"), \
+    [NTH16_NLP] = UBU(nth, nlp, "NLP", 61, 3, UB_BASE_DEC, vn_nlp16, "§5.2.1, R-11", "next layer protocol")
+static const ub_field nth16_fields[] = { NTH16_ROWS(0, "") };
+/* ns-3-UB D6: SCNA, DCNA and CCI written little-endian (ns-3 Buffer::WriteU16); the CCI bits are garbage */
+static const ub_field nth16_ns3_fields[] = { NTH16_ROWS(UB_FF_LE, "; ns-3-UB D6 (little-endian)") };
+UB_HDR_VAR(nth16_ns3, UB_H_NTH16, UB_V_NTH16_NS3, "nth16_ns3", "nth", "Network Header (16-bit CNA, ns-3-UB)",
+           "§5.2.1; ns-3-UB D6", 8, nth16_ns3_fields);
 UB_HDR_DEF(nth16, UB_H_NTH16, "nth16", "nth", "Network Header (16-bit CNA)", "§5.2.1 Table 5-1", 8, nth16_fields);
 
 /* §5.2.2 Table 5-2, R-12 (I-11: one bit unaccounted -> reserved) */
 enum { NTH24_SCNA, NTH24_DCNA, NTH24_CCI, NTH24_LBF, NTH24_SL, NTH24_RSVD, NTH24_NLP };
-static const ub_field nth24_fields[] = {
-    [NTH24_SCNA] = UBU(nth, scna, "SCNA", 0, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "source CNA"),
-    [NTH24_DCNA] = UBU(nth, dcna, "DCNA", 24, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "destination CNA"),
-    [NTH24_CCI] = UBU(nth, cci, "CCI", 48, 16, UB_BASE_HEX, NULL, "§5.3.5.1", "congestion control indicator (ICRC mask)"),
-    [NTH24_LBF] = UBU(nth, lbf, "LBF", 64, 8, UB_BASE_HEX, NULL, "§5.2.2", "load balance factor (ICRC mask)"),
-    [NTH24_SL] = UBU(nth, sl, "SL", 72, 4, UB_BASE_DEC, NULL, "§5.2.2", "service level"),
-    [NTH24_RSVD] = UBR(nth, rsvd0, 76, 1, "§5.2.2, I-11"),
-    [NTH24_NLP] = UBU(nth, nlp, "NLP", 77, 3, UB_BASE_DEC, vn_nlp24, "§5.2.2, R-12", "next layer protocol"),
-};
+#define NTH24_ROWS(ENC, SP) \
+    [NTH24_SCNA] = UBU(nth, scna, "SCNA", 0, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "source CNA"), \
+    [NTH24_DCNA] = UBU(nth, dcna, "DCNA", 24, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "destination CNA"), \
+    [NTH24_CCI] = UBF(nth, cci, "CCI", 48, 16, UB_FT_UINT, UB_BASE_HEX, ENC, NULL, "§5.3.5.1" SP, "congestion control indicator (ICRC mask)"), \
+    [NTH24_LBF] = UBU(nth, lbf, "LBF", 64, 8, UB_BASE_HEX, NULL, "§5.2.2", "load balance factor (ICRC mask)"), \
+    [NTH24_SL] = UBU(nth, sl, "SL", 72, 4, UB_BASE_DEC, NULL, "§5.2.2", "service level"), \
+    [NTH24_RSVD] = UBR(nth, rsvd0, 76, 1, "§5.2.2, I-11"), \
+    [NTH24_NLP] = UBU(nth, nlp, "NLP", 77, 3, UB_BASE_DEC, vn_nlp24, "§5.2.2, R-12", "next layer protocol")
+static const ub_field nth24_fields[] = { NTH24_ROWS(0, "") };
+/* ns-3-UB D7: CCI little-endian (and garbage) */
+static const ub_field nth24_ns3_fields[] = { NTH24_ROWS(UB_FF_LE, "; ns-3-UB D7 (little-endian)") };
+UB_HDR_VAR(nth24_ns3, UB_H_NTH24, UB_V_NTH24_NS3, "nth24_ns3", "nth", "Network Header (24-bit CNA, ns-3-UB)",
+           "§5.2.2; ns-3-UB D7", 10, nth24_ns3_fields);
 UB_HDR_DEF(nth24, UB_H_NTH24, "nth24", "nth", "Network Header (24-bit CNA)", "§5.2.2 Table 5-2", 10, nth24_fields);
 
 /* §5.2.3 Table 5-3, R-13 (EV-LINUX struct ublhdr {__be16 h_cc; __be32 h_npi;}) */
@@ -196,23 +234,31 @@ static const ub_vname vn_rspst_tp[] = { { 0, "Successful (TPACK)" }, { 1, "RNR" 
 /* §6.2.1 Fig 6-8, Table 6-2 */
 enum { RTPH_LAST, RTPH_OP, RTPH_VER, RTPH_PAD, RTPH_NLP, RTPH_SRC, RTPH_DST, RTPH_A, RTPH_F, RTPH_RSVD,
        RTPH_PSN, RTPH_RSPST, RTPH_RSPINFO, RTPH_TPMSN };
-static const ub_field rtph_fields[] = {
-    [RTPH_LAST] = UBB(rtph, last, "TPOpcode[7] (Last)", 0, "§6.2.1 T6-2", "last TP packet of the operation (data)"),
-    [RTPH_OP] = UBU(rtph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1 T6-2", ""),
-    [RTPH_VER] = UBU(rtph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
-    [RTPH_PAD] = UBU(rtph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", "zero bytes at the end of the TP packet"),
-    [RTPH_NLP] = UBU(rtph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1 T6-2", "next header (data)"),
-    [RTPH_SRC] = UBU(rtph, srctpn, "SrcTPN", 16, 24, UB_BASE_HEX, NULL, "§6.2.1", "source TP endpoint"),
-    [RTPH_DST] = UBU(rtph, dsttpn, "DstTPN", 40, 24, UB_BASE_HEX, NULL, "§6.2.1", "destination TP endpoint"),
-    [RTPH_A] = UBB(rtph, a, "A", 64, "§6.2.1", "ack required"),
-    [RTPH_F] = UBB(rtph, f, "F", 65, "§6.2.1, §8.2.7.3", "fake packet"),
-    [RTPH_RSVD] = UBR(rtph, rsvd0, 66, 6, "§6.2.1"),
-    [RTPH_PSN] = UBU(rtph, psn, "PSN", 72, 24, UB_BASE_DEC, NULL, "§6.4.1", "packet sequence number"),
-    [RTPH_RSPST] = UBU(rtph, rspst, "RSPST", 96, 3, UB_BASE_DEC, vn_rspst_tp, "§6.2.1 T6-2", "response status (acks)"),
-    [RTPH_RSPINFO] = UBU(rtph, rspinfo, "RSPINFO", 99, 5, UB_BASE_DEC, NULL, "§6.2.1 T6-2", "response info (acks)"),
-    [RTPH_TPMSN] = UBU(rtph, tpmsn, "TPMSN", 104, 24, UB_BASE_DEC, NULL, "§6.7.1.2.1, R-19", "TP message sequence number"),
-};
+#define RTPH_ROWS(OPNAMES) \
+    [RTPH_LAST] = UBB(rtph, last, "TPOpcode[7] (Last)", 0, "§6.2.1 T6-2", "last TP packet of the operation (data)"), \
+    [RTPH_OP] = UBU(rtph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, OPNAMES, "§6.2.1 T6-2", ""), \
+    [RTPH_VER] = UBU(rtph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"), \
+    [RTPH_PAD] = UBU(rtph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", "zero bytes at the end of the TP packet"), \
+    [RTPH_NLP] = UBU(rtph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1 T6-2", "next header (data)"), \
+    [RTPH_SRC] = UBU(rtph, srctpn, "SrcTPN", 16, 24, UB_BASE_HEX, NULL, "§6.2.1", "source TP endpoint"), \
+    [RTPH_DST] = UBU(rtph, dsttpn, "DstTPN", 40, 24, UB_BASE_HEX, NULL, "§6.2.1", "destination TP endpoint"), \
+    [RTPH_A] = UBB(rtph, a, "A", 64, "§6.2.1", "ack required"), \
+    [RTPH_F] = UBB(rtph, f, "F", 65, "§6.2.1, §8.2.7.3", "fake packet"), \
+    [RTPH_RSVD] = UBR(rtph, rsvd0, 66, 6, "§6.2.1"), \
+    [RTPH_PSN] = UBU(rtph, psn, "PSN", 72, 24, UB_BASE_DEC, NULL, "§6.4.1", "packet sequence number"), \
+    [RTPH_RSPST] = UBU(rtph, rspst, "RSPST", 96, 3, UB_BASE_DEC, vn_rspst_tp, "§6.2.1 T6-2", "response status (acks)"), \
+    [RTPH_RSPINFO] = UBU(rtph, rspinfo, "RSPINFO", 99, 5, UB_BASE_DEC, NULL, "§6.2.1 T6-2", "response info (acks)"), \
+    [RTPH_TPMSN] = UBU(rtph, tpmsn, "TPMSN", 104, 24, UB_BASE_DEC, NULL, "§6.7.1.2.1, R-19", "TP message sequence number")
+static const ub_field rtph_fields[] = { RTPH_ROWS(ub_vn_tpopcode) };
 UB_HDR_DEF(rtph, UB_H_RTPH, "rtph", "rtph", "Reliable Transport Header", "§6.2.1 Fig 6-8", 16, rtph_fields);
+/* ns-3-UB D14: TPOpcode 4 = NAK (the spec's TPNAK is opcode 2 with RSPST 3) */
+static const ub_vname vn_tpopcode_ns3[] = {
+    { 0x0, "UTP data" }, { 0x1, "RTP data" }, { 0x2, "TPACK/TPNAK" }, { 0x3, "TPACK-CC/TPNAK-CC" },
+    { 0x4, "TPNAK (ns-3-UB opcode 4)" }, { 0x5, "TPSACK" }, { 0x6, "TPSACK-CC" }, { 0x8, "CNP" }, { 0, NULL }
+};
+static const ub_field rtph_ns3_fields[] = { RTPH_ROWS(vn_tpopcode_ns3) };
+UB_HDR_VAR(rtph_ns3, UB_H_RTPH, UB_V_RTPH_NS3, "rtph_ns3", "rtph", "Reliable Transport Header (ns-3-UB)",
+           "§6.2.1; ns-3-UB D14", 16, rtph_ns3_fields);
 
 /* §6.2.1 Fig 6-9 */
 static const ub_field utph_fields[] = {
@@ -242,16 +288,28 @@ static const ub_field cetph_ldcp_fields[] = {
 };
 UB_HDR_DEF(cetph_ldcp, UB_H_CETPH_LDCP, "cetph_ldcp", "cetph", "Congestion Extended TPH (LDCP)", "§6.2.2 Fig 6-11", 8,
            cetph_ldcp_fields);
+enum { CQ_ACKSEQ, CQ_RSVD, CQ_LOC, CQ_I, CQ_C, CQ_HINT };
 static const ub_field cetph_caqm_fields[] = {
-    UBU(cetph, ack_seq, "Ack_Seq", 0, 32, UB_BASE_DEC, NULL, "§6.2.2 T6-4", ""),
-    UBR(cetph, rsvd0, 32, 6, "§6.2.2 T6-4"),
-    UBU(cetph, loc, "Loc", 38, 1, UB_BASE_DEC, vn_cci_loc, "§6.2.2 T6-4", "copied from CCI.Loc"),
-    UBB(cetph, i, "I", 39, "§6.2.2 T6-4", "copied from CCI.I"),
-    UBU(cetph, c, "C", 40, 8, UB_BASE_DEC, NULL, "§6.2.2 T6-4", "packets with CCI.C = 1 since the last TPACK"),
-    UBU(cetph, hint, "Hint", 48, 16, UB_BASE_DEC, NULL, "§6.2.2 T6-4, I-26", "granted increments"),
+    [CQ_ACKSEQ] = UBU(cetph, ack_seq, "Ack_Seq", 0, 32, UB_BASE_DEC, NULL, "§6.2.2 T6-4", ""),
+    [CQ_RSVD] = UBR(cetph, rsvd0, 32, 6, "§6.2.2 T6-4"),
+    [CQ_LOC] = UBU(cetph, loc, "Loc", 38, 1, UB_BASE_DEC, vn_cci_loc, "§6.2.2 T6-4", "copied from CCI.Loc"),
+    [CQ_I] = UBB(cetph, i, "I", 39, "§6.2.2 T6-4", "copied from CCI.I"),
+    [CQ_C] = UBU(cetph, c, "C", 40, 8, UB_BASE_DEC, NULL, "§6.2.2 T6-4", "packets with CCI.C = 1 since the last TPACK"),
+    [CQ_HINT] = UBU(cetph, hint, "Hint", 48, 16, UB_BASE_DEC, NULL, "§6.2.2 T6-4, I-26", "granted increments"),
 };
 UB_HDR_DEF(cetph_caqm, UB_H_CETPH_CAQM, "cetph_caqm", "cetph", "Congestion Extended TPH (CAQM)", "§6.2.2 Fig 6-12", 8,
            cetph_caqm_fields);
+/* ns-3-UB D9/D10: bytes 4-7 = Hint(2) C(1) [I:1 Loc:1 rsvd:6] (a host-order bitfield word); Ack_Seq counts bytes */
+static const ub_field cetph_caqm_ns3_fields[] = {
+    [CQ_ACKSEQ] = UBU(cetph, ack_seq, "Ack_Seq", 0, 32, UB_BASE_DEC, NULL, "§6.2.2 T6-4; ns-3-UB D10", "in bytes (ns-3-UB)"),
+    [CQ_RSVD] = UBR(cetph, rsvd0, 58, 6, "§6.2.2 T6-4; ns-3-UB D9"),
+    [CQ_LOC] = UBU(cetph, loc, "Loc", 57, 1, UB_BASE_DEC, vn_cci_loc, "§6.2.2 T6-4; ns-3-UB D9", "copied from CCI.Loc"),
+    [CQ_I] = UBB(cetph, i, "I", 56, "§6.2.2 T6-4; ns-3-UB D9", "copied from CCI.I"),
+    [CQ_C] = UBU(cetph, c, "C", 48, 8, UB_BASE_DEC, NULL, "§6.2.2 T6-4; ns-3-UB D9", "packets with CCI.C = 1 since the last TPACK"),
+    [CQ_HINT] = UBU(cetph, hint, "Hint", 32, 16, UB_BASE_DEC, NULL, "§6.2.2 T6-4; ns-3-UB D9", "granted increments"),
+};
+UB_HDR_VAR(cetph_caqm_ns3, UB_H_CETPH_CAQM, UB_V_CETPH_CAQM_NS3, "cetph_caqm_ns3", "cetph",
+           "Congestion Extended TPH (CAQM, ns-3-UB)", "§6.2.2; ns-3-UB D9, D10", 8, cetph_caqm_ns3_fields);
 static const ub_vname vn_cnp_ecn[] = { { 0, "no congestion" }, { 1, "light" }, { 3, "heavy" }, { 0, NULL } };
 static const ub_field cetph_cnp_fields[] = {
     UBU(cetph, ecn, "ECN", 0, 2, UB_BASE_DEC, vn_cnp_ecn, "§6.2.2 T6-5, I-18", ""),
@@ -324,13 +382,14 @@ UB_HDR_DEF(opaque, UB_H_OPAQUE, "opaque", "opaque", "CIP-protected data", "§11.
 
 static const ub_layer *push_fixed(ub_dec *d, unsigned id, uint32_t off)
 {
-    return ub_push(d, id, off, ub_hdr_get(id)->len);
+    return ub_push(d, id, off, ub_hdr_fast(id)->len);
 }
 
 static bool complete(const ub_layer *l)
 {
     return l && !(l->flags & UB_LF_TRUNC);
 }
+
 
 /* CCI overlay inside an NTH (§5.3.5.1) */
 static void push_cci(ub_dec *d, uint32_t off)
@@ -413,7 +472,7 @@ static void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end,
         return;
     }
     uint32_t icv_off = end - icv, pad_off = icv_off - pad;
-    if (((end - icv) - tph_off) % 4 != 0) /* TP-10 */
+    if (((end - icv) - tph_off) % 4 != 0 && !(d->pf & UB_PF_TP_PAD_UNSET)) /* TP-10 */
         ub_error(d, UB_E_TP_ALIGN, ctp ? UB_H_CTPH : UB_H_RTPH, tph_off, (end - icv) - tph_off, pad, "ub.tppad");
     uint32_t ta = off;
     switch (nlp) {
@@ -451,7 +510,7 @@ static void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end,
 /* Transport acks / CNP bodies (§6.2, Figs 6-3..6-7) */
 static void dec_ack_body(ub_dec *d, uint32_t off, uint32_t end, unsigned op)
 {
-    unsigned cc = d->o->cetph_variant ? UB_H_CETPH_CAQM : UB_H_CETPH_LDCP; /* R-17 */
+    unsigned cc = d->o->cetph_variant || (d->pf & UB_PF_CETPH_CAQM) ? UB_H_CETPH_CAQM : UB_H_CETPH_LDCP; /* R-17 */
     if (op == 0x3 || op == 0x6) {
         const ub_layer *c = push_fixed(d, cc, off);
         if (!complete(c)) return;
@@ -464,7 +523,7 @@ static void dec_ack_body(ub_dec *d, uint32_t off, uint32_t end, unsigned op)
     if (op == 0x5 || op == 0x6) {
         uint64_t size = 0;
         const ub_field *sf = &saetph_fields[SAE_SIZE];
-        ub_rd_bits(d->p + off, end > off ? end - off : 0, sf->bit_off, sf->bits, &size);
+        ub_rd_bits(d->p + off, ub_dec_avail(d, off, end), sf->bit_off, sf->bits, &size);
         uint32_t n = size <= 4 ? (64u << size) / 8 : 0;
         if (size > 4) ub_error(d, UB_E_RSVD_VALUE, UB_H_SAETPH, off, size, 0, "ub.saetph.bitmapsize");
         ub_layer *s = ub_push(d, UB_H_SAETPH, off, 4 + n);
@@ -474,6 +533,11 @@ static void dec_ack_body(ub_dec *d, uint32_t off, uint32_t end, unsigned op)
             return;
         }
         off += s->len;
+    }
+    if ((d->pf & UB_PF_ACK_ATAH) && op != 0x8 && end >= off + 8) { /* ns-3-UB D13: an ATAH closes every ack */
+        const ub_layer *a = push_fixed(d, UB_H_ATAH, off);
+        if (!complete(a)) return;
+        off += a->len;
     }
     if (off < end) {
         ub_error(d, UB_E_TRAILING, UB_H_RTPH, off, end - off, 0, "bytes after the transport ack");
@@ -485,7 +549,7 @@ void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
 {
     uint64_t op7 = 0;
     const ub_field *of = &rtph_fields[RTPH_OP];
-    ub_rd_bits(d->p + off, end > off ? end - off : 0, of->bit_off, of->bits, &op7);
+    ub_rd_bits(d->p + off, ub_dec_avail(d, off, end), of->bit_off, of->bits, &op7);
     unsigned id = op7 == 0 ? UB_H_UTPH : UB_H_RTPH;
     const ub_layer *t = push_fixed(d, id, off);
     d->tph_off = off;
@@ -505,6 +569,9 @@ void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
         dec_tp_body(d, off, body, end, nlp, false);
         return;
     }
+    case 0x4: /* ns-3-UB D14: NAK */
+        if (!(d->pf & UB_PF_TPOP4_NAK)) goto reserved;
+        /* FALLTHROUGH */
     case 0x2: case 0x3: case 0x5: case 0x6: case 0x8: {
         unsigned rspst = (unsigned)ub_lget(t, RTPH_RSPST), info = (unsigned)ub_lget(t, RTPH_RSPINFO);
         if (rspst == 4 || rspst >= 6) ub_error(d, UB_E_RSVD_VALUE, id, off + 12, rspst, 0, "ub.rtph.rspst");
@@ -516,6 +583,7 @@ void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
         return;
     }
     default:
+    reserved:
         ub_error(d, UB_E_UNKNOWN_TPOPCODE, id, off, op7, 0, "ub.rtph.tpopcode");
         push_data(d, UB_H_DATA, body, end);
     }
@@ -553,7 +621,7 @@ static void dec_nth16(ub_dec *d, int cfg)
 {
     const ub_layer *n = push_fixed(d, UB_H_NTH16, 0);
     if (!n) return;
-    push_cci(d, nth16_fields[NTH16_CCI].bit_off / 8);
+    if (!(d->pf & UB_PF_CCI_GARBAGE)) push_cci(d, nth16_fields[NTH16_CCI].bit_off / 8); /* ns-3-UB D6 */
     if (!complete(n)) return;
     unsigned nlp = (unsigned)ub_lget(n, NTH16_NLP);
     uint32_t off = n->len;
@@ -561,35 +629,35 @@ static void dec_nth16(ub_dec *d, int cfg)
         if (ub_lget(n, NTH16_MGMT)) ub_error(d, UB_E_VALUE, UB_H_NTH16, 7, 1, 0, "ub.nth.mgmt must be 0 in CFG 9"); /* NW-01 */
         if (nlp != 0) {
             ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH16, 7, nlp, 0, "ub.nth.nlp");
-            push_data(d, UB_H_DATA, off, d->len);
+            push_data(d, UB_H_DATA, off, d->wlen);
             return;
         }
-        ub_dec_tah(d, off, d->len);
+        ub_dec_tah(d, off, d->wlen);
         return;
     }
     if (nlp == 0) { /* CTPH, ICRC */
-        if (d->len < off + 4) {
-            ub_error(d, UB_E_TRUNCATED, UB_H_ICRC, d->len, d->len, off + 4, "icrc");
-            dec_ctph(d, off, d->len);
+        if (d->wlen < off + 4) {
+            ub_error(d, UB_E_TRUNCATED, UB_H_ICRC, d->wlen, d->wlen, off + 4, "icrc");
+            dec_ctph(d, off, d->wlen);
             return;
         }
-        dec_ctph(d, off, d->len - 4);
-        push_icrc_nth(d, d->len - 4, false);
+        dec_ctph(d, off, d->wlen - 4);
+        push_icrc_nth(d, d->wlen - 4, false);
     } else if (nlp == 1) { /* enumeration (§10.4.3.1): UPIH16, 2 B padding, Scan Header, Scan PDU, [ICRC] */
         const ub_layer *u = push_fixed(d, UB_H_UPIH16, off);
         if (!complete(u)) return;
-        uint32_t e = ub_dec_enum(d, off + 2, d->len);
-        if (e > d->len) e = d->len;
-        uint32_t rem = d->len - e;
+        uint32_t e = ub_dec_enum(d, off + 2, d->wlen);
+        if (e > d->wlen) e = d->wlen;
+        uint32_t rem = d->wlen - e;
         bool icrc = d->o->icrc_enum == 1 || (d->o->icrc_enum == 0 && rem == 4); /* R-44 */
         if (icrc && rem >= 4) {
             push_icrc_nth(d, e, false);
             e += 4;
         }
-        if (e < d->len) push_data(d, UB_H_DATA, e, d->len); /* ub_dec_enum reported the length mismatch (R-33) */
+        if (e < d->wlen) push_data(d, UB_H_DATA, e, d->wlen); /* ub_dec_enum reported the length mismatch (R-33) */
     } else {
         ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH16, 7, nlp, 0, "ub.nth.nlp"); /* NW-01 */
-        push_data(d, UB_H_DATA, off, d->len);
+        push_data(d, UB_H_DATA, off, d->wlen);
     }
 }
 
@@ -597,48 +665,113 @@ static void dec_nth24(ub_dec *d)
 {
     const ub_layer *n = push_fixed(d, UB_H_NTH24, 0);
     if (!n) return;
-    push_cci(d, nth24_fields[NTH24_CCI].bit_off / 8);
+    if (!(d->pf & UB_PF_CCI_GARBAGE)) push_cci(d, nth24_fields[NTH24_CCI].bit_off / 8); /* ns-3-UB D7 */
     if (!complete(n)) return;
     unsigned nlp = (unsigned)ub_lget(n, NTH24_NLP);
     uint32_t off = n->len;
     if (nlp != 0 && nlp != 2) {
         ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH24, 9, nlp, 0, "ub.nth.nlp"); /* NW-01 */
-        push_data(d, UB_H_DATA, off, d->len);
+        push_data(d, UB_H_DATA, off, d->wlen);
         return;
     }
-    uint32_t end = d->len >= off + 4 ? d->len - 4 : d->len;
+    uint32_t end = d->wlen >= off + 4 ? d->wlen - 4 : d->wlen;
     if (nlp == 0) dec_ctph(d, off, end);
     else ub_dec_tph(d, off, end);
-    if (end + 4 <= d->len) push_icrc_nth(d, end, true);
-    else ub_error(d, UB_E_TRUNCATED, UB_H_ICRC, d->len, d->len, off + 4, "icrc");
+    if (end + 4 <= d->wlen) push_icrc_nth(d, end, true);
+    else ub_error(d, UB_E_TRUNCATED, UB_H_ICRC, d->wlen, d->wlen, off + 4, "icrc");
 }
 
-/* IPv4/IPv6 [+ UDP 4792 + TPH ...] [+ ICRC] in [off, end) (§5.2.3, App. E) */
-void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe)
+/* ---------------------------------------------------------------- UB over IP/UDP: the claim rule */
+static bool udp_port_is_ub(const ub_opts *o, unsigned dport)
 {
-    (void)uboe;
+    if (o->udp_port && dport == o->udp_port) return true;
+    for (unsigned i = 0; i < o->n_udp_more && i < UB_UDP_MORE; i++)
+        if (o->udp_more[i] && dport == o->udp_more[i]) return true;
+    return false;
+}
+enum { UDP_PORT_ROCEV2 = 4791 }; /* IANA; never claimed by the heuristic */
+
+/* Decoder state a speculative decode may change (restored when the heuristic says no) */
+typedef struct dec_mark {
+    uint16_t nlayers, nerrs, errs_dropped;
+    uint8_t tp_kind, tp_padding, tah_fmt;
+    uint32_t tph_off;
+} dec_mark;
+static void mark_take(const ub_dec *d, dec_mark *m)
+{
+    *m = (dec_mark){ d->v->nlayers, d->v->nerrs, d->v->errs_dropped, d->tp_kind, d->tp_padding, d->v->tah_fmt, d->tph_off };
+}
+static void mark_restore(ub_dec *d, const dec_mark *m)
+{
+    d->v->nlayers = m->nlayers;
+    d->v->nerrs = m->nerrs;
+    d->v->errs_dropped = m->errs_dropped;
+    d->tp_kind = m->tp_kind;
+    d->tp_padding = m->tp_padding;
+    d->v->tah_fmt = m->tah_fmt;
+    d->tph_off = m->tph_off;
+}
+/* Nothing above a note since the mark (and no layer or error dropped for lack of room) */
+static bool clean_since(const ub_dec *d, const dec_mark *m)
+{
+    const ub_view *v = d->v;
+    if (v->errs_dropped != m->errs_dropped || v->nlayers > UB_MAX_LAYERS) return false;
+    for (unsigned i = m->nerrs; i < v->nerrs; i++) {
+        const ub_err_info *ei = ub_err_get(v->err[i].code);
+        if (!ei || ei->severity >= UB_SEV_WARN) return false;
+    }
+    return true;
+}
+
+/* Layers after the UDP header of a datagram that is not UB: named by its port, not decoded further */
+static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_end)
+{
+    if (proto == 6) {
+        const ub_layer *t = push_fixed(d, UB_H_TCP, l4);
+        if (!complete(t)) return;
+        uint32_t hl = (uint32_t)ub_lget(t, TCP_DOFF) * 4u;
+        if (hl < 20) hl = 20;
+        if (l4 + hl < ip_end) push_data(d, UB_H_DATA, l4 + hl, ip_end);
+        return;
+    }
+    push_data(d, UB_H_DATA, l4, ip_end);
+}
+
+/* IPv4/IPv6 [+ UDP + TPH ...] [+ ICRC] in [off, end) (§5.2.3, App. E). cfg34: inside a CFG 3/4 DLLDP
+ * (else UBoE / raw IP / cooked capture). Sets d->v->claim; the caller sets the view kind. */
+void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
+{
+    ub_view *v = d->v;
     uint64_t ver = 0;
-    ub_rd_bits(d->p + off, end > off ? end - off : 0, ipv4_fields[IP4_VERSION].bit_off, 4, &ver);
+    v->claim = UB_CLAIM_NONE;
+    if (!ub_dec_avail(d, off, end) && d->wlen > d->len && end > off) return; /* cut by the snapshot length */
+    ub_rd_bits(d->p + off, ub_dec_avail(d, off, end), ipv4_fields[IP4_VERSION].bit_off, 4, &ver);
     uint32_t l4, ip_end;
     unsigned proto;
+    bool frag = false, v4_rules = true;
     icrc_mask m[4];
     unsigned nm = 0;
+    const ub_layer *ip;
+    v->claim = UB_CLAIM_NONE;
     if (ver == 4) {
-        const ub_layer *ip = push_fixed(d, UB_H_IPV4, off);
+        ip = push_fixed(d, UB_H_IPV4, off);
         if (!complete(ip)) return;
         unsigned ihl = (unsigned)ub_lget(ip, IP4_IHL);
         unsigned tot = (unsigned)ub_lget(ip, IP4_TOTLEN);
         proto = (unsigned)ub_lget(ip, IP4_PROTO);
-        if (ihl < 5) { ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ihl, 5, "ub.ipv4.ihl"); return; }
+        if (ihl < 5) {
+            if (cfg34) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ihl, 5, "ub.ipv4.ihl");
+            return;
+        }
         l4 = off + ihl * 4;
         ip_end = off + tot;
+        frag = ub_lget(ip, IP4_FRAG) || ub_lget(ip, IP4_MF);
+        v4_rules = ihl == 5 && (ub_lget(ip, IP4_DF) || (d->pf & UB_PF_IP_DF_ANY)) && !frag;
         m[nm++] = (icrc_mask){ ipv4_fields[IP4_DSCP].bit_off / 8, 1, 0 };
         m[nm++] = (icrc_mask){ ipv4_fields[IP4_TTL].bit_off / 8, 1, 0 };
         m[nm++] = (icrc_mask){ ipv4_fields[IP4_CSUM].bit_off / 8, 2, 0 };
-        if (proto == 17 && (ihl != 5 || !ub_lget(ip, IP4_DF) || ub_lget(ip, IP4_FRAG) || ub_lget(ip, IP4_MF)))
-            ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ihl, 5, "IHL 5, DF 1, no fragments (NW-03)");
     } else if (ver == 6) {
-        const ub_layer *ip = push_fixed(d, UB_H_IPV6, off);
+        ip = push_fixed(d, UB_H_IPV6, off);
         if (!complete(ip)) return;
         l4 = off + 40;
         ip_end = l4 + (unsigned)ub_lget(ip, IP6_PLEN);
@@ -647,37 +780,79 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe)
         m[nm++] = (icrc_mask){ 1, 3, 0x00 }; /* TC low nibble + Flow Label */
         m[nm++] = (icrc_mask){ ipv6_fields[IP6_HLIM].bit_off / 8, 1, 0 };
     } else {
-        ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ver, 4, "IP version");
+        if (cfg34) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ver, 4, "IP version");
         push_data(d, UB_H_DATA, off, end);
         return;
     }
-    if (ip_end > end || ip_end < l4) {
-        ub_error(d, UB_E_LENGTH, ver == 4 ? UB_H_IPV4 : UB_H_IPV6, off, ip_end - off, end - off, "IP length vs packet");
+    unsigned ipid = ver == 4 ? UB_H_IPV4 : UB_H_IPV6;
+    bool len_ok = ip_end <= end && ip_end >= l4;
+    uint32_t ip_len_found = ip_end - off;
+    if (!len_ok) {
         if (ip_end > end) ip_end = end;
         if (ip_end < l4) ip_end = l4 > end ? end : l4;
     }
     uint32_t rem = end - ip_end;
     bool has_icrc = rem == 4; /* R-44: IP/UDP lengths stop before the ICRC */
-    if (rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, UB_H_IPV4, ip_end, rem, 0, "bytes after the IP packet");
-    if (proto == 17) {
-        const ub_layer *u = push_fixed(d, UB_H_UDP, l4);
+
+    /* §1 step 3: is the UDP datagram UB transport? */
+    const ub_layer *u = NULL;
+    unsigned dport = 0, ulen = 0;
+    ub_claim claim = UB_CLAIM_NONE;
+    dec_mark mk;
+    mark_take(d, &mk);
+    if (proto == 17 && !frag) {
+        u = push_fixed(d, UB_H_UDP, l4);
         if (!complete(u)) return;
-        unsigned dport = (unsigned)ub_lget(u, UDP_DPORT), ulen = (unsigned)ub_lget(u, UDP_LEN);
+        dport = (unsigned)ub_lget(u, UDP_DPORT);
+        ulen = (unsigned)ub_lget(u, UDP_LEN);
         m[nm++] = (icrc_mask){ l4 - off + udp_fields[UDP_CSUM].bit_off / 8, 2, 0 };
-        if (dport == d->o->udp_port) {
-            if (ulen != ip_end - l4) ub_error(d, UB_E_LENGTH, UB_H_UDP, l4 + 4, ulen, ip_end - l4, "ub.udp.length");
-            if (ub_lget(u, UDP_CSUM)) ub_error(d, UB_E_VALUE, UB_H_UDP, l4 + 6, ub_lget(u, UDP_CSUM), 0, "UDP checksum must be 0 (NW-03)");
+        if (udp_port_is_ub(d->o, dport)) claim = UB_CLAIM_PORT;
+        else if (cfg34 && (d->pf & UB_PF_UDP_ANY_PORT)) claim = UB_CLAIM_PROFILE; /* ns-3-UB D15 */
+        else if (d->o->udp_heuristic && dport != UDP_PORT_ROCEV2 && len_ok && (rem == 0 || rem == 4) &&
+                 ulen == ip_end - l4 && ulen >= 8 + 16 && !ub_lget(u, UDP_CSUM)) {
+            /* the strict heuristic: the TP and TA headers (and an ICRC if present) decode cleanly */
+            dec_mark m2;
+            mark_take(d, &m2);
             ub_dec_tph(d, l4 + 8, ip_end);
-        } else {
-            push_data(d, UB_H_DATA, l4 + 8, ip_end);
+            bool ok = clean_since(d, &m2);
+            if (ok && has_icrc) {
+                push_icrc(d, off, ip_end, m, nm);
+                const ub_layer *ic = &v->layer[v->nlayers - 1];
+                ok = v->nlayers <= UB_MAX_LAYERS && ic->hdr->id == UB_H_ICRC && ic->status == UB_CK_GOOD;
+            }
+            if (ok) {
+                v->claim = UB_CLAIM_HEURISTIC;
+                if (ver == 4 && !v4_rules) /* NW-03 (the heuristic admits it: report it) */
+                    ub_error(d, UB_E_VALUE, UB_H_IPV4, off, 0, 0, "IHL 5, DF 1, no fragments (NW-03)");
+                return;
+            }
+            mark_restore(d, &m2);
         }
-    } else {
-        push_data(d, UB_H_DATA, l4, ip_end);
     }
-    if (has_icrc) {
-        /* coverage starts at the IP header; masks are relative to it (§5.3.7) */
-        push_icrc(d, off, ip_end, m, nm);
+    if (claim == UB_CLAIM_NONE) {
+        /* not UB: what it is, nothing decoded further (in CFG 3/4 the link header stays UB) */
+        if (cfg34 && !len_ok)
+            ub_error(d, UB_E_LENGTH, ipid, off, ip_len_found, end - off, "IP length vs packet");
+        if (u) push_data(d, UB_H_DATA, l4 + 8, ip_end);
+        else dec_not_ub_l4(d, proto, l4, ip_end);
+        if (cfg34 && rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, ipid, ip_end, rem, 0, "bytes after the IP packet");
+        if (cfg34 && has_icrc) push_icrc(d, off, ip_end, m, nm); /* R-44 */
+        return;
     }
+    v->claim = (uint8_t)claim;
+    if (!len_ok) ub_error(d, UB_E_LENGTH, ipid, off, ip_len_found, end - off, "IP length vs packet");
+    if (ver == 4 && !v4_rules) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, 0, 0, "IHL 5, DF 1, no fragments (NW-03)");
+    if (rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, ipid, ip_end, rem, 0, "bytes after the IP packet");
+    if (ulen != ip_end - l4) ub_error(d, UB_E_LENGTH, UB_H_UDP, l4 + 4, ulen, ip_end - l4, "ub.udp.length");
+    if (ub_lget(u, UDP_CSUM)) ub_error(d, UB_E_VALUE, UB_H_UDP, l4 + 6, ub_lget(u, UDP_CSUM), 0, "UDP checksum must be 0 (NW-03)");
+    ub_dec_tph(d, l4 + 8, ip_end);
+    if (has_icrc) push_icrc(d, off, ip_end, m, nm); /* coverage starts at the IP header (§5.3.7) */
+}
+
+int ub_ip_claim(ub_view *v, const ub_opts *o, const uint8_t *ip, uint32_t caplen, uint32_t wirelen)
+{
+    ub_decode_wire(v, o, UB_ENTRY_RAWIP, ip, caplen, wirelen);
+    return v->kind == UB_KIND_UBOE ? v->claim : UB_CLAIM_NONE;
 }
 
 /* CFG 3/4: IP-based UB link header (CCI + NPI), then IP (§5.2.3) */
@@ -687,12 +862,14 @@ static void dec_ip_link(ub_dec *d, int cfg)
     if (!n) return;
     push_cci(d, 0);
     if (!complete(n)) return;
-    if (ub_lget(n, NTHIP_NPI) == 0) ub_error(d, UB_E_VALUE, UB_H_NTHIP, 3, 0, 1, "NPI.ID 0 is invalid (NW-04)");
+    if (ub_lget(n, NTHIP_NPI) == 0 && !(d->pf & UB_PF_NPI_ZERO)) /* ns-3-UB D8 */
+        ub_error(d, UB_E_VALUE, UB_H_NTHIP, 3, 0, 1, "NPI.ID 0 is invalid (NW-04)");
     uint64_t ver = 0;
-    ub_rd_bits(d->p + 6, d->len > 6 ? d->len - 6 : 0, 0, 4, &ver);
+    ub_rd_bits(d->p + 6, ub_dec_avail(d, 6, d->wlen), 0, 4, &ver);
+    if (!ub_dec_avail(d, 6, d->wlen) && d->wlen > d->len) return; /* the IP header was not captured */
     if ((cfg == 3 && ver != 4) || (cfg == 4 && ver != 6))
         ub_error(d, UB_E_VALUE, UB_H_IPV4, 6, ver, cfg == 3 ? 4 : 6, "IP version vs CFG");
-    ub_dec_ip_ub(d, 6, d->len, false);
+    ub_dec_ip_ub(d, 6, d->wlen, true);
 }
 
 void ub_dec_netpkt(ub_dec *d, int cfg)
@@ -701,12 +878,12 @@ void ub_dec_netpkt(ub_dec *d, int cfg)
     switch (cfg) {
     case 3:
     case 4: dec_ip_link(d, cfg); break;
-    case 5: ub_dec_cfg5(d, 0, d->len); break;
+    case 5: ub_dec_cfg5(d, 0, d->wlen); break;
     case 6:
     case 9: dec_nth16(d, cfg); break;
     case 7: dec_nth24(d); break;
     default:
         ub_error(d, UB_E_UNKNOWN_CFG, UB_H_LPH, 0, (uint64_t)cfg, 0, "ub.lph.cfg");
-        push_data(d, UB_H_DATA, 0, d->len);
+        push_data(d, UB_H_DATA, 0, d->wlen);
     }
 }

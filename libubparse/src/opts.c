@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { K_U16, K_U8, K_BOOL, K_CRC, K_TAH };
+enum { K_U16, K_U8, K_BOOL, K_CRC, K_TAH, K_PORTS, K_PROFILE };
 
 typedef struct {
     const char *name;
@@ -23,7 +23,9 @@ static const optdef opt_table[] = {
     { "dlt.flit", K_U16, OFF(dlt_flit), 65535, "dlt.flit=N dlt.pkt=N dlt.stream=N   link types of the three UB entry points (147/148/149)" },
     { "dlt.pkt", K_U16, OFF(dlt_pkt), 65535, NULL },
     { "dlt.stream", K_U16, OFF(dlt_stream), 65535, NULL },
-    { "udp.port", K_U16, OFF(udp_port), 65535, "udp.port=N                         UB over UDP port (4792)" },
+    { "udp.port", K_PORTS, OFF(udp_port), 65535, "udp.port=N[,N...]                  UB over UDP destination ports (4792; up to 8, 0 = none)" },
+    { "udp.heuristic", K_BOOL, OFF(udp_heuristic), 1, "udp.heuristic=0|1                  UDP on other ports is UB when the strict heuristic holds (1)" },
+    { "profile", K_PROFILE, OFF(profile), UB_PROFILE__COUNT - 1, "profile=spec|ns3ub                 decoding profile: the spec, or ns-3-UB simulator traces (docs/interop.md)" },
     { "crc_mode", K_CRC, OFF(crc_mode), 1, "crc_mode=crc|noncrc                BCRC per block (CRC) or END (Non-CRC)" },
     { "bcrc_variant", K_U8, OFF(bcrc_variant), 1, "bcrc_variant=0|1                   R-03: CRC30 covers the 2 info bits (0) or bytes only (1)" },
     { "tah_fmt.6", K_TAH, OFF(tah_fmt) + 6, 1, "tah_fmt.<cfg>=full|compact          R-25: TAH format per CFG (defaults: 6,9 compact; others full)" },
@@ -108,6 +110,46 @@ int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen)
         else if (strcmp(val, "compact") == 0 || strcmp(val, "1") == 0) *field = UB_TAH_COMPACT;
         else goto bad_word;
         return 0;
+    case K_PROFILE: {
+        int p = ub_profile_find(val);
+        if (p < 0) {
+            snprintf(err, errlen, "%s: '%.40s' is not one of spec, ns3ub", d->name, val);
+            return -1;
+        }
+        *field = (uint8_t)p;
+        return 0;
+    }
+    case K_PORTS: { /* "4792" or "4792,5000,...": the first is udp_port, the others udp_more[] */
+        uint16_t ports[1 + UB_UDP_MORE];
+        unsigned n = 0;
+        for (const char *p = val;; n++) {
+            size_t l = strcspn(p, ",");
+            char one[16];
+            if (n >= 1 + UB_UDP_MORE) {
+                snprintf(err, errlen, "%s: at most %d ports", d->name, 1 + UB_UDP_MORE);
+                return -1;
+            }
+            if (l == 0 || l >= sizeof one) {
+                snprintf(err, errlen, "%s: '%.40s' is not a list of ports", d->name, val);
+                return -1;
+            }
+            memcpy(one, p, l);
+            one[l] = 0;
+            rc = parse_num(one, 65535, &u);
+            if (rc != 0) {
+                snprintf(err, errlen, rc == -2 ? "%s: %.16s is out of range (0..65535)" : "%s: '%.16s' is not a port number",
+                         d->name, one);
+                return -1;
+            }
+            ports[n] = (uint16_t)u;
+            if (!p[l]) { n++; break; }
+            p += l + 1;
+        }
+        o->udp_port = ports[0];
+        o->n_udp_more = (uint8_t)(n - 1);
+        for (unsigned i = 1; i < n; i++) o->udp_more[i - 1] = ports[i];
+        return 0;
+    }
     default: break;
     }
     rc = parse_num(val, d->max, &u);

@@ -47,13 +47,104 @@ static const ub_layer *first_of(const ub_view *v, const unsigned *ids, unsigned 
     return NULL;
 }
 
+/* IP and what it carries, for traffic that is not UB transport: "IPv4/TCP 10.0.0.1:1234→10.0.0.2:80",
+ * "IPv6/UDP [fd00::1]:5000→[fd00::2]:4791 (RoCEv2)", "IPv4 proto 1 (ICMP) 10.0.0.1→10.0.0.2" */
+static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
+{
+    bool v6 = ip->hdr->id == UB_H_IPV6;
+    char sa[64] = "?", da[64] = "?";
+    const ub_field *fs = &ip->hdr->fields[ub_field_index(ip->hdr, "src")];
+    const ub_field *fd = &ip->hdr->fields[ub_field_index(ip->hdr, "dst")];
+    ub_val a, b;
+    if (ub_field_value(ip, fs, &a) == 0) ub_format_value(fs, &a, false, sa, sizeof sa);
+    if (ub_field_value(ip, fd, &b) == 0) ub_format_value(fd, &b, false, da, sizeof da);
+    uint64_t proto = fv(ip, v6 ? "next_header" : "protocol");
+    const ub_layer *l4 = find(v, UB_H_UDP);
+    if (!l4) l4 = find(v, UB_H_TCP);
+    bool frag = !v6 && (fv(ip, "frag_offset") || fv(ip, "mf"));
+    sb(s, "%s", v6 ? "IPv6" : "IPv4");
+    if (l4 && !frag) {
+        bool udp = l4->hdr->id == UB_H_UDP;
+        uint64_t sp = fv(l4, "srcport"), dp = fv(l4, "dstport");
+        const char *o = v6 ? "[" : "", *c = v6 ? "]" : "";
+        sb(s, "/%s %s%s%s:%" PRIu64 "→%s%s%s:%" PRIu64, udp ? "UDP" : "TCP", o, sa, c, sp, o, da, c, dp);
+        if (udp && (dp == 4791 || sp == 4791)) sb(s, " (RoCEv2)");
+        return;
+    }
+    static const struct { unsigned p; const char *n; } pn[] = {
+        { 1, "ICMP" }, { 2, "IGMP" }, { 6, "TCP" }, { 17, "UDP" }, { 47, "GRE" }, { 50, "ESP" }, { 58, "ICMPv6" }, { 132, "SCTP" },
+    };
+    const char *nm = NULL;
+    for (unsigned i = 0; i < sizeof pn / sizeof pn[0]; i++)
+        if (pn[i].p == proto) nm = pn[i].n;
+    if (frag) sb(s, " fragment");
+    if (nm) sb(s, "/%s %s→%s", nm, sa, da);
+    else sb(s, " proto %" PRIu64 " %s→%s", proto, sa, da);
+}
+
+/* A record that is not UB (issue #9): what it is, e.g. "ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80", "ETH/ARP ..." */
+static void sum_other(const ub_view *v, sbuf *s)
+{
+    const ub_layer *l;
+    unsigned et = 0;
+    if ((l = find(v, UB_H_ETH))) {
+        sb(s, "ETH");
+        et = (unsigned)fv(l, "type");
+    } else if ((l = find(v, UB_H_SLL)) || (l = find(v, UB_H_SLL2))) {
+        sb(s, "SLL");
+        et = (unsigned)fv(l, "protocol");
+    }
+    for (int i = ub_view_find(v, UB_H_VLAN, 0); i >= 0; i = ub_view_find(v, UB_H_VLAN, i + 1)) {
+        sb(s, "/VLAN %" PRIu64, fv(&v->layer[i], "vid"));
+        et = (unsigned)fv(&v->layer[i], "type");
+    }
+    const ub_layer *ip = find(v, UB_H_IPV4);
+    if (!ip) ip = find(v, UB_H_IPV6);
+    if (ip) {
+        if (s->w) sb(s, "/");
+        sum_ip_plain(v, ip, s);
+        return;
+    }
+    if ((l = find(v, UB_H_ARP))) {
+        const ub_field *f = l->hdr->fields;
+        char spa[32] = "?", tpa[32] = "?", sha[32] = "?";
+        ub_val x;
+        for (unsigned k = 0; k < l->hdr->nfields; k++) {
+            const char *ab = f[k].abbrev;
+            if (ub_field_value(l, &f[k], &x) != 0) continue;
+            if (strcmp(ab, "ub.arp.src_ip") == 0) ub_format_value(&f[k], &x, false, spa, sizeof spa);
+            else if (strcmp(ab, "ub.arp.dst_ip") == 0) ub_format_value(&f[k], &x, false, tpa, sizeof tpa);
+            else if (strcmp(ab, "ub.arp.src_hw") == 0) ub_format_value(&f[k], &x, false, sha, sizeof sha);
+        }
+        if (fv(l, "opcode") == 2) sb(s, "/ARP %s is-at %s", spa, sha);
+        else sb(s, "/ARP who-has %s tell %s", tpa, spa);
+        return;
+    }
+    static const struct { unsigned t; const char *n; } etn[] = {
+        { 0x0806, "ARP" }, { 0x8808, "MAC control (PAUSE/PFC)" }, { 0x88CC, "LLDP" }, { 0x8035, "RARP" },
+        { 0x8915, "RoCE v1" }, { 0x8906, "FCoE" }, { 0x88E5, "MACsec" }, { 0x88F7, "PTP" },
+    };
+    const char *nm = NULL;
+    for (unsigned i = 0; i < sizeof etn / sizeof etn[0]; i++)
+        if (etn[i].t == et) nm = etn[i].n;
+    if (s->w) sb(s, " ");
+    if (nm) sb(s, "%s (0x%04x)", nm, et);
+    else if (s->w) sb(s, "EtherType 0x%04x", et);
+    else sb(s, "not UB (%u bytes)", v->rec_len);
+}
+
 static void sum_tah(const ub_view *v, sbuf *s)
 {
     static const unsigned req_ids[] = { UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT };
     static const unsigned rsp_ids[] = { UB_H_ATAH, UB_H_ATAH_C };
     static const unsigned ma_ids[] = { UB_H_MAETAH, UB_H_MAETAH_C };
     const ub_layer *b = first_of(v, req_ids, 3), *a = first_of(v, rsp_ids, 2), *m = first_of(v, ma_ids, 2);
-    if (b) {
+    if (b && fv(b, "taopcode") >= 0x11 && fv(b, "taopcode") <= 0x13) { /* a response in a BTAH (ns-3-UB D12) */
+        uint64_t op = fv(b, "taopcode");
+        sb(s, " %s TASSN %" PRIu64, ub_vname_lookup(ub_vn_taopcode, op), fv(b, "ini_tassn"));
+        const ub_layer *p = find(v, UB_H_PAYLOAD);
+        if (p) sb(s, " len %u", p->wlen);
+    } else if (b) {
         uint64_t op = fv(b, "taopcode");
         const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
         if (op == 0x10) {
@@ -73,7 +164,7 @@ static void sum_tah(const ub_view *v, sbuf *s)
             sb(s, " addr 0x%" PRIx64 " len %" PRIu64, fv(m, "address"), len);
         }
         const ub_layer *p = find(v, UB_H_PAYLOAD);
-        if (p && !m) sb(s, " payload %u", p->len);
+        if (p && !m) sb(s, " payload %u", p->wlen);
     } else if (a) {
         uint64_t op = fv(a, "taopcode");
         const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
@@ -85,7 +176,7 @@ static void sum_tah(const ub_view *v, sbuf *s)
             sb(s, " Status %" PRIu64, fv(a, "status"));
         }
         const ub_layer *p = find(v, UB_H_PAYLOAD);
-        if (p) sb(s, " len %u", p->len);
+        if (p) sb(s, " len %u", p->wlen);
     }
 }
 
@@ -107,6 +198,8 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
             }
         }
         if (!s.w) sb(&s, "DLLCB");
+    } else if (!ub_view_ub(v)) {
+        sum_other(v, &s);
     } else {
         if (v->cfg >= 0) sb(&s, "CFG%d", v->cfg);
         else if (v->kind == UB_KIND_UBOE) sb(&s, "UBoE");
@@ -116,7 +209,13 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
             int w = l->hdr->id == UB_H_NTH24 ? 6 : 4;
             sb(&s, " 0x%0*" PRIx64 "→0x%0*" PRIx64, w, fv(l, "scna"), w, fv(l, "dcna"));
         }
-        if ((l = find(v, UB_H_IPV4)) || (l = find(v, UB_H_IPV6))) {
+        bool plain_ip = false;
+        if (((l = find(v, UB_H_IPV4)) || (l = find(v, UB_H_IPV6))) && v->claim == UB_CLAIM_NONE &&
+            (v->cfg == 3 || v->cfg == 4)) {
+            sb(&s, " "); /* plain IP on a UB link (CFG 3/4): named, not decoded further */
+            sum_ip_plain(v, l, &s);
+            plain_ip = true;
+        } else if (l) {
             const ub_field *fs = &l->hdr->fields[ub_field_index(l->hdr, "src")];
             const ub_field *fd = &l->hdr->fields[ub_field_index(l->hdr, "dst")];
             ub_val a, b;
@@ -135,7 +234,7 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
         }
         if ((l = find(v, UB_H_RTPH))) {
             uint64_t op = fv(l, "tpopcode");
-            const char *nm = ub_vname_lookup(ub_vn_tpopcode, op);
+            const char *nm = vname(l, "tpopcode", op); /* the layer's table: a profile may name more opcodes */
             if (op == 1) sb(&s, " RTP PSN %" PRIu64, fv(l, "psn"));
             else if (op == 2) sb(&s, " %s PSN %" PRIu64, fv(l, "rspst") == 3 ? "TPNAK" : "TPACK", fv(l, "psn"));
             else sb(&s, " %s PSN %" PRIu64, nm ? nm : "TPOpcode?", fv(l, "psn"));
@@ -155,7 +254,8 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
                       p->hdr->id == UB_H_SCANPDU_RSP ? "rsp" : "req", fv(p, "msn"));
         }
         if (find(v, UB_H_CIPH)) sb(&s, " CIP");
-        sum_tah(v, &s);
+        const ub_layer *tp = find(v, UB_H_RTPH);
+        if (!plain_ip && !(tp && fv(tp, "tpopcode") >= 2)) sum_tah(v, &s); /* an ATAH after an ack is no response */
         static const unsigned urpc_ids[] = { UB_H_URPC_REQ, UB_H_URPC_ACK, UB_H_URPC_RSP };
         if ((l = first_of(v, urpc_ids, 3))) {
             static const char *kind[] = { "Request", "Ack", "Response" };
@@ -211,9 +311,12 @@ void ub_print_tree(FILE *f, const ub_view *v)
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
         int ind = 4 * l->depth;
+        char cut[64] = "";
+        if (l->flags & UB_LF_TRUNC)
+            snprintf(cut, sizeof cut, l->wlen > l->len ? " [%u on the wire, cut by the snapshot length]" : " [truncated]",
+                     l->wlen);
         fprintf(f, "%*s%s (ub.%s), %u byte%s%s%s\n", ind, "", l->hdr->name, l->hdr->abbrev, l->len,
-                l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "",
-                (l->flags & UB_LF_TRUNC) ? " [truncated]" : "");
+                l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "", cut);
         for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
         if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(f, v, i, ind + 4);
     }
@@ -246,7 +349,9 @@ static void json_str(FILE *f, const char *s)
 
 void ub_print_json(FILE *f, const ub_view *v)
 {
-    fputs("{\"layers\":[", f);
+    fputs(ub_view_ub(v) ? "{" : "{\"ub\":false,", f);
+    if (v->wire_len > v->rec_len) fprintf(f, "\"wire_length\":%u,", v->wire_len);
+    fputs("\"layers\":[", f);
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
         fprintf(f, "%s{\"header\":\"%s\",\"table\":\"%s\",\"offset\":%u,\"length\":%u,\"depth\":%u%s,\"fields\":{",

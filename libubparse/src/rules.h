@@ -153,7 +153,15 @@
     R(PK_NOTE, "UB-PK-002", "packet", UB_SEV_NOTE, "R-26, §11.5", "decoder note (layout ambiguity resolved by default, CIP-protected data)", \
       "frame; detail: what")                                                                                         \
     R(ST_EVICTED, "UB-ST-001", "any", UB_SEV_NOTE, "design", "state table full: entries evicted before they could be judged (result INCOMPLETE)", \
-      "frame: first eviction; frames: last eviction; values: table, entries evicted, table bound")
+      "frame: first eviction; frames: last eviction; values: table, entries evicted, table bound")                   \
+    /* ---- what happened, not what is wrong (notes; issue #9: simulator traces) ---- */                              \
+    R(NW_CONGESTED, "UB-NW-010", "network", UB_SEV_NOTE, "§5.3.5; NW-02", "packet marked congested on its way (CCI FECN 01/11 or CAQM C = 1)", \
+      "frame; values: CCI mode, FECN or C")                                                                          \
+    R(TP_CNP, "UB-TP-019", "transport", UB_SEV_NOTE, "§6.2.2, §6.6", "congestion notification (CNP) sent back to the data sender", \
+      "frame; values: ECN, Loc")                                                                                     \
+    R(DL_CREDIT_RETURN, "UB-DL-023", "data link", UB_SEV_NOTE, "§4.3.3.5, §4.6; §10.6 g",                              \
+      "credit return (Crd_Ack) in packet records: credits shown per VL, not checked (no bring-up, no flits)", \
+      "frame; values: VL, credits, T")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

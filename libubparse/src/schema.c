@@ -115,6 +115,8 @@ extern const ub_hdr ub_hdr_urpc_dma;
 extern const ub_hdr ub_hdr_urpc_ack;
 extern const ub_hdr ub_hdr_urpc_rsp;
 extern const ub_hdr ub_hdr_urpc_rdoff;
+extern const ub_hdr ub_hdr_tcp;
+extern const ub_hdr ub_hdr_arp;
 extern const ub_hdr ub_hdr_data;
 
 const ub_hdr *const ub_registry[UB_H__COUNT] = {
@@ -231,6 +233,8 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_URPC_ACK] = &ub_hdr_urpc_ack,
     [UB_H_URPC_RSP] = &ub_hdr_urpc_rsp,
     [UB_H_URPC_RDOFF] = &ub_hdr_urpc_rdoff,
+    [UB_H_TCP] = &ub_hdr_tcp,
+    [UB_H_ARP] = &ub_hdr_arp,
     [UB_H_DATA] = &ub_hdr_data,
 };
 
@@ -252,8 +256,9 @@ size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **f
     size_t n = 0;
     if (!abbrev || strncmp(abbrev, "ub.", 3) != 0) return 0;
     const char *rest = abbrev + 3;
-    for (unsigned id = 1; id < UB_H__COUNT; id++) {
-        const ub_hdr *h = ub_registry[id];
+    unsigned nv = ub_hdr_variant_count();
+    for (unsigned id = 1; id < UB_H__COUNT + nv; id++) { /* the registry, then the profile tables */
+        const ub_hdr *h = id < UB_H__COUNT ? ub_registry[id] : ub_hdr_variant(id - UB_H__COUNT + 1);
         if (!h) continue;
         size_t al = strlen(h->abbrev);
         if (strncmp(rest, h->abbrev, al) != 0) continue;

@@ -637,10 +637,15 @@ static void req_content(ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir *peer, u
     d->req_pending = true;
     d->req_rcvptr = rcvptr;
     d->req_frame = fr;
-    if (!peer) return; /* event boundaries and RcvPtr need the other direction (§10.6 g) */
-    /* DL-17 (§4.7.3.3, §10.6 i): the first set seen is not checked; later sets of the event count up */
+    /* DL-17 (§4.7.3.3, §10.6 i): the first set seen is not checked; later sets of the event count up. With
+     * both directions the Retry_Ack_Set ends an event; with one (no peer: classic pcap of one link
+     * direction, §10.6 g) a set with NUM_RETRY = 1 may start a new event, anything else continues one. */
+    bool one_dir = !peer;
     if (d->ev_active) {
-        if (phy == d->ev_phy) {
+        bool new_event = one_dir && retry == 1;
+        if (new_event) {
+            d->ev_notes = 0;
+        } else if (phy == d->ev_phy) {
             if (retry != (uint16_t)(d->ev_retry + 1u))
                 emit2(s, p, d->dir, UB_R_DL_RETRY_COUNT, -1, d->ev_frame, d->ev_retry, retry,
                       "NUM_RETRY does not count up by one per Retry_Req_Set (values: previous, this)");
@@ -652,7 +657,7 @@ static void req_content(ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir *peer, u
             emit2(s, p, d->dir, UB_R_DL_RETRY_COUNT, -1, d->ev_frame, d->ev_phy, phy,
                   "NUM_PHY_REINIT does not count up by one per retrain (values: previous, this)");
         }
-        if (!(d->ev_notes & 1u) && d->blocks) { /* repeated sets right after link-up are normal (§10.6 i) */
+        if (!new_event && !(d->ev_notes & 1u) && d->blocks) { /* repeated sets right after link-up are normal (§10.6 i) */
             d->ev_notes |= 1u;
             emit2(s, p, d->dir, UB_R_DL_RETRY_COUNT, UB_SEV_NOTE, d->ev_frame, d->ev_retry, retry,
                   "Retry_Req_Set repeated: DL Retry ACK Timeout (§4.8.2)");
@@ -675,7 +680,7 @@ static void req_content(ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir *peer, u
     d->ev_phy = phy;
     d->ev_frame = fr;
     /* DL-14 (§4.7.3.2.2, R-45): RcvPtr = the backed-up flits of the peer direction A received correctly */
-    if (!(peer->valid & V_RCV)) return;
+    if (!peer || !(peer->valid & V_RCV)) return;
     uint32_t depth = peer->init.depth, exp = peer->rcv;
     const char *bad = NULL;
     if (rcvptr >= depth) bad = "Retry_Req RcvPtr beyond RETRY_BUF_DEPTH";
@@ -1039,6 +1044,19 @@ static dl_dir *link_get(mod_dll *m, uint32_t ifindex, uint8_t dir, bool create, 
 static void packet_dll(void *mp, ub_state *s, const ub_pkt *p)
 {
     mod_dll *m = mp;
+    if (p->v->entry == UB_ENTRY_PKT && p->dllcb && p->dllcb->hdr->id == UB_H_DLLCB_CRD_ACK && !p->malformed) {
+        /* packet records (e.g. ns-3-UB CBFC): no flits, BCRC or bring-up, so credits are shown, not checked */
+        uint64_t t = fv(&m->crd_t, p->dllcb);
+        for (unsigned v = 0; v < NVL; v++) {
+            uint64_t n = fv(&m->crd_num[v], p->dllcb);
+            if (!n) continue;
+            int64_t vals[3] = { v, (int64_t)n, (int64_t)t };
+            char kt[16];
+            snprintf(kt, sizeof kt, "VL%u", v);
+            ub_st_emit(s, UB_R_DL_CREDIT_RETURN, -1, p->pi->frame, NULL, 0, vals, 3, "Crd_Ack returns credits", "VL", kt);
+        }
+        return;
+    }
     /* flit-level units only (USER0 records, USER2 stream units decoded as flit records), §10.6 g */
     if (p->v->entry != UB_ENTRY_FLIT && p->v->entry != UB_ENTRY_STREAM) return;
     unsigned kind = classify(p);
@@ -1055,7 +1073,10 @@ static void packet_dll(void *mp, ub_state *s, const ub_pkt *p)
     uint32_t flits = p->flits;
     uint64_t pos = d->pos;
     d->pos += flits; /* DL-18: every block counts, NOBs and Null Blocks included */
-    if (kind == U_NULL) return;
+    if (kind == U_NULL) { /* a set is 32 consecutive copies: a Null Block ends a short one (DL-15) */
+        if (d->set_open) set_finish(s, p, d, peer);
+        return;
+    }
     bool first = d->units == 0;
     d->units++;
     bool bad = p->crc_bad, mal = p->malformed && dl_malformed(p->v), trust = !bad && !mal;

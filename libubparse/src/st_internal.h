@@ -9,13 +9,14 @@
 /* ---------------------------------------------------------------- field handles */
 /* A field name resolved once (at engine creation) to every table that defines it; reading it from
  * a layer is then a pointer compare plus the bit reader — no string work per packet. */
-#define UB_FH_MAX 4
+#define UB_FH_MAX 8
 typedef struct ub_fh {
     const ub_hdr *h[UB_FH_MAX];
     const ub_field *f[UB_FH_MAX];
     uint8_t n;
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
+void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
 /* value of the handle's field in layer l (0 when l is NULL or has no such field) */
 static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
 {
@@ -139,6 +140,12 @@ struct ub_state {
     const char *tbl_what[UB_TBL__COUNT];
     /* handles used by the packet extraction */
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
+    ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
+    /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the
+     * loss signals per endpoint pair, allocated on the first such packet */
+    ub_tbl hops;
+    uint64_t hop_copies;
+    ub_fh f_hopmask[9];  /* fields a switch may rewrite (CCI, TTL, ...): left out of the hop digest */
 };
 
 /* Emit a finding. frames: up to UB_FINDING_FRAMES related frames (0 = none); vals: nvals values.

@@ -557,7 +557,8 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
                  "OFSTETAH.Offset does not advance by the KB count of the previous packet", "transaction", kt);
         ch->next_addr = addr + p->payload_len;
         ch->next_off = off + p->payload_len / 1024u;
-        ch->has_addr = p->maetah != NULL;
+        /* ns-3-UB models no addresses (MAETAH.Address always 0): nothing to check there */
+        ch->has_addr = p->maetah != NULL && !(addr == 0 && ub_pf(p->v->opts, UB_PF_NO_ADDRESS));
         ch->has_off = p->ofstetah != NULL;
         ch->last_frame = frame;
         ch->open = !last;
@@ -639,7 +640,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
         ch->open = !last;
         ch->tassn = tassn;
         ch->rck = rck;
-        ch->has_addr = p->maetah != NULL;
+        ch->has_addr = p->maetah != NULL && !(addr == 0 && ub_pf(p->v->opts, UB_PF_NO_ADDRESS));
         ch->has_off = p->ofstetah != NULL;
         ch->next_addr = addr + p->payload_len;
         ch->next_off = off + p->payload_len / 1024u;
@@ -730,7 +731,7 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
         full.len = 8;
         a = &full;
     }
-    bool have_full = a->hdr->id == UB_H_ATAH && a->len >= 8; /* RC fields readable */
+    bool have_full = (a->hdr->id == UB_H_ATAH || a->hdr->id == UB_H_BTAH) && a->len >= 8; /* RC fields readable */
     uint16_t tassn = (uint16_t)fget(&m->at_tassn, a);
     uint32_t rcid = have_full ? (uint32_t)fget(&m->at_rcid, a) : 0;
     if (have_full) {
@@ -1154,6 +1155,7 @@ static void packet_ta(void *mv, ub_state *s, const ub_pkt *p)
             tp_ack(m, p);
             goto out;
         }
+        if (top == 4 || top == 8) goto out; /* ns-3-UB NAK, CNP: no transaction layer */
         if (top == 1 && ub_fh_has(&m->rt_psn, p->rtph)) {
             ub_key ck;
             ch_key(&ck, &p->src, &p->dst, (uint32_t)fget(&m->rt_src, p->rtph), (uint32_t)fget(&m->rt_dst, p->rtph));
@@ -1295,6 +1297,10 @@ static int init_ta(void *mv, ub_state *s)
 #undef FH
     };
     for (size_t i = 0; i < sizeof fh / sizeof fh[0]; i++) ub_fh_init((ub_fh *)((uint8_t *)m + fh[i].off), fh[i].name);
+    /* a response carried in a BTAH (a profile's dialect, ns-3-UB D12: state.c hands it over as p->atah) */
+    ub_fh_add(&m->at_op, "ub.btah.taopcode");
+    ub_fh_add(&m->at_tassn, "ub.btah.ini_tassn");
+    ub_fh_add(&m->at_rcid, "ub.btah.ini_rc_id");
     return 0;
 fail: /* the engine frees the module memory but does not call fini after a failed init */
     fini_ta(m);

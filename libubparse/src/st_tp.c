@@ -85,6 +85,7 @@ typedef struct mod_tp {
     bool other_valid;             /* cache: the address pair last marked PR_OTHER */
     ub_addr other_src, other_dst;
     ub_fh f_last, f_op, f_stpn, f_dtpn, f_a, f_f, f_psn, f_rspst, f_rspinfo, f_tpmsn;
+    ub_fh f_cnp_ecn, f_cnp_loc;
     ub_fh f_utp_op, f_ctp_op;
     ub_fh f_sae_maxrcv, f_sae_bitmap, f_ack_seq;
     ub_fh f_rt, f_mgmt, f_fecn, f_odr, f_scan_r, f_mg_rsp, f_mg_code;
@@ -103,7 +104,7 @@ static inline uint16_t if_bit(const ub_pkt *p) { return (uint16_t)(1u << (p->pi-
 static bool rule_on(const ub_state *s, unsigned rule)
 {
     if (rule >= UB_R_NW_NLP && rule <= UB_R_NW_UPI) return (s->cfg.layers & UB_ST_NW) != 0;
-    if (rule >= UB_R_TP_HEADER && rule <= UB_R_TP_UNACKED) return (s->cfg.layers & UB_ST_TP) != 0;
+    if ((rule >= UB_R_TP_HEADER && rule <= UB_R_TP_UNACKED) || rule == UB_R_TP_CNP) return (s->cfg.layers & UB_ST_TP) != 0;
     return true;
 }
 
@@ -407,14 +408,21 @@ static bool sack_bit(const uint8_t *b, uint32_t nbytes, uint32_t i, unsigned ord
     uint32_t nb = nbytes * 8;
     if (i >= nb) return false;
     if (order == 0) return (b[(nb - 1 - i) / 8] >> (i % 8)) & 1; /* R-18 default: BitMap[0] = last byte bit 0 */
+    if (order == 2) return (b[i / 8] >> (i % 8)) & 1;            /* ns-3-UB: byte i/8, bit i%8 (LSB first) */
     return (b[i / 8] >> (7 - i % 8)) & 1;                         /* R-18 alternative: first bit on the wire */
+}
+static unsigned sack_order(const ub_pkt *p)
+{
+    const ub_opts *o = p->v->opts;
+    if (!o) return 0;
+    return ub_pf(o, UB_PF_SACK_LSB) ? 2 : o->bitmap_order;
 }
 
 static void tp_sack(mod_tp *m, ub_state *s, const ub_pkt *p, tp_chan *c, uint32_t psn)
 {
     ub_val bm;
     if (!p->saetph || !fh_bytes(&m->f_sae_bitmap, p->saetph, &bm) || !ub_fh_has(&m->f_sae_maxrcv, p->saetph)) return;
-    unsigned order = p->v->opts ? p->v->opts->bitmap_order : 0;
+    unsigned order = sack_order(p);
     uint32_t maxrcv = (uint32_t)ub_fh_get(&m->f_sae_maxrcv, p->saetph), nbits = bm.nbytes * 8;
     uint64_t fr = p->pi->frame;
     const char *bad = NULL;
@@ -469,7 +477,7 @@ static void tp_sack(mod_tp *m, ub_state *s, const ub_pkt *p, tp_chan *c, uint32_
         if (sack_bit(bm.bytes, bm.nbytes, i, order)) c->sack_bits[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
-static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op)
+static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool nak_op)
 {
     const ub_layer *r = p->rtph;
     /* the ack travels receiver -> sender: swap to the data direction */
@@ -477,7 +485,7 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op)
     uint32_t psn = (uint32_t)ub_fh_get(&m->f_psn, r);
     unsigned rspst = (unsigned)ub_fh_get(&m->f_rspst, r), rspinfo = (unsigned)ub_fh_get(&m->f_rspinfo, r);
     bool sack = op == OP_SACK || op == OP_SACK_CC, cc = op == OP_ACK_CC || op == OP_SACK_CC;
-    bool nak = !sack && rspst == RSP_COMPLETER_ERR && rspinfo == 0; /* TPNAK: RSPST 011, PSN Error */
+    bool nak = nak_op || (!sack && rspst == RSP_COMPLETER_ERR && rspinfo == 0); /* TPNAK: RSPST 011, PSN Error */
     uint32_t maxrcv = p->saetph ? (uint32_t)ub_fh_get(&m->f_sae_maxrcv, p->saetph) : 0;
     tp_chan *c = chan_get(m, s, &p->dst, &p->src, stpn, dtpn);
     if (!c) return;
@@ -637,6 +645,8 @@ static int init_tp(void *mv, ub_state *s)
     ub_st_table(s, UB_TBL_CHANNELS, &m->chan, "TP channels evicted: their PSN and acknowledgement state restarted");
     ub_st_table(s, UB_TBL_TP_PAIRS, &m->pair, "TP address pairs evicted: their channel association restarted");
     ub_fh_init(&m->f_last, "ub.rtph.last");
+    ub_fh_init(&m->f_cnp_ecn, "ub.cetph.ecn");
+    ub_fh_init(&m->f_cnp_loc, "ub.cetph.loc");
     ub_fh_init(&m->f_op, "ub.rtph.tpopcode");
     ub_fh_init(&m->f_stpn, "ub.rtph.srctpn");
     ub_fh_init(&m->f_dtpn, "ub.rtph.dsttpn");
@@ -666,6 +676,17 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
     mod_tp *m = mv;
     if (p->crc_bad) return; /* §10.6 d: no TP state from a packet that failed its CRC */
     nw_packet(m, s, p);
+    if (p->cetph && p->cetph->hdr->id == UB_H_CETPH_CNP && ub_fh_has(&m->f_cnp_ecn, p->cetph)) { /* DCQCN at work */
+        char kt[128];
+        size_t n = ub_addr_str(&p->dst, kt, sizeof kt);
+        snprintf(kt + n, sizeof kt - n, " <- ");
+        n = strlen(kt);
+        ub_addr_str(&p->src, kt + n, sizeof kt - n);
+        int64_t v[2] = { (int64_t)ub_fh_get(&m->f_cnp_ecn, p->cetph), (int64_t)ub_fh_get(&m->f_cnp_loc, p->cetph) };
+        if (rule_on(s, UB_R_TP_CNP))
+            ub_st_emit(s, UB_R_TP_CNP, -1, p->pi->frame, NULL, 0, v, 2, "CNP: the data sender is asked to slow down",
+                       "data sender <- CNP sender", kt);
+    }
     if (p->rtph) {
         if (p->rtph->len < 16 || !ub_fh_has(&m->f_tpmsn, p->rtph)) return; /* truncated RTPH: no state */
         unsigned op = (unsigned)ub_fh_get(&m->f_op, p->rtph);
@@ -677,7 +698,9 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
                 c->reported |= RP_PAIR;
             }
         } else if (op == OP_ACK || op == OP_ACK_CC || op == OP_SACK || op == OP_SACK_CC) {
-            tp_ack(m, s, p, op);
+            tp_ack(m, s, p, op, false);
+        } else if (op == 0x4 && p->v->opts && ub_pf(p->v->opts, UB_PF_TPOP4_NAK)) {
+            tp_ack(m, s, p, OP_ACK, true); /* ns-3-UB D14: opcode 4 = TPNAK */
         }
         /* CNP (0x8) carries no PSN state */
     } else if ((p->utph && ub_fh_has(&m->f_utp_op, p->utph)) ||

@@ -25,10 +25,15 @@ const ub_rule *ub_rule_by_id(const char *id)
 /* ================================================================ field handles, keys */
 void ub_fh_init(ub_fh *fh, const char *abbrev)
 {
+    fh->n = 0;
+    ub_fh_add(fh, abbrev);
+}
+
+void ub_fh_add(ub_fh *fh, const char *abbrev)
+{
     const ub_hdr *h[16];
     const ub_field *f[16];
     size_t n = ub_field_find(abbrev, h, f, 16);
-    fh->n = 0;
     for (size_t i = 0; i < n && i < 16 && fh->n < UB_FH_MAX; i++) {
         if (!f[i]) continue;
         fh->h[fh->n] = h[i];
@@ -255,6 +260,7 @@ static const struct {
     [UB_TBL_TP_PAIRS] = { "TP address pairs", "--max-channels", 1 },
     [UB_TBL_REQUESTERS] = { "transaction requesters", "--max-transactions", 16 },
     [UB_TBL_TA_CHANNELS] = { "TA channel memo entries", "--max-channels", 1 },
+    [UB_TBL_HOPS] = { "hop-copy digests", "--max-channels", 1 },
 };
 const char *ub_state_table_name(unsigned t) { return t < UB_TBL__COUNT ? tbl_info[t].name : NULL; }
 const char *ub_state_table_option(unsigned t, unsigned *divisor)
@@ -433,7 +439,7 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         case UB_H_SCANHDR: p->scanhdr = l; break;
         case UB_H_SCAN_RPATH: p->scan_rpath = l; break;
         case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p->scanpdu = l; break;
-        case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->len; break;
+        case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->wlen; break;
         default:
             if (l->hdr->id >= UB_H_DLLCB_NULL && l->hdr->id <= UB_H_DLLCB_RSVD) p->dllcb = l;
         }
@@ -450,6 +456,15 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         p->deid = eid_from(eidh, &s->f_deid);
     }
     if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
+    if (p->rtph && ub_fh_get(&s->f_rt_op, p->rtph) >= 2) {
+        p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
+    } else if (p->btah) {
+        uint64_t op = ub_fh_get(&s->f_bt_op, p->btah);
+        if (op >= 0x11 && op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
+            p->atah = p->btah;
+            p->btah = NULL;
+        }
+    }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
     for (unsigned i = 0; i < v->nlayers; i++)
         if ((v->layer[i].hdr->id == UB_H_BCRC || v->layer[i].hdr->id == UB_H_ICRC) && v->layer[i].status == UB_CK_BAD)
@@ -513,6 +528,17 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     ub_fh_init(&s->f_seid, "ub.eidh.seid");
     ub_fh_init(&s->f_deid, "ub.eidh.deid");
     ub_fh_init(&s->f_upi, "ub.upih.upi");
+    ub_fh_init(&s->f_bt_op, "ub.btah.taopcode");
+    ub_fh_init(&s->f_cci_mode, "ub.cci.mode");
+    ub_fh_init(&s->f_cci_fecn, "ub.cci.fecn");
+    ub_fh_init(&s->f_cci_c, "ub.cci.c");
+    ub_fh_init(&s->f_cci_en, "ub.cci.enable");
+    static const char *const hopmask[] = { "ub.nth.cci", "ub.ipv4.dscp", "ub.ipv4.ecn", "ub.ipv4.ttl", "ub.ipv4.checksum",
+                                           "ub.ipv6.traffic_class", "ub.ipv6.flow_label", "ub.ipv6.hop_limit",
+                                           "ub.udp.checksum" };
+    for (unsigned i = 0; i < sizeof hopmask / sizeof hopmask[0]; i++) ub_fh_init(&s->f_hopmask[i], hopmask[i]);
+    ub_fh_init(&s->f_rt_op, "ub.rtph.tpopcode");
+    ub_fh_init(&s->f_rt_rspst, "ub.rtph.rspst");
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
@@ -548,6 +574,75 @@ void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
     s->nctx = ctx;
 }
 
+/* ================================================================ merged capture points */
+/* A trace that merges every port's transmissions (ns-3-UB tx-all) shows each hop of a packet. A copy
+ * whose bytes after the LPH are those of an earlier packet, with no loss signal (TPNAK, TPSACK) on
+ * its endpoint pair in between, is the same transmission seen one hop further: the network, transport
+ * and transaction rules see the first copy only. A retransmission after a loss signal is kept. */
+typedef struct hop_ent {
+    uint32_t gen;  /* digest entries: the pair's loss generation when last seen; pair entries: the generation */
+} hop_ent;
+
+/* Digest of the network packet without what a switch rewrites on the way (CCI, IP TOS/TTL/checksums) */
+static uint64_t hop_digest(const ub_state *s, const ub_pkt *p)
+{
+    const ub_view *v = p->v;
+    const uint8_t *base = v->pkt, *end = v->pkt + v->pkt_len;
+    uint8_t hdr[128];
+    size_t hn = v->pkt_len < sizeof hdr ? v->pkt_len : sizeof hdr;
+    memcpy(hdr, base, hn);
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (l->data < base || l->data >= base + hn) continue;
+        size_t lo = (size_t)(l->data - base);
+        for (unsigned k = 0; k < sizeof s->f_hopmask / sizeof s->f_hopmask[0]; k++) {
+            const ub_fh *fh = &s->f_hopmask[k];
+            for (unsigned j = 0; j < fh->n; j++) {
+                if (fh->h[j] != l->hdr) continue;
+                size_t a = lo + fh->f[j]->bit_off / 8, b = lo + (fh->f[j]->bit_off + fh->f[j]->bits + 7) / 8;
+                if (b > lo + l->len) b = lo + l->len;
+                for (size_t x = a; x < b && x < hn; x++) hdr[x] = 0;
+            }
+        }
+    }
+    return hash_bytes(hdr, hn) ^ (hash_bytes(base + hn, (size_t)(end - (base + hn))) * 0x9E3779B97F4A7C15ull);
+}
+
+static bool hop_copy(ub_state *s, const ub_pkt *p)
+{
+    const ub_view *v = p->v;
+    if (!v->pkt || !v->pkt_len || v->kind == UB_KIND_DLLCB) return false;
+    if (!s->hops.mem) {
+        if (ub_tbl_init(&s->hops, "hop copies", s->cfg.max_channels ? s->cfg.max_channels : 16384, sizeof(hop_ent)) != 0)
+            return false;
+        ub_st_table(s, UB_TBL_HOPS, &s->hops, "packets seen at several capture points (hop copies)");
+    }
+    uint64_t pair = ub_state_pair_hash(v);
+    ub_key pk = { 0 };
+    ub_key_add(&pk, "G", 1);
+    ub_key_u64(&pk, pair);
+    hop_ent *g = (hop_ent *)ub_tbl_get(&s->hops, &pk, NULL);
+    if (!g) return false;
+    ub_key dk = { 0 };
+    ub_key_add(&dk, "D", 1);
+    ub_key_u64(&dk, pair);
+    ub_key_u64(&dk, hop_digest(s, p) ^ ((uint64_t)(v->wire_len - v->rec_len) << 40));
+    bool created = false;
+    hop_ent *e = (hop_ent *)ub_tbl_get(&s->hops, &dk, &created);
+    if (!e) return false;
+    g = (hop_ent *)ub_tbl_find(&s->hops, &pk); /* the insert may have moved entries */
+    if (!g) return false;
+    if (!created && e->gen == g->gen) return true; /* the same transmission, one hop further */
+    if (p->rtph) { /* a new loss signal starts a new generation: what follows may be retransmissions */
+        uint64_t op = ub_fh_get(&s->f_rt_op, p->rtph), rspst = ub_fh_get(&s->f_rt_rspst, p->rtph);
+        if (op == 5 || op == 6 || ((op == 2 || op == 3) && rspst == 3) ||
+            (op == 4 && ub_pf(v->opts, UB_PF_TPOP4_NAK)))
+            g->gen++;
+    }
+    e->gen = g->gen;
+    return false;
+}
+
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 {
     ub_pkt p;
@@ -556,7 +651,21 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
     if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
-    for (unsigned i = 0; i < s->nmods; i++) s->mods_def[i]->packet(s->mods[i], s, &p);
+    if (p.cci && (s->cfg.layers & UB_ST_NW) && !p.crc_bad) { /* NW-02: congestion seen on the way (every hop) */
+        uint64_t mode = ub_fh_get(&s->f_cci_mode, p.cci), fecn = ub_fh_get(&s->f_cci_fecn, p.cci);
+        uint64_t c = ub_fh_get(&s->f_cci_c, p.cci) && (ub_fh_get(&s->f_cci_en, p.cci) || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
+        bool marked = ((mode == 4 || mode == 2) && (fecn == 1 || fecn == 3)) || (mode == 0 && c);
+        if (marked) {
+            int64_t vals[2] = { (int64_t)mode, (int64_t)(mode == 0 ? c : fecn) };
+            ub_st_emit(s, UB_R_NW_CONGESTED, -1, pi->frame, NULL, 0, vals, 2,
+                       mode == 0 ? "CAQM congestion mark (C = 1)" : fecn == 3 ? "FECN: heavy congestion" : "FECN: light congestion",
+                       NULL, NULL);
+        }
+    }
+    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, &p);
+    if (copy) s->hop_copies++;
+    for (unsigned i = 0; i < s->nmods; i++)
+        if (!copy || s->mods_def[i] == &ub_st_mod_dll) s->mods_def[i]->packet(s->mods[i], s, &p);
 }
 
 void ub_state_finish(ub_state *s)
@@ -569,6 +678,7 @@ void ub_state_finish(ub_state *s)
 void ub_state_free(ub_state *s)
 {
     if (!s) return;
+    if (s->hops.mem) ub_tbl_free(&s->hops);
     for (unsigned i = 0; i < s->nmods; i++) {
         if (s->mods_def[i]->fini) s->mods_def[i]->fini(s->mods[i]);
         free(s->mods[i]);

@@ -52,9 +52,10 @@ static const ub_vname *fh_vals(const fh *h) { return h->n && h->f[0] ? h->f[0]->
 struct ub_zcfg {
     uint64_t cfg_pkts[17], cfg_bytes[17]; /* index CFG + 1 (0 = unknown) */
     uint64_t hdr[UB_H__COUNT];
-    uint64_t taop_req[256], taop_rsp[256], tpop[256], mgcode[8], scanop[256];
+    uint64_t taop_req[256], taop_rsp[256], tpop[256], ctpop[4], mgcode[8], scanop[256];
     uint64_t errors[UB_E__COUNT];
-    fh f_taop_b, f_taop_a, f_tpop, f_mgcode, f_scanop;
+    uint64_t ub;   /* UB packets counted (records that are not UB are not: issue #9) */
+    fh f_taop_b, f_taop_a, f_tpop, f_ctpop, f_mgcode, f_scanop;
 };
 
 /* latency: exact count/min/max/sum and log2 histogram, median/p99 from a bounded sample. The sample
@@ -103,12 +104,15 @@ ub_zcfg *ub_zcfg_new(void)
     fh_init(&c->f_mgcode, "ub.mgmtetah.code");
     fh_init(&c->f_scanop, "ub.scan.opcode");
     fh_init_tpop(&c->f_tpop);
+    fh_init(&c->f_ctpop, "ub.ctph.tpopcode");
     return c;
 }
 void ub_zcfg_free(ub_zcfg *c) { free(c); }
 
 void ub_zcfg_add(ub_zcfg *c, const ub_view *v, uint32_t len)
 {
+    if (!ub_view_ub(v)) return; /* not UB: not a UB statistic (as the Wireshark tap) */
+    c->ub++;
     int ci = v->cfg >= 0 && v->cfg <= 15 ? v->cfg + 1 : 0;
     c->cfg_pkts[ci]++;
     c->cfg_bytes[ci] += len;
@@ -122,8 +126,10 @@ void ub_zcfg_add(ub_zcfg *c, const ub_view *v, uint32_t len)
             if (fh_get(&c->f_taop_b, l, &val) == 0) c->taop_req[val.u & 0xFF]++;
         } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
             if (fh_get(&c->f_taop_a, l, &val) == 0) c->taop_rsp[val.u & 0xFF]++;
-        } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
+        } else if (id == UB_H_RTPH || id == UB_H_UTPH) {
             if (fh_get(&c->f_tpop, l, &val) == 0) c->tpop[val.u & 0xFF]++;
+        } else if (id == UB_H_CTPH) { /* its own opcodes: 0 CTP data, 1 CNP (not RTP/UTP 0/1) */
+            if (fh_get(&c->f_ctpop, l, &val) == 0) c->ctpop[val.u & 3]++;
         } else if (id == UB_H_MGMTETAH) {
             if (fh_get(&c->f_mgcode, l, &val) == 0) c->mgcode[val.u & 7]++;
         } else if (id == UB_H_SCANPDU_REQ || id == UB_H_SCANPDU_RSP) {
@@ -156,7 +162,8 @@ static void print_counts(FILE *f, const char *title, const uint64_t *cnt, unsign
 void ub_zcfg_print(const ub_zcfg *c, FILE *f, uint64_t records, uint64_t packets)
 {
     z_rule(f);
-    fprintf(f, "UB packet counts (-z ub,cfg): %" PRIu64 " records, %" PRIu64 " packets\n", records, packets);
+    (void)packets;
+    fprintf(f, "UB packet counts (-z ub,cfg): %" PRIu64 " records, %" PRIu64 " packets\n", records, c->ub);
     fprintf(f, "CFG                                               packets        bytes\n");
     for (int i = 0; i < 17; i++) {
         if (!c->cfg_pkts[i]) continue;
@@ -176,6 +183,18 @@ void ub_zcfg_print(const ub_zcfg *c, FILE *f, uint64_t records, uint64_t packets
     print_counts(f, "TAOpcode (requests, BTAH)", c->taop_req, 256, fh_vals(&c->f_taop_b), true);
     print_counts(f, "TAOpcode (responses, ATAH)", c->taop_rsp, 256, fh_vals(&c->f_taop_a), true);
     print_counts(f, "TPOpcode", c->tpop, 256, fh_vals(&c->f_tpop), true);
+    {
+        bool rtp = false;
+        for (unsigned i = 0; i < 256; i++) rtp |= c->tpop[i] != 0;
+        if (!rtp && (c->ctpop[0] | c->ctpop[1] | c->ctpop[2] | c->ctpop[3])) fprintf(f, "TPOpcode\n");
+        for (unsigned i = 0; i < 4; i++) { /* CTPH rows in the same section, named as CTP (tshark: the same) */
+            if (!c->ctpop[i]) continue;
+            const char *nm = ub_vname_lookup(fh_vals(&c->f_ctpop), i);
+            char lab[96];
+            snprintf(lab, sizeof lab, "0x%02x %s", i, nm ? nm : "");
+            fprintf(f, "  %-44s %12" PRIu64 "\n", lab, c->ctpop[i]);
+        }
+    }
     {
         bool any = false;
         for (unsigned id = UB_H_DLLCB_NULL; id <= UB_H_DLLCB_RSVD; id++) any |= c->hdr[id] != 0;
@@ -497,7 +516,10 @@ void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame)
     ub_val op;
     bool data = false;
     for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
-        if (fh_get(&a->f_tpop, &v->layer[i], &op) == 0) { data = op.u == 0 || op.u == 1; break; }
+        if (fh_get(&a->f_tpop, &v->layer[i], &op) == 0) { /* CTPH: 0 data, 1 CNP; RTPH/UTPH: 0 UTP, 1 RTP data */
+            data = v->layer[i].hdr->id == UB_H_CTPH ? op.u == 0 : op.u == 0 || op.u == 1;
+            break;
+        }
     tpch *c = tp_slot(t, &k, h, true);
     tp_count(c ? c : &t->other, v, flags, frame, data);
     if (!c && !t->other.first) t->other.first = frame;

@@ -10,8 +10,9 @@ static const ub_vname vn_rc_type[] = { { 0, "SQ (RCID)" }, { 1, "SQ (RCID)" }, {
 /* §7.2.1 Figs 7-2/7-3, Table 7-1. Bytes 0-3 are common to the full and compact BTAH. */
 enum { BT_OP, BT_VER, BT_EE, BT_TV, BT_POISON, BT_RSVD0, BT_UD, BT_TASSN, BT_NOTAACK, BT_ODR, BT_MT, BT_FCE,
        BT_RETRY, BT_ALLOC, BT_RSVD1, BT_EBIT, BT_RCTYPE, BT_RCID };
-#define BTAH_COMMON_ROWS \
-    [BT_OP] = UBU(btah, taopcode, "TAOpcode", 0, 8, UB_BASE_HEX, ub_vn_taopcode, "§7.2.1 T7-1", "transaction opcode"), \
+#define BTAH_COMMON_ROWS BTAH_COMMON_ROWS_N(ub_vn_taopcode)
+#define BTAH_COMMON_ROWS_N(OPNAMES) \
+    [BT_OP] = UBU(btah, taopcode, "TAOpcode", 0, 8, UB_BASE_HEX, OPNAMES, "§7.2.1 T7-1", "transaction opcode"), \
     [BT_VER] = UBU(btah, taver, "TAver", 8, 2, UB_BASE_DEC, NULL, "§7.2.1", "0"), \
     [BT_EE] = UBU(btah, ee_bits, "EE_bits", 10, 2, UB_BASE_DEC, vn_ee, "§7.2.1", "execution environment"), \
     [BT_TV] = UBB(btah, tv_en, "TV_EN", 12, "§7.2.1", "TVETAH present"), \
@@ -46,6 +47,29 @@ static const ub_field btah_alt_fields[] = {
 };
 UB_HDR_DEF(btah_alt, UB_H_BTAH_ALT, "btah_alt", "btah", "Basic Transaction Header (EV-UBUS byte 4)", "I-34", 8,
            btah_alt_fields);
+/* ns-3-UB D19: its TAOpcode names (ub-datatype.h) where they differ from Table 7-1; D12: responses in a BTAH */
+static const ub_vname vn_taopcode_ns3[] = {
+    { 0x00, "Send" }, { 0x01, "Send_with_immediate" }, { 0x02, "SEND_INVALIDATE (ns-3-UB)" }, { 0x03, "Write" },
+    { 0x04, "Write_with_immediate" }, { 0x05, "Write_with_notify" }, { 0x06, "Read" },
+    { 0x07, "Atomic_compare_swap" }, { 0x08, "Atomic_swap" }, { 0x09, "Atomic_store" },
+    { 0x0A, "Atomic_load" }, { 0x0B, "Atomic_fetch_add" }, { 0x0C, "Atomic_fetch_sub" },
+    { 0x0D, "Atomic_fetch_and" }, { 0x0E, "Atomic_fetch_or" }, { 0x0F, "Atomic_fetch_xor" },
+    { 0x10, "MESSAGE (ns-3-UB)" }, { 0x11, "TAACK" }, { 0x12, "Read_response" },
+    { 0x13, "Atomic_response" }, { 0x14, "Write_with_be" }, { 0x15, "Prefetch_tgt" },
+    { 0x16, "DISCONNECT_SCID (ns-3-UB)" }, { 0x17, "WRITEBACK_FULL (ns-3-UB Writeback)" },
+    { 0x18, "WRITEBACK_PTL (ns-3-UB Writeback_with_be)" }, { 0, NULL }
+};
+static const ub_field btah_ns3_fields[] = {
+    BTAH_COMMON_ROWS_N(vn_taopcode_ns3),
+    [BT_NOTAACK] = UBB(btah, no_taack, "No_TAACK", 32, "§7.2.1 Fig 7-2, I-34", "CTP: target must not return a TAACK"),
+    [BT_ODR] = UBU(btah, odr, "ODR", 33, 3, UB_BASE_DEC, vn_odr, "§7.2.1, I-34", "execution order"),
+    BTAH_TAIL_ROWS,
+};
+UB_HDR_VAR(btah_ns3, UB_H_BTAH, UB_V_BTAH_NS3, "btah_ns3", "btah", "Basic Transaction Header (ns-3-UB)",
+           "§7.2.1; ns-3-UB D12, D19", 8, btah_ns3_fields);
+static const ub_field btah_c_ns3_fields[] = { BTAH_COMMON_ROWS_N(vn_taopcode_ns3) };
+UB_HDR_VAR(btah_c_ns3, UB_H_BTAH_C, UB_V_BTAH_C_NS3, "btah_c_ns3", "btah", "Basic Transaction Header (compact, ns-3-UB)",
+           "§7.2.1; ns-3-UB D19", 4, btah_c_ns3_fields);
 
 /* §7.2.2 Figs 7-4/7-5, Table 7-3, R-49 */
 static const ub_vname vn_rspst_ta[] = { { 0, "Successful Completion" }, { 1, "RNR" }, { 2, "Page Fault" },
@@ -70,6 +94,22 @@ static const ub_field atah_fields[] = {
     [AT_RCID] = UBU(atah, ini_rc_id, "INI_RC_ID", 44, 20, UB_BASE_HEX, NULL, "§7.2.2, I-38", "echo"),
 };
 UB_HDR_DEF(atah, UB_H_ATAH, "atah", "atah", "Acknowledge Transaction Header", "§7.2.2 Fig 7-4", 8, atah_fields);
+/* ns-3-UB D11: bytes 5-7 = 00, [rsvd:2 INI_RC_Type:2 ID 11:8], ID 7:0 (a 12-bit INI_RC_ID) */
+static const ub_field atah_ns3_fields[] = {
+    [AT_OP] = ATAH_OP_ROW, [AT_VER] = ATAH_VER_ROW,
+    [AT_RSVD0] = UBR(atah, rsvd0, 10, 2, "§7.2.2, R-49"),
+    [AT_SV] = UBB(atah, sv, "SV", 12, "§7.2.2, R-49", "SCID valid"),
+    [AT_POISON] = ATAH_POISON_ROW,
+    [AT_RSVD1] = UBR(atah, rsvd1, 14, 2, "§7.2.2, R-49"),
+    [AT_TASSN] = ATAH_TASSN_ROW,
+    [AT_RSPST] = UBU(atah, rspst, "RSPST", 32, 3, UB_BASE_DEC, vn_rspst_ta, "§7.2.2 T7-3", "response status"),
+    [AT_RSPINFO] = UBU(atah, rspinfo, "RSPINFO", 35, 5, UB_BASE_DEC, NULL, "§7.2.2 T7-3", "aggregation count / RNR_Timer / error"),
+    [AT_RSVD2] = UBR(atah, rsvd2, 40, 10, "§7.2.2; ns-3-UB D11"),
+    [AT_RCTYPE] = UBU(atah, ini_rc_type, "INI_RC_Type", 50, 2, UB_BASE_DEC, vn_rc_type, "§7.2.2; ns-3-UB D11", "echo"),
+    [AT_RCID] = UBU(atah, ini_rc_id, "INI_RC_ID", 52, 12, UB_BASE_HEX, NULL, "§7.2.2; ns-3-UB D11", "echo (12 bits in ns-3-UB)"),
+};
+UB_HDR_VAR(atah_ns3, UB_H_ATAH, UB_V_ATAH_NS3, "atah_ns3", "atah", "Acknowledge Transaction Header (ns-3-UB)",
+           "§7.2.2; ns-3-UB D11", 8, atah_ns3_fields);
 enum { ATC_OP, ATC_VER, ATC_STATUS, ATC_RSVD0, ATC_POISON, ATC_RSVD1, ATC_TASSN };
 static const ub_field atah_c_fields[] = {
     [ATC_OP] = ATAH_OP_ROW, [ATC_VER] = ATAH_VER_ROW,
@@ -109,6 +149,18 @@ static const ub_field maetah_c_fields[] = {
 };
 UB_HDR_DEF(maetah_c, UB_H_MAETAH_C, "maetah_c", "maetah", "Memory Access ETAH (compact)", "§7.2.3, R-24", 12,
            maetah_c_fields);
+/* ns-3-UB D18: bytes 0-7 = (VA & (2^58 - 1)) << 6 | AH << 4 | SO << 3 | Length: the 58 bits are the address */
+static const ub_field maetah_c_ns3_fields[] = {
+    [MAC_ADDR] = UBU(maetah, address, "Address", 0, 58, UB_BASE_HEX, NULL, "§7.2.3; ns-3-UB D18", "target address (VA, low 58 bits)"),
+    [MAC_AFF] = UBU(maetah, affinity_hint, "Affinity_hint", 58, 2, UB_BASE_DEC, NULL, "§7.2.3, R-24", ""),
+    [MAC_SO] = UBU(maetah, so, "SO", 60, 1, UB_BASE_DEC, vn_so, "§7.2.3, R-24", "strong ordering"),
+    [MAC_LEN] = UBU(maetah, length, "Length", 61, 3, UB_BASE_DEC, vn_clen, "§7.2.3, R-24", "64 B << Length"),
+    [MAC_RSVD0] = UBR(maetah, rsvd0, 64, 4, "R-50"),
+    [MAC_TOKEN] = UBU(maetah, tokenid, "TokenID", 68, 20, UB_BASE_HEX, NULL, "§7.2.3, R-50", ""),
+    [MAC_RSVD1] = UBR(maetah, rsvd1, 88, 8, "R-50"),
+};
+UB_HDR_VAR(maetah_c_ns3, UB_H_MAETAH_C, UB_V_MAETAH_C_NS3, "maetah_c_ns3", "maetah", "Memory Access ETAH (compact, ns-3-UB)",
+           "§7.2.3; ns-3-UB D18", 12, maetah_c_ns3_fields);
 
 static const ub_vname vn_tc_type[] = { { 0, "TC" }, { 1, "TC" }, { 2, "TC Group" }, { 0, NULL } };
 static const ub_field mtetah_fields[] = {
@@ -195,7 +247,7 @@ static bool opcode_needs_full(unsigned op) { return op <= 0x01 || op == 0x04 || 
 static const ub_layer *push_fixed(ub_dec *d, unsigned id, uint32_t *off, uint32_t end, bool *ok)
 {
     if (!*ok) return NULL;
-    const ub_hdr *h = ub_hdr_get(id);
+    const ub_hdr *h = ub_hdr_fast(id);
     uint32_t n = h->len;
     ub_layer *l = ub_push(d, id, *off, *off + n <= end ? n : (end > *off ? end - *off : 0));
     if (!l || l->len < n) {
@@ -244,7 +296,7 @@ static void dec_response(ub_dec *d, unsigned op, bool compact, uint32_t off, uin
 void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
 {
     uint8_t op8 = 0;
-    if (!ub_rd8(d->p, end, off, &op8)) {
+    if (!ub_rd8(d->p, end < d->len ? end : d->len, off, &op8)) {
         ub_error(d, UB_E_TRUNCATED, UB_H_BTAH, off, 0, 4, "TAH");
         return;
     }
@@ -252,7 +304,8 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
     int cfg = d->cfg >= 0 && d->cfg < 16 ? d->cfg : 3;
     bool compact = d->o->tah_fmt[cfg] == UB_TAH_COMPACT && !opcode_needs_full(op); /* */
     d->v->tah_fmt = compact ? UB_TAH_COMPACT : UB_TAH_FULL;
-    if (op >= 0x11 && op <= 0x13) {
+    bool rsp_btah = (d->pf & UB_PF_RSP_AS_BTAH) && d->tp_kind == UB_TP_RTP; /* ns-3-UB D12 */
+    if (op >= 0x11 && op <= 0x13 && !rsp_btah) {
         /* a TAACK carries nothing after its ATAH: 8 bytes can only be the full format */
         if (op == 0x11 && compact && end - off == ub_hdr_get(UB_H_ATAH)->len) compact = false;
         d->v->tah_fmt = compact ? UB_TAH_COMPACT : UB_TAH_FULL;
@@ -266,7 +319,8 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
     if (!ok) return;
     bool ud = ub_lget(b, BT_UD), tv = ub_lget(b, BT_TV);
     unsigned ee = (unsigned)ub_lget(b, BT_EE);
-    if (ee == 0 || ee == 2) ub_error(d, UB_E_RSVD_ATTR, bid, boff + 1, ee, 1, "ub.btah.ee_bits"); /* §10.6 h */
+    if ((ee == 0 && !(d->pf & UB_PF_EE_ZERO)) || ee == 2) /* §10.6 h; ns-3-UB leaves EE_bits 00 */
+        ub_error(d, UB_E_RSVD_ATTR, bid, boff + 1, ee, 1, "ub.btah.ee_bits");
     if (!compact) {
         unsigned odr = (unsigned)ub_lget(b, BT_ODR);
         if ((odr & 3) == 3) ub_error(d, UB_E_RSVD_ATTR, bid, boff + 4, odr, 0, "ub.btah.odr"); /* TA-06 */
@@ -280,7 +334,14 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
     unsigned ma = compact ? UB_H_MAETAH_C : UB_H_MAETAH;
     const ub_layer *m = NULL;
     uint32_t total = end > off ? end - off : 0; /* bytes after BTAH[+UD] */
+    bool no_ext = (d->pf & UB_PF_NO_TAID_OFST) != 0; /* ns-3-UB implements no TAIDETAH/OFSTETAH */
+    if ((d->pf & UB_PF_OPCODES) && (op == 0x02 || op == 0x10 || op == 0x16)) { /* ns-3-UB D19 */
+        ub_error(d, UB_E_AMBIGUOUS, bid, boff, op, 0, "ns-3-UB TAOpcode: header chain not modelled, shown as payload");
+        push_payload(d, UB_H_PAYLOAD, off, end);
+        return;
+    }
     switch (op) {
+    case 0x11: case 0x12: case 0x13: /* only under a profile (rsp_btah): [UD] MAETAH [TV] Payload, ns-3-UB D12 */
     case 0x03: case 0x17: /* Write, Writeback: [UD] MAETAH [TV] Payload */
         m = push_fixed(d, ma, &off, end, &ok);
         if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
@@ -303,7 +364,7 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
             w = w < 64 ? 64 : w > 1024 ? 1024 : w;
         }
         ub_layer *be = ub_push(d, UB_H_BEETAH, off, (uint32_t)(w / 8));
-        if (!be || be->len < w / 8 || off + w / 8 > end) { ub_error(d, UB_E_TRUNCATED, UB_H_BEETAH, end, end - off, w / 8, "beetah"); break; }
+        if (!be || be->wlen < w / 8 || off + w / 8 > end) { ub_error(d, UB_E_TRUNCATED, UB_H_BEETAH, end, end - off, w / 8, "beetah"); break; }
         off += (uint32_t)(w / 8);
         push_payload(d, UB_H_PAYLOAD, off, end);
         break;
@@ -312,6 +373,12 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
         uint32_t fixed = ub_hdr_get(ma)->len + (tv ? 4 : 0);
         uint32_t rest = total >= fixed ? total - fixed : 0;
         bool taid = false, ofst = false;
+        if (no_ext) { /* ns-3-UB D17: a load request carries payload */
+            m = push_fixed(d, ma, &off, end, &ok);
+            if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+            if (ok) push_payload(d, UB_H_PAYLOAD, off, end);
+            break;
+        }
         if (rest == 8) taid = ofst = true;
         else if (rest == 4) {
             unsigned pick = d->o->read_ext4;
@@ -334,13 +401,13 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
         uint32_t mlen = ub_hdr_get(ma)->len;
         uint64_t alen = 0;
         ub_val v;
-        const ub_hdr *mh = ub_hdr_get(ma);
+        const ub_hdr *mh = ub_dec_hdr(d, ma);
         /* MAETAH.Length is at the same place with or without TAIDETAH: try both offsets */
         uint32_t hdrs = mlen + (tv ? 4 : 0);
         bool taid = false;
-        for (int pass = 0; pass < 2; pass++) {
+        for (int pass = 0; pass < (no_ext ? 1 : 2); pass++) {
             uint32_t moff = off + (pass ? 4 : 0);
-            ub_layer tmp = { .hdr = mh, .data = d->p + moff, .len = moff + mlen <= end ? mlen : 0 };
+            ub_layer tmp = { .hdr = mh, .data = d->p + moff, .len = moff + mlen <= end && moff + mlen <= d->len ? mlen : 0 };
             if (ub_field_value(&tmp, &mh->fields[compact ? MAC_LEN : MA_LEN], &v) != 0) continue;
             alen = compact ? (64u << v.u) : v.u;
             if (total == (pass ? 4u : 0u) + hdrs + 2 * alen) { taid = pass == 1; break; }

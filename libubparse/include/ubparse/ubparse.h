@@ -46,7 +46,11 @@ enum ub_field_flags {
     UB_FF_VARIANT = 1u << 3, /* virtual: value is ub_layer.variant (e.g. ICRC byte order) */
     UB_FF_SIGNED = 1u << 4,  /* display as signed */
     UB_FF_X64 = 1u << 5,     /* value is stored without its 6 low zero bits: value = field << 6 */
+    /* encoding modifiers of profile tables (docs/interop.md): the value is what the spec field means */
+    UB_FF_LE = 1u << 6,      /* whole bytes, little-endian on the wire (ns-3-UB D6/D7) */
+    UB_FF_BITREV = 1u << 7,  /* bits on the wire in reverse order (ns-3-UB D1: LPH RT) */
 };
+#define UB_FF_ENCODED (UB_FF_X64 | UB_FF_LE | UB_FF_BITREV)
 #define UB_FF_VIRTUAL (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)
 
 typedef struct ub_vname {
@@ -105,6 +109,8 @@ typedef enum ub_hdr_id {
     UB_H_NCTL, UB_H_IPNOTIFY4, UB_H_IPNOTIFY6, UB_H_NPIC, UB_H_NPIC_ENTRY, UB_H_NCTL_PDU,
     /* URPC (App. H) */
     UB_H_URPC_REQ, UB_H_URPC_DMA, UB_H_URPC_ACK, UB_H_URPC_RSP, UB_H_URPC_RDOFF,
+    /* what is not UB (shown as what it is, never claimed: issue #9) */
+    UB_H_TCP, UB_H_ARP,
     /* plain data (non-UB IP payload etc.) */
     UB_H_DATA,
     UB_H__COUNT
@@ -119,10 +125,16 @@ typedef struct ub_hdr {
     uint32_t len;         /* fixed length in bytes; 0 = variable (the decoder sets it) */
     const ub_field *fields;
     uint16_t nfields;
+    uint16_t vidx;        /* 0: the registered table of its id; n > 0: ub_hdr_variant(n), a profile's
+                           * version of the same header (same id, same rows in the same order) */
 } ub_hdr;
 
 /* Every schema table, indexed by ub_hdr_id (entries may be NULL for ids without fields). */
 const ub_hdr *ub_hdr_get(unsigned id);
+/* Profile tables (docs/interop.md): n = 1 .. ub_hdr_variant_count(); NULL outside. A layer's hdr may
+ * be one of these: same id and row indexes as ub_hdr_get(id), other bit positions or encodings. */
+unsigned ub_hdr_variant_count(void);
+const ub_hdr *ub_hdr_variant(unsigned n);
 /* Find every (header, field) whose abbrev equals `abbrev` (format variants share names).
  * Also accepts a header abbrev ("ub.btah") with *flds[i] == NULL. Returns the count found. */
 size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **flds, size_t max);
@@ -206,6 +218,10 @@ enum { UB_ARPHRD_UB = 38, UB_UDP_PORT = 4792, UB_ETH_P_UB = 0x0100 };
 
 typedef enum ub_tah_fmt { UB_TAH_FULL = 0, UB_TAH_COMPACT = 1 } ub_tah_fmt;
 
+/* Decoding profiles (docs/interop.md): the spec, or a known implementation's dialect. */
+typedef enum ub_profile_id { UB_PROFILE_SPEC = 0, UB_PROFILE_NS3UB = 1, UB_PROFILE__COUNT } ub_profile_id;
+#define UB_UDP_MORE 7
+
 typedef struct ub_opts {
     uint16_t dlt_flit, dlt_pkt, dlt_stream; /* link-type numbers, default 147/148/149 */
     uint16_t udp_port;                      /* 4792 */
@@ -224,9 +240,28 @@ typedef struct ub_opts {
     bool urpc_heuristic;     /* decode URPC in Send payloads (App. H) */
     uint8_t icrc_enum;       /* R-44 enumeration ICRC: 0 auto by length, 1 always, 2 never */
     uint8_t rsp_ext;         /* R-26 Read/Atomic response without its request: bit0 TAIDETAH, bit1 OFSTETAH */
+    uint8_t profile;         /* ub_profile_id (-o profile=ns3ub) */
+    bool udp_heuristic;      /* claim UDP datagrams on other ports that pass the strict heuristic */
+    uint8_t n_udp_more;      /* more UB destination ports besides udp_port (-o udp.port=4792,5000) */
+    uint16_t udp_more[UB_UDP_MORE];
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
+
+/* A profile's name ("spec", "ns3ub"), NULL outside; and back (-1 unknown). */
+const char *ub_profile_name(unsigned id);
+int ub_profile_find(const char *name);
+/* One documented deviation of a profile (docs/interop.md is generated from these). */
+typedef struct ub_deviation {
+    const char *id;        /* "D1" */
+    const char *where;     /* "LPH byte 2 b7:6 (RT)" */
+    const char *dialect;   /* what the implementation writes */
+    const char *spec;      /* what the spec says */
+    const char *handling;  /* what the profile does about it */
+} ub_deviation;
+/* The title of profile id and the number of its deviations; NULL for an unknown id. */
+const char *ub_profile_describe(unsigned id, unsigned *ndev);
+const ub_deviation *ub_profile_deviation(unsigned id, unsigned i);
 /* Map a pcap link type (and SLL protocol handling) to an entry point under the options. */
 ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t linktype);
 
@@ -254,6 +289,7 @@ typedef struct ub_layer {
     uint8_t variant;     /* e.g. ICRC byte order matched: 0 none, 1 little-endian, 2 big-endian */
     uint8_t depth;       /* tree nesting level (0 = top) */
     uint8_t flags;       /* ub_layer_flags */
+    uint32_t wlen;       /* its length on the wire: > len when the record was cut by the snapshot length */
 } ub_layer;
 
 #define UB_MAX_LAYERS 96
@@ -261,12 +297,17 @@ typedef struct ub_layer {
 #define UB_MAX_NETPKT 10240 /* > max DLLDP payload (10 205 B, §2.1) */
 
 typedef enum ub_kind {
-    UB_KIND_NONE = 0, UB_KIND_DLLDP, UB_KIND_DLLCB, UB_KIND_UBOE, UB_KIND_OTHER
+    UB_KIND_NONE = 0, UB_KIND_DLLDP, UB_KIND_DLLCB, UB_KIND_UBOE,
+    UB_KIND_OTHER /* not UB (issue #9): Ethernet/IP/TCP/ARP/... shown as what it is, matches no ub.* filter */
 } ub_kind;
+/* Why IP/UDP traffic was taken for UB transport (ub_view.claim) */
+typedef enum ub_claim { UB_CLAIM_NONE = 0, UB_CLAIM_PORT, UB_CLAIM_HEURISTIC, UB_CLAIM_PROFILE } ub_claim;
 
 typedef struct ub_view {
     const uint8_t *rec; /* the record as given */
     uint32_t rec_len;
+    uint32_t wire_len;  /* its length on the wire (ub_decode_wire), >= rec_len */
+    uint8_t claim;      /* ub_claim of the IP/UDP part, UB_CLAIM_NONE if none */
     uint8_t entry;      /* ub_entry used */
     uint8_t kind;       /* ub_kind */
     int8_t cfg;         /* CFG of the DLLDP/DLLCB, -1 unknown */
@@ -293,10 +334,29 @@ void ub_view_init(ub_view *v);
 
 /* Decode one record. Never fails hard: errors are in v->err[]. Returns v->nerrs. */
 int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len);
+/* Same for a record cut by the capture's snapshot length: caplen bytes present, wirelen on the wire
+ * (pcap orig_len). Lengths are checked against wirelen; what is missing is not decoded and is no error. */
+int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t caplen,
+                   uint32_t wirelen);
+
+/* THE rule for UB over IP/UDP (digest §1 step 3, App. E), shared by every tool and the Wireshark
+ * heuristic: the IP packet at ip (caplen bytes present up to the end of the record, wirelen on the
+ * wire, so a trailing ICRC is seen) is UB when its UDP destination port is o->udp_port or one of
+ * o->udp_more[], or — with o->udp_heuristic — when it passes the strict heuristic: UDP checksum 0,
+ * IP/UDP lengths consistent, 0 or 4 bytes (a matching ICRC) after the IP packet, and the transport
+ * and transaction headers decode without any warning or error. UDP 4791 (RoCEv2) never passes the
+ * heuristic. Decodes into v (UB_ENTRY_RAWIP); returns v->claim (UB_CLAIM_NONE: not UB). */
+int ub_ip_claim(ub_view *v, const ub_opts *o, const uint8_t *ip, uint32_t caplen, uint32_t wirelen);
 
 /* Add an error found outside the decoder (e.g. raw-stream delimiting) at a record offset. */
 void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
                   uint64_t expected, const char *what);
+
+/* Is the record UB (a DLLDP, a DLLCB or UB over IP/UDP)? Counting, `-Y ub`, statistics. */
+static inline bool ub_view_ub(const ub_view *v)
+{
+    return v->kind == UB_KIND_DLLDP || v->kind == UB_KIND_DLLCB || v->kind == UB_KIND_UBOE;
+}
 
 /* Worst severity among the view's errors, -1 if none. */
 int ub_view_worst(const ub_view *v);
@@ -319,6 +379,25 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
 int ub_view_find(const ub_view *v, unsigned id, int from);
 /* First occurrence of field abbrev (e.g. "ub.btah.taopcode") in the view: 0 found. */
 int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
+
+/* ------------------------------------------------------------------------- */
+/* Which dialect wrote a capture? (ubdump says which -o profile= to use)       */
+/* ------------------------------------------------------------------------- */
+
+/* Feed views decoded with the spec profile; caller-owned, zero-initialised or ub_sniff_init(). */
+typedef struct ub_sniff {
+    uint64_t ub;          /* UB records seen */
+    uint64_t pkt_dlldp;   /* DLLDPs in packet records (LINKTYPE 148) */
+    uint64_t plength0;    /* ... of them with PLENGTH 0 and a record longer than that implies */
+    uint64_t ip_nth_udp;  /* CFG 3/4 with UDP to a port that is not UB's */
+    uint64_t npi0;        /* IP-based NTH with NPI.ID 0 */
+    uint64_t crd_nobcrc;  /* packet-record Crd_Acks whose BCRC bytes are zero */
+} ub_sniff;
+void ub_sniff_init(ub_sniff *s);
+void ub_sniff_view(ub_sniff *s, const ub_view *v);
+/* The profile the capture most likely needs (UB_PROFILE_SPEC when nothing points elsewhere); when it
+ * is another one, msg gets one line of advice for the user (stderr). */
+unsigned ub_sniff_verdict(const ub_sniff *s, char *msg, size_t n);
 
 /* ------------------------------------------------------------------------- */
 /* Raw flit stream (LINKTYPE_USER2): per-direction delimiting across records  */
