@@ -255,7 +255,7 @@ long ub_rw_packet(ub_rw *rw, ub_entry in, const uint8_t *rec, uint32_t len, uint
     ub_decode(v, o, we, rw->w, wl);
     uint32_t fl = res->flags | rw_edit(rw, v, rw->w, wl);
     /* conversion to the output framing (flit output: framed at the end from the packet form) */
-    ub_entry target = oe == UB_ENTRY_FLIT && we == UB_ENTRY_PKT ? UB_ENTRY_PKT : oe;
+    ub_entry target = oe == UB_ENTRY_FLIT && we != UB_ENTRY_FLIT ? UB_ENTRY_PKT : oe;
     uint8_t *c = rw->w;
     uint32_t cl = wl;
     if (target != we) {
