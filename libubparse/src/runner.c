@@ -140,7 +140,8 @@ ub_runner *ub_runner_new(const ub_runner_cfg *cfg, const ub_xport *x, char *err,
     bool ok = r->q && r->tx && r->txbuf && r->cvbuf && r->recbuf && r->gbuf && r->view && r->gview;
     if (ok && r->c.rx_queue && x->rx) ok = pring_init(&r->rxq, r->c.rx_queue, (uint64_t)r->c.rx_queue * 1024 + REC_MAX) == 0;
     if (ok && r->merge)
-        ok = pring_init(&r->ms, 65536, 64ull << 20) == 0 && pring_init(&r->mr, 65536, 64ull << 20) == 0;
+        ok = pring_init(&r->ms, 65536, 64ull << 20) == 0 && pring_init(&r->mr, 65536, 64ull << 20) == 0 &&
+             (r->s2f = calloc(S2F, sizeof *r->s2f)) != NULL;
     if (!ok) {
         ub_runner_free(r);
         snprintf(err, errlen, "out of memory");
@@ -162,6 +163,7 @@ void ub_runner_free(ub_runner *r)
     for (unsigned i = 0; i < r->npend; i++) free(r->pend[i].message);
     free(r->held);
     free(r->pend);
+    free(r->s2f);
     if (r->own_rw) ub_rw_free(r->rw);
     free(r->q);
     free(r->tx);
@@ -244,6 +246,8 @@ static void emit_one(ub_runner *r, pring *m)
     if (r->c.save) ub_capw_write(r->c.save, r->c.save_if, e->ts_real, d, e->len, e->dir);
     uint64_t seq = e->seq;
     pring_pop(m);
+    r->s2f[seq % S2F][0] = seq;
+    r->s2f[seq % S2F][1] = frame;
     if (r->npend) resolve_pending(r, seq, frame, false);
 }
 
@@ -527,10 +531,20 @@ int rn_add_finding(ub_runner *r, const char *rule_id, int severity, const char *
     p->f.src_uri = r->c.src_uri;
     p->f.src_line = line;
     for (unsigned i = 0; i < nvalues && i < 4; i++) p->f.values[p->f.nvalues++] = values[i];
-    for (unsigned i = 0; i < nseq && p->nseq < UB_FINDING_FRAMES; i++)
-        if (seqs[i]) p->seqs[p->nseq++] = seqs[i];
+    for (unsigned i = 0; i < nseq && p->nseq < UB_FINDING_FRAMES; i++) {
+        if (!seqs[i]) continue;
+        p->seqs[p->nseq] = seqs[i];
+        if (r->s2f && r->s2f[seqs[i] % S2F][0] == seqs[i]) p->frames[p->nseq] = r->s2f[seqs[i] % S2F][1]; /* already out */
+        p->nseq++;
+    }
     p->message = message ? strdup(message) : NULL;
-    if (!r->merge || p->nseq == 0) { /* nothing to wait for */
+    bool waiting = false;
+    for (unsigned k = 0; k < p->nseq; k++) waiting |= !p->frames[k];
+    if (!r->merge || !waiting) { /* nothing to wait for */
+        p->f.nframes = 0;
+        for (unsigned k = 0; k < p->nseq; k++)
+            if (p->frames[k]) p->f.frames[p->f.nframes++] = p->frames[k];
+        if (p->f.nframes) p->f.frame = p->f.frames[p->f.nframes - 1];
         p->f.message = p->message;
         if (r->c.audit) ub_audit_add_finding(r->c.audit, &p->f);
         free(p->message);

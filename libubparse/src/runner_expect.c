@@ -79,6 +79,7 @@ int ub_runner_expect(ub_runner *r, const ub_expect *e, ub_got *got)
         for (uint32_t i = 0; i < r->rxq.ecount && !match; i++) {
             pent *p = pring_at(&r->rxq, i);
             if (p->consumed || p->gen == gen) continue;
+            if (e->none && p->ts_mono < ref) { p->gen = gen; continue; } /* before the window */
             const uint8_t *d = pring_data(&r->rxq, p);
             ub_decode(r->gview, &r->o, r->rec_entry, d, p->len);
             if (ub_filter_match(f, r->gview)) {
@@ -99,7 +100,7 @@ int ub_runner_expect(ub_runner *r, const ub_expect *e, ub_got *got)
             } else {
                 st = UB_EXP_LATE;
             }
-            if (!e->none) match->consumed = 1;
+            match->consumed = 1; /* reported (or matched): not seen by later expectations */
             break;
         }
         uint64_t now = rn_now(r);

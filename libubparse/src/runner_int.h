@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define S2F 65536u
+
 /* A FIFO of packet copies in one circular byte arena (no allocation per packet). */
 typedef struct pent {
     uint64_t pos;       /* arena position of the bytes */
@@ -88,6 +90,7 @@ struct ub_runner {
     uint8_t *gbuf;                /* copy of the packet handed out by expect() */
     pfind *pend;
     unsigned npend, cappend;
+    uint64_t (*s2f)[2];           /* recent (seq, frame) pairs, by seq % S2F: findings citing emitted packets */
     uint32_t gen;
     /* expect filter cache */
     char *ftext;

@@ -100,10 +100,11 @@ static uint64_t ex_lor(ev *e);
 static uint64_t ex_primary(ev *e)
 {
     skipws(e);
-    if (*e->p == '(') {
-        e->p++;
+    if (*e->p == '(' || (e->p[0] == '$' && e->p[1] == '{')) { /* ${...} is a parenthesis in expressions */
+        bool brace = *e->p == '$';
+        e->p += brace ? 2 : 1;
         uint64_t v = ex_lor(e);
-        if (!eat(e, ")") && !e->err[0]) snprintf(e->err, sizeof e->err, "')' expected");
+        if (!eat(e, brace ? "}" : ")") && !e->err[0]) snprintf(e->err, sizeof e->err, "'%s' expected", brace ? "}" : ")");
         return v;
     }
     if (isdigit((unsigned char)*e->p)) {
@@ -260,14 +261,23 @@ static char *subst(const ub_scenario *s, const char *text, bool zero, char *err,
 /* ---------------------------------------------------------------- parsing */
 static const char *const entries[] = { "flit", "pkt", "stream", "sll", "sll2", "cfgph", "eth", "rawip", "tph", NULL };
 
+/* Is the first line of a block an entry line ("eth", "flit icrc=be")? "eth" is also the Ethernet
+ * header table: a line with field assignments is a header line. */
 static bool starts_with_entry(const char *t)
 {
     while (*t == ' ' || *t == '\t' || *t == '\n') t++;
-    for (int i = 0; entries[i]; i++) {
-        size_t n = strlen(entries[i]);
-        if (strncmp(t, entries[i], n) == 0 && (t[n] == '\0' || isspace((unsigned char)t[n]))) return true;
-    }
-    return false;
+    size_t ll = strcspn(t, "\n");
+    char line[256];
+    if (ll >= sizeof line) return false;
+    memcpy(line, t, ll);
+    line[ll] = '\0';
+    char *save = NULL, *w = strtok_r(line, " \t", &save);
+    bool is_entry = false;
+    for (int i = 0; w && entries[i]; i++) is_entry |= strcmp(w, entries[i]) == 0;
+    if (!is_entry) return false;
+    while ((w = strtok_r(NULL, " \t", &save)))
+        if (strncmp(w, "icrc=", 5) != 0 && strncmp(w, "bcrc=", 5) != 0 && strncmp(w, "error_flag=", 11) != 0) return false;
+    return true;
 }
 
 static int perr(char *err, size_t errlen, const ub_scenario *s, uint32_t line, const char *fmt, const char *a)
