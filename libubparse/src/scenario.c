@@ -715,6 +715,8 @@ void ub_scenario_free(ub_scenario *s)
     free(s);
 }
 
+void ub_scenario_set_keep_going(ub_scenario *s, bool on) { s->keep_going = on; }
+
 void ub_scenario_apply_defaults(const ub_scenario *s, ub_runner_cfg *c)
 {
     if (s->has_within) c->within_ns = s->within;

@@ -261,6 +261,8 @@ ub_scenario *ub_scenario_load(const char *path, const ub_opts *o, char *err, siz
 void ub_scenario_free(ub_scenario *s);
 /* Defaults from the @scenario line for the runner configuration (within, tolerance, grace). */
 void ub_scenario_apply_defaults(const ub_scenario *s, ub_runner_cfg *c);
+/* Judge every expectation instead of stopping at the first failure (@scenario keep_going=1). */
+void ub_scenario_set_keep_going(ub_scenario *s, bool on);
 /* Set a variable before running (ubreplay --var NAME=VALUE). */
 int ub_scenario_set_var(ub_scenario *s, const char *name, uint64_t v);
 /* Run the scenario. Returns 0 (every expectation met), 1 (failures, raised as findings), 2 (a runtime
