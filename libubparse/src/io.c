@@ -559,9 +559,15 @@ static int read_sys(const char *ifname, const char *file, char *buf, size_t n)
 
 int ub_io_if_arphrd(const char *ifname)
 {
-    char b[32];
-    if (!ifname || read_sys(ifname, "type", b, sizeof b) <= 0) return -1;
-    return atoi(b);
+    if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ) return -1;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+    int r = ioctl(fd, SIOCGIFHWADDR, &ifr) == 0 ? ifr.ifr_hwaddr.sa_family : -1;
+    close(fd);
+    return r;
 }
 
 static bool sys_exists(const char *ifname, const char *file)
@@ -572,11 +578,12 @@ static bool sys_exists(const char *ifname, const char *file)
     return stat(path, &sb) == 0;
 }
 
-static void driver_name(const char *ifname, char *out, size_t n)
+/* ethtool driver name and bus (netns-aware, unlike a /sys mounted for another namespace) */
+static bool driver_info(const char *ifname, char *drv, size_t n, char *bus, size_t bn)
 {
-    out[0] = '\0';
+    drv[0] = bus[0] = '\0';
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return;
+    if (fd < 0) return false;
     struct ethtool_drvinfo di;
     struct ifreq ifr;
     memset(&di, 0, sizeof di);
@@ -584,36 +591,54 @@ static void driver_name(const char *ifname, char *out, size_t n)
     di.cmd = ETHTOOL_GDRVINFO;
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
     ifr.ifr_data = (void *)&di;
-    if (ioctl(fd, SIOCETHTOOL, &ifr) == 0) snprintf(out, n, "%.31s", di.driver);
+    bool ok = ioctl(fd, SIOCETHTOOL, &ifr) == 0;
     close(fd);
+    if (ok) {
+        snprintf(drv, n, "%.31s", di.driver);
+        snprintf(bus, bn, "%.31s", di.bus_info);
+    }
+    return ok;
 }
 
 int ub_io_if_is_physical(const char *ifname, char *kind, size_t kindlen)
 {
     if (kindlen) kind[0] = '\0';
     if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ || strchr(ifname, '/')) return -1;
-    if (!sys_exists(ifname, "")) return -1;
-    char drv[32];
-    driver_name(ifname, drv, sizeof drv);
-    if (sys_exists(ifname, "device")) { /* backed by a bus device (PCI, virtio, USB ...): reaches a wire */
-        char path[256], link[256] = "";
-        snprintf(path, sizeof path, "/sys/class/net/%s/device/subsystem", ifname);
-        ssize_t r = readlink(path, link, sizeof link - 1);
-        if (r > 0) link[r] = '\0';
-        const char *sub = strrchr(link, '/');
-        if (kindlen)
-            snprintf(kind, kindlen, "physical (%s%s%s)", sub ? sub + 1 : "device", drv[0] ? ", driver " : "", drv);
-        return 1;
+    unsigned idx = if_nametoindex(ifname); /* this network namespace */
+    if (!idx) return -1;
+    int type = ub_io_if_arphrd(ifname);
+    if (type == ARPHRD_LOOPBACK) {
+        if (kindlen) snprintf(kind, kindlen, "loopback");
+        return 0;
     }
+    char drv[32], bus[32];
+    driver_info(ifname, drv, sizeof drv, bus, sizeof bus);
+    /* Only drivers whose frames cannot leave the host count as virtual: a bridge, bond, VLAN,
+     * macvlan/ipvlan or tunnel may carry them to a wire, so those need --allow-physical too. */
+    static const char *const virt[] = { "veth", "dummy", "tun", "nlmon", "ifb" };
+    for (size_t i = 0; i < sizeof virt / sizeof virt[0]; i++)
+        if (!strcmp(drv, virt[i])) {
+            if (kindlen) snprintf(kind, kindlen, "%s%s", drv, !strcmp(drv, "tun") && !strcmp(bus, "tap") ? " (tap)" : "");
+            return 0;
+        }
     if (kindlen) {
-        int t = ub_io_if_arphrd(ifname);
-        if (t == ARPHRD_LOOPBACK) snprintf(kind, kindlen, "loopback");
-        else if (drv[0]) snprintf(kind, kindlen, "%s", drv);
-        else if (sys_exists(ifname, "tun_flags")) snprintf(kind, kindlen, "tun");
-        else if (sys_exists(ifname, "bridge")) snprintf(kind, kindlen, "bridge");
-        else snprintf(kind, kindlen, "virtual");
+        /* describe it; /sys/class/net is trusted only when it shows this namespace's interface */
+        char b[32], sub[64] = "";
+        if (read_sys(ifname, "ifindex", b, sizeof b) > 0 && (unsigned)atoi(b) == idx && sys_exists(ifname, "device")) {
+            char path[256], link[256] = "";
+            snprintf(path, sizeof path, "/sys/class/net/%s/device/subsystem", ifname);
+            ssize_t r = readlink(path, link, sizeof link - 1);
+            if (r > 0) link[r] = '\0';
+            const char *sl = strrchr(link, '/');
+            snprintf(sub, sizeof sub, "%s", sl ? sl + 1 : "device");
+        }
+        if (drv[0] || sub[0] || bus[0])
+            snprintf(kind, kindlen, "physical or wire-reaching (%s%s%s%s%s)", drv[0] ? "driver " : "", drv,
+                     sub[0] ? (drv[0] ? ", " : "") : "", sub, bus[0] && !sub[0] ? bus : "");
+        else
+            snprintf(kind, kindlen, "physical or unknown (ARPHRD %d)", type);
     }
-    return 0;
+    return 1;
 }
 
 static int ring_setup(ub_io *io)
@@ -1255,6 +1280,9 @@ long ub_io_record(const ub_io *io, const uint8_t *data, uint32_t len, uint8_t di
         if (!d.len) d = io->remote.len ? io->remote : io->local;
         addr_norm(&s);
         addr_norm(&d);
+        /* the UB port as destination, whatever port the socket used: every record decodes as UB */
+        if (d.ss.ss_family == AF_INET) ((struct sockaddr_in *)&d.ss)->sin_port = htons(UB_UDP_PORT);
+        else if (d.ss.ss_family == AF_INET6) ((struct sockaddr_in6 *)&d.ss)->sin6_port = htons(UB_UDP_PORT);
         if (s.len && d.len && s.ss.ss_family != d.ss.ss_family) { /* a wildcard of the other family */
             if (addr_is_any(&s)) {
                 memset(&s.ss, 0, sizeof s.ss);

@@ -237,7 +237,9 @@ uint64_t ub_io_now_mono(void); /* CLOCK_MONOTONIC ns */
 /* ---------------------------------------------------------------- recording helpers */
 /* The capture record of a packet this endpoint sent or received (ubpeer -w, ubreplay --save):
  *   UDP        LINKTYPE_RAW (101): IPv4/IPv6 + UDP header src -> dst around the payload (ub_io_wrap_udp),
- *              so ubdump and Wireshark decode it as UBoE (no ICRC: a UDP socket cannot carry one, R-44)
+ *              so ubdump and Wireshark decode it as UBoE (no ICRC: a UDP socket cannot carry one, R-44);
+ *              the record's destination port is always 4792 (a reply to a requester's ephemeral port
+ *              would otherwise not decode as UB; the real port is not kept), the source port is real
  *   Ethernet   LINKTYPE_ETHERNET (1): the frame unchanged
  *   ARPHRD_UB  LINKTYPE_LINUX_SLL2 (276): SLL2 header (hatype 38, protocol from the CFG byte, packet
  *              type from dir, the endpoint's ifindex) + the bytes
@@ -251,11 +253,14 @@ long ub_io_wrap_udp(const ub_io_addr *src, const ub_io_addr *dst, const uint8_t 
                     uint8_t *out, size_t cap);
 
 /* ---------------------------------------------------------------- safety */
-/* Is the interface physical (backed by a device: /sys/class/net/IF/device exists)? 1 physical,
- * 0 virtual (veth, lo, dummy, tun/tap, bridge, macvlan ...), -1 no such interface. `kind`
- * (optional) receives a short description ("veth", "loopback", "physical (pci 0000:00:03.0)"). */
+/* May frames sent on this interface leave the host? 0 virtual (loopback, or the veth, dummy, tun/tap,
+ * nlmon, ifb drivers), 1 anything else (hardware, and bridges, bonds, VLANs, macvlan, tunnels, which
+ * can carry frames to a wire: the tools require --allow-physical), -1 no such interface in this
+ * network namespace. Uses if_nametoindex and ethtool (namespace-aware; /sys/class/net may show
+ * another namespace). `kind` (optional) receives a short description ("veth", "loopback",
+ * "physical or wire-reaching (driver e1000, pci)"). */
 int ub_io_if_is_physical(const char *ifname, char *kind, size_t kindlen);
-/* ARPHRD type of an interface (/sys/class/net/IF/type), -1 if it does not exist. */
+/* ARPHRD type of an interface of this network namespace, -1 if it does not exist. */
 int ub_io_if_arphrd(const char *ifname);
 /* Framing the interface endpoint would use for an ARPHRD type (0 if unsupported without --raw). */
 ub_io_framing ub_io_framing_for_arphrd(int arphrd);
