@@ -42,7 +42,7 @@ static const char HELP[] =
 "    -i IFACE            raw frames on IFACE (AF_PACKET, needs CAP_NET_RAW, dropped once the socket is\n"
 "                        open): UBoE frames (App. E) on Ethernet, the 1-byte CFG pseudo-header form on a\n"
 "                        Linux ubl interface (ARPHRD_UB)\n"
-"    --raw [flit|pkt]    with -i: record bytes unchanged, as flit-framed (LINKTYPE_USER0, default) or\n"
+"    --raw flit|pkt      with -i: record bytes unchanged, as flit-framed (LINKTYPE_USER0) or\n"
 "                        packet (USER1) records, for FPGA/test benches\n"
 "    --allow-physical    needed to send on a physical interface (virtual ones: veth, dummy, tap ...)\n"
 "    -w FILE             dry run: write what would be sent (pcapng) with the scheduled timestamps\n"
@@ -68,7 +68,9 @@ static const char HELP[] =
 "SELECTION\n"
 "    -Y FILTER           only packets matching the display filter (ubdump's language)\n"
 "    --packets RANGES    record numbers of one pass over the inputs: 1-100,250,300-\n"
-"    --dir in|out        only records of that pcapng direction (e.g. the requests of a trace)\n"
+"    --dir in|out        only records of that pcapng direction\n"
+"    --requests          only transaction, management and enumeration requests (no transport acks, no\n"
+"                        responses: the recorded ones answered another device)\n"
 "    --preload[=SIZE]    keep the records in memory (at most SIZE bytes, default 1G; k/M/G)\n"
 "    -o NAME=VALUE       decoder option (ubdump -o help); --noncrc: Non-CRC mode links\n"
 "\n"
@@ -93,7 +95,10 @@ static const char HELP[] =
 "    --report text|json|sarif|junit   report format (default text); --report-output FILE\n"
 "    --fail-on error|warning|never    severity that fails the run (default error)\n"
 "    --no-audit          judge only the scenario's expectations, not the protocol rules\n"
-"    --drain T           keep receiving T after the last packet (default 100ms)\n"
+"    --auto-ack, --no-auto-ack   answer the peer's RTP data with transport acks, as the requester's\n"
+"                        transport layer must (default: on with --requests and for scenarios)\n"
+"    --drain T           keep receiving T after the last packet (default: the response timeout,\n"
+"                        100ms); requests still unanswered then are errors (UB-TA-001, §10.6 e)\n"
 "    --response-timeout MS, --expect-taack, --gaps-are-notes, --max-transactions N  (as ubdump)\n"
 "\n"
 "SCENARIOS\n"
@@ -121,12 +126,13 @@ enum {
     O_PRELOAD, O_NONCRC, O_SET, O_MAPCNA, O_MAPEID, O_MAPIP, O_MAPTPN, O_MAPUPI, O_MAPFILE, O_PSNB, O_TASSNB,
     O_UNIQUE, O_FIXALL, O_KEEPCRC, O_BREAKCRC, O_ONBAD, O_FUZZ, O_SEED, O_CNAIP, O_DMAC, O_SMAC, O_NPI, O_CHECK,
     O_SAVE, O_REPORT, O_REPORTOUT, O_FAILON, O_NOAUDIT, O_DRAIN, O_RTO, O_TAACK, O_GAPS, O_MAXTX, O_SCENARIO,
-    O_VAR, O_KEEPGOING, O_WITHIN, O_TOL, O_TOLPCT, O_MAXPK, O_MAXDUR, O_HELP, O_VERSION,
+    O_VAR, O_KEEPGOING, O_WITHIN, O_TOL, O_TOLPCT, O_MAXPK, O_MAXDUR, O_HELP, O_VERSION, O_REQUESTS, O_AUTOACK,
+    O_NOAUTOACK,
 };
 
 static const struct option LOPTS[] = {
     { "udp", required_argument, 0, O_UDP }, { "bind", required_argument, 0, O_BIND },
-    { "raw", optional_argument, 0, O_RAW }, { "allow-physical", no_argument, 0, O_ALLOWPHYS },
+    { "raw", required_argument, 0, O_RAW }, { "allow-physical", no_argument, 0, O_ALLOWPHYS },
     { "framing", required_argument, 0, O_FRAMING }, { "tx-ring", no_argument, 0, O_TXRING },
     { "qdisc-bypass", no_argument, 0, O_QDISC }, { "batch", required_argument, 0, O_BATCH },
     { "multiplier", required_argument, 0, O_MULT }, { "pps", required_argument, 0, O_PPS },
@@ -136,7 +142,7 @@ static const struct option LOPTS[] = {
     { "duration", required_argument, 0, O_DURATION }, { "late", required_argument, 0, O_LATE },
     { "slip-threshold", required_argument, 0, O_SLIPT }, { "stats", required_argument, 0, O_STATS },
     { "json", no_argument, 0, O_JSON }, { "spin", required_argument, 0, O_SPIN },
-    { "packets", required_argument, 0, O_PACKETS }, { "dir", required_argument, 0, O_DIR },
+    { "packets", required_argument, 0, O_PACKETS }, { "requests", no_argument, 0, O_REQUESTS }, { "dir", required_argument, 0, O_DIR },
     { "preload", optional_argument, 0, O_PRELOAD }, { "noncrc", no_argument, 0, O_NONCRC },
     { "set", required_argument, 0, O_SET }, { "map-cna", required_argument, 0, O_MAPCNA },
     { "map-eid", required_argument, 0, O_MAPEID }, { "map-ip", required_argument, 0, O_MAPIP },
@@ -148,7 +154,8 @@ static const struct option LOPTS[] = {
     { "fuzz", required_argument, 0, O_FUZZ }, { "seed", required_argument, 0, O_SEED },
     { "cna-ip", required_argument, 0, O_CNAIP }, { "dmac", required_argument, 0, O_DMAC },
     { "smac", required_argument, 0, O_SMAC }, { "npi", required_argument, 0, O_NPI },
-    { "check", no_argument, 0, O_CHECK }, { "save", required_argument, 0, O_SAVE },
+    { "check", no_argument, 0, O_CHECK }, { "auto-ack", no_argument, 0, O_AUTOACK },
+    { "no-auto-ack", no_argument, 0, O_NOAUTOACK }, { "save", required_argument, 0, O_SAVE },
     { "report", required_argument, 0, O_REPORT }, { "report-output", required_argument, 0, O_REPORTOUT },
     { "fail-on", required_argument, 0, O_FAILON }, { "no-audit", no_argument, 0, O_NOAUDIT },
     { "drain", required_argument, 0, O_DRAIN }, { "response-timeout", required_argument, 0, O_RTO },
@@ -168,6 +175,7 @@ typedef struct app {
     const char *iface, *udp, *bind, *dry, *framing, *save, *report_out, *scenario;
     int raw;                   /* 0 off, UB_ENTRY_FLIT / UB_ENTRY_PKT */
     bool allow_phys, txring, qdisc, l1, json, check, no_audit, keep_going, verbose;
+    int auto_ack;              /* -1 default: on with --requests or --scenario when checking */
     unsigned batch;
     ub_replay_cfg rc;
     ub_rw_cfg wc;
@@ -250,7 +258,7 @@ static int parse(app *a, int argc, char **argv)
         case O_UDP: a->udp = optarg; break;
         case O_BIND: a->bind = optarg; break;
         case O_RAW:
-            if (!optarg || strcmp(optarg, "flit") == 0) a->raw = UB_ENTRY_FLIT;
+            if (strcmp(optarg, "flit") == 0) a->raw = UB_ENTRY_FLIT;
             else if (strcmp(optarg, "pkt") == 0) a->raw = UB_ENTRY_PKT;
             else return usage_err("--raw flit|pkt, not %s", optarg);
             break;
@@ -311,6 +319,7 @@ static int parse(app *a, int argc, char **argv)
             break;
         case 'Y': a->rc.filter = optarg; break;
         case O_PACKETS: a->rc.ranges = optarg; break;
+        case O_REQUESTS: a->rc.requests = true; break;
         case O_DIR:
             if (strcmp(optarg, "in") == 0) a->rc.dir = UB_DIR_IN;
             else if (strcmp(optarg, "out") == 0) a->rc.dir = UB_DIR_OUT;
@@ -362,6 +371,8 @@ static int parse(app *a, int argc, char **argv)
             a->wc.npi = (uint32_t)v;
             break;
         case O_CHECK: a->check = true; break;
+        case O_AUTOACK: a->auto_ack = 1; break;
+        case O_NOAUTOACK: a->auto_ack = 0; break;
         case O_SAVE: a->save = optarg; a->check = true; break;
         case O_REPORT:
             if (strcmp(optarg, "text") == 0) a->report = UB_REPORT_TEXT;
@@ -483,11 +494,13 @@ int main(int argc, char **argv)
     ub_state_cfg_default(&a->st);
     a->report = UB_REPORT_TEXT;
     a->fail_on = UB_SEV_ERROR;
-    a->drain_ns = 100000000;
+    a->drain_ns = UINT64_MAX; /* default: the response timeout */
     a->max_packets = 1000000;
+    a->auto_ack = -1;
     a->max_dur = 60000000000ull;
     int rc = parse(a, argc, argv);
     if (rc) return rc;
+    if (a->drain_ns == UINT64_MAX) a->drain_ns = a->st.response_timeout_ns;
     if (a->l1) a->rc.sched.overhead = 24;
     const char *const *inputs = (const char *const *)argv + optind;
     unsigned ninputs = (unsigned)(argc - optind);
@@ -519,6 +532,7 @@ int main(int argc, char **argv)
         if (a->batch) ic.batch = a->batch;
         ic.rx = a->check;
         if (a->udp) {
+            ic.udp_connect = true; /* answers only from the device; records name the real source address */
             io = ub_io_open_udp(&ic, a->udp, a->bind, err, sizeof err);
         } else {
             char kind[128];
@@ -553,7 +567,7 @@ int main(int argc, char **argv)
     ub_rw *rw = ub_rw_new(&a->wc, err, sizeof err);
     if (!rw) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
     if ((rc = apply_edits(a, rw))) return rc;
-    a->rc.raw_records = a->raw && !a->rewrite_needed && !a->rc.filter && a->wc.crc != UB_RW_CRC_BREAK;
+    a->rc.raw_records = a->raw && !a->rewrite_needed && !a->rc.filter && !a->rc.requests && a->wc.crc != UB_RW_CRC_BREAK;
 
     /* ---- the audit session with the runner's rules */
     ub_ruleset *rs = NULL;
@@ -565,6 +579,10 @@ int main(int argc, char **argv)
         ub_audit_cfg ac;
         ub_audit_cfg_default(&ac);
         ac.state = a->st;
+        /* §10.6 e: outstanding requests are judged when the capture ends; a live run keeps receiving for
+         * --drain after its last packet, which counts towards the response timeout */
+        uint64_t drained = live ? a->drain_ns : 0;
+        ac.state.response_timeout_ns = a->st.response_timeout_ns > drained ? a->st.response_timeout_ns - drained : 0;
         if (a->no_audit) ac.state.layers = 0;
         ac.opts = &a->o;
         ac.rules = rs;
@@ -616,7 +634,9 @@ int main(int argc, char **argv)
         cc.max_duration_ns = a->max_dur;
     }
     cc.seed = a->wc.seed;
+    cc.auto_ack = a->check && live && (a->rc.requests || sc);
     if (sc) ub_scenario_apply_defaults(sc, &cc);
+    if (a->auto_ack >= 0) cc.auto_ack = a->auto_ack && a->check && live;
     if (a->has_within) cc.within_ns = a->within;
     if (a->has_tol) cc.tol_abs_ns = a->tol;
     if (a->has_tolpct) cc.tol_pct = a->tolpct;
@@ -666,7 +686,7 @@ int main(int argc, char **argv)
         ub_replay_report(rp, r, rw, stdout, true);
         printf("}\n");
     }
-    if (a->check) {
+    if (a->check && !(status == 2 && rst.recorded == 0)) { /* nothing was sent: no report to write */
         ub_audit_finish(au);
         ub_state_stats sst;
         ub_audit_state_stats(au, &sst);

@@ -179,13 +179,27 @@ static bool in_ranges(const ub_replay *rp, uint64_t n)
     return false;
 }
 
+bool ub_view_is_request(const ub_view *v)
+{
+    uint64_t u;
+    for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) /* a receiver discards it (§5.3.7, §4.7.2) */
+        if (v->err[i].code == UB_E_BCRC_BAD || v->err[i].code == UB_E_ICRC_BAD) return false;
+    if (ub_view_find(v, UB_H_SCANPDU_REQ, 0) >= 0) return true;
+    if (ub_view_find(v, UB_H_ATAH, 0) >= 0 || ub_view_find(v, UB_H_ATAH_C, 0) >= 0) return false;
+    if (ub_view_get(v, "ub.mgmtetah.rsp", &u) == 0) return u == 0;
+    if (ub_view_get(v, "ub.rtph.tpopcode", &u) == 0 && u != 1) return false; /* TP acks, CNPs */
+    return ub_view_find(v, UB_H_BTAH, 0) >= 0 || ub_view_find(v, UB_H_BTAH_C, 0) >= 0 ||
+           ub_view_find(v, UB_H_BTAH_ALT, 0) >= 0;
+}
+
 static void packet(ub_replay *rp, const uint8_t *d, uint32_t len, ub_entry entry, uint64_t ts, uint64_t frame)
 {
     if (rp->stop) return;
     rp->st.units++;
-    if (rp->flt) {
+    if (rp->flt || rp->c.requests) {
         ub_decode(rp->v, &rp->o, entry, d, len);
-        if (!ub_filter_match_frame(rp->flt, rp->v, frame, len)) { rp->st.filtered++; return; }
+        if (rp->flt && !ub_filter_match_frame(rp->flt, rp->v, frame, len)) { rp->st.filtered++; return; }
+        if (rp->c.requests && !ub_view_is_request(rp->v)) { rp->st.not_request++; return; }
     }
     rp->st.selected++;
     const uint8_t *p = d;
@@ -208,6 +222,10 @@ static void packet(ub_replay *rp, const uint8_t *d, uint32_t len, ub_entry entry
             rp->st.skipped++;
             return;
         }
+    }
+    if (!rp->start) { /* the schedule starts with the first packet, not with opening the files */
+        rp->start = ub_runner_now(rp->r);
+        rp->next_stats = rp->start + rp->c.stats_ns;
     }
     uint64_t off = ub_sched_next(&rp->s, ts, n);
     if (rp->c.duration_ns && off > rp->c.duration_ns) { rp->stop = 2; return; }
@@ -354,8 +372,7 @@ int ub_replay_run(ub_replay *rp, ub_runner *r, ub_rw *rw, char *err, size_t errl
     rp->err = err;
     rp->errlen = errlen;
     if (errlen) err[0] = '\0';
-    rp->start = ub_runner_now(r);
-    rp->next_stats = rp->start + rp->c.stats_ns;
+    rp->start = 0;
     for (uint64_t loop = 0; !rp->stop && (rp->c.loops == 0 || loop < rp->c.loops); loop++) {
         if (rw) ub_rw_loop(rw, (unsigned)loop);
         if (pass(rp, loop) < 0) return -1;
@@ -365,7 +382,7 @@ int ub_replay_run(ub_replay *rp, ub_runner *r, ub_rw *rw, char *err, size_t errl
     if (rp->stop == -1) return -1;
     if (rp->stop == -2) return -2;
     if (ub_runner_flush(r) < 0) { snprintf(err, errlen, "%s", ub_runner_error(r)); return -1; }
-    if (rp->c.stats_ns) stats_line(rp, ub_runner_now(r));
+    if (rp->c.stats_ns && rp->start) stats_line(rp, ub_runner_now(r));
     return rp->stop == 1 ? 1 : 0;
 }
 
@@ -424,13 +441,13 @@ void ub_replay_report(const ub_replay *rp, const ub_runner *r, const ub_rw *rw, 
     if (json) {
         fprintf(f,
                 "\"replay\": {\"mode\": \"%s\", \"records\": %" PRIu64 ", \"selected\": %" PRIu64 ", \"filtered\": %" PRIu64
-                ", \"out_of_range\": %" PRIu64 ", \"other_direction\": %" PRIu64 ", \"skipped\": %" PRIu64
+                ", \"out_of_range\": %" PRIu64 ", \"other_direction\": %" PRIu64 ", \"not_requests\": %" PRIu64 ", \"skipped\": %" PRIu64
                 ", \"loops\": %" PRIu64 ", \"preloaded\": %s,\n"
                 "  \"sent\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"retries\": %" PRIu64
                 ", \"send_calls\": %" PRIu64 ", \"duration_s\": %.9f,\n"
                 "  \"achieved_pps\": %.3f, \"achieved_mbps\": %.6f, \"mbps_layer\": %d",
                 mode_name(rp->c.sched.mode), s.ps.records, s.ps.selected, s.ps.filtered, s.ps.out_of_range,
-                s.ps.other_dir, s.ps.skipped, s.ps.loops_done, s.ps.preloaded ? "true" : "false", s.rs.sent,
+                s.ps.other_dir, s.ps.not_request, s.ps.skipped, s.ps.loops_done, s.ps.preloaded ? "true" : "false", s.rs.sent,
                 s.rs.failed, s.rs.bytes, s.rs.retries, s.rs.send_calls, s.dur, s.pps, s.mbps,
                 rp->c.sched.overhead ? 1 : 2);
         if (rp->c.sched.mode == UB_SCHED_PPS) fprintf(f, ", \"requested_pps\": %.9g", s.req_pps);
@@ -470,6 +487,7 @@ void ub_replay_report(const ub_replay *rp, const ub_runner *r, const ub_rw *rw, 
     if (s.ps.filtered) fprintf(f, ", %" PRIu64 " not matching -Y", s.ps.filtered);
     if (s.ps.out_of_range) fprintf(f, ", %" PRIu64 " outside --packets", s.ps.out_of_range);
     if (s.ps.other_dir) fprintf(f, ", %" PRIu64 " of the other direction", s.ps.other_dir);
+    if (s.ps.not_request) fprintf(f, ", %" PRIu64 " not requests", s.ps.not_request);
     if (s.ps.skipped) fprintf(f, ", %" PRIu64 " skipped by the rewrite", s.ps.skipped);
     fprintf(f, ", %" PRIu64 " loop%s%s\n", s.ps.loops_done, s.ps.loops_done == 1 ? "" : "s", s.ps.preloaded ? " (preloaded)" : "");
     const char *layer = rp->c.sched.overhead ? "layer 1" : "bytes sent";

@@ -111,6 +111,33 @@ static ub_rw_out out_for_entry(ub_entry e)
     }
 }
 
+/* ---------------------------------------------------------------- auto_ack */
+#define ACKBUF 16384
+static void ack_out(void *ctx, const ub_peer_out *o)
+{
+    ub_runner *r = ctx;
+    if (o->kind != UB_PEER_OUT_ACK || r->nack >= 64 || r->ackused + o->len > ACKBUF) return; /* acks only */
+    memcpy(r->ackbuf + r->ackused, o->data, o->len);
+    r->acklen[r->nack++] = o->len;
+    r->ackused += o->len;
+}
+
+static bool init_acker(ub_runner *r, char *err, size_t errlen)
+{
+    ub_peer_cfg pc;
+    ub_peer_cfg_default(&pc);
+    pc.opts = &r->o;
+    r->aview = malloc(sizeof *r->aview);
+    r->ackbuf = malloc(ACKBUF);
+    if (!r->aview || !r->ackbuf) { snprintf(err, errlen, "out of memory"); return false; }
+    ub_view_init(r->aview);
+    r->acker = ub_peer_new(&pc, ack_out, r, err, errlen);
+    return r->acker != NULL;
+}
+
+static int send_acks(ub_runner *r);
+static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline);
+
 ub_runner *ub_runner_new(const ub_runner_cfg *cfg, const ub_xport *x, char *err, size_t errlen)
 {
     ub_runner *r = calloc(1, sizeof *r);
@@ -149,6 +176,10 @@ ub_runner *ub_runner_new(const ub_runner_cfg *cfg, const ub_xport *x, char *err,
     }
     ub_view_init(r->view);
     ub_view_init(r->gview);
+    if (cfg->auto_ack && x->rx && !init_acker(r, err, errlen)) {
+        ub_runner_free(r);
+        return NULL;
+    }
     r->rw = cfg->rw;
     r->start = r->last_send = r->last_poll = rn_now(r);
     r->drained_real = x->mono_to_real(x->ctx, r->start);
@@ -164,6 +195,9 @@ void ub_runner_free(ub_runner *r)
     free(r->held);
     free(r->pend);
     free(r->s2f);
+    ub_peer_free(r->acker);
+    free(r->aview);
+    free(r->ackbuf);
     if (r->own_rw) ub_rw_free(r->rw);
     free(r->q);
     free(r->tx);
@@ -277,6 +311,11 @@ static void on_rx(ub_runner *r, const ub_io_rx *p)
     r->st.rx_bytes += p->len;
     uint64_t mono = r->x.real_to_mono(r->x.ctx, p->ts_ns);
     if (r->merge) record_packet(r, &r->mr, p->data, p->len, UB_DIR_IN, &p->from, &p->to, p->ts_ns, seq);
+    if (r->acker) { /* the requester's transport layer: acks for the peer's RTP data */
+        ub_decode(r->aview, &r->o, r->x.entry, p->data, p->len);
+        ub_peer_pktinfo pi = { mono, 0 };
+        ub_peer_packet(r->acker, r->aview, &pi);
+    }
     if (!r->rxq.ecap) return;
     long n = r->x.record(r->x.ctx, p->data, p->len, UB_DIR_IN, &p->from, &p->to, r->recbuf, REC_MAX);
     if (n < 0) return;
@@ -316,6 +355,7 @@ int rn_pump(ub_runner *r, uint64_t until)
     }
     r->last_poll = rn_now(r);
     rn_emit(r, false);
+    if (r->nack && !r->in_pump && send_acks(r) < 0) return -1;
     return got;
 }
 
@@ -347,8 +387,10 @@ static int flush_q(ub_runner *r)
             r->st.bytes += t->len;
             if (!r->st.first_send) r->st.first_send = t0;
             r->st.last_send = sent;
-            r->last_send = sent;
-            r->last_seq = q->seq;
+            if (!q->ack) {
+                r->last_send = t0; /* the reference of expect(): answers can come before the call returns */
+                r->last_seq = q->seq;
+            }
             if (q->deadline) {
                 uint64_t late = sent > q->deadline ? sent - q->deadline : 0;
                 ub_lathist_add(&r->st.lateness, late);
@@ -368,6 +410,27 @@ static int flush_q(ub_runner *r)
 
 int ub_runner_flush(ub_runner *r) { return flush_q(r); }
 
+static int send_acks(ub_runner *r)
+{
+    r->in_pump = true; /* a flush below may poll again: its acks wait for the next round */
+    uint32_t off = 0, n = r->nack;
+    uint8_t tmp[ACKBUF];
+    memcpy(tmp, r->ackbuf, r->ackused);
+    uint32_t lens[64];
+    memcpy(lens, r->acklen, n * sizeof lens[0]);
+    r->nack = 0;
+    r->ackused = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        rc = enqueue(r, tmp + off, lens[i], 0);
+        off += lens[i];
+        r->st.acks_sent++;
+    }
+    if (rc == 0) rc = flush_q(r);
+    r->in_pump = false;
+    return rc;
+}
+
 static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline)
 {
     if (r->nq == r->batch || r->txused + len > r->txcap)
@@ -378,6 +441,7 @@ static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadli
     q->seq = ++r->seq;
     q->pos = r->txused;
     q->len = len;
+    q->ack = r->in_pump;
     memcpy(r->txbuf + r->txused, p, len);
     r->txused += len;
     return 0;

@@ -3,6 +3,7 @@
  * are told apart and raised as findings with the expected filter and the actual packet. */
 #include "runner_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 
 const char *ub_expect_status_name(int st)
@@ -30,6 +31,50 @@ static const ub_filter *get_filter(ub_runner *r, const ub_expect *e)
 }
 
 static void fmt_ms(char *b, size_t n, uint64_t ns) { ub_format_duration(ns, b, n); }
+
+/* Layer of a header: 3 transaction / management / enumeration, 2 transport, 1 network, 0 link. A failed
+ * expectation is a content mismatch only when an answer of the layer it names came (a transport ack is
+ * no answer to a transaction expectation, and a response no answer to a transport one). */
+static int hdr_level(unsigned id)
+{
+    if (id >= UB_H_RTPH && id <= UB_H_TPPAD) return 2;
+    if (id >= UB_H_UPIH16 && id <= UB_H_DATA) return id == UB_H_DATA ? 1 : 3;
+    if (id >= UB_H_NTH16 && id <= UB_H_ICRC) return 1;
+    if (id >= UB_H_SLL && id <= UB_H_UDP) return 1;
+    return 0;
+}
+
+static int view_level(const ub_view *v)
+{
+    int m = -1;
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
+        int l = hdr_level(v->layer[i].hdr->id);
+        if (l > m) m = l;
+    }
+    return m;
+}
+
+/* the highest layer a filter text names (ub.<header>... tokens), -1 if none */
+static int filter_level(const char *t)
+{
+    int m = -1;
+    for (const char *p = t; (p = strstr(p, "ub.")); p += 3) {
+        if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.')) continue;
+        char name[64] = "ub.";
+        size_t n = 3;
+        const char *q = p + 3;
+        while ((isalnum((unsigned char)*q) || *q == '_') && n + 1 < sizeof name) name[n++] = *q++;
+        name[n] = '\0';
+        const ub_hdr *h[8];
+        const ub_field *f[8];
+        size_t k = ub_field_find(name, h, f, 8);
+        for (size_t i = 0; i < k && i < 8; i++) {
+            int l = hdr_level(h[i]->id);
+            if (l > m) m = l;
+        }
+    }
+    return m;
+}
 
 /* hand a received packet out: copied and decoded in the runner's own buffers */
 static void give(ub_runner *r, pent *e, ub_got *got, uint64_t ref)
@@ -71,6 +116,7 @@ int ub_runner_expect(ub_runner *r, const ub_expect *e, ub_got *got)
     uint64_t end = e->none ? hi : hi + grace;
     got->deadline = hi;
     uint32_t gen = ++r->gen;
+    int flevel = e->filter ? filter_level(e->filter) : -1;
     pent *cand = NULL;
     uint64_t cand_seq = 0;
     int st = -1;
@@ -87,7 +133,10 @@ int ub_runner_expect(ub_runner *r, const ub_expect *e, ub_got *got)
                 break;
             }
             p->gen = gen;
-            if (!cand && p->ts_mono >= ref && p->ts_mono <= hi) { cand = p; cand_seq = p->seq; }
+            if (!cand && p->ts_mono >= ref && p->ts_mono <= hi && (flevel < 0 || view_level(r->gview) == flevel)) {
+                cand = p;
+                cand_seq = p->seq;
+            }
         }
         if (match) {
             if (e->none) {

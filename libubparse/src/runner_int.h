@@ -3,6 +3,7 @@
 #ifndef UB_RUNNER_INT_H
 #define UB_RUNNER_INT_H
 
+#include "ubparse/peer.h"
 #include "ubparse/runner.h"
 
 #include <stdlib.h>
@@ -40,6 +41,7 @@ typedef struct qtx {      /* a packet queued for the next send call */
     uint64_t seq;
     uint64_t pos;         /* in the tx arena */
     uint32_t len;
+    bool ack;             /* an auto_ack transport ack: not the reference of expect() */
 } qtx;
 
 typedef struct hold {     /* REORDER: held back for `left` more packets */
@@ -96,6 +98,13 @@ struct ub_runner {
     char *ftext;
     ub_filter *fcomp;
     uint64_t rng;
+    /* auto_ack: the reference RTP receiver answers the peer's data with transport acks */
+    ub_peer *acker;
+    ub_view *aview;
+    uint8_t *ackbuf;
+    uint32_t ackused, nack;
+    uint32_t acklen[64];
+    bool in_pump;
     ub_runner_stats st;
 };
 

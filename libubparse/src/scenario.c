@@ -49,7 +49,7 @@ struct ub_scenario {
     char entry[16];
     uint64_t within, tol, grace;
     double tolpct;
-    bool has_within, has_tol, has_tolpct, has_grace, keep_going;
+    bool has_within, has_tol, has_tolpct, has_grace, keep_going, has_auto_ack, auto_ack;
     /* variables */
     char *vname[MAX_VARS];
     uint64_t vval[MAX_VARS];
@@ -510,6 +510,9 @@ static int parse_scenario_line(ub_scenario *s, uint32_t line, char *opts, char *
             s->has_grace = true;
         } else if (strcmp(tok, "keep_going") == 0) {
             s->keep_going = strcmp(eq, "0") != 0;
+        } else if (strcmp(tok, "auto_ack") == 0) {
+            s->has_auto_ack = true;
+            s->auto_ack = strcmp(eq, "0") != 0;
         } else {
             return perr(err, errlen, s, line, "unknown @scenario option %s", tok);
         }
@@ -723,6 +726,7 @@ void ub_scenario_apply_defaults(const ub_scenario *s, ub_runner_cfg *c)
     if (s->has_tol) c->tol_abs_ns = s->tol;
     if (s->has_tolpct) c->tol_pct = s->tolpct;
     if (s->has_grace) c->late_grace_ns = s->grace;
+    if (s->has_auto_ack) c->auto_ack = s->auto_ack;
     c->src_uri = s->uri;
 }
 

@@ -20,6 +20,9 @@ typedef struct ub_replay_cfg {
     const char *filter;          /* -Y: only matching packets are sent */
     const char *ranges;          /* "1-100,200,300-" record numbers of one pass over the inputs (1-based) */
     int dir;                     /* only records with this pcapng direction (ub_dir); -1: all */
+    bool requests;               /* only transaction / management / enumeration requests a receiver would
+                                  * accept: no transport acks, no responses (the recorded ones answer
+                                  * another responder), no packets with a bad BCRC/ICRC */
     uint64_t preload;            /* > 0: keep the records in memory, at most this many bytes (loops do
                                   * not re-read the files; standard input is preloaded when looping) */
     ub_sched_cfg sched;
@@ -48,6 +51,7 @@ typedef struct ub_replay_stats {
     uint64_t units;            /* decodable units (raw flit streams: several per record) */
     uint64_t selected;         /* after ranges, direction and -Y */
     uint64_t filtered, out_of_range, other_dir, skipped; /* not sent: -Y, ranges, direction, rewrite skip */
+    uint64_t not_request;      /* not sent: --requests */
     uint64_t loops_done;
     uint64_t sched_first, sched_last; /* first/last deadline (ns after start) */
     uint64_t scheduled;
@@ -57,6 +61,10 @@ typedef struct ub_replay_stats {
     uint64_t preload_bytes;
 } ub_replay_stats;
 void ub_replay_get_stats(const ub_replay *rp, ub_replay_stats *st);
+
+/* Is the decoded packet a transaction, management or enumeration request (no TP ack, no response)
+ * with good CRCs? */
+bool ub_view_is_request(const ub_view *v);
 
 /* The end-of-run report: text (a few lines, like tcpreplay) or a JSON object member list (for
  * ub_report_info.extra_json, or wrapped in {} on its own). rw and runner may be NULL. */

@@ -125,6 +125,9 @@ typedef struct ub_runner_cfg {
                                    * answer (default: the window, at least 10 ms) */
     uint64_t watermark_ns;        /* receive-timestamp margin of the time-ordered merge (50 us) */
     uint64_t seed;                /* faults (corrupt offset) */
+    bool auto_ack;                /* answer the peer's RTP data with transport acks (TPACK/TPNAK/TPSACK)
+                                   * as the requester's transport layer must (the RTP receiver of
+                                   * peer.h); needed when the recorded acks are not replayed */
     const char *src_uri;          /* scenario file named in findings (SARIF location) */
     /* called for each packet handed to the kernel (or failed): deadline 0 = "now" */
     void (*on_sent)(void *ctx, uint64_t deadline, uint64_t sent_mono, int err, uint32_t len);
@@ -166,7 +169,8 @@ int ub_runner_send(ub_runner *r, const uint8_t *p, uint32_t len, ub_entry entry,
 int ub_runner_flush(ub_runner *r);
 /* Id of the last packet sent (for ub_runner_finding). */
 uint64_t ub_runner_last_seq(const ub_runner *r);
-/* Time (runner clock) the last packet was handed to the kernel: the reference of expect(). */
+/* Time (runner clock) the send call of the last packet began: the reference of expect() (an answer
+ * can arrive before that call returns). Lateness statistics use the time the call returned. */
 uint64_t ub_runner_last_send_time(const ub_runner *r);
 
 /* ---------------------------------------------------------------- expecting */
@@ -235,6 +239,7 @@ typedef struct ub_runner_stats {
     uint64_t converted, unconvertible;
     uint64_t received, rx_bytes, rx_evicted; /* answers; evicted from the expect queue unconsumed */
     uint64_t recorded;                /* packets fed to the audit / capture (both directions) */
+    uint64_t acks_sent;               /* transport acks sent by auto_ack */
     uint64_t expects, expect_ok, expect_failed[UB_EXP_ERROR + 1];
     uint64_t late_packets;            /* sent after their deadline (> 0 ns late) */
     ub_lathist lateness;              /* send time - deadline of packets with a deadline */
@@ -245,7 +250,7 @@ void ub_runner_get_stats(const ub_runner *r, ub_runner_stats *st);
 
 /* ================================================================ text scenarios */
 /* The builder's text language (docs/builder.md) with directives (docs/replay.md):
- *   @scenario [entry=ENTRY] [within=T] [tol=T] [tolpct=P] [grace=T] [keep_going=1]
+ *   @scenario [entry=ENTRY] [within=T] [tol=T] [tolpct=P] [grace=T] [keep_going=1] [auto_ack=0|1]
  *   @set NAME=EXPR                       integer variables; ${EXPR} is substituted anywhere
  *   @send [fault=drop|corrupt[:OFF[:MASK]]|reorder[:N]|dup] [at=T] [count=N]   then builder lines
  *   @expect FILTER [within=T | at=T] [tol=T] [tolpct=P] [capture NAME=FIELD ...]
@@ -259,7 +264,7 @@ typedef struct ub_scenario ub_scenario;
 ub_scenario *ub_scenario_parse(const char *text, const char *uri, const ub_opts *o, char *err, size_t errlen);
 ub_scenario *ub_scenario_load(const char *path, const ub_opts *o, char *err, size_t errlen);
 void ub_scenario_free(ub_scenario *s);
-/* Defaults from the @scenario line for the runner configuration (within, tolerance, grace). */
+/* Defaults from the @scenario line for the runner configuration (within, tolerance, grace, auto_ack). */
 void ub_scenario_apply_defaults(const ub_scenario *s, ub_runner_cfg *c);
 /* Judge every expectation instead of stopping at the first failure (@scenario keep_going=1). */
 void ub_scenario_set_keep_going(ub_scenario *s, bool on);
