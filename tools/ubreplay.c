@@ -46,7 +46,8 @@ static const char HELP[] =
 "                        packet (USER1) records, for FPGA/test benches\n"
 "    --allow-physical    needed to send on a physical interface (virtual ones: veth, dummy, tap ...)\n"
 "    -w FILE             dry run: write what would be sent (pcapng) with the scheduled timestamps\n"
-"    --framing F         dry-run framing: eth, tph, cfgph, flit, pkt (default: as read)\n"
+"    --framing F         dry-run framing: eth, tph, cfgph, flit, pkt (default: the first input's;\n"
+"                        records of other inputs are converted to it)\n"
 "    --tx-ring           -i: PACKET_TX_RING instead of sendmmsg; --qdisc-bypass: skip the qdisc\n"
 "    --batch N           packets per system call (default 64, at most 1024)\n"
 "\n"
@@ -554,7 +555,9 @@ int main(int argc, char **argv)
         x = &xio.x;
     } else {
         int fe = a->framing ? entry_of(a->framing) : (int)first_entry(a, inputs[0]);
-        if (fe <= 0) return usage_err("dry run: give --framing (the first input has no known framing)%s", NULL);
+        if (fe <= 0)
+            return usage_err("dry run: give --framing eth|tph|cfgph|flit|pkt (%s)",
+                             strcmp(inputs[0], "-") == 0 ? "standard input cannot be looked at first" : "unknown framing of the first input");
         dry = ub_xport_dry_new(a->dry, (ub_entry)fe, &a->o, err, sizeof err);
         if (!dry) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
         x = ub_xport_dry_get(dry);
@@ -563,7 +566,6 @@ int main(int argc, char **argv)
     /* ---- rewriting into the output's framing */
     a->wc.out = (uint8_t)out_for(x->entry);
     a->wc.raw_entry = (uint8_t)x->entry;
-    if (!live && !a->framing && !a->rewrite_needed) a->wc.out = UB_RW_OUT_SAME;
     ub_rw *rw = ub_rw_new(&a->wc, err, sizeof err);
     if (!rw) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
     if ((rc = apply_edits(a, rw))) return rc;
