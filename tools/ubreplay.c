@@ -489,6 +489,17 @@ int main(int argc, char **argv)
 {
     static app A;
     app *a = &A;
+    ub_io *io = NULL;
+    ub_xport_io xio;
+    ub_xport_dry *dry = NULL;
+    ub_rw *rw = NULL;
+    ub_ruleset *rs = NULL;
+    ub_audit *au = NULL;
+    ub_capw *save = NULL;
+    ub_scenario *sc = NULL;
+    ub_replay *rp = NULL;
+    ub_runner *r = NULL;
+    int status = 0;
     ub_opts_default(&a->o);
     ub_replay_cfg_default(&a->rc);
     ub_rw_cfg_default(&a->wc);
@@ -523,9 +534,6 @@ int main(int argc, char **argv)
 
     /* ---- the output */
     char err[1024];
-    ub_io *io = NULL;
-    ub_xport_io xio;
-    ub_xport_dry *dry = NULL;
     const ub_xport *x;
     if (live) {
         ub_io_cfg ic;
@@ -538,9 +546,9 @@ int main(int argc, char **argv)
         } else {
             char kind[128];
             int ph = ub_io_if_is_physical(a->iface, kind, sizeof kind);
-            if (ph < 0) return usage_err("no interface %s", a->iface);
+            if (ph < 0) { status = usage_err("no interface %s", a->iface); goto out; }
             if (ph == 1 && !a->allow_phys)
-                return usage_err("%s is a physical interface: add --allow-physical to send on it", a->iface);
+                { status = usage_err("%s is a physical interface: add --allow-physical to send on it", a->iface); goto out; }
             ic.raw = a->raw != 0;
             if (a->raw) ic.raw_entry = (uint8_t)a->raw;
             ic.txmode = a->txring ? UB_IO_TX_RING : UB_IO_TX_DEFAULT;
@@ -548,7 +556,7 @@ int main(int argc, char **argv)
             io = ub_io_open_if(&ic, a->iface, err, sizeof err);
             if (io && a->check && ub_io_get_framing(io) == UB_IO_FRAME_ETH) ub_io_set_filter(io, ub_io_filter_uboe, NULL);
         }
-        if (!io) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+        if (!io) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         /* the sockets are open: no process of ours needs a capability from here on */
         if (ub_io_drop_caps(UB_IO_CAPS_ALL, err, sizeof err) < 0) fprintf(stderr, "ubreplay: warning: %s\n", err);
         ub_xport_io_init(&xio, io, &a->o, a->check, a->spin_ns);
@@ -556,28 +564,25 @@ int main(int argc, char **argv)
     } else {
         int fe = a->framing ? entry_of(a->framing) : (int)first_entry(a, inputs[0]);
         if (fe <= 0)
-            return usage_err("dry run: give --framing eth|tph|cfgph|flit|pkt (%s)",
-                             strcmp(inputs[0], "-") == 0 ? "standard input cannot be looked at first" : "unknown framing of the first input");
+            { status = usage_err("dry run: give --framing eth|tph|cfgph|flit|pkt (%s)",
+                             strcmp(inputs[0], "-") == 0 ? "standard input cannot be looked at first" : "unknown framing of the first input"); goto out; }
         dry = ub_xport_dry_new(a->dry, (ub_entry)fe, &a->o, err, sizeof err);
-        if (!dry) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+        if (!dry) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         x = ub_xport_dry_get(dry);
     }
 
     /* ---- rewriting into the output's framing */
     a->wc.out = (uint8_t)out_for(x->entry);
     a->wc.raw_entry = (uint8_t)x->entry;
-    ub_rw *rw = ub_rw_new(&a->wc, err, sizeof err);
-    if (!rw) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
-    if ((rc = apply_edits(a, rw))) return rc;
+    rw = ub_rw_new(&a->wc, err, sizeof err);
+    if (!rw) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
+    if ((rc = apply_edits(a, rw))) { status = rc; goto out; }
     a->rc.raw_records = a->raw && !a->rewrite_needed && !a->rc.filter && !a->rc.requests && a->wc.crc != UB_RW_CRC_BREAK;
 
     /* ---- the audit session with the runner's rules */
-    ub_ruleset *rs = NULL;
-    ub_audit *au = NULL;
-    ub_capw *save = NULL;
     if (a->check) {
         rs = ub_ruleset_new();
-        if (!rs || ub_runner_add_rules(rs, err, sizeof err) < 0) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+        if (!rs || ub_runner_add_rules(rs, err, sizeof err) < 0) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         ub_audit_cfg ac;
         ub_audit_cfg_default(&ac);
         ac.state = a->st;
@@ -589,38 +594,36 @@ int main(int argc, char **argv)
         ac.opts = &a->o;
         ac.rules = rs;
         au = ub_audit_new(&ac, err, sizeof err);
-        if (!au) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+        if (!au) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         if (a->save) {
             save = ub_capw_open(a->save, true, x->linktype, err, sizeof err);
-            if (!save) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+            if (!save) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         }
     }
 
     /* ---- replay or scenario */
-    ub_scenario *sc = NULL;
     if (a->scenario) {
         size_t l = strlen(a->scenario);
         if (l > 4 && strcmp(a->scenario + l - 4, ".lua") == 0)
-            return usage_err("Lua scenarios need the Lua bindings (not in this build): %s", a->scenario);
+            { status = usage_err("Lua scenarios need the Lua bindings (not in this build): %s", a->scenario); goto out; }
         sc = ub_scenario_load(a->scenario, &a->o, err, sizeof err);
-        if (!sc) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+        if (!sc) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         for (unsigned i = 0; i < a->nvars; i++) {
             const char *eq = strchr(a->vars[i], '=');
             uint64_t v;
             char name[128];
             if (!eq || eq == a->vars[i] || (size_t)(eq - a->vars[i]) >= sizeof name || num(eq + 1, &v) < 0)
-                return usage_err("--var NAME=NUMBER: %s", a->vars[i]);
+                { status = usage_err("--var NAME=NUMBER: %s", a->vars[i]); goto out; }
             memcpy(name, a->vars[i], (size_t)(eq - a->vars[i]));
             name[eq - a->vars[i]] = '\0';
             ub_scenario_set_var(sc, name, v);
         }
     }
-    ub_replay *rp = NULL;
     if (!sc) {
         a->rc.inputs = inputs;
         a->rc.ninputs = ninputs;
         rp = ub_replay_new(&a->rc, err, sizeof err);
-        if (!rp) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+        if (!rp) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
     }
     ub_runner_cfg cc;
     ub_runner_cfg_default(&cc);
@@ -646,10 +649,9 @@ int main(int argc, char **argv)
         cc.on_sent = ub_replay_on_sent;
         cc.on_sent_ctx = rp;
     }
-    ub_runner *r = ub_runner_new(&cc, x, err, sizeof err);
-    if (!r) { fprintf(stderr, "ubreplay: %s\n", err); return 2; }
+    r = ub_runner_new(&cc, x, err, sizeof err);
+    if (!r) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
 
-    int status = 0;
     bool capped = false;
     if (sc) {
         if (a->keep_going) ub_scenario_set_keep_going(sc, true);
@@ -709,6 +711,7 @@ int main(int argc, char **argv)
         if (!status) status = ub_result_exit(ub_report_result(col, &ri));
     }
     if (!status && capped) status = 3;
+out:
     ub_runner_free(r);
     ub_replay_free(rp);
     ub_scenario_free(sc);
