@@ -156,6 +156,20 @@ replay eth_txn 0 "" "-i vb" "" -i va --requests --check --cna-ip 0x010203=10.1.2
 grep -q 'not convertible' "$tmp/eth_txn.out" && ok || bad "eth_txn: CTP/bypass/management not reported as not convertible"
 "$UBDUMP" -r "$tmp/eth.pcapng" 2>/dev/null | grep -q 'UBoE 10\.10\.11\.12→10\.1\.2\.3' && ok || bad "eth_txn: no answer from 10.10.11.12"
 
+# ---------------------------------------------------------------- answers received on another interface
+# what arrives on va is mirrored (tc mirred) out of vc and received on vd: --rx-iface vd
+if ip link add vc type veth peer name vd 2>/dev/null && ip link set vc up && ip link set vd up &&
+    tc qdisc add dev va ingress 2>/dev/null &&
+    { tc filter add dev va parent ffff: matchall action mirred egress mirror dev vc 2>/dev/null ||
+      tc filter add dev va parent ffff: protocol all u32 match u32 0 0 action mirred egress mirror dev vc 2>/dev/null; }; then
+    replay rx_iface 0 "" "-i vb --raw flit" "" -i va --raw flit --rx-iface vd --requests --check "$TXN"
+    grep -q 'answers: [1-9][0-9]* received' "$tmp/rx_iface.out" && ok || bad "--rx-iface: no answers received"
+    tc qdisc del dev va ingress 2>/dev/null
+else
+    echo "note: no tc ingress mirror here: --rx-iface is not exercised"
+fi
+"$UBREPLAY" --udp 127.0.0.1:9 --rx-iface vb "$TXN" > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "--rx-iface without -i accepted"
+
 # ---------------------------------------------------------------- a scenario with @expect lines
 SC=$S/tests/replay/write_read.ubs
 replay sc_ok 0 "" "-i vb" "" -i va --scenario "$SC"

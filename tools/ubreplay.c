@@ -48,6 +48,8 @@ static const char HELP[] =
 "    -w FILE             dry run: write what would be sent (pcapng) with the scheduled timestamps\n"
 "    --framing F         dry-run framing: eth, tph, cfgph, flit, pkt (default: the first input's;\n"
 "                        records of other inputs are converted to it)\n"
+"    --rx-iface IFACE    receive the answers on IFACE (same framing; receive only) instead of the\n"
+"                        output interface, e.g. a mirror port or the far side of a device\n"
 "    --tx-ring           -i: PACKET_TX_RING instead of sendmmsg; --qdisc-bypass: skip the qdisc\n"
 "    --batch N           packets per system call (default 64, at most 1024)\n"
 "\n"
@@ -128,7 +130,7 @@ enum {
     O_UNIQUE, O_FIXALL, O_KEEPCRC, O_BREAKCRC, O_ONBAD, O_FUZZ, O_SEED, O_CNAIP, O_DMAC, O_SMAC, O_NPI, O_CHECK,
     O_SAVE, O_REPORT, O_REPORTOUT, O_FAILON, O_NOAUDIT, O_DRAIN, O_RTO, O_TAACK, O_GAPS, O_MAXTX, O_SCENARIO,
     O_VAR, O_KEEPGOING, O_WITHIN, O_TOL, O_TOLPCT, O_MAXPK, O_MAXDUR, O_HELP, O_VERSION, O_REQUESTS, O_AUTOACK,
-    O_NOAUTOACK,
+    O_NOAUTOACK, O_RXIFACE,
 };
 
 static const struct option LOPTS[] = {
@@ -156,7 +158,7 @@ static const struct option LOPTS[] = {
     { "cna-ip", required_argument, 0, O_CNAIP }, { "dmac", required_argument, 0, O_DMAC },
     { "smac", required_argument, 0, O_SMAC }, { "npi", required_argument, 0, O_NPI },
     { "check", no_argument, 0, O_CHECK }, { "auto-ack", no_argument, 0, O_AUTOACK },
-    { "no-auto-ack", no_argument, 0, O_NOAUTOACK }, { "save", required_argument, 0, O_SAVE },
+    { "no-auto-ack", no_argument, 0, O_NOAUTOACK }, { "rx-iface", required_argument, 0, O_RXIFACE }, { "save", required_argument, 0, O_SAVE },
     { "report", required_argument, 0, O_REPORT }, { "report-output", required_argument, 0, O_REPORTOUT },
     { "fail-on", required_argument, 0, O_FAILON }, { "no-audit", no_argument, 0, O_NOAUDIT },
     { "drain", required_argument, 0, O_DRAIN }, { "response-timeout", required_argument, 0, O_RTO },
@@ -173,7 +175,7 @@ typedef struct kv { int opt; const char *arg; } kv;
 
 typedef struct app {
     ub_opts o;
-    const char *iface, *udp, *bind, *dry, *framing, *save, *report_out, *scenario;
+    const char *iface, *udp, *bind, *dry, *framing, *save, *report_out, *scenario, *rx_iface;
     int raw;                   /* 0 off, UB_ENTRY_FLIT / UB_ENTRY_PKT */
     bool allow_phys, txring, qdisc, l1, json, check, no_audit, keep_going, verbose;
     int auto_ack;              /* -1 default: on with --requests or --scenario when checking */
@@ -373,6 +375,7 @@ static int parse(app *a, int argc, char **argv)
             break;
         case O_CHECK: a->check = true; break;
         case O_AUTOACK: a->auto_ack = 1; break;
+        case O_RXIFACE: a->rx_iface = optarg; a->check = true; break;
         case O_NOAUTOACK: a->auto_ack = 0; break;
         case O_SAVE: a->save = optarg; a->check = true; break;
         case O_REPORT:
@@ -489,7 +492,7 @@ int main(int argc, char **argv)
 {
     static app A;
     app *a = &A;
-    ub_io *io = NULL;
+    ub_io *io = NULL, *rxio = NULL;
     ub_xport_io xio;
     ub_xport_dry *dry = NULL;
     ub_rw *rw = NULL;
@@ -522,6 +525,7 @@ int main(int argc, char **argv)
     if (nout == 0)
         return usage_err("nothing is sent unless an output is named: -i IFACE, --udp HOST[:PORT], or -w FILE for a dry run%s", NULL);
     if (nout > 1) return usage_err("one output: -i, --udp or -w (a dry run); --save FILE records a live run%s", NULL);
+    if (a->rx_iface && !a->iface) { status = usage_err("--rx-iface needs -i IFACE%s", NULL); goto out; }
     if (a->raw && !a->iface && !a->dry) return usage_err("--raw needs -i IFACE%s", NULL);
     if (a->framing && !a->dry) return usage_err("--framing is for dry runs (-w); live outputs have their own framing%s", NULL);
     if (a->dry && a->check) a->check = a->scenario != NULL; /* nothing answers a dry run */
@@ -557,9 +561,23 @@ int main(int argc, char **argv)
             if (io && a->check && ub_io_get_framing(io) == UB_IO_FRAME_ETH) ub_io_set_filter(io, ub_io_filter_uboe, NULL);
         }
         if (!io) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
+        if (a->rx_iface) { /* answers on another interface: receive only, so no --allow-physical needed */
+            ub_io_cfg rc2;
+            ub_io_cfg_default(&rc2);
+            rc2.tx = false;
+            rc2.raw = a->raw != 0;
+            if (a->raw) rc2.raw_entry = (uint8_t)a->raw;
+            rxio = ub_io_open_if(&rc2, a->rx_iface, err, sizeof err);
+            if (!rxio) { fprintf(stderr, "ubreplay: --rx-iface %s: %s\n", a->rx_iface, err); status = 2; goto out; }
+            if (ub_io_get_framing(rxio) == UB_IO_FRAME_ETH) ub_io_set_filter(rxio, ub_io_filter_uboe, NULL);
+        }
         /* the sockets are open: no process of ours needs a capability from here on */
         if (ub_io_drop_caps(UB_IO_CAPS_ALL, err, sizeof err) < 0) fprintf(stderr, "ubreplay: warning: %s\n", err);
         ub_xport_io_init(&xio, io, &a->o, a->check, a->spin_ns);
+        if (rxio && ub_xport_io_set_rx(&xio, rxio) < 0) {
+            status = usage_err("--rx-iface %s frames differently from the output", a->rx_iface);
+            goto out;
+        }
         x = &xio.x;
     } else {
         int fe = a->framing ? entry_of(a->framing) : (int)first_entry(a, inputs[0]);
@@ -721,5 +739,6 @@ out:
     ub_ruleset_free(rs);
     ub_rw_free(rw);
     ub_io_close(io);
+    ub_io_close(rxio);
     return status;
 }

@@ -78,7 +78,8 @@ static void io_stats(void *c, ub_io_stats *st) { ub_io_get_stats(((ub_xport_io *
 static long io_record(void *c, const uint8_t *d, uint32_t len, uint8_t dir, const ub_io_addr *s, const ub_io_addr *t,
                       uint8_t *out, size_t cap)
 {
-    return ub_io_record(((ub_xport_io *)c)->io, d, len, dir, s, t, out, cap);
+    ub_xport_io *x = c;
+    return ub_io_record(dir == UB_DIR_IN && x->rxio ? x->rxio : x->io, d, len, dir, s, t, out, cap);
 }
 
 static int io_recv(void *c, ub_io_rx *out, unsigned max, uint64_t deadline)
@@ -91,7 +92,7 @@ static int io_recv(void *c, ub_io_rx *out, unsigned max, uint64_t deadline)
             uint64_t left = deadline - now;
             ms = left >= 1000000 ? (int)(left / 1000000 > 1000 ? 1000 : left / 1000000) : 0;
         }
-        int n = ub_io_recv(x->io, out, max, ms);
+        int n = ub_io_recv(x->rxio ? x->rxio : x->io, out, max, ms);
         if (n != 0) return n;
         now = ub_clock_mono();
         if (deadline <= now) return 0;
@@ -124,6 +125,14 @@ void ub_xport_io_init(ub_xport_io *x, ub_io *io, const ub_opts *o, bool rx, uint
     x->x.record = io_record;
     x->x.stats = io_stats;
     x->x.error = io_err;
+}
+
+int ub_xport_io_set_rx(ub_xport_io *x, ub_io *rxio)
+{
+    if (rxio && ub_io_entry(rxio) != ub_io_entry(x->io)) return -1;
+    x->rxio = rxio;
+    x->x.rx = rxio != NULL || x->x.rx;
+    return 0;
 }
 
 /* ================================================================ in-memory loopback */

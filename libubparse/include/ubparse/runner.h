@@ -64,10 +64,14 @@ typedef struct ub_xport {
 typedef struct ub_xport_io {
     ub_xport x;
     ub_io *io;
+    ub_io *rxio;        /* answers received on another endpoint (NULL: io) */
     ub_io_clock clk;
     uint64_t spin_ns;
 } ub_xport_io;
 void ub_xport_io_init(ub_xport_io *x, ub_io *io, const ub_opts *o, bool rx, uint64_t spin_ns);
+/* Receive the answers on another endpoint of the same framing (ubreplay --rx-iface): e.g. a mirror
+ * port, or the far side of a device under test. 0, or -1 when the framings differ. */
+int ub_xport_io_set_rx(ub_xport_io *x, ub_io *rxio);
 
 /* In-memory transport with a virtual clock (unit tests, no wall-clock dependence): every packet sent
  * is handed to `respond`, which may inject answers arriving at a virtual time. sleep_until() and
