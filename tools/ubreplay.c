@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <sys/prctl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,8 @@ static const char HELP[] =
 "                        slip moves the rest of the schedule back (--slip-threshold T, default 0); counted\n"
 "    --stats N           a statistics line every N seconds (stderr)\n"
 "    --json              the end-of-run report as JSON on standard output\n"
-"    --spin T            spin the last T before each deadline (default 20us)\n"
+"    --spin T            spin the last T before each deadline (default 50us; the timer slack of\n"
+"                        the process is set to 1 ns)\n"
 "\n"
 "SELECTION\n"
 "    -Y FILTER           only packets matching the display filter (ubdump's language)\n"
@@ -189,7 +191,7 @@ typedef struct app {
     int report, fail_on;
     uint64_t drain_ns, spin_ns, max_packets, max_dur, within, tol;
     double tolpct;
-    bool has_within, has_tol, has_tolpct;
+    bool has_within, has_tol, has_tolpct, has_spin;
     ub_state_cfg st;
     bool rewrite_needed;
 } app;
@@ -319,6 +321,7 @@ static int parse(app *a, int argc, char **argv)
         case O_JSON: a->json = true; break;
         case O_SPIN:
             if (ub_parse_duration(optarg, &a->spin_ns) < 0) return usage_err("--spin T: %s", optarg);
+            a->has_spin = true;
             break;
         case 'Y': a->rc.filter = optarg; break;
         case O_PACKETS: a->rc.ranges = optarg; break;
@@ -517,6 +520,9 @@ int main(int argc, char **argv)
     if (rc) return rc;
     if (a->drain_ns == UINT64_MAX) a->drain_ns = a->st.response_timeout_ns;
     if (a->l1) a->rc.sched.overhead = 24;
+    /* deadlines: wake-ups of clock_nanosleep may come up to the timer slack (50 us) late */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    if (!a->has_spin) a->spin_ns = 50000;
     const char *const *inputs = (const char *const *)argv + optind;
     unsigned ninputs = (unsigned)(argc - optind);
     if (a->scenario && ninputs) return usage_err("--scenario or capture files, not both%s", NULL);
@@ -544,6 +550,7 @@ int main(int argc, char **argv)
         ub_io_cfg_default(&ic);
         if (a->batch) ic.batch = a->batch;
         ic.rx = a->check;
+        if (a->check) ic.rcvbuf = 1 << 22; /* answers come in bursts while we send */
         if (a->udp) {
             ic.udp_connect = true; /* answers only from the device; records name the real source address */
             io = ub_io_open_udp(&ic, a->udp, a->bind, err, sizeof err);
@@ -565,6 +572,7 @@ int main(int argc, char **argv)
             ub_io_cfg rc2;
             ub_io_cfg_default(&rc2);
             rc2.tx = false;
+            rc2.rcvbuf = 1 << 22;
             rc2.raw = a->raw != 0;
             if (a->raw) rc2.raw_entry = (uint8_t)a->raw;
             rxio = ub_io_open_if(&rc2, a->rx_iface, err, sizeof err);

@@ -390,8 +390,8 @@ void ub_rw_loop(ub_rw *rw, unsigned loop)
 bool ub_rw_has_edits(const ub_rw *rw);
 bool ub_rw_has_edits(const ub_rw *rw)
 {
-    return rw->nsets || rw->nmaps || rw->nfuzz || rw->renum_psn || rw->renum_tassn ||
-           (rw->c.unique_per_loop && rw->loop > 0);
+    /* unique_per_loop learns every flow's span in the first loop: packets are decoded from the start */
+    return rw->nsets || rw->nmaps || rw->nfuzz || rw->renum_psn || rw->renum_tassn || rw->c.unique_per_loop;
 }
 
 void ub_rw_get_stats(const ub_rw *rw, ub_rw_stats *st) { *st = rw->st; }
@@ -615,10 +615,8 @@ uint32_t rw_edit(ub_rw *rw, ub_view *v, uint8_t *w, uint32_t wlen)
     /* each edit reads the layers of the one decode: edits change values, never the layout */
     if (rw->nsets && edit_sets(rw, v, w, wlen)) fl |= UB_RWF_MODIFIED;
     if (rw->nmaps && edit_maps(rw, v, w, wlen)) fl |= UB_RWF_MODIFIED;
-    if ((rw->renum_psn || (rw->c.unique_per_loop && rw->loop)) && rw->fpsn.t && edit_psn(rw, v, w, wlen))
-        fl |= UB_RWF_MODIFIED;
-    if ((rw->renum_tassn || (rw->c.unique_per_loop && rw->loop)) && rw->ftassn.t && edit_tassn(rw, v, w, wlen))
-        fl |= UB_RWF_MODIFIED;
+    if ((rw->renum_psn || rw->c.unique_per_loop) && rw->fpsn.t && edit_psn(rw, v, w, wlen)) fl |= UB_RWF_MODIFIED;
+    if ((rw->renum_tassn || rw->c.unique_per_loop) && rw->ftassn.t && edit_tassn(rw, v, w, wlen)) fl |= UB_RWF_MODIFIED;
     if (rw->nfuzz && edit_fuzz(rw, v, w, wlen)) fl |= UB_RWF_MODIFIED | UB_RWF_FUZZED;
     return fl;
 }

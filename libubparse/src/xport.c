@@ -109,7 +109,7 @@ void ub_xport_io_init(ub_xport_io *x, ub_io *io, const ub_opts *o, bool rx, uint
     ub_opts d;
     if (!o) { ub_opts_default(&d); o = &d; }
     x->io = io;
-    x->spin_ns = spin_ns ? spin_ns : 20000;
+    x->spin_ns = spin_ns; /* 0: no spinning (clock_nanosleep only) */
     ub_io_clock_sync(&x->clk);
     x->x.ctx = x;
     x->x.entry = ub_io_entry(io);

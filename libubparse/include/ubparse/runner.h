@@ -58,7 +58,7 @@ typedef struct ub_xport {
 } ub_xport;
 
 /* A transport over a ub_io endpoint: CLOCK_MONOTONIC deadlines with clock_nanosleep(TIMER_ABSTIME)
- * and spin_ns of spinning (0: 20 us), kernel timestamps converted with ub_io_clock. rx: the endpoint
+ * and spin_ns of spinning before each (0: none), kernel timestamps converted with ub_io_clock. rx: the endpoint
  * was opened with reception. The endpoint stays the caller's; ctx points into *x, so x must stay
  * where it is. */
 typedef struct ub_xport_io {
