@@ -177,8 +177,14 @@ grep -q 'expectations 6 met of 6' "$tmp/sc_ok.out" "$tmp/sc_ok.err" && ok || bad
 # a Read answered with a TAACK: content failure at the Read_response line (25)
 replay sc_opcode 1 "*" "-i vb" 'wrong-opcode:filter=ub.btah.taopcode == "Read"' \
     -i va --scenario "$SC" --report sarif --report-output "$tmp/sc_opcode.sarif"
-grep -q '"ruleId": "UB-SC-001"' "$tmp/sc_opcode.sarif" && ok || bad "sc_opcode: SARIF without UB-SC-001"
-grep -q '"startLine": 25' "$tmp/sc_opcode.sarif" && ok || bad "sc_opcode: SARIF location is not line 25"
+python3 - "$tmp/sc_opcode.sarif" <<'EOF' && ok || bad "sc_opcode: SARIF has no UB-SC-001 located at write_read.ubs line 25"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+hits = [loc for r in runs[0]["results"] if r["ruleId"] == "UB-SC-001" for loc in r["locations"]
+        if loc["physicalLocation"]["artifactLocation"]["uri"].endswith("write_read.ubs")
+        and loc["physicalLocation"]["region"]["startLine"] == 25]
+sys.exit(0 if hits else 1)
+EOF
 # answers 80 ms late (window 50 ms + 10 ms): timing failure at the first expectation (line 15)
 replay sc_late 1 "*" "-i vb" "delay:on=ack+rsp,delay=80ms" -i va --scenario "$SC" --report junit \
     --report-output "$tmp/sc_late.xml" --response-timeout 1000

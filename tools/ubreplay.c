@@ -721,8 +721,12 @@ int main(int argc, char **argv)
         ub_state_stats sst;
         ub_audit_state_stats(au, &sst);
         char *extra = rp ? ub_replay_report_json(rp, r, rw) : NULL;
-        const char *ins[1] = { a->scenario };
-        ub_report_info ri = { .tool = "ubreplay", .inputs = sc ? ins : inputs, .ninputs = sc ? 1 : ninputs,
+        /* the frames of the findings number the combined run (both directions): its capture is the
+         * artifact they refer to (--save), else the live output names it */
+        char live_name[300];
+        snprintf(live_name, sizeof live_name, "%s:%s", a->udp ? "udp" : "iface", a->udp ? a->udp : a->iface ? a->iface : "");
+        const char *ins[1] = { a->save ? a->save : live_name };
+        ub_report_info ri = { .tool = "ubreplay", .inputs = ins, .ninputs = 1,
                               .records = rst.recorded, .packets = rst.recorded, .fail_on = a->fail_on, .jobs = 1,
                               .state = &sst, .rules = rs, .extra_json = extra };
         if (status) ri.status = status;
