@@ -49,3 +49,8 @@ expect_audit() {
         head -40 "$tmp/$1.pcapng.audit"
     fi
 }
+
+# peer_audit_ids NAME: the ids in ubpeer's own --audit report (its stdout), like AUDIT_IDS
+peer_audit_ids() {
+    PEER_IDS=$(grep -E '^(error|warning) +UB-' "$tmp/$1.out" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//')
+}

@@ -33,13 +33,24 @@ bind_opt() { [ -n "$SRC" ] && echo "--bind $SRC"; }
 "$UBPEER" --udp 127.0.0.1:0 --fault corrupt-icrc > "$tmp/u.txt" 2>&1; [ $? -eq 2 ] && ok || bad "corrupt-icrc over UDP accepted"
 grep -q 'no ICRC' "$tmp/u.txt" && ok || bad "corrupt-icrc over UDP: no reason given"
 "$UBPEER" --help | grep -q 'FAULTS' && ok || bad "--help has no FAULTS section"
+"$UBPEER" --udp 127.0.0.1:0 -o nonsense=1 > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "-o nonsense accepted"
+"$UBPEER" --udp 127.0.0.1:0 -o bitmap_order=2 > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "-o bitmap_order=2 accepted"
+"$UBPEER" --udp 127.0.0.1:0 -o bitmap_order=1 -o tah_fmt.7=compact --duration 0.05 -q > /dev/null 2>&1; [ $? -eq 0 ] && ok || bad "-o valid options refused"
+"$UBPEER" -o help | grep -q bitmap_order && ok || bad "-o help does not list the options"
+"$UBPEER" --udp 127.0.0.1:0 --audit-format yaml > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "--audit-format yaml accepted"
+# --audit with a JSON report in a file: valid JSON, nothing received, PASS
+"$UBPEER" --udp 127.0.0.1:0 --duration 0.05 -q --audit-format json --audit-output "$tmp/a.json" > /dev/null 2>&1; rc=$?
+[ $rc -eq 0 ] && ok || bad "--audit-format json: exit $rc"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/a.json" && ok || bad "--audit-output: not JSON"
+fi
 
 # ---------------------------------------------------------------- clean exchanges
 for cap in "$TXN" "$RTP"; do
     name=clean_$(basename "$cap" .pcapng)
     n=$("$PEER_SENDER" --udp 127.0.0.1:9 --requests --dry "$cap" 2>/dev/null | awk '{print $3}')
     [ "${n:-0}" -gt 0 ] && ok || bad "$name: nothing to send"
-    if run_peer "$name" "$n" --udp 127.0.0.1:0; then ok; else bad "$name: ubpeer not ready"; cat "$tmp/$name.err"; continue; fi
+    if run_peer "$name" "$n" --udp 127.0.0.1:0 --audit --response-timeout 0; then ok; else bad "$name: ubpeer not ready"; cat "$tmp/$name.err"; continue; fi
     grep -q "^ubpeer: listening on udp 127.0.0.1:$PEER_READY\$" "$tmp/$name.out" && ok || bad "$name: ready line"
     # shellcheck disable=SC2046
     "$PEER_SENDER" --udp "127.0.0.1:$PEER_READY" $(bind_opt) --requests "$cap" > "$tmp/$name.sent" 2>/dev/null
@@ -47,6 +58,7 @@ for cap in "$TXN" "$RTP"; do
     wait_peer "$name"; rc=$?
     [ $rc -eq 0 ] && ok || bad "$name: ubpeer exit $rc"
     expect_audit "$name" 0 ""
+    grep -q '^result: PASS' "$tmp/$name.out" && ok || bad "$name: ubpeer --audit did not PASS: $(tail -3 "$tmp/$name.out")"
     # every request answered: acks and responses follow each request (out = what ubpeer sent)
     out=$("$UBDUMP" -r "$tmp/$name.pcapng" -q 2>/dev/null | awk '{print $1}')
     [ "${out:-0}" -gt "$n" ] && ok || bad "$name: only $out packets saved for $n requests"
@@ -54,12 +66,15 @@ done
 
 # ---------------------------------------------------------------- fault knobs (audit_txn_clean requests)
 n=$("$PEER_SENDER" --udp 127.0.0.1:9 --requests --dry "$TXN" 2>/dev/null | awk '{print $3}')
-fault_case() { # NAME FAULT "IDS"
-    if ! run_peer "$1" "$n" --udp 127.0.0.1:0 --fault "$2"; then bad "$1: ubpeer not ready"; cat "$tmp/$1.err"; return; fi
+fault_case() { # NAME FAULT "IDS": ubdump on the saved capture and ubpeer's own --audit agree
+    if ! run_peer "$1" "$n" --udp 127.0.0.1:0 --fault "$2" --audit --response-timeout 0; then bad "$1: ubpeer not ready"; cat "$tmp/$1.err"; return; fi
     # shellcheck disable=SC2046
     "$PEER_SENDER" --udp "127.0.0.1:$PEER_READY" $(bind_opt) --requests "$TXN" > /dev/null 2>&1
-    wait_peer "$1"
+    wait_peer "$1"; rc=$?
+    [ $rc -eq 1 ] && ok || bad "$1: ubpeer --audit exit $rc, want 1"
     expect_audit "$1" 1 "$3"
+    peer_audit_ids "$1"
+    [ "$PEER_IDS" = "$3" ] && ok || bad "$1: ubpeer --audit ids '$PEER_IDS', want '$3'"
 }
 fault_case drop_rsp "drop:nth=2" "UB-TA-001 UB-TP-002"
 fault_case drop_ack "drop:on=ack,nth=8" "UB-TP-018"

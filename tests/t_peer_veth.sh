@@ -74,7 +74,7 @@ case_run() {
     [ "$mode" = raw ] && n=$("$PEER_SENDER" -i va --raw --requests --dry "$cap" 2>/dev/null | awk '{print $3}')
     [ "$mode" = eth ] && n=$("$PEER_SENDER" -i va --eth --requests --dry "$cap" 2>/dev/null | awk '{print $3}')
     if [ "${n:-0}" -le 0 ]; then bad "$name: nothing to send"; return; fi
-    if ! run_peer "$name" "$n" -i vb "$@"; then bad "$name: ubpeer not ready"; cat "$tmp/$name.err"; return; fi
+    if ! run_peer "$name" "$n" -i vb --audit --response-timeout 0 "$@"; then bad "$name: ubpeer not ready"; cat "$tmp/$name.err"; return; fi
     [ "$PEER_READY" = vb ] && ok || bad "$name: ready file '$PEER_READY'"
     if [ "$name" = eth_txn ]; then # the capabilities are gone while it runs
         capeff=$(awk '/^CapEff:/ {print $2}' "/proc/$PEER_PID/status")
@@ -84,8 +84,10 @@ case_run() {
     "$PEER_SENDER" -i va "--$mode" --requests "$cap" > "$tmp/$name.sent" 2>/dev/null
     grep -q "^sent $n\$" "$tmp/$name.sent" && ok || bad "$name: sender: $(cat "$tmp/$name.sent")"
     wait_peer "$name"; rc=$?
-    [ $rc -eq 0 ] && ok || { bad "$name: ubpeer exit $rc"; cat "$tmp/$name.err"; }
+    [ $rc -eq "$want" ] && ok || { bad "$name: ubpeer --audit exit $rc, want $want"; cat "$tmp/$name.err"; }
     expect_audit "$name" "$want" "$ids"
+    peer_audit_ids "$name"
+    [ "$PEER_IDS" = "$ids" ] && ok || bad "$name: ubpeer --audit ids '$PEER_IDS', want '$ids'"
 }
 
 # ---------------------------------------------------------------- UBoE Ethernet frames

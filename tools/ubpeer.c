@@ -2,6 +2,7 @@
  * target, management target, enumeration responder), over UDP or on a named interface, with fault
  * knobs that make it misbehave on purpose. Thin front end: the behaviour is libubparse's ub_peer
  * (peer.h), the sockets are io.h, the capture writer capfile.h. docs/peer.md is the user guide. */
+#include "ubparse/audit.h"
 #include "ubparse/capfile.h"
 #include "ubparse/io.h"
 #include "ubparse/peer.h"
@@ -54,6 +55,8 @@ static void usage(FILE *f)
 "    --batch N           packets per recvmmsg/sendmmsg (default 64)\n"
 "\n"
 "BEHAVIOUR\n"
+"    -o NAME=VALUE       decoder option, as ubdump -o (R-nn alternatives; -o help lists them); the\n"
+"                        answers are built with the same choices\n"
 "    --noncrc            links run in Non-CRC mode (END instead of BCRC)\n"
 "    --loss gbn|sack     out-of-order data: one TPNAK per loss episode, dropped (GoBackN, default),\n"
 "                        or accepted and reported with TPSACK (§6.4.2)\n"
@@ -88,12 +91,19 @@ static void usage(FILE *f)
 "    -w FILE             save what was received and sent (pcapng, EPB directions); UDP traffic is\n"
 "                        written as IP/UDP packets (LINKTYPE_RAW) with destination port 4792\n"
 "    --stats[=N]         print counters every N seconds (default: once at the end only)\n"
+"    --audit             judge what ubpeer received and sent with the rule engine of ubdump --audit\n"
+"                        (the same packets -w saves, in the same order); the report at the end\n"
+"    --audit-format text|json|sarif|junit   report format (default text)\n"
+"    --audit-output FILE write the report to FILE (default: standard output)\n"
+"    --fail-on error|warning|never   findings that make the exit status 1 (default error)\n"
+"    --response-timeout MS   unanswered requests are errors only after MS ms (default 100)\n"
 "    -q                  no summary\n"
 "    -h, --help          this text\n"
 "    SIGINT / SIGTERM    stop: packets already received are answered, the summary printed.\n"
 "\n"
 "EXIT STATUS\n"
-"    0 stopped normally, 2 usage or I/O error.\n");
+"    0 stopped normally (with --audit: no finding at or above --fail-on), 1 --audit findings,\n"
+"    3 --audit incomplete (state tables evicted before judging), 2 usage or I/O error.\n");
 }
 
 /* ================================================================ pending outputs (a min-heap on due time) */
@@ -138,6 +148,16 @@ typedef struct app {
     struct { uint64_t h; ub_io_addr from, to; } *flows;
     unsigned nflows;
     uint8_t rec[UB_MAX_NETPKT * 2 + 128];
+    /* --audit */
+    bool audit;
+    ub_report_fmt afmt;
+    const char *aout_path;
+    int fail_on;
+    uint64_t response_timeout_ns;
+    ub_audit *session;
+    ub_view *aview;
+    uint64_t aframes;
+    bool aoom;
 } app;
 
 static bool pend_less(const pend *x, const pend *y);
@@ -203,13 +223,20 @@ static uint64_t flow_of(app *a, const ub_io_rx *rx)
 /* ================================================================ recording */
 static void record(app *a, const uint8_t *d, uint32_t len, uint8_t dir, uint64_t ts, const ub_io_addr *src, const ub_io_addr *dst)
 {
-    if (!a->w) return;
+    if (!a->w && !a->session) return;
     long n = ub_io_record(a->io, d, len, dir, src, dst, a->rec, sizeof a->rec);
     if (n < 0) { a->rec_errors++; return; }
     if (ts < a->last_rec_ts) ts = a->last_rec_ts; /* the file stays in time order */
     a->last_rec_ts = ts;
-    if (ub_capw_write(a->w, 0, ts, a->rec, (uint32_t)n, dir) < 0) a->rec_errors++;
-    else a->recorded++;
+    if (a->w) {
+        if (ub_capw_write(a->w, 0, ts, a->rec, (uint32_t)n, dir) < 0) a->rec_errors++;
+        else a->recorded++;
+    }
+    if (a->session) { /* --audit: exactly what -w saves, in the same order */
+        ub_decode(a->aview, &a->opts, ub_entry_for_linktype(&a->opts, ub_io_linktype(a->io, &a->opts)), a->rec, (uint32_t)n);
+        ub_pktinfo pi = { ++a->aframes, ts, 0, dir };
+        if (ub_audit_packet(a->session, a->aview, &pi) != 0) a->aoom = true;
+    }
 }
 
 /* ================================================================ peer outputs */
@@ -460,7 +487,7 @@ static int die(const char *fmt, ...)
 enum {
     O_UDP = 256, O_ALLOW_PHYS, O_RAW, O_TXRING, O_QBYPASS, O_PROMISC, O_BATCH, O_NONCRC, O_LOSS, O_CC, O_ACK_EVERY,
     O_OOO, O_MTU, O_TXPSN, O_NO_RTP_TAACK, O_ROL, O_SEGMENT, O_PAGES, O_ATOMIC_BE, O_GUID, O_PORTS, O_PPS, O_PORTS_UP,
-    O_NO_EVENT_REPLY, O_FAULT, O_SEED, O_DURATION, O_READY, O_STATS,
+    O_NO_EVENT_REPLY, O_FAULT, O_SEED, O_DURATION, O_READY, O_STATS, O_AUDIT, O_AFMT, O_AOUT, O_FAIL_ON, O_RTIMEOUT,
 };
 
 static int parse_args(app *a, int argc, char **argv)
@@ -481,13 +508,20 @@ static int parse_args(app *a, int argc, char **argv)
         { "no-event-reply", no_argument, 0, O_NO_EVENT_REPLY }, { "fault", required_argument, 0, O_FAULT },
         { "seed", required_argument, 0, O_SEED }, { "count", required_argument, 0, 'c' },
         { "duration", required_argument, 0, O_DURATION }, { "ready-file", required_argument, 0, O_READY },
-        { "stats", optional_argument, 0, O_STATS }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        { "stats", optional_argument, 0, O_STATS }, { "audit", no_argument, 0, O_AUDIT },
+        { "audit-format", required_argument, 0, O_AFMT }, { "audit-output", required_argument, 0, O_AOUT },
+        { "fail-on", required_argument, 0, O_FAIL_ON }, { "response-timeout", required_argument, 0, O_RTIMEOUT },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     int c;
     uint64_t u;
     char err[512];
-    while ((c = getopt_long(argc, argv, "i:w:c:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:w:c:o:qh", lo, NULL)) != -1) {
         switch (c) {
+        case 'o':
+            if (!strcmp(optarg, "help")) { ub_opts_help(stdout); exit(0); }
+            if (ub_opts_set(&a->opts, optarg, err, sizeof err) < 0) return die("-o %s: %s (ubpeer -o help)", optarg, err);
+            break;
         case O_UDP: a->udp = optarg; break;
         case 'i': a->ifname = optarg; break;
         case 'w': a->wfile = optarg; break;
@@ -555,6 +589,14 @@ static int parse_args(app *a, int argc, char **argv)
             if (optarg && (parse_dur(optarg, &a->stats_ns) || !a->stats_ns)) return die("--stats[=N seconds]");
             if (!optarg) a->stats_ns = UINT64_MAX; /* at the end only */
             break;
+        case O_AUDIT: a->audit = true; break;
+        case O_AFMT: if (ub_report_fmt_parse(optarg, &a->afmt) < 0) return die("--audit-format text|json|sarif|junit"); a->audit = true; break;
+        case O_AOUT: a->aout_path = optarg; a->audit = true; break;
+        case O_FAIL_ON: if (ub_fail_on_parse(optarg, &a->fail_on) < 0) return die("--fail-on error|warning|never"); break;
+        case O_RTIMEOUT:
+            if (parse_u(optarg, UINT64_MAX / 1000000u, &u)) return die("--response-timeout MS");
+            a->response_timeout_ns = u * 1000000u;
+            break;
         default: usage(stderr); return 2;
         }
     }
@@ -572,6 +614,9 @@ int main(int argc, char **argv)
     ub_io_cfg_default(&a->iocfg);
     ub_opts_default(&a->opts);
     ub_peer_cfg_default(&a->pcfg);
+    a->afmt = UB_REPORT_TEXT;
+    a->fail_on = UB_SEV_ERROR;
+    a->response_timeout_ns = UINT64_MAX;
     int rc = parse_args(a, argc, argv);
     if (rc) return rc;
     char err[512];
@@ -607,6 +652,25 @@ int main(int argc, char **argv)
     if (a->wfile) {
         a->w = ub_capw_open(a->wfile, true, ub_io_linktype(a->io, &a->opts), err, sizeof err);
         if (!a->w) return die("-w %s: %s", a->wfile, err);
+    }
+    FILE *aout = stdout;
+    if (a->audit) {
+        ub_audit_cfg acfg;
+        ub_audit_cfg_default(&acfg);
+        acfg.opts = &a->opts;
+        acfg.findings = true;
+        acfg.jobs = 1;
+        acfg.examples = a->afmt == UB_REPORT_TEXT ? 5u : 100u;
+        if (a->response_timeout_ns != UINT64_MAX) acfg.state.response_timeout_ns = a->response_timeout_ns;
+        a->session = ub_audit_new(&acfg, err, sizeof err);
+        if (!a->session) return die("--audit: %s", err);
+        a->aview = malloc(sizeof *a->aview);
+        if (!a->aview) return die("out of memory");
+        ub_view_init(a->aview);
+        if (a->aout_path && strcmp(a->aout_path, "-")) {
+            aout = fopen(a->aout_path, "w");
+            if (!aout) return die("--audit-output %s: %s", a->aout_path, strerror(errno));
+        }
     }
     a->flows = calloc(MAX_FLOWS, sizeof *a->flows);
     a->view = malloc(sizeof *a->view);
@@ -699,6 +763,34 @@ int main(int argc, char **argv)
     if (!a->quiet || a->stats_ns) print_stats(a, stderr, "ubpeer: ");
     int exit_code = io_error ? 2 : 0;
     if (a->w && ub_capw_close(a->w) < 0) { fprintf(stderr, "ubpeer: -w %s: write error\n", a->wfile); exit_code = 2; }
+    if (a->session) {
+        ub_audit_set_records(a->session, a->aframes);
+        if (ub_audit_finish(a->session) != 0) a->aoom = true;
+        if (a->aoom) { fprintf(stderr, "ubpeer: --audit: out of memory\n"); exit_code = 2; }
+        ub_state_stats st;
+        ub_audit_state_stats(a->session, &st);
+        const ub_collect *all = ub_audit_findings(a->session);
+        char label[160];
+        snprintf(label, sizeof label, "ubpeer %s", a->udp ? a->udp : a->ifname);
+        const char *inputs[1] = { a->wfile ? a->wfile : label };
+        ub_report_info ri;
+        memset(&ri, 0, sizeof ri);
+        ri.tool = "ubpeer";
+        ri.inputs = inputs;
+        ri.ninputs = 1;
+        ri.records = ri.packets = a->aframes;
+        ri.fail_on = a->fail_on;
+        ri.jobs = 1;
+        ri.state = &st;
+        ri.status = exit_code;
+        int ast = exit_code ? exit_code : ub_result_exit(ub_report_result(all, &ri));
+        fflush(stdout);
+        if (ub_report_write(aout, a->afmt, all, &ri) != 0) ast = 2;
+        if (aout != stdout && fclose(aout) != 0) ast = 2;
+        exit_code = ast;
+        ub_audit_free(a->session);
+        free(a->aview);
+    }
     while (a->nheap) { pend x = heap_pop(a); free(x.data); }
     free(a->heap);
     free(a->imm);
