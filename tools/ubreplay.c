@@ -105,6 +105,8 @@ static const char HELP[] =
 "    --drain T           keep receiving T after the last packet (default: the response timeout,\n"
 "                        100ms); requests still unanswered then are errors (UB-TA-001, §10.6 e)\n"
 "    --response-timeout MS, --expect-taack, --gaps-are-notes, --max-transactions N  (as ubdump)\n"
+"    -z ub,cfg|ub,tp|ub,srt|ub,mgmt   statistics of the combined run, as ubdump -z (e.g. the device's\n"
+"                        response times per TAOpcode with -z ub,srt); -z help lists them\n"
 "\n"
 "SCENARIOS\n"
 "    --scenario FILE     text scenario (@send, @expect FILTER within=T, @wait, @repeat, @set, @check)\n"
@@ -189,6 +191,7 @@ typedef struct app {
     const char *vars[MAXV];
     unsigned nvars;
     int report, fail_on;
+    unsigned zstats;           /* -z statistics of the combined run */
     uint64_t drain_ns, spin_ns, max_packets, max_dur, within, tol;
     double tolpct;
     bool has_within, has_tol, has_tolpct, has_spin;
@@ -256,7 +259,7 @@ static int parse(app *a, int argc, char **argv)
 {
     char err[256];
     int c;
-    while ((c = getopt_long(argc, argv, "i:w:Y:o:vh", LOPTS, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:w:Y:o:z:vh", LOPTS, NULL)) != -1) {
         uint64_t v;
         switch (c) {
         case 'i': a->iface = optarg; break;
@@ -381,22 +384,23 @@ static int parse(app *a, int argc, char **argv)
         case O_RXIFACE: a->rx_iface = optarg; a->check = true; break;
         case O_NOAUTOACK: a->auto_ack = 0; break;
         case O_SAVE: a->save = optarg; a->check = true; break;
-        case O_REPORT:
-            if (strcmp(optarg, "text") == 0) a->report = UB_REPORT_TEXT;
-            else if (strcmp(optarg, "json") == 0) a->report = UB_REPORT_JSON;
-            else if (strcmp(optarg, "sarif") == 0) a->report = UB_REPORT_SARIF;
-            else if (strcmp(optarg, "junit") == 0) a->report = UB_REPORT_JUNIT;
-            else return usage_err("--report text|json|sarif|junit, not %s", optarg);
+        case O_REPORT: {
+            ub_report_fmt f;
+            if (ub_report_fmt_parse(optarg, &f) < 0) return usage_err("--report text|json|sarif|junit, not %s", optarg);
+            a->report = (int)f;
             a->check = true;
             break;
+        }
         case O_REPORTOUT: a->report_out = optarg; a->check = true; break;
         case O_FAILON:
-            if (strcmp(optarg, "error") == 0) a->fail_on = UB_SEV_ERROR;
-            else if (strcmp(optarg, "warning") == 0) a->fail_on = UB_SEV_WARN;
-            else if (strcmp(optarg, "never") == 0) a->fail_on = UB_FAIL_NEVER;
-            else return usage_err("--fail-on error|warning|never, not %s", optarg);
+            if (ub_fail_on_parse(optarg, &a->fail_on) < 0) return usage_err("--fail-on error|warning|never, not %s", optarg);
             break;
         case O_NOAUDIT: a->no_audit = true; break;
+        case 'z':
+            if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); exit(0); }
+            if (ub_stats_parse(optarg, &a->zstats) < 0) return usage_err("-z %s: unknown statistic (-z help)", optarg);
+            a->check = true;
+            break;
         case O_DRAIN:
             if (ub_parse_duration(optarg, &a->drain_ns) < 0) return usage_err("--drain T: %s", optarg);
             break;
@@ -619,6 +623,7 @@ int main(int argc, char **argv)
         if (a->no_audit) ac.state.layers = 0;
         ac.opts = &a->o;
         ac.rules = rs;
+        ac.stats = a->zstats;
         au = ub_audit_new(&ac, err, sizeof err);
         if (!au) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
         if (a->save) {
@@ -739,6 +744,7 @@ int main(int argc, char **argv)
         }
         free(extra);
         if (!status) status = ub_result_exit(ub_report_result(col, &ri));
+        if (a->zstats) ub_audit_print_stats(au, sum, a->zstats);
     }
     if (!status && capped) status = 3;
 out:
