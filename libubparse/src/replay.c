@@ -1,5 +1,6 @@
 /* Capture replay engine (replay.h): streamed (or preloaded) records -> units -> -Y / ranges /
  * direction -> rewrite -> schedule -> runner; periodic and end-of-run reports. */
+#include "rw_internal.h"
 #include "ubparse/replay.h"
 #include "ubparse/audit.h"
 #include "ubparse/filter.h"
@@ -48,6 +49,7 @@ struct ub_replay {
     char *err;
     size_t errlen;
     uint64_t frame;         /* record number within the current file (frame.number) */
+    rw_fh h_mgrsp, h_tpop;  /* --requests, resolved once */
 };
 
 void ub_replay_cfg_default(ub_replay_cfg *c)
@@ -116,6 +118,8 @@ ub_replay *ub_replay_new(const ub_replay_cfg *c, char *err, size_t errlen)
     }
     if (c->ranges && parse_ranges(rp, c->ranges, err, errlen) < 0) { ub_replay_free(rp); return NULL; }
     ub_sched_init(&rp->s, &c->sched);
+    rw_fh_init(&rp->h_mgrsp, "ub.mgmtetah.rsp");
+    rw_fh_init(&rp->h_tpop, "ub.rtph.tpopcode");
     for (unsigned i = 0; i < c->ninputs; i++)
         if (strcmp(c->inputs[i], "-") == 0 && c->loops != 1 && !rp->c.preload)
             rp->c.preload = 1ull << 30; /* standard input cannot be read twice */
@@ -179,17 +183,30 @@ static bool in_ranges(const ub_replay *rp, uint64_t n)
     return false;
 }
 
-bool ub_view_is_request(const ub_view *v)
+/* requests a receiver would accept; field reads through handles when the caller has them */
+static bool is_request(const ub_view *v, const rw_fh *mgrsp, const rw_fh *tpop)
 {
-    uint64_t u;
+    ub_val u;
     for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) /* a receiver discards it (§5.3.7, §4.7.2) */
         if (v->err[i].code == UB_E_BCRC_BAD || v->err[i].code == UB_E_ICRC_BAD) return false;
-    if (ub_view_find(v, UB_H_SCANPDU_REQ, 0) >= 0) return true;
-    if (ub_view_find(v, UB_H_ATAH, 0) >= 0 || ub_view_find(v, UB_H_ATAH_C, 0) >= 0) return false;
-    if (ub_view_get(v, "ub.mgmtetah.rsp", &u) == 0) return u == 0;
-    if (ub_view_get(v, "ub.rtph.tpopcode", &u) == 0 && u != 1) return false; /* TP acks, CNPs */
-    return ub_view_find(v, UB_H_BTAH, 0) >= 0 || ub_view_find(v, UB_H_BTAH_C, 0) >= 0 ||
-           ub_view_find(v, UB_H_BTAH_ALT, 0) >= 0;
+    bool btah = false;
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
+        unsigned id = v->layer[i].hdr->id;
+        if (id == UB_H_SCANPDU_REQ) return true;
+        if (id == UB_H_ATAH || id == UB_H_ATAH_C) return false;
+        btah |= id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT;
+    }
+    if (rw_fh_get(mgrsp, v, &u) == 0) return u.u == 0;
+    if (rw_fh_get(tpop, v, &u) == 0 && u.u != 1) return false; /* TP acks, CNPs */
+    return btah;
+}
+
+bool ub_view_is_request(const ub_view *v)
+{
+    rw_fh a, b;
+    rw_fh_init(&a, "ub.mgmtetah.rsp");
+    rw_fh_init(&b, "ub.rtph.tpopcode");
+    return is_request(v, &a, &b);
 }
 
 static void packet(ub_replay *rp, const uint8_t *d, uint32_t len, ub_entry entry, uint64_t ts, uint64_t frame)
@@ -199,7 +216,7 @@ static void packet(ub_replay *rp, const uint8_t *d, uint32_t len, ub_entry entry
     if (rp->flt || rp->c.requests) {
         ub_decode(rp->v, &rp->o, entry, d, len);
         if (rp->flt && !ub_filter_match_frame(rp->flt, rp->v, frame, len)) { rp->st.filtered++; return; }
-        if (rp->c.requests && !ub_view_is_request(rp->v)) { rp->st.not_request++; return; }
+        if (rp->c.requests && !is_request(rp->v, &rp->h_mgrsp, &rp->h_tpop)) { rp->st.not_request++; return; }
     }
     rp->st.selected++;
     const uint8_t *p = d;
