@@ -7,7 +7,7 @@
 #   2. rate accuracy: --pps 1k, 100k, 500k for UB_BENCH_SECONDS (30) each: achieved vs requested rate,
 #        lateness p50/p99/max (the time the send call returned minus the deadline)
 #   3. live checking: ubpeer answers on the far end, ubreplay --check judges requests and answers
-#        (TPACK + TAACK per Write, its own transport acks) at --pps 20k and 40k (UB_BENCH_LIVE_RATES) for
+#        (TPACK + TAACK per Write, its own transport acks, --resend) at --pps 20k and 40k (UB_BENCH_LIVE_RATES) for
 #        UB_BENCH_LIVE_SECONDS (10) each, without spinning (--spin 0): packets judged per second and per
 #        CPU-second of ubreplay
 # The machine's load (uptime) is printed before and after: other processes change the numbers.
@@ -110,7 +110,7 @@ for r in ${UB_BENCH_LIVE_RATES:-20k 40k}; do
     "$B"/tools/ubpeer -i vb -q > /dev/null 2>&1 &
     PEER=$!
     sleep 0.5
-    /usr/bin/time -f "%U %S" -o "$OUT"/t.txt "$R" -i va --check --requests --pps "$r" --spin 0 --duration "${LIVE}s" \
+    /usr/bin/time -f "%U %S" -o "$OUT"/t.txt "$R" -i va --check --requests --resend --pps "$r" --spin 0 --duration "${LIVE}s" \
         --loop 0 --unique-per-loop --preload --max-packets 0 --max-duration 0 --report json \
         --report-output "$OUT"/live.json "$OUT"/replay-req-10k.pcapng > /dev/null 2>&1 || true
     kill "$PEER" 2>/dev/null

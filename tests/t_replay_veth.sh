@@ -147,6 +147,10 @@ grep -E '^error +UB-TP-008' "$tmp/knob_wrong_psn.out" > /dev/null && ok || bad "
 knob wrong_opcode "UB-TA-004 UB-TA-017" "wrong-opcode:nth=1"
 knob wrong_mgop "UB-MG-006" "wrong-opcode:filter=ub.mgmtetah"
 knob no_response "UB-TA-001" 'no-response:filter=ub.btah.taopcode == "Read"'
+# with --resend ubreplay's transport layer answers the TPNAK with a go-back-N resend: recovered, exit 0
+replay knob_drop_req_resend 0 "" "-i vb --raw flit" "drop:on=req,nth=2" -i va --raw flit --requests --check --resend \
+    --topspeed "$TXN"
+grep -E '^note +UB-TP-003' "$tmp/knob_drop_req_resend.out" > /dev/null && ok || bad "--resend: no retransmission seen"
 # delay within the response timeout: conformant
 replay knob_delay 0 "" "-i vb --raw flit" "delay:delay=20ms" -i va --raw flit --requests --check "$TXN"
 

@@ -102,6 +102,9 @@ static const char HELP[] =
 "    --no-audit          judge only the scenario's expectations, not the protocol rules\n"
 "    --auto-ack, --no-auto-ack   answer the peer's RTP data with transport acks, as the requester's\n"
 "                        transport layer must (default: on with --requests and for scenarios)\n"
+"    --resend            resend RTP data the device NAKs, from the TPNAK's PSN (go-back-N, §6.4.2.2): a\n"
+"                        request lost inside the device is recovered instead of failing what follows\n"
+"                        (default: off, the replay stays open-loop)\n"
 "    --drain T           keep receiving T after the last packet (default: the response timeout,\n"
 "                        100ms); requests still unanswered then are errors (UB-TA-001, §10.6 e)\n"
 "    --response-timeout MS, --expect-taack, --gaps-are-notes, --max-transactions N  (as ubdump)\n"
@@ -134,7 +137,7 @@ enum {
     O_UNIQUE, O_FIXALL, O_KEEPCRC, O_BREAKCRC, O_ONBAD, O_FUZZ, O_SEED, O_CNAIP, O_DMAC, O_SMAC, O_NPI, O_CHECK,
     O_SAVE, O_REPORT, O_REPORTOUT, O_FAILON, O_NOAUDIT, O_DRAIN, O_RTO, O_TAACK, O_GAPS, O_MAXTX, O_SCENARIO,
     O_VAR, O_KEEPGOING, O_WITHIN, O_TOL, O_TOLPCT, O_MAXPK, O_MAXDUR, O_HELP, O_VERSION, O_REQUESTS, O_AUTOACK,
-    O_NOAUTOACK, O_RXIFACE,
+    O_NOAUTOACK, O_RXIFACE, O_RESEND,
 };
 
 static const struct option LOPTS[] = {
@@ -162,7 +165,8 @@ static const struct option LOPTS[] = {
     { "cna-ip", required_argument, 0, O_CNAIP }, { "dmac", required_argument, 0, O_DMAC },
     { "smac", required_argument, 0, O_SMAC }, { "npi", required_argument, 0, O_NPI },
     { "check", no_argument, 0, O_CHECK }, { "auto-ack", no_argument, 0, O_AUTOACK },
-    { "no-auto-ack", no_argument, 0, O_NOAUTOACK }, { "rx-iface", required_argument, 0, O_RXIFACE }, { "save", required_argument, 0, O_SAVE },
+    { "no-auto-ack", no_argument, 0, O_NOAUTOACK }, { "rx-iface", required_argument, 0, O_RXIFACE },
+    { "resend", no_argument, 0, O_RESEND }, { "save", required_argument, 0, O_SAVE },
     { "report", required_argument, 0, O_REPORT }, { "report-output", required_argument, 0, O_REPORTOUT },
     { "fail-on", required_argument, 0, O_FAILON }, { "no-audit", no_argument, 0, O_NOAUDIT },
     { "drain", required_argument, 0, O_DRAIN }, { "response-timeout", required_argument, 0, O_RTO },
@@ -183,6 +187,7 @@ typedef struct app {
     int raw;                   /* 0 off, UB_ENTRY_FLIT / UB_ENTRY_PKT */
     bool allow_phys, txring, qdisc, l1, json, check, no_audit, keep_going, verbose;
     int auto_ack;              /* -1 default: on with --requests or --scenario when checking */
+    bool resend;
     unsigned batch;
     ub_replay_cfg rc;
     ub_rw_cfg wc;
@@ -382,6 +387,7 @@ static int parse(app *a, int argc, char **argv)
         case O_CHECK: a->check = true; break;
         case O_AUTOACK: a->auto_ack = 1; break;
         case O_RXIFACE: a->rx_iface = optarg; a->check = true; break;
+        case O_RESEND: a->resend = true; a->check = true; break;
         case O_NOAUTOACK: a->auto_ack = 0; break;
         case O_SAVE: a->save = optarg; a->check = true; break;
         case O_REPORT: {
@@ -673,6 +679,7 @@ int main(int argc, char **argv)
     cc.auto_ack = a->check && live && (a->rc.requests || sc);
     if (sc) ub_scenario_apply_defaults(sc, &cc);
     if (a->auto_ack >= 0) cc.auto_ack = a->auto_ack && a->check && live;
+    cc.resend = a->resend && live;
     if (a->has_within) cc.within_ns = a->within;
     if (a->has_tol) cc.tol_abs_ns = a->tol;
     if (a->has_tolpct) cc.tol_pct = a->tolpct;

@@ -1,6 +1,7 @@
 /* Scenario runner core (runner.h): batched sending with deadlines and faults, reception, the
  * time-ordered merge of both directions into the audit session and the capture, findings. */
 #include "runner_int.h"
+#include "rw_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -136,6 +137,54 @@ static bool init_acker(ub_runner *r, char *err, size_t errlen)
 }
 
 static int send_acks(ub_runner *r);
+static int send_resends(ub_runner *r);
+
+/* ---------------------------------------------------------------- resend (go-back-N for our data) */
+typedef struct rtph_vals { uint64_t op, psn, stpn, dtpn, rspst; } rtph_vals;
+static bool rtph_of(const ub_view *v, rtph_vals *o)
+{
+    int k = ub_view_find(v, UB_H_RTPH, 0);
+    if (k < 0) return false;
+    const ub_layer *l = &v->layer[k];
+    const ub_hdr *h = l->hdr;
+    ub_val x;
+    memset(o, 0, sizeof *o);
+    for (unsigned i = 0; i < h->nfields; i++) { /* rows by name: the layout stays in net.c */
+        const char *n = strrchr(h->fields[i].abbrev, '.') + 1;
+        uint64_t *dst = strcmp(n, "tpopcode") == 0 ? &o->op : strcmp(n, "psn") == 0 ? &o->psn
+                      : strcmp(n, "srctpn") == 0 ? &o->stpn : strcmp(n, "dsttpn") == 0 ? &o->dtpn
+                      : strcmp(n, "rspst") == 0 ? &o->rspst : NULL;
+        if (dst && ub_field_value(l, &h->fields[i], &x) == 0) *dst = x.u;
+    }
+    return true;
+}
+
+/* keep a sent RTP data packet */
+static void rtx_keep(ub_runner *r, const uint8_t *d, uint32_t len)
+{
+    rtph_vals t;
+    ub_decode(r->rview, &r->o, r->x.entry, d, len);
+    if (!rtph_of(r->rview, &t) || t.op != 1) return;
+    pent *e;
+    while (!(e = pring_push(&r->rtx, d, len))) {
+        if (!r->rtx.ecount) return;
+        pring_pop(&r->rtx);
+    }
+    e->ts_real = t.stpn << 24 | t.dtpn;
+    e->ts_mono = t.psn;
+}
+
+/* a received packet: a TPNAK for our data asks for a resend */
+static void rtx_check(ub_runner *r, const ub_view *v)
+{
+    rtph_vals t;
+    if (!rtph_of(v, &t) || (t.op != 2 && t.op != 3) || t.rspst != 3 || r->nnak >= 16) return;
+    r->nak[r->nnak].stpn = (uint32_t)t.dtpn; /* our data: SrcTPN = the NAK's DstTPN */
+    r->nak[r->nnak].dtpn = (uint32_t)t.stpn;
+    r->nak[r->nnak].psn = (uint32_t)t.psn;
+    r->nnak++;
+    r->st.naks++;
+}
 static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline);
 
 ub_runner *ub_runner_new(const ub_runner_cfg *cfg, const ub_xport *x, char *err, size_t errlen)
@@ -180,6 +229,20 @@ ub_runner *ub_runner_new(const ub_runner_cfg *cfg, const ub_xport *x, char *err,
         ub_runner_free(r);
         return NULL;
     }
+    if (cfg->resend && x->rx) {
+        r->rview = malloc(sizeof *r->rview);
+        if (!r->rview || pring_init(&r->rtx, 4096, 8u << 20) < 0) {
+            ub_runner_free(r);
+            snprintf(err, errlen, "out of memory");
+            return NULL;
+        }
+        ub_view_init(r->rview);
+        if (!r->aview) {
+            r->aview = malloc(sizeof *r->aview);
+            if (!r->aview) { ub_runner_free(r); snprintf(err, errlen, "out of memory"); return NULL; }
+            ub_view_init(r->aview);
+        }
+    }
     r->rw = cfg->rw;
     r->start = r->last_send = r->last_poll = rn_now(r);
     r->drained_real = x->mono_to_real(x->ctx, r->start);
@@ -197,6 +260,8 @@ void ub_runner_free(ub_runner *r)
     free(r->s2f);
     ub_peer_free(r->acker);
     free(r->aview);
+    free(r->rview);
+    pring_free(&r->rtx);
     free(r->ackbuf);
     if (r->own_rw) ub_rw_free(r->rw);
     free(r->q);
@@ -311,10 +376,13 @@ static void on_rx(ub_runner *r, const ub_io_rx *p)
     r->st.rx_bytes += p->len;
     uint64_t mono = r->x.real_to_mono(r->x.ctx, p->ts_ns);
     if (r->merge) record_packet(r, &r->mr, p->data, p->len, UB_DIR_IN, &p->from, &p->to, p->ts_ns, seq);
-    if (r->acker) { /* the requester's transport layer: acks for the peer's RTP data */
+    if (r->acker || r->rtx.ecap) { /* the requester's transport layer */
         ub_decode(r->aview, &r->o, r->x.entry, p->data, p->len);
-        ub_peer_pktinfo pi = { mono, 0 };
-        ub_peer_packet(r->acker, r->aview, &pi);
+        if (r->rtx.ecap) rtx_check(r, r->aview);
+        if (r->acker) { /* acks for the peer's RTP data */
+            ub_peer_pktinfo pi = { mono, 0 };
+            ub_peer_packet(r->acker, r->aview, &pi);
+        }
     }
     if (!r->rxq.ecap) return;
     long n = r->x.record(r->x.ctx, p->data, p->len, UB_DIR_IN, &p->from, &p->to, r->recbuf, REC_MAX);
@@ -356,6 +424,7 @@ int rn_pump(ub_runner *r, uint64_t until)
     r->last_poll = rn_now(r);
     rn_emit(r, false);
     if (r->nack && !r->in_pump && send_acks(r) < 0) return -1;
+    if (r->nnak && !r->in_pump && send_resends(r) < 0) return -1;
     return got;
 }
 
@@ -396,6 +465,7 @@ static int flush_q(ub_runner *r)
                 ub_lathist_add(&r->st.lateness, late);
                 if (late) r->st.late_packets++;
             }
+            if (r->rtx.ecap && !q->rtx) rtx_keep(r, t->data, t->len);
             /* sent packets enter the stream at the time of the call: before any answer to them */
             if (r->merge) record_packet(r, &r->ms, t->data, t->len, UB_DIR_OUT, NULL, NULL, t0r, q->seq);
         }
@@ -409,6 +479,33 @@ static int flush_q(ub_runner *r)
 }
 
 int ub_runner_flush(ub_runner *r) { return flush_q(r); }
+
+static int send_resends(ub_runner *r)
+{
+    r->in_pump = true;
+    int rc = 0;
+    unsigned n = r->nnak;
+    r->nnak = 0;
+    for (unsigned k = 0; k < n && rc == 0; k++) {
+        uint64_t key = (uint64_t)r->nak[k].stpn << 24 | r->nak[k].dtpn;
+        for (uint32_t i = 0; i < r->rtx.ecount && rc == 0; i++) {
+            pent *e = pring_at(&r->rtx, i);
+            uint32_t d = ((uint32_t)e->ts_mono - r->nak[k].psn) & 0xFFFFFF;
+            if ((uint64_t)e->ts_real != key || d >= 0x800000) continue; /* other channel, or before the NAK */
+            /* a copy: the kept bytes may move while the batch fills */
+            uint8_t *c = malloc(e->len);
+            if (!c) { rc = rn_fail(r, "out of memory%s", NULL); break; }
+            memcpy(c, pring_data(&r->rtx, e), e->len);
+            rc = enqueue(r, c, e->len, 0);
+            if (rc == 0) r->q[r->nq - 1].rtx = true;
+            free(c);
+            r->st.resent++;
+        }
+    }
+    if (rc == 0) rc = flush_q(r);
+    r->in_pump = false;
+    return rc;
+}
 
 static int send_acks(ub_runner *r)
 {
@@ -442,6 +539,7 @@ static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadli
     q->pos = r->txused;
     q->len = len;
     q->ack = r->in_pump;
+    q->rtx = false;
     memcpy(r->txbuf + r->txused, p, len);
     r->txused += len;
     return 0;

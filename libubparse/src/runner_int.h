@@ -42,6 +42,7 @@ typedef struct qtx {      /* a packet queued for the next send call */
     uint64_t pos;         /* in the tx arena */
     uint32_t len;
     bool ack;             /* an auto_ack transport ack: not the reference of expect() */
+    bool rtx;             /* a resend: not kept again */
 } qtx;
 
 typedef struct hold {     /* REORDER: held back for `left` more packets */
@@ -105,6 +106,11 @@ struct ub_runner {
     uint32_t ackused, nack;
     uint32_t acklen[64];
     bool in_pump;
+    /* resend: our RTP data kept for go-back-N (pent.ts_real = SrcTPN << 24 | DstTPN, ts_mono = PSN) */
+    pring rtx;
+    ub_view *rview;
+    struct { uint32_t stpn, dtpn, psn; } nak[16];
+    unsigned nnak;
     ub_runner_stats st;
 };
 

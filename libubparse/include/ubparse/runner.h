@@ -132,6 +132,9 @@ typedef struct ub_runner_cfg {
     bool auto_ack;                /* answer the peer's RTP data with transport acks (TPACK/TPNAK/TPSACK)
                                    * as the requester's transport layer must (the RTP receiver of
                                    * peer.h); needed when the recorded acks are not replayed */
+    bool resend;                  /* the sender side of the requester's transport layer: RTP data
+                                   * the device NAKs is sent again from the TPNAK's PSN (go-back-N,
+                                   * §6.4.2.2; the last 4096 data packets are kept) */
     const char *src_uri;          /* scenario file named in findings (SARIF location) */
     /* called for each packet handed to the kernel (or failed): deadline 0 = "now" */
     void (*on_sent)(void *ctx, uint64_t deadline, uint64_t sent_mono, int err, uint32_t len);
@@ -244,6 +247,7 @@ typedef struct ub_runner_stats {
     uint64_t received, rx_bytes, rx_evicted; /* answers; evicted from the expect queue unconsumed */
     uint64_t recorded;                /* packets fed to the audit / capture (both directions) */
     uint64_t acks_sent;               /* transport acks sent by auto_ack */
+    uint64_t resent, naks;            /* resend: data packets sent again, TPNAKs that asked for it */
     uint64_t expects, expect_ok, expect_failed[UB_EXP_ERROR + 1];
     uint64_t late_packets;            /* sent after their deadline (> 0 ns late) */
     ub_lathist lateness;              /* send time - deadline of packets with a deadline */
