@@ -99,6 +99,8 @@ const char *ub_runner_error(const ub_runner *r) { return r->err; }
 uint64_t rn_now(ub_runner *r) { return r->x.now(r->x.ctx); }
 uint64_t ub_runner_now(const ub_runner *r) { return r->x.now(r->x.ctx); }
 uint64_t ub_runner_start(const ub_runner *r) { return r->start; }
+ub_entry ub_runner_entry(const ub_runner *r) { return r->x.entry; }
+ub_entry ub_runner_record_entry(const ub_runner *r) { return r->rec_entry; }
 uint64_t ub_runner_last_seq(const ub_runner *r) { return r->last_seq; }
 uint64_t ub_runner_last_send_time(const ub_runner *r) { return r->last_send; }
 

@@ -148,6 +148,9 @@ void ub_runner_free(ub_runner *r);
 const char *ub_runner_error(const ub_runner *r);
 uint64_t ub_runner_now(const ub_runner *r);   /* the transport clock (ns) */
 uint64_t ub_runner_start(const ub_runner *r); /* clock value when the runner was created */
+ub_entry ub_runner_entry(const ub_runner *r);  /* framing of the transport (packets of other entries
+                                                * are converted on send) */
+ub_entry ub_runner_record_entry(const ub_runner *r); /* entry of ub_got.data (the capture records) */
 
 /* ---------------------------------------------------------------- sending */
 typedef enum ub_fault {
