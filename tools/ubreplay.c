@@ -508,7 +508,7 @@ int main(int argc, char **argv)
     ub_io *io = NULL, *rxio = NULL;
     ub_xport_io xio;
     ub_xport_dry *dry = NULL;
-    ub_rw *rw = NULL;
+    ub_rw *rw = NULL, *cv = NULL;
     ub_ruleset *rs = NULL;
     ub_audit *au = NULL;
     ub_capw *save = NULL;
@@ -613,6 +613,19 @@ int main(int argc, char **argv)
     rw = ub_rw_new(&a->wc, err, sizeof err);
     if (!rw) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
     if ((rc = apply_edits(a, rw))) { status = rc; goto out; }
+    { /* scenario packets are only converted to the output's framing (CNA -> IP map), never edited */
+        ub_rw_cfg cc2 = a->wc;
+        cc2.fix_all = false;
+        cc2.crc = UB_RW_CRC_FIX;
+        cc2.unique_per_loop = false;
+        cv = ub_rw_new(&cc2, err, sizeof err);
+        if (!cv) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
+        for (unsigned i = 0; i < a->nedits; i++)
+            if (a->edits[i].opt == O_CNAIP && ub_rw_add_cna_ip(cv, a->edits[i].arg, err, sizeof err) < 0) {
+                status = usage_err("%s", err);
+                goto out;
+            }
+    }
     a->rc.raw_records = a->raw && !a->rewrite_needed && !a->rc.filter && !a->rc.requests && a->wc.crc != UB_RW_CRC_BREAK;
 
     /* ---- the audit session with the runner's rules */
@@ -668,7 +681,7 @@ int main(int argc, char **argv)
     cc.audit = au;
     cc.rules = rs;
     cc.save = save;
-    cc.rw = rw;
+    cc.rw = cv;
     if (a->batch) cc.batch = a->batch;
     cc.rx_queue = sc ? 4096 : 0;
     if (live) {
@@ -763,6 +776,7 @@ out:
     ub_audit_free(au);
     ub_ruleset_free(rs);
     ub_rw_free(rw);
+    ub_rw_free(cv);
     ub_io_close(io);
     ub_io_close(rxio);
     return status;
