@@ -15,12 +15,14 @@ void rw_fix_handles(ub_rw *rw)
     rw_fh_init(&rw->h_plength, "ub.lph.plength");
 }
 
-static void wr(uint8_t *b, uint32_t len, const ub_layer *l, const rw_fh *h, uint64_t u)
+/* write u into the field; true if a byte changed */
+static bool wr(uint8_t *b, uint32_t len, const ub_layer *l, const rw_fh *h, uint64_t u)
 {
     const ub_field *f = rw_fh_row(h, l);
     long off = rw_off(l, b, len);
-    ub_val v = { .u = u };
-    if (f && off >= 0) ub_field_write(b + off, l->len, f, &v);
+    ub_val old, v = { .u = u };
+    if (!f || off < 0 || ub_field_value(l, f, &old) < 0 || (!old.bytes && old.u == u)) return false;
+    return ub_field_write(b + off, l->len, f, &v) == 0;
 }
 
 static uint64_t rd(const ub_layer *l, const rw_fh *h)
@@ -54,6 +56,7 @@ void rw_fix(ub_rw *rw, ub_view *v, ub_entry e, uint8_t *b, uint32_t len, bool ic
         if (pl >= 0 && v->nlayers && v->layer[0].hdr->id == UB_H_LPH) wr(b, len, &v->layer[0], &rw->h_plength, (uint64_t)pl);
     }
     ub_decode(v, o, e, b, len);
+    bool changed = false; /* the IP pass changed bytes: the ICRC computed by this decode is stale */
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *ip = &v->layer[i];
@@ -76,28 +79,32 @@ void rw_fix(ub_rw *rw, ub_view *v, ub_entry e, uint8_t *b, uint32_t len, bool ic
             end = (uint64_t)ipo + cur <= len && cur >= (id == UB_H_IPV4 ? 20u : 40u) ? (uint32_t)(ipo + (long)cur) : len;
         }
         if (end < (uint32_t)ipo) continue;
-        if (id == UB_H_IPV4) wr(b, len, ip, &rw->h_iplen, end - (uint32_t)ipo);
-        else if (end >= (uint32_t)ipo + 40) wr(b, len, ip, &rw->h_ip6len, end - (uint32_t)ipo - 40);
+        if (id == UB_H_IPV4) changed |= wr(b, len, ip, &rw->h_iplen, end - (uint32_t)ipo);
+        else if (end >= (uint32_t)ipo + 40) changed |= wr(b, len, ip, &rw->h_ip6len, end - (uint32_t)ipo - 40);
         if (udp >= 0) {
             const ub_layer *u = &v->layer[udp];
             long uo = rw_off(u, b, len);
             if (uo >= 0 && (uint32_t)uo < end) {
-                wr(b, len, u, &rw->h_udplen, end - (uint32_t)uo);
+                changed |= wr(b, len, u, &rw->h_udplen, end - (uint32_t)uo);
                 if (rd(u, &rw->h_udpck) != 0)
-                    wr(b, len, u, &rw->h_udpck, udp_csum(b + ipo, id == UB_H_IPV6, b + uo, end - (uint32_t)uo));
+                    changed |= wr(b, len, u, &rw->h_udpck, udp_csum(b + ipo, id == UB_H_IPV6, b + uo, end - (uint32_t)uo));
             }
         }
         if (id == UB_H_IPV4) {
             uint32_t hl = (uint32_t)rd(ip, &rw->h_ihl) * 4;
-            if (hl >= 20 && (uint32_t)ipo + hl <= len) {
-                wr(b, len, ip, &rw->h_ipck, 0);
-                wr(b, len, ip, &rw->h_ipck, rw_ip_csum(b + ipo, hl));
+            if (hl >= 20 && (uint32_t)ipo + hl <= len) { /* over the header with its checksum field as 0 */
+                uint8_t hdr[60];
+                const ub_field *ck = rw_fh_row(&rw->h_ipck, ip);
+                ub_val zero = { .u = 0 };
+                memcpy(hdr, b + ipo, hl);
+                if (ck && ub_field_write(hdr, hl, ck, &zero) == 0)
+                    changed |= wr(b, len, ip, &rw->h_ipck, rw_ip_csum(hdr, hl));
             }
         }
         break; /* the outer IP header only (a tunnelled one is payload) */
     }
     if (icrc) { /* ICRC from the decoder's own computation, in the byte order the packet used */
-        ub_decode(v, o, e, b, len);
+        if (changed) ub_decode(v, o, e, b, len);
         nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
         for (unsigned i = 0; i < nl; i++) {
             const ub_layer *l = &v->layer[i];
@@ -213,8 +220,12 @@ long ub_rw_packet(ub_rw *rw, ub_entry in, const uint8_t *rec, uint32_t len, uint
     if (len > RW_BUF - 64) { res->status = UB_RW_SKIP; res->reason = "record too long"; rw->st.bad++; rw->st.bad_skipped++; return 0; }
     const ub_opts *o = &rw->o;
     ub_view *v0 = rw->v, *v = rw->v2;
-    ub_decode(v0, o, in, rec, len);
-    if (rw_view_bad(v0)) {
+    /* working form: a flit-framed DLLDP is edited as LPH + de-interleaved network packet; any other
+     * record as a copy of itself (decoded once, in the copy) */
+    bool flit = in == UB_ENTRY_FLIT;
+    if (!flit) memcpy(rw->w, rec, len);
+    ub_decode(flit ? v0 : v, o, in, flit ? rec : rw->w, len);
+    if (rw_view_bad(flit ? v0 : v)) {
         rw->st.bad++;
         res->flags |= UB_RWF_BAD;
         switch (rw->c.on_bad) {
@@ -239,20 +250,20 @@ long ub_rw_packet(ub_rw *rw, ub_entry in, const uint8_t *rec, uint32_t len, uint
             return emit(rec, len, out, cap, res);
         }
     }
-    /* working form: a flit-framed DLLDP is edited as LPH + de-interleaved network packet */
     ub_entry we = in;
     uint32_t wl = len;
     bool errflag = false;
-    if (in == UB_ENTRY_FLIT && v0->kind == UB_KIND_DLLDP && v0->pkt) {
+    if (flit && v0->kind == UB_KIND_DLLDP && v0->pkt) {
         for (unsigned i = 0; i < v0->nerrs && i < UB_MAX_ERRS; i++) errflag |= v0->err[i].code == UB_E_ERROR_FLAG;
         memcpy(rw->w, rec, 4);
         memcpy(rw->w + 4, v0->pkt, v0->pkt_len);
         wl = v0->pkt_len + 4;
         we = UB_ENTRY_PKT;
-    } else {
+        ub_decode(v, o, we, rw->w, wl);
+    } else if (flit) {
         memcpy(rw->w, rec, len);
+        ub_decode(v, o, we, rw->w, wl);
     }
-    ub_decode(v, o, we, rw->w, wl);
     uint32_t fl = res->flags | rw_edit(rw, v, rw->w, wl);
     /* conversion to the output framing (flit output: framed at the end from the packet form) */
     ub_entry target = oe == UB_ENTRY_FLIT && we != UB_ENTRY_FLIT ? UB_ENTRY_PKT : oe;
