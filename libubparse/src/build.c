@@ -11,6 +11,7 @@
  * and BCRC/END are added. ICRC values come from the decoder's own ICRC computation. */
 #include "internal.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -143,7 +144,12 @@ static int parse_value(const ub_field *f, const char *val, fset *fs)
         return 0;
     }
     case UB_FT_IPV6: {
-        /* hex form only (32 digits, ':' allowed as separators) */
+        /* the usual text form, or 32 hex digits (':' allowed as separators) */
+        if (inet_pton(AF_INET6, val, fs->bytes) == 1) {
+            fs->nbytes = 16;
+            fs->is_bytes = true;
+            return 0;
+        }
         int n = parse_hex(val, fs->bytes, sizeof fs->bytes);
         if (n != 16) return -1;
         fs->nbytes = 16;
@@ -166,6 +172,23 @@ static int parse_value(const ub_field *f, const char *val, fset *fs)
         return 0;
     }
     }
+}
+
+int ub_field_parse(const ub_field *f, const char *text, ub_val *out, uint8_t *buf, size_t cap)
+{
+    fset fs;
+    memset(out, 0, sizeof *out);
+    if (parse_value(f, text, &fs) != 0) return -1;
+    if (!fs.is_bytes) {
+        out->u = (f->flags & UB_FF_X64) ? fs.u << 6 : fs.u; /* parse_value keeps the carried bits */
+        return 0;
+    }
+    if (fs.nbytes > cap) return -1;
+    memcpy(buf, fs.bytes, fs.nbytes);
+    out->bytes = buf;
+    out->nbytes = fs.nbytes;
+    for (uint32_t i = 0; i < fs.nbytes && i < 8; i++) out->u = (out->u << 8) | fs.bytes[i];
+    return 0;
 }
 
 static bool has_set(const item *it, const char *short_name)

@@ -329,6 +329,41 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     }
 }
 
+/* The writer next to the reader: the same rows, the same bit numbering (rewrites, Lua, fuzzing). */
+int ub_field_write(uint8_t *p, uint32_t len, const ub_field *f, const ub_val *v)
+{
+    if (f->flags & UB_FF_VIRTUAL) return -1;
+    switch (f->type) {
+    case UB_FT_UINT:
+    case UB_FT_BOOL: {
+        uint64_t u = v->u;
+        if (f->flags & UB_FF_X64) {
+            if (u & 0x3F) return -1; /* the 6 low bits are not carried */
+            u >>= 6;
+        }
+        if (f->bits == 0 || f->bits > 64 || (uint64_t)f->bit_off + f->bits > (uint64_t)len * 8u) return -1;
+        if (f->bits < 64 && (u >> f->bits)) return -1;
+        ub_wr_bits(p, f->bit_off, f->bits, u);
+        return 0;
+    }
+    default: {
+        uint32_t start = f->bit_off / 8;
+        if (start > len) return -1;
+        uint32_t n = f->bits ? f->bits / 8 : len - start;
+        if (n > len - start) return -1;
+        if (v->bytes) {
+            if (v->nbytes > n) return -1;
+            memset(p + start, 0, n - v->nbytes);
+            memcpy(p + start + (n - v->nbytes), v->bytes, v->nbytes); /* right-aligned, as the builder */
+        } else { /* an integer into a byte string of up to 8 bytes */
+            if (n > 8 || (n < 8 && (v->u >> (8 * n)))) return -1;
+            for (uint32_t i = 0; i < n; i++) p[start + i] = (uint8_t)(v->u >> (8 * (n - 1 - i)));
+        }
+        return 0;
+    }
+    }
+}
+
 static size_t put_hex(char *buf, size_t n, const uint8_t *p, uint32_t len, const char *sep)
 {
     static const char hx[] = "0123456789abcdef";

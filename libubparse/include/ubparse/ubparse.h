@@ -373,6 +373,16 @@ typedef struct ub_val {
 
 /* 0 = value present; -1 = field not (fully) inside the layer. */
 int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out);
+/* Write v into field f of a layer whose bytes start at p (the caller's mutable copy, len bytes):
+ * integers (UINT/BOOL; X64 rows take the full address, low 6 bits zero), byte strings right-aligned
+ * (shorter values zero-filled in front, as the builder writes them) or, up to 8 bytes, from v->u.
+ * Virtual rows cannot be written. 0, or -1 (outside the bytes, too wide, virtual). */
+int ub_field_write(uint8_t *p, uint32_t len, const ub_field *f, const ub_val *v);
+/* Parse text as a value of field f, as the builder does: decimal / 0x hex, value names ("Read"),
+ * dotted IPv4, IPv6 (inet_pton form or 32 hex digits), hex bytes (aa:bb.. / 0x..), GUIDs (32 hex
+ * digits, canonical order). Byte strings are stored in buf (cap bytes) and out->bytes points there.
+ * 0, or -1. */
+int ub_field_parse(const ub_field *f, const char *text, ub_val *out, uint8_t *buf, size_t cap);
 /* Format a value as text (value name in parentheses for UINT with names when `names`). */
 size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n);
 /* First layer with header id `id` at or after index `from`, or -1. */
