@@ -178,7 +178,10 @@ static bool flow_key(const fkctx *c, const ub_view *v, const ub_pktinfo *pi, int
         const ub_layer *rt = find_id(v, UB_H_RTPH, UB_H_RTPH, UB_H_RTPH);
         if (!rt || !ub_fh_has(&c->rt_stpn, rt) || !ub_fh_has(&c->rt_op, rt)) return false;
         uint32_t stpn = (uint32_t)ub_fh_get(&c->rt_stpn, rt), dtpn = (uint32_t)ub_fh_get(&c->rt_dtpn, rt);
-        bool ack = ub_fh_get(&c->rt_op, rt) != 0; /* TPOpcode 0 = data; acks travel back (§6.2.1) */
+        /* §6.2.1 Table 6-2: 1 RTP data; acks (2, 3, 5, 6) and CNPs (8) travel back to the sender */
+        unsigned op = (unsigned)ub_fh_get(&c->rt_op, rt);
+        if (op != 1 && op != 2 && op != 3 && op != 5 && op != 6 && op != 8) return false;
+        bool ack = op != 1;
         const ub_addr *snd = ack ? &e.dst : &e.src, *rcv = ack ? &e.src : &e.dst;
         uint32_t ts = ack ? dtpn : stpn, tr = ack ? stpn : dtpn;
         k_addr(k, snd);
