@@ -488,6 +488,7 @@ void ub_lua_cfg_default(ub_lua_cfg *c)
     c->instr_limit = 100000000ull;
     c->max_errors = 10;
     c->tool = "ub";
+    c->builtin_findings = true;
 }
 
 ub_lua *ub_lua_new(const ub_lua_cfg *cfg)
@@ -621,6 +622,7 @@ uint64_t ub_lua_errors(const ub_lua *u) { return u->errors; }
 static bool hook_finding(void *ctx, ub_finding *f)
 {
     ub_lua *u = ctx;
+    if ((int)f->rule == u->err_rule) return true; /* script errors: never suppressed nor shown to scripts */
     if (u->rerate && f->rule < u->nrerate) {
         switch (u->rerate[f->rule]) {
         case UBL_RR_DROP: return false;
@@ -630,7 +632,8 @@ static bool hook_finding(void *ctx, ub_finding *f)
         default: break;
         }
     }
-    if (u->in_finding || (int)f->rule == u->err_rule || !(u->wants & UB_LUA_W_FINDING)) return true;
+    bool builtin = f->rule < ub_rule_count();
+    if (u->in_finding || !(u->wants & UB_LUA_W_FINDING)) return u->cfg.builtin_findings || !builtin;
     bool keep = true;
     u->in_finding = true;
     u->f = f;
@@ -648,7 +651,7 @@ static bool hook_finding(void *ctx, ub_finding *f)
     u->f = NULL;
     u->f_gen++;
     u->in_finding = false;
-    return keep;
+    return keep && (u->cfg.builtin_findings || !builtin);
 }
 
 static void hook_match(void *ctx, const ub_match *m)
@@ -677,7 +680,7 @@ void ub_lua_attach(ub_lua *u, ub_audit *a)
     u->audit = a;
     if (!a) return;
     /* hooks only when a script needs them: a session with hooks runs one engine (audit.h) */
-    if (u->wants & (UB_LUA_W_MATCH | UB_LUA_W_FINDING) || u->rerate) {
+    if (ub_lua_needs_engine(u) || !u->cfg.builtin_findings) {
         ub_audit_hooks h;
         memset(&h, 0, sizeof h);
         h.ctx = u;

@@ -434,6 +434,9 @@ static int m_report(lua_State *L)
     (void)rid;
     const ub_rule *r = rule_get(L, ridx);
     if (!u->audit) return luaL_error(L, "ub.report: no audit session is running");
+    if (u->ended)
+        return luaL_error(L, "ub.report after on_end is not counted any more (the report is being written): "
+                             "raise end-of-capture findings in on_end");
     ub_finding f;
     memset(&f, 0, sizeof f);
     f.rule = (uint16_t)ridx;

@@ -41,6 +41,10 @@ typedef struct ub_lua_cfg {
     FILE *out;              /* print(): default stdout */
     FILE *err;              /* script errors and warnings: default stderr */
     const char *tool;       /* "ubdump" / "ubreplay": prefix of messages */
+    bool builtin_findings;  /* keep built-in rules' findings (ubdump --audit; default true). false:
+                             * the engine runs only for on_match/on_finding, and after on_finding saw
+                             * a built-in finding it is dropped, so the report holds the scripts'
+                             * rules (and UB-LUA-001) only */
 } ub_lua_cfg;
 void ub_lua_cfg_default(ub_lua_cfg *c);
 
