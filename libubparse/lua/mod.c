@@ -564,7 +564,7 @@ const ubl_reg ubl_mod_fns[] = {
       "A field extractor, resolved once against the schema (like Wireshark's `Field.new`): a field "
       "(`\"ub.rtph.psn\"`, every format variant of its header), a header (`\"ub.btah\"`: raw bytes) or "
       "`\"ub.error\"`. Create extractors at load time, call them per packet. Unknown names are an error." },
-    { "filter", ubl_filter_new, NULL, "ub.filter(expr) → flt", "Compile a display filter once (`ub.filter(\"ub.rtph.tpopcode == \\\"TPNAK\\\"\")`)." },
+    { "filter", ubl_filter_new, NULL, "ub.filter(expr) → flt", "Compile a display filter once (`ub.filter('ub.btah.taopcode == \"Read\" && ub.lph.vl == 2')`)." },
     { "decode", ubl_decode, NULL, "ub.decode(bytes [, entry [, info]]) → pkt",
       "Decode a record into a packet object the script owns (any lifetime). `entry` as for `ub.build` "
       "(default `\"flit\"`); `info` = `{frame=, ts=, ifindex=, dir=}`." },
@@ -588,15 +588,17 @@ const ubl_reg ubl_mod_fns[] = {
     { "suppress", m_suppress, NULL, "ub.suppress(rule)", "Drop every finding of a rule (at load time; applied in C, no Lua call per finding)." },
     { "rerate", m_rerate, NULL, "ub.rerate(rule, severity)", "Give every finding of a rule another severity (at load time)." },
     { "rules", m_rules, NULL, "ub.rules() → {id, ...}", "Every rule id known to the session (built-in, then script rules)." },
-    { "flows", ubl_flow_new, NULL, "ub.flows(kind [, {max=N}]) → tbl",
+    { "flows", ubl_flow_new, NULL, "ub.flows(kind [, {max=N, on_evict=f}]) → tbl",
       "A bounded per-flow table keyed like the state engine (`kind`: see Flow keys): `tbl[pkt]` is the "
       "flow's Lua table (created empty on first use), `tbl:get(pkt)` without creating, `tbl:remove(pkt)`, "
-      "`tbl:count()`, `tbl:evicted()`, `tbl:each()` iterates `(keytext, state)`. When `max` flows (default "
-      "65,536) are live the least recently used one is evicted." },
+      "`tbl:key(pkt)` its key text, `tbl:count()` (also `#tbl`), `tbl:evicted()`, `tbl:each()` iterates "
+      "`(keytext, state)` least recently used first (a snapshot: safe to modify). When `max` flows "
+      "(default 65,536) are live the least recently used one is evicted, after `on_evict(keytext, state)` "
+      "when given in the options." },
     { "flow_key", ubl_flow_key, NULL, "ub.flow_key(pkt, kind) → key, keytext | nil",
       "The flow key of a packet (a binary string, for your own tables) and its printable form; `nil` when "
       "the packet has no such flow." },
-    { "value", m_value, NULL, "ub.value(field, name) → integer", "A value name's number (`ub.value(\"ub.btah.taopcode\", \"Read\")` → 4)." },
+    { "value", m_value, NULL, "ub.value(field, name) → integer", "A value name's number (`ub.value(\"ub.btah.taopcode\", \"Read\")` → 6)." },
     { "valname", m_valname, NULL, "ub.valname(field, v) → string | nil", "A value's name." },
     { "fields", m_fields, NULL, "ub.fields([prefix]) → {name, ...}", "Every field name of the schema (optionally with a prefix)." },
     { "headers", m_headers, NULL, "ub.headers() → {{key, abbrev, name, len, spec}, ...}", "Every header table of the schema." },
