@@ -8,6 +8,7 @@ UB_APT_PACKAGES=(
     liblua5.4-dev                             # Lua bindings
     clang libclang-rt-14-dev                  # ASan/UBSan build and libFuzzer (clang-14 runtime)
     python3                                   # tests: JSON output validation
+    python3-jsonschema                        # tests: SARIF reports against the SARIF 2.1.0 schema
 )
 
 ub_section() { printf '\n==== %s ====\n' "$*"; }

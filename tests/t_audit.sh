@@ -222,7 +222,9 @@ assert drv["name"] == "ubdump"
 assert [r["id"] for r in drv["rules"]] == ids
 for r in drv["rules"]:
     assert r["shortDescription"]["text"] and r["defaultConfiguration"]["level"] in ("error", "warning", "note")
-    assert "helpUri" not in r
+    # code scanning: every catalogue rule links its docs/rules.md anchor and carries help text
+    assert r["helpUri"].endswith("#" + r["id"].lower()), r["helpUri"]
+    assert r["help"]["text"] and r["help"]["markdown"]
 assert run["artifacts"][0]["location"]["uri"]
 nres = 0
 for x in run["results"]:

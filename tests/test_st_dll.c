@@ -555,8 +555,14 @@ static void s_hostile(void)
     CHECK(maxlive <= 2 * c.max_links);
     CHECK(st.links <= 2 * c.max_links);
     CHECK(st.evicted_links > 100000);
+    syn_end(); /* UB-ST-001 is reported at the end, with the total */
     CHECK_EQ(au_count(&F, "UB-ST-001"), 1);
-    syn_end();
+    for (unsigned i = 0; i < F.n; i++)
+        if (strncmp(F.item[i], "UB-ST-001@", 10) == 0) {
+            CHECK_EQ(F.f[i].values[0], UB_TBL_LINKS);
+            CHECK_EQ((uint64_t)F.f[i].values[1], st.evicted_links);
+            CHECK_EQ(F.f[i].values[2], 64);
+        }
 
     /* random blocks: every DLLCB type with random fields, DLLDPs with random CRD/ACK/VL, bad BCRCs and raw
      * garbage, in random directions on 3 interfaces — no crash, no undefined behaviour (ASan/UBSan) */

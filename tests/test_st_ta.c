@@ -602,12 +602,21 @@ static void test_bounded(void)
     CHECK_EQ(st.mgmt, c.max_mgmt);
     CHECK(st.evicted_transactions > 50000);
     CHECK(st.evicted_mgmt > 5000);
+    CHECK_EQ(au_count(f, "UB-ST-001"), 0);
+    f->n = 0;      /* (the list is full of per-packet findings) */
+    fd_close(&fd); /* UB-ST-001 is reported at the end, with the totals */
     unsigned tables = 0;
     for (unsigned i = 0; i < f->n; i++)
-        if (strncmp(f->item[i], "UB-ST-001@", 10) == 0) tables |= 1u << f->f[i].values[0];
+        if (strncmp(f->item[i], "UB-ST-001@", 10) == 0) {
+            unsigned t = (unsigned)f->f[i].values[0];
+            tables |= 1u << t;
+            CHECK_EQ((uint64_t)f->f[i].values[1], st.tbl[t].evicted); /* the real count, not "so far" */
+            CHECK_EQ((uint64_t)f->f[i].values[2], st.tbl[t].bound);
+        }
     CHECK_EQ(au_count(f, "UB-ST-001"), 4); /* once each: transactions, management, requesters, channel memo */
-    CHECK_EQ(tables, 0xF);
-    fd_close(&fd);
+    CHECK_EQ(tables, (1u << UB_TBL_TRANSACTIONS) | (1u << UB_TBL_MGMT) | (1u << UB_TBL_REQUESTERS) | (1u << UB_TBL_TA_CHANNELS));
+    CHECK_EQ(st.evicted_total, st.tbl[UB_TBL_TRANSACTIONS].evicted + st.tbl[UB_TBL_MGMT].evicted +
+                                   st.tbl[UB_TBL_REQUESTERS].evicted + st.tbl[UB_TBL_TA_CHANNELS].evicted);
     free(f);
 }
 

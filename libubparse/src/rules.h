@@ -152,8 +152,8 @@
       "frame; values: offset; detail: what")                                                                         \
     R(PK_NOTE, "UB-PK-002", "packet", UB_SEV_NOTE, "R-26, §11.5", "decoder note (layout ambiguity resolved by default, CIP-protected data)", \
       "frame; detail: what")                                                                                         \
-    R(ST_EVICTED, "UB-ST-001", "any", UB_SEV_NOTE, "design", "state table full: oldest entries evicted (checks on them stop)", \
-      "frame; values: table, evicted so far")
+    R(ST_EVICTED, "UB-ST-001", "any", UB_SEV_NOTE, "design", "state table full: entries evicted before they could be judged (result INCOMPLETE)", \
+      "frame: first eviction; frames: last eviction; values: table, entries evicted, table bound")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

@@ -140,7 +140,6 @@ typedef struct dl_cache {
 typedef struct mod_dll {
     ub_state *s;
     ub_tbl links;
-    bool evict_rep;
     uint64_t gen;
     dl_cache cache[CACHE];
     ub_fh lph_crd, lph_ack, lph_crd_vl, lph_vl, lbh_crd, lbh_ack, lbh_crd_vl;
@@ -973,7 +972,8 @@ static int init_dll(void *mp, ub_state *s)
     m->s = s;
     if (ub_tbl_init(&m->links, "link directions", s->cfg.max_links ? s->cfg.max_links : 64, sizeof(dl_dir)) != 0)
         return -1;
-    m->links.mod = m; /* no on_evict: a link direction has nothing outstanding to report */
+    m->links.mod = m; /* no on_evict: counted, reported at the end (UB-ST-001) */
+    ub_st_table(s, UB_TBL_LINKS, &m->links, "link directions evicted: their credit, retry and Init state restarted");
     ub_fh_init(&m->lph_crd, "ub.lph.crd");
     ub_fh_init(&m->lph_ack, "ub.lph.ack");
     ub_fh_init(&m->lph_crd_vl, "ub.lph.crd_vl");
@@ -1048,12 +1048,6 @@ static void packet_dll(void *mp, ub_state *s, const ub_pkt *p)
     dl_dir *d = link_get(m, p->pi->ifindex, dir, true, &created);
     s->stats.links = m->links.count;
     s->stats.evicted_links = m->links.evicted;
-    if (m->links.evicted && !m->evict_rep) {
-        m->evict_rep = true;
-        int64_t v[2] = { 0, (int64_t)m->links.evicted };
-        ub_st_emit(s, UB_R_ST_EVICTED, -1, p->pi->frame, NULL, 0, v, 2, "link-direction table full", "table",
-                   m->links.name);
-    }
     if (!d) return;
     if (created) d->dir = dir;
     dl_dir *peer = NULL;

@@ -87,6 +87,9 @@ typedef struct ub_tbl {
     const char *name;
     uint32_t cap, esize, count, max; /* max: entries kept (eviction beyond it) */
     uint64_t tick, evicted;
+    uint32_t peak;                          /* most entries at once */
+    uint64_t first_evict, last_evict;       /* frames of the first / last eviction */
+    const uint64_t *frame_now;              /* frame being processed (ub_st_table sets it) */
     uint8_t *mem;
     /* called before an entry is evicted (module may report what it loses) */
     void (*on_evict)(void *mod, ub_tent *e);
@@ -131,6 +134,9 @@ struct ub_state {
     const ub_st_module *mods_def[8];  /* their definitions */
     unsigned nmods;
     ub_state_stats stats;             /* modules update the live/evicted counters */
+    uint64_t cur_frame;               /* frame of the packet being processed */
+    ub_tbl *tbls[UB_TBL__COUNT];      /* registered tables (ub_st_table) */
+    const char *tbl_what[UB_TBL__COUNT];
     /* handles used by the packet extraction */
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
 };
@@ -142,6 +148,9 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
 /* shorthand: one related frame, up to two values */
 void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t other_frame, int64_t v0, int64_t v1,
                  const char *detail);
+/* Register a module's table: counted in ub_state_get_stats, its evictions reported as UB-ST-001 at
+ * the end of the capture (what: what the evicted entries were, e.g. "outstanding transactions"). */
+void ub_st_table(ub_state *s, unsigned id, ub_tbl *t, const char *what);
 void ub_st_match(ub_state *s, const ub_match *m);
 void ub_st_note(ub_state *s, const ub_pkt_note *n);
 /* printable address */

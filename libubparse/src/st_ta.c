@@ -105,7 +105,6 @@ typedef struct mod_ta {
     ub_state *s;
     uint64_t frame; /* frame being processed (eviction findings) */
     bool ta_on, mg_on;
-    uint8_t evict_told[4];
     ub_tbl tx, mg, rc, ch;
     ub_fh bt_op, bt_tassn, bt_notaack, bt_odr, bt_retry, bt_alloc, bt_rctype, bt_rcid;
     ub_fh at_op, at_sv, at_tassn, at_rspst, at_rspinfo, at_rcid, at_status;
@@ -263,13 +262,6 @@ static void emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1,
     ub_st_emit(m->s, rule, sev, frame, fr, 2, v, nv, detail, key, kt ? buf : NULL);
 }
 
-static void told_evict(mod_ta *m, unsigned tbl, uint64_t n, const char *what)
-{
-    if (m->evict_told[tbl]) return;
-    m->evict_told[tbl] = 1;
-    emit(m, UB_R_ST_EVICTED, -1, m->frame, 0, 0, tbl, (int64_t)n, 2, what, "table", NULL);
-}
-
 /* ================================================================ per-RC memo */
 static rc_ent *rc_get(mod_ta *m, const ub_key *rk)
 {
@@ -306,27 +298,6 @@ static void tx_evict(void *mv, ub_tent *e)
     rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rk);
     if (rc && (t->flags & TXF_WRITE) && rc->out_writes) rc->out_writes--;
     if (rc && (t->flags & TXF_ORDERED) && rc->out_ordered) rc->out_ordered--;
-    m->s->stats.evicted_transactions++;
-    told_evict(m, 0, m->s->stats.evicted_transactions, "outstanding transactions");
-}
-static void mg_evict(void *mv, ub_tent *e)
-{
-    mod_ta *m = (mod_ta *)mv;
-    (void)e;
-    m->s->stats.evicted_mgmt++;
-    told_evict(m, 1, m->s->stats.evicted_mgmt, "outstanding management exchanges");
-}
-static void rc_evict(void *mv, ub_tent *e)
-{
-    mod_ta *m = (mod_ta *)mv;
-    (void)e;
-    told_evict(m, 2, m->rc.evicted + 1, "transaction requester memo (TASSN/MSN, TAACK seen, answered requests)");
-}
-static void ch_evict(void *mv, ub_tent *e)
-{
-    mod_ta *m = (mod_ta *)mv;
-    (void)e;
-    told_evict(m, 3, m->ch.evicted + 1, "RTP retransmission memo of the transaction layer");
 }
 
 /* ================================================================ RTP channel memo */
@@ -1287,20 +1258,21 @@ static int init_ta(void *mv, ub_state *s)
     uint32_t nrc = s->cfg.max_transactions / 16u;
     if (nrc < 256) nrc = 256;
     if (ub_tbl_init(&m->rc, "transaction requesters", nrc, sizeof(rc_ent))) goto fail;
-    m->rc.on_evict = rc_evict;
-    m->rc.mod = m;
+    ub_st_table(s, UB_TBL_REQUESTERS, &m->rc,
+                "transaction requesters evicted: their TASSN/MSN order and answered-request memo restarted");
     if (m->ta_on) {
         if (ub_tbl_init(&m->tx, "transactions", s->cfg.max_transactions, sizeof(tx_ent))) goto fail;
         if (ub_tbl_init(&m->ch, "TA channel memo", s->cfg.max_channels, sizeof(ch_ent))) goto fail;
         m->tx.on_evict = tx_evict;
         m->tx.mod = m;
-        m->ch.on_evict = ch_evict;
-        m->ch.mod = m;
+        ub_st_table(s, UB_TBL_TRANSACTIONS, &m->tx,
+                    "outstanding transactions evicted before they were answered or timed out (never judged)");
+        ub_st_table(s, UB_TBL_TA_CHANNELS, &m->ch, "RTP retransmission memo of the transaction layer evicted");
     }
     if (m->mg_on) {
         if (ub_tbl_init(&m->mg, "management", s->cfg.max_mgmt, sizeof(mg_ent))) goto fail;
-        m->mg.on_evict = mg_evict;
-        m->mg.mod = m;
+        ub_st_table(s, UB_TBL_MGMT, &m->mg,
+                    "outstanding management exchanges evicted before they were answered or timed out (never judged)");
     }
     static const struct { size_t off; const char *name; } fh[] = {
 #define FH(f, n) { offsetof(mod_ta, f), n }

@@ -82,7 +82,6 @@ typedef struct tp_pair {
 
 typedef struct mod_tp {
     ub_tbl chan, pair;
-    bool chan_evict_reported, pair_evict_reported;
     bool other_valid;             /* cache: the address pair last marked PR_OTHER */
     ub_addr other_src, other_dst;
     ub_fh f_last, f_op, f_stpn, f_dtpn, f_a, f_f, f_psn, f_rspst, f_rspinfo, f_tpmsn;
@@ -161,16 +160,7 @@ static uint32_t net_sig(const ub_pkt *p)
     return p->cfg < 0 ? 0 : (uint32_t)(uint8_t)(p->cfg + 1) << 16 | h;
 }
 
-static void evicted(ub_state *s, const ub_pkt *p, ub_tbl *t, bool *reported, const char *what)
-{
-    if (t->evicted && !*reported) {
-        *reported = true;
-        int64_t v[2] = { 0, (int64_t)t->evicted };
-        ub_st_emit(s, UB_R_ST_EVICTED, -1, p->pi->frame, NULL, 0, v, 2, what, t->name, NULL);
-    }
-}
-
-static tp_chan *chan_get(mod_tp *m, ub_state *s, const ub_pkt *p, const ub_addr *snd, const ub_addr *rcv, uint32_t stpn,
+static tp_chan *chan_get(mod_tp *m, ub_state *s, const ub_addr *snd, const ub_addr *rcv, uint32_t stpn,
                          uint32_t dtpn)
 {
     ub_key k;
@@ -187,24 +177,20 @@ static tp_chan *chan_get(mod_tp *m, ub_state *s, const ub_pkt *p, const ub_addr 
         c->dst = *rcv;
         c->stpn = stpn;
         c->dtpn = dtpn;
-        evicted(s, p, &m->chan, &m->chan_evict_reported, "TP channel table full: oldest channels evicted");
     }
     s->stats.channels = m->chan.count;
     s->stats.evicted_channels = m->chan.evicted;
     return c;
 }
 
-static tp_pair *pair_lookup(mod_tp *m, ub_state *s, const ub_pkt *p, const ub_addr *snd, const ub_addr *rcv, bool create)
+static tp_pair *pair_lookup(mod_tp *m, const ub_addr *snd, const ub_addr *rcv, bool create)
 {
     ub_key k;
     k.len = 0;
     ub_key_addr(&k, snd);
     ub_key_addr(&k, rcv);
     if (!create) return ub_tbl_find(&m->pair, &k);
-    bool created;
-    tp_pair *r = ub_tbl_get(&m->pair, &k, &created);
-    if (r && created && p) evicted(s, p, &m->pair, &m->pair_evict_reported, "TP address-pair table full: oldest pairs evicted");
-    return r;
+    return ub_tbl_get(&m->pair, &k, NULL);
 }
 
 /* ---------------------------------------------------------------- ring of recent PSNs */
@@ -293,7 +279,7 @@ static tp_chan *tp_data(mod_tp *m, ub_state *s, const ub_pkt *p)
     uint32_t psn = (uint32_t)ub_fh_get(&m->f_psn, r);
     bool last = ub_fh_get(&m->f_last, r) != 0, areq = ub_fh_get(&m->f_a, r) != 0, fake = ub_fh_get(&m->f_f, r) != 0;
     uint32_t tpmsn = (uint32_t)ub_fh_get(&m->f_tpmsn, r);
-    tp_chan *c = chan_get(m, s, p, &p->src, &p->dst, stpn, dtpn);
+    tp_chan *c = chan_get(m, s, &p->src, &p->dst, stpn, dtpn);
     if (!c) return NULL;
     uint64_t fr = p->pi->frame;
     bool lb = per_packet_lb(m, p), as_note = s->cfg.gaps_are_notes || lb;
@@ -493,7 +479,7 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op)
     bool sack = op == OP_SACK || op == OP_SACK_CC, cc = op == OP_ACK_CC || op == OP_SACK_CC;
     bool nak = !sack && rspst == RSP_COMPLETER_ERR && rspinfo == 0; /* TPNAK: RSPST 011, PSN Error */
     uint32_t maxrcv = p->saetph ? (uint32_t)ub_fh_get(&m->f_sae_maxrcv, p->saetph) : 0;
-    tp_chan *c = chan_get(m, s, p, &p->dst, &p->src, stpn, dtpn);
+    tp_chan *c = chan_get(m, s, &p->dst, &p->src, stpn, dtpn);
     if (!c) return;
     uint64_t fr = p->pi->frame;
     bool lb = per_packet_lb(m, p);
@@ -508,7 +494,7 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op)
     c->last_ack_sig = sig;
     c->last_ack_ifmask |= if_bit(p);
 
-    tp_pair *pr = pair_lookup(m, s, p, &p->dst, &p->src, true);
+    tp_pair *pr = pair_lookup(m, &p->dst, &p->src, true);
     if (pr) pr->flags |= PR_ACKS;
 
     /* NW-07: same CFG / network header as the data */
@@ -621,7 +607,7 @@ static void nw_packet(mod_tp *m, ub_state *s, const ub_pkt *p)
         ub_fh_has(&m->f_odr, p->btah)) {
         unsigned odr = (unsigned)ub_fh_get(&m->f_odr, p->btah) & 3;
         if (odr == 1 || odr == 2) {
-            tp_pair *pr = pair_lookup(m, s, p, &p->src, &p->dst, true);
+            tp_pair *pr = pair_lookup(m, &p->src, &p->dst, true);
             if (pr && !(pr->flags & PR_RT_ORDER)) {
                 pr->flags |= PR_RT_ORDER;
                 emit(s, UB_R_NW_RT_ORDER, -1, NULL, p->pi->frame, 0, odr, 1, 2,
@@ -648,6 +634,8 @@ static int init_tp(void *mv, ub_state *s)
         ub_tbl_free(&m->chan);
         return -1;
     }
+    ub_st_table(s, UB_TBL_CHANNELS, &m->chan, "TP channels evicted: their PSN and acknowledgement state restarted");
+    ub_st_table(s, UB_TBL_TP_PAIRS, &m->pair, "TP address pairs evicted: their channel association restarted");
     ub_fh_init(&m->f_last, "ub.rtph.last");
     ub_fh_init(&m->f_op, "ub.rtph.tpopcode");
     ub_fh_init(&m->f_stpn, "ub.rtph.srctpn");
@@ -684,7 +672,7 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
         if (op == OP_DATA) {
             tp_chan *c = tp_data(m, s, p);
             if (c && !(c->reported & RP_PAIR)) {
-                tp_pair *pr = pair_lookup(m, s, p, &p->src, &p->dst, true);
+                tp_pair *pr = pair_lookup(m, &p->src, &p->dst, true);
                 if (pr) pr->flags |= PR_RTP;
                 c->reported |= RP_PAIR;
             }
@@ -699,7 +687,7 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
         if (m->other_valid && m->other_src.len == p->src.len && m->other_dst.len == p->dst.len &&
             memcmp(m->other_src.b, p->src.b, p->src.len) == 0 && memcmp(m->other_dst.b, p->dst.b, p->dst.len) == 0)
             return;
-        tp_pair *pr = pair_lookup(m, s, p, &p->src, &p->dst, true);
+        tp_pair *pr = pair_lookup(m, &p->src, &p->dst, true);
         if (pr && !(pr->flags & PR_OTHER)) {
             pr->flags |= PR_OTHER;
             pr->other_frame = p->pi->frame;
@@ -736,7 +724,7 @@ static void finish_tp(void *mv, ub_state *s)
         /* acks of this channel visible at all? (one-direction captures stay silent) */
         bool acks = c->ack_valid;
         if (!acks) {
-            tp_pair *pr = pair_lookup(m, s, NULL, &c->src, &c->dst, false);
+            tp_pair *pr = pair_lookup(m, &c->src, &c->dst, false);
             acks = pr && (pr->flags & PR_ACKS);
         }
         if (!acks) continue;

@@ -163,6 +163,9 @@ void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
         if (t->on_evict) t->on_evict(t->mod, slot(t, best));
         tbl_remove_slot(t, best);
         t->evicted++;
+        uint64_t fr = t->frame_now ? *t->frame_now : 0;
+        if (!t->first_evict) t->first_evict = fr;
+        t->last_evict = fr;
     }
     uint32_t i = (uint32_t)h & mask;
     while (slot(t, i)->used) i = (i + 1) & mask;
@@ -173,6 +176,7 @@ void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
     e->key = *k;
     e->last = ++t->tick;
     t->count++;
+    if (t->count > t->peak) t->peak = t->count;
     if (created) *created = true;
     return (uint8_t *)e + sizeof(ub_tent);
 }
@@ -218,6 +222,46 @@ void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t 
 {
     int64_t v[2] = { v0, v1 };
     ub_st_emit(s, rule, sev, p->pi->frame, &other_frame, other_frame ? 1 : 0, v, 2, detail, NULL, NULL);
+}
+
+void ub_st_table(ub_state *s, unsigned id, ub_tbl *t, const char *what)
+{
+    if (id >= UB_TBL__COUNT) return;
+    s->tbls[id] = t;
+    s->tbl_what[id] = what;
+    t->frame_now = &s->cur_frame;
+}
+
+/* End of capture: one UB-ST-001 per table that evicted, with the real totals (issue #9 item 5) */
+static void report_evictions(ub_state *s)
+{
+    for (unsigned id = 0; id < UB_TBL__COUNT; id++) {
+        const ub_tbl *t = s->tbls[id];
+        if (!t || !t->evicted) continue;
+        uint64_t last = t->last_evict != t->first_evict ? t->last_evict : 0;
+        int64_t v[3] = { (int64_t)id, (int64_t)t->evicted, (int64_t)t->max };
+        ub_st_emit(s, UB_R_ST_EVICTED, -1, t->first_evict, &last, 1, v, 3, s->tbl_what[id], "table", t->name);
+    }
+}
+
+static const struct {
+    const char *name, *option;
+    unsigned divisor;
+} tbl_info[UB_TBL__COUNT] = {
+    [UB_TBL_LINKS] = { "link directions", "--max-links", 1 },
+    [UB_TBL_CHANNELS] = { "TP channels", "--max-channels", 1 },
+    [UB_TBL_TRANSACTIONS] = { "transactions", "--max-transactions", 1 },
+    [UB_TBL_MGMT] = { "management exchanges", "--max-mgmt", 1 },
+    [UB_TBL_TP_PAIRS] = { "TP address pairs", "--max-channels", 1 },
+    [UB_TBL_REQUESTERS] = { "transaction requesters", "--max-transactions", 16 },
+    [UB_TBL_TA_CHANNELS] = { "TA channel memo entries", "--max-channels", 1 },
+};
+const char *ub_state_table_name(unsigned t) { return t < UB_TBL__COUNT ? tbl_info[t].name : NULL; }
+const char *ub_state_table_option(unsigned t, unsigned *divisor)
+{
+    if (t >= UB_TBL__COUNT) return NULL;
+    if (divisor) *divisor = tbl_info[t].divisor;
+    return tbl_info[t].option;
 }
 
 void ub_st_match(ub_state *s, const ub_match *m)
@@ -507,6 +551,7 @@ void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 {
     ub_pkt p;
+    s->cur_frame = pi->frame;
     extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
@@ -516,6 +561,7 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 
 void ub_state_finish(ub_state *s)
 {
+    report_evictions(s); /* first: they happened before what is still outstanding */
     for (unsigned i = 0; i < s->nmods; i++)
         if (s->mods_def[i]->finish) s->mods_def[i]->finish(s->mods[i], s);
 }
@@ -534,4 +580,52 @@ void ub_state_get_stats(const ub_state *s, ub_state_stats *st)
 {
     *st = s->stats;
     st->packets = s->packets;
+    st->evicted_total = 0;
+    for (unsigned id = 0; id < UB_TBL__COUNT; id++) {
+        const ub_tbl *t = s->tbls[id];
+        ub_state_tblstat *x = &st->tbl[id];
+        memset(x, 0, sizeof *x);
+        if (!t) continue;
+        x->evicted = t->evicted;
+        x->first_evict_frame = t->first_evict;
+        x->last_evict_frame = t->last_evict;
+        x->live = t->count;
+        x->peak = t->peak;
+        x->bound = t->max;
+        st->evicted_total += t->evicted;
+    }
+    /* the four headline tables, from the tables themselves */
+    static const unsigned head[4] = { UB_TBL_LINKS, UB_TBL_CHANNELS, UB_TBL_TRANSACTIONS, UB_TBL_MGMT };
+    uint64_t *ev[4] = { &st->evicted_links, &st->evicted_channels, &st->evicted_transactions, &st->evicted_mgmt };
+    uint32_t *live[4] = { &st->links, &st->channels, &st->transactions, &st->mgmt };
+    for (unsigned i = 0; i < 4; i++)
+        if (s->tbls[head[i]]) {
+            *ev[i] = s->tbls[head[i]]->evicted;
+            *live[i] = s->tbls[head[i]]->count;
+        }
+}
+
+void ub_state_stats_add(ub_state_stats *a, const ub_state_stats *b)
+{
+    a->packets += b->packets;
+    a->evicted_links += b->evicted_links;
+    a->evicted_channels += b->evicted_channels;
+    a->evicted_transactions += b->evicted_transactions;
+    a->evicted_mgmt += b->evicted_mgmt;
+    a->links += b->links;
+    a->channels += b->channels;
+    a->transactions += b->transactions;
+    a->mgmt += b->mgmt;
+    a->evicted_total += b->evicted_total;
+    for (unsigned id = 0; id < UB_TBL__COUNT; id++) {
+        ub_state_tblstat *x = &a->tbl[id];
+        const ub_state_tblstat *y = &b->tbl[id];
+        x->evicted += y->evicted;
+        x->live += y->live;
+        x->peak += y->peak;
+        if (y->bound > x->bound) x->bound = y->bound;
+        if (y->first_evict_frame && (!x->first_evict_frame || y->first_evict_frame < x->first_evict_frame))
+            x->first_evict_frame = y->first_evict_frame;
+        if (y->last_evict_frame > x->last_evict_frame) x->last_evict_frame = y->last_evict_frame;
+    }
 }

@@ -27,7 +27,8 @@ extern "C" {
 /* ================================================================ decoder options by name */
 /* Set one decoder option from "name=value" or tshark's "name:value" (ubdump -o, ubreplay -o,
  * ubpeer -o, Lua). Numbers are checked strictly (range of the option, no trailing junk).
- * 0 on success, -1 with a message in err. */
+ * 0 on success, -1 with a message in err. Numbers are decimal or 0x-hexadecimal; words are
+ * crc|noncrc (crc_mode) and full|compact (tah_fmt.<cfg>). o is unchanged on error. */
 int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen);
 /* One line per option: "name=values   meaning" (ubdump -o help). */
 void ub_opts_help(FILE *f);
@@ -46,6 +47,10 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
 /* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL. */
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx);
 void ub_units_free(ub_units *u);
+/* Streams flushed early because max_streams were open (their incomplete unit was passed on as
+ * UB_UNIT_PARTIAL, with the record that needed the slot); open streams now. */
+uint64_t ub_units_evicted(const ub_units *u);
+unsigned ub_units_streams(const ub_units *u);
 
 /* ================================================================ rule sets */
 /* The built-in catalogue (ub_rule_get) plus rules registered at run time (Lua: ub.rule{...}).
@@ -72,6 +77,13 @@ int ub_collect_merge(ub_collect *dst, const ub_collect *src);
 uint64_t ub_collect_count(const ub_collect *c, unsigned rule, unsigned sev);
 /* Kept examples of a rule, in report order; *n set to their number. */
 const ub_finding *ub_collect_examples(const ub_collect *c, unsigned rule, unsigned *n);
+/* Findings of a rule, all severities. */
+uint64_t ub_collect_rule_total(const ub_collect *c, unsigned rule);
+/* The rule set given to ub_collect_new (NULL: built-in) and the examples kept per rule. */
+const ub_ruleset *ub_collect_ruleset(const ub_collect *c);
+unsigned ub_collect_examples_max(const ub_collect *c);
+/* Findings dropped because their rule index was not in the rule set. */
+uint64_t ub_collect_dropped(const ub_collect *c);
 
 /* ================================================================ the session */
 enum ub_stats_mask {
@@ -81,19 +93,35 @@ enum ub_stats_mask {
     UB_STATS_MGMT = 1u << 3, /* management response times */
 };
 
+/* "ub,cfg" "ub,tp" "ub,srt" "ub,mgmt" (-z): OR the statistic's bit into *mask; 0, or -1 unknown. */
+int ub_stats_parse(const char *name, unsigned *mask);
+/* One line per statistic (ubdump -z help). */
+void ub_stats_help(FILE *f);
+
+#define UB_AUDIT_MAX_JOBS 64u
+
 typedef struct ub_audit_cfg {
     ub_state_cfg state;       /* layers, table bounds, timeouts (ub_state_cfg_default) */
-    const ub_opts *opts;      /* decoder options of the views fed in */
-    const ub_ruleset *rules;  /* NULL: the built-in catalogue */
-    unsigned jobs;            /* 1: one engine in the feeding thread; N > 1: sharded (same results) */
-    unsigned examples;        /* findings kept per rule */
+    const ub_opts *opts;      /* decoder options of the views fed in (must outlive the session;
+                               * NULL: ub_opts_default) */
+    const ub_ruleset *rules;  /* NULL: the built-in catalogue (must outlive the session and its reports) */
+    unsigned jobs;            /* 1: one engine in the feeding thread; N > 1: sharded (same results),
+                               * at most UB_AUDIT_MAX_JOBS */
+    unsigned examples;        /* findings kept per rule (default 100) */
     bool findings;            /* collect findings (audit); false: engines only for statistics */
     unsigned stats;           /* ub_stats_mask */
+    int link_thread;          /* sharded: the link engine (data link + decode findings) in its own thread
+                               * (1), in the feeding thread (0), or own thread when the machine has at
+                               * least jobs + 2 CPUs (-1, the default) */
 } ub_audit_cfg;
+/* state defaults, opts NULL, built-in rules, jobs 1, examples 100, findings on, no statistics,
+ * link_thread -1 */
 void ub_audit_cfg_default(ub_audit_cfg *c);
 
 /* Hooks run in the feeding thread; a session with any hook set runs one engine (jobs is ignored
- * and ub_audit_jobs() says 1), so scripts never see findings from several threads. */
+ * and ub_audit_jobs() says 1), so scripts never see findings from several threads. Set them before
+ * the first ub_audit_packet (later calls are ignored). The finding hook also sees the findings of
+ * ub_audit_add_finding. */
 typedef struct ub_audit_hooks {
     void *ctx;
     /* Every finding before it is collected (the hook may edit it, e.g. re-rate). Return false to drop. */
@@ -106,12 +134,17 @@ typedef struct ub_audit ub_audit;
 ub_audit *ub_audit_new(const ub_audit_cfg *cfg, char *err, size_t errlen);
 void ub_audit_set_hooks(ub_audit *a, const ub_audit_hooks *h);
 unsigned ub_audit_jobs(const ub_audit *a);
-/* Feed one decoded packet in capture order. The view is not retained. 0, or -1 out of memory. */
+/* Feed one decoded packet in capture order. The view is not retained. 0, or -1 out of memory. The
+ * first call starts the engines (set hooks before it). */
 int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
+/* Records read (the -z ub,cfg header); default: the number of distinct frames fed. */
+void ub_audit_set_records(ub_audit *a, uint64_t records);
 /* TP analysis flags of the packet just fed (ub_tp_flags; 0 with jobs > 1). */
 uint32_t ub_audit_last_flags(const ub_audit *a);
 /* A finding raised outside the engine (script rules, scenario expectations): same path as the
- * engine's (hooks, collector). */
+ * engine's (hooks, collector). f->rule indexes the session's rule set (cfg.rules; findings of an
+ * unknown rule are dropped and counted, ub_collect_dropped); strings are copied; ordered among the
+ * engine's findings by frame (engine class 2). Call it before ub_audit_finish. */
 void ub_audit_add_finding(ub_audit *a, const ub_finding *f);
 /* End of input: outstanding state is judged (§10.6 e), shards joined and merged. */
 int ub_audit_finish(ub_audit *a);
@@ -136,21 +169,45 @@ typedef struct ub_report_info {
     const char *const *inputs;      /* the files read (SARIF artifacts), "-" = standard input */
     unsigned ninputs;
     uint64_t records, packets;
-    int fail_on;                    /* UB_SEV_WARN, UB_SEV_ERROR, UB_FAIL_NEVER */
+    int fail_on;                    /* UB_SEV_WARN, UB_SEV_ERROR, UB_FAIL_NEVER (notes never fail) */
     unsigned jobs;
     const ub_state_stats *state;    /* evictions (INCOMPLETE); NULL = none */
-    const ub_ruleset *rules;        /* NULL: built-in */
+    const ub_ruleset *rules;        /* NULL: the collector's rule set */
     const char *extra_json;         /* optional: a JSON object member list appended to the JSON
                                      * report's top level (e.g. ubreplay's send statistics) */
+    /* --- additions */
+    bool allow_incomplete;          /* evictions do not make the result INCOMPLETE (still reported) */
+    int status;                     /* non-zero: the exit status the reports state (e.g. 2 after a read
+                                     * error) instead of ub_result_exit(ub_report_result()) */
+    const uint64_t *first_frames;   /* optional [ninputs]: first frame number of each input when frames
+                                     * are numbered across several inputs (SARIF locations per file) */
+    const char *srcroot;            /* SARIF SRCROOT directory; NULL: the current directory */
+    const char *help_uri;           /* SARIF helpUri base of the rule reference (docs/rules.md);
+                                     * NULL: UBPARSE_RULES_URL */
 } ub_report_info;
 
+/* Where SARIF rules point (helpUri = this + "#" + lower-case rule id); set at build time. */
+#ifndef UBPARSE_RULES_URL
+#define UBPARSE_RULES_URL "https://github.com/ubscope/ubscope/blob/main/docs/rules.md"
+#endif
+
+/* Command-line names: "text" "json" "sarif" "junit"; "error" "warning" "never". 0, or -1 unknown. */
+int ub_report_fmt_parse(const char *name, ub_report_fmt *fmt);
+int ub_fail_on_parse(const char *name, int *fail_on);
+
+/* FAIL: findings at or above fail_on (wins). INCOMPLETE: otherwise, when state was evicted, unless
+ * fail_on is UB_FAIL_NEVER or allow_incomplete. PASS: otherwise. */
 ub_result ub_report_result(const ub_collect *c, const ub_report_info *ri);
 /* The documented exit status for a result: 0 PASS, 1 FAIL, 3 INCOMPLETE (2 is usage/I/O). */
 int ub_result_exit(ub_result r);
 /* Write the report; returns 0, or -1 on an output error. */
 int ub_report_write(FILE *f, ub_report_fmt fmt, const ub_collect *c, const ub_report_info *ri);
-/* One-line description of a finding: "frame N: detail; key; values; frames" (text reports, Lua). */
+/* One-line description of a finding: "frame N: detail; key; message; values; frames; at FILE:LINE"
+ * (text reports, Lua). Returns the length it needed (like snprintf); buf is always terminated. */
 size_t ub_finding_text(const ub_finding *f, bool with_frame, char *buf, size_t n);
+/* Why a run is INCOMPLETE, one line ("4000 transactions evicted before they could be judged (peak live
+ * 1000): rerun with --max-transactions 5000"); empty when nothing was evicted. Returns its length. */
+size_t ub_incomplete_text(const ub_state_stats *st, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -115,12 +115,43 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi);
 void ub_state_finish(ub_state *s);
 void ub_state_free(ub_state *s);
 
+/* The engine's bounded tables. Evicting an entry loses state before it could be judged (an
+ * outstanding request that can no longer time out, a channel whose PSN history restarts): the audit
+ * result of such a run is INCOMPLETE (audit.h), and UB-ST-001 reports each table at the end. */
+enum ub_state_table {
+    UB_TBL_LINKS,        /* link directions (max_links) */
+    UB_TBL_CHANNELS,     /* TP channels (max_channels) */
+    UB_TBL_TRANSACTIONS, /* outstanding transactions (max_transactions) */
+    UB_TBL_MGMT,         /* outstanding management exchanges (max_mgmt) */
+    UB_TBL_TP_PAIRS,     /* TP address pairs (max_channels) */
+    UB_TBL_REQUESTERS,   /* transaction requester memo (max_transactions / 16, at least 256) */
+    UB_TBL_TA_CHANNELS,  /* RTP retransmission memo of the transaction layer (max_channels) */
+    UB_TBL__COUNT
+};
+typedef struct ub_state_tblstat {
+    uint64_t evicted;    /* entries evicted */
+    uint64_t first_evict_frame, last_evict_frame; /* 0: none */
+    uint32_t live, peak; /* entries now / most at once */
+    uint32_t bound;      /* entries kept (0: table not in use) */
+} ub_state_tblstat;
+/* "transactions", "TP channels", "management exchanges", ...; NULL for an unknown table */
+const char *ub_state_table_name(unsigned t);
+/* The ub_state_cfg bound that sizes table t, as the tools' option ("--max-transactions"), and the
+ * factor from that option to the table's size (16 for the requester memo, else 1). */
+const char *ub_state_table_option(unsigned t, unsigned *divisor);
+
 typedef struct ub_state_stats {
     uint64_t packets;
     uint64_t evicted_links, evicted_channels, evicted_transactions, evicted_mgmt;
     uint32_t links, channels, transactions, mgmt; /* live entries */
+    /* every table (the four above included), and the sum of their evictions */
+    ub_state_tblstat tbl[UB_TBL__COUNT];
+    uint64_t evicted_total;
 } ub_state_stats;
 void ub_state_get_stats(const ub_state *s, ub_state_stats *st);
+/* Add b's counters to a (engines of one sharded run): evictions, live and peak entries add up,
+ * bounds and eviction frames are combined (largest bound, first/last frame). */
+void ub_state_stats_add(ub_state_stats *a, const ub_state_stats *b);
 
 /* Shard key for -j N: every TP/TA/MG key of the packet hashes the same (unordered endpoint pair),
  * so N engines with layers TP|TA|MG on disjoint pairs give the same findings as one engine. */

@@ -1,0 +1,338 @@
+/* The audit session (audit.h): decoded packets in, findings and statistics out, for every front end
+ * (ubdump --audit / -z, ubreplay live checking, Lua). One engine in the feeding thread (jobs = 1, or
+ * any hook set), or sharded engines on worker threads (shard.c) whose findings and statistics are
+ * merged at the end so that the report does not depend on the thread schedule.
+ *
+ * Finding order key (collect.c): (frame, rule, unit being fed when emitted — UINT64_MAX at the end —,
+ * engine class: link/all 0, pair shard 1, external 2, emission order within its engine). */
+#include "audit_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ub_audit {
+    ub_audit_cfg cfg;
+    ub_audit_hooks hooks;
+    bool have_hooks;
+    unsigned jobs;       /* engines in use: 1, or the pair shards */
+    bool link_thread;    /* sharded: the link engine runs in its own thread */
+    bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
+    bool started, finished;
+    bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
+    ub_eng main;         /* jobs 1: the engine (all layers); sharded without link thread: the link engine */
+    ub_shards *sh;
+    ub_zcfg *zcfg;
+    ub_collect *ext;     /* findings added with ub_audit_add_finding */
+    uint64_t ext_seq;
+    uint64_t nunits, records, frames, max_ts, last_frame;
+    ub_opts dflt_opts;   /* cfg.opts == NULL */
+    uint32_t last_flags;
+    /* after finish */
+    ub_collect *all;
+    ub_latset *lat;
+    ub_tpstats **tps;
+    unsigned ntps;
+    ub_state_stats st;
+};
+
+void ub_audit_cfg_default(ub_audit_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    ub_state_cfg_default(&c->state);
+    c->jobs = 1;
+    c->examples = 100;
+    c->findings = true;
+    c->link_thread = -1;
+}
+
+static const struct {
+    const char *name, *help;
+    unsigned bit;
+} stats_names[] = {
+    { "ub,cfg", "packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code", UB_STATS_TREE },
+    { "ub,tp", "per TP channel: packets, bytes, retransmissions, reordering, losses, acks", UB_STATS_TP },
+    { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
+    { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
+};
+
+int ub_stats_parse(const char *name, unsigned *mask)
+{
+    for (size_t i = 0; name && i < sizeof stats_names / sizeof stats_names[0]; i++)
+        if (strcmp(name, stats_names[i].name) == 0) {
+            *mask |= stats_names[i].bit;
+            return 0;
+        }
+    return -1;
+}
+
+void ub_stats_help(FILE *f)
+{
+    for (size_t i = 0; i < sizeof stats_names / sizeof stats_names[0]; i++)
+        fprintf(f, "%-8s %s\n", stats_names[i].name, stats_names[i].help);
+}
+
+/* ================================================================ engines */
+static void collect(ub_eng *e, const ub_finding *f)
+{
+    if (e->fc) ub_collect_add(e->fc, f, e->cur_pkt, e->phase, e->seq++);
+}
+
+static void eng_finding(void *ctx, const ub_finding *f)
+{
+    ub_eng *e = ctx;
+    if (e->hooks && e->a->hooks.finding) {
+        ub_finding x = *f;
+        if (!e->a->hooks.finding(e->a->hooks.ctx, &x)) return;
+        collect(e, &x);
+        return;
+    }
+    collect(e, f);
+}
+
+static void eng_match(void *ctx, const ub_match *m)
+{
+    ub_eng *e = ctx;
+    unsigned g = m->kind;
+    bool want = (g == 0 && (e->zmask & UB_STATS_SRT)) || (g == 1 && (e->zmask & UB_STATS_MGMT)) ||
+                (g == 2 && (e->zmask & UB_STATS_TP));
+    if (want && e->lat) ub_lat_add(e->lat, m);
+    if (e->hooks && e->a->hooks.match) e->a->hooks.match(e->a->hooks.ctx, m);
+}
+
+static void eng_note(void *ctx, const ub_pkt_note *n)
+{
+    ub_eng *e = ctx;
+    if (n->frame == e->cur_frame) e->cur_flags |= n->tp_flags;
+    if (e->hooks && e->a->hooks.note) e->a->hooks.note(e->a->hooks.ctx, n);
+}
+
+int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hooks)
+{
+    memset(e, 0, sizeof *e);
+    e->a = a;
+    e->phase = phase;
+    e->hooks = hooks;
+    e->zmask = a->cfg.stats;
+    ub_state_cfg c = a->cfg.state;
+    c.layers &= layers;
+    if (a->cfg.findings && !(e->fc = ub_collect_new(hooks ? a->cfg.rules : NULL, a->cfg.examples))) return -1;
+    if (!(e->lat = ub_lat_new())) return -1;
+    e->st = ub_state_new(&c, a->cfg.findings || hooks ? eng_finding : NULL, e);
+    if (!e->st) return -1;
+    if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP)) || (hooks && a->hooks.match))
+        ub_state_set_match_cb(e->st, eng_match, e);
+    /* TP notes: -z ub,tp, the note hook, and ub_audit_last_flags() of a single-engine session */
+    if (c.layers & UB_ST_TP) {
+        if ((a->cfg.stats & UB_STATS_TP) || hooks || phase == UB_PHASE_LINK) ub_state_set_note_cb(e->st, eng_note, e);
+        if ((a->cfg.stats & UB_STATS_TP) && !(e->tp = ub_tps_new())) return -1;
+    }
+    return 0;
+}
+
+void ub_eng_finish(ub_eng *e)
+{
+    e->cur_pkt = UINT64_MAX;
+    e->cur_frame = 0;
+    ub_state_finish(e->st);
+}
+
+void ub_eng_free(ub_eng *e)
+{
+    ub_state_free(e->st);
+    e->st = NULL;
+    ub_collect_free(e->fc);
+    e->fc = NULL;
+    ub_tps_free(e->tp);
+    e->tp = NULL;
+    ub_lat_free(e->lat);
+    e->lat = NULL;
+}
+
+/* ================================================================ session */
+ub_audit *ub_audit_new(const ub_audit_cfg *cfg, char *err, size_t errlen)
+{
+    char dummy[1];
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = 0;
+    if (!cfg) {
+        snprintf(err, errlen, "audit session: no configuration");
+        return NULL;
+    }
+    if (cfg->jobs > UB_AUDIT_MAX_JOBS) {
+        snprintf(err, errlen, "audit session: jobs must be 1..%u", UB_AUDIT_MAX_JOBS);
+        return NULL;
+    }
+    ub_audit *a = calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "audit session: out of memory");
+        return NULL;
+    }
+    a->cfg = *cfg;
+    if (!a->cfg.opts) {
+        ub_opts_default(&a->dflt_opts);
+        a->cfg.opts = &a->dflt_opts;
+    }
+    if (a->cfg.jobs == 0) a->cfg.jobs = 1;
+    a->jobs = a->cfg.jobs;
+    a->engine = a->cfg.findings || (a->cfg.stats & (UB_STATS_TP | UB_STATS_SRT | UB_STATS_MGMT));
+    if (((a->cfg.stats & UB_STATS_TREE) && !(a->zcfg = ub_zcfg_new())) ||
+        !(a->ext = ub_collect_new(a->cfg.rules, a->cfg.examples))) {
+        ub_audit_free(a);
+        snprintf(err, errlen, "audit session: out of memory");
+        return NULL;
+    }
+    return a;
+}
+
+void ub_audit_set_hooks(ub_audit *a, const ub_audit_hooks *h)
+{
+    if (!a || a->started) return; /* hooks are fixed once packets flow */
+    if (h) a->hooks = *h;
+    else memset(&a->hooks, 0, sizeof a->hooks);
+    a->have_hooks = a->hooks.finding || a->hooks.match || a->hooks.note;
+}
+
+unsigned ub_audit_jobs(const ub_audit *a) { return !a ? 0 : a->have_hooks ? 1 : a->jobs; }
+
+/* engines start with the first packet (hooks may be set until then) */
+static int start(ub_audit *a)
+{
+    a->started = true;
+    if (!a->engine) return 0;
+    if (a->have_hooks) a->jobs = 1;
+    if (a->jobs > 1) {
+        /* the link engine gets its own thread when the CPUs allow one more busy thread; else it runs in
+         * the feeding thread (cheaper: no second copy of every view) */
+        if (a->cfg.link_thread < 0) a->link_thread = sysconf(_SC_NPROCESSORS_ONLN) >= (long)a->jobs + 2;
+        else a->link_thread = a->cfg.link_thread > 0;
+        bool link = a->cfg.findings; /* decode findings and data-link rules: audit only */
+        if (link && !a->link_thread && ub_eng_init(a, &a->main, UB_ST_DLL | UB_ST_DECODE, UB_PHASE_LINK, false) != 0)
+            return -1;
+        a->sh = ub_shards_start(a, a->cfg.opts, a->jobs, link && a->link_thread);
+        return a->sh ? 0 : -1;
+    }
+    if (ub_eng_init(a, &a->main, UB_ST_ALL, UB_PHASE_LINK, a->have_hooks) != 0) return -1;
+    a->single = true;
+    return 0;
+}
+
+static inline void count_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
+{
+    a->nunits++;
+    a->frames += pi->frame != a->last_frame || a->nunits == 1;
+    if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
+    a->last_frame = pi->frame;
+    if (a->zcfg) ub_zcfg_add(a->zcfg, v, v->rec_len);
+}
+
+static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
+
+int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
+{
+    if (!a || !a->single || a->finished) return packet_other(a, v, pi);
+    count_packet(a, v, pi);
+    ub_eng_packet(&a->main, v, pi, a->nunits);
+    a->last_flags = a->main.cur_flags;
+    return 0;
+}
+
+/* not started yet, statistics only, or sharded */
+static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
+{
+    if (!a || a->finished) return -1;
+    if (!a->started && start(a) != 0) return -1;
+    if (a->single) return ub_audit_packet(a, v, pi);
+    count_packet(a, v, pi);
+    if (!a->engine) return 0;
+    if (a->main.st) ub_eng_packet(&a->main, v, pi, a->nunits);
+    else if (a->link_thread && a->cfg.findings && ub_shards_send(a->sh, a->jobs, v, pi, a->nunits) != 0) return -1;
+    /* link-only traffic (hash 0) goes to shard 0 so no packet a single engine sees is lost */
+    uint64_t h = ub_state_pair_hash(v);
+    return ub_shards_send(a->sh, (unsigned)(h % a->jobs), v, pi, a->nunits);
+}
+
+uint32_t ub_audit_last_flags(const ub_audit *a) { return a && !a->sh ? a->last_flags : 0; }
+
+void ub_audit_set_records(ub_audit *a, uint64_t records)
+{
+    if (a) a->records = records;
+}
+
+void ub_audit_add_finding(ub_audit *a, const ub_finding *f)
+{
+    if (!a || !f || a->finished) return;
+    ub_finding x = *f;
+    if (x.severity > UB_SEV_ERROR) x.severity = UB_SEV_ERROR;
+    if (x.nframes > UB_FINDING_FRAMES) x.nframes = UB_FINDING_FRAMES;
+    if (x.nvalues > 4) x.nvalues = 4;
+    if (a->hooks.finding && !a->hooks.finding(a->hooks.ctx, &x)) return;
+    ub_collect_add(a->ext, &x, a->nunits, UB_PHASE_EXTERNAL, a->ext_seq++);
+}
+
+static void take_engine(ub_audit *a, ub_eng *e)
+{
+    if (e->fc) ub_collect_merge(a->all, e->fc);
+    if (e->lat) ub_lat_merge(a->lat, e->lat);
+    if (e->tp) a->tps[a->ntps++] = e->tp;
+    ub_state_stats s;
+    ub_state_get_stats(e->st, &s);
+    ub_state_stats_add(&a->st, &s);
+}
+
+int ub_audit_finish(ub_audit *a)
+{
+    if (!a) return -1;
+    if (a->finished) return 0;
+    int rc = 0;
+    if (!a->started && start(a) != 0) rc = -1;
+    a->finished = true;
+    if (a->sh && ub_shards_stop(a->sh, a->nunits != 0, a->last_frame, a->max_ts) != 0) rc = -1;
+    if (a->main.st) ub_eng_finish(&a->main);
+    a->all = ub_collect_new(a->cfg.rules, a->cfg.examples);
+    a->lat = ub_lat_new();
+    a->tps = calloc((size_t)ub_shards_count(a->sh) + 1, sizeof *a->tps);
+    if (!a->all || !a->lat || !a->tps) return -1;
+    if (a->main.st) take_engine(a, &a->main);
+    for (unsigned i = 0; i < ub_shards_count(a->sh); i++) take_engine(a, ub_shards_eng(a->sh, i));
+    ub_collect_merge(a->all, a->ext);
+    a->st.packets = a->nunits;
+    return rc;
+}
+
+const ub_collect *ub_audit_findings(const ub_audit *a) { return a ? a->all : NULL; }
+
+void ub_audit_state_stats(const ub_audit *a, ub_state_stats *st)
+{
+    if (a) *st = a->st;
+    else memset(st, 0, sizeof *st);
+}
+
+void ub_audit_print_stats(const ub_audit *a, FILE *f, unsigned which)
+{
+    if (!a || !a->finished) return;
+    which &= a->cfg.stats;
+    if ((which & UB_STATS_TREE) && a->zcfg) ub_zcfg_print(a->zcfg, f, a->records ? a->records : a->frames, a->nunits);
+    if ((which & UB_STATS_TP) && a->lat) ub_tps_print(a->tps, a->ntps, a->lat, f);
+    if ((which & UB_STATS_SRT) && a->lat) ub_lat_print(a->lat, f, 0);
+    if ((which & UB_STATS_MGMT) && a->lat) ub_lat_print(a->lat, f, 1);
+}
+
+void ub_audit_free(ub_audit *a)
+{
+    if (!a) return;
+    if (a->sh) {
+        ub_shards_stop(a->sh, false, 0, 0);
+        ub_shards_free(a->sh);
+    }
+    ub_eng_free(&a->main);
+    ub_zcfg_free(a->zcfg);
+    ub_collect_free(a->ext);
+    ub_collect_free(a->all);
+    ub_lat_free(a->lat);
+    free(a->tps);
+    free(a);
+}

@@ -1,0 +1,71 @@
+/* Internals of the audit session (audit.c, shard.c, stats.c): engines, shards and statistics. */
+#ifndef UBPARSE_AUDIT_INT_H
+#define UBPARSE_AUDIT_INT_H
+
+#include "ubparse/audit.h"
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- statistics (stats.c) */
+typedef struct ub_zcfg ub_zcfg;       /* -z ub,cfg counters (every decoded packet) */
+ub_zcfg *ub_zcfg_new(void);
+void ub_zcfg_free(ub_zcfg *c);
+void ub_zcfg_add(ub_zcfg *c, const ub_view *v, uint32_t len);
+void ub_zcfg_print(const ub_zcfg *c, FILE *f, uint64_t records, uint64_t packets);
+
+typedef struct ub_latset ub_latset;   /* latency per (match kind, opcode) */
+ub_latset *ub_lat_new(void);
+void ub_lat_free(ub_latset *s);
+void ub_lat_add(ub_latset *s, const ub_match *m);
+void ub_lat_merge(ub_latset *d, const ub_latset *s);
+void ub_lat_print(const ub_latset *s, FILE *f, unsigned group /* 0 transactions, 1 management */);
+
+typedef struct ub_tpstats ub_tpstats; /* -z ub,tp rows of one engine */
+ub_tpstats *ub_tps_new(void);
+void ub_tps_free(ub_tpstats *t);
+void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame);
+void ub_tps_print(ub_tpstats *const *all, unsigned n, const ub_latset *lat, FILE *f);
+
+/* ---------------------------------------------------------------- engines (audit.c) */
+/* Engine classes, part of the finding order key (collect.c) */
+enum { UB_PHASE_LINK = 0, UB_PHASE_PAIR = 1, UB_PHASE_EXTERNAL = 2 };
+
+typedef struct ub_eng {
+    ub_audit *a;
+    ub_state *st;
+    uint8_t phase;
+    bool hooks;         /* the session's hooks run in this engine (single-engine sessions) */
+    unsigned zmask;     /* ub_stats_mask */
+    uint64_t cur_pkt, cur_frame, seq;
+    uint32_t cur_flags;
+    ub_collect *fc;     /* NULL: findings are not collected */
+    ub_tpstats *tp;     /* NULL: no -z ub,tp */
+    ub_latset *lat;
+} ub_eng;
+
+int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hooks);
+static inline void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
+{
+    e->cur_pkt = seq;
+    e->cur_frame = pi->frame;
+    e->cur_flags = 0;
+    ub_state_packet(e->st, v, pi);
+    if (e->tp) ub_tps_add(e->tp, v, e->cur_flags, pi->frame);
+}
+void ub_eng_finish(ub_eng *e);
+void ub_eng_free(ub_eng *e);
+
+/* ---------------------------------------------------------------- shards (shard.c) */
+/* N pair engines (NW/TP/TA/MG on ub_state_pair_hash % N) and optionally a link engine (DLL + decode)
+ * on worker threads, fed copies of the decoded views in batches. */
+typedef struct ub_shards ub_shards;
+ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned jobs, bool link_engine);
+/* shard i < jobs: pair engine i; i == jobs: the link engine. 0, or -1 out of memory */
+int ub_shards_send(ub_shards *sh, unsigned i, const ub_view *v, const ub_pktinfo *pi, uint64_t seq);
+/* end of input: the pair shards get the capture's end clock (tick), then every thread is joined */
+int ub_shards_stop(ub_shards *sh, bool tick, uint64_t last_frame, uint64_t max_ts);
+unsigned ub_shards_count(const ub_shards *sh);
+ub_eng *ub_shards_eng(ub_shards *sh, unsigned i);
+void ub_shards_free(ub_shards *sh);
+
+#endif

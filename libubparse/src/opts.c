@@ -1,0 +1,139 @@
+/* Decoder options by name (ubdump -o, ubreplay -o, Lua): "name=value" or tshark's "name:value".
+ * One table gives each option its field, its accepted values and its help line. Numbers are decimal
+ * or 0x-hexadecimal, checked against the option's range: a value that does not fit is an error,
+ * never silently truncated (issue #9 item 6: dlt.flit=4294967443 used to act as 147). */
+#include "ubparse/audit.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { K_U16, K_U8, K_BOOL, K_CRC, K_TAH };
+
+typedef struct {
+    const char *name;
+    uint8_t kind;
+    size_t off;
+    uint32_t max; /* numbers: 0..max */
+    const char *help; /* the help line printed before this option (NULL: shares the previous one) */
+} optdef;
+
+#define OFF(f) offsetof(ub_opts, f)
+static const optdef opt_table[] = {
+    { "dlt.flit", K_U16, OFF(dlt_flit), 65535, "dlt.flit=N dlt.pkt=N dlt.stream=N   link types of the three UB entry points (147/148/149)" },
+    { "dlt.pkt", K_U16, OFF(dlt_pkt), 65535, NULL },
+    { "dlt.stream", K_U16, OFF(dlt_stream), 65535, NULL },
+    { "udp.port", K_U16, OFF(udp_port), 65535, "udp.port=N                         UB over UDP port (4792)" },
+    { "crc_mode", K_CRC, OFF(crc_mode), 1, "crc_mode=crc|noncrc                BCRC per block (CRC) or END (Non-CRC)" },
+    { "bcrc_variant", K_U8, OFF(bcrc_variant), 1, "bcrc_variant=0|1                   R-03: CRC30 covers the 2 info bits (0) or bytes only (1)" },
+    { "tah_fmt.6", K_TAH, OFF(tah_fmt) + 6, 1, "tah_fmt.<cfg>=full|compact          R-25: TAH format per CFG (defaults: 6,9 compact; others full)" },
+    { "tah_fmt.9", K_TAH, OFF(tah_fmt) + 9, 1, NULL },
+    { "tah_fmt.7", K_TAH, OFF(tah_fmt) + 7, 1, NULL },
+    { "tah_fmt.3", K_TAH, OFF(tah_fmt) + 3, 1, NULL },
+    { "tah_fmt.4", K_TAH, OFF(tah_fmt) + 4, 1, NULL },
+    { "read_ext4", K_U8, OFF(read_ext4), 2, "read_ext4=0|1|2                    R-26: 4 spare bytes in a Read: auto, TAIDETAH, OFSTETAH" },
+    { "rsp_ext", K_U8, OFF(rsp_ext), 3, "rsp_ext=0..3                       R-26: responses carry TAIDETAH (1) / OFSTETAH (2)" },
+    { "btah_variant", K_U8, OFF(btah_variant), 1, "btah_variant=0|1                   I-34: BTAH byte 4 per spec (0) or EV-UBUS (1)" },
+    { "scan_packing", K_U8, OFF(scan_packing), 1, "scan_packing=0|1                   R-32: path entries rev.2 (0) or rev.1 (1)" },
+    { "vdm_variant", K_U8, OFF(vdm_variant), 1, "vdm_variant=0|1                    R-36: VDM header figure order (0) or EV-UBUS (1)" },
+    { "init_variant", K_U8, OFF(init_variant), 2, "init_variant=0|1|2                 R-08: Init Block layout A, B or auto" },
+    { "cetph_variant", K_U8, OFF(cetph_variant), 1, "cetph_variant=0|1                  R-17: CETPH of TPACK-CC family LDCP (0) or CAQM (1)" },
+    { "bitmap_order", K_U8, OFF(bitmap_order), 1, "bitmap_order=0|1                   R-18: SAETPH bitmap order" },
+    { "icv_len", K_U16, OFF(icv_len), 65535, "icv_len=N                          R-22: ICV bytes (12)" },
+    { "cip_decode_inner", K_BOOL, OFF(cip_decode_inner), 1, "cip_decode_inner=0|1               decode the TAH after a CIPH (default 0: opaque)" },
+    { "urpc", K_BOOL, OFF(urpc_heuristic), 1, "urpc=0|1                           decode URPC in Send payloads" },
+    { "icrc_enum", K_U8, OFF(icrc_enum), 2, "icrc_enum=0|1|2                    R-44: enumeration ICRC auto/always/never" },
+};
+#undef OFF
+
+/* strict unsigned number: decimal or 0x-hex, no sign, no spaces, no trailing characters */
+static int parse_num(const char *s, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    unsigned base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    if (!*s) return -1;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+        else if (base == 16 && *s >= 'A' && *s <= 'F') d = (unsigned)(*s - 'A' + 10);
+        else return -1;
+        if (d > max || v > (max - d) / base) return -2; /* v * base + d > max */
+        v = v * base + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen)
+{
+    char dummy[1];
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = 0;
+    if (!o || !kv) {
+        snprintf(err, errlen, "no option given");
+        return -1;
+    }
+    size_t kl = strcspn(kv, "=:");
+    if (!kv[kl]) {
+        snprintf(err, errlen, "'%.80s': expected NAME=VALUE or NAME:VALUE", kv);
+        return -1;
+    }
+    const char *val = kv + kl + 1;
+    const optdef *d = NULL;
+    for (size_t i = 0; i < sizeof opt_table / sizeof opt_table[0]; i++)
+        if (strlen(opt_table[i].name) == kl && strncmp(kv, opt_table[i].name, kl) == 0) d = &opt_table[i];
+    if (!d) {
+        snprintf(err, errlen, "unknown option '%.*s'", (int)(kl > 80 ? 80 : kl), kv);
+        return -1;
+    }
+    uint8_t *field = (uint8_t *)o + d->off;
+    uint64_t u = 0;
+    int rc;
+    switch (d->kind) {
+    case K_CRC:
+        if (strcmp(val, "crc") == 0 || strcmp(val, "1") == 0) *(bool *)field = true;
+        else if (strcmp(val, "noncrc") == 0 || strcmp(val, "0") == 0) *(bool *)field = false;
+        else goto bad_word;
+        return 0;
+    case K_TAH:
+        if (strcmp(val, "full") == 0 || strcmp(val, "0") == 0) *field = UB_TAH_FULL;
+        else if (strcmp(val, "compact") == 0 || strcmp(val, "1") == 0) *field = UB_TAH_COMPACT;
+        else goto bad_word;
+        return 0;
+    default: break;
+    }
+    rc = parse_num(val, d->max, &u);
+    if (rc == -1) {
+        snprintf(err, errlen, "%s: '%.40s' is not a number (decimal or 0x-hex)", d->name, val);
+        return -1;
+    }
+    if (rc == -2) {
+        snprintf(err, errlen, "%s: %.40s is out of range (0..%u)", d->name, val, (unsigned)d->max);
+        return -1;
+    }
+    switch (d->kind) {
+    case K_U16: *(uint16_t *)(void *)field = (uint16_t)u; break;
+    case K_U8: *field = (uint8_t)u; break;
+    case K_BOOL: *(bool *)field = u != 0; break;
+    default: break;
+    }
+    return 0;
+bad_word:
+    snprintf(err, errlen, "%s: '%.40s' is not one of %s", d->name, val,
+             d->kind == K_CRC ? "crc, noncrc (1, 0)" : "full, compact (0, 1)");
+    return -1;
+}
+
+void ub_opts_help(FILE *f)
+{
+    for (size_t i = 0; i < sizeof opt_table / sizeof opt_table[0]; i++)
+        if (opt_table[i].help) fprintf(f, "%s\n", opt_table[i].help);
+}

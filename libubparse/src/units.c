@@ -1,0 +1,164 @@
+/* Records -> decodable units. Every record is one unit, except raw flit streams (LINKTYPE_USER2),
+ * which are delimited across records per (interface, direction) — the same key the Wireshark plugin
+ * uses: any 32-bit interface id, unknown / outbound / inbound directions apart. Stream state (about
+ * 10 KB each) is allocated when a stream first appears; at most max_streams are open: beyond that the
+ * least recently used one is flushed (its incomplete unit reported as partial) and reused, counted. */
+#include "ubparse/audit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t key; /* interface << 2 | direction rank */
+    uint64_t last;
+    ub_stream *s;
+} ustream;
+
+struct ub_units {
+    const ub_opts *o;
+    unsigned max;
+    ustream *v; /* sorted by key */
+    unsigned n, cap, hint;
+    uint64_t tick, evicted;
+    ub_rec last; /* the last stream record (data = NULL): units flushed at the end cite it */
+    uint32_t lt_cached;  /* linktype -> entry point of the previous record */
+    ub_entry e_cached;
+    bool have_cached;
+    /* the call in progress */
+    const ub_rec *cur;
+    ub_unit_fn fn;
+    void *ctx;
+    int nunits;
+};
+
+ub_units *ub_units_new(const ub_opts *o, unsigned max_streams)
+{
+    ub_units *u = calloc(1, sizeof *u);
+    if (!u) return NULL;
+    u->o = o;
+    u->max = max_streams ? max_streams : 4096;
+    return u;
+}
+
+void ub_units_free(ub_units *u)
+{
+    if (!u) return;
+    for (unsigned i = 0; i < u->n; i++) free(u->v[i].s);
+    free(u->v);
+    free(u);
+}
+
+uint64_t ub_units_evicted(const ub_units *u) { return u ? u->evicted : 0; }
+unsigned ub_units_streams(const ub_units *u) { return u ? u->n : 0; }
+
+/* flush order at the end: interface, then unknown, outbound, inbound */
+static uint64_t stream_key(const ub_rec *r)
+{
+    unsigned d = r->dir == UB_DIR_IN ? 2u : r->dir == UB_DIR_OUT ? 1u : 0u;
+    return (uint64_t)r->ifindex << 2 | d;
+}
+
+static void unit_cb(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags)
+{
+    ub_units *u = ctx;
+    u->nunits++;
+    u->fn(u->ctx, u->cur, unit, len, UB_ENTRY_FLIT, flags);
+}
+
+/* index of the stream with this key, or where it belongs (*found = false) */
+static unsigned find(const ub_units *u, uint64_t key, bool *found)
+{
+    if (u->hint < u->n && u->v[u->hint].key == key) {
+        *found = true;
+        return u->hint;
+    }
+    unsigned lo = 0, hi = u->n;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (u->v[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = lo < u->n && u->v[lo].key == key;
+    return lo;
+}
+
+static ub_stream *stream_for(ub_units *u, const ub_rec *r)
+{
+    uint64_t key = stream_key(r);
+    bool found;
+    unsigned i = find(u, key, &found);
+    if (found) {
+        u->hint = i;
+        u->v[i].last = ++u->tick;
+        return u->v[i].s;
+    }
+    ub_stream *s = NULL;
+    if (u->n >= u->max) { /* bounded: flush and reuse the least recently used stream */
+        unsigned lru = 0;
+        for (unsigned k = 1; k < u->n; k++)
+            if (u->v[k].last < u->v[lru].last) lru = k;
+        s = u->v[lru].s;
+        ub_stream_flush(s, unit_cb, u);
+        u->evicted++;
+        memmove(&u->v[lru], &u->v[lru + 1], (u->n - lru - 1) * sizeof *u->v);
+        u->n--;
+        i = find(u, key, &found);
+    } else {
+        if (u->n == u->cap) {
+            unsigned nc = u->cap ? u->cap * 2 : 8;
+            if (nc > u->max) nc = u->max;
+            ustream *nv = realloc(u->v, nc * sizeof *nv);
+            if (!nv) return NULL;
+            u->v = nv;
+            u->cap = nc;
+        }
+        s = malloc(sizeof *s);
+        if (!s) return NULL;
+    }
+    ub_stream_init(s, u->o);
+    memmove(&u->v[i + 1], &u->v[i], (u->n - i) * sizeof *u->v);
+    u->v[i] = (ustream){ key, ++u->tick, s };
+    u->n++;
+    u->hint = i;
+    return s;
+}
+
+/* kept out of line: the common path (one record, one unit) stays a few instructions */
+__attribute__((noinline)) static int record_stream(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
+{
+    u->last = *r;
+    u->last.data = NULL;
+    u->cur = r;
+    u->fn = fn;
+    u->ctx = ctx;
+    u->nunits = 0;
+    ub_stream *s = stream_for(u, r);
+    if (!s) { /* out of memory: the record is passed on alone, marked partial */
+        fn(ctx, r, r->data, r->caplen, UB_ENTRY_FLIT, UB_UNIT_PARTIAL);
+        return 1;
+    }
+    ub_stream_feed(s, r->data, r->caplen, unit_cb, u);
+    return u->nunits;
+}
+
+int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
+{
+    if (r->linktype != u->lt_cached || !u->have_cached) {
+        u->e_cached = ub_entry_for_linktype(u->o, r->linktype);
+        u->lt_cached = r->linktype;
+        u->have_cached = true;
+    }
+    if (u->e_cached == UB_ENTRY_STREAM) return record_stream(u, r, fn, ctx);
+    fn(ctx, r, r->data, r->caplen, u->e_cached, 0); /* one record, one unit */
+    return 1;
+}
+
+int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)
+{
+    u->cur = &u->last;
+    u->fn = fn;
+    u->ctx = ctx;
+    u->nunits = 0;
+    for (unsigned i = 0; i < u->n; i++) ub_stream_flush(u->v[i].s, unit_cb, u);
+    return u->nunits;
+}
