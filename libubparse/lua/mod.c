@@ -431,9 +431,8 @@ static int m_report(lua_State *L)
     ubl_script *s = ubl_script_of(L);
     int ridx;
     const char *rid = ubl_rule_check(L, 1, &ridx);
-    (void)rid;
     const ub_rule *r = rule_get(L, ridx);
-    if (!u->audit) return luaL_error(L, "ub.report: no audit session is running");
+    if (!u->audit && !u->scen_report) return luaL_error(L, "ub.report: no audit session is running");
     if (u->ended)
         return luaL_error(L, "ub.report after on_end is not counted any more (the report is being written): "
                              "raise end-of-capture findings in on_end");
@@ -498,6 +497,28 @@ static int m_report(lua_State *L)
     ubl_where(L, &src, &line);
     f.src_uri = src ? src : s->path;
     f.src_line = line;
+    if (u->scen_report) {
+        /* scenario: the runner turns the packets' ids into frames of the recorded stream; the values
+         * go into the message */
+        uint64_t seqs[UB_FINDING_FRAMES];
+        unsigned ns = 0;
+        if (ubl_is_pkt(L, 2) && ubl_pkt_seq(L, 2)) seqs[ns++] = ubl_pkt_seq(L, 2);
+        luaL_Buffer mb;
+        luaL_buffinit(L, &mb);
+        if (msg) luaL_addstring(&mb, msg);
+        for (unsigned i = 0; i < f.nvalues; i++) {
+            char v[40];
+            snprintf(v, sizeof v, "%s%lld", i ? ", " : (msg ? "; values " : "values "), (long long)f.values[i]);
+            luaL_addstring(&mb, v);
+        }
+        luaL_pushresult(&mb);
+        lua_State *was = s->run;
+        s->run = L;
+        int rc = u->scen_report(L, r ? r->id : rid, f.severity, lua_tostring(L, -1), line, seqs, ns);
+        s->run = was;
+        if (rc < 0) return luaL_error(L, "ub.report: the scenario runner refused the finding");
+        return 0;
+    }
     lua_State *was = s->run;
     s->run = L;
     ub_audit_add_finding(u->audit, &f);

@@ -356,6 +356,8 @@ const ubl_reg ubl_fx_regs[] = {
 /* ================================================================ packets */
 typedef struct ubl_dpkt {
     ub_pktinfo pi;
+    int64_t latency;  /* expect(): arrival - reference in ns; -1 none */
+    uint64_t seq;     /* expect(): the runner's packet id (findings cite it); 0 none */
     ub_view v;
     uint32_t len;
     uint8_t bytes[]; /* the record (the view points into it) */
@@ -484,6 +486,14 @@ static int pp_errors(lua_State *L, const ubl_pktref *p)
     return 1;
 }
 static int pp_nlayers(lua_State *L, const ubl_pktref *p) { lua_pushinteger(L, p->v->nlayers); return 1; }
+static int pp_latency(lua_State *L, const ubl_pktref *p)
+{
+    (void)p;
+    ubl_dpkt *d = luaL_testudata(L, 1, MT_DPKT);
+    if (d && d->latency >= 0) lua_pushinteger(L, d->latency);
+    else lua_pushnil(L);
+    return 1;
+}
 static int pp_tp_flags(lua_State *L, const ubl_pktref *p)
 {
     ub_lua *u = p->host;
@@ -719,6 +729,8 @@ const ubl_reg ubl_pkt_regs[] = {
     { "errors", NULL, pp_errors, "pkt.errors",
       "Array of `{name, severity, header, offset, actual, expected, what}` per decode error (a new table)." },
     { "nlayers", NULL, pp_nlayers, "pkt.nlayers", "Number of decoded layers." },
+    { "latency", NULL, pp_latency, "pkt.latency",
+      "A packet returned by `expect()`: its arrival time minus the reference (the last send) in ns; else `nil`." },
     { "tp_flags", NULL, pp_tp_flags, "pkt.tp_flags",
       "The state engine's TP analysis bits of this packet (0 without the engine); see `pkt:analysis()`." },
     { "has", pm_has, NULL, "pkt:has(name | f) → boolean",
@@ -757,32 +769,49 @@ int ubl_entry_parse(const char *s)
     return -1;
 }
 
-int ubl_decode(lua_State *L)
+void ubl_push_dpkt(lua_State *L, const uint8_t *b, size_t n, unsigned entry, const ub_pktinfo *pi, int64_t latency,
+                   uint64_t seq)
 {
     ub_lua *u = ubl_host(L);
+    ubl_dpkt *d = lua_newuserdatauv(L, sizeof *d + n, 0);
+    if (pi) d->pi = *pi;
+    else memset(&d->pi, 0, sizeof d->pi);
+    d->latency = latency;
+    d->seq = seq;
+    d->len = (uint32_t)n;
+    memcpy(d->bytes, b, n);
+    ub_view_init(&d->v);
+    ub_decode(&d->v, &u->opts, (ub_entry)entry, d->bytes, d->len);
+    luaL_setmetatable(L, MT_DPKT);
+}
+
+uint64_t ubl_pkt_seq(lua_State *L, int idx)
+{
+    ubl_dpkt *d = luaL_testudata(L, idx, MT_DPKT);
+    return d ? d->seq : 0;
+}
+
+int ubl_decode(lua_State *L)
+{
     size_t n;
     const char *b = luaL_checklstring(L, 1, &n);
     const char *en = luaL_optstring(L, 2, "flit");
     int e = ubl_entry_parse(en);
     if (e < 0) return luaL_argerror(L, 2, "entry: flit, pkt, stream, sll, sll2, eth, rawip, cfgph or tph");
     if (n > 1u << 20) return luaL_argerror(L, 1, "record longer than 1 MiB");
-    ubl_dpkt *d = lua_newuserdatauv(L, sizeof *d + n, 0);
-    memset(&d->pi, 0, sizeof d->pi);
-    d->len = (uint32_t)n;
-    memcpy(d->bytes, b, n);
-    ub_view_init(&d->v);
+    ub_pktinfo pi;
+    memset(&pi, 0, sizeof pi);
     if (lua_istable(L, 3)) {
-        if (lua_getfield(L, 3, "frame") != LUA_TNIL) d->pi.frame = (uint64_t)luaL_checkinteger(L, -1);
-        if (lua_getfield(L, 3, "ts") != LUA_TNIL) d->pi.ts_ns = (uint64_t)luaL_checkinteger(L, -1);
-        if (lua_getfield(L, 3, "ifindex") != LUA_TNIL) d->pi.ifindex = (uint32_t)luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 3, "frame") != LUA_TNIL) pi.frame = (uint64_t)luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 3, "ts") != LUA_TNIL) pi.ts_ns = (uint64_t)luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 3, "ifindex") != LUA_TNIL) pi.ifindex = (uint32_t)luaL_checkinteger(L, -1);
         if (lua_getfield(L, 3, "dir") != LUA_TNIL) {
             const char *dn = luaL_checkstring(L, -1);
-            d->pi.dir = !strcmp(dn, "in") ? UB_DIR_IN : !strcmp(dn, "out") ? UB_DIR_OUT : UB_DIR_UNKNOWN;
+            pi.dir = !strcmp(dn, "in") ? UB_DIR_IN : !strcmp(dn, "out") ? UB_DIR_OUT : UB_DIR_UNKNOWN;
         }
         lua_pop(L, 4);
     }
-    ub_decode(&d->v, &u->opts, (ub_entry)e, d->bytes, d->len);
-    luaL_setmetatable(L, MT_DPKT);
+    ubl_push_dpkt(L, (const uint8_t *)b, n, (unsigned)e, &pi, -1, 0);
     return 1;
 }
 

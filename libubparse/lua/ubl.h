@@ -91,6 +91,11 @@ struct ub_lua {
     ub_builder *builder;   /* ub.build, created on first use */
     char *keys[32];        /* interned ub.report key names */
     unsigned nkeys;
+    /* a scenario is running (scen.c): its state, and where ub.report goes (the runner: findings
+     * cite the packets by their runner ids) */
+    struct ubl_scen *scen;
+    int (*scen_report)(lua_State *L, const char *rule_id, int severity, const char *msg, uint32_t line,
+                       const uint64_t *seqs, unsigned nseqs);
 };
 
 struct ubl_script {
@@ -155,6 +160,11 @@ void ubl_push_finding(lua_State *L);     /* the host's current finding */
 void ubl_check_pkt(lua_State *L, int idx, ubl_pktref *out);
 bool ubl_is_pkt(lua_State *L, int idx);
 int ubl_decode(lua_State *L);            /* ub.decode */
+/* a packet object the script owns: the record decoded with the host's options; latency (-1: none)
+ * and seq (runner packet id, 0: none) for scenario answers */
+void ubl_push_dpkt(lua_State *L, const uint8_t *b, size_t n, unsigned entry, const ub_pktinfo *pi, int64_t latency,
+                   uint64_t seq);
+uint64_t ubl_pkt_seq(lua_State *L, int idx); /* runner id of a packet object (0: none) */
 int ubl_field_new(lua_State *L);         /* ub.field */
 int ubl_filter_new(lua_State *L);        /* ub.filter */
 bool ubl_filter_test(lua_State *L, int fidx, const ubl_pktref *p); /* filter object or string at fidx */
