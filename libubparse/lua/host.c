@@ -343,6 +343,7 @@ void ubl_script_error(ubl_script *s, const char *where, const char *msg)
     if (u->pkt_live) snprintf(fr, sizeof fr, " (frame %llu)", (unsigned long long)u->pi.frame);
     fprintf(u->cfg.err, "%s: lua error in %s%s: %s\n", u->cfg.tool, where, fr, msg);
     if (!u->audit || u->err_rule < 0) return;
+    if (u->ended) u->late_errors++; /* during ub_audit_finish: the session takes no findings any more */
     ub_finding f;
     memset(&f, 0, sizeof f);
     f.rule = (uint16_t)u->err_rule;
@@ -617,6 +618,7 @@ int ub_lua_load(ub_lua *u, const char *path, ub_ruleset *rules, char *err, size_
 unsigned ub_lua_count(const ub_lua *u) { return u->n; }
 unsigned ub_lua_wants(const ub_lua *u) { return u->wants; }
 uint64_t ub_lua_errors(const ub_lua *u) { return u->errors; }
+uint64_t ub_lua_late_errors(const ub_lua *u) { return u->late_errors; }
 
 /* ================================================================ audit hooks */
 static bool hook_finding(void *ctx, ub_finding *f)

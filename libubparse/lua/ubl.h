@@ -71,6 +71,7 @@ struct ub_lua {
     char **args;           /* "K=V" strings */
     unsigned nargs;
     uint64_t errors;
+    uint64_t late_errors;  /* errors after ub_lua_end (hooks run by ub_audit_finish): not in the report */
     unsigned wants;
     /* the current packet (valid while pkt_live) */
     const ub_view *v;

@@ -86,6 +86,9 @@ int ub_lua_audit_packet(ub_lua *u, ub_audit *a, const ub_view *v, const ub_pktin
 void ub_lua_end(ub_lua *u);
 /* Script errors so far (each is also a UB-LUA-001 finding when an audit is attached). */
 uint64_t ub_lua_errors(const ub_lua *u);
+/* Errors in hooks that ub_audit_finish ran (on_finding of end-of-capture findings): the session
+ * takes no findings any more, so they are only on standard error — front ends fail the run. */
+uint64_t ub_lua_late_errors(const ub_lua *u);
 
 /* ---------------------------------------------------------------- documentation */
 /* The `ub` module reference in Markdown, generated from the bindings' registration tables
