@@ -9,6 +9,7 @@ UB_APT_PACKAGES=(
     clang libclang-rt-14-dev                  # ASan/UBSan build and libFuzzer (clang-14 runtime)
     python3                                   # tests: JSON output validation
     python3-jsonschema                        # tests: SARIF reports against the SARIF 2.1.0 schema
+    iproute2                                  # tests/t_peer_veth.sh: veth pairs in private namespaces
 )
 
 ub_section() { printf '\n==== %s ====\n' "$*"; }

@@ -49,6 +49,13 @@ typedef struct {
     const ub_opts *o;
     unsigned lno;      /* line of the text description, or header count for API calls */
     char errbuf[256];
+    ub_view *icrc_view; /* incremental builders: the view the ICRC is computed with, kept across
+                         * packets (allocated at the first ICRC, freed with the builder) */
+    bool keep_view;
+    /* incremental builders: name lookups remembered across packets (a responder names the same
+     * tables and fields every time; a hit costs one string compare instead of a table scan) */
+    struct { const char *key; const ub_hdr *h; } hcache[32];
+    struct { const ub_hdr *h; const char *name; int idx; } fcache[128];
 } bstate;
 struct ub_builder { bstate b; };
 
@@ -236,15 +243,48 @@ static int parse_entry_line(bstate *b, char *line, unsigned lno)
     return 0;
 }
 
+static size_t ptr_slot(const void *a, const void *b2, size_t n)
+{
+    uintptr_t x = (uintptr_t)a * 0x9E3779B97F4A7C15ull ^ (uintptr_t)b2;
+    return (size_t)((x ^ (x >> 29)) % n);
+}
+
+static const ub_hdr *hdr_cached(bstate *b, const char *key)
+{
+    if (!b->keep_view) return hdr_by_key(key);
+    size_t i = ptr_slot(key, NULL, sizeof b->hcache / sizeof b->hcache[0]);
+    if (b->hcache[i].key == key && b->hcache[i].h && strcmp(b->hcache[i].h->key, key) == 0) return b->hcache[i].h;
+    const ub_hdr *h = hdr_by_key(key);
+    if (h) { b->hcache[i].key = key; b->hcache[i].h = h; }
+    return h;
+}
+
+static int field_cached(bstate *b, const ub_hdr *h, const char *name)
+{
+    if (!b->keep_view) return ub_field_index(h, name);
+    size_t i = ptr_slot(h, name, sizeof b->fcache / sizeof b->fcache[0]);
+    if (b->fcache[i].h == h && b->fcache[i].name == name) {
+        const char *a = h->fields[b->fcache[i].idx].abbrev, *dot = strrchr(a, '.');
+        if (dot && strcmp(dot + 1, name) == 0) return b->fcache[i].idx;
+    }
+    int k = ub_field_index(h, name);
+    if (k >= 0) { b->fcache[i].h = h; b->fcache[i].name = name; b->fcache[i].idx = k; }
+    return k;
+}
+
 static int add_header(bstate *b, const char *key, unsigned lno)
 {
     if (b->entry == UB_ENTRY_NONE) return fail(b, "no entry point before header ", key, lno);
-    const ub_hdr *h = hdr_by_key(key);
+    const ub_hdr *h = hdr_cached(b, key);
     if (!h) return fail(b, "unknown header table ", key, lno);
     if (b->n >= MAX_ITEMS) return fail(b, "too many headers", NULL, lno);
     item *it = &b->it[b->n++];
-    memset(it, 0, sizeof *it);
+    /* the scalar members only: set[] entries are initialised as they are added (new_set/set_auto),
+     * and clearing ~4 KB of them per header would dominate a responder's per-packet cost */
     it->h = h;
+    it->nset = 0;
+    it->off = it->len = it->clen = 0;
+    it->content = NULL;
     return 0;
 }
 
@@ -253,7 +293,7 @@ static fset *new_set(bstate *b, const char *key, unsigned lno)
 {
     if (b->n == 0) { fail(b, "no header for field ", key, lno); return NULL; }
     item *it = &b->it[b->n - 1];
-    int k = ub_field_index(it->h, key);
+    int k = field_cached(b, it->h, key);
     if (k < 0) { fail(b, "unknown field ", key, lno); return NULL; }
     if (it->nset >= MAX_SETS) { fail(b, "too many fields", NULL, lno); return NULL; }
     fset *fs = &it->set[it->nset++];
@@ -511,9 +551,13 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
     }
     /* ICRC via the decoder's own computation (one masking implementation) */
     if (want_icrc) {
-        ub_view *v = malloc(sizeof *v);
-        if (!v) goto out;
-        ub_view_init(v);
+        ub_view *v = b->icrc_view;
+        if (!v) {
+            v = malloc(sizeof *v);
+            if (!v) goto out;
+            ub_view_init(v);
+            if (b->keep_view) b->icrc_view = v;
+        }
         ub_entry de = b->entry;
         const uint8_t *dp = pk;
         uint32_t dl = total;
@@ -528,7 +572,7 @@ static long finish(bstate *b, uint8_t *out, size_t cap, ub_entry *entry_out)
         ub_decode(v, &o2, de, dp, dl);
         int k = ub_view_find(v, UB_H_ICRC, 0);
         uint32_t crc = k >= 0 ? (uint32_t)v->layer[k].aux : 0;
-        free(v);
+        if (!b->keep_view) free(v);
         if (k < 0) { fail(b, "could not place the ICRC for this chain", NULL, lno); goto out; }
         if (b->icrc == 3) crc ^= 0xDEADBEEF;
         uint8_t *c = pk + total - 4;
@@ -615,6 +659,8 @@ long ub_build_text(const char *text, const ub_opts *o, uint8_t *out, size_t cap,
     bstate *b = malloc(sizeof *b); /* builder only (not the decode path) */
     if (!b) return -1;
     reset(b, o, err, errlen);
+    b->icrc_view = NULL;
+    b->keep_view = false;
     long result = -1;
     char line[4096];
     const char *s = text;
@@ -640,10 +686,20 @@ out:
 ub_builder *ub_builder_new(const ub_opts *o)
 {
     ub_builder *w = malloc(sizeof *w);
-    if (w) reset(&w->b, o, w->b.errbuf, sizeof w->b.errbuf);
+    if (w) {
+        reset(&w->b, o, w->b.errbuf, sizeof w->b.errbuf);
+        w->b.icrc_view = NULL;
+        w->b.keep_view = true; /* no allocation per packet (responders, rewrites) */
+        memset(w->b.hcache, 0, sizeof w->b.hcache);
+        memset(w->b.fcache, 0, sizeof w->b.fcache);
+    }
     return w;
 }
-void ub_builder_free(ub_builder *w) { free(w); }
+void ub_builder_free(ub_builder *w)
+{
+    if (w) free(w->b.icrc_view);
+    free(w);
+}
 const char *ub_builder_error(const ub_builder *w) { return w->b.errbuf; }
 
 int ub_builder_reset(ub_builder *w, const char *entry_line)
