@@ -5,7 +5,8 @@
 -- Rule LAB-ADDR-001 (error): a Write-family request (Write, Write_with_immediate, Write_with_notify,
 -- Write_with_be, Writeback, Writeback_with_be) whose bytes [address, address + length) overlap the
 -- inclusive range [lo, hi]. Addresses are full 64-bit values (ub.u64 compares them unsigned, so
--- ranges above 2^63 work). `length` is MAETAH.Length, or the packet's payload when it has none.
+-- ranges above 2^63 work). `length` is the packet's payload (each packet of a multi-packet Write
+-- carries its own part, at its own MAETAH.Address), or MAETAH.Length when it has no payload.
 -- Each finding carries the frame, a message, and the values {address, length}; it appears in the
 -- text/JSON/SARIF/JUnit reports, fails the run under --fail-on error (exit status 1), and
 -- `ubdump -G rules --lua lua/addr_watch.lua` lists the rule.
@@ -38,8 +39,8 @@ function on_packet(pkt)
     if not name then return end
     local a = addr(pkt)
     if not a then return end
-    local n = len(pkt)
-    if not n or n == 0 then n = #(payload(pkt) or "") end
+    local n = #(payload(pkt) or "")
+    if n == 0 then n = len(pkt) or 0 end
     local last = n > 0 and a + (n - 1) or a          -- wraps like the hardware would: compare unsigned
     if ub.u64.le(a, hi) and ub.u64.ge(last, lo) then
         ub.report(rule, pkt, string.format("%s of %d bytes at %s overlaps [%s, %s]", name, n,

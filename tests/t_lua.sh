@@ -103,6 +103,10 @@ PY
 "$U" -r "$(cap watch)" -q --lua "$S/lua/addr_watch.lua" --lua-arg lo=0xfffffffffffff000 --lua-arg hi=0xffffffffffffffff \
     --audit-format json > "$tmp/w2.json"
 [ "$(findings LAB-ADDR-001 "$tmp/w2.json" | cut -d' ' -f1 | tr '\n' ' ')" = "8 " ] && ok || bad "addr_watch above 2^63: want frame 8 only"
+# a 3-packet Write (audit_txn_clean frames 22-24, 1024 bytes each at their own MAETAH.Address)
+"$U" -r "$S/captures/audit_txn_clean.pcapng" -q --lua "$S/lua/addr_watch.lua" --lua-arg lo=0x80010800 --lua-arg hi=0x80010800 \
+    --audit-format json > "$tmp/w3.json"
+[ "$(findings LAB-ADDR-001 "$tmp/w3.json")" = "24 error  | 2147551232 1024" ] && ok || bad "addr_watch multi-packet Write: $(findings LAB-ADDR-001 "$tmp/w3.json")"
 # --fail-on never: exit 0; -G rules lists the script rule after the catalogue
 # shellcheck disable=SC2086
 "$U" -r "$(cap watch)" -q $W --fail-on never > /dev/null && ok || bad "--fail-on never with script findings"
