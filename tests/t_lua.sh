@@ -221,6 +221,13 @@ printf 'local x = \n' > "$tmp/syntax.lua"
 printf 'function on_finding(f) if f.rule == "UB-TA-001" then error("late boom") end end\n' > "$tmp/late.lua"
 "$U" -r "$(cap outstanding)" -q --lua "$tmp/late.lua" > /dev/null 2> "$tmp/late.err"
 [ $? = 1 ] && grep -q 'late.lua:1: late boom' "$tmp/late.err" && grep -q 'Lua error(s) in hooks run at the end of the capture (not in the report): the run fails' "$tmp/late.err" && ok || bad "late on_finding errors: $(tail -2 "$tmp/late.err")"
+# TP analysis where it would silently be empty: an error naming the fix
+printf 'function on_packet(p) if p:analysis("retransmission") then n = (n or 0) + 1 end end\nfunction on_end() print("retx", n) end\n' > "$tmp/an.lua"
+"$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --lua "$tmp/an.lua" > /dev/null 2> "$tmp/an.err"
+[ $? = 1 ] && grep -q 'TP analysis needs the state engine: run ubdump with --audit' "$tmp/an.err" && ok || bad "pkt:analysis without the engine"
+"$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --audit -j 2 --lua "$tmp/an.lua" > /dev/null 2> "$tmp/an2.err"
+grep -q 'TP analysis is per packet only with one engine' "$tmp/an2.err" && ok || bad "pkt:analysis with -j 2"
+[ "$("$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --audit --fail-on never --lua "$tmp/an.lua" | grep '^retx')" = "$(printf 'retx\t4')" ] && ok || bad "pkt:analysis with --audit: 4 retransmissions in audit_rtp_lossy"
 # --lua-unsafe opens io/os
 printf 'print(io ~= nil, os ~= nil)\n' > "$tmp/unsafe.lua"
 [ "$("$U" -r "$S/captures/cfg3_ipv4.pcapng" -q --lua "$tmp/unsafe.lua" --lua-unsafe | head -1)" = "$(printf 'true\ttrue')" ] && ok || bad "--lua-unsafe"

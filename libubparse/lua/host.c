@@ -703,6 +703,7 @@ int ub_lua_audit_packet(ub_lua *u, ub_audit *a, const ub_view *v, const ub_pktin
     u->pi = *pi;
     u->pkt_gen++;
     u->pkt_live = true;
+    u->fed = a;
     int r = a ? ub_audit_packet(a, v, pi) : 0;
     if (u->wants & UB_LUA_W_PACKET) {
         for (unsigned i = 0; i < u->n; i++) {

@@ -494,10 +494,20 @@ static int pp_latency(lua_State *L, const ubl_pktref *p)
     else lua_pushnil(L);
     return 1;
 }
-static int pp_tp_flags(lua_State *L, const ubl_pktref *p)
+/* the engine's TP flags of the current packet; an error where they would silently be 0 */
+static uint32_t tp_flags(lua_State *L, const ubl_pktref *p)
 {
     ub_lua *u = p->host;
-    lua_pushinteger(L, p->current && u->audit ? (lua_Integer)ub_audit_last_flags(u->audit) : 0);
+    if (!p->current) luaL_error(L, "TP analysis: only the packet of on_packet / on_match went through the state engine");
+    if (!u->fed)
+        luaL_error(L, "TP analysis needs the state engine: run ubdump with --audit (or -z ub,tp), or define on_match/on_finding");
+    if (ub_audit_jobs(u->fed) > 1)
+        luaL_error(L, "TP analysis is per packet only with one engine: run without -j (or define on_match/on_finding)");
+    return ub_audit_last_flags(u->fed);
+}
+static int pp_tp_flags(lua_State *L, const ubl_pktref *p)
+{
+    lua_pushinteger(L, (lua_Integer)tp_flags(L, p));
     return 1;
 }
 
@@ -685,7 +695,7 @@ static int pm_analysis(lua_State *L)
 {
     ubl_pktref p;
     pkt_self(L, &p);
-    uint32_t fl = p.current && p.host->audit ? ub_audit_last_flags(p.host->audit) : 0;
+    uint32_t fl = tp_flags(L, &p);
     size_t nf = sizeof tp_flag_names / sizeof *tp_flag_names;
     if (lua_isnoneornil(L, 2)) {
         lua_newtable(L);
@@ -732,7 +742,7 @@ const ubl_reg ubl_pkt_regs[] = {
     { "latency", NULL, pp_latency, "pkt.latency",
       "A packet returned by `expect()`: its arrival time minus the reference (the last send) in ns; else `nil`." },
     { "tp_flags", NULL, pp_tp_flags, "pkt.tp_flags",
-      "The state engine's TP analysis bits of this packet (0 without the engine); see `pkt:analysis()`." },
+      "The state engine's TP analysis bits of this packet; see `pkt:analysis()`." },
     { "has", pm_has, NULL, "pkt:has(name | f) → boolean",
       "Is the header (`\"ub.ciph\"`) or field present? Names are resolved once and cached." },
     { "get", pm_get, NULL, "pkt:get(name | f) → value | nil", "First occurrence of a field (cached like `has`)." },
@@ -748,7 +758,9 @@ const ubl_reg ubl_pkt_regs[] = {
     { "has_error", pm_has_error, NULL, "pkt:has_error(name) → boolean", "Does the packet carry this decode error (`\"bcrc_bad\"`)?" },
     { "analysis", pm_analysis, NULL, "pkt:analysis([flag]) → boolean | table",
       "TP analysis of the state engine: `retransmission`, `out_of_order`, `lost_before`, `dup_ack`, `nak`, "
-      "`sack`, `duplicate`; without an argument a table of the flags set." },
+      "`sack`, `duplicate`; without an argument a table of the flags set. Needs the engine on this packet "
+      "(ubdump `--audit` or `-z ub,tp`, or a script with `on_match`/`on_finding`) and one engine (no `-j`): "
+      "an error otherwise, never a silent `false`." },
     { "match", pm_match, NULL, "pkt:match(filter) → boolean", "Does the packet match a display filter (string or `ub.filter`)?" },
     { "tree", pm_tree, NULL, "pkt:tree() → string", "The verbose tree (`ubdump -V`)." },
     { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T json`." },

@@ -78,6 +78,7 @@ struct ub_lua {
     ub_pktinfo pi;
     uint64_t pkt_gen;      /* changes per packet: pkt objects of older packets are stale */
     bool pkt_live;
+    ub_audit *fed;         /* the session the current packet was fed to (NULL: none) */
     /* the current match / finding (on_match / on_finding) */
     const ub_match *m;
     ub_finding *f;
