@@ -433,6 +433,10 @@ static int pp_kind(lua_State *L, const ubl_pktref *p)
     return 1;
 }
 static const char *const entry_names[] = { "none", "flit", "pkt", "stream", "sll", "sll2", "eth", "rawip", "cfgph", "tph" };
+const char *ubl_entry_name(unsigned e)
+{
+    return e < sizeof entry_names / sizeof *entry_names ? entry_names[e] : "?";
+}
 static int pp_entry(lua_State *L, const ubl_pktref *p)
 {
     lua_pushstring(L, p->v->entry < sizeof entry_names / sizeof *entry_names ? entry_names[p->v->entry] : "?");

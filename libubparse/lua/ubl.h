@@ -171,6 +171,7 @@ int ubl_field_new(lua_State *L);         /* ub.field */
 int ubl_filter_new(lua_State *L);        /* ub.filter */
 bool ubl_filter_test(lua_State *L, int fidx, const ubl_pktref *p); /* filter object or string at fidx */
 int ubl_entry_parse(const char *s);      /* "flit" ... -> ub_entry, -1 unknown */
+const char *ubl_entry_name(unsigned e);  /* ub_entry -> "flit" ... */
 /* push the value of field f of layer l as the Lua value scripts see; returns 0 if absent */
 int ubl_push_value(lua_State *L, const ub_layer *l, const ub_field *f);
 const char *ubl_sev_name(unsigned sev);
