@@ -167,26 +167,19 @@ static int l_collectgarbage(lua_State *L)
     return lua_gettop(L);
 }
 
-/* load(chunk [, name [, mode [, env]]]) with mode forced to "t" */
+/* load(chunk [, name [, mode [, env]]]) with mode forced to "t" (an absent env must stay absent:
+ * the base library's load treats an explicit nil as "no globals") */
 static int l_load(lua_State *L)
 {
     int n = lua_gettop(L);
-    if (n < 1) return luaL_argerror(L, 1, "value expected");
-    lua_settop(L, n < 4 ? 4 : n);
-    if (n < 4) { /* no env given: keep load's default (the globals) by dropping the nil */
-        lua_settop(L, n < 2 ? 2 : n);
-        lua_pushliteral(L, "t");
-        if (n >= 3) lua_replace(L, 3);
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_insert(L, 1);
-        lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-        return lua_gettop(L);
-    }
+    luaL_checkany(L, 1);
+    int nargs = n >= 4 ? 4 : 3;
+    lua_settop(L, nargs);
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    lua_call(L, nargs, LUA_MULTRET);
     return lua_gettop(L);
 }
 
