@@ -282,6 +282,8 @@ static const char sandbox_lua[] =
     "local f, e = load(string.dump(function() return 1 end))\n"
     "assert(f == nil and e:match('binary'), 'bytecode must be refused: ' .. tostring(e))\n"
     "assert(load('return 40 + 2')() == 42)\n"
+    "assert(load('return x', 'c', 'bt', { x = 5 })() == 5)\n"        /* env given; 'b' is ignored */
+    "gx = 7 assert(load('return gx', 'c')() == 7)\n"                 /* no env: the globals */
     "assert(not pcall(setmetatable, {}, {__gc = function() end}))\n"
     "assert(setmetatable({}, {__index = {a = 1}}).a == 1)\n"
     "assert(not pcall(collectgarbage, 'stop'))\n"
