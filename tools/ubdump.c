@@ -2,11 +2,13 @@
  *
  *   ubdump -r FILE [-V] [-T text|fields|json] [-e FIELD]... [-Y FILTER] [-c COUNT] [-q] [-o OPTION=VALUE]...
  *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [-j N]
+ *          [--lua FILE [--lua-arg K=V]...]...
  *
  * A thin front end of the library's public API: records -> ub_units (raw flit streams delimited per
  * interface and direction) -> ub_decode -> {printing (selected by -Y), the audit session (audit.h:
  * the state engine on every packet, -z statistics, -j N worker threads)} -> ub_report_write. The
- * session sees EVERY packet: -Y only selects what is printed.
+ * session sees EVERY packet: -Y only selects what is printed. --lua scripts (ublua.h, docs/lua.md) see
+ * every packet too, after the session: ub_lua_audit_packet() wraps ub_audit_packet().
  *
  * Exit status: 0 the file was read (and, with --audit, no finding at or above the --fail-on level and
  * nothing evicted), 1 --audit found something at or above the fail level, 2 usage or I/O error,
@@ -15,6 +17,7 @@
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
 #include "ubparse/state.h"
+#include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
 
 #include <errno.h>
@@ -80,6 +83,10 @@ typedef struct app {
     unsigned zmask;
     ub_audit *session;
     bool oom;
+    /* Lua scripts (--lua): the host, and whether the session sees the packets (engine or -z needed) */
+    ub_lua *lua;
+    ub_ruleset *rules;
+    bool feed;
     /* progress */
     bool progress;
     struct timespec tlast, tstart;
@@ -103,8 +110,9 @@ static void usage(FILE *f)
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
             "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
-            "  -G fields|errors|headers|rules|profiles  list every field / error name / header table / audit rule /\n"
-            "                   decoding profile deviation and exit\n"
+            "  -G fields|errors|headers|rules|profiles|lua  list every field / error name / header table / audit rule\n"
+            "                   (with the --lua scripts' rules) / decoding profile deviation / the Lua module reference,\n"
+            "                   and exit\n"
             "audit (protocol-state checks, rule catalogue: ubdump -G rules, docs/rules.md):\n"
             "  --audit          check every packet, print the findings grouped by rule after the run\n"
             "  --audit-format text|json|sarif|junit   report format (default text); json/sarif/junit on\n"
@@ -126,6 +134,15 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
+            "Lua scripts (docs/lua.md):\n"
+            "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
+            "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
+            "                   the report holds the scripts' rules only (printed when they exist or fired)\n"
+            "  --lua-arg K=V    value for the scripts (ub.args.K), repeatable\n"
+            "  --lua-budget N   VM instructions per callback (default 100000000, 0 = unlimited)\n"
+            "  --lua-memory MB  memory per script (default 256, 0 = unlimited)\n"
+            "  --lua-max-errors N   errors after which a hook is disabled (default 10)\n"
+            "  --lua-unsafe     open io/os/package/debug and bytecode loading (trusted scripts only)\n"
             "Exit status: 0 file read (and audit clean), 1 audit findings at or above --fail-on, 2 usage or I/O error,\n"
             "3 audit INCOMPLETE: state was evicted before it could be judged (the report names the --max-* to raise).\n");
 }
@@ -172,11 +189,12 @@ static void list_profiles(void)
     }
 }
 
-/* id, layer, severity, spec, title, evidence */
-static void list_rules(void)
+/* id, layer, severity, spec, title, evidence (rs: with the scripts' rules; NULL: built-in) */
+static void list_rules(const ub_ruleset *rs)
 {
-    for (unsigned i = 0; i < ub_rule_count(); i++) {
-        const ub_rule *r = ub_rule_get(i);
+    unsigned n = rs ? ub_ruleset_count(rs) : ub_rule_count();
+    for (unsigned i = 0; i < n; i++) {
+        const ub_rule *r = rs ? ub_ruleset_get(rs, i) : ub_rule_get(i);
         if (r) printf("%s\t%s\t%s\t%s\t%s\t%s\n", r->id, r->layer, sev_name[r->severity > 2 ? 2 : r->severity], r->spec,
                       r->title, r->evidence);
     }
@@ -344,7 +362,10 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
-    if (a->session) {
+    if (a->lua) {
+        ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
+        if (ub_lua_audit_packet(a->lua, a->feed ? a->session : NULL, v, &pi) != 0) a->oom = true;
+    } else if (a->session) {
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
@@ -403,12 +424,21 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
-    LO_MAXT, LO_MAXM, LO_ALLOWINC
+    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR
 };
+
+static app A;
+/* the scripts and their rule set are released on every exit path (leak checkers run at exit) */
+static void lua_cleanup(void)
+{
+    ub_lua_free(A.lua);
+    A.lua = NULL;
+    ub_ruleset_free(A.rules);
+    A.rules = NULL;
+}
 
 int main(int argc, char **argv)
 {
-    static app A;
     app *a = &A;
     ub_opts_default(&a->o);
     ub_audit_cfg acfg;
@@ -420,8 +450,14 @@ int main(int argc, char **argv)
     a->agg = ',';
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
-    const char *file = NULL, *yexpr = NULL;
+    const char *file = NULL, *yexpr = NULL, *gsel = NULL;
     long examples = -1;
+    /* Lua */
+    enum { MAX_LUA = 64 };
+    const char *lua_files[MAX_LUA], *lua_args[MAX_LUA];
+    unsigned nlua = 0, nluaarg = 0;
+    ub_lua_cfg lcfg;
+    ub_lua_cfg_default(&lcfg);
     static const struct option lo[] = {
         { "noncrc", no_argument, NULL, LO_NONCRC },
         { "help", no_argument, NULL, 'h' },
@@ -439,6 +475,12 @@ int main(int argc, char **argv)
         { "max-transactions", required_argument, NULL, LO_MAXT },
         { "max-mgmt", required_argument, NULL, LO_MAXM },
         { "allow-incomplete", no_argument, NULL, LO_ALLOWINC },
+        { "lua", required_argument, NULL, LO_LUA },
+        { "lua-arg", required_argument, NULL, LO_LUAARG },
+        { "lua-unsafe", no_argument, NULL, LO_LUAUNSAFE },
+        { "lua-budget", required_argument, NULL, LO_LUABUDGET },
+        { "lua-memory", required_argument, NULL, LO_LUAMEM },
+        { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
         { 0, 0, 0, 0 }
     };
     int c;
@@ -481,9 +523,10 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "fields") == 0) { list_fields(); return 0; }
             if (strcmp(optarg, "errors") == 0) { list_errors(); return 0; }
             if (strcmp(optarg, "headers") == 0) { list_headers(); return 0; }
-            if (strcmp(optarg, "rules") == 0) { list_rules(); return 0; }
             if (strcmp(optarg, "profiles") == 0) { list_profiles(); return 0; }
-            fprintf(stderr, "ubdump: -G fields|errors|headers|rules|profiles\n");
+            if (strcmp(optarg, "lua") == 0) { ub_lua_doc(stdout); return 0; }
+            if (strcmp(optarg, "rules") == 0) { gsel = optarg; break; } /* after the --lua scripts are loaded */
+            fprintf(stderr, "ubdump: -G fields|errors|headers|rules|profiles|lua\n");
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
@@ -524,9 +567,65 @@ int main(int argc, char **argv)
             else scfg->max_mgmt = (uint32_t)u;
             break;
         case LO_ALLOWINC: a->allow_incomplete = true; break;
+        case LO_LUA:
+            if (nlua == MAX_LUA) { fprintf(stderr, "ubdump: at most %d --lua scripts\n", MAX_LUA); return 2; }
+            lua_files[nlua++] = optarg;
+            break;
+        case LO_LUAARG:
+            if (nluaarg == MAX_LUA) { fprintf(stderr, "ubdump: at most %d --lua-arg\n", MAX_LUA); return 2; }
+            lua_args[nluaarg++] = optarg;
+            break;
+        case LO_LUAUNSAFE: lcfg.unsafe = true; break;
+        case LO_LUABUDGET:
+            if (parse_uint(optarg, UINT64_MAX, &u) != 0) { fprintf(stderr, "ubdump: --lua-budget needs a number of instructions (0 = unlimited)\n"); return 2; }
+            lcfg.instr_limit = u;
+            break;
+        case LO_LUAMEM:
+            if (parse_uint(optarg, (SIZE_MAX >> 20) - 1, &u) != 0) { fprintf(stderr, "ubdump: --lua-memory needs MiB (0 = unlimited)\n"); return 2; }
+            lcfg.mem_limit = (size_t)u << 20;
+            break;
+        case LO_LUAMAXERR:
+            if (parse_uint(optarg, 1000000000, &u) != 0) { fprintf(stderr, "ubdump: --lua-max-errors needs a number\n"); return 2; }
+            lcfg.max_errors = (unsigned)u;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
+    }
+    /* Lua scripts: loaded before anything else runs (their rules join the rule set) */
+    ub_ruleset *rules = NULL;
+    atexit(lua_cleanup);
+    if (nluaarg && !nlua) { fprintf(stderr, "ubdump: --lua-arg without --lua\n"); return 2; }
+    if (nlua) {
+        char lerr[1024];
+        lcfg.opts = &a->o;
+        lcfg.tool = "ubdump";
+        lcfg.builtin_findings = a->audit;
+        /* print() goes where packet lines go; a json/sarif/junit report on stdout owns it */
+        lcfg.out = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path ? stderr : stdout;
+        int lrc = 0;
+        rules = a->rules = ub_ruleset_new();
+        a->lua = ub_lua_new(&lcfg);
+        if (!rules || !a->lua) {
+            fprintf(stderr, "ubdump: out of memory\n");
+            lrc = 2;
+        }
+        for (unsigned i = 0; !lrc && i < nluaarg; i++)
+            if (ub_lua_arg(a->lua, lua_args[i], lerr, sizeof lerr) != 0) {
+                fprintf(stderr, "ubdump: %s\n", lerr);
+                lrc = 2;
+            }
+        for (unsigned i = 0; !lrc && i < nlua; i++) {
+            if (ub_lua_load(a->lua, lua_files[i], rules, lerr, sizeof lerr) != 0) {
+                fprintf(stderr, "ubdump: --lua %s\n", lerr);
+                lrc = 2;
+            }
+        }
+        if (lrc) return lrc;
+    }
+    if (gsel) { /* -G rules */
+        list_rules(rules);
+        return 0;
     }
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
@@ -557,10 +656,14 @@ int main(int argc, char **argv)
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
-    /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters */
-    if (a->audit || a->zmask) {
+    /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
+     * also the collector of the scripts' findings. The session sees the packets when the engine or the
+     * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
+    a->feed = a->audit || a->zmask || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->zmask || a->lua) {
         acfg.opts = &a->o;
-        acfg.findings = a->audit;
+        acfg.rules = rules;
+        acfg.findings = a->audit || a->lua;
         acfg.stats = a->zmask;
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
@@ -569,6 +672,12 @@ int main(int argc, char **argv)
         if (!a->session) {
             fprintf(stderr, "ubdump: cannot start the audit engines: %s\n", serr);
             return 2;
+        }
+        if (a->lua) {
+            ub_lua_attach(a->lua, a->session);
+            if (acfg.jobs > 1 && ub_audit_jobs(a->session) == 1)
+                fprintf(stderr, "ubdump: the --lua hooks (on_match/on_finding, ub.suppress/ub.rerate) run in one engine: "
+                                "-j %u does not apply\n", acfg.jobs);
         }
     }
     ub_units *units = ub_units_new(&a->o, 0);
@@ -619,7 +728,9 @@ int main(int argc, char **argv)
         if (ub_sniff_verdict(&a->sniff, advice, sizeof advice) != UB_PROFILE_SPEC) fprintf(stderr, "ubdump: %s\n", advice);
     }
 
-    /* end of capture: outstanding state judged, shards joined and merged */
+    /* end of capture: the scripts' on_end (ub.report still counts), then the outstanding state is
+     * judged, shards joined and merged */
+    if (a->lua) ub_lua_end(a->lua);
     if (a->session) {
         ub_audit_set_records(a->session, a->npkts);
         if (ub_audit_finish(a->session) != 0) a->oom = true;
@@ -628,10 +739,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: out of memory\n");
         return 2;
     }
+    uint64_t late = a->lua ? ub_lua_late_errors(a->lua) : 0;
+    if (late)
+        fprintf(stderr, "ubdump: %" PRIu64 " Lua error(s) in hooks run at the end of the capture (not in the report): "
+                        "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
     fflush(zout);
-    if (a->audit) {
+    /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
+     * (script errors are findings of UB-LUA-001) */
+    bool report = a->audit;
+    if (!report && a->lua && a->session) {
+        const ub_collect *all = ub_audit_findings(a->session);
+        report = (ub_lua_wants(a->lua) & UB_LUA_W_RULES) != 0;
+        for (unsigned i = 0; all && !report && i < ub_ruleset_count(rules); i++) report = ub_collect_rule_total(all, i) > 0;
+    }
+    if (report) {
         ub_state_stats st;
         ub_audit_state_stats(a->session, &st);
         const ub_collect *all = ub_audit_findings(a->session);
@@ -660,9 +783,11 @@ int main(int argc, char **argv)
             status = 2;
         }
     }
+    if (late && status == 0) status = 1;
     if (fflush(stdout) != 0) status = 2;
-    /* tidy up (keeps leak checkers quiet) */
+    /* tidy up (keeps leak checkers quiet); the scripts outlive the report (findings point at them) */
     ub_audit_free(a->session);
+    lua_cleanup();
     ub_units_free(units);
     free(a->v);
     for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
