@@ -74,6 +74,9 @@ typedef struct app {
     bool json_first;
     /* display filter */
     ub_filter *yf;
+    ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
+    uint64_t tprev, trec;     /* frame.time_delta */
+    bool pcapng;
     /* audit / statistics: the session */
     bool audit;
     ub_report_fmt afmt;
@@ -302,12 +305,20 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     if (b.n) fputs(b.p, out);
 }
 
+/* -Y on a unit of record r (caplen bytes of wire on the wire) */
+static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = { r->frame, wire, caplen, true, r->ts_ns, a->t0, a->tprev, a->pcapng, r->ifindex, r->dir,
+                         ub_fan_get(a->fan, r->frame) };
+    return ub_filter_match_pkt(a->yf, v, &pk);
+}
+
 /* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
  * the record completes no unit, all units' values where it completes several) */
 static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
-    if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    if (a->yf && !a->rec_units) a->rec_match = ymatch(a, &empty, r, r->caplen, r->origlen);
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
@@ -372,13 +383,13 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
-        if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
+        if (a->yf && ymatch(a, v, r, r->caplen, r->origlen)) a->rec_match = true;
         for (unsigned i = 0; i < a->ne; i++)
             if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
     if (a->quiet) return;
-    if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
+    if (a->yf && !ymatch(a, v, r, len, wire)) return;
     a->nshown++;
     if (a->out == OUT_FIELDS) {
         for (unsigned i = 0; i < a->ne; i++) {
@@ -653,6 +664,11 @@ int main(int argc, char **argv)
     char err[256];
     ub_capfile *cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
+    a->pcapng = ub_cap_is_pcapng(cf);
+    if (a->yf && ub_filter_uses_analysis(a->yf) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+        fprintf(stderr, "ubdump: %s: %s\n", file, err);
+        return 2;
+    }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
@@ -701,7 +717,9 @@ int main(int argc, char **argv)
     }
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
-        if (!a->have_t0) { a->t0 = r.ts_ns; a->have_t0 = true; }
+        if (!a->have_t0) { a->t0 = a->trec = r.ts_ns; a->have_t0 = true; }
+        a->tprev = a->trec;
+        a->trec = r.ts_ns;
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
@@ -794,6 +812,7 @@ int main(int argc, char **argv)
     free(a->fb);
     free(a->e);
     ub_filter_free(a->yf);
+    ub_fan_free(a->fan);
     ub_cap_close(cf);
     return status;
 }
