@@ -74,6 +74,7 @@ typedef struct app {
     bool json_first;
     /* display filter */
     ub_filter *yf;
+    ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     uint64_t tprev, trec;     /* frame.time_delta */
     bool pcapng;
@@ -305,11 +306,16 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     if (b.n) fputs(b.p, out);
 }
 
-/* -Y on a unit of record r (caplen bytes of wire on the wire) */
-static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)
+/* -Y: what the filter knows about record r (caplen bytes of wire on the wire) */
+static ub_filter_pkt ypkt(const app *a, const ub_rec *r, uint32_t caplen, uint32_t wire)
 {
     ub_filter_pkt pk = { r->frame, wire, caplen, true, r->ts_ns, a->t0, a->tprev, a->pcapng, r->ifindex, r->dir,
-                         ub_fan_get(a->fan, r->frame) };
+                         ub_fan_get(a->fan, r->frame), r->data, r->caplen };
+    return pk;
+}
+static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = ypkt(a, r, caplen, wire);
     return ub_filter_match_pkt(a->yf, v, &pk);
 }
 
@@ -318,7 +324,13 @@ static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t cap
 static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
+    empty.kind = UB_KIND_DLLDP; /* a flit-stream record is UB even when it completes no unit (as in tshark) */
     if (a->yf && !a->rec_units) a->rec_match = ymatch(a, &empty, r, r->caplen, r->origlen);
+    if (a->yf && a->rec_units) { /* the fields of all its units together, as tshark's one tree */
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        a->rec_match = ub_filter_acc_match(a->yacc, &pk);
+        ub_filter_acc_reset(a->yacc);
+    }
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
@@ -383,7 +395,10 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
-        if (a->yf && ymatch(a, v, r, r->caplen, r->origlen)) a->rec_match = true;
+        if (a->yf) {
+            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+            ub_filter_acc_add(a->yacc, v, &pk);
+        }
         for (unsigned i = 0; i < a->ne; i++)
             if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
@@ -665,6 +680,7 @@ int main(int argc, char **argv)
     ub_capfile *cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
+    if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     if (a->yf && ub_filter_uses_analysis(a->yf) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
@@ -811,6 +827,7 @@ int main(int argc, char **argv)
     for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
     free(a->fb);
     free(a->e);
+    ub_filter_acc_free(a->yacc);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);

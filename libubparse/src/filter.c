@@ -392,6 +392,11 @@ static void parse_str_lit(const char *s, size_t n, lit *L)
             c = s[++k];
             if (c == 'n') c = '\n';
             else if (c == 't') c = '\t';
+            else if (c == 'r') c = '\r';
+            else if (c == 'x' && k + 3 < n && hexval(s[k + 1]) >= 0 && hexval(s[k + 2]) >= 0) { /* \xhh */
+                c = (char)(hexval(s[k + 1]) << 4 | hexval(s[k + 2]));
+                k += 2;
+            }
         }
         if (o + 1 < sizeof L->str) L->str[o++] = c;
         else L->str_long = true;
@@ -667,6 +672,10 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
     if (op == OP_MATCHES) {
         if (!L.is_str) { perr(p, lt->pos, "matches needs a quoted regular expression"); return; }
         if (L.str_long) { perr(p, lt->pos, "regular expression too long"); return; }
+        if (memchr(L.str, 0, L.nbytes < sizeof L.str ? L.nbytes : sizeof L.str - 1)) {
+            perr(p, lt->pos, "a regular expression cannot contain a NUL byte (\\x00)");
+            return;
+        }
         t->re = calloc(1, sizeof *t->re);
         if (!t->re) { perr(p, lt->pos, "out of memory"); return; }
         int rc = regcomp(t->re, L.str, REG_EXTENDED | REG_ICASE | REG_NOSUB);

@@ -6,6 +6,7 @@
 #include "ubparse/capfile.h"
 #include "ubparse/state.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool cmp_num(unsigned op, uint64_t a, uint64_t b, uint64_t hi)
@@ -108,6 +109,26 @@ static unsigned outer_layers(const ub_view *v, unsigned nl)
     return i;
 }
 
+/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
+ * (the IP header and what the decoder named after it); false when there is none. */
+bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
+{
+    if (v->kind != UB_KIND_DLLDP || (v->cfg != 3 && v->cfg != 4) || v->claim != UB_CLAIM_NONE) return false;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
+        if (id != UB_H_IPV4 && id != UB_H_IPV6) continue;
+        unsigned k = i + 1;
+        while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
+               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA))
+            k++;
+        *lo = i;
+        *hi = k;
+        return true;
+    }
+    return false;
+}
+
 /* one number-valued occurrence against the test (ANY/ALL folding by the caller) */
 static bool num_test(const ftest *t, uint64_t x) { return cmp_num(t->op, x, t->lit, t->hi); }
 
@@ -192,10 +213,10 @@ static bool frame_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk
     int64_t ns = 0;
     switch (t->kind) {
     case K_FRAME: {
-        if (!v->rec) return false;
+        const uint8_t *a = pk->data ? pk->data : v->rec;
+        uint32_t na = pk->data ? pk->data_len : v->rec_len;
+        if (!a) return false;
         if (t->op == OP_EXISTS) return true;
-        const uint8_t *a = v->rec;
-        uint32_t na = v->rec_len;
         if (t->slice && !do_slice(t, &a, &na)) return false;
         return cmp_bytes(t, a, na);
     }
@@ -243,16 +264,23 @@ static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
     }
     default: break;
     }
-    unsigned lim = t->outer ? outer_layers(v, nl) : nl;
+    /* Wireshark's names (eth.*, ip.*...) see the layers Wireshark's own dissectors show: the
+     * encapsulation and a plain CFG 3/4 IP part; ub.* names see every layer (ub.eth.*, ub.ipv4.* stay
+     * aliases of the outer headers too) */
+    unsigned nout = outer_layers(v, nl), plo = 0, phi = 0;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
     if (t->kind == K_HDR) {
-        for (unsigned i = 0; i < lim; i++)
+        for (unsigned i = 0; i < nl; i++) {
+            if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
             for (unsigned k = 0; k < t->nc; k++)
                 if (v->layer[i].hdr == t->h[k]) return true;
+        }
         return false;
     }
     bool all = op_is_all(t->op), seen = false;
-    for (unsigned i = 0; i < lim; i++) {
+    for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
+        if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
         for (unsigned k = 0; k < t->nc; k++) {
             if (l->hdr != t->h[k]) continue;
             ub_val val;
@@ -292,16 +320,16 @@ static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
     return all && seen;
 }
 
-bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_pkt *pk)
+/* the program over leaf results leaf(ctx, test index) */
+static bool run_prog(const ub_filter *f, bool (*leaf)(const void *ctx, uint32_t ti), const void *ctx)
 {
-    if (!f || !v || !pk) return false;
     bool acc = false;
     bool stack[FILTER_STACK];
     unsigned sp = 0;
     for (uint32_t pc = 0; pc < f->ncode;) {
         const finsn *in = &f->code[pc];
         switch (in->op) {
-        case I_TEST: acc = run_test(&f->tests[in->arg], v, pk); pc++; break;
+        case I_TEST: acc = leaf(ctx, in->arg); pc++; break;
         case I_JF: pc = acc ? pc + 1 : in->arg; break;
         case I_JT: pc = acc ? in->arg : pc + 1; break;
         case I_NOT: acc = !acc; pc++; break;
@@ -311,6 +339,20 @@ bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_p
         }
     }
     return acc;
+}
+
+typedef struct one { const ub_filter *f; const ub_view *v; const ub_filter_pkt *pk; } one;
+static bool one_leaf(const void *ctx, uint32_t ti)
+{
+    const one *o = ctx;
+    return run_test(&o->f->tests[ti], o->v, o->pk);
+}
+
+bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_pkt *pk)
+{
+    if (!f || !v || !pk) return false;
+    one o = { f, v, pk };
+    return run_prog(f, one_leaf, &o);
 }
 
 bool ub_filter_match_frame(const ub_filter *f, const ub_view *v, uint64_t frame, uint32_t len)
@@ -323,3 +365,72 @@ bool ub_filter_match_frame(const ub_filter *f, const ub_view *v, uint64_t frame,
 }
 
 bool ub_filter_match(const ub_filter *f, const ub_view *v) { return ub_filter_match_frame(f, v, 0, 0); }
+
+/* ---------------------------------------------------------------- several views, one frame */
+struct ub_filter_acc {
+    const ub_filter *f;
+    uint8_t *st; /* per test: ACC_* bits */
+};
+enum { ACC_ANY = 1, ACC_SEEN = 2, ACC_VIOL = 4 };
+
+ub_filter_acc *ub_filter_acc_new(const ub_filter *f)
+{
+    if (!f) return NULL;
+    ub_filter_acc *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->f = f;
+    a->st = calloc(f->ntests ? f->ntests : 1, 1);
+    if (!a->st) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void ub_filter_acc_free(ub_filter_acc *a)
+{
+    if (!a) return;
+    free(a->st);
+    free(a);
+}
+
+void ub_filter_acc_reset(ub_filter_acc *a)
+{
+    if (a) memset(a->st, 0, a->f->ntests);
+}
+
+void ub_filter_acc_add(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *pk)
+{
+    if (!a || !v || !pk) return;
+    for (uint32_t i = 0; i < a->f->ntests; i++) {
+        const ftest *t = &a->f->tests[i];
+        bool r = run_test(t, v, pk);
+        if (!op_is_all(t->op)) {
+            if (r) a->st[i] |= ACC_ANY;
+            continue;
+        }
+        ftest ex = *t; /* does the field occur in this view at all? */
+        ex.op = OP_EXISTS;
+        bool seen = run_test(&ex, v, pk);
+        if (seen) a->st[i] |= ACC_SEEN;
+        if (seen && !r) a->st[i] |= ACC_VIOL;
+    }
+}
+
+typedef struct accx { const ub_filter_acc *a; const ub_filter_pkt *pk; } accx;
+static bool acc_leaf(const void *ctx, uint32_t ti)
+{
+    static const ub_view none; /* frame.* of a frame whose views were added */
+    const accx *x = ctx;
+    const ftest *t = &x->a->f->tests[ti];
+    uint8_t s = x->a->st[ti];
+    if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return run_test(t, &none, x->pk);
+    return op_is_all(t->op) ? (s & ACC_SEEN) && !(s & ACC_VIOL) : (s & ACC_ANY) != 0;
+}
+
+bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk)
+{
+    if (!a || !pk) return false;
+    accx x = { a, pk };
+    return run_prog(a->f, acc_leaf, &x);
+}

@@ -73,6 +73,8 @@ typedef struct ub_filter_pkt {
     uint32_t ifid;
     uint8_t dir;             /* ub_dir (capfile.h): frame.p2p_dir when known (0 sent, 1 received) */
     const ub_fan *an;        /* ub.analysis.* of the frame, NULL: none */
+    const uint8_t *data;     /* `frame`: the record's bytes (NULL: the view's record) */
+    uint32_t data_len;
 } ub_filter_pkt;
 
 /* ub.analysis.* of a whole capture file: the state engine run once over it with cfg (NULL:
@@ -83,12 +85,26 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
 const ub_fan *ub_fan_get(const ub_fan_table *t, uint64_t frame);
 void ub_fan_free(ub_fan_table *t);
 
+/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of
+ * the view (the IP header and the UDP/TCP/data after it), which Wireshark's own IP dissector shows
+ * (ip.*, not ub.ipv4.*); false when there is none. */
+bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi);
+
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
 /* Same, with the frame number (1-based, 0 = unknown) and the record length for frame.*. */
 bool ub_filter_match_frame(const ub_filter *f, const ub_view *v, uint64_t frame, uint32_t len);
 /* Same, with everything known about the frame. */
 bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_pkt *pk);
+/* A frame made of several views (a flit-stream record completing several units): fields are
+ * collected over all of them, as in Wireshark's one tree per frame. acc_new once per filter (one
+ * allocation), then per frame: reset, add each view, match. */
+typedef struct ub_filter_acc ub_filter_acc;
+ub_filter_acc *ub_filter_acc_new(const ub_filter *f);
+void ub_filter_acc_reset(ub_filter_acc *a);
+void ub_filter_acc_add(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *pk);
+bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk);
+void ub_filter_acc_free(ub_filter_acc *a);
 /* Does the filter read ub.analysis.* (so the caller must run the state engine first)? */
 bool ub_filter_uses_analysis(const ub_filter *f);
 /* The column N of an error message "column N: ..." (for a caret under the expression), 0 if none. */
