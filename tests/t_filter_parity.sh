@@ -18,17 +18,7 @@ U=${UBDUMP:?UBDUMP not set (run through ctest)}
 S=${UB_SOURCE_DIR:?UB_SOURCE_DIR not set (run through ctest)}
 CAPS=$S/captures
 [ -x "$U" ] || fail "ubdump not built: $U"
-command -v tshark >/dev/null 2>&1 || fail "tshark is missing (apt-get install tshark): this test must run, never skip"
-PLUGIN=$(ls "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so 2>/dev/null | tail -n 1)
-[ -f "$PLUGIN" ] || fail "the plugin was not built (-DUB_DISSECTOR=ON, wireshark-dev)"
-WSVER=${PLUGIN%/epan/ub.so}
-WSVER=${WSVER##*/}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubfpar.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/caps"
-cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
-. "$S/tests/tshark_lib.sh"
-ub_require_plugin
+. "$S/tests/tshark_setup.sh"
 
 # ---- the filters: one per line (every operator, frame.*, eth/vlan/ip/ipv6/udp/tcp, ub.*, ub.cna,
 # ub.eid, ub.analysis.*)

@@ -16,6 +16,7 @@
 #include "ubparse/audit.h"
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
+#include "ubparse/iostat.h"
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
@@ -75,6 +76,7 @@ typedef struct app {
     /* display filter */
     ub_filter *yf;
     ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
+    ub_iostat *io;            /* -z io,stat */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     uint64_t tprev, trec;     /* frame.time_delta */
     bool pcapng;
@@ -138,6 +140,8 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
+            "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
+            "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -392,6 +396,10 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        ub_iostat_view(a->io, v, &pk);
+    }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
@@ -556,7 +564,17 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
-            if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
+            if (strcmp(optarg, "help") == 0) {
+                ub_stats_help(stdout);
+                puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
+                return 0;
+            }
+            if (strncmp(optarg, "io,stat,", 8) == 0) {
+                char ierr[300];
+                ub_iostat_free(a->io);
+                if (!(a->io = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
+                break;
+            }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
         case 'j':
@@ -681,7 +699,7 @@ int main(int argc, char **argv)
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
-    if (a->yf && ub_filter_uses_analysis(a->yf) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -740,6 +758,10 @@ int main(int argc, char **argv)
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
+        if (a->io) {
+            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            ub_iostat_frame(a->io, &pk);
+        }
         a->rec_mode = false;
         if (a->oom) break;
     }
@@ -779,6 +801,7 @@ int main(int argc, char **argv)
                         "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
+    ub_iostat_print(a->io, zout);
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -828,6 +851,7 @@ int main(int argc, char **argv)
     free(a->fb);
     free(a->e);
     ub_filter_acc_free(a->yacc);
+    ub_iostat_free(a->io);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);
