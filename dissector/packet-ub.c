@@ -878,7 +878,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         fr = stream_first_pass(pinfo, p, len);
         p_add_proto_data(wmem_file_scope(), pinfo, proto_ub, 0, fr);
     }
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB-DLL"); /* flits of the data link */
     col_clear(pinfo->cinfo, COL_INFO);
     const char *proto = NULL; /* Protocol column: the first unit above the data link, else UB-DLL */
 

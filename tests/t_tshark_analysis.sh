@@ -41,7 +41,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtsan.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/home3/.config/wireshark" "$tmp/caps"
 cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
-cp "$UB_SOURCE_DIR/dissector/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
+cp "$UB_SOURCE_DIR/dissector/profile/UnifiedBus/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
 cp "$CAPS"/*.pcapng "$tmp/caps/" || fail "copy captures"
 # raw flit stream (records of 3 flits): a 5-flit DLLDP and a NOB; and the same cut after the first
 # record, so a unit is still open at the end of the capture (flushed after the first pass, as ubdump)
@@ -316,7 +316,7 @@ expect 'Source (UBoE keeps the IP dissector'"'"'s)' "192.168.1.1" "$(tf uboe.pca
 expect 'ub.cna conversation filter' "$(frames $L 'ub.nth.scna == 0x0a0b0c || ub.nth.dcna == 0x0a0b0c')" "$(frames $L 'ub.cna == 0x0a0b0c')"
 expect 'ub.analysis.tp_endpoint filter' "13 14 15 16" "$(frames $L 'ub.analysis.tp_endpoint == "10.0.1.2:0x600"')"
 ts_home home3 --color -n -2 -r "$tmp/caps/$L" -T fields -e frame.number -e frame.coloring_rule.name > "$tmp/color.txt" 2> "$tmp/err.txt"
-if grep -q "Could not compile" "$tmp/err.txt"; then cat "$tmp/err.txt"; fail "dissector/colorfilters: a rule does not compile"; fi
+if grep -q "Could not compile" "$tmp/err.txt"; then cat "$tmp/err.txt"; fail "dissector/profile/UnifiedBus/colorfilters: a rule does not compile"; fi
 expect 'colour rule of a retransmission' "UB bad TP" "$(awk -F'\t' '$1 == 9 { print $2 }' "$tmp/color.txt")"
 expect 'colour rule of an audit error' "UB audit error" "$(awk -F'\t' '$1 == 20 { print $2 }' "$tmp/color.txt")"
 expect 'ub.analyze:FALSE turns the analysis off' "" \
