@@ -7,7 +7,7 @@
 # as UnifiedBus.bak (replacing an older .bak).
 set -eu
 src=${1:-$(dirname "$0")/../dissector/profile/UnifiedBus}
-[ -f "$src/colorfilters" ] && [ -f "$src/preferences" ] || { echo "wireshark-profile.sh: no profile in $src" >&2; exit 1; }
+if [ ! -f "$src/colorfilters" ] || [ ! -f "$src/preferences" ]; then echo "wireshark-profile.sh: no profile in $src" >&2; exit 1; fi
 if [ -d "$HOME/.wireshark" ]; then conf=$HOME/.wireshark; else conf=${XDG_CONFIG_HOME:-$HOME/.config}/wireshark; fi
 dst=$conf/profiles/UnifiedBus
 mkdir -p "$conf/profiles"

@@ -19,8 +19,8 @@ set -- "$UB_BINARY_DIR"/plugins/*/epan/ub.so
 WSVER=$(basename "$(dirname "$(dirname "$1")")")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubprofile.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/home2" "$tmp/caps" && cp "$1" "$tmp/plugins/$WSVER/epan/" ||
-    fail "plugin folder"
+mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/home2" "$tmp/caps" || fail "mkdir"
+cp "$1" "$tmp/plugins/$WSVER/epan/" || fail "copy plugin"
 for c in audit_rtp_lossy cfg6_mgmt cfg6_enum cfg5_netctl dllcb urpc stream malformed; do
     cp "$UB_SOURCE_DIR/captures/$c.pcapng" "$tmp/caps/" || fail "capture $c missing"
 done
@@ -34,6 +34,7 @@ for f in colorfilters preferences recent dfilter_buttons; do
 done
 info "cmake --install put the profile into <prefix>/share/wireshark/profiles/UnifiedBus"
 
+# shellcheck disable=SC1091
 . "$UB_SOURCE_DIR/tests/tshark_lib.sh"
 ub_require_plugin
 nfail=0
@@ -66,7 +67,7 @@ expect 'default profile: no UB columns' \
 
 # ---- 3. scripts/wireshark-profile.sh: the personal profile, same columns
 chmod -R a+rwX "$tmp/home2"
-$RUN env HOME="$tmp/home2" XDG_CONFIG_HOME= sh "$UB_SOURCE_DIR/scripts/wireshark-profile.sh" > "$tmp/wp.log" 2>&1 ||
+$RUN env HOME="$tmp/home2" XDG_CONFIG_HOME='' sh "$UB_SOURCE_DIR/scripts/wireshark-profile.sh" > "$tmp/wp.log" 2>&1 ||
     { cat "$tmp/wp.log"; fail "scripts/wireshark-profile.sh"; }
 [ -f "$tmp/home2/.config/wireshark/profiles/UnifiedBus/recent" ] || fail "wireshark-profile.sh: no personal profile"
 expect 'personal profile: UB columns' "$COLS" \
