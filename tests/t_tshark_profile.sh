@@ -45,10 +45,17 @@ expect() { # expect WHAT WANT GOT
     fi
 }
 L="$tmp/caps/audit_rtp_lossy.pcapng"
+chmod -R a+rwX "$tmp/home" "$tmp/home2" # tshark -C / wireshark-profile.sh write profiles there (unprivileged)
 
 # ---- 2. the installed profile as a global profile: tshark -C UnifiedBus (copied to the personal ones)
-tsg() { $RUN env WIRESHARK_DATA_DIR="$tmp/inst/share/wireshark" HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" \
-        WIRESHARK_PLUGIN_DIR="$tmp/plugins" WIRESHARK_EXTCAP_DIR="$tmp/noextcap" tshark "$@"; }
+tsg() { # ts with the install prefix's share/wireshark as Wireshark's data folder (global profiles)
+    WIRESHARK_DATA_DIR="$tmp/inst/share/wireshark"
+    export WIRESHARK_DATA_DIR
+    ts "$@"
+    r=$?
+    unset WIRESHARK_DATA_DIR
+    return $r
+}
 # columns No. Time Source Destination Protocol CFG VL TPN PSN TAOpcode TASSN Rule Length Info
 COLS="$(printf '%s\n' \
     '8 0.000070000 0x010203 → 0x0a0b0c UB-TA 7 2 0x000301 202 Write 52 UB-TP-006 122 [TP Retransmission] CFG7 0x010203→0x0a0b0c RTP PSN 202 TPN 0x301→0x401 last Write req TASSN 52 addr 0x30d00 len 64' \
@@ -66,7 +73,6 @@ expect 'default profile: no UB columns' \
     "$(ts -n -2 -r "$L" -Y 'frame.number == 8' 2>/dev/null | tr -s ' ' | sed 's/^ //')"
 
 # ---- 3. scripts/wireshark-profile.sh: the personal profile, same columns
-chmod -R a+rwX "$tmp/home2"
 $RUN env HOME="$tmp/home2" XDG_CONFIG_HOME='' sh "$UB_SOURCE_DIR/scripts/wireshark-profile.sh" > "$tmp/wp.log" 2>&1 ||
     { cat "$tmp/wp.log"; fail "scripts/wireshark-profile.sh"; }
 [ -f "$tmp/home2/.config/wireshark/profiles/UnifiedBus/recent" ] || fail "wireshark-profile.sh: no personal profile"
