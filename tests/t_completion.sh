@@ -10,10 +10,9 @@ export PATH=$UB_BINARY_DIR/tools:$PATH
 cd "$UB_SOURCE_DIR"
 # shellcheck source=../scripts/completion/ubscope.bash
 . scripts/completion/ubscope.bash
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# shellcheck source=check_lib.sh
+. tests/check_lib.sh
+ub_check_init t_completion
 
 # comp WORD... : COMPREPLY for the command line, the last word being completed (sorted, one a line)
 comp() {
@@ -110,5 +109,4 @@ captures/cfg7_rtp.ub" ubdump -r captures/cfg7
 want "ubgen captures/audit_nob." "captures/audit_nob.pcapng
 captures/audit_nob.ub" ubgen captures/audit_nob.
 
-echo "t_completion: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

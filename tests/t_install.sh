@@ -9,17 +9,9 @@ set -euo pipefail
 : "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}"
 S=$UB_SOURCE_DIR
 CC=${UB_CC:-cc}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubinstall.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # description command...
-    local what=$1
-    shift
-    if "$@"; then ok; else bad "$what"; fi
-}
+# shellcheck source=check_lib.sh
+. "$S/tests/check_lib.sh"
+ub_check_init t_install
 # the sanitizer build's library needs the sanitizer runtime in whatever links it
 SAN=()
 [ "${UB_SANITIZE:-OFF}" = ON ] && SAN=(-fsanitize=address,undefined)
@@ -41,7 +33,7 @@ for f in bin/ubdump bin/ubgen bin/ubreplay bin/ubpeer \
     share/bash-completion/completions/ubdump share/bash-completion/completions/ubgen \
     share/bash-completion/completions/ubreplay share/bash-completion/completions/ubpeer \
     share/ubscope/lua/latency.lua share/doc/ubscope/LICENSE share/doc/ubscope/README.md \
-    share/doc/ubscope/library.md; do
+    share/doc/ubscope/library.md share/doc/ubscope/logs.md include/ubparse/logs.h; do
     check "installed: $f" test -e "$P/$f"
 done
 # the Lua bindings are not installed, so neither is their header; private headers never are
@@ -157,5 +149,4 @@ for m in ubdump ubgen ubreplay ubpeer; do
 done
 check "ubdump.1 documents --audit" grep -q -- 'audit' "$tmp/ubdump.txt"
 
-echo "t_install: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done
