@@ -18,7 +18,10 @@ set_target_properties(ubparse_shared PROPERTIES
 set_target_properties(ubparse PROPERTIES EXPORT_NAME ubparse_static)
 # Exported symbols: the ub_* API (tool-internal helpers such as rn_*, rw_*, peer_* stay local).
 set(_ub_map ${CMAKE_SOURCE_DIR}/libubparse/pkg/libubparse.map)
-target_link_options(ubparse_shared PRIVATE "LINKER:--version-script=${_ub_map}" "LINKER:--no-undefined")
+target_link_options(ubparse_shared PRIVATE "LINKER:--version-script=${_ub_map}")
+if(NOT UB_SANITIZE) # clang links the sanitizer runtime into executables only: its symbols stay undefined here
+  target_link_options(ubparse_shared PRIVATE "LINKER:--no-undefined")
+endif()
 set_property(TARGET ubparse_shared APPEND PROPERTY LINK_DEPENDS ${_ub_map})
 
 install(TARGETS ubparse_shared ubparse EXPORT ubparseTargets

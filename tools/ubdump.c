@@ -691,6 +691,10 @@ int main(int argc, char **argv)
             a->logs = ub_logs_open(a->log_dir, file, rules, serr, sizeof serr);
             if (!a->logs || ub_logs_attach(a->logs, a->session) != 0) {
                 fprintf(stderr, "ubdump: %s\n", a->logs ? "--log-dir: cannot attach to the audit session" : serr);
+                ub_logs_close(a->logs, NULL, serr, sizeof serr);
+                ub_audit_free(a->session);
+                ub_cap_close(cf);
+                free(a->v);
                 return 2;
             }
         }
