@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cmake --install: what a user of ubscope gets (docs/library.md, README "Install").
 #   bin/                           ubdump ubgen ubreplay ubpeer (libubparse linked statically)
 #   lib/libubparse.so.0 (+ .so, .a) shared (SONAME libubparse.so.<major>) and static library

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # md2man.sh SRC.md VERSION [TOOL]  ->  roff man page on standard output (no pandoc needed).
 #
 # SRC.md (docs/man/*.1.md) is a small Markdown subset:

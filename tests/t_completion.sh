@@ -106,6 +106,7 @@ has "ubreplay -o crc" "crc_mode=" ubreplay -o crc
 # file names
 want "ubdump -r captures/cfg7" "captures/cfg7_rtp.pcapng
 captures/cfg7_rtp.ub" ubdump -r captures/cfg7
+want "ubdump --log-dir (directories)" "captures" ubdump --log-dir captur
 want "ubgen captures/audit_nob." "captures/audit_nob.pcapng
 captures/audit_nob.ub" ubgen captures/audit_nob.
 

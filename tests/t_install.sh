@@ -39,6 +39,10 @@ done
 # the Lua bindings are not installed, so neither is their header; private headers never are
 check "ublua.h not installed" test ! -e "$P/include/ubparse/ublua.h"
 check "no private headers installed" test -z "$(cd "$P/include/ubparse" && ls | grep -v -x -F -f <(cd "$S/libubparse/include/ubparse" && ls))"
+# the Wireshark plugin (when built) goes to its configured folder, inside DESTDIR too
+if [ -f "$UB_BINARY_DIR/plugins/4.0/epan/ub.so" ]; then
+    check "plugin ub.so installed under DESTDIR" test -n "$(find "$tmp/d" -path '*/epan/ub.so' -print -quit)"
+fi
 check "installed tool runs" "$P/bin/ubdump" -r "$S/captures/cfg7_rtp.pcapng" -c 1 -q >/dev/null
 
 # ---- the shared library: SONAME libubparse.so.<major>, symlinks, only the ub_* API exported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* JSON Lines logs of an audit session (logs.h, ubdump --log-dir; the schemas are docs/logs.md).
  * Rows come from the session's hooks (matches, findings) and, at the end, from its -z ub,tp channel
  * rows. Field names are user API: add fields, never rename or retype one. */

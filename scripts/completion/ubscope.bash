@@ -56,6 +56,11 @@ _ubscope() {
     ubdump=$(_ubscope_ubdump "$tool")
 
     case $prev in
+    --log-dir)
+        COMPREPLY=($(compgen -d -- "$cur"))
+        compopt -o filenames 2>/dev/null
+        return 0
+        ;;
     -r | -w | --save | --audit-output | --report-output | --ready-file | --map-file | --lua | --scenario | --rx-file)
         local IFS=$'\n'
         COMPREPLY=($(compgen -f -- "$cur"))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Logs for data engines (ubdump --log-dir, docs/logs.md): Zeek-style JSON Lines tables, one object
  * per line, stable field names, written while the audit session runs:
  *
