@@ -135,6 +135,7 @@ if cmake -S "$tmp/vcheck" -B "$tmp/vcheck/b" -DCMAKE_PREFIX_PATH="$P" >/dev/null
     bad "find_package(ubparse $((MAJOR + 1)).0) accepted version $VERSION"
 else ok; fi
 
+no_markdown() { ! grep -nE '`|[*][*]|@HELP@' "$1"; }
 # ---- man pages: roff that groff renders without a warning, with the sections a man page has
 for m in ubdump ubgen ubreplay ubpeer; do
     f=$P/share/man/man1/$m.1
@@ -147,6 +148,8 @@ for m in ubdump ubgen ubreplay ubpeer; do
         [ ! -s "$tmp/groff.err" ] && ok || { bad "$m.1: groff warnings:"; head -5 "$tmp/groff.err"; }
         LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$f" 2>/dev/null | col -b >"$tmp/$m.txt" || true
         check "$m.1 renders its NAME line" grep -q "^ *$m - " "$tmp/$m.txt"
+        # no Markdown left over (a code span or emphasis the converter did not take)
+        check "$m.1: no stray Markdown" no_markdown "$tmp/$m.txt"
     else
         echo "skip: groff/man not installed, man pages not rendered"
     fi
