@@ -79,6 +79,15 @@ $RUN env HOME="$tmp/home2" XDG_CONFIG_HOME='' sh "$UB_SOURCE_DIR/scripts/wiresha
 expect 'personal profile: UB columns' "$COLS" \
     "$(ts_home home2 -n -2 -C UnifiedBus -r "$L" -Y 'frame.number in {8, 9, 20}' 2>/dev/null | tr -s ' ' | sed 's/^ //')"
 
+# --global: into the data folder of `tshark -G folders` (WIRESHARK_DATA_DIR here), as scripts/setup.sh does as root
+mkdir -p "$tmp/gdata" && chmod a+rwx "$tmp/gdata"
+$RUN env WIRESHARK_DATA_DIR="$tmp/gdata" sh "$UB_SOURCE_DIR/scripts/wireshark-profile.sh" --global > "$tmp/wp.log" 2>&1 ||
+    { cat "$tmp/wp.log"; fail "scripts/wireshark-profile.sh --global"; }
+for f in colorfilters preferences recent dfilter_buttons; do
+    cmp -s "$UB_SOURCE_DIR/dissector/profile/UnifiedBus/$f" "$tmp/gdata/profiles/UnifiedBus/$f" ||
+        fail "wireshark-profile.sh --global: no $f in the data folder's profiles/UnifiedBus"
+done
+
 # ---- 4. the conversation/endpoint tabs of "recent" are registered tables; every filter button compiles
 ts -G protocols > "$tmp/protos.txt" 2>/dev/null
 for key in gui.conversation_tabs gui.endpoint_tabs; do
