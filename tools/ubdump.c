@@ -1,12 +1,12 @@
 /* ubdump — UB capture analyzer and protocol auditor (tcpdump/tshark conventions), driven by libubparse.
  *
  *   ubdump -r FILE [-V] [-T text|fields|json] [-e FIELD]... [-Y FILTER] [-c COUNT] [-q] [-o OPTION=VALUE]...
- *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [-j N]
+ *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [--threads N]
  *          [--lua FILE [--lua-arg K=V]...]...
  *
  * A thin front end of the library's public API: records -> ub_units (raw flit streams delimited per
  * interface and direction) -> ub_decode -> {printing (selected by -Y), the audit session (audit.h:
- * the state engine on every packet, -z statistics, -j N worker threads)} -> ub_report_write. The
+ * the state engine on every packet, -z statistics, --threads N workers)} -> ub_report_write. The
  * session sees EVERY packet: -Y only selects what is printed. --lua scripts (ublua.h, docs/lua.md) see
  * every packet too, after the session: ub_lua_audit_packet() wraps ub_audit_packet().
  *
@@ -128,7 +128,7 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  -j N             run the audit on N worker threads (same output as -j 1)\n"
+            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
             "statistics, printed after the run:\n"
             "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
@@ -416,15 +416,17 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 {
     char *end;
     errno = 0;
+    if (s[0] < '0' || s[0] > '9') return -1; /* no sign, no blanks: strtoull would wrap "-1" */
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || v > max || s[0] == '-') return -1;
+    if (errno || end == s || *end || v > max) return -1;
     *out = v;
     return 0;
 }
 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
-    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR
+    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR,
+    LO_THREADS
 };
 
 static app A;
@@ -481,6 +483,7 @@ int main(int argc, char **argv)
         { "lua-budget", required_argument, NULL, LO_LUABUDGET },
         { "lua-memory", required_argument, NULL, LO_LUAMEM },
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
+        { "threads", required_argument, NULL, LO_THREADS },
         { 0, 0, 0, 0 }
     };
     int c;
@@ -510,7 +513,13 @@ int main(int argc, char **argv)
             else if (strncmp(optarg, "aggregator=", 11) == 0) a->agg = optarg[11];
             else { fprintf(stderr, "ubdump: unknown -E option '%s'\n", optarg); return 2; }
             break;
-        case 'c': a->count = strtol(optarg, NULL, 0); break;
+        case 'c':
+            if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
+                fprintf(stderr, "ubdump: -c needs a record count 1..10^15, not '%s'\n", optarg);
+                return 2;
+            }
+            a->count = (long)u;
+            break;
         case 'q': a->quiet = 1; break;
         case 'o': {
             if (strcmp(optarg, "help") == 0) { ub_opts_help(stdout); return 0; }
@@ -533,8 +542,11 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
-        case 'j':
-            if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: -j needs 1..%u\n", UB_AUDIT_MAX_JOBS); return 2; }
+        case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
+            fprintf(stderr, "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)\n");
+            /* fall through */
+        case LO_THREADS:
+            if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: --threads needs 1..%u, not '%s'\n", UB_AUDIT_MAX_JOBS, optarg); return 2; }
             acfg.jobs = (unsigned)u;
             break;
         case LO_AUDIT: a->audit = true; break;
@@ -544,7 +556,7 @@ int main(int argc, char **argv)
             break;
         case LO_AOUT: a->aout_path = optarg; a->audit = true; break;
         case LO_AEX:
-            if (parse_uint(optarg, 100000, &u) != 0) { fprintf(stderr, "ubdump: --audit-examples needs 0..100000\n"); return 2; }
+            if (parse_uint(optarg, 100000, &u) != 0) { fprintf(stderr, "ubdump: --audit-examples needs 0..100000, not '%s'\n", optarg); return 2; }
             examples = (long)u;
             break;
         case LO_FAILON:
@@ -553,7 +565,7 @@ int main(int argc, char **argv)
         case LO_RTO: {
             char *end;
             double ms = strtod(optarg, &end);
-            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds\n"); return 2; }
+            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds 0..10^12, not '%s'\n", optarg); return 2; }
             scfg->response_timeout_ns = (uint64_t)(ms * 1e6);
             break;
         }
@@ -629,6 +641,7 @@ int main(int argc, char **argv)
     }
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
+    if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
     if (yexpr) {
         char ferr[256];
         a->yf = ub_filter_compile(yexpr, ferr, sizeof ferr);
@@ -677,7 +690,7 @@ int main(int argc, char **argv)
             ub_lua_attach(a->lua, a->session);
             if (acfg.jobs > 1 && ub_audit_jobs(a->session) == 1)
                 fprintf(stderr, "ubdump: the --lua hooks (on_match/on_finding, ub.suppress/ub.rerate) run in one engine: "
-                                "-j %u does not apply\n", acfg.jobs);
+                                "--threads %u does not apply\n", acfg.jobs);
         }
     }
     ub_units *units = ub_units_new(&a->o, 0);
@@ -759,8 +772,8 @@ int main(int argc, char **argv)
         ub_audit_state_stats(a->session, &st);
         const ub_collect *all = ub_audit_findings(a->session);
         if (ub_audit_jobs(a->session) > 1 && st.evicted_total)
-            fprintf(stderr, "ubdump: state tables overflowed (UB-ST-001): with -j %u the workers evict differently "
-                            "from -j 1, so findings may differ; raise --max-* for an exact result\n", ub_audit_jobs(a->session));
+            fprintf(stderr, "ubdump: state tables overflowed (UB-ST-001): with --threads %u the workers evict differently "
+                            "from one thread, so findings may differ; raise --max-* for an exact result\n", ub_audit_jobs(a->session));
         const char *inputs[1] = { file };
         ub_report_info ri;
         memset(&ri, 0, sizeof ri);

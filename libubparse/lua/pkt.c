@@ -506,7 +506,7 @@ static uint32_t tp_flags(lua_State *L, const ubl_pktref *p)
     if (!u->fed)
         luaL_error(L, "TP analysis needs the state engine: run ubdump with --audit (or -z ub,tp), or define on_match/on_finding");
     if (ub_audit_jobs(u->fed) > 1)
-        luaL_error(L, "TP analysis is per packet only with one engine: run without -j (or define on_match/on_finding)");
+        luaL_error(L, "TP analysis is per packet only with one engine: run without --threads (or define on_match/on_finding)");
     return ub_audit_last_flags(u->fed);
 }
 static int pp_tp_flags(lua_State *L, const ubl_pktref *p)
