@@ -58,5 +58,87 @@ cmp -s "$tmp/t1.txt" "$tmp/j2.txt" && ok || bad "-j 2 report differs from one th
 [ ! -s "$tmp/t2.err" ] && ok || bad "--threads 2: unexpected stderr $(cat "$tmp/t2.err")"
 same "-j alias warning" "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)" "$(cat "$tmp/j2.err")"
 
+# ---------------------------------------------------------------- -x: hex + ASCII, header markers
+"$U" -r "$C/cfg7_rtp.pcapng" -x -Y 'frame.number == 2' > "$tmp/x.txt"
+same "-x frame 2 of cfg7_rtp" "     2 0.000010 CFG7 0x0a0b0c→0x010203 TPACK PSN 17 TPN 0x202→0x101
+-- 0000 ub.lph  Link Packet Header, 4 bytes
+-- 0004 ub.nth  Network Header (24-bit CNA), 10 bytes
+-- 000a   ub.cci  CCI (CAQM), 2 bytes
+-- 000e ub.rtph  Reliable Transport Header, 16 bytes
+0000  00 47 00 2d 0a 0b 0c 01 02 03 00 00 00 22 02 00   .G.-.........\"..
+-- 001e ub.icrc  Invariant CRC, 4 bytes
+0010  00 02 02 00 01 01 00 00 00 11 00 00 00 03 10 90   ................
+-- 0022 ub.flitpad  Flit padding, 2 bytes
+-- 0024 ub.bcrc  Block CRC, 4 bytes
+0020  a7 a6 00 00 0c 68 93 70                           .....h.p" "$(cat "$tmp/x.txt")"
+# the hex lines are tshark's -x lines (same bytes, same layout) on every record of a capture
+"$U" -r "$C/uboe.pcapng" -x | grep -v '^-- \|^ ' > "$tmp/x.ub"
+if command -v tshark > /dev/null 2>&1; then
+    tshark -r "$C/uboe.pcapng" -x 2> /dev/null > "$tmp/x.ts"
+    cmp -s "$tmp/x.ub" "$tmp/x.ts" && ok || { bad "-x lines differ from tshark -x (uboe)"; diff "$tmp/x.ts" "$tmp/x.ub" | head; }
+fi
+# a multi-block DLLDP: the record, then the de-interleaved network packet with its own markers
+"$U" -r "$C/multiblock.pcapng" -x -c 1 > "$tmp/xm.txt"
+same "-x multiblock: two data sources" "Frame (1060 bytes):
+De-interleaved network packet (1042 bytes):" "$(grep -v '^[0-9a-f]\{4\}  \|^-- \|^ ' "$tmp/xm.txt" | grep .)"
+same "-x multiblock: markers in the network packet" "-- 0013 ub.maetah  Memory Access ETAH, 16 bytes" "$(grep 'ub.maetah' "$tmp/xm.txt")"
+[ "$(grep -c '^[0-9a-f]\{4\}  ' "$tmp/xm.txt")" = $(( (1060 + 15) / 16 + (1042 + 15) / 16 )) ] && ok || bad "-x multiblock: hex line count"
+
+# ---------------------------------------------------------------- -t formats (ns pcapng), frame.time_delta*
+for spec in "r 0.000010000" "a 09:00:00.000020000" "ad 1970-01-01 09:00:00.000020000" "d 0.000010000" \
+    "dd 0.000000000" "e 0.000020000" "u 00:00:00.000020000" "ud 1970-01-01 00:00:00.000020000"; do
+    t=${spec%% *}
+    got=$(TZ=Asia/Tokyo "$U" -r "$C/cfg7_rtp.pcapng" -t "$t" -Y 'frame.number == 2' -T fields -e _ws.col.Time)
+    same "-t $t" "${spec#* }" "$got"
+done
+got=$("$U" -r "$C/cfg7_rtp.pcapng" -t dd -Y 'frame.number != 2' -c 3 | cut -c1-18)
+same "-t dd counts from the previous printed packet; -t r summary at ns" "     1 0.000000000
+     3 0.000020000" "$got"
+got=$("$U" -r "$C/cfg7_rtp.pcapng" -c 3 -T fields -e frame.number -e frame.time_delta -e frame.time_delta_displayed -Y 'frame.number != 2' -E separator=,)
+same "frame.time_delta, frame.time_delta_displayed" "1,0.000000000,0.000000000
+3,0.000010000,0.000020000" "$got"
+usage_err "-t ad|a|r|d|dd|e|u|ud, not 'x'" -r "$C/cfg7_rtp.pcapng" -t x
+
+# ---------------------------------------------------------------- -E: quote, occurrence, separators
+N="-r $C/noncrc.pcapng -Y frame.number==2 -T fields -e frame.number -e ub.error -e ub.lph.cfg"
+# shellcheck disable=SC2086
+{
+same "-E default" "$(printf '2\ticrc_bad,bcrc_bad,error_flag,bcrc_bad\t7')" "$("$U" $N)"
+same "-E occurrence=f" "$(printf '2\ticrc_bad\t7')" "$("$U" $N -E occurrence=f)"
+same "-E occurrence=l" "$(printf '2\tbcrc_bad\t7')" "$("$U" $N -E occurrence=l)"
+same "-E separator=, quote=d header=y" 'frame.number,ub.error,ub.lph.cfg
+"2","icrc_bad,bcrc_bad,error_flag,bcrc_bad","7"' "$("$U" $N -E separator=, -E quote=d -E header=y)"
+same "-E separator=/s aggregator=/s quote=s" "'2' 'icrc_bad bcrc_bad error_flag bcrc_bad' '7'" "$("$U" $N -E separator=/s -E aggregator=/s -E quote=s)"
+same "-E aggregator=; quote=n" "2|icrc_bad;bcrc_bad;error_flag;bcrc_bad|7" "$("$U" $N -E 'separator=|' -E 'aggregator=;' -E quote=n)"
+}
+usage_err "bad -E option 'quote=x'" -r "$C/cfg7_rtp.pcapng" -T fields -e frame.number -E quote=x
+usage_err "bad -E option 'occurrence=2'" -r "$C/cfg7_rtp.pcapng" -T fields -e frame.number -E occurrence=2
+# CSV with repeated fields is well-formed: python's csv module reads back every occurrence
+"$U" -r "$C/noncrc.pcapng" -T fields -e frame.number -e ub.error -e _ws.col.Info -E separator=, -E quote=d -E header=y > "$tmp/e.csv"
+python3 - "$tmp/e.csv" <<'PY' && ok || bad "CSV with repeated fields"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["frame.number", "ub.error", "_ws.col.Info"], rows[0]
+assert all(len(r) == 3 for r in rows), rows
+r2 = [r for r in rows if r[0] == "2"][0]
+assert r2[1].split(",") == ["icrc_bad", "bcrc_bad", "error_flag", "bcrc_bad"], r2
+PY
+
+# ---------------------------------------------------------------- _ws.col.Info == the summary line
+"$U" -r "$C/cfg7_rtp.pcapng" | sed 's/^ *[0-9]* [0-9.]* //' > "$tmp/sum.txt"
+"$U" -r "$C/cfg7_rtp.pcapng" -T fields -e _ws.col.Info > "$tmp/info.txt"
+cmp -s "$tmp/sum.txt" "$tmp/info.txt" && ok || bad "_ws.col.Info differs from the summary lines"
+
+# ---------------------------------------------------------------- --version, -v, -l
+"$U" --version > "$tmp/v.txt"
+v=$(sed -n 's/^project(ubscope VERSION \([0-9.]*\).*/\1/p' "$S/CMakeLists.txt")
+same "--version first line" "ubdump (ubscope) $v" "$(head -1 "$tmp/v.txt")"
+grep -q '^Compiled with Lua 5\.4\.[0-9]*\.$' "$tmp/v.txt" && ok || bad "--version: Lua release"
+"$U" -v | cmp -s - "$tmp/v.txt" && ok || bad "-v == --version"
+# -l: every line reaches a pipe as it is printed (the reader sees line 1 while ubdump still runs)
+"$U" -r "$C/cfg7_rtp.pcapng" > "$tmp/nol.txt"
+"$U" -r "$C/cfg7_rtp.pcapng" -l > "$tmp/l.txt"
+cmp -s "$tmp/nol.txt" "$tmp/l.txt" && ok || bad "-l changes the output"
+
 echo "t_cli_parity: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

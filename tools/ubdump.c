@@ -19,6 +19,7 @@
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
+#include "ubdump_out.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +34,8 @@
 #define MAX_MATCH 16
 
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON };
-enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT };
+enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO };
 
 static const char *const sev_name[] = { "note", "warning", "error" };
 
@@ -58,8 +60,13 @@ typedef struct app {
     long count;
     efield *e; /* -e fields, no limit */
     unsigned ne, ecap;
-    char sep, agg;
-    int header;
+    ubx_csv csv;              /* -E */
+    bool hex;                 /* -x */
+    bool tset;                /* -t given: tfmt at the capture's precision */
+    ubx_tfmt tfmt;
+    ub_capfile *cf;
+    uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
+    bool have_shown;
     uint64_t t0;
     bool have_t0;
     uint64_t npkts, nunits, nshown;
@@ -217,6 +224,10 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "frame.time_epoch") == 0) e->pseudo = PF_FRAME_TIME_EPOCH;
     else if (strcmp(name, "frame.len") == 0) e->pseudo = PF_FRAME_LEN;
     else if (strcmp(name, "ub.error") == 0) e->pseudo = PF_UB_ERROR;
+    else if (strcmp(name, "frame.time_delta") == 0) e->pseudo = PF_FRAME_TIME_DELTA;
+    else if (strcmp(name, "frame.time_delta_displayed") == 0) e->pseudo = PF_FRAME_TIME_DELTA_DISP;
+    else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
+    else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
@@ -243,6 +254,23 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
 
+/* a packet was printed: -t dd counts from it */
+static void shown(app *a, const ub_rec *r)
+{
+    a->tshown = r->ts_ns;
+    a->have_shown = true;
+}
+
+/* the previous printed packet's time (-t dd, frame.time_delta_displayed: 0 for the first one) */
+#define SHOWN_TS(a, r) ((a)->have_shown ? (a)->tshown : (r)->ts_ns)
+
+/* the time column (-t; default relative, µs) */
+static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
+{
+    if (a->tset) ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+    else ubx_time(t, n, UBX_T_R, 6, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+}
+
 /* pseudo-fields of the record (frame.*) */
 static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 {
@@ -258,6 +286,9 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
         snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
         break;
     case PF_FRAME_LEN: snprintf(t, sizeof t, "%u", r->origlen); break;
+    case PF_FRAME_TIME_DELTA: ubx_time(t, sizeof t, UBX_T_D, 9, r->ts_ns, a->t0, a->tprev, a->tshown); break;
+    case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
+    case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
     default: return false;
     }
     sb_puts(b, t);
@@ -267,10 +298,19 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
+    (void)a; /* the -E options apply when the value is printed */
+    if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
+        char sum[1024];
+        ub_summary(v, sum, sizeof sum);
+        if (b->any) sb_putc(b, UBX_OCC_SEP);
+        sb_puts(b, sum);
+        b->any = true;
+        return;
+    }
     if (e->pseudo == PF_UB_ERROR) {
         for (unsigned i = 0; i < v->nerrs; i++) {
             const ub_err_info *ei = ub_err_get(v->err[i].code);
-            if (b->any) sb_putc(b, a->agg);
+            if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_puts(b, ei ? ei->name : "?");
             b->any = true;
         }
@@ -285,7 +325,7 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
             ub_format_value(e->f[k], &val, false, buf, sizeof buf);
-            if (b->any) sb_putc(b, a->agg);
+            if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_puts(b, buf);
             b->any = true;
         }
@@ -299,7 +339,7 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     b.any = false;
     if (b.p) b.p[0] = '\0';
     if (!frame_field(a, r, e, &b)) view_field(a, a->v, e, &b);
-    if (b.n) fputs(b.p, out);
+    ubx_csv_value(out, &a->csv, b.p, b.n);
 }
 
 /* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
@@ -311,13 +351,14 @@ static void rec_line(app *a, const ub_rec *r)
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->sep);
+            if (i) putchar(a->csv.sep);
             sbuf fr = { 0 };
-            if (frame_field(a, r, &a->e[i], &fr)) fputs(fr.p, stdout);
-            else if (a->fb[i].n) fputs(a->fb[i].p, stdout);
+            if (frame_field(a, r, &a->e[i], &fr)) ubx_csv_value(stdout, &a->csv, fr.p, fr.n);
+            else ubx_csv_value(stdout, &a->csv, a->fb[i].p, a->fb[i].n);
             free(fr.p);
         }
         putchar('\n');
+        shown(a, r);
     }
     for (unsigned i = 0; i < a->ne; i++) {
         a->fb[i].n = 0;
@@ -374,7 +415,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         a->rec_units++;
         if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
         for (unsigned i = 0; i < a->ne; i++)
-            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR) view_field(a, v, &a->e[i], &a->fb[i]);
+            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
     if (a->quiet) return;
@@ -382,10 +423,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nshown++;
     if (a->out == OUT_FIELDS) {
         for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->sep);
+            if (i) putchar(a->csv.sep);
             print_efield(a, r, &a->e[i], stdout);
         }
         putchar('\n');
+        shown(a, r);
         return;
     }
     uint64_t d = r->ts_ns - a->t0;
@@ -395,15 +437,17 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_print_json(stdout, v);
         fputs("}", stdout);
         a->json_first = false;
+        shown(a, r);
         return;
     }
-    char sum[1024];
+    char sum[1024], t[64];
     ub_summary(v, sum, sizeof sum);
-    printf("%6" PRIu64 " %" PRIu64 ".%06" PRIu64 " %s\n", r->frame, d / 1000000000u, (d % 1000000000u) / 1000u, sum);
-    if (a->verbose) {
-        ub_print_tree(stdout, v);
-        putchar('\n');
-    }
+    pkt_time(a, r, t, sizeof t);
+    printf("%6" PRIu64 " %s %s\n", r->frame, t, sum);
+    if (a->verbose) ub_print_tree(stdout, v);
+    if (a->hex) ubx_hexdump(stdout, v, data, len);
+    else if (a->verbose) putchar('\n');
+    shown(a, r);
 }
 
 /* ub_units callback: one decodable unit */
@@ -426,7 +470,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
     LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR,
-    LO_THREADS
+    LO_THREADS, LO_VERSION
 };
 
 static app A;
@@ -448,11 +492,11 @@ int main(int argc, char **argv)
     ub_state_cfg *scfg = &acfg.state;
     a->out = OUT_TEXT;
     a->count = -1;
-    a->sep = '\t';
-    a->agg = ',';
+    ubx_csv_default(&a->csv);
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
+    bool line_buf = false;
     long examples = -1;
     /* Lua */
     enum { MAX_LUA = 64 };
@@ -484,11 +528,12 @@ int main(int argc, char **argv)
         { "lua-memory", required_argument, NULL, LO_LUAMEM },
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
         { "threads", required_argument, NULL, LO_THREADS },
+        { "version", no_argument, NULL, LO_VERSION },
         { 0, 0, 0, 0 }
     };
     int c;
     unsigned long long u;
-    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lv", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'V': a->verbose = 1; break;
@@ -507,12 +552,18 @@ int main(int argc, char **argv)
             }
             break;
         }
-        case 'E':
-            if (strncmp(optarg, "header=", 7) == 0) a->header = optarg[7] == 'y';
-            else if (strncmp(optarg, "separator=", 10) == 0) a->sep = strcmp(optarg + 10, "/t") == 0 ? '\t' : optarg[10];
-            else if (strncmp(optarg, "aggregator=", 11) == 0) a->agg = optarg[11];
-            else { fprintf(stderr, "ubdump: unknown -E option '%s'\n", optarg); return 2; }
+        case 'E': {
+            char eerr[200];
+            if (ubx_csv_option(&a->csv, optarg, eerr, sizeof eerr) != 0) { fprintf(stderr, "ubdump: %s\n", eerr); return 2; }
             break;
+        }
+        case 'x': a->hex = true; break;
+        case 't':
+            if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
+            a->tset = true;
+            break;
+        case 'l': line_buf = true; break;
+        case 'v': case LO_VERSION: ubx_version(stdout); return 0;
         case 'c':
             if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
                 fprintf(stderr, "ubdump: -c needs a record count 1..10^15, not '%s'\n", optarg);
@@ -664,7 +715,7 @@ int main(int argc, char **argv)
     }
 
     char err[256];
-    ub_capfile *cf = ub_cap_open(file, err, sizeof err);
+    ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
@@ -700,9 +751,9 @@ int main(int argc, char **argv)
     a->tlast = a->tstart;
 
     static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (a->out == OUT_FIELDS && a->header && !a->quiet) {
-        for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->sep, 0 } : "", a->e[i].name);
+    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
+    if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
+        for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
     if (a->out == OUT_JSON && !a->quiet) fputs("[\n", stdout);
@@ -714,12 +765,13 @@ int main(int argc, char **argv)
     }
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
-        if (!a->have_t0) { a->t0 = r.ts_ns; a->have_t0 = true; }
+        if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
         a->rec_mode = false;
+        a->tprev = r.ts_ns;
         if (a->oom) break;
     }
     if (rc < 0) {

@@ -498,6 +498,16 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen)
     return c;
 }
 
+unsigned ub_cap_ts_digits(const ub_capfile *c, uint32_t ifindex)
+{
+    if (!c->pcapng) return c->pcap_ns ? 9u : 6u;
+    if (ifindex >= c->nifs) return 6u;
+    const cap_if *ifc = &c->ifs[ifindex];
+    /* 2^-e s: the decimal digits that resolve it, ceil(e * log10 2) */
+    unsigned d = ifc->res_pow2 ? (unsigned)((ifc->res_exp * 30103u + 99999u) / 100000u) : ifc->res_exp;
+    return d > 9 ? 9u : d;
+}
+
 int ub_cap_next(ub_capfile *c, ub_rec *r)
 {
     if (!c || c->failed) return -1;

@@ -32,6 +32,9 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen);
 int ub_cap_next(ub_capfile *c, ub_rec *r);
 const char *ub_cap_error(const ub_capfile *c);
 bool ub_cap_is_pcapng(const ub_capfile *c);
+/* fractional digits of the timestamps of interface ifindex of the current section: 6 (µs pcap, pcapng
+ * without if_tsresol), 9 (ns pcap, if_tsresol 9), ... capped at 9 (ub_rec carries ns) */
+unsigned ub_cap_ts_digits(const ub_capfile *c, uint32_t ifindex);
 /* link type of the first interface (pcap: the file's) */
 uint32_t ub_cap_linktype(const ub_capfile *c);
 void ub_cap_close(ub_capfile *c);
