@@ -140,5 +140,40 @@ grep -q '^Compiled with Lua 5\.4\.[0-9]*\.$' "$tmp/v.txt" && ok || bad "--versio
 "$U" -r "$C/cfg7_rtp.pcapng" -l > "$tmp/l.txt"
 cmp -s "$tmp/nol.txt" "$tmp/l.txt" && ok || bad "-l changes the output"
 
+# ---------------------------------------------------------------- -w: pcapng of the selected records
+for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done
+# two interfaces (UB link records with outbound direction flags + UBoE on Ethernet), two comments
+mergecap -w "$tmp/m.pcapng" "$C/audit_linkup.pcapng" "$C/uboe.pcapng"
+editcap -a 2:"second frame" -a 5:'a "quoted" comment' -a 177:"uboe 1" "$tmp/m.pcapng" "$tmp/mc.pcapng"
+TSF="-T fields -e frame.interface_id -e frame.encap_type -e frame.packet_flags_direction -e frame.comment -e frame.len -e frame.cap_len -e frame.time_epoch"
+FILT='frame.number == 2 || frame.number == 5 || frame.number == 9 || ub.eth'
+"$U" -r "$tmp/mc.pcapng" -w "$tmp/w.pcapng" -Y "$FILT" > "$tmp/w.out" 2> "$tmp/w.err"
+[ ! -s "$tmp/w.out" ] && [ ! -s "$tmp/w.err" ] && ok || bad "-w prints nothing without -P: $(cat "$tmp/w.out" "$tmp/w.err")"
+sel=$("$U" -r "$tmp/mc.pcapng" -Y "$FILT" -T fields -e frame.number | tr '\n' ',' | sed 's/,$//')
+same "-w selection" "2,5,9,177,178,179" "$sel"
+# shellcheck disable=SC2086
+tshark -r "$tmp/mc.pcapng" -Y "frame.number in {$sel}" $TSF 2> /dev/null > "$tmp/w.want"
+# shellcheck disable=SC2086
+tshark -r "$tmp/w.pcapng" $TSF 2> /dev/null > "$tmp/w.got"
+cmp -s "$tmp/w.want" "$tmp/w.got" && ok || { bad "-w: interfaces/link types/flags/comments/lengths/times differ (tshark)"; diff "$tmp/w.want" "$tmp/w.got"; }
+same "-w: comments kept" "second frame|a \"quoted\" comment|uboe 1" "$(cut -f4 "$tmp/w.got" | grep . | paste -sd'|')"
+same "-w: capinfos" "6 2" "$(capinfos -T -r -c "$tmp/w.pcapng" | cut -f2) $(capinfos -I "$tmp/w.pcapng" | grep -c '^Interface #')"
+# re-read by ubdump: the same packet lines as the selection from the source (frames renumbered)
+"$U" -r "$tmp/mc.pcapng" -Y "$FILT" -t e | cut -c8- > "$tmp/w.sum1"
+"$U" -r "$tmp/w.pcapng" -t e | cut -c8- > "$tmp/w.sum2"
+cmp -s "$tmp/w.sum1" "$tmp/w.sum2" && ok || bad "-w: ubdump reads back different packets"
+# -P prints while writing; -w - writes to stdout (and the -q totals go to stderr)
+"$U" -r "$C/cfg7_rtp.pcapng" -w "$tmp/p.pcapng" -P -c 2 > "$tmp/p.out"
+same "-P" "2" "$(wc -l < "$tmp/p.out")"
+"$U" -r "$C/cfg7_rtp.pcapng" -q -w - 2> "$tmp/q.err" | "$U" -r - > "$tmp/pipe.txt"
+"$U" -r "$C/cfg7_rtp.pcapng" | cmp -s - "$tmp/pipe.txt" && ok || bad "-w - | ubdump -r -"
+same "-w - -q totals on stderr" "10 records: 10 UB, 0 other (not UB)" "$(cat "$tmp/q.err")"
+# nothing selected: a valid pcapng with the interfaces and no packets
+"$U" -r "$tmp/mc.pcapng" -w "$tmp/none.pcapng" -Y 'ub.btah.taopcode == "Atomic_fetch_add"'
+same "-w empty selection" "0 2" "$(capinfos -T -r -c "$tmp/none.pcapng" | cut -f2) $(capinfos -I "$tmp/none.pcapng" | grep -c '^Interface #')"
+usage_err "-w - writes the capture to standard output" -r "$C/cfg7_rtp.pcapng" -w - -P
+usage_err "-P needs -w FILE" -r "$C/cfg7_rtp.pcapng" -P
+usage_err "-w $tmp/no/such/dir/x.pcapng" -r "$C/cfg7_rtp.pcapng" -w "$tmp/no/such/dir/x.pcapng"
+
 echo "t_cli_parity: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

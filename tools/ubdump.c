@@ -67,6 +67,8 @@ typedef struct app {
     ub_capfile *cf;
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
+    ubx_writer *wr;           /* -w */
+    bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
     uint64_t npkts, nunits, nshown;
@@ -348,6 +350,7 @@ static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
     if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    if (!a->yf || a->rec_match) a->rec_sel = true;
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
@@ -418,8 +421,10 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
             if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
-    if (a->quiet) return;
+    if (a->quiet && !a->wr) return;
     if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
+    a->rec_sel = true;
+    if (a->quiet) return; /* -w without -P */
     a->nshown++;
     if (a->out == OUT_FIELDS) {
         for (unsigned i = 0; i < a->ne; i++) {
@@ -496,7 +501,8 @@ int main(int argc, char **argv)
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
-    bool line_buf = false;
+    bool line_buf = false, wprint = false;
+    const char *wpath = NULL;
     long examples = -1;
     /* Lua */
     enum { MAX_LUA = 64 };
@@ -533,7 +539,7 @@ int main(int argc, char **argv)
     };
     int c;
     unsigned long long u;
-    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lv", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:P", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'V': a->verbose = 1; break;
@@ -563,6 +569,8 @@ int main(int argc, char **argv)
             a->tset = true;
             break;
         case 'l': line_buf = true; break;
+        case 'w': wpath = optarg; break;
+        case 'P': wprint = true; break;
         case 'v': case LO_VERSION: ubx_version(stdout); return 0;
         case 'c':
             if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
@@ -665,7 +673,7 @@ int main(int argc, char **argv)
         lcfg.tool = "ubdump";
         lcfg.builtin_findings = a->audit;
         /* print() goes where packet lines go; a json/sarif/junit report on stdout owns it */
-        lcfg.out = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path ? stderr : stdout;
+        lcfg.out = (a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path) || (wpath && strcmp(wpath, "-") == 0) ? stderr : stdout;
         int lrc = 0;
         rules = a->rules = ub_ruleset_new();
         a->lua = ub_lua_new(&lcfg);
@@ -706,9 +714,13 @@ int main(int argc, char **argv)
     acfg.examples = examples >= 0 ? (unsigned)examples : a->afmt == UB_REPORT_TEXT ? 5u : 100u;
     /* a machine-readable report on stdout owns stdout */
     bool report_owns_stdout = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path;
-    if (report_owns_stdout) a->quiet = 1;
-    FILE *zout = report_owns_stdout ? stderr : stdout;
-    FILE *aout = stdout;
+    /* -w - : the capture owns stdout, everything else goes to stderr; -w prints packets only with -P */
+    bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
+    if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
+    if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
+    FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
+    FILE *aout = w_stdout ? stderr : stdout;
     if (a->aout_path && strcmp(a->aout_path, "-") != 0) {
         aout = fopen(a->aout_path, "w");
         if (!aout) { fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno)); return 2; }
@@ -756,6 +768,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
+    if (wpath && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if (a->out == OUT_JSON && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
@@ -772,6 +785,12 @@ int main(int argc, char **argv)
         if (a->rec_mode) rec_line(a, &r);
         a->rec_mode = false;
         a->tprev = r.ts_ns;
+        if (a->wr && (a->rec_sel || !a->yf) && ubx_writer_rec(a->wr, cf, &r) != 0) {
+            fprintf(stderr, "ubdump: %s: write error\n", wpath);
+            status = 2;
+            break;
+        }
+        a->rec_sel = false;
         if (a->oom) break;
     }
     if (rc < 0) {
@@ -781,8 +800,12 @@ int main(int argc, char **argv)
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
     if (a->out == OUT_JSON && !a->quiet) fputs("\n]\n", stdout);
-    if (a->quiet && !report_owns_stdout)
-        printf("%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if (user_quiet && !report_owns_stdout)
+        fprintf(w_stdout ? stderr : stdout, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if (a->wr && ubx_writer_close(a->wr, cf) != 0) {
+        fprintf(stderr, "ubdump: %s: write error\n", wpath);
+        status = 2;
+    }
     if (a->npkts && !a->nub && rc >= 0) /* once: a file without UB is worth knowing about */
         fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
                         "UDP: destination port %u%s, or the strict heuristic%s)\n",
@@ -843,7 +866,7 @@ int main(int argc, char **argv)
         if (a->afmt == UB_REPORT_TEXT && aout == stdout && !a->quiet) fputc('\n', aout);
         if (ub_report_write(aout, a->afmt, all, &ri) != 0) ast = 2;
         status = ast;
-        if (aout != stdout && fclose(aout) != 0) {
+        if (aout != stdout && aout != stderr && fclose(aout) != 0) {
             fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno));
             status = 2;
         }

@@ -40,6 +40,15 @@ int ubx_csv_option(ubx_csv *c, const char *opt, char *err, size_t errlen);
 /* writes one field value: the occurrences in vals (joined by agg, selected by occurrence), quoted */
 void ubx_csv_value(FILE *f, const ubx_csv *c, const char *vals, size_t len);
 
+/* -w FILE: the selected records as pcapng ("-" = stdout), with the source's interfaces (link type,
+ * name; ids kept within a section, sections appended), direction flags, original lengths and comments */
+#include "ubparse/capfile.h"
+typedef struct ubx_writer ubx_writer;
+ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen);
+int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
+/* also writes the interfaces not used by any written record; 0 ok, -1 I/O error */
+int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);
+
 /* --version / -v */
 void ubx_version(FILE *f);
 
