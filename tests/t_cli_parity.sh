@@ -175,5 +175,117 @@ usage_err "-w - writes the capture to standard output" -r "$C/cfg7_rtp.pcapng" -
 usage_err "-P needs -w FILE" -r "$C/cfg7_rtp.pcapng" -P
 usage_err "-w $tmp/no/such/dir/x.pcapng" -r "$C/cfg7_rtp.pcapng" -w "$tmp/no/such/dir/x.pcapng"
 
+# ---------------------------------------------------------------- -T ubjson: docs/ubjson.schema.json
+n=0
+for cap in "$C"/*.pcapng; do
+    o=
+    case $cap in */noncrc.pcapng) o=--noncrc ;; esac
+    # shellcheck disable=SC2086
+    "$U" $o -r "$cap" -T ubjson > "$tmp/$(basename "$cap" .pcapng).ubjson"
+    n=$((n + 1))
+done
+got=$(python3 - "$S/docs/ubjson.schema.json" "$tmp"/*.ubjson <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+n = 0
+for p in sys.argv[2:]:
+    d = json.load(open(p))
+    for e in v.iter_errors(d):
+        print(p, e.message[:200], list(e.path))
+        sys.exit(1)
+    n += len(d)
+# the schema can fail: a wrong shape is rejected
+bad = [{"frame": 0, "time_relative": 0, "len": 1, "entry": "flit", "ub": {"layers": [], "errors": []}}]
+assert not v.is_valid(bad)
+print(n)
+PY
+)
+same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 864 "$got"
+
+# ---------------------------------------------------------------- -T json / -T ek vs tshark with our plugin
+PLUGIN=
+for p in "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
+if [ -z "$PLUGIN" ]; then
+    bad "plugin not built (needs -DUB_DISSECTOR=ON): -T json not compared with tshark"
+else
+    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
+    fail() { echo "FAIL: $*"; exit 1; }
+    mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
+    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
+    . "$S/tests/tshark_lib.sh"
+    ub_require_plugin
+    "$U" -G fields | cut -f1 > "$tmp/schema.txt"
+    # every UB capture whose packets the plugin dissects alone (not: raw flit streams, grouped per
+    # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads, Wireshark's dissectors)
+    for cap in "$C"/*.pcapng; do
+        name=$(basename "$cap" .pcapng)
+        case $name in stream | audit_nob | noncrc | mixed_eth | cfg3_ipv4 | cfg3_plain_ip) continue ;; esac
+        cp "$cap" "$tmp/cap.pcapng"
+        chmod a+r "$tmp/cap.pcapng"
+        ts -r "$tmp/cap.pcapng" -T json > "$tmp/t.json" 2> /dev/null
+        "$U" -r "$cap" -T json > "$tmp/u.json"
+        if python3 - "$tmp/u.json" "$tmp/t.json" "$tmp/schema.txt" <<'PY'; then ok; else bad "$name: -T json differs from tshark -T json"; fi
+import json, sys
+load = lambda p: json.load(open(p), object_pairs_hook=lambda kv: kv)  # keep repeated keys, as tshark writes them
+def walk(obj, path, vals, paths):
+    for k, v in obj:
+        if isinstance(v, list):
+            paths.append(path + "/" + k)
+            walk(v, path + "/" + k, vals, paths)
+        else:
+            vals.append((k, v))
+schema = set(open(sys.argv[3]).read().split())
+ub, ts = load(sys.argv[1]), load(sys.argv[2])
+assert len(ub) == len(ts), (len(ub), len(ts))
+FRAME = ["frame.number", "frame.len", "frame.cap_len", "frame.time_epoch", "frame.time_relative",
+         "frame.time_delta", "frame.interface_id"]
+bad = 0
+for a, b in zip(ub, ts):
+    da, db = dict(a), dict(b)
+    assert [k for k, _ in a] == ["_index", "_type", "_score", "_source"] and da["_type"] == "doc"
+    assert da["_index"] == db["_index"] and da["_score"] is None
+    la, lb = dict(dict(da["_source"])["layers"]), dict(dict(db["_source"])["layers"])
+    fa, fb = dict(la["frame"]), dict(lb["frame"])
+    for k in FRAME:
+        if fa.get(k) != fb.get(k):
+            print(fa.get("frame.number"), k, fa.get(k), fb.get(k)); bad += 1
+    va, pa, vb, pb = [], [], [], []
+    walk(la.get("ub", []), "ub", va, pa)
+    walk(lb.get("ub", []), "ub", vb, pb)
+    va = [kv for kv in va if kv[0] in schema]
+    vb = [kv for kv in vb if kv[0] in schema]
+    pb = [p for p in pb if "ub.analysis" not in p and "_ws.expert" not in p]
+    if va != vb or pa != pb:
+        print(fa.get("frame.number"), [(x, y) for x, y in zip(va, vb) if x != y][:2], pa, pb); bad += 1
+    for proto in ("eth", "vlan", "ip", "udp"):
+        if (proto in la) != (proto in lb): print(fa.get("frame.number"), "layer", proto); bad += 1
+sys.exit(1 if bad else 0)
+PY
+    done
+    # -T ek: an index line and a document per packet; frame and ub members equal tshark's
+    cp "$C/urpc.pcapng" "$tmp/cap.pcapng"
+    ts -r "$tmp/cap.pcapng" -T ek > "$tmp/t.ek" 2> /dev/null
+    "$U" -r "$C/urpc.pcapng" -T ek > "$tmp/u.ek"
+    same "-T ek lines (urpc: 3 packets)" 6 "$(wc -l < "$tmp/u.ek")"
+    python3 - "$tmp/u.ek" "$tmp/t.ek" <<'PY' && ok || bad "-T ek differs from tshark -T ek"
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == len(b) == 6
+for x, y in zip(a[0::2], b[0::2]):
+    assert x == y, (x, y)
+n = 0
+for x, y in zip(a[1::2], b[1::2]):
+    assert x["timestamp"] == y["timestamp"]
+    for proto in ("frame", "ub"):
+        for k, v in x["layers"][proto].items():
+            assert y["layers"][proto].get(k, "MISSING") == v, (proto, k, v, y["layers"][proto].get(k))
+            n += 1
+assert n > 100, n
+PY
+fi
+
 echo "t_cli_parity: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

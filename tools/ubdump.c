@@ -33,7 +33,7 @@
 
 #define MAX_MATCH 16
 
-enum { OUT_TEXT, OUT_FIELDS, OUT_JSON };
+enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
        PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO };
 
@@ -436,7 +436,15 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         return;
     }
     uint64_t d = r->ts_ns - a->t0;
-    if (a->out == OUT_JSON) {
+    if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
+        ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
+        if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
+        else ubx_ek_packet(stdout, &p);
+        a->json_first = false;
+        shown(a, r);
+        return;
+    }
+    if (a->out == OUT_UBJSON) {
         printf("%s  {\"frame\":%" PRIu64 ",\"time_relative\":%" PRIu64 ".%09" PRIu64 ",\"len\":%u,\"entry\":\"%s\",\"ub\":",
                a->json_first ? "" : ",\n", r->frame, d / 1000000000u, d % 1000000000u, len, entry_name(v->entry));
         ub_print_json(stdout, v);
@@ -547,7 +555,9 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "text") == 0) a->out = OUT_TEXT;
             else if (strcmp(optarg, "fields") == 0) a->out = OUT_FIELDS;
             else if (strcmp(optarg, "json") == 0) a->out = OUT_JSON;
-            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json)\n", optarg); return 2; }
+            else if (strcmp(optarg, "ek") == 0) a->out = OUT_EK;
+            else if (strcmp(optarg, "ubjson") == 0) a->out = OUT_UBJSON;
+            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson)\n", optarg); return 2; }
             break;
         case 'e': {
             int er = add_efield(a, optarg);
@@ -769,7 +779,7 @@ int main(int argc, char **argv)
         putchar('\n');
     }
     if (wpath && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
-    if (a->out == OUT_JSON && !a->quiet) fputs("[\n", stdout);
+    if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
     if (a->out == OUT_FIELDS) {
@@ -799,7 +809,7 @@ int main(int argc, char **argv)
     }
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
-    if (a->out == OUT_JSON && !a->quiet) fputs("\n]\n", stdout);
+    if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout)
         fprintf(w_stdout ? stderr : stdout, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
     if (a->wr && ubx_writer_close(a->wr, cf) != 0) {

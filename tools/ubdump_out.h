@@ -49,6 +49,17 @@ int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
 /* also writes the interfaces not used by any written record; 0 ok, -1 I/O error */
 int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);
 
+/* -T json / -T ek in tshark's shape (ubdump_json.c) */
+typedef struct ubx_pkt {
+    const ub_rec *r;
+    const ub_view *v;
+    uint32_t len;                  /* bytes of the unit */
+    uint64_t t0, prev, prev_shown; /* first, previous and previous printed packet's time */
+    bool pcapng;                   /* frame.interface_id exists */
+} ubx_pkt;
+void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
+void ubx_ek_packet(FILE *f, const ubx_pkt *p);
+
 /* --version / -v */
 void ubx_version(FILE *f);
 

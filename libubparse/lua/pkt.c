@@ -767,7 +767,7 @@ const ubl_reg ubl_pkt_regs[] = {
       "an error otherwise, never a silent `false`." },
     { "match", pm_match, NULL, "pkt:match(filter) → boolean", "Does the packet match a display filter (string or `ub.filter`)?" },
     { "tree", pm_tree, NULL, "pkt:tree() → string", "The verbose tree (`ubdump -V`)." },
-    { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T json`." },
+    { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T ubjson`." },
     { NULL, NULL, NULL, NULL, NULL }
 };
 
