@@ -975,6 +975,8 @@ static void parse_primary(parser *p)
     case T_RP: perr(p, t.pos, "unexpected ')'"); return;
     case T_STR: perr(p, t.pos, "a quoted value must follow a field and a comparison operator"); return;
     case T_CMP: perr(p, t.pos, "comparison operator without a field before it"); return;
+    case T_IN: perr(p, t.pos, "'in' must follow a field name"); return;
+    case T_LBR: case T_LB: perr(p, t.pos, "'%c' must follow 'in' (a set) or a field (a slice)", p->s[t.pos]); return;
     case T_AND: case T_OR: case T_XOR: perr(p, t.pos, "'%.*s' without an operand before it", (int)t.len, p->s + t.pos); return;
     default: perr(p, t.pos, "unexpected character '%c'", p->s[t.pos]); return;
     }
