@@ -122,6 +122,8 @@ static void usage(FILE *f)
             "  -E header=y|n    with -T fields: print the field names first; -E separator=C, -E aggregator=C\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
+            "                   'ip.addr == 10.0.0.0/8', 'ub.rtph.psn in {1..5}', 'ub.analysis.retransmission';\n"
+            "                   Wireshark's language and names (docs/filters.md)\n"
             "                   (the audit and the statistics still see every packet)\n"
             "  -c COUNT         stop after COUNT records\n"
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
