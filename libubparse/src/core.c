@@ -158,10 +158,64 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
     return -1;
 }
 
-#define UB_RSVD_MAGIC 0x5542525356444d31ull /* "UBRSVDM1" */
+#define UB_RSVD_MAGIC 0x5542525356444d32ull /* "UBRSVDM2" */
+#define UB_RSVD_SPAN 32u                      /* bytes covered by ub_view.rsvd_mask */
 
 static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f);
 
+/* A reserved row the byte mask can stand for: plain bits or whole bytes, no virtual value, inside the
+ * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
+static bool rsvd_maskable(const ub_field *f)
+{
+    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL)) return false;
+    if (f->bits == 0 || f->bit_off + f->bits > UB_RSVD_SPAN * 8u) return false;
+    if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) return f->bits <= 64;
+    return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
+}
+
+/* Derive the reserved rows of table h for the view's cache (once per table and view). */
+static void rsvd_learn(ub_view *v, const ub_hdr *h)
+{
+    uint64_t rows = 0, slow = 0;
+    uint8_t m[UB_RSVD_SPAN];
+    unsigned span = 0;
+    memset(m, 0, sizeof m);
+    for (unsigned i = 0; i < h->nfields; i++) {
+        const ub_field *f = &h->fields[i];
+        if (!(f->flags & UB_FF_RSVD)) continue;
+        rows |= 1ull << i;
+        if (!rsvd_maskable(f)) {
+            slow |= 1ull << i;
+            continue;
+        }
+        for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
+        if ((f->bit_off + f->bits + 7u) / 8u > span) span = (f->bit_off + f->bits + 7u) / 8u;
+    }
+    v->rsvd_rows[h->id] = rows;
+    v->rsvd_slow[h->id] = slow;
+    v->rsvd_span[h->id] = (uint8_t)span;
+    memcpy(v->rsvd_mask[h->id], m, sizeof m); /* memory order: loaded words line up with the data */
+}
+
+/* Any reserved bit under the mask set in the first `span` bytes of p? */
+static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, uint32_t len)
+{
+    uint64_t acc = 0, w;
+    unsigned k = 0;
+    if (len >= (span + 7u) / 8u * 8u) {
+        for (; k * 8u < span; k++) {
+            memcpy(&w, p + 8u * k, 8);
+            acc |= w & mask[k];
+        }
+        return acc != 0;
+    }
+    const uint8_t *mb = (const uint8_t *)mask;
+    for (unsigned i = 0; i < span; i++) acc |= (uint64_t)(p[i] & mb[i]);
+    return acc != 0;
+}
+
+/* §0.2: reserved fields must be zero. One masked compare over the header's reserved bits; only when
+ * it finds one set (or the layer is short) are the rows read one by one, in table order. */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
     const ub_hdr *h = l->hdr;
@@ -171,18 +225,20 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
         /* an entry counts only with the view's magic AND its own tag (storage may be recycled) */
         uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8) ^ ((unsigned)h->vidx << 12));
         uint64_t valid = h->nfields == 64 ? ~0ull : (1ull << h->nfields) - 1u;
-        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag || (v->rsvd_rows[h->id] & ~valid)) {
+        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag) {
             if (v->rsvd_magic != UB_RSVD_MAGIC) {
                 memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
                 v->rsvd_magic = UB_RSVD_MAGIC;
             }
-            uint64_t m = 0;
-            for (unsigned i = 0; i < h->nfields; i++)
-                if (h->fields[i].flags & UB_FF_RSVD) m |= 1ull << i;
-            v->rsvd_rows[h->id] = m;
+            rsvd_learn(v, h);
             v->rsvd_tag[h->id] = tag;
         }
-        for (uint64_t m = v->rsvd_rows[h->id]; m; m &= m - 1)
+        /* (masked with what is valid for h: the cache lives in caller memory) */
+        uint64_t m = v->rsvd_rows[h->id] & valid;
+        unsigned span = v->rsvd_span[h->id];
+        if (span && span <= UB_RSVD_SPAN && l->len >= span && !rsvd_any(v->rsvd_mask[h->id], l->data, span, l->len))
+            m &= v->rsvd_slow[h->id]; /* the masked rows are all zero */
+        for (; m; m &= m - 1)
             check_rsvd_row(d, l, &h->fields[__builtin_ctzll(m)]);
         return;
     }

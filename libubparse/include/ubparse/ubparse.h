@@ -326,6 +326,11 @@ typedef struct ub_view {
     uint64_t rsvd_magic;
     uint64_t rsvd_rows[UB_H__COUNT];
     uint16_t rsvd_tag[UB_H__COUNT];
+    /* the same rows as one bit mask over the first UB_RSVD_SPAN bytes (rows that fit there), the
+     * bytes the mask needs, and the reserved rows it does not cover (checked row by row) */
+    uint64_t rsvd_mask[UB_H__COUNT][4];
+    uint64_t rsvd_slow[UB_H__COUNT];
+    uint8_t rsvd_span[UB_H__COUNT];
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view
