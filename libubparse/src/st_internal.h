@@ -125,6 +125,7 @@ struct ub_state {
     ub_state_cfg cfg;
     ub_finding_cb fcb;
     void *fctx;
+    ub_finding_keep_cb fkeep;         /* NULL: every finding is kept (format its keytext) */
     ub_match_cb mcb;
     void *mctx;
     ub_note_cb ncb;
@@ -150,6 +151,11 @@ struct ub_state {
 
 /* Emit a finding. frames: up to UB_FINDING_FRAMES related frames (0 = none); vals: nvals values.
  * keytext may be NULL. Severity defaults to the rule's; pass sev >= 0 to lower/raise it. */
+/* Format the keytext of a finding of `rule` at `frame`? (false: it would only be counted) */
+static inline bool ub_st_want_text(const ub_state *s, unsigned rule, uint64_t frame)
+{
+    return s->fcb && (!s->fkeep || s->fkeep(s->fctx, rule, frame));
+}
 void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
                 const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext);
 /* shorthand: one related frame, up to two values */
