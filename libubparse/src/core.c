@@ -158,10 +158,17 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
     return -1;
 }
 
-#define UB_RSVD_MAGIC 0x5542525356444d32ull /* "UBRSVDM2" */
+#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3" */
 #define UB_RSVD_SPAN 32u                      /* bytes covered by ub_view.rsvd_mask */
 
 static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f);
+
+/* rows m of l's table one by one, in table order (out of line: the common case never gets here) */
+__attribute__((noinline)) static void check_rsvd_rows(ub_dec *d, const ub_layer *l, uint64_t m)
+{
+    for (; m; m &= m - 1)
+        check_rsvd_row(d, l, &l->hdr->fields[__builtin_ctzll(m)]);
+}
 
 /* A reserved row the byte mask can stand for: plain bits or whole bytes, no virtual value, inside the
  * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
@@ -197,7 +204,7 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
     memcpy(v->rsvd_mask[h->id], m, sizeof m); /* memory order: loaded words line up with the data */
 }
 
-/* Any reserved bit under the mask set in the first `span` bytes of p? */
+/* Any reserved bit under the mask set in the first `span` bytes of p (len >= span present)? */
 static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, uint32_t len)
 {
     uint64_t acc = 0, w;
@@ -208,6 +215,12 @@ static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, ui
             acc |= w & mask[k];
         }
         return acc != 0;
+    }
+    if (span <= 4 && len >= 4) { /* 4-byte headers (LPH, BCRC, ...) */
+        uint32_t w4, m4;
+        memcpy(&w4, p, 4);
+        memcpy(&m4, mask, 4);
+        return (w4 & m4) != 0;
     }
     const uint8_t *mb = (const uint8_t *)mask;
     for (unsigned i = 0; i < span; i++) acc |= (uint64_t)(p[i] & mb[i]);
@@ -221,25 +234,21 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     const ub_hdr *h = l->hdr;
     ub_view *v = d->v;
     if (h->nfields <= 64 && h->id < UB_H__COUNT) {
-        /* reserved rows of this table, derived from the schema once per view */
-        /* an entry counts only with the view's magic AND its own tag (storage may be recycled) */
-        uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8) ^ ((unsigned)h->vidx << 12));
-        uint64_t valid = h->nfields == 64 ? ~0ull : (1ull << h->nfields) - 1u;
-        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag) {
+        /* reserved rows of this table, derived from the schema once per view; an entry counts only
+         * with the view's magic AND the table it was derived from (storage may be recycled) */
+        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_hdr[h->id] != h) {
             if (v->rsvd_magic != UB_RSVD_MAGIC) {
-                memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+                memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
                 v->rsvd_magic = UB_RSVD_MAGIC;
             }
             rsvd_learn(v, h);
-            v->rsvd_tag[h->id] = tag;
+            v->rsvd_hdr[h->id] = h;
         }
-        /* (masked with what is valid for h: the cache lives in caller memory) */
-        uint64_t m = v->rsvd_rows[h->id] & valid;
+        uint64_t m = v->rsvd_rows[h->id];
         unsigned span = v->rsvd_span[h->id];
-        if (span && span <= UB_RSVD_SPAN && l->len >= span && !rsvd_any(v->rsvd_mask[h->id], l->data, span, l->len))
-            m &= v->rsvd_slow[h->id]; /* the masked rows are all zero */
-        for (; m; m &= m - 1)
-            check_rsvd_row(d, l, &h->fields[__builtin_ctzll(m)]);
+        if (span && l->len >= span && !rsvd_any(v->rsvd_mask[h->id], l->data, span, l->len))
+            m = v->rsvd_slow[h->id]; /* the masked rows are all zero */
+        if (m) check_rsvd_rows(d, l, m);
         return;
     }
     const ub_field *f = h->fields, *fend = f + h->nfields;
@@ -629,7 +638,7 @@ static void dec_eth(ub_dec *d)
 void ub_view_init(ub_view *v)
 {
     v->rsvd_magic = 0;
-    memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+    memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
     v->nlayers = 0;
     v->nerrs = 0;
 }

@@ -17,14 +17,24 @@ typedef struct ub_fh {
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
+/* ub_field_value's integer for f in l (plain bit rows read inline); false when not present */
+static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
+{
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)))
+        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, u);
+    ub_val v;
+    bool ok = ub_field_value(l, f, &v) == 0;
+    *u = ok ? v.u : 0;
+    return ok;
+}
 /* value of the handle's field in layer l (0 when l is NULL or has no such field) */
 static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return 0;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        ub_val v;
-        return ub_field_value(l, fh->f[i], &v) == 0 ? v.u : 0;
+        uint64_t u;
+        return ub_fh_read(l, fh->f[i], &u) ? u : 0;
     }
     return 0;
 }
@@ -32,8 +42,8 @@ static inline bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return false;
     for (unsigned i = 0; i < fh->n; i++) {
-        ub_val v;
-        if (fh->h[i] == l->hdr) return ub_field_value(l, fh->f[i], &v) == 0;
+        uint64_t u;
+        if (fh->h[i] == l->hdr) return ub_fh_read(l, fh->f[i], &u);
     }
     return false;
 }
