@@ -101,15 +101,6 @@ static inline bool ub_rd_bits(const uint8_t *p, uint32_t len, uint32_t bit_off, 
     uint32_t first = bit_off >> 3, nb = (uint32_t)((end - 1) >> 3) - first + 1; /* 1..9 bytes */
     uint32_t lead = bit_off & 7u;
     uint64_t v = 0;
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (nb <= 8 && (uint64_t)first + 8u <= len) { /* one big-endian load when 8 bytes are there */
-        memcpy(&v, p + first, 8);
-        v = __builtin_bswap64(v) >> (64u - lead - bits);
-        if (bits < 64) v &= (1ull << bits) - 1u;
-        *out = v;
-        return true;
-    }
-#endif
     uint32_t n8 = nb > 8 ? 8 : nb;
     for (uint32_t i = 0; i < n8; i++) v = (v << 8) | p[first + i];
     if (nb <= 8) {
