@@ -11,7 +11,7 @@
 #   q        ubdump -q                                   read + full decode, totals only
 #   fields   ubdump -T fields -e ub.lph.cfg -e ub.btah.taopcode   decode + two fields per packet
 #   audit    ubdump -q --audit                           decode + the protocol-state engine (-j 1)
-#   audit-j2 ubdump -q --audit -j 2                      the same with worker threads
+#   audit-t2 ubdump -q --audit --threads 2                 the same with worker threads
 #   tshark   tshark -T fields -e ub.lph.cfg with the ubscope plugin (UB_BENCH_TSHARK_RUNS, default 0)
 # Timing: UB_BENCH_RUNS rounds (default 5); a round runs every mode on every capture in turn
 # (interleaved, so load changes hit all modes alike); the best wall time of each counts, with the
@@ -71,7 +71,7 @@ for c in "${caps[@]}"; do
     echo "$c: $p packets, $b bytes captured ($(awk -v b="$b" -v n="$p" 'BEGIN { printf "%.1f", b / n }') B/packet)"
 done
 
-MODES=(raw q fields audit audit-j2)
+MODES=(raw q fields audit audit-t2)
 # mode_cmd MODE CAPTURE [COUNT]: the command line of a mode
 mode_cmd() {
     local m=$1 c=$2 cnt=()
@@ -81,7 +81,7 @@ mode_cmd() {
         q) echo "$B/tools/ubdump -r $c -q ${cnt[*]}" ;;
         fields) echo "$B/tools/ubdump -r $c -T fields -e ub.lph.cfg -e ub.btah.taopcode ${cnt[*]}" ;;
         audit) echo "$B/tools/ubdump -r $c -q --audit ${cnt[*]}" ;;
-        audit-j2) echo "$B/tools/ubdump -r $c -q --audit -j 2 ${cnt[*]}" ;;
+        audit-t2) echo "$B/tools/ubdump -r $c -q --audit --threads 2 ${cnt[*]}" ;;
     esac
 }
 mode_label() {
@@ -90,7 +90,7 @@ mode_label() {
         q) echo "\`ubdump -q\` (read + full decode)" ;;
         fields) echo "\`ubdump -T fields -e ub.lph.cfg -e ub.btah.taopcode\`" ;;
         audit) echo "\`ubdump -q --audit\` (decode + full audit)" ;;
-        audit-j2) echo "\`ubdump -q --audit -j 2\`" ;;
+        audit-t2) echo "\`ubdump -q --audit --threads 2\`" ;;
         tshark) echo "\`tshark -T fields -e ub.lph.cfg\` + ubscope plugin" ;;
     esac
 }
