@@ -17,7 +17,7 @@ for cap in "${caps[@]}"; do
     case $cap in *noncrc*) extra=(--noncrc) ;; esac
     case $cap in bench/*) extra+=(-c 2000) ;; esac
     for mode in "-V" "--audit" "-T json" "-T fields -e ub.lph.cfg -e ub.btah.taopcode" "-q -z ub,tp --audit" \
-        "--audit -q --audit-examples 2" "--audit -q -j 2 --audit-examples 3" "--audit -q -T json"; do
+        "--audit -q --audit-examples 2" "--audit -q --threads 2 --audit-examples 3" "--audit -q -T json"; do
         # shellcheck disable=SC2086  # $mode is a list of options
         "$old" -r "$cap" "${extra[@]}" $mode >"$tmp/a" 2>&1 || true
         # shellcheck disable=SC2086
