@@ -129,6 +129,12 @@ PY
 "$U" -r "$C/cfg7_rtp.pcapng" -T fields -e _ws.col.Info > "$tmp/info.txt"
 cmp -s "$tmp/sum.txt" "$tmp/info.txt" && ok || bad "_ws.col.Info differs from the summary lines"
 
+# ---------------------------------------------------------------- TP analysis tags in summaries (as the plugin's Info)
+got=$("$U" -r "$C/audit_rtp_lossy.pcapng" | grep -c '\[TP ')
+same "tagged summaries in audit_rtp_lossy" 6 "$got"
+same "tags of frames 4 and 8" "     4 0.000030 [TP Previous PSN not captured] CFG7 0x010203→0x0a0b0c RTP PSN 203 TPN 0x301→0x401 last Write req TASSN 53 addr 0x30d40 len 64
+     8 0.000070 [TP Retransmission] CFG7 0x010203→0x0a0b0c RTP PSN 202 TPN 0x301→0x401 last Write req TASSN 52 addr 0x30d00 len 64" \
+    "$("$U" -r "$C/audit_rtp_lossy.pcapng" -Y 'frame.number == 4 || frame.number == 8')"
 # ---------------------------------------------------------------- --version, -v, -l
 "$U" --version > "$tmp/v.txt"
 v=$(sed -n 's/^project(ubscope VERSION \([0-9.]*\).*/\1/p' "$S/CMakeLists.txt")
@@ -263,6 +269,13 @@ for a, b in zip(ub, ts):
         if (proto in la) != (proto in lb): print(fa.get("frame.number"), "layer", proto); bad += 1
 sys.exit(1 if bad else 0)
 PY
+    done
+    # _ws.col.Info with the TP analysis tags == tshark's Info column (every UB capture the plugin
+    # dissects alone, as above)
+    for name in audit_rtp_lossy audit_rtp_sack audit_retry cfg7_rtp audit_txn_clean uboe; do
+        cp "$C/$name.pcapng" "$tmp/cap.pcapng"
+        ts -r "$tmp/cap.pcapng" -T fields -e _ws.col.Info > "$tmp/ti.txt" 2> /dev/null
+        "$U" -r "$C/$name.pcapng" -T fields -e _ws.col.Info | cmp -s - "$tmp/ti.txt" && ok || bad "$name: _ws.col.Info differs from tshark's Info"
     done
     # -T ek: an index line and a document per packet; frame and ub members equal tshark's
     cp "$C/urpc.pcapng" "$tmp/cap.pcapng"

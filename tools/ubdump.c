@@ -68,6 +68,8 @@ typedef struct app {
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
     ubx_writer *wr;           /* -w */
+    bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
@@ -300,11 +302,11 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
-    (void)a; /* the -E options apply when the value is printed */
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
-        char sum[1024];
+        char sum[1024], tg[256];
         ub_summary(v, sum, sizeof sum);
         if (b->any) sb_putc(b, UBX_OCC_SEP);
+        if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) sb_puts(b, tg);
         sb_puts(b, sum);
         b->any = true;
         return;
@@ -413,6 +415,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
@@ -453,10 +456,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         shown(a, r);
         return;
     }
-    char sum[1024], t[64];
+    char sum[1024], t[64], tg[256];
     ub_summary(v, sum, sizeof sum);
+    ub_tp_flags_tags(a->tpflags, tg, sizeof tg);
     pkt_time(a, r, t, sizeof t);
-    printf("%6" PRIu64 " %s %s\n", r->frame, t, sum);
+    printf("%6" PRIu64 " %s %s%s\n", r->frame, t, tg, sum);
     if (a->verbose) ub_print_tree(stdout, v);
     if (a->hex) ubx_hexdump(stdout, v, data, len);
     else if (a->verbose) putchar('\n');
@@ -745,12 +749,15 @@ int main(int argc, char **argv)
     /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
-    a->feed = a->audit || a->zmask || (a->lua && ub_lua_needs_engine(a->lua));
-    if (a->audit || a->zmask || a->lua) {
+    /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
+    for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
+    a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    a->feed = a->audit || a->zmask || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->zmask || a->lua || a->tags) {
         acfg.opts = &a->o;
         acfg.rules = rules;
         acfg.findings = a->audit || a->lua;
-        acfg.stats = a->zmask;
+        acfg.stats = a->zmask | (a->tags ? UB_STATS_TP : 0u); /* the TP notes behind the tags */
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
         char serr[200];
