@@ -177,6 +177,26 @@ same "-w - -q totals on stderr" "10 records: 10 UB, 0 other (not UB)" "$(cat "$t
 # nothing selected: a valid pcapng with the interfaces and no packets
 "$U" -r "$tmp/mc.pcapng" -w "$tmp/none.pcapng" -Y 'ub.btah.taopcode == "Atomic_fetch_add"'
 same "-w empty selection" "0 2" "$(capinfos -T -r -c "$tmp/none.pcapng" | cut -f2) $(capinfos -I "$tmp/none.pcapng" | grep -c '^Interface #')"
+# --write-cited: the records the audit report cites (example frames and related frames)
+L=$C/audit_rtp_lossy.pcapng
+"$U" -r "$L" --audit --audit-examples 100 --audit-format json > "$tmp/cite.json" || true
+want=$(python3 - "$tmp/cite.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fr = {f for r in d["rules"] for e in r["findings"] for f in [e["frame"]] + e["frames"] if f}
+print(",".join(map(str, sorted(fr))))
+PY
+)
+same "cited frames of audit_rtp_lossy" "4,6,7,8,9,10,11,15,20" "$want"
+rc=0
+"$U" -r "$L" --audit --audit-examples 100 -w "$tmp/cited.pcapng" --write-cited > "$tmp/cite.txt" || rc=$?
+same "--write-cited keeps the audit exit status" 1 "$rc"
+grep -q '^result: FAIL' "$tmp/cite.txt" && ok || bad "--write-cited: the report is still printed"
+"$U" -r "$L" -Y "frame.number == $(echo "$want" | sed 's/,/ || frame.number == /g')" -t e | cut -c8- | sed 's/\[TP [^]]*\] //g' > "$tmp/cite.want"
+"$U" -r "$tmp/cited.pcapng" -t e | cut -c8- | sed 's/\[TP [^]]*\] //g' > "$tmp/cite.got"
+cmp -s "$tmp/cite.want" "$tmp/cite.got" && ok || { bad "--write-cited wrote other records"; diff "$tmp/cite.want" "$tmp/cite.got"; }
+usage_err "--write-cited needs -w FILE, --audit and -r FILE" -r "$L" --audit --write-cited
+usage_err "--write-cited needs -w FILE, --audit and -r FILE" -r - --audit -w "$tmp/x.pcapng" --write-cited
 usage_err "-w - writes the capture to standard output" -r "$C/cfg7_rtp.pcapng" -w - -P
 usage_err "-P needs -w FILE" -r "$C/cfg7_rtp.pcapng" -P
 usage_err "-w $tmp/no/such/dir/x.pcapng" -r "$C/cfg7_rtp.pcapng" -w "$tmp/no/such/dir/x.pcapng"

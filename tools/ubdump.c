@@ -110,14 +110,26 @@ static void usage(FILE *f)
             "usage: ubdump -r FILE [options]\n"
             "  -r FILE          read pcap/pcapng FILE ('-' = standard input)\n"
             "  -V               print the full decode tree of every packet\n"
-            "  -T text|fields|json   output format (default text: one summary line per packet)\n"
-            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode,\n"
-            "                   frame.number, frame.time_relative, frame.len, ub.error\n"
-            "  -E header=y|n    with -T fields: print the field names first; -E separator=C, -E aggregator=C\n"
+            "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
+            "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
+            "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
+            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "                   frame.number|len|time_relative|time_epoch|time_delta|time_delta_displayed, _ws.col.Info|Time\n"
+            "  -E OPTION        with -T fields, as tshark: header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
+            "                   quote=d|s|n, occurrence=f|l|a\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
+            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -P               with -w: print the packet lines too\n"
+            "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
+            "                   frame and related frames; --audit-examples sets how many per rule)\n"
+            "  -l               flush standard output after every line\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
             "                   (the audit and the statistics still see every packet)\n"
             "  -c COUNT         stop after COUNT records\n"
+            "  -v, --version    print the versions and exit\n"
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
             "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
@@ -487,7 +499,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
     LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR,
-    LO_THREADS, LO_VERSION
+    LO_THREADS, LO_VERSION, LO_WCITED
 };
 
 static app A;
@@ -513,7 +525,7 @@ int main(int argc, char **argv)
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
-    bool line_buf = false, wprint = false;
+    bool line_buf = false, wprint = false, wcited = false;
     const char *wpath = NULL;
     long examples = -1;
     /* Lua */
@@ -547,6 +559,7 @@ int main(int argc, char **argv)
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
         { "threads", required_argument, NULL, LO_THREADS },
         { "version", no_argument, NULL, LO_VERSION },
+        { "write-cited", no_argument, NULL, LO_WCITED },
         { 0, 0, 0, 0 }
     };
     int c;
@@ -585,6 +598,7 @@ int main(int argc, char **argv)
         case 'l': line_buf = true; break;
         case 'w': wpath = optarg; break;
         case 'P': wprint = true; break;
+        case LO_WCITED: wcited = true; break;
         case 'v': case LO_VERSION: ubx_version(stdout); return 0;
         case 'c':
             if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
@@ -732,6 +746,7 @@ int main(int argc, char **argv)
     bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (wcited && (!wpath || !a->audit || strcmp(file, "-") == 0)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
     if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
     FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
     FILE *aout = w_stdout ? stderr : stdout;
@@ -785,7 +800,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (wpath && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
@@ -887,6 +902,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno));
             status = 2;
         }
+    }
+    if (wcited && a->session && status != 2 && ubx_write_cited(file, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
+        fprintf(stderr, "ubdump: --write-cited: %s\n", err);
+        status = 2;
     }
     if (late && status == 0) status = 1;
     if (fflush(stdout) != 0) status = 2;
