@@ -389,6 +389,8 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
 int ub_view_find(const ub_view *v, unsigned id, int from);
 /* First occurrence of field abbrev (e.g. "ub.btah.taopcode") in the view: 0 found. */
 int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
+/* Same, with the whole value (bytes of addresses) and its field (for ub_format_value, value names). */
+int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **f, ub_val *out);
 
 /* ------------------------------------------------------------------------- */
 /* Which dialect wrote a capture? (ubdump says which -o profile= to use)       */
@@ -458,6 +460,12 @@ unsigned ub_scan_path_entry(const uint8_t *path, unsigned i, unsigned w, unsigne
 
 /* One-line summary, e.g. "CFG9 NTH 0x0102→0x0304 Write req TASSN 1 addr 0x... len 64". */
 size_t ub_summary(const ub_view *v, char *buf, size_t n);
+/* One line for a header item (hdrsum.c): its name and key fields, e.g. "Reliable Transport Header,
+ * RTP data, PSN 17, TPN 0x101→0x202" (Wireshark tree items; the key fields are listed in hdrsum.c). */
+size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n);
+/* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
+ * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
+const char *ub_view_protocol(const ub_view *v);
 /* Verbose tree (tshark -V style). */
 void ub_print_tree(FILE *f, const ub_view *v);
 /* JSON object of layers/fields/errors (no trailing newline). */
