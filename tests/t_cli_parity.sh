@@ -45,6 +45,7 @@ usage_err "--max-* needs 1..268435456" $R --audit --max-links 0
 usage_err "--lua-budget needs a number of instructions" $R --lua-budget -1
 usage_err "-e needs -T fields" $R -e frame.number
 usage_err "-e needs -T fields" $R -T json -e frame.number
+usage_err "-x needs -T text" $R -T json -x
 }
 n=$("$U" -r "$C/cfg7_rtp.pcapng" -c 2 | wc -l)
 same "-c 2 prints two packets" 2 "$n"

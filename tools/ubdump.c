@@ -119,8 +119,9 @@ static void usage(FILE *f)
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
-            "                   frame.number|len|time_relative|time_epoch|time_delta|time_delta_displayed, _ws.col.Info|Time\n"
-            "  -E OPTION        with -T fields, as tshark: header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
+            "                   frame.number, frame.len, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
+            "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
             "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
             "                   direction flags and comments kept; nothing is printed unless -P\n"
@@ -737,6 +738,7 @@ int main(int argc, char **argv)
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
     if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
+    if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
     if (yexpr) {
         char ferr[256];
         a->yf = ub_filter_compile(yexpr, ferr, sizeof ferr);
