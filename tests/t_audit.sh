@@ -195,7 +195,7 @@ for cap in "$S"/captures/*.pcapng "$tmp/multi.pcapng"; do
     done
     # -z alone (no --audit) with -j
     # shellcheck disable=SC2086
-    "$U" $o -r "$cap" -q $Z -j 3 > "$tmp/$name.z3.txt"; r=$?
+    "$U" $o -r "$cap" -q $Z --threads 3 > "$tmp/$name.z3.txt"; r=$?
     [ $r -eq 0 ] && ok || bad "$name -z without --audit: exit $r"
     sed -n '/^UB audit of/q;p' "$tmp/$name.j1.txt" | cmp -s - "$tmp/$name.z3.txt" && ok || bad "$name: -z output without --audit (-j 3) differs"
     [ $have_py = 1 ] || continue
