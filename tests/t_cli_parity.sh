@@ -17,6 +17,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # same NAME WANT GOT: exact string comparison
 same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
 
+# the reference tools (the test fails without them, never skips)
+for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done
+
 # ---------------------------------------------------------------- numeric arguments: usage error, exit 2
 usage_err() { # expected-stderr-substring args...
     want=$1
@@ -98,6 +101,11 @@ same "-t dd counts from the previous printed packet; -t r summary at ns" "     1
 got=$("$U" -r "$C/cfg7_rtp.pcapng" -c 3 -T fields -e frame.number -e frame.time_delta -e frame.time_delta_displayed -Y 'frame.number != 2' -E separator=,)
 same "frame.time_delta, frame.time_delta_displayed" "1,0.000000000,0.000000000
 3,0.000010000,0.000020000" "$got"
+# the precision follows the capture: a µs pcap prints 6 digits, a ns pcap 9
+editcap -F pcap "$C/uboe.pcapng" "$tmp/us.pcap"
+editcap -F nsecpcap "$C/uboe.pcapng" "$tmp/ns.pcap"
+same "-t e on a µs pcap" "0.010000 0.020000 0.030000" "$("$U" -r "$tmp/us.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
+same "-t e on a ns pcap" "0.010000000 0.020000000 0.030000000" "$("$U" -r "$tmp/ns.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
 usage_err "-t ad|a|r|d|dd|e|u|ud, not 'x'" -r "$C/cfg7_rtp.pcapng" -t x
 
 # ---------------------------------------------------------------- -E: quote, occurrence, separators
@@ -148,7 +156,6 @@ grep -q '^Compiled with Lua 5\.4\.[0-9]*\.$' "$tmp/v.txt" && ok || bad "--versio
 cmp -s "$tmp/nol.txt" "$tmp/l.txt" && ok || bad "-l changes the output"
 
 # ---------------------------------------------------------------- -w: pcapng of the selected records
-for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done
 # two interfaces (UB link records with outbound direction flags + UBoE on Ethernet), two comments
 mergecap -w "$tmp/m.pcapng" "$C/audit_linkup.pcapng" "$C/uboe.pcapng"
 editcap -a 2:"second frame" -a 5:'a "quoted" comment' -a 177:"uboe 1" "$tmp/m.pcapng" "$tmp/mc.pcapng"
