@@ -70,6 +70,8 @@ typedef struct app {
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
     ubx_writer *wr;           /* -w */
+    bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
@@ -116,16 +118,29 @@ static void usage(FILE *f)
             "usage: ubdump -r FILE [options]\n"
             "  -r FILE          read pcap/pcapng FILE ('-' = standard input)\n"
             "  -V               print the full decode tree of every packet\n"
-            "  -T text|fields|json   output format (default text: one summary line per packet)\n"
-            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode,\n"
-            "                   frame.number, frame.time_relative, frame.len, ub.error\n"
-            "  -E header=y|n    with -T fields: print the field names first; -E separator=C, -E aggregator=C\n"
+            "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
+            "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
+            "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
+            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "                   frame.number, frame.len, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
+            "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
+            "                   quote=d|s|n, occurrence=f|l|a\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
+            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -P               with -w: print the packet lines too\n"
+            "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
+            "                   frame and related frames; --audit-examples sets how many per rule)\n"
+            "  -l               flush standard output after every line\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
             "                   'ip.addr == 10.0.0.0/8', 'ub.rtph.psn in {1..5}', 'ub.analysis.retransmission';\n"
             "                   Wireshark's language and names (docs/filters.md)\n"
             "                   (the audit and the statistics still see every packet)\n"
             "  -c COUNT         stop after COUNT records\n"
+            "  -v, --version    print the versions and exit\n"
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
             "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
@@ -314,11 +329,11 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
-    (void)a; /* the -E options apply when the value is printed */
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
-        char sum[1024];
+        char sum[1024], tg[256];
         ub_summary(v, sum, sizeof sum);
         if (b->any) sb_putc(b, UBX_OCC_SEP);
+        if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) sb_puts(b, tg);
         sb_puts(b, sum);
         b->any = true;
         return;
@@ -447,6 +462,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
@@ -494,10 +510,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         shown(a, r);
         return;
     }
-    char sum[1024], t[64];
+    char sum[1024], t[64], tg[256];
     ub_summary(v, sum, sizeof sum);
+    ub_tp_flags_tags(a->tpflags, tg, sizeof tg);
     pkt_time(a, r, t, sizeof t);
-    printf("%6" PRIu64 " %s %s\n", r->frame, t, sum);
+    printf("%6" PRIu64 " %s %s%s\n", r->frame, t, tg, sum);
     if (a->verbose) ub_print_tree(stdout, v);
     if (a->hex) ubx_hexdump(stdout, v, data, len);
     else if (a->verbose) putchar('\n');
@@ -524,7 +541,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
     LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR,
-    LO_THREADS, LO_VERSION
+    LO_THREADS, LO_VERSION, LO_WCITED
 };
 
 static app A;
@@ -550,7 +567,7 @@ int main(int argc, char **argv)
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
-    bool line_buf = false, wprint = false;
+    bool line_buf = false, wprint = false, wcited = false;
     const char *wpath = NULL;
     long examples = -1;
     /* Lua */
@@ -585,6 +602,7 @@ int main(int argc, char **argv)
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
         { "threads", required_argument, NULL, LO_THREADS },
         { "version", no_argument, NULL, LO_VERSION },
+        { "write-cited", no_argument, NULL, LO_WCITED },
         { 0, 0, 0, 0 }
     };
     int c;
@@ -623,6 +641,7 @@ int main(int argc, char **argv)
         case 'l': line_buf = true; break;
         case 'w': wpath = optarg; break;
         case 'P': wprint = true; break;
+        case LO_WCITED: wcited = true; break;
         case 'v': case LO_VERSION: ubx_version(stdout); return 0;
         case 'c':
             if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
@@ -764,6 +783,7 @@ int main(int argc, char **argv)
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
     if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
+    if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
     if (yexpr) {
         char ferr[256];
         a->yf = ub_filter_compile(yexpr, ferr, sizeof ferr);
@@ -781,6 +801,7 @@ int main(int argc, char **argv)
     bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (wcited && (!wpath || !a->audit || strcmp(file, "-") == 0)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
     if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
     FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
     FILE *aout = w_stdout ? stderr : stdout;
@@ -804,12 +825,16 @@ int main(int argc, char **argv)
     /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
-    a->feed = a->audit || a->zmask || a->log_dir || (a->lua && ub_lua_needs_engine(a->lua));
-    if (a->audit || a->zmask || a->lua || a->log_dir) {
+    /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
+    for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
+    a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
         acfg.rules = rules;
         acfg.findings = a->audit || a->lua || a->log_dir;
-        acfg.stats = a->zmask | (a->log_dir ? UB_STATS_TP : 0u); /* tp_channels.jsonl: the -z ub,tp rows */
+        /* tp_channels.jsonl: the -z ub,tp rows; the tags: the TP notes */
+        acfg.stats = a->zmask | (a->log_dir || a->tags ? UB_STATS_TP : 0u);
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
         char serr[200];
@@ -848,7 +873,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (wpath && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
@@ -961,6 +986,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno));
             status = 2;
         }
+    }
+    if (wcited && a->session && status != 2 && ubx_write_cited(file, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
+        fprintf(stderr, "ubdump: --write-cited: %s\n", err);
+        status = 2;
     }
     if (late && status == 0) status = 1;
     if (fflush(stdout) != 0) status = 2;
