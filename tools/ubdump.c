@@ -171,7 +171,7 @@ static void list_headers(void)
 {
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
         const ub_hdr *h = ub_hdr_get(id);
-        if (h) printf("%s\tub.%s\t%s\t%u\t%s\n", h->key, h->abbrev, h->name, h->len, h->spec);
+        if (h) printf("%s\t%s%s\t%s\t%u\t%s\n", h->key, ub_hdr_ns(h), h->abbrev, h->name, h->len, h->spec);
     }
 }
 

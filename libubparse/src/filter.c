@@ -672,7 +672,8 @@ static bool run_test(const ftest *t, const ub_view *v, uint64_t frame, uint32_t 
 {
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
-    if (!ub_view_ub(v) && t->kind != K_FRAME_NUM && t->kind != K_FRAME_LEN) return false;
+    bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
+    if (!ub_view_ub(v) && t->kind != K_FRAME_NUM && t->kind != K_FRAME_LEN && !foreign) return false;
     switch (t->kind) {
     case K_UB:
         return true;
