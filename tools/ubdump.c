@@ -14,6 +14,7 @@
  * nothing evicted), 1 --audit found something at or above the fail level, 2 usage or I/O error,
  * 3 --audit incomplete: state was evicted before it could be judged (raise --max-*). */
 #include "ubparse/audit.h"
+#include "ubparse/logs.h"
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
 #include "ubparse/state.h"
@@ -83,6 +84,8 @@ typedef struct app {
     unsigned zmask;
     ub_audit *session;
     bool oom;
+    const char *log_dir; /* --log-dir: JSON Lines tables (logs.h, docs/logs.md) */
+    ub_logs *logs;
     /* Lua scripts (--lua): the host, and whether the session sees the packets (engine or -z needed) */
     ub_lua *lua;
     ub_ruleset *rules;
@@ -129,6 +132,8 @@ static void usage(FILE *f)
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
             "  -j N             run the audit on N worker threads (same output as -j 1)\n"
+            "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
+            "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
             "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
@@ -362,6 +367,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
+    if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_lua_audit_packet(a->lua, a->feed ? a->session : NULL, v, &pi) != 0) a->oom = true;
@@ -424,7 +430,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
-    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR
+    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR
 };
 
 static app A;
@@ -463,6 +469,7 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { "display-filter", required_argument, NULL, 'Y' },
         { "audit", no_argument, NULL, LO_AUDIT },
+        { "log-dir", required_argument, NULL, LO_LOGDIR },
         { "audit-format", required_argument, NULL, LO_AFMT },
         { "audit-output", required_argument, NULL, LO_AOUT },
         { "audit-examples", required_argument, NULL, LO_AEX },
@@ -538,6 +545,7 @@ int main(int argc, char **argv)
             acfg.jobs = (unsigned)u;
             break;
         case LO_AUDIT: a->audit = true; break;
+        case LO_LOGDIR: a->log_dir = optarg; break;
         case LO_AFMT:
             if (ub_report_fmt_parse(optarg, &a->afmt) != 0) { fprintf(stderr, "ubdump: unknown audit format '%s' (text, json, sarif, junit)\n", optarg); return 2; }
             a->audit = true;
@@ -659,12 +667,12 @@ int main(int argc, char **argv)
     /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
-    a->feed = a->audit || a->zmask || (a->lua && ub_lua_needs_engine(a->lua));
-    if (a->audit || a->zmask || a->lua) {
+    a->feed = a->audit || a->zmask || a->log_dir || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->zmask || a->lua || a->log_dir) {
         acfg.opts = &a->o;
         acfg.rules = rules;
-        acfg.findings = a->audit || a->lua;
-        acfg.stats = a->zmask;
+        acfg.findings = a->audit || a->lua || a->log_dir;
+        acfg.stats = a->zmask | (a->log_dir ? UB_STATS_TP : 0u); /* tp_channels.jsonl: the -z ub,tp rows */
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
         char serr[200];
@@ -678,6 +686,17 @@ int main(int argc, char **argv)
             if (acfg.jobs > 1 && ub_audit_jobs(a->session) == 1)
                 fprintf(stderr, "ubdump: the --lua hooks (on_match/on_finding, ub.suppress/ub.rerate) run in one engine: "
                                 "-j %u does not apply\n", acfg.jobs);
+        }
+        if (a->log_dir) {
+            a->logs = ub_logs_open(a->log_dir, file, rules, serr, sizeof serr);
+            if (!a->logs || ub_logs_attach(a->logs, a->session) != 0) {
+                fprintf(stderr, "ubdump: %s\n", a->logs ? "--log-dir: cannot attach to the audit session" : serr);
+                ub_logs_close(a->logs, NULL, serr, sizeof serr);
+                ub_audit_free(a->session);
+                ub_cap_close(cf);
+                free(a->v);
+                return 2;
+            }
         }
     }
     ub_units *units = ub_units_new(&a->o, 0);
@@ -739,6 +758,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: out of memory\n");
         return 2;
     }
+    char lerr2[200];
+    if (ub_logs_close(a->logs, a->session, lerr2, sizeof lerr2) != 0) {
+        fprintf(stderr, "ubdump: %s\n", lerr2);
+        status = 2;
+    }
+    a->logs = NULL;
     uint64_t late = a->lua ? ub_lua_late_errors(a->lua) : 0;
     if (late)
         fprintf(stderr, "ubdump: %" PRIu64 " Lua error(s) in hooks run at the end of the capture (not in the report): "

@@ -468,7 +468,7 @@ int ub_view_find(const ub_view *v, unsigned id, int from)
     return -1;
 }
 
-int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u)
+int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **fout, ub_val *out)
 {
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
@@ -477,16 +477,21 @@ int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u)
         if (strncmp(abbrev, ub_hdr_ns(h), nl) != 0 || strncmp(abbrev + nl, h->abbrev, al) != 0 || abbrev[nl + al] != '.')
             continue;
         for (unsigned k = 0; k < h->nfields; k++) {
-            if (strcmp(h->fields[k].abbrev, abbrev) == 0) {
-                ub_val val;
-                if (ub_field_value(&v->layer[i], &h->fields[k], &val) == 0) {
-                    *u = val.u;
-                    return 0;
-                }
+            if (strcmp(h->fields[k].abbrev, abbrev) == 0 && ub_field_value(&v->layer[i], &h->fields[k], out) == 0) {
+                if (fout) *fout = &h->fields[k];
+                return 0;
             }
         }
     }
     return -1;
+}
+
+int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u)
+{
+    ub_val val;
+    if (ub_view_get_val(v, abbrev, NULL, &val) != 0) return -1;
+    *u = val.u;
+    return 0;
 }
 
 int ub_view_worst(const ub_view *v)

@@ -396,7 +396,7 @@ static void pair_checks(mod_ta *m, const ub_pkt *p, const rsp_info *r, unsigned 
 static void send_match(mod_ta *m, uint64_t req_frame, uint64_t req_ts, uint64_t rsp_frame, uint64_t rsp_ts,
                        uint8_t kind, uint16_t opcode)
 {
-    ub_match mt = { req_frame, rsp_frame, rsp_ts > req_ts ? rsp_ts - req_ts : 0, kind, opcode };
+    ub_match mt = { req_frame, rsp_frame, rsp_ts > req_ts ? rsp_ts - req_ts : 0, kind, opcode, req_ts, rsp_ts };
     ub_st_match(m->s, &mt);
 }
 

@@ -560,7 +560,8 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
             if (psn_diff(sl->psn, cum) > 0 || (c->ack_valid && psn_diff(sl->psn, c->acked) <= 0)) continue;
             sl->flags |= SL_MATCHED;
             /* kind 2; opcode = TPOpcode of the ack */
-            ub_match mt = { sl->frame, fr, p->pi->ts_ns >= sl->ts ? p->pi->ts_ns - sl->ts : 0, 2, (uint16_t)op };
+            ub_match mt = { sl->frame, fr, p->pi->ts_ns >= sl->ts ? p->pi->ts_ns - sl->ts : 0, 2, (uint16_t)op, sl->ts,
+                            p->pi->ts_ns };
             ub_st_match(s, &mt);
         }
         c->acked = cum;

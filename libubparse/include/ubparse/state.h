@@ -55,8 +55,14 @@ typedef struct ub_match {
     uint8_t kind;      /* 0 transaction, 1 management, 2 transport ack */
     uint16_t opcode;   /* kind 0: TAOpcode of the request; kind 1: configuration management 0x10 | Code << 8,
                         * enumeration 0x80 | (8 + CMD) << 8; kind 2: TPOpcode of the ack */
+    uint64_t req_ts_ns, rsp_ts_ns; /* capture times of req_frame and rsp_frame */
 } ub_match;
 typedef void (*ub_match_cb)(void *ctx, const ub_match *m);
+/* Name of a match's opcode from the schema's value names ("Read", "Configuration Message", an
+ * enumeration CMD's name), else "0x%02x" in buf. */
+const char *ub_match_opname(const ub_match *m, char *buf, size_t n);
+/* The opcode as the user sees it: TAOpcode, management Code, enumeration CMD, TPOpcode. */
+unsigned ub_match_code(const ub_match *m);
 
 /* Per-packet TP analysis flags (Wireshark ub.analysis.*) */
 enum ub_tp_flags {

@@ -425,6 +425,8 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
 int ub_view_find(const ub_view *v, unsigned id, int from);
 /* First occurrence of field abbrev (e.g. "ub.btah.taopcode") in the view: 0 found. */
 int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
+/* Same, with the whole value (bytes of addresses) and its field (for ub_format_value, value names). */
+int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **f, ub_val *out);
 
 /* ------------------------------------------------------------------------- */
 /* Which dialect wrote a capture? (ubdump says which -o profile= to use)       */
