@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Neighbouring interconnects (docs/neighbours.md): RoCEv2/IB transport on UDP 4791 and inside UB CFG 3/4,
  * the UDP 4791 rule (RoCEv2 vs SUE), SUE RH (both byte orders) over UDP and AFH framing, PCIe 6 flits.
  * Decoded values, errors, names, and that none of it is taken for UB. */
 #include "internal.h"
 #include "ubparse/audit.h"
+#include "ubparse/state.h"
 #include "ubtest.h"
 
 static ub_opts O;
@@ -198,6 +200,71 @@ static void t_names(void)
     CHECK_STR(ub_hdr_ns(ub_hdr_get(UB_H_UDP)), "ub.");
 }
 
+/* ---------------------------------------------------------------- the reliable-transport core, through the engine */
+static char found[4096];
+static void on_finding(void *ctx, const ub_finding *f)
+{
+    (void)ctx;
+    size_t n = strlen(found);
+    snprintf(found + n, sizeof found - n, "%s%s@%" PRIu64, n ? " " : "", ub_rule_get(f->rule)->id, f->frame);
+}
+static ub_state *ST;
+static uint64_t FRAME;
+static void feed(const char *text, ub_entry e, unsigned dir)
+{
+    uint32_t n = build(text);
+    ub_decode(&V, &O, e, buf, n);
+    ub_pktinfo pi = { ++FRAME, FRAME * 1000, 0, (uint8_t)dir };
+    ub_state_packet(ST, &V, &pi);
+}
+static void engine(void)
+{
+    ub_state_cfg c;
+    ub_state_cfg_default(&c);
+    found[0] = 0;
+    FRAME = 0;
+    ST = ub_state_new(&c, on_finding, NULL);
+    CHECK(ST != NULL);
+}
+static const char *engine_end(void)
+{
+    ub_state_finish(ST);
+    ub_state_free(ST);
+    return found;
+}
+
+static void t_core(void)
+{
+    char t[512];
+    /* SUE TYPE1: 12-bit PSNs wrap 4095 -> 0, more than 512 outstanding is SUE-TP-006 (once), then acked */
+    engine();
+    for (unsigned i = 0; i < 514; i++) {
+        snprintf(t, sizeof t, ETH4791 "sue_rh opcode=0 ts_en=1 timestamp=0x0a01 pkt_len=12 psn=%u dest_qp=3\ndata inc=4\n", (3800 + i) % 4096);
+        feed(t, UB_ENTRY_ETH, 2);
+    }
+    feed("eth icrc=none\neth dst=02:00:00:00:00:01 src=02:00:00:00:00:02\nipv4 src=10.0.0.2 dst=10.0.0.1\nudp srcport=1 dstport=4791\n"
+         "sue_rh opcode=1 aeth_syndrome=0 psn=217 dest_qp=2\n", UB_ENTRY_ETH, 1); /* (3800 + 513) % 4096 */
+    CHECK_STR(engine_end(), "SUE-TP-006@513"); /* the 513th outstanding */
+    /* IB RC: 24-bit PSNs wrap 0xFFFFFF -> 0 without a gap; a jump after an RDMA Read is no gap */
+    engine();
+    feed(ETH4791 "ib_bth opcode=4 p_key=0xffff destqp=0x12 psn=0xfffffe\ndata inc=4\nib_icrc\n", UB_ENTRY_ETH, 2);
+    feed(ETH4791 "ib_bth opcode=4 p_key=0xffff destqp=0x12 psn=0xffffff\ndata inc=4\nib_icrc\n", UB_ENTRY_ETH, 2);
+    feed(ETH4791 "ib_bth opcode=0x0c p_key=0xffff destqp=0x12 psn=0\nib_reth dmalen=8192\nib_icrc\n", UB_ENTRY_ETH, 2);
+    feed(ETH4791 "ib_bth opcode=4 p_key=0xffff destqp=0x12 psn=2\ndata inc=4\nib_icrc\n", UB_ENTRY_ETH, 2); /* Read took 0, 1 */
+    feed(ETH4791 "ib_bth opcode=4 p_key=0xffff destqp=0x12 psn=4\ndata inc=4\nib_icrc\n", UB_ENTRY_ETH, 2); /* 3 lost */
+    CHECK_STR(engine_end(), "IB-RC-001@5");
+    /* PCIe flits: sequence 1023 -> 1 (0 skipped); an Ack of 1 covers 1023 and 1 */
+    engine();
+    feed("pcieflit\npcieflit usage=1 seq=1022\n", UB_ENTRY_PCIEFLIT, 2);
+    feed("pcieflit\npcieflit usage=1 seq=1023\n", UB_ENTRY_PCIEFLIT, 2);
+    feed("pcieflit\npcieflit usage=1 replay_cmd=1 seq=0\n", UB_ENTRY_PCIEFLIT, 2); /* implied 1; Ack 0 ignored */
+    feed("pcieflit\npcieflit usage=1 seq=2\n", UB_ENTRY_PCIEFLIT, 2);
+    feed("pcieflit\npcieflit usage=0 replay_cmd=1 seq=2\n", UB_ENTRY_PCIEFLIT, 1);
+    feed("pcieflit\npcieflit usage=0 replay_cmd=1 seq=1021\n", UB_ENTRY_PCIEFLIT, 1); /* older than the window? no: 4 back */
+    feed("pcieflit\npcieflit usage=0 replay_cmd=1 seq=3\n", UB_ENTRY_PCIEFLIT, 1);  /* never sent */
+    CHECK_STR(engine_end(), "PCIE-FL-003@7");
+}
+
 int main(void)
 {
     ub_opts_default(&O);
@@ -207,5 +274,6 @@ int main(void)
     t_sue();
     t_flit();
     t_names();
+    t_core();
     return ub_test_finish();
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* RoCEv2 / InfiniBand transport headers, decoded lightly (document 002 §2.2 with the IBTA opcode and
  * syndrome tables; docs/neighbours.md). Not UB: shown as what it is. Field names are Wireshark's
  * infiniband.* where Wireshark has them (infiniband.bth.opcode, .destqp, .psn, .a, infiniband.aeth.*,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Neighbouring interconnects (docs/neighbours.md): RoCEv2/InfiniBand transport (ib.c), SUE / RC Link
  * (sue.c), PCIe 6 flit link layer (pcieflit.c). None of them is UB: records carrying them are of kind
  * UB_KIND_OTHER (or a UB DLLDP whose CFG 3/4 payload is a plain IP packet), and their field names are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One-line summaries of neighbouring-interconnect layers (ub_summary, the plugin Info column). They say
  * what the traffic is — RoCEv2, SUE, PCIe flits — never UB. */
 #include "neigh.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* PCIe 6.x flit-mode link layer (document 003, digest docs/neighbours.md §3): 256-byte flits from an
  * analyzer or simulation dump (one or more whole flits per record, link type -o dlt.pcieflit, default
  * LINKTYPE_USER3 = 150). Flit classification and the DLP (Table 4-17..4-19); the 236 TLP bytes are shown

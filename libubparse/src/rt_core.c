@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The reliable-transport auditor core (rt_core.h). Index arithmetic: every PSN is mapped to an index
  * 0..modulus-1 (PCIe: seq 1..1023 -> 0..1022), distances are (a - b) mod modulus, and "ahead" means a
  * distance below half the space. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A protocol-neutral reliable-transport auditor core (docs/neighbours.md "auditor"): one sender's
  * sequence space as a capture shows it — modular PSN arithmetic (mod 2^n, or PCIe's mod 1023 skipping
  * 0), the window of outstanding PSNs, cumulative/implicit acks, NAK with go-back-N or selective

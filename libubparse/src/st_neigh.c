@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* State-engine module for the neighbouring interconnects (docs/neighbours.md), on the reliable-transport
  * core (rt_core.c): IB RC over RoCEv2 (also inside UB CFG 3/4), SUE TYPE1 (UDP or AFH framing) and PCIe
  * flit links. None of this is UB; the rules are IB-RC-*, SUE-TP-*, PCIE-FL-* (rules.h).

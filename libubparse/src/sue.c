@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* SUE / RC Link transport (document 004, UniVista RCLINK-Stream; docs/neighbours.md): the 64-bit RH over
  * Eth/IPv4/UDP (Standard) or after an AFH-compressed Ethernet header (AFH_GEN1, AFH_GEN2_16b), and the
  * rule that tells SUE from RoCEv2 on UDP 4791. Not UB. Several choices are provisional because the
