@@ -39,6 +39,8 @@ expect "IB-RC-004 evidence" "14 13 19" "$("$U" -r "$C/rocev2_rc.pcapng" -q --aud
 for c in rocev2_rc sue_std sue_afh pcie_flit; do
     expect "$c is not UB" "0 UB," "$("$U" -r "$C/$c.pcapng" -q 2>/dev/null | grep -o '[0-9][0-9]* UB,')"
 done
+expect "-q counts" "13 records: 0 UB, 13 other (not UB); carrying 1 RoCEv2, 12 SUE" "$("$U" -r "$C/sue_std.pcapng" -q 2>/dev/null)"
+expect "-q counts, CFG 3" "3 records: 3 UB, 0 other (not UB); carrying 3 RoCEv2" "$("$U" -r "$C/rocev2_cfg3.pcapng" -q 2>/dev/null)"
 expect "ub filter on RoCEv2" "" "$("$U" -r "$C/rocev2_rc.pcapng" -Y ub -T fields -e frame.number 2>/dev/null)"
 
 # ---- decoded values (fields of each protocol, filters on them)

@@ -65,6 +65,7 @@ typedef struct app {
     bool have_t0;
     uint64_t npkts, nunits, nshown;
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
+    uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */
     ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */
     /* -T fields on a raw flit stream: one line per record (as tshark), values of all its units */
     bool rec_mode;
@@ -366,6 +367,9 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
+    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
+    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
+    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
@@ -735,8 +739,13 @@ int main(int argc, char **argv)
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
     if (a->out == OUT_JSON && !a->quiet) fputs("\n]\n", stdout);
-    if (a->quiet && !report_owns_stdout)
-        printf("%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if (a->quiet && !report_owns_stdout) {
+        printf("%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
+        static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
+        for (unsigned i = 0, k = 0; i < 3; i++)
+            if (a->nneigh[i]) printf("%s%" PRIu64 " %s", k++ ? ", " : "; carrying ", a->nneigh[i], nn[i]);
+        printf("\n");
+    }
     if (a->npkts && !a->nub && rc >= 0) /* once: a file without UB is worth knowing about */
         fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
                         "UDP: destination port %u%s, or the strict heuristic%s)\n",
