@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "ubparse/audit.h"
 #include "ubparse/state.h"
+#include "ubparse/capfile.h"
 #include "ubtest.h"
 
 static ub_opts O;
@@ -265,6 +266,55 @@ static void t_core(void)
     CHECK_STR(engine_end(), "PCIE-FL-003@7");
 }
 
+/* hostile input: every record of the neighbour captures, mutated, through decode, printers and the engine */
+static void t_mutate(void)
+{
+    static const char *const caps[] = { "rocev2_rc", "rocev2_cfg3", "sue_std", "sue_afh", "pcie_flit" };
+    FILE *out = fopen("/dev/null", "w");
+    CHECK(out != NULL);
+    uint32_t x = 99;
+    for (unsigned c = 0; c < sizeof caps / sizeof caps[0] && out; c++) {
+        char path[1024], err[200];
+        snprintf(path, sizeof path, "%s/captures/%s.pcapng", UB_SOURCE_DIR, caps[c]);
+        ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+        CHECK(cf != NULL);
+        if (!cf) continue;
+        engine();
+        ub_rec r;
+        unsigned n = 0;
+        while (ub_cap_next(cf, &r) == 1) {
+            ub_entry e = ub_entry_for_linktype(&O, r.linktype);
+            for (int round = 0; round < 200; round++) {
+                uint32_t len = r.caplen > sizeof buf ? (uint32_t)sizeof buf : r.caplen;
+                memcpy(buf, r.data, len);
+                for (int k = 0; k < 1 + round % 4; k++) {
+                    x = x * 1103515245u + 12345u;
+                    if (len) buf[(x >> 8) % len] ^= (uint8_t)(1u << ((x >> 4) & 7));
+                }
+                if (round % 5 == 4 && len) len = (x >> 12) % len; /* cut short */
+                for (int o = 0; o < 3; o++) {
+                    ub_opts op = O;
+                    op.udp4791 = (uint8_t)o;
+                    op.sue_rh_order = (uint8_t)(round & 1);
+                    ub_decode(&V, &op, e, buf, len);
+                    char sm[256];
+                    ub_summary(&V, sm, sizeof sm);
+                    ub_print_tree(out, &V);
+                    ub_print_json(out, &V);
+                    ub_pktinfo pi = { ++FRAME, FRAME, 0, (uint8_t)(1 + (round & 1)) };
+                    ub_state_packet(ST, &V, &pi);
+                    CHECK(V.nlayers <= UB_MAX_LAYERS);
+                }
+            }
+            n++;
+        }
+        CHECK(n > 0);
+        engine_end();
+        ub_cap_close(cf);
+    }
+    if (out) fclose(out);
+}
+
 int main(void)
 {
     ub_opts_default(&O);
@@ -275,5 +325,6 @@ int main(void)
     t_flit();
     t_names();
     t_core();
+    t_mutate();
     return ub_test_finish();
 }
