@@ -31,6 +31,9 @@ expect "pcie_flit findings" "PCIE-FL-001@5 PCIE-FL-002@7 PCIE-FL-002@7 PCIE-FL-0
 expect "rocev2_rc findings, -j 2" "$(findings "$C/rocev2_rc.pcapng")" \
     "$("$U" -r "$C/rocev2_rc.pcapng" -q -j 2 --audit --audit-format json --audit-examples 100 --fail-on never 2>/dev/null |
         python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted("%s@%d" % (r["id"], f["frame"]) for r in d["rules"] for f in r["findings"])))')"
+# document 002's RDMA-engine profile: every request (SE = 0 here) breaks it; Write First (no AckReq) now needs an ack too
+expect "ib.engine=1" "IB-RC-008@1 IB-RC-008@3" "$("$U" -o ib.engine=1 -r "$C/rocev2_rc.pcapng" -q --audit --audit-format json --audit-examples 100 --fail-on never 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%s@%d" % (r["id"], f["frame"]) for r in d["rules"] if r["id"]=="IB-RC-008" for f in r["findings"][:2]))')"
 # evidence values of a finding: IB-RC-004 at 20 says PSN 14 sent, 13 expected, NAK at 19
 expect "IB-RC-004 evidence" "14 13 19" "$("$U" -r "$C/rocev2_rc.pcapng" -q --audit --audit-format json --fail-on never 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); f=[f for r in d["rules"] if r["id"]=="IB-RC-004" for f in r["findings"]][0]; print(*f["values"], *f["frames"])')"

@@ -199,7 +199,9 @@
       "frame; frames: Nak; values: sequence number sent, expected")                                                  \
     R(FL_WINDOW, "PCIE-FL-005", "PCIe flit link", UB_SEV_ERROR, "document 003 MAX_UNACKNOWLEDGED_FLITS", "more than 511 flits unacknowledged", \
       "frame; values: outstanding, limit")                                                                           \
-    R(FL_NAK, "PCIE-FL-006", "PCIe flit link", UB_SEV_NOTE, "document 003 T4-17", "Standard or Selective Nak", "frame; values: sequence number, replay command")
+    R(FL_NAK, "PCIE-FL-006", "PCIe flit link", UB_SEV_NOTE, "document 003 T4-17", "Standard or Selective Nak", "frame; values: sequence number, replay command") \
+    R(IB_ENGINE, "IB-RC-008", "IB RC transport", UB_SEV_WARN, "document 002 Table 3.1 (-o ib.engine=1)",                 \
+      "RDMA-engine profile: a request without SE = 1, M = 0, FECN = BECN = 0 or AckReq = 1", "frame; values: SE, M, FECN|BECN, AckReq")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

@@ -25,7 +25,7 @@ typedef struct nb_pair {
 
 typedef struct mod_nb {
     ub_tbl flows, pairs;
-    ub_fh bth_op, bth_psn, bth_qp, bth_a, aeth_op, aeth_val;
+    ub_fh bth_op, bth_psn, bth_qp, bth_a, aeth_op, aeth_val, bth_se, bth_m, bth_fecn, bth_becn;
     ub_fh rh_op, rh_psn, rh_qp, rh_fack, rh_syn;
     ub_fh fl_usage, fl_cmd, fl_seq;
 } mod_nb;
@@ -50,6 +50,10 @@ static int init_nb(void *mv, ub_state *s)
     ub_fh_init(&m->bth_psn, "infiniband.bth.psn");
     ub_fh_init(&m->bth_qp, "infiniband.bth.destqp");
     ub_fh_init(&m->bth_a, "infiniband.bth.a");
+    ub_fh_init(&m->bth_se, "infiniband.bth.se");
+    ub_fh_init(&m->bth_m, "infiniband.bth.m");
+    ub_fh_init(&m->bth_fecn, "infiniband.bth.fecn");
+    ub_fh_init(&m->bth_becn, "infiniband.bth.becn");
     ub_fh_init(&m->aeth_op, "infiniband.aeth.syndrome.opcode");
     ub_fh_init(&m->aeth_val, "infiniband.aeth.syndrome.value");
     ub_fh_init(&m->rh_op, "sue.rh.opcode");
@@ -159,7 +163,17 @@ static void pkt_ib(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *b)
             pr->qp = qp;
             pr->read_open = o == 0x0C;
         }
-        if (f) rt_data(s, &rt_ib_rc, &f->f, psn, ub_fh_get(&m->bth_a, b) != 0, skip, p, f->key);
+        bool areq = ub_fh_get(&m->bth_a, b) != 0;
+        if (p->v->opts && p->v->opts->ib_engine) { /* document 002 Table 3.1: SE=1, M=0, FECN=BECN=0, AckReq=1 */
+            uint64_t se = ub_fh_get(&m->bth_se, b), mig = ub_fh_get(&m->bth_m, b);
+            uint64_t cn = ub_fh_get(&m->bth_fecn, b) | ub_fh_get(&m->bth_becn, b);
+            if (!se || mig || cn || !areq) {
+                int64_t v[4] = { (int64_t)se, (int64_t)mig, (int64_t)cn, areq };
+                ub_st_emit(s, UB_R_IB_ENGINE, -1, p->pi->frame, NULL, 0, v, 4, "RDMA-engine profile invariant broken", "flow", f ? f->key : NULL);
+            }
+            areq = true; /* every request packet is acknowledged (document 002 §3.4.1.1.3.2.1) */
+        }
+        if (f) rt_data(s, &rt_ib_rc, &f->f, psn, areq, skip, p, f->key);
         return;
     }
     const ub_layer *a = layer(p, UB_H_IB_AETH);

@@ -273,6 +273,7 @@ typedef struct ub_opts {
     uint8_t sue_afh;         /* AFH MAC header: 0 auto by Key_words, 1 AFH_GEN1, 2 AFH_GEN2_16b */
     bool sue_tc_in_sa;       /* AFH_GEN1: SA[47:40] is the Traffic Class (afh_gen1_tc_en; default 1) */
     bool sue_icrc;           /* a 4-byte ICRC follows the SUE payload (optional for TYPE1; default 0) */
+    bool ib_engine;          /* audit IB RC with document 002's RDMA-engine profile (SE, AckReq on every request) */
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
