@@ -4,6 +4,7 @@
  * colon-separated), UB headers as objects inside "ub" nested by tree depth (ub.cci inside ub.nth, as
  * the plugin's tree). -T ek: the Elasticsearch bulk form, an index line and a flattened document. */
 #include "ubdump_out.h"
+#include "ubparse/filter.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -34,6 +35,32 @@ static const char *outer_proto(unsigned id)
     case UB_H_UDP: return "udp";
     default: return NULL;
     }
+}
+
+/* A neighbour's header (not UB: infiniband.bth, sue.rh, pcieflit.flit) is its own top-level protocol,
+ * named by the prefix of its abbrev, as Wireshark's own dissectors show them */
+static const char *foreign_proto(const ub_hdr *h, char *buf, size_t n)
+{
+    if (!ub_hdr_foreign(h)) return NULL;
+    size_t k = strcspn(h->abbrev, ".");
+    snprintf(buf, n, "%.*s", (int)k, h->abbrev);
+    return buf;
+}
+
+/* the protocol a layer is shown under outside "ub" (NULL: inside "ub"): Ethernet/IP/UDP before the
+ * first UB header, the plain IP part of a CFG 3/4 packet (handed to Wireshark's IP dissector), and
+ * the neighbours' headers */
+static const char *top_proto(const ub_view *v, unsigned i, bool in_ub, unsigned plo, unsigned phi, char *buf, size_t n)
+{
+    const ub_hdr *h = v->layer[i].hdr;
+    const char *fp = foreign_proto(h, buf, n);
+    if (fp) return fp;
+    if (!in_ub || (i >= plo && i < phi)) {
+        const char *op = outer_proto(h->id);
+        if (op) return op;
+        if (i >= plo && i < phi && h->id == UB_H_DATA) return "data";
+    }
+    return NULL;
 }
 
 /* a field's value as tshark shows it in JSON: -T fields text, byte strings as aa:bb:cc */
@@ -164,23 +191,35 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
     frame_kvs(f, p, json_kv, &j);
     json_close(f, &j);
     /* outer protocols, then "ub" holding the UB headers nested by depth */
-    bool in_ub = false;
+    bool in_ub = false, ub_open = false;
     int open = 0; /* UB header objects open inside "ub" */
-    for (unsigned i = 0; i < v->nlayers; i++) {
+    unsigned plo = 0, phi = 0;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    char pbuf[32], nbuf[32], top[32] = ""; /* top: the top-level protocol object open now */
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
         const ub_layer *l = &v->layer[i];
-        const char *op = in_ub ? NULL : outer_proto(l->hdr->id);
+        const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
         while (open > (op ? 0 : (int)l->depth)) {
             json_close(f, &j);
             open--;
         }
-        if (op) { /* only before "ub" is opened */
-            json_open(f, &j, op);
+        if (op) { /* one object per protocol run: infiniband.bth, payload, infiniband.invariant in one */
+            if (ub_open) { json_close(f, &j); ub_open = false; }
+            bool more = strcmp(op, "data") == 0 && top[0] && i + 1 < v->nlayers && i + 1 < UB_MAX_LAYERS &&
+                        v->layer[i + 1].hdr && foreign_proto(v->layer[i + 1].hdr, nbuf, sizeof nbuf) &&
+                        strcmp(nbuf, top) == 0;
+            if (more) op = top;
+            if (!top[0] || strcmp(top, op) != 0) {
+                if (top[0]) json_close(f, &j);
+                json_open(f, &j, op);
+                snprintf(top, sizeof top, "%s", op);
+            }
             layer_kvs(f, l, op, json_kv, &j);
-            json_close(f, &j);
             continue;
         }
-        if (!in_ub) json_open(f, &j, "ub");
-        in_ub = true;
+        if (top[0]) { json_close(f, &j); top[0] = 0; }
+        if (!ub_open) json_open(f, &j, "ub");
+        in_ub = ub_open = true;
         char key[64];
         snprintf(key, sizeof key, "ub.%s", l->hdr->abbrev);
         json_open(f, &j, key);
@@ -188,12 +227,13 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
         layer_kvs(f, l, "ub", json_kv, &j);
     }
     while (open-- > 0) json_close(f, &j);
-    if (!in_ub && v->nerrs) { json_open(f, &j, "ub"); in_ub = true; }
-    for (unsigned i = 0; in_ub && i < v->nerrs; i++) {
+    if (top[0]) json_close(f, &j);
+    if (!ub_open && v->nerrs) { json_open(f, &j, "ub"); ub_open = true; }
+    for (unsigned i = 0; ub_open && i < v->nerrs; i++) {
         const ub_err_info *ei = ub_err_get(v->err[i].code);
         json_kv(f, &j, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    if (in_ub) json_close(f, &j);
+    if (ub_open) json_close(f, &j);
     fputs("\n      }\n    }\n  }", f);
 }
 
@@ -245,10 +285,13 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
     e.used = 0;
     frame_kvs(f, p, ek_kv, &e);
     bool in_ub = false;
-    for (unsigned i = 0; i < v->nlayers; i++) {
+    unsigned plo = 0, phi = 0;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    char pbuf[32];
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
         const ub_layer *l = &v->layer[i];
-        const char *op = in_ub ? NULL : outer_proto(l->hdr->id);
-        in_ub = !op;
+        const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
+        if (!op) in_ub = true;
         layer_kvs(f, l, op ? op : "ub", ek_kv, &e);
     }
     for (unsigned i = 0; i < v->nerrs; i++) {

@@ -99,7 +99,7 @@ _ubscope() {
             return 0
         fi
         # an option that takes a placeholder argument (N, T, HOST...): nothing to offer
-        if _ubscope_help "$tool" | grep -qE -- "(^|[[:space:],(])$prev [A-Z\[]"; then
+        if _ubscope_help "$tool" | grep -E -- "(^|[[:space:],(])$prev [A-Z\[]" >/dev/null; then # not -q: an early exit would SIGPIPE the writer (pipefail)
             return 0
         fi
         ;;
