@@ -3,7 +3,8 @@
 # audit capture:
 #  * -z io,stat,INTERVAL[,FILTER]...: frames and bytes per interval and filter column, parsed from
 #    both tables (rows where some cell is non-zero, keyed by the interval start) must be identical;
-#  * -z ub,tree (ubdump: the alias of -z ub,cfg): the packets per CFG of both tables agree.
+#  * -z ub,tree (ubdump: the alias of -z ub,cfg): the packets per CFG of both tables agree;
+#  * -z conv,ub and -z endpoints,ub: the same rows (addresses, frames and bytes per direction).
 # tshark runs unprivileged with the built plugin (tests/tshark_lib.sh); FAILS (never skips) without it.
 set -eu
 
@@ -25,6 +26,7 @@ io,stat,0.00005,ub.rtph,ub.analysis.retransmission || ub.analysis.lost_segment,u
 io,stat,0.001,,ub.error,frame.len > 100,ub.analysis.response_in'
 n=0
 nonzero=0
+nconv=0
 for c in "$S"/captures/audit_*.pcapng; do
     name=$(basename "$c" .pcapng)
     printf '%s\n' "$SPECS" > "$tmp/specs"
@@ -48,7 +50,18 @@ for c in "$S"/captures/audit_*.pcapng; do
     [ -s "$tmp/cfg.ts" ] || { cat "$tmp/tree.ts"; fail "$name: no CFG counts in tshark -z ub,tree"; }
     cmp -s "$tmp/cfg.ts" "$tmp/cfg.ub" || { diff "$tmp/cfg.ts" "$tmp/cfg.ub" || true; fail "$name: -z ub,tree CFG counts differ"; }
     n=$((n + 1))
+    # conv,ub / endpoints,ub: every row (addresses, frames and bytes per direction), order aside
+    ts -n -2 -q -r "$c" -z conv,ub -z endpoints,ub > "$tmp/cv.ts" 2>/dev/null || fail "$name: tshark -z conv,ub"
+    "$U" -q -r "$c" -z conv,ub -z endpoints,ub > "$tmp/cv.ub" 2>/dev/null || fail "$name: ubdump -z conv,ub"
+    for f in ts ub; do
+        awk '$2 == "<->" { print "C", $1, $3, $4, $5, $7, $8, $10, $11; next }
+             NF == 7 && $2 ~ /^[0-9]+$/ && $7 ~ /^[0-9]+$/ { print "E", $1, $2, $3, $4, $5, $6, $7 }' "$tmp/cv.$f" | tr -s ' ' | sort > "$tmp/cvrows.$f"
+    done
+    cmp -s "$tmp/cvrows.ts" "$tmp/cvrows.ub" || { diff "$tmp/cvrows.ts" "$tmp/cvrows.ub" || true; fail "$name: -z conv,ub / endpoints,ub differ"; }
+    [ -s "$tmp/cvrows.ts" ] && nconv=$((nconv + 1))
+    n=$((n + 1))
 done
+[ "$nconv" -ge 8 ] || fail "only $nconv audit captures with UB conversations"
 [ "$nonzero" -ge 20 ] || fail "only $nonzero io,stat tables with a non-zero cell (the test proves little)"
 # a bad column filter is an error with its column
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad io,stat filter accepted"; fi

@@ -821,7 +821,10 @@ static void t_names(void)
     unsigned m = 0;
     CHECK(ub_stats_parse("ub,srt", &m) == 0 && ub_stats_parse("ub,cfg", &m) == 0);
     CHECK_EQ(m, UB_STATS_SRT | UB_STATS_TREE);
-    CHECK_EQ(ub_stats_parse("ub,tree", &m), -1);
+    CHECK_EQ(ub_stats_parse("ub,nope", &m), -1);
+    m = 0; /* tshark's names (issue #10 item 3) */
+    CHECK(ub_stats_parse("ub,tree", &m) == 0 && ub_stats_parse("conv,ub_tp", &m) == 0);
+    CHECK_EQ(m, UB_STATS_TREE | UB_STATS_TP);
 }
 
 int main(void)

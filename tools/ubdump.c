@@ -90,6 +90,8 @@ typedef struct app {
     ub_filter *yf;
     ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
     ub_iostat *io;            /* -z io,stat */
+    ub_conv *conv;            /* -z conv,ub (conv_what 1), -z endpoints,ub (2) */
+    unsigned conv_what;
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     bool pcapng;
     /* audit / statistics: the session */
@@ -137,6 +139,8 @@ static void usage(FILE *f)
             "  -l               flush standard output after every line\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
+            "                   'ip.addr == 10.0.0.0/8', 'ub.rtph.psn in {1..5}', 'ub.analysis.retransmission';\n"
+            "                   Wireshark's language and names (docs/filters.md)\n"
             "                   (the audit and the statistics still see every packet)\n"
             "  -c COUNT         stop after COUNT records\n"
             "  -v, --version    print the versions and exit\n"
@@ -171,6 +175,7 @@ static void usage(FILE *f)
             "  -z ub,mgmt       management response times per Code\n"
             "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
+            "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -465,6 +470,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
+    if (a->conv && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv, v, wire, r->ts_ns - a->t0);
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
@@ -674,7 +680,13 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "help") == 0) {
                 ub_stats_help(stdout);
                 puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
+                puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
                 return 0;
+            }
+            if (strcmp(optarg, "conv,ub") == 0 || strcmp(optarg, "endpoints,ub") == 0) {
+                if (!a->conv && !(a->conv = ub_conv_new())) return 2;
+                a->conv_what |= optarg[0] == 'c' ? 1u : 2u;
+                break;
             }
             if (strncmp(optarg, "io,stat,", 8) == 0) {
                 char ierr[300];
@@ -957,6 +969,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
     ub_iostat_print(a->io, zout);
+    if (a->conv_what & 2) ub_conv_print(a->conv, zout, true);
+    if (a->conv_what & 1) ub_conv_print(a->conv, zout, false);
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -1011,6 +1025,7 @@ int main(int argc, char **argv)
     free(a->e);
     ub_filter_acc_free(a->yacc);
     ub_iostat_free(a->io);
+    ub_conv_free(a->conv);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);

@@ -566,15 +566,14 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
         ok = add_rows(p, t, name, 0, 0);
     } else {
         bool ws = false;
-        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++) {
+        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0] && !ws; i++) {
             if (strcmp(name, ws_names[i].ws) != 0) continue;
             t->outer = 1;
             ws = true;
             ok = add_rows(p, t, ws_names[i].ub[0], 0, 0) &&
                  (!ws_names[i].ub[1] || add_rows(p, t, ws_names[i].ub[1], 1, 0));
-            break;
         }
-        if (!ws) ok = add_rows(p, t, name, 0, 0); /* the neighbours' own names: infiniband.*, sue.*, pcieflit.* */
+        if (!ws && !p->failed) ok = add_rows(p, t, name, 0, 0); /* a neighbouring protocol's own names */
     }
     if (p->failed) return false;
     if (!ok || t->nc == 0) {

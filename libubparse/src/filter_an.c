@@ -227,8 +227,8 @@ static int cmp_f(const void *x, const void *y)
 /* sort the collected pairs and findings by frame and point each frame at its slice */
 static bool finalize(ub_fan_table *t)
 {
-    qsort(t->m, t->nm, sizeof *t->m, cmp_m); /* stable enough: order within a frame is the plugin's order */
-    qsort(t->f, t->nf, sizeof *t->f, cmp_f);
+    if (t->nm) qsort(t->m, t->nm, sizeof *t->m, cmp_m);
+    if (t->nf) qsort(t->f, t->nf, sizeof *t->f, cmp_f);
     size_t nrel = 0;
     for (size_t i = 0; i < t->nf; i++) nrel += t->f[i].nrel;
     t->marr = malloc((t->nm ? t->nm : 1) * sizeof *t->marr);

@@ -26,6 +26,15 @@ void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk);
 void ub_iostat_print(const ub_iostat *s, FILE *out);
 void ub_iostat_free(ub_iostat *s);
 
+/* tshark's -z conv,ub and -z endpoints,ub (the plugin's tap "ub"): per UB view its network
+ * addresses (NTH CNAs, else the first IP header), bytes (the frame's, or the unit's in a flit
+ * stream) and time since the first frame. */
+typedef struct ub_conv ub_conv;
+ub_conv *ub_conv_new(void);
+void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns);
+void ub_conv_print(ub_conv *c, FILE *out, bool endpoints);
+void ub_conv_free(ub_conv *c);
+
 #ifdef __cplusplus
 }
 #endif
