@@ -768,6 +768,9 @@ int main(int argc, char **argv)
     char err[256];
     ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
+    static char obuf[1 << 16];
+    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
+    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
@@ -816,13 +819,10 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &a->tstart);
     a->tlast = a->tstart;
 
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
     if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
