@@ -106,6 +106,10 @@ editcap -F pcap "$C/uboe.pcapng" "$tmp/us.pcap"
 editcap -F nsecpcap "$C/uboe.pcapng" "$tmp/ns.pcap"
 same "-t e on a µs pcap" "0.010000 0.020000 0.030000" "$("$U" -r "$tmp/us.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
 same "-t e on a ns pcap" "0.010000000 0.020000000 0.030000000" "$("$U" -r "$tmp/ns.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
+# frame.time: tshark's text (local time, zone, ns), also from a µs capture
+for tz in UTC Asia/Tokyo America/New_York; do
+    same "frame.time TZ=$tz" "$(TZ=$tz tshark -r "$tmp/us.pcap" -T fields -e frame.time 2> /dev/null)" "$(TZ=$tz "$U" -r "$tmp/us.pcap" -T fields -e frame.time)"
+done
 usage_err "-t ad|a|r|d|dd|e|u|ud, not 'x'" -r "$C/cfg7_rtp.pcapng" -t x
 
 # ---------------------------------------------------------------- -E: quote, occurrence, separators
@@ -273,7 +277,7 @@ def walk(obj, path, vals, paths):
 schema = set(open(sys.argv[3]).read().split())
 ub, ts = load(sys.argv[1]), load(sys.argv[2])
 assert len(ub) == len(ts), (len(ub), len(ts))
-FRAME = ["frame.number", "frame.len", "frame.cap_len", "frame.time_epoch", "frame.time_relative",
+FRAME = ["frame.time", "frame.number", "frame.len", "frame.cap_len", "frame.time_epoch", "frame.time_relative",
          "frame.time_delta", "frame.interface_id"]
 bad = 0
 for a, b in zip(ub, ts):

@@ -36,7 +36,7 @@
 
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
-       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO };
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME };
 
 static const char *const sev_name[] = { "note", "warning", "error" };
 
@@ -119,7 +119,7 @@ static void usage(FILE *f)
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
-            "                   frame.number, frame.len, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "                   frame.number, frame.len, frame.time, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
             "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
@@ -249,6 +249,7 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "frame.time_delta") == 0) e->pseudo = PF_FRAME_TIME_DELTA;
     else if (strcmp(name, "frame.time_delta_displayed") == 0) e->pseudo = PF_FRAME_TIME_DELTA_DISP;
     else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
+    else if (strcmp(name, "frame.time") == 0) e->pseudo = PF_FRAME_TIME;
     else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
@@ -311,6 +312,7 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_FRAME_TIME_DELTA: ubx_time(t, sizeof t, UBX_T_D, 9, r->ts_ns, a->t0, a->tprev, a->tshown); break;
     case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
     case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
+    case PF_FRAME_TIME: ubx_frame_time(t, sizeof t, r->ts_ns); break;
     default: return false;
     }
     sb_puts(b, t);

@@ -69,7 +69,7 @@ static void ind(FILE *f, int d) { fprintf(f, "\n%*s", 2 * d, ""); }
 /* "key": "value" of the frame layer, shared by json and ek */
 typedef void (*kv_fn)(FILE *f, void *ctx, const char *proto, const char *key, const char *val, bool boolean);
 
-static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx)
+static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx, bool ek)
 {
     char t[64];
     if (p->pcapng) {
@@ -80,6 +80,15 @@ static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx)
         snprintf(t, sizeof t, "0x%08x", (unsigned)p->r->dir);
         kv(f, ctx, "frame", "frame.packet_flags_direction", t, false);
     }
+    if (ek) { /* ISO 8601 UTC in the bulk form */
+        ubx_time(t, sizeof t, UBX_T_UD, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
+        char *sp = strchr(t, ' ');
+        if (sp) *sp = 'T';
+        strcat(t, "Z");
+    } else {
+        ubx_frame_time(t, sizeof t, p->r->ts_ns);
+    }
+    kv(f, ctx, "frame", "frame.time", t, false);
     ubx_time(t, sizeof t, UBX_T_E, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
     kv(f, ctx, "frame", "frame.time_epoch", t, false);
     ubx_time(t, sizeof t, UBX_T_D, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
@@ -161,7 +170,7 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
             first ? "" : ",\n", idx);
     jctx j = { true, 4 };
     json_open(f, &j, "frame");
-    frame_kvs(f, p, json_kv, &j);
+    frame_kvs(f, p, json_kv, &j, false);
     json_close(f, &j);
     /* outer protocols, then "ub" holding the UB headers nested by depth */
     bool in_ub = false;
@@ -243,7 +252,7 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
     const ub_view *v = p->v;
     e.n = 0;
     e.used = 0;
-    frame_kvs(f, p, ek_kv, &e);
+    frame_kvs(f, p, ek_kv, &e, true);
     bool in_ub = false;
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];

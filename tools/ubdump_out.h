@@ -23,6 +23,9 @@ int ubx_tfmt_parse(const char *s, ubx_tfmt *out);
 void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, uint64_t t0, uint64_t prev,
               uint64_t prev_shown);
 
+/* frame.time as tshark prints it (local time and zone, ns) */
+void ubx_frame_time(char *buf, size_t n, uint64_t ts);
+
 /* -T fields: the occurrences of one field are collected separated by this byte, then joined with
  * the -E aggregator (or cut to the first / last) when printed */
 #define UBX_OCC_SEP '\x1f'
