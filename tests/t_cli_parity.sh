@@ -46,8 +46,8 @@ usage_err "--threads needs 1..64, not '0'" $R --audit --threads 0
 usage_err "--threads needs 1..64, not 'two'" $R --audit --threads two
 usage_err "--max-* needs 1..268435456" $R --audit --max-links 0
 usage_err "--lua-budget needs a number of instructions" $R --lua-budget -1
-usage_err "-e needs -T fields" $R -e frame.number
-usage_err "-e needs -T fields" $R -T json -e frame.number
+usage_err "-e needs -T fields, json or ek" $R -e frame.number
+usage_err "-e needs -T fields, json or ek" $R -T ubjson -e frame.number
 usage_err "-x needs -T text" $R -T json -x
 }
 n=$("$U" -r "$C/cfg7_rtp.pcapng" -c 2 | wc -l)
@@ -308,6 +308,13 @@ PY
         cp "$C/$name.pcapng" "$tmp/cap.pcapng"
         ts -r "$tmp/cap.pcapng" -T fields -e _ws.col.Info > "$tmp/ti.txt" 2> /dev/null
         "$U" -r "$C/$name.pcapng" -T fields -e _ws.col.Info | cmp -s - "$tmp/ti.txt" && ok || bad "$name: _ws.col.Info differs from tshark's Info"
+    done
+    # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
+    cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
+    for T in json ek; do
+        ts -r "$tmp/cap.pcapng" -T $T -e frame.number -e ub.rtph.psn -e ub.btah.taopcode -e ub.icrc.status > "$tmp/te.$T" 2> /dev/null
+        "$U" -r "$C/cfg7_rtp.pcapng" -T $T -e frame.number -e ub.rtph.psn -e ub.btah.taopcode -e ub.icrc.status > "$tmp/ue.$T"
+        cmp -s "$tmp/te.$T" "$tmp/ue.$T" && ok || { bad "-T $T -e differs from tshark"; diff "$tmp/te.$T" "$tmp/ue.$T" | head -5; }
     done
     # -T ek: an index line and a document per packet; frame and ub members equal tshark's
     cp "$C/urpc.pcapng" "$tmp/cap.pcapng"

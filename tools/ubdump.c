@@ -118,7 +118,7 @@ static void usage(FILE *f)
             "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
-            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
             "                   frame.number, frame.len, frame.time, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
             "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
@@ -356,6 +356,25 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
     }
 }
 
+/* -T json|ek -e FIELD...: the occurrences of each field (the -T fields values) */
+static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p)
+{
+    enum { MAXE = 256 };
+    const char *names[MAXE], *vals[MAXE];
+    size_t lens[MAXE];
+    unsigned n = a->ne < MAXE ? a->ne : MAXE;
+    for (unsigned i = 0; i < n; i++) {
+        sbuf *b = &a->fb[i];
+        b->n = 0;
+        b->any = false;
+        if (!frame_field(a, r, &a->e[i], b)) view_field(a, a->v, &a->e[i], b);
+        names[i] = a->e[i].name;
+        vals[i] = b->p ? b->p : "";
+        lens[i] = b->n;
+    }
+    ubx_json_efields(stdout, p, a->out == OUT_EK, a->json_first, n, names, vals, lens);
+}
+
 static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
 {
     static sbuf b;
@@ -462,7 +481,8 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     uint64_t d = r->ts_ns - a->t0;
     if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
         ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
-        if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
+        if (a->ne) json_efields(a, r, &p);
+        else if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
         else ubx_ek_packet(stdout, &p);
         a->json_first = false;
         shown(a, r);
@@ -739,7 +759,7 @@ int main(int argc, char **argv)
     }
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
-    if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
+    if (a->out != OUT_FIELDS && a->out != OUT_JSON && a->out != OUT_EK && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields, json or ek\n"); return 2; }
     if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
     if (yexpr) {
         char ferr[256];
@@ -828,7 +848,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    if (a->out == OUT_FIELDS) {
+    if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
         if (!a->fb) return 2;
     }

@@ -300,3 +300,49 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
     }
     fputs(proto ? "}}}\n" : "}}\n", f);
 }
+
+/* -T json|ek with -e: only the named fields, each an array of its occurrences (tshark) */
+void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
+                      const char *const *vals, const size_t *lens)
+{
+    char idx[40];
+    index_name(idx, sizeof idx, p->r->ts_ns);
+    if (ek) {
+        fprintf(f, "{\"index\":{\"_index\":\"%s\",\"_type\":\"doc\"}}\n", idx);
+        fprintf(f, "{\"timestamp\":\"%" PRIu64 "%03u\",\"layers\":{", p->r->ts_ns / 1000000000u,
+                (unsigned)(p->r->ts_ns % 1000000000u / 1000000u));
+    } else {
+        fprintf(f, "%s  {\n    \"_index\": \"%s\",\n    \"_type\": \"doc\",\n    \"_score\": null,\n    \"_source\": {\n"
+                   "      \"layers\": {",
+                first ? "" : ",\n", idx);
+    }
+    bool any = false;
+    for (unsigned i = 0; i < n; i++) {
+        if (!lens[i]) continue; /* absent: not listed */
+        char key[128];
+        snprintf(key, sizeof key, "%s", names[i]);
+        if (ek)
+            for (char *c = key; *c; c++)
+                if (*c == '.') *c = '_';
+        if (ek) fprintf(f, "%s", any ? "," : "");
+        else fprintf(f, "%s\n        ", any ? "," : "");
+        jstr(f, key);
+        fputs(ek ? ":[" : ": [", f);
+        const char *s = vals[i], *end = s + lens[i];
+        for (bool fst = true; s <= end; fst = false) {
+            const char *q = memchr(s, UBX_OCC_SEP, (size_t)(end - s));
+            const char *e = q ? q : end;
+            char v[4096];
+            size_t l = (size_t)(e - s) < sizeof v - 1 ? (size_t)(e - s) : sizeof v - 1;
+            memcpy(v, s, l);
+            v[l] = '\0';
+            if (!ek) fputs(fst ? "\n          " : ",\n          ", f);
+            else if (!fst) fputc(',', f);
+            jstr(f, v);
+            s = e + 1;
+        }
+        fputs(ek ? "]" : "\n        ]", f);
+        any = true;
+    }
+    fputs(ek ? "}}\n" : "\n      }\n    }\n  }", f);
+}

@@ -62,6 +62,10 @@ typedef struct ubx_pkt {
 } ubx_pkt;
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);
+/* with -e: only the fields names[i], each the occurrences vals[i] (lens[i] bytes, UBX_OCC_SEP between
+ * occurrences; 0 = absent, left out) as an array, as tshark -T json|ek -e */
+void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
+                      const char *const *vals, const size_t *lens);
 
 /* --write-cited: after an --audit run, re-read the capture `in` and write to `out` the records the
  * report cites (every kept example's frame and related frames). Records written, or -1 (err). */
