@@ -113,6 +113,22 @@ static void index_name(char *buf, size_t n, uint64_t ts_ns)
     snprintf(buf, n, "packets-%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 }
 
+/* the start of one packet's document: -T ek its bulk index line, -T json the envelope up to "layers" */
+static void doc_open(FILE *f, const ubx_pkt *p, bool ek, bool first)
+{
+    char idx[40];
+    index_name(idx, sizeof idx, p->r->ts_ns);
+    if (ek) { /* tshark: seconds then 3 digits of milliseconds */
+        fprintf(f, "{\"index\":{\"_index\":\"%s\",\"_type\":\"doc\"}}\n", idx);
+        fprintf(f, "{\"timestamp\":\"%" PRIu64 "%03u\",\"layers\":{", p->r->ts_ns / 1000000000u,
+                (unsigned)(p->r->ts_ns % 1000000000u / 1000000u));
+    } else {
+        fprintf(f, "%s  {\n    \"_index\": \"%s\",\n    \"_type\": \"doc\",\n    \"_score\": null,\n    \"_source\": {\n"
+                   "      \"layers\": {",
+                first ? "" : ",\n", idx);
+    }
+}
+
 /* ------------------------------------------------------------------ -T json */
 typedef struct jctx {
     bool first; /* first member of the open object */
@@ -163,11 +179,7 @@ static void layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, v
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 {
     const ub_view *v = p->v;
-    char idx[40];
-    index_name(idx, sizeof idx, p->r->ts_ns);
-    fprintf(f, "%s  {\n    \"_index\": \"%s\",\n    \"_type\": \"doc\",\n    \"_score\": null,\n    \"_source\": {\n"
-               "      \"layers\": {",
-            first ? "" : ",\n", idx);
+    doc_open(f, p, false, first);
     jctx j = { true, 4 };
     json_open(f, &j, "frame");
     frame_kvs(f, p, json_kv, &j, false);
@@ -264,12 +276,7 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
         const ub_err_info *ei = ub_err_get(v->err[i].code);
         ek_kv(f, &e, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    char idx[40];
-    index_name(idx, sizeof idx, p->r->ts_ns);
-    fprintf(f, "{\"index\":{\"_index\":\"%s\",\"_type\":\"doc\"}}\n", idx);
-    /* tshark: seconds then 3 digits of milliseconds */
-    fprintf(f, "{\"timestamp\":\"%" PRIu64 "%03u\",\"layers\":{", p->r->ts_ns / 1000000000u,
-            (unsigned)(p->r->ts_ns % 1000000000u / 1000000u));
+    doc_open(f, p, true, false);
     const char *proto = NULL;
     for (unsigned i = 0; i < e.n; i++) {
         const ekv *k = &e.kv[i];
@@ -305,17 +312,7 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
 void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
                       const char *const *vals, const size_t *lens)
 {
-    char idx[40];
-    index_name(idx, sizeof idx, p->r->ts_ns);
-    if (ek) {
-        fprintf(f, "{\"index\":{\"_index\":\"%s\",\"_type\":\"doc\"}}\n", idx);
-        fprintf(f, "{\"timestamp\":\"%" PRIu64 "%03u\",\"layers\":{", p->r->ts_ns / 1000000000u,
-                (unsigned)(p->r->ts_ns % 1000000000u / 1000000u));
-    } else {
-        fprintf(f, "%s  {\n    \"_index\": \"%s\",\n    \"_type\": \"doc\",\n    \"_score\": null,\n    \"_source\": {\n"
-                   "      \"layers\": {",
-                first ? "" : ",\n", idx);
-    }
+    doc_open(f, p, ek, first);
     bool any = false;
     for (unsigned i = 0; i < n; i++) {
         if (!lens[i]) continue; /* absent: not listed */
