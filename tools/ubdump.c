@@ -17,6 +17,7 @@
 #include "ubparse/logs.h"
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
+#include "ubparse/iostat.h"
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
@@ -86,6 +87,10 @@ typedef struct app {
     bool json_first;
     /* display filter */
     ub_filter *yf;
+    ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
+    ub_iostat *io;            /* -z io,stat */
+    ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
+    bool pcapng;
     /* audit / statistics: the session */
     bool audit;
     ub_report_fmt afmt;
@@ -163,6 +168,8 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
+            "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
+            "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -385,12 +392,31 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     ubx_csv_value(out, &a->csv, b.p, b.n);
 }
 
+/* -Y: what the filter knows about record r (caplen bytes of wire on the wire) */
+static ub_filter_pkt ypkt(const app *a, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = { r->frame, wire, caplen, true, r->ts_ns, a->t0, a->tprev, a->pcapng, r->ifindex, r->dir,
+                         ub_fan_get(a->fan, r->frame), r->data, r->caplen };
+    return pk;
+}
+static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = ypkt(a, r, caplen, wire);
+    return ub_filter_match_pkt(a->yf, v, &pk);
+}
+
 /* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
  * the record completes no unit, all units' values where it completes several) */
 static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
-    if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    empty.kind = UB_KIND_DLLDP; /* a flit-stream record is UB even when it completes no unit (as in tshark) */
+    if (a->yf && !a->rec_units) a->rec_match = ymatch(a, &empty, r, r->caplen, r->origlen);
+    if (a->yf && a->rec_units) { /* the fields of all its units together, as tshark's one tree */
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        a->rec_match = ub_filter_acc_match(a->yacc, &pk);
+        ub_filter_acc_reset(a->yacc);
+    }
     if (!a->yf || a->rec_match) a->rec_sel = true;
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
@@ -456,16 +482,23 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
+    if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        ub_iostat_view(a->io, v, &pk);
+    }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
-        if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
+        if (a->yf) {
+            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+            ub_filter_acc_add(a->yacc, v, &pk);
+        }
         for (unsigned i = 0; i < a->ne; i++)
             if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
     if (a->quiet && !a->wr) return;
-    if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
+    if (a->yf && !ymatch(a, v, r, len, wire)) return;
     a->rec_sel = true;
     if (a->quiet) return; /* -w without -P */
     a->nshown++;
@@ -656,7 +689,17 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
-            if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
+            if (strcmp(optarg, "help") == 0) {
+                ub_stats_help(stdout);
+                puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
+                return 0;
+            }
+            if (strncmp(optarg, "io,stat,", 8) == 0) {
+                char ierr[300];
+                ub_iostat_free(a->io);
+                if (!(a->io = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
+                break;
+            }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
         case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
@@ -793,6 +836,12 @@ int main(int argc, char **argv)
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    a->pcapng = ub_cap_is_pcapng(cf);
+    if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+        fprintf(stderr, "ubdump: %s: %s\n", file, err);
+        return 2;
+    }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
@@ -859,6 +908,10 @@ int main(int argc, char **argv)
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
+        if (a->io) {
+            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            ub_iostat_frame(a->io, &pk);
+        }
         a->rec_mode = false;
         a->tprev = r.ts_ns;
         if (a->wr && (a->rec_sel || !a->yf) && ubx_writer_rec(a->wr, cf, &r) != 0) {
@@ -915,6 +968,7 @@ int main(int argc, char **argv)
                         "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
+    ub_iostat_print(a->io, zout);
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -967,7 +1021,10 @@ int main(int argc, char **argv)
     for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
     free(a->fb);
     free(a->e);
+    ub_filter_acc_free(a->yacc);
+    ub_iostat_free(a->io);
     ub_filter_free(a->yf);
+    ub_fan_free(a->fan);
     ub_cap_close(cf);
     return status;
 }

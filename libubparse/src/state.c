@@ -218,7 +218,11 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
     f.nvalues = (uint8_t)(nvals > 4 ? 4 : nvals);
     f.detail = detail;
     f.key = key;
-    if (keytext) snprintf(f.keytext, sizeof f.keytext, "%s", keytext);
+    if (keytext) { /* the first 63 characters */
+        size_t l = strnlen(keytext, sizeof f.keytext - 1);
+        memcpy(f.keytext, keytext, l);
+        f.keytext[l] = 0;
+    }
     s->fcb(s->fctx, &f);
 }
 
@@ -568,6 +572,7 @@ void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx)
     s->mcb = cb;
     s->mctx = ctx;
 }
+void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb) { s->fkeep = cb; }
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
 {
     s->ncb = cb;

@@ -120,6 +120,11 @@ typedef struct ub_state ub_state;
 ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx);
 void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx);
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx);
+/* Optional: would the finding callback keep a finding of `rule` cited at `frame` (called with the
+ * finding callback's ctx)? When it says no, the finding is still delivered (counts) but its keytext
+ * is not formatted. Without it every finding's keytext is formatted. */
+typedef bool (*ub_finding_keep_cb)(void *ctx, unsigned rule, uint64_t frame);
+void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb);
 /* Feed one decoded packet (views are not retained). */
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi);
 /* End of capture: report what is still outstanding (§10.6 e). */
