@@ -207,6 +207,9 @@ grep -q '^result: FAIL' "$tmp/cite.txt" && ok || bad "--write-cited: the report 
 "$U" -r "$L" -Y "frame.number == $(echo "$want" | sed 's/,/ || frame.number == /g')" -t e | cut -c8- | sed 's/\[TP [^]]*\] //g' > "$tmp/cite.want"
 "$U" -r "$tmp/cited.pcapng" -t e | cut -c8- | sed 's/\[TP [^]]*\] //g' > "$tmp/cite.got"
 cmp -s "$tmp/cite.want" "$tmp/cite.got" && ok || { bad "--write-cited wrote other records"; diff "$tmp/cite.want" "$tmp/cite.got"; }
+# -Y on the analysis fields selects the same way (the TP retransmissions of audit_rtp_lossy)
+"$U" -r "$L" -Y 'ub.analysis.retransmission' -w "$tmp/retx.pcapng"
+same "-w -Y ub.analysis.retransmission" "202 203 204 205" "$("$U" -r "$tmp/retx.pcapng" -T fields -e ub.rtph.psn | paste -sd' ')"
 usage_err "--write-cited needs -w FILE, --audit and -r FILE" -r "$L" --audit --write-cited
 usage_err "--write-cited needs -w FILE, --audit and -r FILE" -r - --audit -w "$tmp/x.pcapng" --write-cited
 usage_err "-w - writes the capture to standard output" -r "$C/cfg7_rtp.pcapng" -w - -P
