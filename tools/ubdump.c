@@ -77,6 +77,7 @@ typedef struct app {
     bool have_t0;
     uint64_t npkts, nunits, nshown;
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
+    uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */
     ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */
     /* -T fields on a raw flit stream: one line per record (as tshark), values of all its units */
     bool rec_mode;
@@ -207,7 +208,7 @@ static void list_headers(void)
 {
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
         const ub_hdr *h = ub_hdr_get(id);
-        if (h) printf("%s\tub.%s\t%s\t%u\t%s\n", h->key, h->abbrev, h->name, h->len, h->spec);
+        if (h) printf("%s\t%s%s\t%s\t%u\t%s\n", h->key, ub_hdr_ns(h), h->abbrev, h->name, h->len, h->spec);
     }
 }
 
@@ -472,6 +473,9 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
+    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
+    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
+    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
@@ -929,8 +933,14 @@ int main(int argc, char **argv)
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
-    if (user_quiet && !report_owns_stdout)
-        fprintf(w_stdout ? stderr : stdout, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if (user_quiet && !report_owns_stdout) {
+        FILE *qo = w_stdout ? stderr : stdout;
+        fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
+        static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
+        for (unsigned i = 0, k = 0; i < 3; i++)
+            if (a->nneigh[i]) fprintf(qo, "%s%" PRIu64 " %s", k++ ? ", " : "; carrying ", a->nneigh[i], nn[i]);
+        fprintf(qo, "\n");
+    }
     if (a->wr && ubx_writer_close(a->wr, cf) != 0) {
         fprintf(stderr, "ubdump: %s: write error\n", wpath);
         status = 2;

@@ -120,7 +120,8 @@ bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
         if (id != UB_H_IPV4 && id != UB_H_IPV6) continue;
         unsigned k = i + 1;
         while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
-               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA))
+               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA ||
+                ub_hdr_foreign(v->layer[k].hdr))) /* RoCEv2 / SUE inside: Wireshark's dissectors take them */
             k++;
         *lo = i;
         *hi = k;
@@ -244,7 +245,8 @@ static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return frame_test(t, v, pk);
     /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
-    if (!t->outer && !ub_view_ub(v)) return false;
+    bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
+    if (!t->outer && !foreign && !ub_view_ub(v)) return false;
     switch (t->kind) {
     case K_UB:
         return true;

@@ -351,7 +351,7 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
         const ub_err *e = &v->err[i];
         const ub_err_info *ei = ub_err_get(e->code);
         if (!ei) continue;
-        unsigned r = err_rule(e, ei);
+        unsigned r = ub_hdr_foreign(ub_hdr_get(e->hdr)) ? UB_R_NB_DECODE : err_rule(e, ei); /* not UB: its own rule */
         if (r >= UB_R__COUNT) continue;
         /* the catalogue's severity, except that a decode note stays a note */
         int sev = ei->severity == UB_SEV_NOTE ? UB_SEV_NOTE : -1;
@@ -518,7 +518,7 @@ void ub_state_cfg_default(ub_state_cfg *c)
     c->response_timeout_ns = 100000000ull; /* §10.6 e */
 }
 
-static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta };
+static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta, &ub_st_mod_nb };
 
 ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
 {
