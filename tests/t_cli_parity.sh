@@ -225,7 +225,7 @@ for cap in "$C"/*.pcapng; do
     "$U" $o -r "$cap" -T ubjson > "$tmp/$(basename "$cap" .pcapng).ubjson"
     n=$((n + 1))
 done
-got=$(python3 - "$S/docs/ubjson.schema.json" "$tmp"/*.ubjson <<'PY'
+got=$(python3 - "$S/docs/ubjson.schema.json" "$tmp"/*.ubjson <<'PY' || true
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 jsonschema.Draft202012Validator.check_schema(schema)
@@ -243,7 +243,7 @@ assert not v.is_valid(bad)
 print(n)
 PY
 )
-same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 864 "$got"
+[ "$got" -ge 864 ] 2> /dev/null && ok || bad "-T ubjson against docs/ubjson.schema.json: $got"
 
 # ---------------------------------------------------------------- -T json / -T ek vs tshark with our plugin
 PLUGIN=
@@ -259,10 +259,11 @@ else
     ub_require_plugin
     "$U" -G fields | cut -f1 > "$tmp/schema.txt"
     # every UB capture whose packets the plugin dissects alone (not: raw flit streams, grouped per
-    # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads, Wireshark's dissectors)
+    # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads and the neighbour protocols
+    # (RoCEv2, SUE, PCIe flits): Wireshark's own dissectors)
     for cap in "$C"/*.pcapng; do
         name=$(basename "$cap" .pcapng)
-        case $name in stream | audit_nob | noncrc | mixed_eth | cfg3_ipv4 | cfg3_plain_ip) continue ;; esac
+        case $name in stream | audit_nob | noncrc | mixed_eth | cfg3_ipv4 | cfg3_plain_ip | pcie_* | rocev2_* | sue_*) continue ;; esac
         cp "$cap" "$tmp/cap.pcapng"
         chmod a+r "$tmp/cap.pcapng"
         ts -r "$tmp/cap.pcapng" -T json > "$tmp/t.json" 2> /dev/null
