@@ -37,7 +37,7 @@
 
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
-       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO };
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME };
 
 static const char *const sev_name[] = { "note", "warning", "error" };
 
@@ -126,8 +126,8 @@ static void usage(FILE *f)
             "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
-            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
-            "                   frame.number, frame.len, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "                   frame.number, frame.len, frame.time, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
             "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
@@ -262,6 +262,7 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "frame.time_delta") == 0) e->pseudo = PF_FRAME_TIME_DELTA;
     else if (strcmp(name, "frame.time_delta_displayed") == 0) e->pseudo = PF_FRAME_TIME_DELTA_DISP;
     else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
+    else if (strcmp(name, "frame.time") == 0) e->pseudo = PF_FRAME_TIME;
     else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
@@ -324,6 +325,7 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_FRAME_TIME_DELTA: ubx_time(t, sizeof t, UBX_T_D, 9, r->ts_ns, a->t0, a->tprev, a->tshown); break;
     case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
     case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
+    case PF_FRAME_TIME: ubx_frame_time(t, sizeof t, r->ts_ns); break;
     default: return false;
     }
     sb_puts(b, t);
@@ -365,6 +367,25 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             b->any = true;
         }
     }
+}
+
+/* -T json|ek -e FIELD...: the occurrences of each field (the -T fields values) */
+static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p)
+{
+    enum { MAXE = 256 };
+    const char *names[MAXE], *vals[MAXE];
+    size_t lens[MAXE];
+    unsigned n = a->ne < MAXE ? a->ne : MAXE;
+    for (unsigned i = 0; i < n; i++) {
+        sbuf *b = &a->fb[i];
+        b->n = 0;
+        b->any = false;
+        if (!frame_field(a, r, &a->e[i], b)) view_field(a, a->v, &a->e[i], b);
+        names[i] = a->e[i].name;
+        vals[i] = b->p ? b->p : "";
+        lens[i] = b->n;
+    }
+    ubx_json_efields(stdout, p, a->out == OUT_EK, a->json_first, n, names, vals, lens);
 }
 
 static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
@@ -503,7 +524,8 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     uint64_t d = r->ts_ns - a->t0;
     if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
         ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
-        if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
+        if (a->ne) json_efields(a, r, &p);
+        else if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
         else ubx_ek_packet(stdout, &p);
         a->json_first = false;
         shown(a, r);
@@ -796,7 +818,7 @@ int main(int argc, char **argv)
     }
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
-    if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
+    if (a->out != OUT_FIELDS && a->out != OUT_JSON && a->out != OUT_EK && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields, json or ek\n"); return 2; }
     if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
     if (yexpr) {
         char ferr[256];
@@ -827,6 +849,9 @@ int main(int argc, char **argv)
     char err[256];
     ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
+    static char obuf[1 << 16];
+    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
+    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
@@ -881,17 +906,14 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &a->tstart);
     a->tlast = a->tstart;
 
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
     if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    if (a->out == OUT_FIELDS) {
+    if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
         if (!a->fb) return 2;
     }

@@ -96,7 +96,7 @@ static void ind(FILE *f, int d) { fprintf(f, "\n%*s", 2 * d, ""); }
 /* "key": "value" of the frame layer, shared by json and ek */
 typedef void (*kv_fn)(FILE *f, void *ctx, const char *proto, const char *key, const char *val, bool boolean);
 
-static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx)
+static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx, bool ek)
 {
     char t[64];
     if (p->pcapng) {
@@ -107,6 +107,15 @@ static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx)
         snprintf(t, sizeof t, "0x%08x", (unsigned)p->r->dir);
         kv(f, ctx, "frame", "frame.packet_flags_direction", t, false);
     }
+    if (ek) { /* ISO 8601 UTC in the bulk form */
+        ubx_time(t, sizeof t, UBX_T_UD, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
+        char *sp = strchr(t, ' ');
+        if (sp) *sp = 'T';
+        strcat(t, "Z");
+    } else {
+        ubx_frame_time(t, sizeof t, p->r->ts_ns);
+    }
+    kv(f, ctx, "frame", "frame.time", t, false);
     ubx_time(t, sizeof t, UBX_T_E, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
     kv(f, ctx, "frame", "frame.time_epoch", t, false);
     ubx_time(t, sizeof t, UBX_T_D, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
@@ -129,6 +138,22 @@ static void index_name(char *buf, size_t n, uint64_t ts_ns)
     struct tm tm;
     if (!gmtime_r(&sec, &tm)) memset(&tm, 0, sizeof tm);
     snprintf(buf, n, "packets-%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+/* the start of one packet's document: -T ek its bulk index line, -T json the envelope up to "layers" */
+static void doc_open(FILE *f, const ubx_pkt *p, bool ek, bool first)
+{
+    char idx[40];
+    index_name(idx, sizeof idx, p->r->ts_ns);
+    if (ek) { /* tshark: seconds then 3 digits of milliseconds */
+        fprintf(f, "{\"index\":{\"_index\":\"%s\",\"_type\":\"doc\"}}\n", idx);
+        fprintf(f, "{\"timestamp\":\"%" PRIu64 "%03u\",\"layers\":{", p->r->ts_ns / 1000000000u,
+                (unsigned)(p->r->ts_ns % 1000000000u / 1000000u));
+    } else {
+        fprintf(f, "%s  {\n    \"_index\": \"%s\",\n    \"_type\": \"doc\",\n    \"_score\": null,\n    \"_source\": {\n"
+                   "      \"layers\": {",
+                first ? "" : ",\n", idx);
+    }
 }
 
 /* ------------------------------------------------------------------ -T json */
@@ -181,14 +206,10 @@ static void layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, v
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 {
     const ub_view *v = p->v;
-    char idx[40];
-    index_name(idx, sizeof idx, p->r->ts_ns);
-    fprintf(f, "%s  {\n    \"_index\": \"%s\",\n    \"_type\": \"doc\",\n    \"_score\": null,\n    \"_source\": {\n"
-               "      \"layers\": {",
-            first ? "" : ",\n", idx);
+    doc_open(f, p, false, first);
     jctx j = { true, 4 };
     json_open(f, &j, "frame");
-    frame_kvs(f, p, json_kv, &j);
+    frame_kvs(f, p, json_kv, &j, false);
     json_close(f, &j);
     /* outer protocols, then "ub" holding the UB headers nested by depth */
     bool in_ub = false, ub_open = false;
@@ -283,7 +304,7 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
     const ub_view *v = p->v;
     e.n = 0;
     e.used = 0;
-    frame_kvs(f, p, ek_kv, &e);
+    frame_kvs(f, p, ek_kv, &e, true);
     bool in_ub = false;
     unsigned plo = 0, phi = 0;
     if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
@@ -298,12 +319,7 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
         const ub_err_info *ei = ub_err_get(v->err[i].code);
         ek_kv(f, &e, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    char idx[40];
-    index_name(idx, sizeof idx, p->r->ts_ns);
-    fprintf(f, "{\"index\":{\"_index\":\"%s\",\"_type\":\"doc\"}}\n", idx);
-    /* tshark: seconds then 3 digits of milliseconds */
-    fprintf(f, "{\"timestamp\":\"%" PRIu64 "%03u\",\"layers\":{", p->r->ts_ns / 1000000000u,
-            (unsigned)(p->r->ts_ns % 1000000000u / 1000000u));
+    doc_open(f, p, true, false);
     const char *proto = NULL;
     for (unsigned i = 0; i < e.n; i++) {
         const ekv *k = &e.kv[i];
@@ -333,4 +349,40 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
         fputc(']', f);
     }
     fputs(proto ? "}}}\n" : "}}\n", f);
+}
+
+/* -T json|ek with -e: only the named fields, each an array of its occurrences (tshark) */
+void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
+                      const char *const *vals, const size_t *lens)
+{
+    doc_open(f, p, ek, first);
+    bool any = false;
+    for (unsigned i = 0; i < n; i++) {
+        if (!lens[i]) continue; /* absent: not listed */
+        char key[128];
+        snprintf(key, sizeof key, "%s", names[i]);
+        if (ek)
+            for (char *c = key; *c; c++)
+                if (*c == '.') *c = '_';
+        if (ek) fprintf(f, "%s", any ? "," : "");
+        else fprintf(f, "%s\n        ", any ? "," : "");
+        jstr(f, key);
+        fputs(ek ? ":[" : ": [", f);
+        const char *s = vals[i], *end = s + lens[i];
+        for (bool fst = true; s <= end; fst = false) {
+            const char *q = memchr(s, UBX_OCC_SEP, (size_t)(end - s));
+            const char *e = q ? q : end;
+            char v[4096];
+            size_t l = (size_t)(e - s) < sizeof v - 1 ? (size_t)(e - s) : sizeof v - 1;
+            memcpy(v, s, l);
+            v[l] = '\0';
+            if (!ek) fputs(fst ? "\n          " : ",\n          ", f);
+            else if (!fst) fputc(',', f);
+            jstr(f, v);
+            s = e + 1;
+        }
+        fputs(ek ? "]" : "\n        ]", f);
+        any = true;
+    }
+    fputs(ek ? "}}\n" : "\n      }\n    }\n  }", f);
 }

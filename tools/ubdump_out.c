@@ -103,6 +103,19 @@ void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, u
         snprintf(buf, n, "%02d:%02d:%02d%s", tm.tm_hour, tm.tm_min, tm.tm_sec, dot ? dot : "");
 }
 
+/* frame.time as tshark prints it: local time with the zone, always ns ("Jan  1, 1970 09:00:00.000010000 JST") */
+void ubx_frame_time(char *buf, size_t n, uint64_t ts)
+{
+    time_t sec = (time_t)(ts / 1000000000u);
+    struct tm tm;
+    char d[40], z[16];
+    if (!localtime_r(&sec, &tm) || !strftime(d, sizeof d, "%b %e, %Y %H:%M:%S", &tm) || !strftime(z, sizeof z, "%Z", &tm)) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    snprintf(buf, n, "%s.%09u %s", d, (unsigned)(ts % 1000000000u), z);
+}
+
 /* ------------------------------------------------------------------ -E */
 void ubx_csv_default(ubx_csv *c)
 {

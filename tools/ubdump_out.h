@@ -23,6 +23,9 @@ int ubx_tfmt_parse(const char *s, ubx_tfmt *out);
 void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, uint64_t t0, uint64_t prev,
               uint64_t prev_shown);
 
+/* frame.time as tshark prints it (local time and zone, ns) */
+void ubx_frame_time(char *buf, size_t n, uint64_t ts);
+
 /* -T fields: the occurrences of one field are collected separated by this byte, then joined with
  * the -E aggregator (or cut to the first / last) when printed */
 #define UBX_OCC_SEP '\x1f'
@@ -59,6 +62,10 @@ typedef struct ubx_pkt {
 } ubx_pkt;
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);
+/* with -e: only the fields names[i], each the occurrences vals[i] (lens[i] bytes, UBX_OCC_SEP between
+ * occurrences; 0 = absent, left out) as an array, as tshark -T json|ek -e */
+void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
+                      const char *const *vals, const size_t *lens);
 
 /* --write-cited: after an --audit run, re-read the capture `in` and write to `out` the records the
  * report cites (every kept example's frame and related frames). Records written, or -1 (err). */
