@@ -449,6 +449,30 @@ static size_t put_hex(char *buf, size_t n, const uint8_t *p, uint32_t len, const
     return w;
 }
 
+/* decimal digits of v at t (no NUL); returns their count */
+static size_t fmt_dec(char *t, uint64_t v)
+{
+    char r[20];
+    size_t k = 0;
+    do {
+        r[k++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    for (size_t i = 0; i < k; i++) t[i] = r[k - 1 - i];
+    return k;
+}
+/* lower-case hex digits of v at t, at least `min` (zero-padded); returns their count */
+static size_t fmt_hex(char *t, uint64_t v, unsigned min)
+{
+    static const char hx[] = "0123456789abcdef";
+    size_t k = 1, pad;
+    while (k < 16 && (v >> (4 * k))) k++;
+    pad = min > k ? min - k : 0;
+    memset(t, '0', pad);
+    for (size_t i = 0; i < k; i++) t[pad + i] = hx[(v >> (4 * (k - 1 - i))) & 15u];
+    return pad + k;
+}
+
 size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n)
 {
     int w = 0;
@@ -458,17 +482,32 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
     case UB_FT_BOOL: {
         const char *nm = names ? ub_vname_lookup(f->vals, v->u) : NULL;
         if (f->type == UB_FT_BOOL && !f->vals) nm = NULL;
+        /* the integer forms by hand (no printf per field): the bytes "0x%0*llx" / "%llu" /
+         * "%llu (0x%llx)" / "%lld" give, with snprintf's truncation */
+        char t[64];
+        size_t k = 0;
         if (f->base == UB_BASE_HEX) {
             unsigned digits = (f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 3) / 4;
             if (digits == 0) digits = 1;
-            w = snprintf(buf, n, "0x%0*llx", (int)digits, (unsigned long long)v->u);
+            t[k++] = '0';
+            t[k++] = 'x';
+            k += fmt_hex(t + k, v->u, digits > 32 ? 32 : digits);
         } else if (f->base == UB_BASE_DEC_HEX) {
-            w = snprintf(buf, n, "%llu (0x%llx)", (unsigned long long)v->u, (unsigned long long)v->u);
-        } else if (f->flags & UB_FF_SIGNED) {
-            w = snprintf(buf, n, "%lld", (long long)v->u);
+            k += fmt_dec(t, v->u);
+            memcpy(t + k, " (0x", 4);
+            k += 4;
+            k += fmt_hex(t + k, v->u, 1);
+            t[k++] = ')';
+        } else if ((f->flags & UB_FF_SIGNED) && (int64_t)v->u < 0) {
+            t[k++] = '-';
+            k += fmt_dec(t + k, 0u - v->u);
         } else {
-            w = snprintf(buf, n, "%llu", (unsigned long long)v->u);
+            k += fmt_dec(t, v->u);
         }
+        w = (int)k;
+        size_t c = k < n ? k : n - 1;
+        memcpy(buf, t, c);
+        buf[c] = '\0';
         if (nm && w >= 0 && (size_t)w < n) w += snprintf(buf + w, n - (size_t)w, " (%s)", nm);
         return w < 0 ? 0 : (size_t)w;
     }
