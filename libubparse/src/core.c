@@ -373,7 +373,7 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     switch (f->type) {
     case UB_FT_UINT:
     case UB_FT_BOOL:
-        if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
+        if (!ub_rd_bits_var(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
         if (f->flags & (UB_FF_LE | UB_FF_BITREV)) out->u = ub_field_unwire(f, out->u);
         if (f->flags & UB_FF_X64) out->u <<= 6;
         return 0;
