@@ -26,7 +26,7 @@ opt_for() { case $(basename "$1") in noncrc.pcapng) echo --noncrc ;; *) echo "" 
 [ $rc -eq 0 ] && ok || bad "-G rules exit $rc"
 nrules=$(wc -l < "$tmp/rules.txt")
 [ "$nrules" -ge 50 ] && ok || bad "-G rules lists only $nrules rules"
-awk -F'\t' 'NF != 6 || $1 !~ /^UB-[A-Z][A-Z]-[0-9][0-9][0-9]$/ || ($3 != "error" && $3 != "warning" && $3 != "note") { print "bad rule line: " $0; e = 1 } END { exit e }' "$tmp/rules.txt" && ok || bad "-G rules format"
+awk -F'\t' 'NF != 6 || $1 !~ /^(UB|NB|IB|SUE|PCIE)-[A-Z][A-Z]-[0-9][0-9][0-9]$/ || ($3 != "error" && $3 != "warning" && $3 != "note") { print "bad rule line: " $0; e = 1 } END { exit e }' "$tmp/rules.txt" && ok || bad "-G rules format"
 [ "$(cut -f1 "$tmp/rules.txt" | sort | uniq -d | wc -l)" -eq 0 ] && ok || bad "-G rules: duplicate ids"
 
 # ---------------------------------------------------------------- malformed.pcapng: decode findings

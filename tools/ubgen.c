@@ -35,6 +35,7 @@ static uint32_t linktype_for(const ub_opts *o, ub_entry e)
     case UB_ENTRY_SLL2: return 276;
     case UB_ENTRY_ETH: return 1;
     case UB_ENTRY_RAWIP: return 101;
+    case UB_ENTRY_PCIEFLIT: return o->dlt_pcieflit;
     default: return 147;
     }
 }

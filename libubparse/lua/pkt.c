@@ -577,7 +577,7 @@ static void push_layer(lua_State *L, const ub_view *v, unsigned i)
     lua_setfield(L, -2, "index");
     lua_pushstring(L, l->hdr->key);
     lua_setfield(L, -2, "key");
-    lua_pushfstring(L, "ub.%s", l->hdr->abbrev);
+    lua_pushfstring(L, "%s%s", ub_hdr_ns(l->hdr), l->hdr->abbrev);
     lua_setfield(L, -2, "abbrev");
     lua_pushstring(L, l->hdr->name);
     lua_setfield(L, -2, "name");
@@ -615,7 +615,8 @@ static int find_layer(lua_State *L, const ubl_pktref *p, int name_idx, int nth)
     int seen = 0;
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = p->v->layer[i].hdr;
-        if (ab ? strcmp(h->abbrev, nm + 3) != 0 : strcmp(h->key, nm) != 0) continue;
+        bool hit = ab ? strcmp(h->abbrev, nm + 3) == 0 : strcmp(h->key, nm) == 0 || (ub_hdr_foreign(h) && strcmp(h->abbrev, nm) == 0);
+        if (!hit) continue;
         if (++seen == nth) return (int)i;
     }
     return -1;

@@ -1,5 +1,6 @@
 /* Decoder core: error table, layer stack, field access, options, entry-point dispatch. */
 #include "internal.h"
+#include "neigh.h"
 
 /* ---------------------------------------------------------------- error catalogue */
 static const ub_err_info err_table[UB_E__COUNT] = {
@@ -93,6 +94,15 @@ void ub_opts_default(ub_opts *o)
     o->profile = UB_PROFILE_SPEC;
     o->udp_heuristic = true;        /* §1 step 3: other ports only through the strict heuristic */
     o->n_udp_more = 0;
+    o->dlt_pcieflit = 150;          /* LINKTYPE_USER3: UB takes USER0..USER2 */
+    o->udp4791 = 0;
+    o->sue_port = 4791;             /* document 004 §12.3.3: TYPE1 dport 0x12B7 */
+    o->sue_ethertype[0] = 0x88B5;   /* IEEE 802 local experimental EtherTypes: provisional stand-ins for */
+    o->sue_ethertype[1] = 0x88B6;   /* the register-set MAC_TYPE1/MAC_TYPE2 (document 004 §12.10) */
+    o->sue_rh_order = 0;
+    o->sue_afh = 0;
+    o->sue_tc_in_sa = true;
+    o->sue_icrc = false;
 }
 
 ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
@@ -100,6 +110,7 @@ ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
     if (lt == o->dlt_flit) return UB_ENTRY_FLIT;
     if (lt == o->dlt_pkt) return UB_ENTRY_PKT;
     if (lt == o->dlt_stream) return UB_ENTRY_STREAM;
+    if (o->dlt_pcieflit && lt == o->dlt_pcieflit) return UB_ENTRY_PCIEFLIT;
     switch (lt) {
     case 1: return UB_ENTRY_ETH;
     case 113: return UB_ENTRY_SLL;
@@ -150,7 +161,7 @@ uint64_t ub_lget_slow(const ub_layer *l, unsigned idx)
 
 int ub_field_index(const ub_hdr *h, const char *short_name)
 {
-    size_t pl = 4 + strlen(h->abbrev); /* "ub." + abbrev + "." */
+    size_t pl = strlen(ub_hdr_ns(h)) + strlen(h->abbrev) + 1; /* ["ub."] abbrev "." */
     for (unsigned i = 0; i < h->nfields; i++) {
         const char *a = h->fields[i].abbrev;
         if (strlen(a) > pl && strcmp(a + pl, short_name) == 0) return (int)i;
@@ -174,7 +185,7 @@ __attribute__((noinline)) static void check_rsvd_rows(ub_dec *d, const ub_layer 
  * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
 static bool rsvd_maskable(const ub_field *f)
 {
-    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL)) return false;
+    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW)) return false;
     if (f->bits == 0 || f->bit_off + f->bits > UB_RSVD_SPAN * 8u) return false;
     if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) return f->bits <= 64;
     return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
@@ -260,7 +271,9 @@ static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f)
 {
     ub_val v;
     uint32_t lead = f->bit_off & 7u;
-    if (f->type == UB_FT_UINT && lead + f->bits <= 8) { /* most reserved rows sit inside one byte */
+    if (f->flags & UB_FF_LEW) { /* bit_off numbers a little-endian word, not the wire bytes */
+        if (ub_field_value(l, f, &v) != 0 || v.u == 0) return;
+    } else if (f->type == UB_FT_UINT && lead + f->bits <= 8) { /* most reserved rows sit inside one byte */
         uint32_t b = f->bit_off >> 3;
         if (b >= l->len) return;
         v.u = ((uint32_t)l->data[b] >> (8u - lead - f->bits)) & ((1u << f->bits) - 1u);
@@ -373,6 +386,7 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     switch (f->type) {
     case UB_FT_UINT:
     case UB_FT_BOOL:
+        if (f->flags & UB_FF_LEW) return ub_lew_get(l->data, l->len, f, &out->u) ? 0 : -1;
         if (!ub_rd_bits_var(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
         if (f->flags & (UB_FF_LE | UB_FF_BITREV)) out->u = ub_field_unwire(f, out->u);
         if (f->flags & UB_FF_X64) out->u <<= 6;
@@ -408,6 +422,11 @@ int ub_field_write(uint8_t *p, uint32_t len, const ub_field *f, const ub_val *v)
         }
         if (f->bits == 0 || f->bits > 64 || (uint64_t)f->bit_off + f->bits > (uint64_t)len * 8u) return -1;
         if (f->bits < 64 && (u >> f->bits)) return -1;
+        if (f->flags & UB_FF_LEW) {
+            if (len < 8) return -1;
+            ub_lew_put(p, f, u);
+            return 0;
+        }
         ub_wr_bits(p, f->bit_off, f->bits, u);
         return 0;
     }
@@ -560,8 +579,8 @@ int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **fout,
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
-        size_t al = strlen(h->abbrev);
-        if (strncmp(abbrev, "ub.", 3) != 0 || strncmp(abbrev + 3, h->abbrev, al) != 0 || abbrev[3 + al] != '.')
+        size_t al = strlen(h->abbrev), nl = strlen(ub_hdr_ns(h));
+        if (strncmp(abbrev, ub_hdr_ns(h), nl) != 0 || strncmp(abbrev + nl, h->abbrev, al) != 0 || abbrev[nl + al] != '.')
             continue;
         for (unsigned k = 0; k < h->nfields; k++) {
             if (strcmp(h->fields[k].abbrev, abbrev) == 0 && ub_field_value(&v->layer[i], &h->fields[k], out) == 0) {
@@ -626,6 +645,10 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
  * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
 static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
 {
+    if (ub_dec_sue_eth(d, off, ethertype)) { /* SUE AFH framing: not UB (docs/neighbours.md) */
+        d->v->kind = UB_KIND_OTHER;
+        return;
+    }
     if (ethertype == 0x0800 || ethertype == 0x86DD) {
         ub_dec_ip_ub(d, off, d->wlen, false);
         d->v->kind = d->v->claim != UB_CLAIM_NONE ? UB_KIND_UBOE : UB_KIND_OTHER;
@@ -754,6 +777,10 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     }
     case UB_ENTRY_CFGPH:
         dec_cfgph(&d, 0);
+        break;
+    case UB_ENTRY_PCIEFLIT: /* not UB: PCIe 6 flits (docs/neighbours.md) */
+        v->kind = UB_KIND_OTHER;
+        ub_dec_pcieflit(&d);
         break;
     case UB_ENTRY_TPH: /* the payload of a UDP datagram a caller already took for UB (Wireshark port table) */
         v->kind = UB_KIND_UBOE;

@@ -31,6 +31,7 @@ enum ub_variant_idx { /* ub_hdr.vidx of every profile table (list in profile.c) 
     UB_V_NONE = 0,
     UB_V_LPH_NS3, UB_V_CRD_ACK_NS3, UB_V_NTH16_NS3, UB_V_NTH24_NS3, UB_V_RTPH_NS3, UB_V_CETPH_CAQM_NS3,
     UB_V_BTAH_NS3, UB_V_BTAH_C_NS3, UB_V_ATAH_NS3, UB_V_MAETAH_C_NS3,
+    UB_V_SUE_RH_LE, /* not a profile's: the SUE RH byte-order switch (-o sue.rh_order=le, sue.c) */
     UB_V__COUNT
 };
 
@@ -170,6 +171,24 @@ static inline uint64_t ub_field_unwire(const ub_field *f, uint64_t raw)
         raw = r;
     }
     return raw;
+}
+
+/* UB_FF_LEW rows: the field of the little-endian 64-bit word at p (len >= 8 bytes) */
+static inline bool ub_lew_get(const uint8_t *p, uint32_t len, const ub_field *f, uint64_t *out)
+{
+    *out = 0;
+    if (len < 8 || f->bits == 0 || f->bit_off + f->bits > 64) return false;
+    uint64_t w = 0;
+    for (unsigned i = 8; i-- > 0;) w = (w << 8) | p[i];
+    *out = (w >> f->bit_off) & (f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull);
+    return true;
+}
+static inline void ub_lew_put(uint8_t *p, const ub_field *f, uint64_t v)
+{
+    uint64_t w = 0, m = (f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull) << f->bit_off;
+    for (unsigned i = 8; i-- > 0;) w = (w << 8) | p[i];
+    w = (w & ~m) | ((v << f->bit_off) & m);
+    for (unsigned i = 0; i < 8; i++, w >>= 8) p[i] = (uint8_t)w;
 }
 
 /* write `bits` of v at bit_off (MSB-first), used by the builder. Caller guarantees bounds. */

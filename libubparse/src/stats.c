@@ -178,7 +178,7 @@ void ub_zcfg_print(const ub_zcfg *c, FILE *f, uint64_t records, uint64_t packets
         if (!c->hdr[id]) continue;
         const ub_hdr *h = ub_hdr_get(id);
         char lab[96];
-        snprintf(lab, sizeof lab, "%s (ub.%s)", h ? h->key : "?", h ? h->abbrev : "?");
+        snprintf(lab, sizeof lab, "%s (%s%s)", h ? h->key : "?", h ? ub_hdr_ns(h) : "", h ? h->abbrev : "?");
         fprintf(f, "  %-44s %12" PRIu64 "\n", lab, c->hdr[id]);
     }
     print_counts(f, "TAOpcode (requests, BTAH)", c->taop_req, 256, fh_vals(&c->f_taop_b), true);

@@ -74,6 +74,11 @@ enum ub_tp_flags {
     UB_TPF_SACK = 1u << 5,
     UB_TPF_DUPLICATE = 1u << 6,     /* same PSN already seen (duplicate data) */
 };
+/* The tag Wireshark's Info column shows for one ub_tp_flags bit, e.g. "[TP Retransmission] " (the plugin
+ * and ubdump's summaries share them); NULL for bits shown only as expert infos (NAK, SACK). */
+const char *ub_tp_flag_tag(uint32_t bit);
+/* Every tag of flags in Info-column order, NUL-terminated in buf; returns the length ("" when none). */
+size_t ub_tp_flags_tags(uint32_t flags, char *buf, size_t n);
 typedef struct ub_pkt_note {
     uint64_t frame;
     uint32_t tp_flags;
