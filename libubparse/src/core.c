@@ -185,7 +185,7 @@ __attribute__((noinline)) static void check_rsvd_rows(ub_dec *d, const ub_layer 
  * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
 static bool rsvd_maskable(const ub_field *f)
 {
-    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL)) return false;
+    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW)) return false;
     if (f->bits == 0 || f->bit_off + f->bits > UB_RSVD_SPAN * 8u) return false;
     if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) return f->bits <= 64;
     return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
@@ -271,7 +271,9 @@ static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f)
 {
     ub_val v;
     uint32_t lead = f->bit_off & 7u;
-    if (f->type == UB_FT_UINT && lead + f->bits <= 8) { /* most reserved rows sit inside one byte */
+    if (f->flags & UB_FF_LEW) { /* bit_off numbers a little-endian word, not the wire bytes */
+        if (ub_field_value(l, f, &v) != 0 || v.u == 0) return;
+    } else if (f->type == UB_FT_UINT && lead + f->bits <= 8) { /* most reserved rows sit inside one byte */
         uint32_t b = f->bit_off >> 3;
         if (b >= l->len) return;
         v.u = ((uint32_t)l->data[b] >> (8u - lead - f->bits)) & ((1u << f->bits) - 1u);
@@ -385,7 +387,7 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     case UB_FT_UINT:
     case UB_FT_BOOL:
         if (f->flags & UB_FF_LEW) return ub_lew_get(l->data, l->len, f, &out->u) ? 0 : -1;
-        if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
+        if (!ub_rd_bits_var(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
         if (f->flags & (UB_FF_LE | UB_FF_BITREV)) out->u = ub_field_unwire(f, out->u);
         if (f->flags & UB_FF_X64) out->u <<= 6;
         return 0;
@@ -466,6 +468,30 @@ static size_t put_hex(char *buf, size_t n, const uint8_t *p, uint32_t len, const
     return w;
 }
 
+/* decimal digits of v at t (no NUL); returns their count */
+static size_t fmt_dec(char *t, uint64_t v)
+{
+    char r[20];
+    size_t k = 0;
+    do {
+        r[k++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    for (size_t i = 0; i < k; i++) t[i] = r[k - 1 - i];
+    return k;
+}
+/* lower-case hex digits of v at t, at least `min` (zero-padded); returns their count */
+static size_t fmt_hex(char *t, uint64_t v, unsigned min)
+{
+    static const char hx[] = "0123456789abcdef";
+    size_t k = 1, pad;
+    while (k < 16 && (v >> (4 * k))) k++;
+    pad = min > k ? min - k : 0;
+    memset(t, '0', pad);
+    for (size_t i = 0; i < k; i++) t[pad + i] = hx[(v >> (4 * (k - 1 - i))) & 15u];
+    return pad + k;
+}
+
 size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n)
 {
     int w = 0;
@@ -475,17 +501,32 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
     case UB_FT_BOOL: {
         const char *nm = names ? ub_vname_lookup(f->vals, v->u) : NULL;
         if (f->type == UB_FT_BOOL && !f->vals) nm = NULL;
+        /* the integer forms by hand (no printf per field): the bytes "0x%0*llx" / "%llu" /
+         * "%llu (0x%llx)" / "%lld" give, with snprintf's truncation */
+        char t[64];
+        size_t k = 0;
         if (f->base == UB_BASE_HEX) {
             unsigned digits = (f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 3) / 4;
             if (digits == 0) digits = 1;
-            w = snprintf(buf, n, "0x%0*llx", (int)digits, (unsigned long long)v->u);
+            t[k++] = '0';
+            t[k++] = 'x';
+            k += fmt_hex(t + k, v->u, digits > 32 ? 32 : digits);
         } else if (f->base == UB_BASE_DEC_HEX) {
-            w = snprintf(buf, n, "%llu (0x%llx)", (unsigned long long)v->u, (unsigned long long)v->u);
-        } else if (f->flags & UB_FF_SIGNED) {
-            w = snprintf(buf, n, "%lld", (long long)v->u);
+            k += fmt_dec(t, v->u);
+            memcpy(t + k, " (0x", 4);
+            k += 4;
+            k += fmt_hex(t + k, v->u, 1);
+            t[k++] = ')';
+        } else if ((f->flags & UB_FF_SIGNED) && (int64_t)v->u < 0) {
+            t[k++] = '-';
+            k += fmt_dec(t + k, 0u - v->u);
         } else {
-            w = snprintf(buf, n, "%llu", (unsigned long long)v->u);
+            k += fmt_dec(t, v->u);
         }
+        w = (int)k;
+        size_t c = k < n ? k : n - 1;
+        memcpy(buf, t, c);
+        buf[c] = '\0';
         if (nm && w >= 0 && (size_t)w < n) w += snprintf(buf + w, n - (size_t)w, " (%s)", nm);
         return w < 0 ? 0 : (size_t)w;
     }

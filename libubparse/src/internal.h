@@ -114,6 +114,30 @@ static inline bool ub_rd_bits(const uint8_t *p, uint32_t len, uint32_t bit_off, 
     *out = v;
     return true;
 }
+/* The same for rows that are not compile-time constants (field handles, ub_field_value): with
+ * len >= 8 a row of up to 8 bytes is one big-endian 8-byte load — at its first byte, or ending at
+ * the last byte present — instead of a byte loop. (ub_rd_bits stays small so it inlines.) */
+static inline bool ub_rd_bits_var(const uint8_t *p, uint32_t len, uint32_t bit_off, uint32_t bits, uint64_t *out)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+    uint64_t end = (uint64_t)bit_off + bits;
+    if (len >= 8 && bits >= 1 && bits <= 64 && end <= (uint64_t)len * 8u &&
+        ((end - 1) >> 3) - (bit_off >> 3) < 8u) {
+        uint32_t first = bit_off >> 3, base = first + 8u <= len ? first : len - 8u;
+        uint64_t w;
+        memcpy(&w, p + base, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        w >>= (uint64_t)base * 8u + 64u - end;
+        if (bits < 64) w &= (1ull << bits) - 1u;
+        *out = w;
+        return true;
+    }
+#endif
+    return ub_rd_bits(p, len, bit_off, bits, out);
+}
 static inline bool ub_rd8(const uint8_t *p, uint32_t len, uint32_t off, uint8_t *v)
 {
     if (off >= len) { *v = 0; return false; }

@@ -21,7 +21,7 @@ void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a 
 static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
 {
     if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)))
-        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, u);
+        return ub_rd_bits_var(l->data, l->len, f->bit_off, f->bits, u);
     ub_val v;
     bool ok = ub_field_value(l, f, &v) == 0;
     *u = ok ? v.u : 0;
