@@ -379,7 +379,7 @@ static void rec_line(app *a, const ub_rec *r)
 
 static const char *entry_name(unsigned e)
 {
-    static const char *n[] = { "none", "flit", "pkt", "stream", "sll", "sll2", "eth", "rawip", "cfgph", "tph" };
+    static const char *n[] = { "none", "flit", "pkt", "stream", "sll", "sll2", "eth", "rawip", "cfgph", "tph", "pcieflit" };
     return e < sizeof n / sizeof n[0] ? n[e] : "?";
 }
 
