@@ -793,21 +793,16 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         it = proto_tree_add_uint(at, hf_an_expected_psn, tvb, 0, 0, fa->expected_psn);
         proto_item_set_generated(it);
     }
-    static const struct { guint32 bit; expert_field *ei; const char *tag; } flags[] = {
-        { UB_TPF_RETRANSMISSION, &ei_retrans, "[TP Retransmission] " },
-        { UB_TPF_OUT_OF_ORDER, &ei_ooo, "[TP Out-Of-Order] " },
-        { UB_TPF_LOST_BEFORE, &ei_lost, "[TP Previous PSN not captured] " },
-        { UB_TPF_DUPLICATE, &ei_dup, "[TP Duplicate] " },
-        { UB_TPF_DUP_ACK, &ei_dupack, "[TP Dup ACK] " },
-        { UB_TPF_NAK, &ei_nak, NULL },
-        { UB_TPF_SACK, &ei_sack, NULL },
+    static const struct { guint32 bit; expert_field *ei; } flags[] = {
+        { UB_TPF_RETRANSMISSION, &ei_retrans }, { UB_TPF_OUT_OF_ORDER, &ei_ooo }, { UB_TPF_LOST_BEFORE, &ei_lost },
+        { UB_TPF_DUPLICATE, &ei_dup }, { UB_TPF_DUP_ACK, &ei_dupack }, { UB_TPF_NAK, &ei_nak }, { UB_TPF_SACK, &ei_sack },
     };
     for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
         if (!(fl & flags[i].bit)) continue;
         proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
     }
-    for (guint i = G_N_ELEMENTS(flags); i-- > 0;)
-        if ((fl & flags[i].bit) && flags[i].tag) col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", flags[i].tag);
+    char tags[256]; /* Info-column tags shared with ubdump's summaries (ub_tp_flags_tags) */
+    if (ub_tp_flags_tags(fl, tags, sizeof tags)) col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", tags);
 
     /* request <-> response, data <-> ack */
     guint nm = fa->matches ? wmem_array_get_count(fa->matches) : 0;

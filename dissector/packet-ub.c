@@ -25,6 +25,7 @@
 #include <wiretap/wtap.h>
 #include <wiretap/pcap-encap.h>
 
+#include <ubparse/filter.h>
 #include <ubparse/ubparse.h>
 
 #include "packet-ub.h"
@@ -435,33 +436,12 @@ static void set_columns(packet_info *pinfo, const ub_view *v)
     }
 }
 
-/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
- * (the IP header and what the decoder named after it); FALSE when there is none. */
-static gboolean plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
-{
-    if (v->kind != UB_KIND_DLLDP || (v->cfg != 3 && v->cfg != 4) || v->claim != UB_CLAIM_NONE) return FALSE;
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    for (unsigned i = 0; i < nl; i++) {
-        unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
-        if (id != UB_H_IPV4 && id != UB_H_IPV6) continue;
-        unsigned k = i + 1;
-        while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
-               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA ||
-                ub_hdr_foreign(v->layer[k].hdr))) /* RoCEv2 / SUE inside: Wireshark's dissectors take them */
-            k++;
-        *lo = i;
-        *hi = k;
-        return TRUE;
-    }
-    return FALSE;
-}
-
 /* Columns and tree of a view decoded from all of tvb. */
 static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v)
 {
     set_columns(pinfo, v);
     unsigned lo = 0, hi = 0;
-    gboolean plain = plain_ip(v, &lo, &hi);
+    gboolean plain = ub_view_plain_ip(v, &lo, &hi); /* handed to Wireshark's IP dissector */
     guint8 *hide = NULL;
     if (plain) {
         hide = wmem_alloc0(pinfo->pool, UB_MAX_LAYERS);

@@ -17,6 +17,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # same NAME WANT GOT: exact string comparison
 same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
 
+# the reference tools (the test fails without them, never skips)
+for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done
+
 # ---------------------------------------------------------------- numeric arguments: usage error, exit 2
 usage_err() { # expected-stderr-substring args...
     want=$1
@@ -45,6 +48,7 @@ usage_err "--max-* needs 1..268435456" $R --audit --max-links 0
 usage_err "--lua-budget needs a number of instructions" $R --lua-budget -1
 usage_err "-e needs -T fields" $R -e frame.number
 usage_err "-e needs -T fields" $R -T json -e frame.number
+usage_err "-x needs -T text" $R -T json -x
 }
 n=$("$U" -r "$C/cfg7_rtp.pcapng" -c 2 | wc -l)
 same "-c 2 prints two packets" 2 "$n"
@@ -97,6 +101,11 @@ same "-t dd counts from the previous printed packet; -t r summary at ns" "     1
 got=$("$U" -r "$C/cfg7_rtp.pcapng" -c 3 -T fields -e frame.number -e frame.time_delta -e frame.time_delta_displayed -Y 'frame.number != 2' -E separator=,)
 same "frame.time_delta, frame.time_delta_displayed" "1,0.000000000,0.000000000
 3,0.000010000,0.000020000" "$got"
+# the precision follows the capture: a µs pcap prints 6 digits, a ns pcap 9
+editcap -F pcap "$C/uboe.pcapng" "$tmp/us.pcap"
+editcap -F nsecpcap "$C/uboe.pcapng" "$tmp/ns.pcap"
+same "-t e on a µs pcap" "0.010000 0.020000 0.030000" "$("$U" -r "$tmp/us.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
+same "-t e on a ns pcap" "0.010000000 0.020000000 0.030000000" "$("$U" -r "$tmp/ns.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
 usage_err "-t ad|a|r|d|dd|e|u|ud, not 'x'" -r "$C/cfg7_rtp.pcapng" -t x
 
 # ---------------------------------------------------------------- -E: quote, occurrence, separators
@@ -129,6 +138,12 @@ PY
 "$U" -r "$C/cfg7_rtp.pcapng" -T fields -e _ws.col.Info > "$tmp/info.txt"
 cmp -s "$tmp/sum.txt" "$tmp/info.txt" && ok || bad "_ws.col.Info differs from the summary lines"
 
+# ---------------------------------------------------------------- TP analysis tags in summaries (as the plugin's Info)
+got=$("$U" -r "$C/audit_rtp_lossy.pcapng" | grep -c '\[TP ')
+same "tagged summaries in audit_rtp_lossy" 6 "$got"
+same "tags of frames 4 and 8" "     4 0.000030 [TP Previous PSN not captured] CFG7 0x010203→0x0a0b0c RTP PSN 203 TPN 0x301→0x401 last Write req TASSN 53 addr 0x30d40 len 64
+     8 0.000070 [TP Retransmission] CFG7 0x010203→0x0a0b0c RTP PSN 202 TPN 0x301→0x401 last Write req TASSN 52 addr 0x30d00 len 64" \
+    "$("$U" -r "$C/audit_rtp_lossy.pcapng" -Y 'frame.number == 4 || frame.number == 8')"
 # ---------------------------------------------------------------- --version, -v, -l
 "$U" --version > "$tmp/v.txt"
 v=$(sed -n 's/^project(ubscope VERSION \([0-9.]*\).*/\1/p' "$S/CMakeLists.txt")
@@ -141,7 +156,6 @@ grep -q '^Compiled with Lua 5\.4\.[0-9]*\.$' "$tmp/v.txt" && ok || bad "--versio
 cmp -s "$tmp/nol.txt" "$tmp/l.txt" && ok || bad "-l changes the output"
 
 # ---------------------------------------------------------------- -w: pcapng of the selected records
-for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done
 # two interfaces (UB link records with outbound direction flags + UBoE on Ethernet), two comments
 mergecap -w "$tmp/m.pcapng" "$C/audit_linkup.pcapng" "$C/uboe.pcapng"
 editcap -a 2:"second frame" -a 5:'a "quoted" comment' -a 177:"uboe 1" "$tmp/m.pcapng" "$tmp/mc.pcapng"
@@ -171,6 +185,26 @@ same "-w - -q totals on stderr" "10 records: 10 UB, 0 other (not UB)" "$(cat "$t
 # nothing selected: a valid pcapng with the interfaces and no packets
 "$U" -r "$tmp/mc.pcapng" -w "$tmp/none.pcapng" -Y 'ub.btah.taopcode == "Atomic_fetch_add"'
 same "-w empty selection" "0 2" "$(capinfos -T -r -c "$tmp/none.pcapng" | cut -f2) $(capinfos -I "$tmp/none.pcapng" | grep -c '^Interface #')"
+# --write-cited: the records the audit report cites (example frames and related frames)
+L=$C/audit_rtp_lossy.pcapng
+"$U" -r "$L" --audit --audit-examples 100 --audit-format json > "$tmp/cite.json" || true
+want=$(python3 - "$tmp/cite.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fr = {f for r in d["rules"] for e in r["findings"] for f in [e["frame"]] + e["frames"] if f}
+print(",".join(map(str, sorted(fr))))
+PY
+)
+same "cited frames of audit_rtp_lossy" "4,6,7,8,9,10,11,15,20" "$want"
+rc=0
+"$U" -r "$L" --audit --audit-examples 100 -w "$tmp/cited.pcapng" --write-cited > "$tmp/cite.txt" || rc=$?
+same "--write-cited keeps the audit exit status" 1 "$rc"
+grep -q '^result: FAIL' "$tmp/cite.txt" && ok || bad "--write-cited: the report is still printed"
+"$U" -r "$L" -Y "frame.number == $(echo "$want" | sed 's/,/ || frame.number == /g')" -t e | cut -c8- | sed 's/\[TP [^]]*\] //g' > "$tmp/cite.want"
+"$U" -r "$tmp/cited.pcapng" -t e | cut -c8- | sed 's/\[TP [^]]*\] //g' > "$tmp/cite.got"
+cmp -s "$tmp/cite.want" "$tmp/cite.got" && ok || { bad "--write-cited wrote other records"; diff "$tmp/cite.want" "$tmp/cite.got"; }
+usage_err "--write-cited needs -w FILE, --audit and -r FILE" -r "$L" --audit --write-cited
+usage_err "--write-cited needs -w FILE, --audit and -r FILE" -r - --audit -w "$tmp/x.pcapng" --write-cited
 usage_err "-w - writes the capture to standard output" -r "$C/cfg7_rtp.pcapng" -w - -P
 usage_err "-P needs -w FILE" -r "$C/cfg7_rtp.pcapng" -P
 usage_err "-w $tmp/no/such/dir/x.pcapng" -r "$C/cfg7_rtp.pcapng" -w "$tmp/no/such/dir/x.pcapng"
@@ -263,6 +297,13 @@ for a, b in zip(ub, ts):
         if (proto in la) != (proto in lb): print(fa.get("frame.number"), "layer", proto); bad += 1
 sys.exit(1 if bad else 0)
 PY
+    done
+    # _ws.col.Info with the TP analysis tags == tshark's Info column (every UB capture the plugin
+    # dissects alone, as above)
+    for name in audit_rtp_lossy audit_rtp_sack audit_retry cfg7_rtp audit_txn_clean uboe; do
+        cp "$C/$name.pcapng" "$tmp/cap.pcapng"
+        ts -r "$tmp/cap.pcapng" -T fields -e _ws.col.Info > "$tmp/ti.txt" 2> /dev/null
+        "$U" -r "$C/$name.pcapng" -T fields -e _ws.col.Info | cmp -s - "$tmp/ti.txt" && ok || bad "$name: _ws.col.Info differs from tshark's Info"
     done
     # -T ek: an index line and a document per packet; frame and ub members equal tshark's
     cp "$C/urpc.pcapng" "$tmp/cap.pcapng"

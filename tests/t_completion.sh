@@ -76,7 +76,9 @@ has "ubgen --" "--pcap
 # values listed in the help after the option
 want "ubdump -T" "text
 fields
-json" ubdump -r x.pcapng -T ""
+json
+ek
+ubjson" ubdump -r x.pcapng -T ""
 has "ubdump -G" "fields
 rules
 errors" ubdump -G ""

@@ -80,7 +80,7 @@ eq "resp error rows" "$(py resp findings 'sum(x["severity"] == "error" for x in 
 # ---- the same tables with --threads 4 (the log runs the engine in one thread) and with a --lua on_match hook
 logs j4 audit_responder --audit --threads 4
 for t in transactions mgmt tp_channels findings; do
-    if cmp -s "$tmp/resp/$t.jsonl" "$tmp/j4/$t.jsonl"; then ok; else bad "-j 4: $t.jsonl differs"; fi
+    if cmp -s "$tmp/resp/$t.jsonl" "$tmp/j4/$t.jsonl"; then ok; else bad "--threads 4: $t.jsonl differs"; fi
 done
 logs lua audit_txn_clean --lua "$S/lua/latency.lua"
 for t in transactions mgmt tp_channels findings; do

@@ -17,6 +17,7 @@
 #include "ubparse/logs.h"
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
+#include "ubparse/iostat.h"
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
@@ -69,6 +70,8 @@ typedef struct app {
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
     ubx_writer *wr;           /* -w */
+    bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
@@ -85,6 +88,10 @@ typedef struct app {
     bool json_first;
     /* display filter */
     ub_filter *yf;
+    ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
+    ub_iostat *io;            /* -z io,stat */
+    ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
+    bool pcapng;
     /* audit / statistics: the session */
     bool audit;
     ub_report_fmt afmt;
@@ -112,14 +119,27 @@ static void usage(FILE *f)
             "usage: ubdump -r FILE [options]\n"
             "  -r FILE          read pcap/pcapng FILE ('-' = standard input)\n"
             "  -V               print the full decode tree of every packet\n"
-            "  -T text|fields|json   output format (default text: one summary line per packet)\n"
-            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode,\n"
-            "                   frame.number, frame.time_relative, frame.len, ub.error\n"
-            "  -E header=y|n    with -T fields: print the field names first; -E separator=C, -E aggregator=C\n"
+            "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
+            "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
+            "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
+            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "                   frame.number, frame.len, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
+            "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
+            "                   quote=d|s|n, occurrence=f|l|a\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
+            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -P               with -w: print the packet lines too\n"
+            "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
+            "                   frame and related frames; --audit-examples sets how many per rule)\n"
+            "  -l               flush standard output after every line\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
             "                   (the audit and the statistics still see every packet)\n"
             "  -c COUNT         stop after COUNT records\n"
+            "  -v, --version    print the versions and exit\n"
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
             "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
@@ -149,6 +169,8 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
+            "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
+            "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -306,11 +328,11 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
-    (void)a; /* the -E options apply when the value is printed */
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
-        char sum[1024];
+        char sum[1024], tg[256];
         ub_summary(v, sum, sizeof sum);
         if (b->any) sb_putc(b, UBX_OCC_SEP);
+        if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) sb_puts(b, tg);
         sb_puts(b, sum);
         b->any = true;
         return;
@@ -350,12 +372,31 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     ubx_csv_value(out, &a->csv, b.p, b.n);
 }
 
+/* -Y: what the filter knows about record r (caplen bytes of wire on the wire) */
+static ub_filter_pkt ypkt(const app *a, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = { r->frame, wire, caplen, true, r->ts_ns, a->t0, a->tprev, a->pcapng, r->ifindex, r->dir,
+                         ub_fan_get(a->fan, r->frame), r->data, r->caplen };
+    return pk;
+}
+static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = ypkt(a, r, caplen, wire);
+    return ub_filter_match_pkt(a->yf, v, &pk);
+}
+
 /* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
  * the record completes no unit, all units' values where it completes several) */
 static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
-    if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    empty.kind = UB_KIND_DLLDP; /* a flit-stream record is UB even when it completes no unit (as in tshark) */
+    if (a->yf && !a->rec_units) a->rec_match = ymatch(a, &empty, r, r->caplen, r->origlen);
+    if (a->yf && a->rec_units) { /* the fields of all its units together, as tshark's one tree */
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        a->rec_match = ub_filter_acc_match(a->yacc, &pk);
+        ub_filter_acc_reset(a->yacc);
+    }
     if (!a->yf || a->rec_match) a->rec_sel = true;
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
@@ -423,16 +464,24 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
+    if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        ub_iostat_view(a->io, v, &pk);
+    }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
-        if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
+        if (a->yf) {
+            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+            ub_filter_acc_add(a->yacc, v, &pk);
+        }
         for (unsigned i = 0; i < a->ne; i++)
             if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
     if (a->quiet && !a->wr) return;
-    if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
+    if (a->yf && !ymatch(a, v, r, len, wire)) return;
     a->rec_sel = true;
     if (a->quiet) return; /* -w without -P */
     a->nshown++;
@@ -463,10 +512,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         shown(a, r);
         return;
     }
-    char sum[1024], t[64];
+    char sum[1024], t[64], tg[256];
     ub_summary(v, sum, sizeof sum);
+    ub_tp_flags_tags(a->tpflags, tg, sizeof tg);
     pkt_time(a, r, t, sizeof t);
-    printf("%6" PRIu64 " %s %s\n", r->frame, t, sum);
+    printf("%6" PRIu64 " %s %s%s\n", r->frame, t, tg, sum);
     if (a->verbose) ub_print_tree(stdout, v);
     if (a->hex) ubx_hexdump(stdout, v, data, len);
     else if (a->verbose) putchar('\n');
@@ -493,7 +543,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
     LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR,
-    LO_THREADS, LO_VERSION
+    LO_THREADS, LO_VERSION, LO_WCITED
 };
 
 static app A;
@@ -519,7 +569,7 @@ int main(int argc, char **argv)
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
-    bool line_buf = false, wprint = false;
+    bool line_buf = false, wprint = false, wcited = false;
     const char *wpath = NULL;
     long examples = -1;
     /* Lua */
@@ -554,6 +604,7 @@ int main(int argc, char **argv)
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
         { "threads", required_argument, NULL, LO_THREADS },
         { "version", no_argument, NULL, LO_VERSION },
+        { "write-cited", no_argument, NULL, LO_WCITED },
         { 0, 0, 0, 0 }
     };
     int c;
@@ -592,6 +643,7 @@ int main(int argc, char **argv)
         case 'l': line_buf = true; break;
         case 'w': wpath = optarg; break;
         case 'P': wprint = true; break;
+        case LO_WCITED: wcited = true; break;
         case 'v': case LO_VERSION: ubx_version(stdout); return 0;
         case 'c':
             if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
@@ -619,7 +671,17 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
-            if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
+            if (strcmp(optarg, "help") == 0) {
+                ub_stats_help(stdout);
+                puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
+                return 0;
+            }
+            if (strncmp(optarg, "io,stat,", 8) == 0) {
+                char ierr[300];
+                ub_iostat_free(a->io);
+                if (!(a->io = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
+                break;
+            }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
         case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
@@ -723,6 +785,7 @@ int main(int argc, char **argv)
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
     if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
+    if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
     if (yexpr) {
         char ferr[256];
         a->yf = ub_filter_compile(yexpr, ferr, sizeof ferr);
@@ -740,6 +803,7 @@ int main(int argc, char **argv)
     bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (wcited && (!wpath || !a->audit || strcmp(file, "-") == 0)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
     if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
     FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
     FILE *aout = w_stdout ? stderr : stdout;
@@ -751,18 +815,28 @@ int main(int argc, char **argv)
     char err[256];
     ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
+    a->pcapng = ub_cap_is_pcapng(cf);
+    if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+        fprintf(stderr, "ubdump: %s: %s\n", file, err);
+        return 2;
+    }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
     /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
-    a->feed = a->audit || a->zmask || a->log_dir || (a->lua && ub_lua_needs_engine(a->lua));
-    if (a->audit || a->zmask || a->lua || a->log_dir) {
+    /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
+    for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
+    a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
         acfg.rules = rules;
         acfg.findings = a->audit || a->lua || a->log_dir;
-        acfg.stats = a->zmask | (a->log_dir ? UB_STATS_TP : 0u); /* tp_channels.jsonl: the -z ub,tp rows */
+        /* tp_channels.jsonl: the -z ub,tp rows; the tags: the TP notes */
+        acfg.stats = a->zmask | (a->log_dir || a->tags ? UB_STATS_TP : 0u);
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
         char serr[200];
@@ -801,7 +875,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (wpath && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
@@ -816,6 +890,10 @@ int main(int argc, char **argv)
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
+        if (a->io) {
+            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            ub_iostat_frame(a->io, &pk);
+        }
         a->rec_mode = false;
         a->tprev = r.ts_ns;
         if (a->wr && (a->rec_sel || !a->yf) && ubx_writer_rec(a->wr, cf, &r) != 0) {
@@ -878,6 +956,7 @@ int main(int argc, char **argv)
                         "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
+    ub_iostat_print(a->io, zout);
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -916,6 +995,10 @@ int main(int argc, char **argv)
             status = 2;
         }
     }
+    if (wcited && a->session && status != 2 && ubx_write_cited(file, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
+        fprintf(stderr, "ubdump: --write-cited: %s\n", err);
+        status = 2;
+    }
     if (late && status == 0) status = 1;
     if (fflush(stdout) != 0) status = 2;
     /* tidy up (keeps leak checkers quiet); the scripts outlive the report (findings point at them) */
@@ -926,7 +1009,10 @@ int main(int argc, char **argv)
     for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
     free(a->fb);
     free(a->e);
+    ub_filter_acc_free(a->yacc);
+    ub_iostat_free(a->io);
     ub_filter_free(a->yf);
+    ub_fan_free(a->fan);
     ub_cap_close(cf);
     return status;
 }

@@ -60,6 +60,11 @@ typedef struct ubx_pkt {
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);
 
+/* --write-cited: after an --audit run, re-read the capture `in` and write to `out` the records the
+ * report cites (every kept example's frame and related frames). Records written, or -1 (err). */
+#include "ubparse/audit.h"
+long ubx_write_cited(const char *in, const char *out, const ub_collect *c, char *err, size_t errlen);
+
 /* --version / -v */
 void ubx_version(FILE *f);
 

@@ -55,6 +55,9 @@ static const struct {
     { "ub,tp", "per TP channel: packets, bytes, retransmissions, reordering, losses, acks", UB_STATS_TP },
     { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
     { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
+    /* the Wireshark plugin's names of the same statistics (issue #10 item 3) */
+    { "ub,tree", "= ub,cfg (tshark -z ub,tree: the same packet counts per CFG, TPOpcode, TAOpcode, Code)", UB_STATS_TREE },
+    { "conv,ub_tp", "= ub,tp (tshark -z conv,ub_tp: the same TP channels)", UB_STATS_TP },
 };
 
 int ub_stats_parse(const char *name, unsigned *mask)
@@ -99,6 +102,14 @@ static void eng_finding(void *ctx, const ub_finding *f)
     collect(e, f);
 }
 
+/* keytext only for the findings the collector keeps (hooks see every finding in full) */
+static bool eng_keep(void *ctx, unsigned rule, uint64_t frame)
+{
+    ub_eng *e = ctx;
+    if (e->hooks && e->a->have_hooks) return true;
+    return ub_collect_would_keep(e->fc, rule, frame, e->cur_pkt, e->phase, e->seq);
+}
+
 static void eng_match(void *ctx, const ub_match *m)
 {
     ub_eng *e = ctx;
@@ -131,6 +142,7 @@ int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hoo
     if (!(e->lat = ub_lat_new())) return -1;
     e->st = ub_state_new(&c, a->cfg.findings || hooks ? eng_finding : NULL, e);
     if (!e->st) return -1;
+    if (e->fc) ub_state_set_keep_cb(e->st, eng_keep);
     if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP)) || (hooks && a->have_match))
         ub_state_set_match_cb(e->st, eng_match, e);
     /* TP notes: -z ub,tp, the note hook, and ub_audit_last_flags() of a single-engine session */

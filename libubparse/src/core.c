@@ -169,32 +169,97 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
     return -1;
 }
 
-#define UB_RSVD_MAGIC 0x5542525356444d31ull /* "UBRSVDM1" */
+#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3" */
+#define UB_RSVD_SPAN 32u                      /* bytes covered by ub_view.rsvd_mask */
 
 static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f);
 
+/* rows m of l's table one by one, in table order (out of line: the common case never gets here) */
+__attribute__((noinline)) static void check_rsvd_rows(ub_dec *d, const ub_layer *l, uint64_t m)
+{
+    for (; m; m &= m - 1)
+        check_rsvd_row(d, l, &l->hdr->fields[__builtin_ctzll(m)]);
+}
+
+/* A reserved row the byte mask can stand for: plain bits or whole bytes, no virtual value, inside the
+ * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
+static bool rsvd_maskable(const ub_field *f)
+{
+    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL)) return false;
+    if (f->bits == 0 || f->bit_off + f->bits > UB_RSVD_SPAN * 8u) return false;
+    if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) return f->bits <= 64;
+    return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
+}
+
+/* Derive the reserved rows of table h for the view's cache (once per table and view). */
+static void rsvd_learn(ub_view *v, const ub_hdr *h)
+{
+    uint64_t rows = 0, slow = 0;
+    uint8_t m[UB_RSVD_SPAN];
+    unsigned span = 0;
+    memset(m, 0, sizeof m);
+    for (unsigned i = 0; i < h->nfields; i++) {
+        const ub_field *f = &h->fields[i];
+        if (!(f->flags & UB_FF_RSVD)) continue;
+        rows |= 1ull << i;
+        if (!rsvd_maskable(f)) {
+            slow |= 1ull << i;
+            continue;
+        }
+        for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
+        if ((f->bit_off + f->bits + 7u) / 8u > span) span = (f->bit_off + f->bits + 7u) / 8u;
+    }
+    v->rsvd_rows[h->id] = rows;
+    v->rsvd_slow[h->id] = slow;
+    v->rsvd_span[h->id] = (uint8_t)span;
+    memcpy(v->rsvd_mask[h->id], m, sizeof m); /* memory order: loaded words line up with the data */
+}
+
+/* Any reserved bit under the mask set in the first `span` bytes of p (len >= span present)? */
+static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, uint32_t len)
+{
+    uint64_t acc = 0, w;
+    unsigned k = 0;
+    if (len >= (span + 7u) / 8u * 8u) {
+        for (; k * 8u < span; k++) {
+            memcpy(&w, p + 8u * k, 8);
+            acc |= w & mask[k];
+        }
+        return acc != 0;
+    }
+    if (span <= 4 && len >= 4) { /* 4-byte headers (LPH, BCRC, ...) */
+        uint32_t w4, m4;
+        memcpy(&w4, p, 4);
+        memcpy(&m4, mask, 4);
+        return (w4 & m4) != 0;
+    }
+    const uint8_t *mb = (const uint8_t *)mask;
+    for (unsigned i = 0; i < span; i++) acc |= (uint64_t)(p[i] & mb[i]);
+    return acc != 0;
+}
+
+/* §0.2: reserved fields must be zero. One masked compare over the header's reserved bits; only when
+ * it finds one set (or the layer is short) are the rows read one by one, in table order. */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
     const ub_hdr *h = l->hdr;
     ub_view *v = d->v;
     if (h->nfields <= 64 && h->id < UB_H__COUNT) {
-        /* reserved rows of this table, derived from the schema once per view */
-        /* an entry counts only with the view's magic AND its own tag (storage may be recycled) */
-        uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8) ^ ((unsigned)h->vidx << 12));
-        uint64_t valid = h->nfields == 64 ? ~0ull : (1ull << h->nfields) - 1u;
-        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag || (v->rsvd_rows[h->id] & ~valid)) {
+        /* reserved rows of this table, derived from the schema once per view; an entry counts only
+         * with the view's magic AND the table it was derived from (storage may be recycled) */
+        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_hdr[h->id] != h) {
             if (v->rsvd_magic != UB_RSVD_MAGIC) {
-                memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+                memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
                 v->rsvd_magic = UB_RSVD_MAGIC;
             }
-            uint64_t m = 0;
-            for (unsigned i = 0; i < h->nfields; i++)
-                if (h->fields[i].flags & UB_FF_RSVD) m |= 1ull << i;
-            v->rsvd_rows[h->id] = m;
-            v->rsvd_tag[h->id] = tag;
+            rsvd_learn(v, h);
+            v->rsvd_hdr[h->id] = h;
         }
-        for (uint64_t m = v->rsvd_rows[h->id]; m; m &= m - 1)
-            check_rsvd_row(d, l, &h->fields[__builtin_ctzll(m)]);
+        uint64_t m = v->rsvd_rows[h->id];
+        unsigned span = v->rsvd_span[h->id];
+        if (span && l->len >= span && !rsvd_any(v->rsvd_mask[h->id], l->data, span, l->len))
+            m = v->rsvd_slow[h->id]; /* the masked rows are all zero */
+        if (m) check_rsvd_rows(d, l, m);
         return;
     }
     const ub_field *f = h->fields, *fend = f + h->nfields;
@@ -599,7 +664,7 @@ static void dec_eth(ub_dec *d)
 void ub_view_init(ub_view *v)
 {
     v->rsvd_magic = 0;
-    memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+    memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
     v->nlayers = 0;
     v->nerrs = 0;
 }

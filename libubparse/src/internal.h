@@ -259,6 +259,14 @@ static inline uint64_t ub_lget(const ub_layer *l, unsigned idx)
 int ub_field_index(const ub_hdr *h, const char *short_name);
 /* Check reserved fields of a layer and warn (called by ub_push). */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l);
+
+/* crc.c: the CRC paths, for tests. ub_crc30_update: CRC30 register r (30 bits, MSB-first) over n
+ * bytes, carry-less multiply when the CPU has it; *_tables: the portable table path only;
+ * ub_crc_clmul: true when the PCLMULQDQ path is used on this CPU. */
+uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n);
+uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n);
+uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n);
+bool ub_crc_clmul(void);
 /* Map an offset in the current buffer to a record offset. */
 uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
 

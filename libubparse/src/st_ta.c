@@ -258,6 +258,7 @@ static void emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1,
     uint64_t fr[2] = { f1, f2 };
     int64_t v[2] = { v0, v1 };
     char buf[64];
+    if (kt && !ub_st_want_text(m->s, rule, frame)) kt = NULL; /* only counted: no text */
     if (kt) kt_fmt(kt, buf, sizeof buf);
     ub_st_emit(m->s, rule, sev, frame, fr, 2, v, nv, detail, key, kt ? buf : NULL);
 }

@@ -73,6 +73,9 @@ typedef struct ub_collect ub_collect;
 ub_collect *ub_collect_new(const ub_ruleset *rs, unsigned examples);
 void ub_collect_free(ub_collect *c);
 void ub_collect_add(ub_collect *c, const ub_finding *f, uint64_t pkt_seq, uint8_t phase, uint64_t seq);
+/* Would ub_collect_add keep (as an example) a finding of `rule` at `frame` with this key? */
+bool ub_collect_would_keep(const ub_collect *c, unsigned rule, uint64_t frame, uint64_t pkt_seq, uint8_t phase,
+                           uint64_t seq);
 int ub_collect_merge(ub_collect *dst, const ub_collect *src);
 uint64_t ub_collect_count(const ub_collect *c, unsigned rule, unsigned sev);
 /* Kept examples of a rule, in report order; *n set to their number. */

@@ -355,7 +355,12 @@ typedef struct ub_view {
      * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
     uint64_t rsvd_magic;
     uint64_t rsvd_rows[UB_H__COUNT];
-    uint16_t rsvd_tag[UB_H__COUNT];
+    const ub_hdr *rsvd_hdr[UB_H__COUNT]; /* the table each entry was derived from */
+    /* the same rows as one bit mask over the first UB_RSVD_SPAN bytes (rows that fit there), the
+     * bytes the mask needs, and the reserved rows it does not cover (checked row by row) */
+    uint64_t rsvd_mask[UB_H__COUNT][4];
+    uint64_t rsvd_slow[UB_H__COUNT];
+    uint8_t rsvd_span[UB_H__COUNT];
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view
