@@ -573,7 +573,11 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
             ok = add_rows(p, t, ws_names[i].ub[0], 0, 0) &&
                  (!ws_names[i].ub[1] || add_rows(p, t, ws_names[i].ub[1], 1, 0));
         }
-        if (!ws && !p->failed) ok = add_rows(p, t, name, 0, 0); /* a neighbouring protocol's own names */
+        if (!ok && !p->failed) { /* a neighbouring protocol's own names: infiniband.*, sue.*, pcieflit.* */
+            const ub_hdr *fh[1];
+            const ub_field *ff[1];
+            if (ub_field_find(name, fh, ff, 1) && ub_hdr_foreign(fh[0])) ok = add_rows(p, t, name, 0, 0);
+        }
     }
     if (p->failed) return false;
     if (!ok || t->nc == 0) {
