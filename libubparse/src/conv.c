@@ -45,7 +45,7 @@ static void fmt_addr(const ub_layer *l, const ub_field *f, const ub_val *v, char
     } else if (v->bytes && v->nbytes == 4) {
         inet_ntop(AF_INET, v->bytes, o, (socklen_t)n);
     } else if (v->bytes && v->nbytes == 16) {
-        inet_ntop(AF_INET6, v->bytes, o, (socklen_t)n);
+        ub_ipv6_format(v->bytes, o, n);
     } else {
         o[0] = 0;
     }
