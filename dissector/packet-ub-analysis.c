@@ -373,11 +373,10 @@ static int eid_to_str(const address *a, gchar *buf, int buf_len)
     const guint8 *d = (const guint8 *)a->data;
     if (a->len == 3) /* 20-bit EID, right-aligned */
         return g_snprintf(buf, buf_len, "0x%05x", (guint32)d[0] << 16 | (guint32)d[1] << 8 | d[2]) + 1;
-    int o = 0;
-    for (int i = 0; i + 1 < a->len && o + 6 < buf_len; i += 2)
-        o += g_snprintf(buf + o, buf_len - o, i ? ":%x" : "%x", (guint32)d[i] << 8 | d[i + 1]);
-    if (o == 0 && buf_len > 0) buf[0] = '\0';
-    return o + 1;
+    if (a->len == 16) /* 128-bit EID: RFC 5952 text, as ubdump */
+        return (int)ub_ipv6_format(d, buf, buf_len > 0 ? (size_t)buf_len : 0) + 1;
+    if (buf_len > 0) buf[0] = '\0';
+    return 1;
 }
 static int eid_str_len(const address *a _U_) { return 40; }
 static const char *eid_col_filter(const address *a _U_, gboolean src) { return src ? "ub.eidh.seid" : "ub.eidh.deid"; }
