@@ -1,15 +1,17 @@
 /* Baseline for bench/run.sh: the fastest a libpcap program can walk a capture file —
  * pcap_open_offline + pcap_next_ex, counting packets and bytes and touching every record's first
- * and last byte (ubdump reads the bytes too). Prints "PACKETS BYTES SECONDS".
+ * and last byte (ubdump reads the bytes too). Prints "PACKETS BYTES SECONDS". With COUNT, stops after
+ * COUNT records (as `ubdump -c COUNT`).
  *   cc -O2 bench/rawloop.c $(pkg-config --cflags --libs libpcap) -o bench/out/rawloop */
 #include <pcap/pcap.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: rawloop FILE\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: rawloop FILE [COUNT]\n");
         return 2;
     }
     char errbuf[PCAP_ERRBUF_SIZE];
@@ -23,8 +25,9 @@ int main(int argc, char **argv)
     struct pcap_pkthdr *h;
     const u_char *d;
     unsigned long long pkts = 0, bytes = 0, sum = 0;
-    int rc;
-    while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
+    unsigned long long max = argc == 3 ? strtoull(argv[2], NULL, 10) : ~0ull;
+    int rc = 0;
+    while (pkts < max && (rc = pcap_next_ex(p, &h, &d)) == 1) {
         pkts++;
         bytes += h->caplen;
         if (h->caplen) sum += d[0] + d[h->caplen - 1];

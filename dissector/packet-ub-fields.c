@@ -283,7 +283,7 @@ void ub_ws_register_fields(void)
     }
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
         const ub_hdr *h = ub_hdr_get(id);
-        if (!h || !h->abbrev) continue;
+        if (!h || !h->abbrev || ub_hdr_foreign(h)) continue; /* not UB: Wireshark's own dissectors show it */
         char *ha = g_strdup_printf("ub.%s", h->abbrev);
         if (!abbrev_ok(ha)) {
             g_warning("ub: header table %s has an unusable abbrev, left out", h->key);
@@ -308,8 +308,8 @@ void ub_ws_register_fields(void)
     row_maps_v = g_new0(row_map *, n_variants + 1);
     for (unsigned n = 1; n <= n_variants; n++) {
         const ub_hdr *h = ub_hdr_variant(n);
-        row_maps_v[n] = g_new0(row_map, h->nfields ? h->nfields : 1);
-        for (unsigned k = 0; k < h->nfields; k++) map_row(h, &h->fields[k], &row_maps_v[n][k]);
+        row_maps_v[n] = ub_hdr_foreign(h) ? NULL : g_new0(row_map, h->nfields ? h->nfields : 1); /* not UB: none */
+        for (unsigned k = 0; row_maps_v[n] && k < h->nfields; k++) map_row(h, &h->fields[k], &row_maps_v[n][k]);
     }
     g_hash_table_destroy(hdr_memo);
 }

@@ -25,6 +25,7 @@
 #include <wiretap/wtap.h>
 #include <wiretap/pcap-encap.h>
 
+#include <ubparse/filter.h>
 #include <ubparse/ubparse.h>
 
 #include "packet-ub.h"
@@ -367,11 +368,14 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
         gint ett = ub_ett_hdr[l->hdr->id] >= 0 ? ub_ett_hdr[l->hdr->id] : ett_ub;
         proto_item *li;
         proto_tree *sub;
+        char hsum[256]; /* "Reliable Transport Header, RTP data, PSN 17, TPN 0x101→0x202" (hdrsum.c) */
+        if (!PTREE_DATA(parent)->visible) g_strlcpy(hsum, l->hdr->name ? l->hdr->name : "?", sizeof hsum);
+        else if (!ub_layer_summary(l, hsum, sizeof hsum)) g_strlcpy(hsum, "?", sizeof hsum);
         if (slot >= 0) {
-            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", l->hdr->name);
+            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", hsum);
             sub = proto_item_add_subtree(li, ett);
         } else {
-            sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, l->hdr->name ? l->hdr->name : "?");
+            sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, hsum);
         }
         if (l->flags & UB_LF_TRUNC) proto_item_append_text(li, " [truncated]");
         litem[i] = li;
@@ -422,7 +426,7 @@ static dissector_handle_t ip_handle, ipv6_handle; /* plain IP on a CFG 3/4 link 
 
 static void set_columns(packet_info *pinfo, const ub_view *v)
 {
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
     if (pinfo->cinfo) { /* no columns (tshark -T fields without _ws.col.*): no summary to format */
         char sum[512];
         sum[0] = '\0';
@@ -432,32 +436,12 @@ static void set_columns(packet_info *pinfo, const ub_view *v)
     }
 }
 
-/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
- * (the IP header and what the decoder named after it); FALSE when there is none. */
-static gboolean plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
-{
-    if (v->kind != UB_KIND_DLLDP || (v->cfg != 3 && v->cfg != 4) || v->claim != UB_CLAIM_NONE) return FALSE;
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    for (unsigned i = 0; i < nl; i++) {
-        unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
-        if (id != UB_H_IPV4 && id != UB_H_IPV6) continue;
-        unsigned k = i + 1;
-        while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
-               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA))
-            k++;
-        *lo = i;
-        *hi = k;
-        return TRUE;
-    }
-    return FALSE;
-}
-
 /* Columns and tree of a view decoded from all of tvb. */
 static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v)
 {
     set_columns(pinfo, v);
     unsigned lo = 0, hi = 0;
-    gboolean plain = plain_ip(v, &lo, &hi);
+    gboolean plain = ub_view_plain_ip(v, &lo, &hi); /* handed to Wireshark's IP dissector */
     guint8 *hide = NULL;
     if (plain) {
         hide = wmem_alloc0(pinfo->pool, UB_MAX_LAYERS);
@@ -875,8 +859,9 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         fr = stream_first_pass(pinfo, p, len);
         p_add_proto_data(wmem_file_scope(), pinfo, proto_ub, 0, fr);
     }
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB-DLL"); /* flits of the data link */
     col_clear(pinfo->cinfo, COL_INFO);
+    const char *proto = NULL; /* Protocol column: the first unit above the data link, else UB-DLL */
 
     guint n = wmem_array_get_count(fr->units);
     proto_item *sti = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
@@ -907,6 +892,8 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         sum[0] = '\0';
         ub_summary(v, sum, sizeof sum);
         col_append_sep_str(pinfo->cinfo, COL_INFO, " | ", sum[0] ? sum : "UB unit");
+        const char *up_name = ub_view_protocol(v);
+        if (!proto || (strcmp(proto, "UB-DLL") == 0 && strcmp(up_name, "UB") != 0)) proto = up_name;
         proto_item *ui = proto_tree_add_uint(stt, hf_ub_stream_unit, ut, 0, (gint)ul, i + 1);
         proto_item_append_text(ui, ": %u bytes, %s", ul, sum[0] ? sum : "?");
         if (u->first_frame != pinfo->num) proto_item_append_text(ui, " [started in frame %u]", u->first_frame);
@@ -914,6 +901,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         proto_item *top = add_view(ut, pinfo, utr, v, NULL);
         ub_an_view(ut, pinfo, top ? proto_item_get_subtree(top) : NULL, v, ul);
     }
+    if (proto) col_set_str(pinfo->cinfo, COL_PROTOCOL, proto);
     ub_an_show(tvb, pinfo, stt);
     if (fr->tail_open) {
         proto_item *it = proto_tree_add_uint(stt, hf_ub_stream_open_bytes, tvb,

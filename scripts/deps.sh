@@ -11,6 +11,8 @@ UB_APT_PACKAGES=(
     tcpreplay                                 # bench/replay.sh: the tcpreplay comparison
     python3-jsonschema                        # tests: SARIF reports against the SARIF 2.1.0 schema
     iproute2                                  # tests/t_peer_veth.sh: veth pairs in private namespaces
+    nodejs npm                                # tests/t_logs.sh: DuckDB (npm @duckdb/node-api) reads the --log-dir tables
+    groff-base man-db                         # tests/t_install.sh: the man pages render without warnings
 )
 
 ub_section() { printf '\n==== %s ====\n' "$*"; }
@@ -19,6 +21,8 @@ ub_section() { printf '\n==== %s ====\n' "$*"; }
 ub_missing_packages() {
     local p
     for p in "${UB_APT_PACKAGES[@]}"; do
+        # a Node.js from elsewhere (e.g. NodeSource's nodejs, which bundles npm) serves as well
+        case $p in nodejs | npm) command -v "${p/nodejs/node}" >/dev/null 2>&1 && continue ;; esac
         dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
     done
 }

@@ -127,6 +127,11 @@ static void fz_opts(ub_opts *o, int set, bool crc)
         o->cip_decode_inner = true;
         o->urpc_heuristic = true;
         o->icrc_enum = 1;
+        o->udp4791 = 2;          /* neighbours: every UDP 4791 payload as SUE, RH Dest_QP byte first, */
+        o->sue_rh_order = 1;     /* AFH_GEN1 without TC, an ICRC after the SUE payload */
+        o->sue_afh = 1;
+        o->sue_tc_in_sa = false;
+        o->sue_icrc = true;
     } else if (set == 2) { /* the remaining choices and edge values */
         for (int i = 0; i < 16; i++) o->tah_fmt[i] = (uint8_t)(i & 1);
         o->read_ext4 = 2;
@@ -136,6 +141,9 @@ static void fz_opts(ub_opts *o, int set, bool crc)
         o->cip_decode_inner = true;
         o->urpc_heuristic = true;
         o->udp_port = 0;
+        o->udp4791 = 1;          /* every UDP 4791 payload as RoCEv2, AFH_GEN2 forced */
+        o->sue_afh = 2;
+        o->sue_ethertype[0] = 0x0800; /* even IPv4 frames as SUE AFH */
     } else if (set == 3) { /* the ns-3-UB dialect, more UB ports, no heuristic */
         o->profile = UB_PROFILE_NS3UB;
         o->udp_heuristic = false;
@@ -146,7 +154,8 @@ static void fz_opts(ub_opts *o, int set, bool crc)
 }
 
 static const ub_entry fz_entries[] = { UB_ENTRY_FLIT, UB_ENTRY_PKT,   UB_ENTRY_SLL,   UB_ENTRY_SLL2,
-                                       UB_ENTRY_ETH,  UB_ENTRY_RAWIP, UB_ENTRY_CFGPH, UB_ENTRY_TPH };
+                                       UB_ENTRY_ETH,  UB_ENTRY_RAWIP, UB_ENTRY_CFGPH, UB_ENTRY_TPH,
+                                       UB_ENTRY_PCIEFLIT };
 
 int fz_decode_one(const uint8_t *data, size_t size);
 int fz_decode_one(const uint8_t *data, size_t size)

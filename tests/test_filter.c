@@ -241,6 +241,29 @@ int main(void)
     CHECK_STR(frames("ub.eth.src == 02:00:00:00:00:01"), "1,3");
     CHECK_STR(frames("ub.eth.src == 02-00-00-00-00-02"), "2");
     CHECK_STR(frames("ub.ipv4 || ub.ipv6"), "1,2,3");
+    /* Wireshark's outer-header names, operators (issue #10 item 2; tshark parity: t_filter_parity.sh) */
+    CHECK_STR(frames("ip.src == 192.168.1.2"), "2");
+    CHECK_STR(frames("ip.addr == 192.168.1.0/24"), "1,2");
+    CHECK_STR(frames("ip.addr == 192.168.1.2/32"), "1,2"); /* src or dst */
+    CHECK_STR(frames("ip.src != 192.168.1.0/30"), "");
+    CHECK_STR(frames("ipv6.addr == fd00::/16"), "3");
+    CHECK_STR(frames("eth.addr == 02:00:00:00:00:02"), "1,2,3");
+    CHECK_STR(frames("eth.src[5] == 02"), "2");
+    CHECK_STR(frames("eth.src[-1:] == 01"), "1,3");
+    CHECK_STR(frames("eth.src[4-5] == 00:01"), "1,3");
+    CHECK_STR(frames("eth.src[0:2] == 02:00 && eth.src[6:1] == 00"), ""); /* beyond the value: false */
+    CHECK_STR(frames("eth.src contains 00:02"), "2");
+    CHECK_STR(frames("vlan.id in {99, 100..101}"), "1,2");
+    CHECK_STR(frames("udp.srcport in {51000 51002}"), "1,3");
+    CHECK_STR(frames("udp.srcport & 0x1"), "2");
+    CHECK_STR(frames("udp.srcport & 0x3 == 2"), "3");
+    CHECK_STR(frames("ip xor eth.src == 02:00:00:00:00:01"), "2,3");
+    CHECK_STR(frames("ip ^^ ip"), "");
+    CHECK_STR(frames("frame.len > 100 and frame.number in {1..2}"), "1");
+    CHECK_STR(frames("frame[0:2] == 02:00"), "1,2,3");
+    CHECK_STR(frames("frame matches \"^\\x02\""), "1,2,3");
+    CHECK_STR(frames("ub.payload.data matches \"[0-9A-F]\""), "1"); /* case-insensitive */
+    CHECK_STR(frames("ub.ipv4.src == 192.168.1.2 && !ip.src"), ""); /* UBoE: the same header */
 
     /* ---- raw flit stream: units decoded across records */
     cap *cs = load("stream.pcapng");
@@ -282,6 +305,26 @@ int main(void)
     CHECK_ERR("frame.number == \"x\"", 17, "number");
     CHECK_ERR("ub.btah $", 9, "");
     CHECK_ERR("ub == 1", 4, "presence");
+    CHECK_ERR("ub.lph.cfg[0] == 03", 11, "cannot be sliced");
+    CHECK_ERR("ub.btah[0:2] == 00:00", 8, "cannot be sliced");
+    CHECK_ERR("eth.src[0:x] == 02", 9, "bad slice");
+    CHECK_ERR("eth.src[0:2 == 02", 13, "missing ']'");
+    CHECK_ERR("ub.lph.cfg in 3", 15, "expected '{'");
+    CHECK_ERR("ub.lph.cfg in {3", 17, "missing '}'");
+    CHECK_ERR("ub.lph.cfg in {}", 16, "empty set");
+    CHECK_ERR("ub.lph.cfg in {3..x}", 16, "lo..hi");
+    CHECK_ERR("ub.lph.cfg contains 03", 12, "cannot be searched");
+    CHECK_ERR("ip.src contains 0a", 8, "cannot be searched");
+    CHECK_ERR("eth.src matches 02", 17, "quoted regular expression");
+    CHECK_ERR("frame matches \"(\"", 15, "bad regular expression");
+    CHECK_ERR("frame matches \"a\\x00\"", 15, "NUL byte");
+    CHECK_ERR("ub.lph.cfg & x", 12, "use '&&'");
+    CHECK_ERR("ub.lph.cfg & 0x8 & 1", 18, "'&' (bitwise and) must follow");
+    CHECK_ERR("ip.src < 10.0.0.0/8", 8, "prefix compares with == or !=");
+    CHECK_ERR("frame.time_delta > x", 20, "seconds");
+    CHECK_ERR("ub.analysis.rule == \"UB-NOPE-1\"", 21, "unknown rule");
+    CHECK_ERR("ub.analysis.retransmission == 1", 28, "presence");
+    CHECK_ERR("in {1}", 1, "'in' must follow a field");
 
     /* ---- depth and size limits */
     {

@@ -22,7 +22,7 @@ static const ub_hdr *hdr_by_key(const char *key)
 
 static const ub_field *field_by_short(const ub_hdr *h, const char *name)
 {
-    size_t pl = 4 + strlen(h->abbrev);
+    size_t pl = strlen(ub_hdr_ns(h)) + strlen(h->abbrev) + 1; /* ["ub."] abbrev "." */
     for (unsigned i = 0; i < h->nfields; i++)
         if (strlen(h->fields[i].abbrev) > pl && strcmp(h->fields[i].abbrev + pl, name) == 0) return &h->fields[i];
     return NULL;

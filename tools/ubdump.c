@@ -1,12 +1,12 @@
 /* ubdump — UB capture analyzer and protocol auditor (tcpdump/tshark conventions), driven by libubparse.
  *
  *   ubdump -r FILE [-V] [-T text|fields|json] [-e FIELD]... [-Y FILTER] [-c COUNT] [-q] [-o OPTION=VALUE]...
- *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [-j N]
+ *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [--threads N]
  *          [--lua FILE [--lua-arg K=V]...]...
  *
  * A thin front end of the library's public API: records -> ub_units (raw flit streams delimited per
  * interface and direction) -> ub_decode -> {printing (selected by -Y), the audit session (audit.h:
- * the state engine on every packet, -z statistics, -j N worker threads)} -> ub_report_write. The
+ * the state engine on every packet, -z statistics, --threads N workers)} -> ub_report_write. The
  * session sees EVERY packet: -Y only selects what is printed. --lua scripts (ublua.h, docs/lua.md) see
  * every packet too, after the session: ub_lua_audit_packet() wraps ub_audit_packet().
  *
@@ -14,11 +14,14 @@
  * nothing evicted), 1 --audit found something at or above the fail level, 2 usage or I/O error,
  * 3 --audit incomplete: state was evicted before it could be judged (raise --max-*). */
 #include "ubparse/audit.h"
+#include "ubparse/logs.h"
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
+#include "ubparse/iostat.h"
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
+#include "ubdump_out.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -32,8 +35,9 @@
 
 #define MAX_MATCH 16
 
-enum { OUT_TEXT, OUT_FIELDS, OUT_JSON };
-enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT };
+enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
+enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO };
 
 static const char *const sev_name[] = { "note", "warning", "error" };
 
@@ -58,12 +62,22 @@ typedef struct app {
     long count;
     efield *e; /* -e fields, no limit */
     unsigned ne, ecap;
-    char sep, agg;
-    int header;
+    ubx_csv csv;              /* -E */
+    bool hex;                 /* -x */
+    bool tset;                /* -t given: tfmt at the capture's precision */
+    ubx_tfmt tfmt;
+    ub_capfile *cf;
+    uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
+    bool have_shown;
+    ubx_writer *wr;           /* -w */
+    bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    uint32_t tpflags;         /* of the packet being shown */
+    bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
     uint64_t npkts, nunits, nshown;
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
+    uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */
     ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */
     /* -T fields on a raw flit stream: one line per record (as tshark), values of all its units */
     bool rec_mode;
@@ -74,6 +88,10 @@ typedef struct app {
     bool json_first;
     /* display filter */
     ub_filter *yf;
+    ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
+    ub_iostat *io;            /* -z io,stat */
+    ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
+    bool pcapng;
     /* audit / statistics: the session */
     bool audit;
     ub_report_fmt afmt;
@@ -83,6 +101,8 @@ typedef struct app {
     unsigned zmask;
     ub_audit *session;
     bool oom;
+    const char *log_dir; /* --log-dir: JSON Lines tables (logs.h, docs/logs.md) */
+    ub_logs *logs;
     /* Lua scripts (--lua): the host, and whether the session sees the packets (engine or -z needed) */
     ub_lua *lua;
     ub_ruleset *rules;
@@ -99,14 +119,27 @@ static void usage(FILE *f)
             "usage: ubdump -r FILE [options]\n"
             "  -r FILE          read pcap/pcapng FILE ('-' = standard input)\n"
             "  -V               print the full decode tree of every packet\n"
-            "  -T text|fields|json   output format (default text: one summary line per packet)\n"
-            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode,\n"
-            "                   frame.number, frame.time_relative, frame.len, ub.error\n"
-            "  -E header=y|n    with -T fields: print the field names first; -E separator=C, -E aggregator=C\n"
+            "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
+            "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
+            "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
+            "  -e FIELD         with -T fields: field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "                   frame.number, frame.len, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
+            "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
+            "                   quote=d|s|n, occurrence=f|l|a\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
+            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -P               with -w: print the packet lines too\n"
+            "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
+            "                   frame and related frames; --audit-examples sets how many per rule)\n"
+            "  -l               flush standard output after every line\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
             "                   (the audit and the statistics still see every packet)\n"
             "  -c COUNT         stop after COUNT records\n"
+            "  -v, --version    print the versions and exit\n"
             "  -q               decode everything, print only the totals (and the audit / statistics)\n"
             "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
             "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
@@ -128,12 +161,16 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  -j N             run the audit on N worker threads (same output as -j 1)\n"
+            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
+            "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
+            "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
             "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
+            "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
+            "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -171,7 +208,7 @@ static void list_headers(void)
 {
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
         const ub_hdr *h = ub_hdr_get(id);
-        if (h) printf("%s\tub.%s\t%s\t%u\t%s\n", h->key, h->abbrev, h->name, h->len, h->spec);
+        if (h) printf("%s\t%s%s\t%s\t%u\t%s\n", h->key, ub_hdr_ns(h), h->abbrev, h->name, h->len, h->spec);
     }
 }
 
@@ -217,6 +254,10 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "frame.time_epoch") == 0) e->pseudo = PF_FRAME_TIME_EPOCH;
     else if (strcmp(name, "frame.len") == 0) e->pseudo = PF_FRAME_LEN;
     else if (strcmp(name, "ub.error") == 0) e->pseudo = PF_UB_ERROR;
+    else if (strcmp(name, "frame.time_delta") == 0) e->pseudo = PF_FRAME_TIME_DELTA;
+    else if (strcmp(name, "frame.time_delta_displayed") == 0) e->pseudo = PF_FRAME_TIME_DELTA_DISP;
+    else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
+    else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
@@ -243,6 +284,23 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
 
+/* a packet was printed: -t dd counts from it */
+static void shown(app *a, const ub_rec *r)
+{
+    a->tshown = r->ts_ns;
+    a->have_shown = true;
+}
+
+/* the previous printed packet's time (-t dd, frame.time_delta_displayed: 0 for the first one) */
+#define SHOWN_TS(a, r) ((a)->have_shown ? (a)->tshown : (r)->ts_ns)
+
+/* the time column (-t; default relative, µs) */
+static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
+{
+    if (a->tset) ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+    else ubx_time(t, n, UBX_T_R, 6, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+}
+
 /* pseudo-fields of the record (frame.*) */
 static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 {
@@ -258,6 +316,9 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
         snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
         break;
     case PF_FRAME_LEN: snprintf(t, sizeof t, "%u", r->origlen); break;
+    case PF_FRAME_TIME_DELTA: ubx_time(t, sizeof t, UBX_T_D, 9, r->ts_ns, a->t0, a->tprev, a->tshown); break;
+    case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
+    case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
     default: return false;
     }
     sb_puts(b, t);
@@ -267,10 +328,19 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
+    if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
+        char sum[1024], tg[256];
+        ub_summary(v, sum, sizeof sum);
+        if (b->any) sb_putc(b, UBX_OCC_SEP);
+        if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) sb_puts(b, tg);
+        sb_puts(b, sum);
+        b->any = true;
+        return;
+    }
     if (e->pseudo == PF_UB_ERROR) {
         for (unsigned i = 0; i < v->nerrs; i++) {
             const ub_err_info *ei = ub_err_get(v->err[i].code);
-            if (b->any) sb_putc(b, a->agg);
+            if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_puts(b, ei ? ei->name : "?");
             b->any = true;
         }
@@ -285,7 +355,7 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
             ub_format_value(e->f[k], &val, false, buf, sizeof buf);
-            if (b->any) sb_putc(b, a->agg);
+            if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_puts(b, buf);
             b->any = true;
         }
@@ -299,7 +369,20 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     b.any = false;
     if (b.p) b.p[0] = '\0';
     if (!frame_field(a, r, e, &b)) view_field(a, a->v, e, &b);
-    if (b.n) fputs(b.p, out);
+    ubx_csv_value(out, &a->csv, b.p, b.n);
+}
+
+/* -Y: what the filter knows about record r (caplen bytes of wire on the wire) */
+static ub_filter_pkt ypkt(const app *a, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = { r->frame, wire, caplen, true, r->ts_ns, a->t0, a->tprev, a->pcapng, r->ifindex, r->dir,
+                         ub_fan_get(a->fan, r->frame), r->data, r->caplen };
+    return pk;
+}
+static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)
+{
+    ub_filter_pkt pk = ypkt(a, r, caplen, wire);
+    return ub_filter_match_pkt(a->yf, v, &pk);
 }
 
 /* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
@@ -307,17 +390,25 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
 static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
-    if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    empty.kind = UB_KIND_DLLDP; /* a flit-stream record is UB even when it completes no unit (as in tshark) */
+    if (a->yf && !a->rec_units) a->rec_match = ymatch(a, &empty, r, r->caplen, r->origlen);
+    if (a->yf && a->rec_units) { /* the fields of all its units together, as tshark's one tree */
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        a->rec_match = ub_filter_acc_match(a->yacc, &pk);
+        ub_filter_acc_reset(a->yacc);
+    }
+    if (!a->yf || a->rec_match) a->rec_sel = true;
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->sep);
+            if (i) putchar(a->csv.sep);
             sbuf fr = { 0 };
-            if (frame_field(a, r, &a->e[i], &fr)) fputs(fr.p, stdout);
-            else if (a->fb[i].n) fputs(a->fb[i].p, stdout);
+            if (frame_field(a, r, &a->e[i], &fr)) ubx_csv_value(stdout, &a->csv, fr.p, fr.n);
+            else ubx_csv_value(stdout, &a->csv, a->fb[i].p, a->fb[i].n);
             free(fr.p);
         }
         putchar('\n');
+        shown(a, r);
     }
     for (unsigned i = 0; i < a->ne; i++) {
         a->fb[i].n = 0;
@@ -361,7 +452,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
+    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
+    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
+    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
+    if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_lua_audit_packet(a->lua, a->feed ? a->session : NULL, v, &pi) != 0) a->oom = true;
@@ -369,41 +464,63 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
+    if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        ub_iostat_view(a->io, v, &pk);
+    }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
-        if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
+        if (a->yf) {
+            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+            ub_filter_acc_add(a->yacc, v, &pk);
+        }
         for (unsigned i = 0; i < a->ne; i++)
-            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR) view_field(a, v, &a->e[i], &a->fb[i]);
+            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
-    if (a->quiet) return;
-    if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
+    if (a->quiet && !a->wr) return;
+    if (a->yf && !ymatch(a, v, r, len, wire)) return;
+    a->rec_sel = true;
+    if (a->quiet) return; /* -w without -P */
     a->nshown++;
     if (a->out == OUT_FIELDS) {
         for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->sep);
+            if (i) putchar(a->csv.sep);
             print_efield(a, r, &a->e[i], stdout);
         }
         putchar('\n');
+        shown(a, r);
         return;
     }
     uint64_t d = r->ts_ns - a->t0;
-    if (a->out == OUT_JSON) {
+    if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
+        ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
+        if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
+        else ubx_ek_packet(stdout, &p);
+        a->json_first = false;
+        shown(a, r);
+        return;
+    }
+    if (a->out == OUT_UBJSON) {
         printf("%s  {\"frame\":%" PRIu64 ",\"time_relative\":%" PRIu64 ".%09" PRIu64 ",\"len\":%u,\"entry\":\"%s\",\"ub\":",
                a->json_first ? "" : ",\n", r->frame, d / 1000000000u, d % 1000000000u, len, entry_name(v->entry));
         ub_print_json(stdout, v);
         fputs("}", stdout);
         a->json_first = false;
+        shown(a, r);
         return;
     }
-    char sum[1024];
+    char sum[1024], t[64], tg[256];
     ub_summary(v, sum, sizeof sum);
-    printf("%6" PRIu64 " %" PRIu64 ".%06" PRIu64 " %s\n", r->frame, d / 1000000000u, (d % 1000000000u) / 1000u, sum);
-    if (a->verbose) {
-        ub_print_tree(stdout, v);
-        putchar('\n');
-    }
+    ub_tp_flags_tags(a->tpflags, tg, sizeof tg);
+    pkt_time(a, r, t, sizeof t);
+    printf("%6" PRIu64 " %s %s%s\n", r->frame, t, tg, sum);
+    if (a->verbose) ub_print_tree(stdout, v);
+    if (a->hex) ubx_hexdump(stdout, v, data, len);
+    else if (a->verbose) putchar('\n');
+    shown(a, r);
 }
 
 /* ub_units callback: one decodable unit */
@@ -416,15 +533,17 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 {
     char *end;
     errno = 0;
+    if (s[0] < '0' || s[0] > '9') return -1; /* no sign, no blanks: strtoull would wrap "-1" */
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || v > max || s[0] == '-') return -1;
+    if (errno || end == s || *end || v > max) return -1;
     *out = v;
     return 0;
 }
 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
-    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR
+    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR,
+    LO_THREADS, LO_VERSION, LO_WCITED
 };
 
 static app A;
@@ -446,11 +565,12 @@ int main(int argc, char **argv)
     ub_state_cfg *scfg = &acfg.state;
     a->out = OUT_TEXT;
     a->count = -1;
-    a->sep = '\t';
-    a->agg = ',';
+    ubx_csv_default(&a->csv);
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
+    bool line_buf = false, wprint = false, wcited = false;
+    const char *wpath = NULL;
     long examples = -1;
     /* Lua */
     enum { MAX_LUA = 64 };
@@ -463,6 +583,7 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { "display-filter", required_argument, NULL, 'Y' },
         { "audit", no_argument, NULL, LO_AUDIT },
+        { "log-dir", required_argument, NULL, LO_LOGDIR },
         { "audit-format", required_argument, NULL, LO_AFMT },
         { "audit-output", required_argument, NULL, LO_AOUT },
         { "audit-examples", required_argument, NULL, LO_AEX },
@@ -481,11 +602,14 @@ int main(int argc, char **argv)
         { "lua-budget", required_argument, NULL, LO_LUABUDGET },
         { "lua-memory", required_argument, NULL, LO_LUAMEM },
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
+        { "threads", required_argument, NULL, LO_THREADS },
+        { "version", no_argument, NULL, LO_VERSION },
+        { "write-cited", no_argument, NULL, LO_WCITED },
         { 0, 0, 0, 0 }
     };
     int c;
     unsigned long long u;
-    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:P", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'V': a->verbose = 1; break;
@@ -493,7 +617,9 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "text") == 0) a->out = OUT_TEXT;
             else if (strcmp(optarg, "fields") == 0) a->out = OUT_FIELDS;
             else if (strcmp(optarg, "json") == 0) a->out = OUT_JSON;
-            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json)\n", optarg); return 2; }
+            else if (strcmp(optarg, "ek") == 0) a->out = OUT_EK;
+            else if (strcmp(optarg, "ubjson") == 0) a->out = OUT_UBJSON;
+            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson)\n", optarg); return 2; }
             break;
         case 'e': {
             int er = add_efield(a, optarg);
@@ -504,13 +630,28 @@ int main(int argc, char **argv)
             }
             break;
         }
-        case 'E':
-            if (strncmp(optarg, "header=", 7) == 0) a->header = optarg[7] == 'y';
-            else if (strncmp(optarg, "separator=", 10) == 0) a->sep = strcmp(optarg + 10, "/t") == 0 ? '\t' : optarg[10];
-            else if (strncmp(optarg, "aggregator=", 11) == 0) a->agg = optarg[11];
-            else { fprintf(stderr, "ubdump: unknown -E option '%s'\n", optarg); return 2; }
+        case 'E': {
+            char eerr[200];
+            if (ubx_csv_option(&a->csv, optarg, eerr, sizeof eerr) != 0) { fprintf(stderr, "ubdump: %s\n", eerr); return 2; }
             break;
-        case 'c': a->count = strtol(optarg, NULL, 0); break;
+        }
+        case 'x': a->hex = true; break;
+        case 't':
+            if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
+            a->tset = true;
+            break;
+        case 'l': line_buf = true; break;
+        case 'w': wpath = optarg; break;
+        case 'P': wprint = true; break;
+        case LO_WCITED: wcited = true; break;
+        case 'v': case LO_VERSION: ubx_version(stdout); return 0;
+        case 'c':
+            if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
+                fprintf(stderr, "ubdump: -c needs a record count 1..10^15, not '%s'\n", optarg);
+                return 2;
+            }
+            a->count = (long)u;
+            break;
         case 'q': a->quiet = 1; break;
         case 'o': {
             if (strcmp(optarg, "help") == 0) { ub_opts_help(stdout); return 0; }
@@ -530,21 +671,35 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
-            if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
+            if (strcmp(optarg, "help") == 0) {
+                ub_stats_help(stdout);
+                puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
+                return 0;
+            }
+            if (strncmp(optarg, "io,stat,", 8) == 0) {
+                char ierr[300];
+                ub_iostat_free(a->io);
+                if (!(a->io = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
+                break;
+            }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
-        case 'j':
-            if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: -j needs 1..%u\n", UB_AUDIT_MAX_JOBS); return 2; }
+        case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
+            fprintf(stderr, "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)\n");
+            /* fall through */
+        case LO_THREADS:
+            if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: --threads needs 1..%u, not '%s'\n", UB_AUDIT_MAX_JOBS, optarg); return 2; }
             acfg.jobs = (unsigned)u;
             break;
         case LO_AUDIT: a->audit = true; break;
+        case LO_LOGDIR: a->log_dir = optarg; break;
         case LO_AFMT:
             if (ub_report_fmt_parse(optarg, &a->afmt) != 0) { fprintf(stderr, "ubdump: unknown audit format '%s' (text, json, sarif, junit)\n", optarg); return 2; }
             a->audit = true;
             break;
         case LO_AOUT: a->aout_path = optarg; a->audit = true; break;
         case LO_AEX:
-            if (parse_uint(optarg, 100000, &u) != 0) { fprintf(stderr, "ubdump: --audit-examples needs 0..100000\n"); return 2; }
+            if (parse_uint(optarg, 100000, &u) != 0) { fprintf(stderr, "ubdump: --audit-examples needs 0..100000, not '%s'\n", optarg); return 2; }
             examples = (long)u;
             break;
         case LO_FAILON:
@@ -553,7 +708,7 @@ int main(int argc, char **argv)
         case LO_RTO: {
             char *end;
             double ms = strtod(optarg, &end);
-            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds\n"); return 2; }
+            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds 0..10^12, not '%s'\n", optarg); return 2; }
             scfg->response_timeout_ns = (uint64_t)(ms * 1e6);
             break;
         }
@@ -602,7 +757,7 @@ int main(int argc, char **argv)
         lcfg.tool = "ubdump";
         lcfg.builtin_findings = a->audit;
         /* print() goes where packet lines go; a json/sarif/junit report on stdout owns it */
-        lcfg.out = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path ? stderr : stdout;
+        lcfg.out = (a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path) || (wpath && strcmp(wpath, "-") == 0) ? stderr : stdout;
         int lrc = 0;
         rules = a->rules = ub_ruleset_new();
         a->lua = ub_lua_new(&lcfg);
@@ -629,6 +784,8 @@ int main(int argc, char **argv)
     }
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
+    if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
+    if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
     if (yexpr) {
         char ferr[256];
         a->yf = ub_filter_compile(yexpr, ferr, sizeof ferr);
@@ -642,29 +799,44 @@ int main(int argc, char **argv)
     acfg.examples = examples >= 0 ? (unsigned)examples : a->afmt == UB_REPORT_TEXT ? 5u : 100u;
     /* a machine-readable report on stdout owns stdout */
     bool report_owns_stdout = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path;
-    if (report_owns_stdout) a->quiet = 1;
-    FILE *zout = report_owns_stdout ? stderr : stdout;
-    FILE *aout = stdout;
+    /* -w - : the capture owns stdout, everything else goes to stderr; -w prints packets only with -P */
+    bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
+    if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
+    if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (wcited && (!wpath || !a->audit || strcmp(file, "-") == 0)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
+    if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
+    FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
+    FILE *aout = w_stdout ? stderr : stdout;
     if (a->aout_path && strcmp(a->aout_path, "-") != 0) {
         aout = fopen(a->aout_path, "w");
         if (!aout) { fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno)); return 2; }
     }
 
     char err[256];
-    ub_capfile *cf = ub_cap_open(file, err, sizeof err);
+    ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
+    a->pcapng = ub_cap_is_pcapng(cf);
+    if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+        fprintf(stderr, "ubdump: %s: %s\n", file, err);
+        return 2;
+    }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
     /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
-    a->feed = a->audit || a->zmask || (a->lua && ub_lua_needs_engine(a->lua));
-    if (a->audit || a->zmask || a->lua) {
+    /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
+    for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
+    a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
         acfg.rules = rules;
-        acfg.findings = a->audit || a->lua;
-        acfg.stats = a->zmask;
+        acfg.findings = a->audit || a->lua || a->log_dir;
+        /* tp_channels.jsonl: the -z ub,tp rows; the tags: the TP notes */
+        acfg.stats = a->zmask | (a->log_dir || a->tags ? UB_STATS_TP : 0u);
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
         char serr[200];
@@ -677,7 +849,18 @@ int main(int argc, char **argv)
             ub_lua_attach(a->lua, a->session);
             if (acfg.jobs > 1 && ub_audit_jobs(a->session) == 1)
                 fprintf(stderr, "ubdump: the --lua hooks (on_match/on_finding, ub.suppress/ub.rerate) run in one engine: "
-                                "-j %u does not apply\n", acfg.jobs);
+                                "--threads %u does not apply\n", acfg.jobs);
+        }
+        if (a->log_dir) {
+            a->logs = ub_logs_open(a->log_dir, file, rules, serr, sizeof serr);
+            if (!a->logs || ub_logs_attach(a->logs, a->session) != 0) {
+                fprintf(stderr, "ubdump: %s\n", a->logs ? "--log-dir: cannot attach to the audit session" : serr);
+                ub_logs_close(a->logs, NULL, serr, sizeof serr);
+                ub_audit_free(a->session);
+                ub_cap_close(cf);
+                free(a->v);
+                return 2;
+            }
         }
     }
     ub_units *units = ub_units_new(&a->o, 0);
@@ -687,12 +870,13 @@ int main(int argc, char **argv)
     a->tlast = a->tstart;
 
     static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (a->out == OUT_FIELDS && a->header && !a->quiet) {
-        for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->sep, 0 } : "", a->e[i].name);
+    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
+    if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
+        for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (a->out == OUT_JSON && !a->quiet) fputs("[\n", stdout);
+    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
     if (a->out == OUT_FIELDS) {
@@ -701,12 +885,23 @@ int main(int argc, char **argv)
     }
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
-        if (!a->have_t0) { a->t0 = r.ts_ns; a->have_t0 = true; }
+        if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
+        if (a->io) {
+            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            ub_iostat_frame(a->io, &pk);
+        }
         a->rec_mode = false;
+        a->tprev = r.ts_ns;
+        if (a->wr && (a->rec_sel || !a->yf) && ubx_writer_rec(a->wr, cf, &r) != 0) {
+            fprintf(stderr, "ubdump: %s: write error\n", wpath);
+            status = 2;
+            break;
+        }
+        a->rec_sel = false;
         if (a->oom) break;
     }
     if (rc < 0) {
@@ -715,9 +910,19 @@ int main(int argc, char **argv)
     }
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
-    if (a->out == OUT_JSON && !a->quiet) fputs("\n]\n", stdout);
-    if (a->quiet && !report_owns_stdout)
-        printf("%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
+    if (user_quiet && !report_owns_stdout) {
+        FILE *qo = w_stdout ? stderr : stdout;
+        fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
+        static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
+        for (unsigned i = 0, k = 0; i < 3; i++)
+            if (a->nneigh[i]) fprintf(qo, "%s%" PRIu64 " %s", k++ ? ", " : "; carrying ", a->nneigh[i], nn[i]);
+        fprintf(qo, "\n");
+    }
+    if (a->wr && ubx_writer_close(a->wr, cf) != 0) {
+        fprintf(stderr, "ubdump: %s: write error\n", wpath);
+        status = 2;
+    }
     if (a->npkts && !a->nub && rc >= 0) /* once: a file without UB is worth knowing about */
         fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
                         "UDP: destination port %u%s, or the strict heuristic%s)\n",
@@ -739,12 +944,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: out of memory\n");
         return 2;
     }
+    char lerr2[200];
+    if (ub_logs_close(a->logs, a->session, lerr2, sizeof lerr2) != 0) {
+        fprintf(stderr, "ubdump: %s\n", lerr2);
+        status = 2;
+    }
+    a->logs = NULL;
     uint64_t late = a->lua ? ub_lua_late_errors(a->lua) : 0;
     if (late)
         fprintf(stderr, "ubdump: %" PRIu64 " Lua error(s) in hooks run at the end of the capture (not in the report): "
                         "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
+    ub_iostat_print(a->io, zout);
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -759,8 +971,8 @@ int main(int argc, char **argv)
         ub_audit_state_stats(a->session, &st);
         const ub_collect *all = ub_audit_findings(a->session);
         if (ub_audit_jobs(a->session) > 1 && st.evicted_total)
-            fprintf(stderr, "ubdump: state tables overflowed (UB-ST-001): with -j %u the workers evict differently "
-                            "from -j 1, so findings may differ; raise --max-* for an exact result\n", ub_audit_jobs(a->session));
+            fprintf(stderr, "ubdump: state tables overflowed (UB-ST-001): with --threads %u the workers evict differently "
+                            "from one thread, so findings may differ; raise --max-* for an exact result\n", ub_audit_jobs(a->session));
         const char *inputs[1] = { file };
         ub_report_info ri;
         memset(&ri, 0, sizeof ri);
@@ -778,10 +990,14 @@ int main(int argc, char **argv)
         if (a->afmt == UB_REPORT_TEXT && aout == stdout && !a->quiet) fputc('\n', aout);
         if (ub_report_write(aout, a->afmt, all, &ri) != 0) ast = 2;
         status = ast;
-        if (aout != stdout && fclose(aout) != 0) {
+        if (aout != stdout && aout != stderr && fclose(aout) != 0) {
             fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno));
             status = 2;
         }
+    }
+    if (wcited && a->session && status != 2 && ubx_write_cited(file, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
+        fprintf(stderr, "ubdump: --write-cited: %s\n", err);
+        status = 2;
     }
     if (late && status == 0) status = 1;
     if (fflush(stdout) != 0) status = 2;
@@ -793,7 +1009,10 @@ int main(int argc, char **argv)
     for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
     free(a->fb);
     free(a->e);
+    ub_filter_acc_free(a->yacc);
+    ub_iostat_free(a->io);
     ub_filter_free(a->yf);
+    ub_fan_free(a->fan);
     ub_cap_close(cf);
     return status;
 }

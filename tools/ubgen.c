@@ -35,6 +35,7 @@ static uint32_t linktype_for(const ub_opts *o, ub_entry e)
     case UB_ENTRY_SLL2: return 276;
     case UB_ENTRY_ETH: return 1;
     case UB_ENTRY_RAWIP: return 101;
+    case UB_ENTRY_PCIEFLIT: return o->dlt_pcieflit;
     default: return 147;
     }
 }
@@ -63,9 +64,13 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: ubgen [-w OUT] [--pcap|--pcapng] [--repeat N] [--hex] [--noncrc] SPEC.ub\n"
-            "  Builds the packets described in SPEC.ub and writes a capture (default: stdout).\n"
-            "  --hex      print each built record as hex instead of writing a capture\n"
-            "  --repeat N write the packet list N times (timestamps advance by 1 us per packet)\n");
+            "  Builds the packets described in SPEC.ub (docs/builder.md) and writes a capture.\n"
+            "  -w OUT          write the capture to OUT (default '-': standard output)\n"
+            "  --pcap, --pcapng   file format (default: the @capture line's, else pcapng)\n"
+            "  --hex           print each built record as hex instead of writing a capture\n"
+            "  --repeat N      write the packet list N times (timestamps advance by 1 us per packet)\n"
+            "  --noncrc        links run in Non-CRC mode (END instead of BCRC)\n"
+            "  -h, --help      this text\n");
 }
 
 int main(int argc, char **argv)

@@ -47,7 +47,7 @@ static int m_headers(lua_State *L)
         lua_createtable(L, 0, 5);
         lua_pushstring(L, h->key);
         lua_setfield(L, -2, "key");
-        lua_pushfstring(L, "ub.%s", h->abbrev);
+        lua_pushfstring(L, "%s%s", ub_hdr_ns(h), h->abbrev);
         lua_setfield(L, -2, "abbrev");
         lua_pushstring(L, h->name);
         lua_setfield(L, -2, "name");

@@ -108,29 +108,6 @@ static const ub_match *match_of(lua_State *L)
 }
 static const char *match_kind(unsigned k) { return k == 0 ? "transaction" : k == 1 ? "management" : "transport"; }
 
-/* value name of a match opcode (state.h ub_match.opcode encoding) */
-static const char *match_opname(const ub_match *m, char *buf, size_t n)
-{
-    const ub_hdr *h[4];
-    const ub_field *f[4];
-    const char *fld = m->kind == 0 ? "ub.btah.taopcode" : m->kind == 2 ? "ub.rtph.tpopcode" : NULL;
-    unsigned code = m->opcode;
-    if (m->kind == 1) {
-        code = (unsigned)m->opcode >> 8;
-        if (code >= 8) {
-            code -= 8;
-            fld = "ub.scan.cmd";
-        } else {
-            fld = "ub.mgmtetah.code";
-        }
-    }
-    const char *nm = NULL;
-    if (fld && ub_field_find(fld, h, f, 4) > 0 && f[0]) nm = ub_vname_lookup(f[0]->vals, code);
-    if (nm) return nm;
-    snprintf(buf, n, "0x%02x", code);
-    return buf;
-}
-
 static int mp_frame(lua_State *L, const ubl_pktref *p) { (void)p; lua_pushinteger(L, (lua_Integer)match_of(L)->req_frame); return 1; }
 static int mp_rsp(lua_State *L, const ubl_pktref *p) { (void)p; lua_pushinteger(L, (lua_Integer)match_of(L)->rsp_frame); return 1; }
 static int mp_lat(lua_State *L, const ubl_pktref *p) { (void)p; lua_pushinteger(L, (lua_Integer)match_of(L)->latency_ns); return 1; }
@@ -146,7 +123,7 @@ static int mp_op(lua_State *L, const ubl_pktref *p)
 {
     (void)p;
     char b[16];
-    lua_pushstring(L, match_opname(match_of(L), b, sizeof b));
+    lua_pushstring(L, ub_match_opname(match_of(L), b, sizeof b));
     return 1;
 }
 

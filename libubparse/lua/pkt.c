@@ -506,7 +506,7 @@ static uint32_t tp_flags(lua_State *L, const ubl_pktref *p)
     if (!u->fed)
         luaL_error(L, "TP analysis needs the state engine: run ubdump with --audit (or -z ub,tp), or define on_match/on_finding");
     if (ub_audit_jobs(u->fed) > 1)
-        luaL_error(L, "TP analysis is per packet only with one engine: run without -j (or define on_match/on_finding)");
+        luaL_error(L, "TP analysis is per packet only with one engine: run without --threads (or define on_match/on_finding)");
     return ub_audit_last_flags(u->fed);
 }
 static int pp_tp_flags(lua_State *L, const ubl_pktref *p)
@@ -577,7 +577,7 @@ static void push_layer(lua_State *L, const ub_view *v, unsigned i)
     lua_setfield(L, -2, "index");
     lua_pushstring(L, l->hdr->key);
     lua_setfield(L, -2, "key");
-    lua_pushfstring(L, "ub.%s", l->hdr->abbrev);
+    lua_pushfstring(L, "%s%s", ub_hdr_ns(l->hdr), l->hdr->abbrev);
     lua_setfield(L, -2, "abbrev");
     lua_pushstring(L, l->hdr->name);
     lua_setfield(L, -2, "name");
@@ -615,7 +615,8 @@ static int find_layer(lua_State *L, const ubl_pktref *p, int name_idx, int nth)
     int seen = 0;
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = p->v->layer[i].hdr;
-        if (ab ? strcmp(h->abbrev, nm + 3) != 0 : strcmp(h->key, nm) != 0) continue;
+        bool hit = ab ? strcmp(h->abbrev, nm + 3) == 0 : strcmp(h->key, nm) == 0 || (ub_hdr_foreign(h) && strcmp(h->abbrev, nm) == 0);
+        if (!hit) continue;
         if (++seen == nth) return (int)i;
     }
     return -1;
@@ -767,7 +768,7 @@ const ubl_reg ubl_pkt_regs[] = {
       "an error otherwise, never a silent `false`." },
     { "match", pm_match, NULL, "pkt:match(filter) → boolean", "Does the packet match a display filter (string or `ub.filter`)?" },
     { "tree", pm_tree, NULL, "pkt:tree() → string", "The verbose tree (`ubdump -V`)." },
-    { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T json`." },
+    { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T ubjson`." },
     { NULL, NULL, NULL, NULL, NULL }
 };
 

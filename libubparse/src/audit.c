@@ -13,8 +13,9 @@
 
 struct ub_audit {
     ub_audit_cfg cfg;
-    ub_audit_hooks hooks;
-    bool have_hooks;
+    ub_audit_hooks hooks[UB_AUDIT_MAX_HOOKS]; /* run in this order (ub_audit_add_hooks) */
+    unsigned nhooks;
+    bool have_hooks, have_match;
     unsigned jobs;       /* engines in use: 1, or the pair shards */
     bool link_thread;    /* sharded: the link engine runs in its own thread */
     bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
@@ -54,6 +55,9 @@ static const struct {
     { "ub,tp", "per TP channel: packets, bytes, retransmissions, reordering, losses, acks", UB_STATS_TP },
     { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
     { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
+    /* the Wireshark plugin's names of the same statistics (issue #10 item 3) */
+    { "ub,tree", "= ub,cfg (tshark -z ub,tree: the same packet counts per CFG, TPOpcode, TAOpcode, Code)", UB_STATS_TREE },
+    { "conv,ub_tp", "= ub,tp (tshark -z conv,ub_tp: the same TP channels)", UB_STATS_TP },
 };
 
 int ub_stats_parse(const char *name, unsigned *mask)
@@ -78,16 +82,32 @@ static void collect(ub_eng *e, const ub_finding *f)
     if (e->fc) ub_collect_add(e->fc, f, e->cur_pkt, e->phase, e->seq++);
 }
 
+/* the finding hooks in order: each may edit the finding, the first to return false drops it */
+static bool hooks_finding(ub_audit *a, ub_finding *x)
+{
+    for (unsigned i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].finding && !a->hooks[i].finding(a->hooks[i].ctx, x)) return false;
+    return true;
+}
+
 static void eng_finding(void *ctx, const ub_finding *f)
 {
     ub_eng *e = ctx;
-    if (e->hooks && e->a->hooks.finding) {
+    if (e->hooks && e->a->have_hooks) {
         ub_finding x = *f;
-        if (!e->a->hooks.finding(e->a->hooks.ctx, &x)) return;
+        if (!hooks_finding(e->a, &x)) return;
         collect(e, &x);
         return;
     }
     collect(e, f);
+}
+
+/* keytext only for the findings the collector keeps (hooks see every finding in full) */
+static bool eng_keep(void *ctx, unsigned rule, uint64_t frame)
+{
+    ub_eng *e = ctx;
+    if (e->hooks && e->a->have_hooks) return true;
+    return ub_collect_would_keep(e->fc, rule, frame, e->cur_pkt, e->phase, e->seq);
 }
 
 static void eng_match(void *ctx, const ub_match *m)
@@ -97,14 +117,16 @@ static void eng_match(void *ctx, const ub_match *m)
     bool want = (g == 0 && (e->zmask & UB_STATS_SRT)) || (g == 1 && (e->zmask & UB_STATS_MGMT)) ||
                 (g == 2 && (e->zmask & UB_STATS_TP));
     if (want && e->lat) ub_lat_add(e->lat, m);
-    if (e->hooks && e->a->hooks.match) e->a->hooks.match(e->a->hooks.ctx, m);
+    for (unsigned i = 0; e->hooks && i < e->a->nhooks; i++)
+        if (e->a->hooks[i].match) e->a->hooks[i].match(e->a->hooks[i].ctx, m);
 }
 
 static void eng_note(void *ctx, const ub_pkt_note *n)
 {
     ub_eng *e = ctx;
     if (n->frame == e->cur_frame) e->cur_flags |= n->tp_flags;
-    if (e->hooks && e->a->hooks.note) e->a->hooks.note(e->a->hooks.ctx, n);
+    for (unsigned i = 0; e->hooks && i < e->a->nhooks; i++)
+        if (e->a->hooks[i].note) e->a->hooks[i].note(e->a->hooks[i].ctx, n);
 }
 
 int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hooks)
@@ -120,7 +142,8 @@ int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hoo
     if (!(e->lat = ub_lat_new())) return -1;
     e->st = ub_state_new(&c, a->cfg.findings || hooks ? eng_finding : NULL, e);
     if (!e->st) return -1;
-    if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP)) || (hooks && a->hooks.match))
+    if (e->fc) ub_state_set_keep_cb(e->st, eng_keep);
+    if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP)) || (hooks && a->have_match))
         ub_state_set_match_cb(e->st, eng_match, e);
     /* TP notes: -z ub,tp, the note hook, and ub_audit_last_flags() of a single-engine session */
     if (c.layers & UB_ST_TP) {
@@ -188,12 +211,29 @@ ub_audit *ub_audit_new(const ub_audit_cfg *cfg, char *err, size_t errlen)
     return a;
 }
 
+static void hooks_changed(ub_audit *a)
+{
+    a->have_hooks = a->have_match = false;
+    for (unsigned i = 0; i < a->nhooks; i++) {
+        a->have_hooks |= a->hooks[i].finding || a->hooks[i].match || a->hooks[i].note;
+        a->have_match |= a->hooks[i].match != NULL;
+    }
+}
+
 void ub_audit_set_hooks(ub_audit *a, const ub_audit_hooks *h)
 {
     if (!a || a->started) return; /* hooks are fixed once packets flow */
-    if (h) a->hooks = *h;
-    else memset(&a->hooks, 0, sizeof a->hooks);
-    a->have_hooks = a->hooks.finding || a->hooks.match || a->hooks.note;
+    a->nhooks = 0;
+    if (h) a->hooks[a->nhooks++] = *h;
+    hooks_changed(a);
+}
+
+int ub_audit_add_hooks(ub_audit *a, const ub_audit_hooks *h)
+{
+    if (!a || !h || a->started || a->nhooks == UB_AUDIT_MAX_HOOKS) return -1;
+    a->hooks[a->nhooks++] = *h;
+    hooks_changed(a);
+    return 0;
 }
 
 unsigned ub_audit_jobs(const ub_audit *a) { return !a ? 0 : a->have_hooks ? 1 : a->jobs; }
@@ -269,7 +309,7 @@ void ub_audit_add_finding(ub_audit *a, const ub_finding *f)
     if (x.severity > UB_SEV_ERROR) x.severity = UB_SEV_ERROR;
     if (x.nframes > UB_FINDING_FRAMES) x.nframes = UB_FINDING_FRAMES;
     if (x.nvalues > 4) x.nvalues = 4;
-    if (a->hooks.finding && !a->hooks.finding(a->hooks.ctx, &x)) return;
+    if (!hooks_finding(a, &x)) return;
     ub_collect_add(a->ext, &x, a->nunits, UB_PHASE_EXTERNAL, a->ext_seq++);
 }
 
@@ -304,6 +344,11 @@ int ub_audit_finish(ub_audit *a)
 }
 
 const ub_collect *ub_audit_findings(const ub_audit *a) { return a ? a->all : NULL; }
+
+size_t ub_audit_tp_channels(const ub_audit *a, ub_tp_channel_cb cb, void *ctx)
+{
+    return a && a->finished && a->tps ? ub_tps_each(a->tps, a->ntps, cb, ctx) : 0;
+}
 
 void ub_audit_state_stats(const ub_audit *a, ub_state_stats *st)
 {

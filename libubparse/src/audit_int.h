@@ -23,8 +23,9 @@ void ub_lat_print(const ub_latset *s, FILE *f, unsigned group /* 0 transactions,
 typedef struct ub_tpstats ub_tpstats; /* -z ub,tp rows of one engine */
 ub_tpstats *ub_tps_new(void);
 void ub_tps_free(ub_tpstats *t);
-void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame);
+void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame, uint64_t ts);
 void ub_tps_print(ub_tpstats *const *all, unsigned n, const ub_latset *lat, FILE *f);
+size_t ub_tps_each(ub_tpstats *const *all, unsigned n, ub_tp_channel_cb cb, void *ctx);
 
 /* ---------------------------------------------------------------- engines (audit.c) */
 /* Engine classes, part of the finding order key (collect.c) */
@@ -50,7 +51,7 @@ static inline void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *
     e->cur_frame = pi->frame;
     e->cur_flags = 0;
     ub_state_packet(e->st, v, pi);
-    if (e->tp) ub_tps_add(e->tp, v, e->cur_flags, pi->frame);
+    if (e->tp) ub_tps_add(e->tp, v, e->cur_flags, pi->frame, pi->ts_ns);
 }
 void ub_eng_finish(ub_eng *e);
 void ub_eng_free(ub_eng *e);

@@ -254,6 +254,7 @@ static int parse_entry_line(bstate *b, char *line, unsigned lno)
         { "flit", UB_ENTRY_FLIT }, { "pkt", UB_ENTRY_PKT }, { "stream", UB_ENTRY_STREAM },
         { "sll", UB_ENTRY_SLL }, { "sll2", UB_ENTRY_SLL2 }, { "cfgph", UB_ENTRY_CFGPH },
         { "eth", UB_ENTRY_ETH }, { "rawip", UB_ENTRY_RAWIP }, { "tph", UB_ENTRY_TPH },
+        { "pcieflit", UB_ENTRY_PCIEFLIT }, /* not UB: 256-byte PCIe 6 flits (docs/neighbours.md) */
     };
     for (unsigned i = 0; i < sizeof ents / sizeof ents[0]; i++)
         if (strcmp(tok, ents[i].n) == 0) b->entry = ents[i].e;
@@ -461,7 +462,8 @@ static int write_item(bstate *b, const item *it, uint8_t *out, uint32_t cap, uns
             if (f->bit_off + f->bits > len * 8) return fail(b, "field outside header ", f->abbrev, lno);
             uint64_t u = fs->u;
             if (f->bits < 64 && (u >> f->bits)) return fail(b, "value too wide for ", f->abbrev, lno);
-            ub_wr_bits(p, f->bit_off, f->bits, ub_field_unwire(f, u)); /* profile rows: LE / bit order */
+            if (f->flags & UB_FF_LEW) ub_lew_put(p, f, u); /* SUE RH, Dest_QP byte first */
+            else ub_wr_bits(p, f->bit_off, f->bits, ub_field_unwire(f, u)); /* profile rows: LE / bit order */
         }
     }
     return 0;
@@ -472,7 +474,8 @@ static int field_put(item *it, uint8_t *base, const char *short_name, uint64_t u
     int k = ub_field_index(it->h, short_name);
     if (k < 0) return -1;
     const ub_field *f = &it->h->fields[k];
-    ub_wr_bits(base + it->off, f->bit_off, f->bits, ub_field_unwire(f, u));
+    if (f->flags & UB_FF_LEW) ub_lew_put(base + it->off, f, u);
+    else ub_wr_bits(base + it->off, f->bit_off, f->bits, ub_field_unwire(f, u));
     return 0;
 }
 

@@ -150,6 +150,21 @@ void ub_collect_add(ub_collect *c, const ub_finding *f, uint64_t pkt_seq, uint8_
     add_keyed(c, f, &k, true);
 }
 
+bool ub_collect_would_keep(const ub_collect *c, unsigned rule, uint64_t frame, uint64_t pkt_seq, uint8_t phase,
+                           uint64_t seq)
+{
+    if (!c) return false;
+    if (rule >= c->ng) return true; /* a rule added later: add_keyed decides */
+    const cgroup *g = &c->g[rule];
+    if (c->K == 0) return false;
+    if (g->nex < c->K) return true;
+    ub_finding f;
+    f.frame = frame;
+    f.rule = (uint16_t)rule;
+    ckey k = { pkt_seq, seq, phase, NULL };
+    return key_cmp(&f, &k, &g->ex[g->nex - 1], &g->key[g->nex - 1]) < 0;
+}
+
 int ub_collect_merge(ub_collect *dst, const ub_collect *src)
 {
     if (!dst || !src) return -1;

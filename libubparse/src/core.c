@@ -1,5 +1,6 @@
 /* Decoder core: error table, layer stack, field access, options, entry-point dispatch. */
 #include "internal.h"
+#include "neigh.h"
 
 /* ---------------------------------------------------------------- error catalogue */
 static const ub_err_info err_table[UB_E__COUNT] = {
@@ -93,6 +94,15 @@ void ub_opts_default(ub_opts *o)
     o->profile = UB_PROFILE_SPEC;
     o->udp_heuristic = true;        /* §1 step 3: other ports only through the strict heuristic */
     o->n_udp_more = 0;
+    o->dlt_pcieflit = 150;          /* LINKTYPE_USER3: UB takes USER0..USER2 */
+    o->udp4791 = 0;
+    o->sue_port = 4791;             /* document 004 §12.3.3: TYPE1 dport 0x12B7 */
+    o->sue_ethertype[0] = 0x88B5;   /* IEEE 802 local experimental EtherTypes: provisional stand-ins for */
+    o->sue_ethertype[1] = 0x88B6;   /* the register-set MAC_TYPE1/MAC_TYPE2 (document 004 §12.10) */
+    o->sue_rh_order = 0;
+    o->sue_afh = 0;
+    o->sue_tc_in_sa = true;
+    o->sue_icrc = false;
 }
 
 ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
@@ -100,6 +110,7 @@ ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
     if (lt == o->dlt_flit) return UB_ENTRY_FLIT;
     if (lt == o->dlt_pkt) return UB_ENTRY_PKT;
     if (lt == o->dlt_stream) return UB_ENTRY_STREAM;
+    if (o->dlt_pcieflit && lt == o->dlt_pcieflit) return UB_ENTRY_PCIEFLIT;
     switch (lt) {
     case 1: return UB_ENTRY_ETH;
     case 113: return UB_ENTRY_SLL;
@@ -150,7 +161,7 @@ uint64_t ub_lget_slow(const ub_layer *l, unsigned idx)
 
 int ub_field_index(const ub_hdr *h, const char *short_name)
 {
-    size_t pl = 4 + strlen(h->abbrev); /* "ub." + abbrev + "." */
+    size_t pl = strlen(ub_hdr_ns(h)) + strlen(h->abbrev) + 1; /* ["ub."] abbrev "." */
     for (unsigned i = 0; i < h->nfields; i++) {
         const char *a = h->fields[i].abbrev;
         if (strlen(a) > pl && strcmp(a + pl, short_name) == 0) return (int)i;
@@ -158,32 +169,97 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
     return -1;
 }
 
-#define UB_RSVD_MAGIC 0x5542525356444d31ull /* "UBRSVDM1" */
+#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3" */
+#define UB_RSVD_SPAN 32u                      /* bytes covered by ub_view.rsvd_mask */
 
 static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f);
 
+/* rows m of l's table one by one, in table order (out of line: the common case never gets here) */
+__attribute__((noinline)) static void check_rsvd_rows(ub_dec *d, const ub_layer *l, uint64_t m)
+{
+    for (; m; m &= m - 1)
+        check_rsvd_row(d, l, &l->hdr->fields[__builtin_ctzll(m)]);
+}
+
+/* A reserved row the byte mask can stand for: plain bits or whole bytes, no virtual value, inside the
+ * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
+static bool rsvd_maskable(const ub_field *f)
+{
+    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL)) return false;
+    if (f->bits == 0 || f->bit_off + f->bits > UB_RSVD_SPAN * 8u) return false;
+    if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) return f->bits <= 64;
+    return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
+}
+
+/* Derive the reserved rows of table h for the view's cache (once per table and view). */
+static void rsvd_learn(ub_view *v, const ub_hdr *h)
+{
+    uint64_t rows = 0, slow = 0;
+    uint8_t m[UB_RSVD_SPAN];
+    unsigned span = 0;
+    memset(m, 0, sizeof m);
+    for (unsigned i = 0; i < h->nfields; i++) {
+        const ub_field *f = &h->fields[i];
+        if (!(f->flags & UB_FF_RSVD)) continue;
+        rows |= 1ull << i;
+        if (!rsvd_maskable(f)) {
+            slow |= 1ull << i;
+            continue;
+        }
+        for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
+        if ((f->bit_off + f->bits + 7u) / 8u > span) span = (f->bit_off + f->bits + 7u) / 8u;
+    }
+    v->rsvd_rows[h->id] = rows;
+    v->rsvd_slow[h->id] = slow;
+    v->rsvd_span[h->id] = (uint8_t)span;
+    memcpy(v->rsvd_mask[h->id], m, sizeof m); /* memory order: loaded words line up with the data */
+}
+
+/* Any reserved bit under the mask set in the first `span` bytes of p (len >= span present)? */
+static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, uint32_t len)
+{
+    uint64_t acc = 0, w;
+    unsigned k = 0;
+    if (len >= (span + 7u) / 8u * 8u) {
+        for (; k * 8u < span; k++) {
+            memcpy(&w, p + 8u * k, 8);
+            acc |= w & mask[k];
+        }
+        return acc != 0;
+    }
+    if (span <= 4 && len >= 4) { /* 4-byte headers (LPH, BCRC, ...) */
+        uint32_t w4, m4;
+        memcpy(&w4, p, 4);
+        memcpy(&m4, mask, 4);
+        return (w4 & m4) != 0;
+    }
+    const uint8_t *mb = (const uint8_t *)mask;
+    for (unsigned i = 0; i < span; i++) acc |= (uint64_t)(p[i] & mb[i]);
+    return acc != 0;
+}
+
+/* §0.2: reserved fields must be zero. One masked compare over the header's reserved bits; only when
+ * it finds one set (or the layer is short) are the rows read one by one, in table order. */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
     const ub_hdr *h = l->hdr;
     ub_view *v = d->v;
     if (h->nfields <= 64 && h->id < UB_H__COUNT) {
-        /* reserved rows of this table, derived from the schema once per view */
-        /* an entry counts only with the view's magic AND its own tag (storage may be recycled) */
-        uint16_t tag = (uint16_t)(0xB5A0u ^ h->id ^ ((unsigned)h->nfields << 8) ^ ((unsigned)h->vidx << 12));
-        uint64_t valid = h->nfields == 64 ? ~0ull : (1ull << h->nfields) - 1u;
-        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_tag[h->id] != tag || (v->rsvd_rows[h->id] & ~valid)) {
+        /* reserved rows of this table, derived from the schema once per view; an entry counts only
+         * with the view's magic AND the table it was derived from (storage may be recycled) */
+        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_hdr[h->id] != h) {
             if (v->rsvd_magic != UB_RSVD_MAGIC) {
-                memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+                memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
                 v->rsvd_magic = UB_RSVD_MAGIC;
             }
-            uint64_t m = 0;
-            for (unsigned i = 0; i < h->nfields; i++)
-                if (h->fields[i].flags & UB_FF_RSVD) m |= 1ull << i;
-            v->rsvd_rows[h->id] = m;
-            v->rsvd_tag[h->id] = tag;
+            rsvd_learn(v, h);
+            v->rsvd_hdr[h->id] = h;
         }
-        for (uint64_t m = v->rsvd_rows[h->id]; m; m &= m - 1)
-            check_rsvd_row(d, l, &h->fields[__builtin_ctzll(m)]);
+        uint64_t m = v->rsvd_rows[h->id];
+        unsigned span = v->rsvd_span[h->id];
+        if (span && l->len >= span && !rsvd_any(v->rsvd_mask[h->id], l->data, span, l->len))
+            m = v->rsvd_slow[h->id]; /* the masked rows are all zero */
+        if (m) check_rsvd_rows(d, l, m);
         return;
     }
     const ub_field *f = h->fields, *fend = f + h->nfields;
@@ -308,6 +384,7 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     switch (f->type) {
     case UB_FT_UINT:
     case UB_FT_BOOL:
+        if (f->flags & UB_FF_LEW) return ub_lew_get(l->data, l->len, f, &out->u) ? 0 : -1;
         if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &out->u)) return -1;
         if (f->flags & (UB_FF_LE | UB_FF_BITREV)) out->u = ub_field_unwire(f, out->u);
         if (f->flags & UB_FF_X64) out->u <<= 6;
@@ -343,6 +420,11 @@ int ub_field_write(uint8_t *p, uint32_t len, const ub_field *f, const ub_val *v)
         }
         if (f->bits == 0 || f->bits > 64 || (uint64_t)f->bit_off + f->bits > (uint64_t)len * 8u) return -1;
         if (f->bits < 64 && (u >> f->bits)) return -1;
+        if (f->flags & UB_FF_LEW) {
+            if (len < 8) return -1;
+            ub_lew_put(p, f, u);
+            return 0;
+        }
         ub_wr_bits(p, f->bit_off, f->bits, u);
         return 0;
     }
@@ -451,25 +533,30 @@ int ub_view_find(const ub_view *v, unsigned id, int from)
     return -1;
 }
 
-int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u)
+int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **fout, ub_val *out)
 {
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
-        size_t al = strlen(h->abbrev);
-        if (strncmp(abbrev, "ub.", 3) != 0 || strncmp(abbrev + 3, h->abbrev, al) != 0 || abbrev[3 + al] != '.')
+        size_t al = strlen(h->abbrev), nl = strlen(ub_hdr_ns(h));
+        if (strncmp(abbrev, ub_hdr_ns(h), nl) != 0 || strncmp(abbrev + nl, h->abbrev, al) != 0 || abbrev[nl + al] != '.')
             continue;
         for (unsigned k = 0; k < h->nfields; k++) {
-            if (strcmp(h->fields[k].abbrev, abbrev) == 0) {
-                ub_val val;
-                if (ub_field_value(&v->layer[i], &h->fields[k], &val) == 0) {
-                    *u = val.u;
-                    return 0;
-                }
+            if (strcmp(h->fields[k].abbrev, abbrev) == 0 && ub_field_value(&v->layer[i], &h->fields[k], out) == 0) {
+                if (fout) *fout = &h->fields[k];
+                return 0;
             }
         }
     }
     return -1;
+}
+
+int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u)
+{
+    ub_val val;
+    if (ub_view_get_val(v, abbrev, NULL, &val) != 0) return -1;
+    *u = val.u;
+    return 0;
 }
 
 int ub_view_worst(const ub_view *v)
@@ -517,6 +604,10 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
  * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
 static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
 {
+    if (ub_dec_sue_eth(d, off, ethertype)) { /* SUE AFH framing: not UB (docs/neighbours.md) */
+        d->v->kind = UB_KIND_OTHER;
+        return;
+    }
     if (ethertype == 0x0800 || ethertype == 0x86DD) {
         ub_dec_ip_ub(d, off, d->wlen, false);
         d->v->kind = d->v->claim != UB_CLAIM_NONE ? UB_KIND_UBOE : UB_KIND_OTHER;
@@ -573,7 +664,7 @@ static void dec_eth(ub_dec *d)
 void ub_view_init(ub_view *v)
 {
     v->rsvd_magic = 0;
-    memset(v->rsvd_tag, 0, sizeof v->rsvd_tag);
+    memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
     v->nlayers = 0;
     v->nerrs = 0;
 }
@@ -645,6 +736,10 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     }
     case UB_ENTRY_CFGPH:
         dec_cfgph(&d, 0);
+        break;
+    case UB_ENTRY_PCIEFLIT: /* not UB: PCIe 6 flits (docs/neighbours.md) */
+        v->kind = UB_KIND_OTHER;
+        ub_dec_pcieflit(&d);
         break;
     case UB_ENTRY_TPH: /* the payload of a UDP datagram a caller already took for UB (Wireshark port table) */
         v->kind = UB_KIND_UBOE;

@@ -661,6 +661,17 @@ static uint32_t plen_flits(unsigned plength)
  * in CRC mode, END in the last flit of the DLLDP otherwise) goes in the flit where the payload ends if it
  * fits there, else in one extra flit. PLENGTH[4:0] = x−1 (x ≤ 16 ending in the last flit, or x ≥ 17 ending
  * in the 2nd-to-last flit), x+11 otherwise. */
+static unsigned plen_end(uint32_t t, uint32_t x, bool crc_mode, uint32_t *n)
+{
+    uint32_t trailer = crc_mode ? BCRC_LEN : END_LEN;
+    bool in_place = (crc_mode && t % BLK_FLITS == BLK_FLITS - 1) || x + flit_hdr(t) + trailer <= FLIT;
+    if (in_place) {
+        *n = t + 1;
+        return x <= 16 ? x - 1 : x + 11;
+    }
+    *n = t + 2;
+    return x >= 17 ? x - 1 : x + 11;
+}
 int ub_plength_encode(unsigned len, bool crc_mode)
 {
     if (len == 0) return -1;
@@ -669,17 +680,8 @@ int ub_plength_encode(unsigned len, bool crc_mode)
         rem -= flit_cap(t, crc_mode);
         if (++t >= MAX_FLITS) return -1;
     }
-    uint32_t x = rem, n;
-    uint32_t trailer = crc_mode ? BCRC_LEN : END_LEN;
-    bool in_place = (crc_mode && t % BLK_FLITS == BLK_FLITS - 1) || x + flit_hdr(t) + trailer <= FLIT;
-    unsigned tail;
-    if (in_place) {
-        n = t + 1;
-        tail = x <= 16 ? x - 1 : x + 11;
-    } else {
-        n = t + 2;
-        tail = x >= 17 ? x - 1 : x + 11;
-    }
+    uint32_t n;
+    unsigned tail = plen_end(t, rem, crc_mode, &n);
     if (n > MAX_FLITS) return -1;
     unsigned nblk = (n - 1) / BLK_FLITS + 1;
     return (int)plen_make(nblk, n - (nblk - 1) * BLK_FLITS, tail);
@@ -706,9 +708,12 @@ static int plength_decode(unsigned plength, bool crc)
         return -1;
     }
     if (t < 0) return -2;
-    uint32_t len = pay_before((uint32_t)t, crc) + x;
-    if (ub_plength_encode(len, crc) != (int)plength) return -2;
-    return (int)len;
+    /* what the sender model makes of this length (ub_plength_encode), without encoding: its flit loop
+     * stops at flit t exactly when 1 <= x <= flit_cap(t); (flits, tail) determine PLENGTH */
+    if ((uint32_t)t >= MAX_FLITS || x < 1 || x > flit_cap((uint32_t)t, crc)) return -2;
+    uint32_t n2;
+    if (plen_end((uint32_t)t, x, crc, &n2) != tail || n2 != (uint32_t)n || n2 > MAX_FLITS) return -2;
+    return (int)(pay_before((uint32_t)t, crc) + x);
 }
 
 int ub_plength_payload_len(unsigned plength, bool crc_mode)

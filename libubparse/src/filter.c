@@ -6,10 +6,15 @@
  *   JF L     if (!acc) goto L          (a && b: a; JF end; b; end:)
  *   JT L     if (acc) goto L           (a || b: a; JT end; b; end:)
  *   NOT      acc = !acc
- * so matching is one loop without recursion. Every field name is resolved at compile time to the
- * (header table, field row) pairs that define it, and every string literal to a number (value
- * name, error code) or a byte string. */
-#include "ubparse/filter.h"
+ *   PUSH     push acc                  (a ^^ b: a; PUSH; b; XOR)
+ *   XOR      acc = pop ^ acc
+ * so matching (filter_match.c) is one loop without recursion: `f in {a b}` compiles to
+ * f == a || f == b. Every field name is resolved at compile time to the (header table, field row)
+ * pairs that define it (Wireshark's outer-header names, ub.cna and ub.eid to their schema rows),
+ * and every string literal to a number (value name, error code, rule) or a byte string. */
+#include "filter_int.h"
+
+#include "ubparse/state.h"
 
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -17,39 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_FIELD, K_HDR, K_ERROR, K_FRAME_NUM, K_FRAME_LEN, K_UB };
-enum { OP_EXISTS, OP_EQ, OP_NE, OP_ANY_NE, OP_ALL_EQ, OP_LT, OP_LE, OP_GT, OP_GE };
-enum { CM_NEVER = 0, CM_NUM, CM_BYTES }; /* how one candidate compares with the literal */
-
-#define LIT_MAX 64
-
-typedef struct ftest {
-    uint8_t kind, op;
-    uint16_t nc;          /* candidates */
-    const ub_hdr **h;     /* [nc] */
-    const ub_field **f;   /* [nc] */
-    uint8_t *cmode;       /* [nc] CM_* */
-    uint64_t *num;        /* [nc] literal as a number for that candidate */
-    uint64_t lit;         /* K_ERROR: error code; K_FRAME_*: the number */
-    uint8_t bytes[LIT_MAX];
-    uint32_t nbytes;
-} ftest;
-
-enum { I_TEST, I_JF, I_JT, I_NOT };
-typedef struct finsn {
-    uint8_t op;
-    uint32_t arg;
-} finsn;
-
-struct ub_filter {
-    finsn *code;
-    uint32_t ncode, capcode;
-    ftest *tests;
-    uint32_t ntests, captests;
-};
-
 /* ================================================================ lexer */
-enum { T_END, T_LP, T_RP, T_NOT, T_AND, T_OR, T_CMP, T_WORD, T_STR, T_BAD };
+enum { T_END, T_LP, T_RP, T_NOT, T_AND, T_OR, T_XOR, T_CMP, T_WORD, T_STR, T_BAD, T_LB, T_RB, T_LBR, T_RBR,
+       T_COMMA, T_BITAND, T_IN };
 
 typedef struct tok {
     int t;
@@ -84,7 +59,7 @@ static void perr(parser *p, size_t pos, const char *fmt, ...)
 static bool is_word_ch(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-           c == ':' || c == '-';
+           c == ':' || c == '-' || c == '/';
 }
 
 static bool word_is(const parser *p, const tok *t, const char *kw)
@@ -110,7 +85,13 @@ static void next(parser *p)
     switch (c) {
     case '(': TK(T_LP, 1);
     case ')': TK(T_RP, 1);
-    case '&': if (d == '&') TK(T_AND, 2); TK(T_BAD, 1);
+    case '[': TK(T_LB, 1);
+    case ']': TK(T_RB, 1);
+    case '{': TK(T_LBR, 1);
+    case '}': TK(T_RBR, 1);
+    case ',': TK(T_COMMA, 1);
+    case '^': if (d == '^') TK(T_XOR, 2); TK(T_BAD, 1);
+    case '&': if (d == '&') TK(T_AND, 2); TK(T_BITAND, 1);
     case '|': if (d == '|') TK(T_OR, 2); TK(T_BAD, 1);
     case '=':
         if (d == '=' && e == '=') OPK(OP_ALL_EQ, 3);
@@ -120,7 +101,7 @@ static void next(parser *p)
         if (d == '=' && e == '=') OPK(OP_ANY_NE, 3);
         if (d == '=') OPK(OP_NE, 2);
         TK(T_NOT, 1);
-    case '~': if (d == '=') OPK(OP_ANY_NE, 2); TK(T_BAD, 1);
+    case '~': if (d == '=') OPK(OP_ANY_NE, 2); OPK(OP_MATCHES, 1);
     case '<': if (d == '=') OPK(OP_LE, 2); OPK(OP_LT, 1);
     case '>': if (d == '=') OPK(OP_GE, 2); OPK(OP_GT, 1);
     case '"': {
@@ -144,6 +125,8 @@ static void next(parser *p)
         { "and", T_AND, 0 }, { "or", T_OR, 0 }, { "not", T_NOT, 0 }, { "eq", T_CMP, OP_EQ },
         { "ne", T_CMP, OP_NE }, { "lt", T_CMP, OP_LT }, { "le", T_CMP, OP_LE }, { "gt", T_CMP, OP_GT },
         { "ge", T_CMP, OP_GE }, { "all_eq", T_CMP, OP_ALL_EQ }, { "any_ne", T_CMP, OP_ANY_NE },
+        { "xor", T_XOR, 0 }, { "in", T_IN, 0 }, { "contains", T_CMP, OP_CONTAINS }, { "matches", T_CMP, OP_MATCHES },
+        { "bitwise_and", T_BITAND, 0 },
     };
     for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
         if (word_is(p, t, kw[k].w)) { t->t = kw[k].t; t->op = kw[k].op; return; }
@@ -168,6 +151,21 @@ static uint32_t emit(parser *p, uint8_t op, uint32_t arg)
     return f->ncode++;
 }
 
+/* a forward jump to the end of the current and/or/in chain, patched by the caller; when more than 64
+ * are pending, the earlier ones are pointed at this one, which chains to the end */
+static void emit_jump(parser *p, uint8_t op, uint32_t fix[64], unsigned *nfix)
+{
+    uint32_t j = emit(p, op, 0);
+    if (p->failed) return;
+    if (*nfix < 64) {
+        fix[(*nfix)++] = j;
+        return;
+    }
+    for (unsigned k = 0; k < *nfix; k++) p->f->code[fix[k]].arg = j;
+    *nfix = 0;
+    fix[(*nfix)++] = j;
+}
+
 static ftest *new_test(parser *p)
 {
     ub_filter *f = p->f;
@@ -187,8 +185,13 @@ static void free_test(ftest *t)
 {
     free(t->h);
     free(t->f);
+    free(t->grp);
     free(t->cmode);
     free(t->num);
+    if (t->re) {
+        regfree(t->re);
+        free(t->re);
+    }
 }
 
 /* ================================================================ literals */
@@ -200,6 +203,7 @@ typedef struct lit {
     uint32_t nbytes;
     char str[256]; /* unescaped string literal (truncated) */
     bool str_long;
+    int prefix;    /* address/prefix (CIDR), -1 none */
 } lit;
 
 static int hexval(char c)
@@ -210,9 +214,59 @@ static int hexval(char c)
     return -1;
 }
 
+static bool parse_word_lit1(const char *w, size_t n, lit *L);
+
+/* a word literal; an address may carry a /prefix (CIDR) */
 static bool parse_word_lit(const char *w, size_t n, lit *L)
 {
+    const char *sl = memchr(w, '/', n);
+    if (!sl) return parse_word_lit1(w, n, L);
+    size_t an = (size_t)(sl - w), pn = n - an - 1;
+    if (!parse_word_lit1(w, an, L) || !L->bytes_ok || (L->nbytes != 4 && L->nbytes != 16) || !pn || pn > 3)
+        return false;
+    unsigned v = 0;
+    for (size_t k = 0; k < pn; k++) {
+        if (sl[1 + k] < '0' || sl[1 + k] > '9') return false;
+        v = v * 10 + (unsigned)(sl[1 + k] - '0');
+    }
+    if (v > L->nbytes * 8) return false;
+    L->prefix = (int)v;
+    return true;
+}
+
+/* seconds with up to 9 decimals ("0.25", "-1", "3.") as nanoseconds */
+static bool parse_secs(const char *w, size_t n, int64_t *ns)
+{
+    size_t k = 0;
+    bool neg = false;
+    if (k < n && w[k] == '-') { neg = true; k++; }
+    uint64_t sec = 0, frac = 0;
+    unsigned nd = 0, fd = 0;
+    for (; k < n && w[k] >= '0' && w[k] <= '9'; k++, nd++) {
+        if (sec > 1000000000000ull) return false;
+        sec = sec * 10 + (uint64_t)(w[k] - '0');
+    }
+    if (k < n && w[k] == '.') {
+        for (k++; k < n && w[k] >= '0' && w[k] <= '9'; k++, fd++)
+            if (fd < 9) frac = frac * 10 + (uint64_t)(w[k] - '0');
+    }
+    if (k != n || (!nd && !fd)) return false;
+    for (unsigned q = fd; q < 9; q++) frac *= 10;
+    int64_t v = (int64_t)(sec * 1000000000u + frac);
+    *ns = neg ? -v : v;
+    return true;
+}
+
+static bool parse_word_lit1(const char *w, size_t n, lit *L)
+{
     memset(L, 0, sizeof *L);
+    L->prefix = -1;
+    /* a lone hex pair is also one byte (Wireshark: eth.src[0] == 02) */
+    if (n == 2 && hexval(w[0]) >= 0 && hexval(w[1]) >= 0) {
+        L->bytes[0] = (uint8_t)(hexval(w[0]) << 4 | hexval(w[1]));
+        L->nbytes = 1;
+        L->bytes_ok = true;
+    }
     if (n == 4 && memcmp(w, "true", 4) == 0) { L->num_ok = true; L->num = 1; return true; }
     if (n == 5 && memcmp(w, "false", 5) == 0) { L->num_ok = true; return true; }
     /* decimal */
@@ -220,6 +274,7 @@ static bool parse_word_lit(const char *w, size_t n, lit *L)
     while (i < n && w[i] >= '0' && w[i] <= '9') i++;
     if (i == n && n > 0) {
         uint64_t v = 0;
+        if (n != 2) L->bytes_ok = false, L->nbytes = 0;
         for (size_t k = 0; k < n; k++) {
             unsigned dg = (unsigned)(w[k] - '0');
             if (v > (UINT64_MAX - dg) / 10) return false;
@@ -297,16 +352,16 @@ static bool parse_word_lit(const char *w, size_t n, lit *L)
                 ok = false;
             }
         }
-        if (ok && sep_seen && nb) {
+        if (ok && nb && (sep_seen || nb == 1)) {
             L->nbytes = nb;
             L->bytes_ok = true;
-            if (nb <= 8) {
+            if (nb <= 8 && sep_seen) {
                 L->num_ok = true;
                 for (uint32_t q = 0; q < nb; q++) L->num = L->num << 8 | L->bytes[q];
             }
             return true;
         }
-        memset(L->bytes, 0, sizeof L->bytes);
+        if (n != 2) memset(L->bytes, 0, sizeof L->bytes);
     }
     /* IPv6 */
     if (memchr(w, ':', n) && n < 64) {
@@ -329,6 +384,7 @@ static void parse_str_lit(const char *s, size_t n, lit *L)
     /* s[0] and s[n-1] are the quotes */
     memset(L, 0, sizeof *L);
     L->is_str = true;
+    L->prefix = -1;
     size_t o = 0;
     for (size_t k = 1; k + 1 < n; k++) {
         char c = s[k];
@@ -336,6 +392,11 @@ static void parse_str_lit(const char *s, size_t n, lit *L)
             c = s[++k];
             if (c == 'n') c = '\n';
             else if (c == 't') c = '\t';
+            else if (c == 'r') c = '\r';
+            else if (c == 'x' && k + 3 < n && hexval(s[k + 1]) >= 0 && hexval(s[k + 2]) >= 0) { /* \xhh */
+                c = (char)(hexval(s[k + 1]) << 4 | hexval(s[k + 2]));
+                k += 2;
+            }
         }
         if (o + 1 < sizeof L->str) L->str[o++] = c;
         else L->str_long = true;
@@ -367,6 +428,9 @@ static bool vname_value(const ub_vname *vals, const char *name, uint64_t *out)
     return false;
 }
 
+/* ================================================================ parser */
+static void parse_or(parser *p);
+
 static bool is_bytes_field(const ub_field *f)
 {
     /* compared as byte strings: anything wider than 8 bytes or of variable length */
@@ -375,88 +439,334 @@ static bool is_bytes_field(const ub_field *f)
     return f->bits == 0 || f->bits > 64;
 }
 
-/* ================================================================ parser */
-static void parse_or(parser *p);
-
-static void make_field_test(parser *p, const tok *ft, const char *name)
+/* byte-like for slices and contains (Wireshark: bytes, GUID, IPv6, Ethernet; IPv4 slices only) */
+static bool is_sliceable(const ub_field *f, bool for_contains)
 {
-    ftest *t = new_test(p);
-    if (!t) return;
-    uint32_t ti = p->f->ntests - 1;
-    if (strcmp(name, "ub.error") == 0) t->kind = K_ERROR;
-    else if (strcmp(name, "frame.number") == 0) t->kind = K_FRAME_NUM;
-    else if (strcmp(name, "frame.len") == 0) t->kind = K_FRAME_LEN;
-    else if (strcmp(name, "ub") == 0) t->kind = K_UB;
-    else {
-        size_t n = ub_field_find(name, NULL, NULL, 0);
-        if (n == 0) { perr(p, ft->pos, "unknown field '%s' (ubdump -G fields lists them)", name); return; }
-        if (n > 4096) n = 4096;
-        t->h = calloc(n, sizeof *t->h);
-        t->f = calloc(n, sizeof *t->f);
-        t->cmode = calloc(n, 1);
-        t->num = calloc(n, sizeof *t->num);
-        if (!t->h || !t->f || !t->cmode || !t->num) { perr(p, ft->pos, "out of memory"); return; }
-        t->nc = (uint16_t)ub_field_find(name, t->h, t->f, n);
-        if (t->nc > n) t->nc = (uint16_t)n;
-        t->kind = t->f[0] ? K_FIELD : K_HDR;
+    if (f->flags & UB_FF_VIRTUAL) return false;
+    if (f->type == UB_FT_IPV4) return !for_contains;
+    return is_bytes_field(f) || f->type == UB_FT_MAC;
+}
+
+/* ---------------------------------------------------------------- names */
+/* Wireshark's names of the headers outside UB (its own dissectors show them): the schema rows they
+ * read. A name with two rows (ip.addr) matches either. */
+static const struct wsname {
+    const char *ws;
+    const char *ub[2];
+} ws_names[] = {
+    { "eth", { "ub.eth" } }, { "eth.src", { "ub.eth.src" } }, { "eth.dst", { "ub.eth.dst" } },
+    { "eth.addr", { "ub.eth.src", "ub.eth.dst" } }, { "eth.type", { "ub.eth.type" } },
+    { "vlan", { "ub.vlan" } }, { "vlan.id", { "ub.vlan.vid" } }, { "vlan.priority", { "ub.vlan.pcp" } },
+    { "vlan.dei", { "ub.vlan.dei" } }, { "vlan.etype", { "ub.vlan.type" } },
+    { "ip", { "ub.ipv4" } }, { "ip.src", { "ub.ipv4.src" } }, { "ip.dst", { "ub.ipv4.dst" } },
+    { "ip.addr", { "ub.ipv4.src", "ub.ipv4.dst" } }, { "ip.proto", { "ub.ipv4.protocol" } },
+    { "ip.ttl", { "ub.ipv4.ttl" } }, { "ip.dsfield.dscp", { "ub.ipv4.dscp" } }, { "ip.dsfield.ecn", { "ub.ipv4.ecn" } },
+    { "ip.len", { "ub.ipv4.total_length" } }, { "ip.id", { "ub.ipv4.identification" } },
+    { "ip.version", { "ub.ipv4.version" } }, { "ip.flags.df", { "ub.ipv4.df" } }, { "ip.flags.mf", { "ub.ipv4.mf" } },
+    { "ip.checksum", { "ub.ipv4.checksum" } },
+    { "ipv6", { "ub.ipv6" } }, { "ipv6.src", { "ub.ipv6.src" } }, { "ipv6.dst", { "ub.ipv6.dst" } },
+    { "ipv6.addr", { "ub.ipv6.src", "ub.ipv6.dst" } }, { "ipv6.nxt", { "ub.ipv6.next_header" } },
+    { "ipv6.hlim", { "ub.ipv6.hop_limit" } }, { "ipv6.plen", { "ub.ipv6.payload_length" } },
+    { "ipv6.flow", { "ub.ipv6.flow_label" } }, { "ipv6.tclass", { "ub.ipv6.traffic_class" } },
+    { "udp", { "ub.udp" } }, { "udp.srcport", { "ub.udp.srcport" } }, { "udp.dstport", { "ub.udp.dstport" } },
+    { "udp.port", { "ub.udp.srcport", "ub.udp.dstport" } }, { "udp.length", { "ub.udp.length" } },
+    { "udp.checksum", { "ub.udp.checksum" } },
+    { "tcp", { "ub.tcp" } }, { "tcp.srcport", { "ub.tcp.srcport" } }, { "tcp.dstport", { "ub.tcp.dstport" } },
+    { "tcp.port", { "ub.tcp.srcport", "ub.tcp.dstport" } },
+};
+
+/* the plugin's frame.* and ub.analysis.* names */
+static const struct pname {
+    const char *name;
+    uint8_t kind, an;
+    uint32_t flag;
+} p_names[] = {
+    { "ub.error", K_ERROR, 0, 0 }, { "ub", K_UB, 0, 0 }, { "frame", K_FRAME, 0, 0 },
+    { "frame.number", K_FRAME_NUM, 0, 0 }, { "frame.len", K_FRAME_LEN, 0, 0 }, { "frame.cap_len", K_FRAME_CAPLEN, 0, 0 },
+    { "frame.interface_id", K_FRAME_IFID, 0, 0 }, { "frame.p2p_dir", K_FRAME_DIR, 0, 0 },
+    { "frame.time_epoch", K_FRAME_TEPOCH, 0, 0 }, { "frame.time_relative", K_FRAME_TREL, 0, 0 },
+    { "frame.time_delta", K_FRAME_TDELTA, 0, 0 },
+    { "ub.analysis", K_AN, AN_PRESENT, 0 }, { "ub.analysis.tp_channel", K_AN, AN_TP_CHANNEL, 0 },
+    { "ub.analysis.expected_psn", K_AN, AN_EXPECTED_PSN, 0 }, { "ub.analysis.response_in", K_AN, AN_RESPONSE_IN, 0 },
+    { "ub.analysis.request_in", K_AN, AN_REQUEST_IN, 0 }, { "ub.analysis.acked_in", K_AN, AN_ACKED_IN, 0 },
+    { "ub.analysis.acks_frame", K_AN, AN_ACKS_FRAME, 0 }, { "ub.analysis.latency", K_AN, AN_LATENCY, 0 },
+    { "ub.analysis.rule", K_AN, AN_RULE, 0 }, { "ub.analysis.related_frame", K_AN, AN_RELATED, 0 },
+    { "ub.analysis.finding", K_AN, AN_FINDING, 0 },
+    { "ub.analysis.retransmission", K_AN, AN_FLAG, UB_TPF_RETRANSMISSION },
+    { "ub.analysis.out_of_order", K_AN, AN_FLAG, UB_TPF_OUT_OF_ORDER },
+    { "ub.analysis.lost_segment", K_AN, AN_FLAG, UB_TPF_LOST_BEFORE },
+    { "ub.analysis.duplicate_ack", K_AN, AN_FLAG, UB_TPF_DUP_ACK },
+    { "ub.analysis.duplicate", K_AN, AN_FLAG, UB_TPF_DUPLICATE },
+    { "ub.analysis.nak", K_AN, AN_FLAG, UB_TPF_NAK }, { "ub.analysis.sack", K_AN, AN_FLAG, UB_TPF_SACK },
+};
+
+static bool kind_is_time(const ftest *t)
+{
+    return t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA ||
+           (t->kind == K_AN && t->an == AN_LATENCY);
+}
+static bool kind_is_num(const ftest *t)
+{
+    return (t->kind >= K_FRAME_NUM && t->kind <= K_FRAME_DIR) ||
+           (t->kind == K_AN && t->an != AN_LATENCY && t->an != AN_RULE && t->an != AN_PRESENT && t->an != AN_FLAG &&
+            t->an != AN_FINDING);
+}
+
+/* append the rows of abbrev (only tables with id only_hdr when non-zero) as name group grp */
+static bool add_rows(parser *p, ftest *t, const char *abbrev, uint8_t grp, unsigned only_hdr)
+{
+    size_t n = ub_field_find(abbrev, NULL, NULL, 0);
+    if (n == 0) return false;
+    if (n > 1024) n = 1024;
+    size_t cap = (size_t)t->nc + n;
+    const ub_hdr **h = realloc(t->h, cap * sizeof *h);
+    if (h) t->h = h;
+    const ub_field **f = realloc(t->f, cap * sizeof *f);
+    if (f) t->f = f;
+    uint8_t *g = realloc(t->grp, cap);
+    if (g) t->grp = g;
+    uint8_t *cm = realloc(t->cmode, cap);
+    if (cm) t->cmode = cm;
+    uint64_t *num = realloc(t->num, cap * sizeof *num);
+    if (num) t->num = num;
+    if (!h || !f || !g || !cm || !num) { perr(p, p->cur.pos, "out of memory"); return false; }
+    size_t base = t->nc, got = ub_field_find(abbrev, t->h + base, t->f + base, n);
+    if (got > n) got = n;
+    for (size_t k = 0; k < got && t->nc < 4096; k++) {
+        const ub_hdr *hh = t->h[base + k];
+        const ub_field *ff = t->f[base + k];
+        if (only_hdr && hh->id != only_hdr) continue;
+        t->h[t->nc] = hh;
+        t->f[t->nc] = ff;
+        t->grp[t->nc] = grp;
+        t->cmode[t->nc] = CM_NEVER;
+        t->num[t->nc] = 0;
+        t->nc++;
     }
-    emit(p, I_TEST, ti);
+    return true;
+}
+
+/* resolve a name into test t; false (with the error set) if unknown */
+static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
+{
+    for (size_t i = 0; i < sizeof p_names / sizeof p_names[0]; i++)
+        if (strcmp(name, p_names[i].name) == 0) {
+            t->kind = p_names[i].kind;
+            t->an = p_names[i].an;
+            t->an_flag = p_names[i].flag;
+            if (t->kind == K_AN) p->f->uses_an = true;
+            return true;
+        }
+    bool ok = false;
+    if (strcmp(name, "ub.cna") == 0) { /* hidden plugin field: both CNAs of the NTH */
+        ok = add_rows(p, t, "ub.nth.scna", 0, 0) && add_rows(p, t, "ub.nth.dcna", 1, 0);
+    } else if (strcmp(name, "ub.eid") == 0) { /* both compact (20-bit) EIDs */
+        ok = add_rows(p, t, "ub.eidh.seid", 0, UB_H_EIDH40) && add_rows(p, t, "ub.eidh.deid", 1, UB_H_EIDH40);
+    } else if (strncmp(name, "ub.", 3) == 0) {
+        ok = add_rows(p, t, name, 0, 0);
+    } else {
+        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++) {
+            if (strcmp(name, ws_names[i].ws) != 0) continue;
+            t->outer = 1;
+            ok = add_rows(p, t, ws_names[i].ub[0], 0, 0) &&
+                 (!ws_names[i].ub[1] || add_rows(p, t, ws_names[i].ub[1], 1, 0));
+            break;
+        }
+    }
+    if (p->failed) return false;
+    if (!ok || t->nc == 0) {
+        perr(p, pos, "unknown field '%s' (ubdump -G fields lists them)", name);
+        return false;
+    }
+    t->kind = t->f[0] ? K_FIELD : K_HDR;
+    return true;
+}
+
+/* [i] [i:n] [i-j] [i:] [:n] [-n:] after a name */
+static bool parse_slice(parser *p, ftest *t)
+{
+    size_t lb = p->cur.pos;
     next(p);
-    if (p->cur.t != T_CMP) { t->op = OP_EXISTS; return; }
-    /* comparison */
-    tok opt = p->cur;
-    t->op = (uint8_t)opt.op;
+    tok w = p->cur;
+    const char *s = p->s + w.pos;
+    size_t n = w.len;
+    if (w.t == T_CMP && w.op == OP_MATCHES) { perr(p, w.pos, "bad slice"); return false; }
+    if (w.t != T_WORD) { perr(p, w.pos, "expected a range like [0:2], [1] or [2-4] after '['"); return false; }
+    long a = 0, b = -1;
+    bool have_a = false, colon = false, dash = false;
+    size_t k = 0;
+    bool neg = false;
+    if (k < n && s[k] == '-') { neg = true; k++; }
+    while (k < n && s[k] >= '0' && s[k] <= '9' && a < 100000) { a = a * 10 + (s[k] - '0'); k++; have_a = true; }
+    if (neg) { if (!have_a) { perr(p, w.pos, "bad slice offset"); return false; } a = -a; }
+    if (k < n && s[k] == ':') colon = true, k++;
+    else if (k < n && s[k] == '-' && have_a) dash = true, k++;
+    if (k < n) {
+        b = 0;
+        while (k < n && s[k] >= '0' && s[k] <= '9' && b < 100000) { b = b * 10 + (s[k] - '0'); k++; }
+    }
+    if (k != n || (!have_a && !colon) || (dash && (b < 0 || a < 0 || b < a))) {
+        perr(p, w.pos, "bad slice '%.*s' (use [i], [i:n], [i-j], [i:] or [:n])", (int)(n > 32 ? 32 : n), s);
+        return false;
+    }
+    t->slice = 1;
+    t->sl_from = (int32_t)a;
+    if (dash) t->sl_count = (int32_t)(b - a + 1);
+    else if (colon) t->sl_count = b < 0 ? -1 : (int32_t)b;
+    else t->sl_count = 1;
     next(p);
-    tok lt = p->cur;
-    if (lt.t != T_WORD && lt.t != T_STR) {
-        perr(p, lt.pos, lt.t == T_END ? "missing value after the comparison operator" : "expected a value after the comparison operator");
+    if (p->cur.t != T_RB) { perr(p, p->cur.pos, "missing ']' of the slice opened at column %zu", lb + 1); return false; }
+    next(p);
+    return true;
+}
+
+/* compile the literal token lt for test t with operator op (OP_RANGE: lt is "lo..hi") */
+static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt, const char *name)
+{
+    t->op = (uint8_t)op;
+    t->prefix = -1;
+    bool strop = op == OP_CONTAINS || op == OP_MATCHES;
+    const char *ls = p->s + lt->pos;
+    size_t ln = lt->len;
+    if (op == OP_RANGE) {
+        const char *dd = NULL;
+        for (size_t k = 0; k + 1 < ln; k++)
+            if (ls[k] == '.' && ls[k + 1] == '.') { dd = ls + k; break; }
+        lit A, B;
+        int64_t x, y;
+        if (t->kind == K_FIELD || kind_is_num(t)) {
+            if (dd && parse_word_lit(ls, (size_t)(dd - ls), &A) && parse_word_lit(dd + 2, ln - (size_t)(dd - ls) - 2, &B) &&
+                A.num_ok && B.num_ok) {
+                t->lit = A.num;
+                t->hi = B.num;
+                if (t->kind == K_FIELD)
+                    for (unsigned k = 0; k < t->nc; k++)
+                        if (!is_bytes_field(t->f[k]) && !t->slice) { t->cmode[k] = CM_NUM; t->num[k] = A.num; }
+                return;
+            }
+        } else if (kind_is_time(t)) {
+            if (dd && parse_secs(ls, (size_t)(dd - ls), &x) && parse_secs(dd + 2, ln - (size_t)(dd - ls) - 2, &y)) {
+                t->lit = (uint64_t)x;
+                t->hi = (uint64_t)y;
+                return;
+            }
+        }
+        perr(p, lt->pos, "a range in a set is two numbers: lo..hi");
         return;
     }
     lit L;
-    if (lt.t == T_STR) parse_str_lit(p->s + lt.pos, lt.len, &L);
-    else if (!parse_word_lit(p->s + lt.pos, lt.len, &L)) {
-        if (lt.len > 3 && memcmp(p->s + lt.pos, "ub.", 3) == 0)
-            perr(p, lt.pos, "comparing two fields is not supported; compare with a literal");
+    if (lt->t == T_STR) parse_str_lit(ls, ln, &L);
+    else if (kind_is_time(t)) {
+        int64_t ns;
+        if (!parse_secs(ls, ln, &ns)) { perr(p, lt->pos, "%s compares with seconds, e.g. 0.25", name); return; }
+        t->lit = (uint64_t)ns;
+        goto time_ops;
+    } else if (!parse_word_lit(ls, ln, &L)) {
+        if (ln > 3 && memcmp(ls, "ub.", 3) == 0)
+            perr(p, lt->pos, "comparing two fields is not supported; compare with a literal");
         else
-            perr(p, lt.pos, "'%.*s' is not a number, byte string or address (value names go in quotes: \"%.*s\")",
-                 (int)(lt.len > 64 ? 64 : lt.len), p->s + lt.pos, (int)(lt.len > 64 ? 64 : lt.len), p->s + lt.pos);
+            perr(p, lt->pos, "'%.*s' is not a number, byte string or address (value names go in quotes: \"%.*s\")",
+                 (int)(ln > 64 ? 64 : ln), ls, (int)(ln > 64 ? 64 : ln), ls);
         return;
     }
-    next(p);
+    if (op == OP_MATCHES) {
+        if (!L.is_str) { perr(p, lt->pos, "matches needs a quoted regular expression"); return; }
+        if (L.str_long) { perr(p, lt->pos, "regular expression too long"); return; }
+        if (memchr(L.str, 0, L.nbytes < sizeof L.str ? L.nbytes : sizeof L.str - 1)) {
+            perr(p, lt->pos, "a regular expression cannot contain a NUL byte (\\x00)");
+            return;
+        }
+        t->re = calloc(1, sizeof *t->re);
+        if (!t->re) { perr(p, lt->pos, "out of memory"); return; }
+        int rc = regcomp(t->re, L.str, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+        if (rc != 0) {
+            char m[128];
+            regerror(rc, t->re, m, sizeof m);
+            free(t->re);
+            t->re = NULL;
+            perr(p, lt->pos, "bad regular expression: %s", m);
+            return;
+        }
+    }
+    if (L.bytes_ok) {
+        memcpy(t->bytes, L.bytes, L.nbytes);
+        t->nbytes = L.nbytes;
+    }
     switch (t->kind) {
     case K_HDR:
-        perr(p, opt.pos, "'%s' is a header: it can only be tested for presence", name);
-        return;
     case K_UB:
-        perr(p, opt.pos, "'ub' can only be tested for presence");
+        perr(p, opt->pos, "'%s' is a header: it can only be tested for presence", name);
+        return;
+    case K_FRAME:
+        if (!t->slice && !strop) { perr(p, opt->pos, "'frame' compares as bytes: slice it (frame[0:2]) or use contains"); return; }
+        if (op != OP_MATCHES && !L.bytes_ok) { perr(p, lt->pos, "expected a byte string like aa:bb:cc"); return; }
         return;
     case K_ERROR: {
-        if (!L.is_str) { perr(p, lt.pos, "ub.error compares with a quoted error name, e.g. ub.error == \"bcrc_bad\""); return; }
-        if (t->op != OP_EQ && t->op != OP_NE && t->op != OP_ANY_NE && t->op != OP_ALL_EQ) {
-            perr(p, opt.pos, "ub.error supports ==, !=, === and !== only");
+        if (!L.is_str) { perr(p, lt->pos, "ub.error compares with a quoted error name, e.g. ub.error == \"bcrc_bad\""); return; }
+        if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
+            perr(p, opt->pos, "ub.error supports ==, !=, === and !== only");
             return;
         }
         for (unsigned c = 1; c < UB_E__COUNT; c++) {
             const ub_err_info *ei = ub_err_get(c);
             if (ei && ei->name && ieq(ei->name, L.str)) { t->lit = c; return; }
         }
-        perr(p, lt.pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
+        perr(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
-    case K_FRAME_NUM:
-    case K_FRAME_LEN:
-        if (!L.num_ok || L.is_str) { perr(p, lt.pos, "%s compares with a number", name); return; }
+    case K_AN:
+        if (t->an == AN_RULE) {
+            if (op == OP_MATCHES) return;
+            if (!L.is_str) { perr(p, lt->pos, "ub.analysis.rule compares with a quoted rule id, e.g. \"UB-TP-002\""); return; }
+            if (op == OP_CONTAINS) return;
+            const ub_rule *r = ub_rule_by_id(L.str);
+            if (!r) {
+                for (unsigned i = 0; i < ub_rule_count() && !r; i++)
+                    if (ub_rule_get(i) && ieq(ub_rule_get(i)->id, L.str)) r = ub_rule_get(i);
+            }
+            if (!r) { perr(p, lt->pos, "unknown rule \"%s\" (ubdump -G rules lists them)", L.str); return; }
+            if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
+                perr(p, opt->pos, "ub.analysis.rule supports ==, !=, contains and matches");
+                return;
+            }
+            t->lit = r->idx;
+            t->nbytes = 0;
+            return;
+        }
+        if (!kind_is_num(t)) { perr(p, opt->pos, "'%s' can only be tested for presence", name); return; }
+        /* fall through */
+    case K_FRAME_NUM: case K_FRAME_LEN: case K_FRAME_CAPLEN: case K_FRAME_IFID: case K_FRAME_DIR:
+        if (strop || !L.num_ok || L.is_str) { perr(p, lt->pos, "%s compares with a number", name); return; }
         t->lit = L.num;
+        return;
+    case K_FRAME_TEPOCH: case K_FRAME_TREL: case K_FRAME_TDELTA:
+    time_ops:
+        if (strop) { perr(p, opt->pos, "%s compares with seconds", name); return; }
         return;
     default: break;
     }
     /* schema field: decide per candidate how to compare */
+    if (L.prefix >= 0) {
+        if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
+            perr(p, opt->pos, "an address/prefix compares with == or != only");
+            return;
+        }
+        t->prefix = (int16_t)L.prefix;
+    }
     bool any = false, names_tried = false;
     const ub_field *named_example = NULL;
     for (unsigned k = 0; k < t->nc; k++) {
         const ub_field *f = t->f[k];
         t->cmode[k] = CM_NEVER;
-        if (L.is_str) {
+        if (t->slice || strop) {
+            if (is_sliceable(f, strop) && (L.bytes_ok || op == OP_MATCHES)) { t->cmode[k] = CM_BYTES; any = true; }
+        } else if (t->has_mask) {
+            if (!is_bytes_field(f) && f->type != UB_FT_MAC && L.num_ok && !L.is_str) {
+                t->cmode[k] = CM_NUM;
+                t->num[k] = L.num;
+                any = true;
+            }
+        } else if (L.is_str) {
             if (!is_bytes_field(f) && f->type != UB_FT_IPV4 && f->type != UB_FT_MAC) {
                 names_tried = true;
                 if (f->vals) named_example = f;
@@ -467,21 +777,28 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
                 any = true;
             }
         } else if (is_bytes_field(f)) {
-            if (L.bytes_ok) { t->cmode[k] = CM_BYTES; any = true; }
+            if (L.bytes_ok && (L.prefix < 0 || f->type == UB_FT_IPV6)) { t->cmode[k] = CM_BYTES; any = true; }
+        } else if (L.prefix >= 0) {
+            if (f->type == UB_FT_IPV4 && L.nbytes == 4) { t->cmode[k] = CM_NUM; t->num[k] = L.num; any = true; }
         } else if (L.num_ok) {
             t->cmode[k] = CM_NUM;
             t->num[k] = L.num;
             any = true;
         }
     }
-    if (L.bytes_ok) {
-        memcpy(t->bytes, L.bytes, L.nbytes);
-        t->nbytes = L.nbytes;
-    }
     if (any) return;
+    if (t->slice || strop) {
+        if (!is_sliceable(t->f[0], strop))
+            perr(p, t->slice ? opt->pos : opt->pos, "'%s' is %s: it cannot be %s", name,
+                 t->f[0]->type == UB_FT_IPV4 ? "an IPv4 address" : "a number",
+                 t->slice ? "sliced" : op == OP_CONTAINS ? "searched with contains" : "matched with a regex");
+        else
+            perr(p, lt->pos, "expected a byte string like aa:bb:cc");
+        return;
+    }
     if (L.is_str && names_tried) {
         if (!named_example) {
-            perr(p, lt.pos, "field '%s' has no value names: compare it with a number", name);
+            perr(p, lt->pos, "field '%s' has no value names: compare it with a number", name);
         } else {
             char known[160];
             size_t o = 0;
@@ -489,13 +806,141 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
             unsigned cnt = 0;
             for (const ub_vname *v = named_example->vals; v->name && o + 40 < sizeof known; v++, cnt++)
                 o += (size_t)snprintf(known + o, sizeof known - o, "%s\"%s\"", cnt ? ", " : "", v->name);
-            perr(p, lt.pos, "\"%s\" is not a value name of '%s' (e.g. %s%s)", L.str, name, known,
+            perr(p, lt->pos, "\"%s\" is not a value name of '%s' (e.g. %s%s)", L.str, name, known,
                  named_example->vals[cnt].name ? ", ..." : "");
         }
     } else {
-        perr(p, lt.pos, "cannot compare field '%s' with this value (%s)", name,
+        perr(p, lt->pos, "cannot compare field '%s' with this value (%s)", name,
              is_bytes_field(t->f[0]) ? "it is a byte string: write aa:bb:cc..." : "expected a number");
     }
+}
+
+/* A test on a name: presence, comparison, `in {set}`, `& mask`, slices. */
+static void make_field_test(parser *p, const tok *ft, const char *name)
+{
+    ftest *t = new_test(p);
+    if (!t) return;
+    uint32_t ti = p->f->ntests - 1;
+    if (!resolve(p, t, name, ft->pos)) return;
+    next(p);
+    if (p->cur.t == T_LB) {
+        t = &p->f->tests[ti];
+        if (t->kind != K_FIELD && t->kind != K_FRAME) {
+            perr(p, p->cur.pos, "'%s' cannot be sliced (slices apply to byte strings, addresses and frame)", name);
+            return;
+        }
+        if (t->kind == K_FIELD && !is_sliceable(t->f[0], false)) {
+            perr(p, p->cur.pos, "'%s' is a number: it cannot be sliced", name);
+            return;
+        }
+        if (!parse_slice(p, t)) return;
+    }
+    if (p->cur.t == T_BITAND) {
+        t = &p->f->tests[ti];
+        tok at = p->cur, mt;
+        next(p);
+        mt = p->cur;
+        lit M;
+        bool num = mt.t == T_WORD && parse_word_lit(p->s + mt.pos, mt.len, &M) && M.num_ok;
+        if (!num && (mt.t == T_WORD || mt.t == T_LP || mt.t == T_NOT)) { perr(p, at.pos, "use '&&'"); return; }
+        if (t->kind != K_FIELD || t->slice) { perr(p, at.pos, "'&' (bitwise and) applies to integer fields"); return; }
+        if (!num) {
+            perr(p, mt.pos, "expected a number (a bit mask) after '&'");
+            return;
+        }
+        t->has_mask = 1;
+        t->mask = M.num;
+        next(p);
+        if (p->cur.t != T_CMP) {
+            t->op = OP_BITAND;
+            for (unsigned k = 0; k < t->nc; k++)
+                t->cmode[k] = (is_bytes_field(t->f[k]) || t->f[k]->type == UB_FT_MAC) ? CM_NEVER : CM_NUM;
+            emit(p, I_TEST, ti);
+            return;
+        }
+    }
+    if (p->cur.t == T_IN) {
+        /* f in {a b lo..hi}: f == a || f == b || lo <= f <= hi */
+        size_t inpos = p->cur.pos;
+        next(p);
+        if (p->cur.t != T_LBR) { perr(p, p->cur.pos, "expected '{' after 'in'"); return; }
+        next(p);
+        uint32_t fix[64];
+        unsigned nfix = 0, nel = 0;
+        tok opt = { T_CMP, OP_EQ, inpos, 2 };
+        for (;;) {
+            if (p->cur.t == T_COMMA && nel) { next(p); continue; }
+            if (p->cur.t == T_RBR) break;
+            tok lt = p->cur;
+            if (lt.t != T_WORD && lt.t != T_STR) {
+                perr(p, lt.pos, lt.t == T_END ? "missing '}'" : "expected a value or '}' in the set");
+                return;
+            }
+            bool range = false;
+            if (lt.t == T_WORD)
+                for (size_t k = 0; k + 1 < lt.len; k++)
+                    if (p->s[lt.pos + k] == '.' && p->s[lt.pos + k + 1] == '.') range = true;
+            ftest *u = &p->f->tests[ti];
+            if (nel) { /* another test on the same name (and slice) */
+                u = new_test(p);
+                if (!u) return;
+                ftest copy = p->f->tests[ti];
+                uint32_t ui = p->f->ntests - 1;
+                u->kind = copy.kind;
+                u->an = copy.an;
+                u->an_flag = copy.an_flag;
+                u->outer = copy.outer;
+                u->slice = copy.slice;
+                u->sl_from = copy.sl_from;
+                u->sl_count = copy.sl_count;
+                u->has_mask = copy.has_mask;
+                u->mask = copy.mask;
+                if (copy.nc) {
+                    u->h = malloc(copy.nc * sizeof *u->h);
+                    u->f = malloc(copy.nc * sizeof *u->f);
+                    u->grp = malloc(copy.nc);
+                    u->cmode = calloc(copy.nc, 1);
+                    u->num = calloc(copy.nc, sizeof *u->num);
+                    if (!u->h || !u->f || !u->grp || !u->cmode || !u->num) { perr(p, lt.pos, "out of memory"); return; }
+                    memcpy(u->h, copy.h, copy.nc * sizeof *u->h);
+                    memcpy(u->f, copy.f, copy.nc * sizeof *u->f);
+                    memcpy(u->grp, copy.grp, copy.nc);
+                    u->nc = copy.nc;
+                }
+                emit_jump(p, I_JT, fix, &nfix);
+                emit(p, I_TEST, ui);
+            } else {
+                emit(p, I_TEST, ti);
+            }
+            bind_lit(p, u, range ? OP_RANGE : OP_EQ, &opt, &lt, name);
+            if (p->failed) return;
+            nel++;
+            next(p);
+        }
+        if (!nel) { perr(p, p->cur.pos, "empty set"); return; }
+        next(p);
+        for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = p->f->ncode;
+        return;
+    }
+    emit(p, I_TEST, ti);
+    t = &p->f->tests[ti];
+    if (p->cur.t != T_CMP) {
+        if (t->has_mask) return;
+        if (t->slice) { perr(p, p->cur.pos, "a slice must be compared with a value"); return; }
+        t->op = OP_EXISTS;
+        return;
+    }
+    /* comparison */
+    tok opt = p->cur;
+    next(p);
+    tok lt = p->cur;
+    if (lt.t != T_WORD && lt.t != T_STR) {
+        perr(p, lt.pos, lt.t == T_END ? "missing value after the comparison operator" : "expected a value after the comparison operator");
+        return;
+    }
+    bind_lit(p, &p->f->tests[ti], opt.op, &opt, &lt, name);
+    if (p->failed) return;
+    next(p);
 }
 
 static void parse_primary(parser *p)
@@ -530,7 +975,9 @@ static void parse_primary(parser *p)
     case T_RP: perr(p, t.pos, "unexpected ')'"); return;
     case T_STR: perr(p, t.pos, "a quoted value must follow a field and a comparison operator"); return;
     case T_CMP: perr(p, t.pos, "comparison operator without a field before it"); return;
-    case T_AND: case T_OR: perr(p, t.pos, "'%.*s' without an operand before it", (int)t.len, p->s + t.pos); return;
+    case T_IN: perr(p, t.pos, "'in' must follow a field name"); return;
+    case T_LBR: case T_LB: perr(p, t.pos, "'%c' must follow 'in' (a set) or a field (a slice)", p->s[t.pos]); return;
+    case T_AND: case T_OR: case T_XOR: perr(p, t.pos, "'%.*s' without an operand before it", (int)t.len, p->s + t.pos); return;
     default: perr(p, t.pos, "unexpected character '%c'", p->s[t.pos]); return;
     }
 }
@@ -552,13 +999,7 @@ static void parse_and(parser *p)
     unsigned nfix = 0;
     parse_not(p);
     while (!p->failed && p->cur.t == T_AND) {
-        uint32_t j = emit(p, I_JF, 0);
-        if (nfix < 64) fix[nfix++] = j;
-        else { /* patch the earlier ones to this jump, which chains to the end */
-            for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = j;
-            nfix = 0;
-            fix[nfix++] = j;
-        }
+        emit_jump(p, I_JF, fix, &nfix);
         next(p);
         parse_not(p);
     }
@@ -566,21 +1007,27 @@ static void parse_and(parser *p)
     for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = p->f->ncode;
 }
 
+/* a ^^ b: a; PUSH; b; XOR (between || and && as in Wireshark 4.2) */
+static void parse_xor(parser *p)
+{
+    parse_and(p);
+    while (!p->failed && p->cur.t == T_XOR) {
+        emit(p, I_PUSH, 0);
+        next(p);
+        parse_and(p);
+        emit(p, I_XOR, 0);
+    }
+}
+
 static void parse_or(parser *p)
 {
     uint32_t fix[64];
     unsigned nfix = 0;
-    parse_and(p);
+    parse_xor(p);
     while (!p->failed && p->cur.t == T_OR) {
-        uint32_t j = emit(p, I_JT, 0);
-        if (nfix < 64) fix[nfix++] = j;
-        else {
-            for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = j;
-            nfix = 0;
-            fix[nfix++] = j;
-        }
+        emit_jump(p, I_JT, fix, &nfix);
         next(p);
-        parse_and(p);
+        parse_xor(p);
     }
     if (p->failed) return;
     for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = p->f->ncode;
@@ -619,6 +1066,8 @@ ub_filter *ub_filter_compile(const char *expr, char *err, size_t errlen)
         else if (t.t == T_BAD && (P.s[t.pos] == '&' || P.s[t.pos] == '|'))
             perr(&P, t.pos, "use '%c%c'", P.s[t.pos], P.s[t.pos]);
         else if (t.t == T_BAD && P.s[t.pos] == '=') perr(&P, t.pos, "use '==' to compare");
+        else if (t.t == T_BITAND) perr(&P, t.pos, "'&' (bitwise and) must follow an integer field; logical and is '&&'");
+        else if (t.t == T_IN) perr(&P, t.pos, "'in' must follow a field name");
         else perr(&P, t.pos, "expected '&&', '||' or the end of the expression, found '%.*s'",
                   (int)(t.len > 32 ? 32 : t.len ? t.len : 1), P.s + t.pos);
     }
@@ -635,117 +1084,5 @@ size_t ub_filter_err_column(const char *err)
     return (size_t)strtoul(err + 7, NULL, 10);
 }
 
-/* ================================================================ matching */
-static bool cmp_num(unsigned op, uint64_t a, uint64_t b)
-{
-    switch (op) {
-    case OP_EQ: case OP_ALL_EQ: return a == b;
-    case OP_NE: case OP_ANY_NE: return a != b;
-    case OP_LT: return a < b;
-    case OP_LE: return a <= b;
-    case OP_GT: return a > b;
-    case OP_GE: return a >= b;
-    default: return false;
-    }
-}
 
-static bool cmp_bytes(unsigned op, const uint8_t *a, uint32_t na, const uint8_t *b, uint32_t nb)
-{
-    uint32_t m = na < nb ? na : nb;
-    int c = m ? memcmp(a, b, m) : 0;
-    if (c == 0) c = na < nb ? -1 : na > nb ? 1 : 0;
-    switch (op) {
-    case OP_EQ: case OP_ALL_EQ: return c == 0;
-    case OP_NE: case OP_ANY_NE: return c != 0;
-    case OP_LT: return c < 0;
-    case OP_LE: return c <= 0;
-    case OP_GT: return c > 0;
-    case OP_GE: return c >= 0;
-    default: return false;
-    }
-}
-
-/* ALL-quantified operators: true iff the field occurs and every occurrence satisfies it */
-static bool op_is_all(unsigned op) { return op == OP_NE || op == OP_ALL_EQ; }
-
-static bool run_test(const ftest *t, const ub_view *v, uint64_t frame, uint32_t len)
-{
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
-    if (!ub_view_ub(v) && t->kind != K_FRAME_NUM && t->kind != K_FRAME_LEN) return false;
-    switch (t->kind) {
-    case K_UB:
-        return true;
-    case K_FRAME_NUM:
-    case K_FRAME_LEN: {
-        uint64_t x = t->kind == K_FRAME_NUM ? frame : len;
-        if (t->kind == K_FRAME_NUM && frame == 0) return false;
-        if (t->op == OP_EXISTS) return true;
-        return cmp_num(t->op, x, t->lit);
-    }
-    case K_ERROR: {
-        unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
-        if (t->op == OP_EXISTS) return ne > 0;
-        if (ne == 0) return false;
-        bool all = op_is_all(t->op);
-        for (unsigned i = 0; i < ne; i++) {
-            bool r = cmp_num(t->op, v->err[i].code, t->lit);
-            if (all && !r) return false;
-            if (!all && r) return true;
-        }
-        return all;
-    }
-    case K_HDR:
-        for (unsigned i = 0; i < nl; i++)
-            for (unsigned k = 0; k < t->nc; k++)
-                if (v->layer[i].hdr == t->h[k]) return true;
-        return false;
-    default: break;
-    }
-    bool all = op_is_all(t->op), seen = false;
-    for (unsigned i = 0; i < nl; i++) {
-        const ub_layer *l = &v->layer[i];
-        for (unsigned k = 0; k < t->nc; k++) {
-            if (l->hdr != t->h[k]) continue;
-            ub_val val;
-            if (ub_field_value(l, t->f[k], &val) != 0) break;
-            if (t->op == OP_EXISTS) return true;
-            seen = true;
-            bool r;
-            switch (t->cmode[k]) {
-            case CM_NUM: /* integers; IPv4/MAC (<= 8 bytes) as big-endian numbers */
-                r = cmp_num(t->op, val.u, t->num[k]);
-                break;
-            case CM_BYTES:
-                r = cmp_bytes(t->op, val.bytes, val.nbytes, t->bytes, t->nbytes);
-                break;
-            default:
-                r = t->op == OP_NE || t->op == OP_ANY_NE; /* literal means nothing for this variant */
-                break;
-            }
-            if (all && !r) return false;
-            if (!all && r) return true;
-            break;
-        }
-    }
-    return all && seen;
-}
-
-bool ub_filter_match_frame(const ub_filter *f, const ub_view *v, uint64_t frame, uint32_t len)
-{
-    if (!f || !v) return false;
-    bool acc = false;
-    for (uint32_t pc = 0; pc < f->ncode;) {
-        const finsn *in = &f->code[pc];
-        switch (in->op) {
-        case I_TEST: acc = run_test(&f->tests[in->arg], v, frame, len); pc++; break;
-        case I_JF: pc = acc ? pc + 1 : in->arg; break;
-        case I_JT: pc = acc ? in->arg : pc + 1; break;
-        case I_NOT: acc = !acc; pc++; break;
-        default: pc++; break;
-        }
-    }
-    return acc;
-}
-
-bool ub_filter_match(const ub_filter *f, const ub_view *v) { return ub_filter_match_frame(f, v, 0, 0); }
+bool ub_filter_uses_analysis(const ub_filter *f) { return f && f->uses_an; }

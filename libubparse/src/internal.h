@@ -31,6 +31,7 @@ enum ub_variant_idx { /* ub_hdr.vidx of every profile table (list in profile.c) 
     UB_V_NONE = 0,
     UB_V_LPH_NS3, UB_V_CRD_ACK_NS3, UB_V_NTH16_NS3, UB_V_NTH24_NS3, UB_V_RTPH_NS3, UB_V_CETPH_CAQM_NS3,
     UB_V_BTAH_NS3, UB_V_BTAH_C_NS3, UB_V_ATAH_NS3, UB_V_MAETAH_C_NS3,
+    UB_V_SUE_RH_LE, /* not a profile's: the SUE RH byte-order switch (-o sue.rh_order=le, sue.c) */
     UB_V__COUNT
 };
 
@@ -148,6 +149,24 @@ static inline uint64_t ub_field_unwire(const ub_field *f, uint64_t raw)
     return raw;
 }
 
+/* UB_FF_LEW rows: the field of the little-endian 64-bit word at p (len >= 8 bytes) */
+static inline bool ub_lew_get(const uint8_t *p, uint32_t len, const ub_field *f, uint64_t *out)
+{
+    *out = 0;
+    if (len < 8 || f->bits == 0 || f->bit_off + f->bits > 64) return false;
+    uint64_t w = 0;
+    for (unsigned i = 8; i-- > 0;) w = (w << 8) | p[i];
+    *out = (w >> f->bit_off) & (f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull);
+    return true;
+}
+static inline void ub_lew_put(uint8_t *p, const ub_field *f, uint64_t v)
+{
+    uint64_t w = 0, m = (f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull) << f->bit_off;
+    for (unsigned i = 8; i-- > 0;) w = (w << 8) | p[i];
+    w = (w & ~m) | ((v << f->bit_off) & m);
+    for (unsigned i = 0; i < 8; i++, w >>= 8) p[i] = (uint8_t)w;
+}
+
 /* write `bits` of v at bit_off (MSB-first), used by the builder. Caller guarantees bounds. */
 static inline void ub_wr_bits(uint8_t *p, uint32_t bit_off, uint32_t bits, uint64_t v)
 {
@@ -240,6 +259,14 @@ static inline uint64_t ub_lget(const ub_layer *l, unsigned idx)
 int ub_field_index(const ub_hdr *h, const char *short_name);
 /* Check reserved fields of a layer and warn (called by ub_push). */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l);
+
+/* crc.c: the CRC paths, for tests. ub_crc30_update: CRC30 register r (30 bits, MSB-first) over n
+ * bytes, carry-less multiply when the CPU has it; *_tables: the portable table path only;
+ * ub_crc_clmul: true when the PCLMULQDQ path is used on this CPU. */
+uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n);
+uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n);
+uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n);
+bool ub_crc_clmul(void);
 /* Map an offset in the current buffer to a record offset. */
 uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
 

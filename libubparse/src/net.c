@@ -2,6 +2,7 @@
  * headers between TPH and TAH (App. B.3/B.4, §11.5). One table per header; decoders read
  * fields through the tables. */
 #include "internal.h"
+#include "neigh.h"
 
 /* ================================================================ encapsulations */
 
@@ -833,8 +834,12 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
         /* not UB: what it is, nothing decoded further (in CFG 3/4 the link header stays UB) */
         if (cfg34 && !len_ok)
             ub_error(d, UB_E_LENGTH, ipid, off, ip_len_found, end - off, "IP length vs packet");
-        if (u) push_data(d, UB_H_DATA, l4 + 8, ip_end);
-        else dec_not_ub_l4(d, proto, l4, ip_end);
+        if (u) {
+            if (!ub_dec_udp_neigh(d, (unsigned)ub_lget(u, UDP_SPORT), dport, l4 + 8, ip_end)) /* RoCEv2, SUE */
+                push_data(d, UB_H_DATA, l4 + 8, ip_end);
+        } else {
+            dec_not_ub_l4(d, proto, l4, ip_end);
+        }
         if (cfg34 && rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, ipid, ip_end, rem, 0, "bytes after the IP packet");
         if (cfg34 && has_icrc) push_icrc(d, off, ip_end, m, nm); /* */
         return;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { K_U16, K_U8, K_BOOL, K_CRC, K_TAH, K_PORTS, K_PROFILE };
+enum { K_U16, K_U8, K_BOOL, K_CRC, K_TAH, K_PORTS, K_PROFILE, K_WORDS };
 
 typedef struct {
     const char *name;
@@ -45,7 +45,28 @@ static const optdef opt_table[] = {
     { "cip_decode_inner", K_BOOL, OFF(cip_decode_inner), 1, "cip_decode_inner=0|1               decode the TAH after a CIPH (default 0: opaque)" },
     { "urpc", K_BOOL, OFF(urpc_heuristic), 1, "urpc=0|1                           decode URPC in Send payloads" },
     { "icrc_enum", K_U8, OFF(icrc_enum), 2, "icrc_enum=0|1|2                    R-44: enumeration ICRC auto/always/never" },
+    /* neighbouring interconnects, not UB (docs/neighbours.md) */
+    { "dlt.pcieflit", K_U16, OFF(dlt_pcieflit), 65535, "dlt.pcieflit=N                     link type of PCIe 6 flit dumps (150 = USER3; 0 none)" },
+    { "udp4791", K_WORDS, OFF(udp4791), 2, "udp4791=auto|roce|sue              UDP 4791 payloads: the rule (auto), RoCEv2 or SUE" },
+    { "sue.port", K_U16, OFF(sue_port), 65535, "sue.port=N                         SUE TYPE1 UDP destination port (4791; 0 none)" },
+    { "sue.ethertype1", K_U16, OFF(sue_ethertype[0]), 65535, "sue.ethertype1=N sue.ethertype2=N  AFH EtherTypes, TYPE1/TYPE2 (0x88B5/0x88B6, provisional)" },
+    { "sue.ethertype2", K_U16, OFF(sue_ethertype[1]), 65535, NULL },
+    { "sue.rh_order", K_WORDS, OFF(sue_rh_order), 1, "sue.rh_order=be|le                 RH byte order: Opcode byte first (be), Dest_QP byte first (le)" },
+    { "sue.afh", K_WORDS, OFF(sue_afh), 2, "sue.afh=auto|gen1|gen2             AFH MAC header format (auto: Key_words)" },
+    { "sue.tc_in_sa", K_BOOL, OFF(sue_tc_in_sa), 1, "sue.tc_in_sa=0|1                   AFH_GEN1: SA[47:40] is the Traffic Class (1)" },
+    { "ib.engine", K_BOOL, OFF(ib_engine), 1, "ib.engine=0|1                      audit IB RC as document 002's RDMA engine: SE=1, AckReq=1 on every request (0)" },
+    { "sue.icrc", K_BOOL, OFF(sue_icrc), 1, "sue.icrc=0|1                       a 4-byte ICRC follows the SUE payload (0)" },
 };
+/* word values of K_WORDS options, index = stored value */
+static const char *const *opt_words(const char *name)
+{
+    static const char *const w4791[] = { "auto", "roce", "sue", NULL };
+    static const char *const word_rh[] = { "be", "le", NULL };
+    static const char *const word_afh[] = { "auto", "gen1", "gen2", NULL };
+    if (strcmp(name, "udp4791") == 0) return w4791;
+    if (strcmp(name, "sue.rh_order") == 0) return word_rh;
+    return word_afh;
+}
 #undef OFF
 
 /* strict unsigned number: decimal or 0x-hex, no sign, no spaces, no trailing characters */
@@ -110,6 +131,14 @@ int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen)
         else if (strcmp(val, "compact") == 0 || strcmp(val, "1") == 0) *field = UB_TAH_COMPACT;
         else goto bad_word;
         return 0;
+    case K_WORDS: { /* a word of the option's list, or its index */
+        const char *const *w = opt_words(d->name);
+        for (unsigned i = 0; w[i]; i++)
+            if (strcmp(val, w[i]) == 0) { *field = (uint8_t)i; return 0; }
+        if (parse_num(val, d->max, &u) == 0) { *field = (uint8_t)u; return 0; }
+        snprintf(err, errlen, "%s: '%.40s' is not one of the listed values", d->name, val);
+        return -1;
+    }
     case K_PROFILE: {
         int p = ub_profile_find(val);
         if (p < 0) {

@@ -2,6 +2,7 @@
  * Everything is driven by the schema tables; no field is named here except to pick what the
  * one-line summary shows. */
 #include "internal.h"
+#include "neigh.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -68,7 +69,9 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
         uint64_t sp = fv(l4, "srcport"), dp = fv(l4, "dstport");
         const char *o = v6 ? "[" : "", *c = v6 ? "]" : "";
         sb(s, "/%s %s%s%s:%" PRIu64 "→%s%s%s:%" PRIu64, udp ? "UDP" : "TCP", o, sa, c, sp, o, da, c, dp);
-        if (udp && (dp == 4791 || sp == 4791)) sb(s, " (RoCEv2)");
+        char nb[160];
+        if (ub_neigh_summary(v, nb, sizeof nb)) sb(s, " %s", nb); /* RoCEv2, SUE: what it is (not UB) */
+        else if (udp && (dp == 4791 || sp == 4791)) sb(s, " (RoCEv2)");
         return;
     }
     static const struct { unsigned p; const char *n; } pn[] = {
@@ -100,6 +103,11 @@ static void sum_other(const ub_view *v, sbuf *s)
     }
     const ub_layer *ip = find(v, UB_H_IPV4);
     if (!ip) ip = find(v, UB_H_IPV6);
+    char nb[160];
+    if (!ip && ub_neigh_summary(v, nb, sizeof nb)) { /* SUE AFH frames, PCIe flits */
+        sb(s, "%s%s", s->w ? "/" : "", nb);
+        return;
+    }
     if (ip) {
         if (s->w) sb(s, "/");
         sum_ip_plain(v, ip, s);
@@ -315,7 +323,7 @@ void ub_print_tree(FILE *f, const ub_view *v)
         if (l->flags & UB_LF_TRUNC)
             snprintf(cut, sizeof cut, l->wlen > l->len ? " [%u on the wire, cut by the snapshot length]" : " [truncated]",
                      l->wlen);
-        fprintf(f, "%*s%s (ub.%s), %u byte%s%s%s\n", ind, "", l->hdr->name, l->hdr->abbrev, l->len,
+        fprintf(f, "%*s%s (%s%s), %u byte%s%s%s\n", ind, "", l->hdr->name, ub_hdr_ns(l->hdr), l->hdr->abbrev, l->len,
                 l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "", cut);
         for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
         if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(f, v, i, ind + 4);

@@ -8,7 +8,7 @@
 
 /* profile tables, defined beside their decoders */
 extern const ub_hdr ub_hdr_lph_ns3, ub_hdr_dllcb_crd_ack_ns3, ub_hdr_nth16_ns3, ub_hdr_nth24_ns3, ub_hdr_rtph_ns3,
-    ub_hdr_cetph_caqm_ns3, ub_hdr_btah_ns3, ub_hdr_btah_c_ns3, ub_hdr_atah_ns3, ub_hdr_maetah_c_ns3;
+    ub_hdr_cetph_caqm_ns3, ub_hdr_btah_ns3, ub_hdr_btah_c_ns3, ub_hdr_atah_ns3, ub_hdr_maetah_c_ns3, ub_hdr_sue_rh_le;
 
 static const ub_hdr *const variants[UB_V__COUNT] = {
     [UB_V_LPH_NS3] = &ub_hdr_lph_ns3,
@@ -21,6 +21,7 @@ static const ub_hdr *const variants[UB_V__COUNT] = {
     [UB_V_BTAH_C_NS3] = &ub_hdr_btah_c_ns3,
     [UB_V_ATAH_NS3] = &ub_hdr_atah_ns3,
     [UB_V_MAETAH_C_NS3] = &ub_hdr_maetah_c_ns3,
+    [UB_V_SUE_RH_LE] = &ub_hdr_sue_rh_le,
 };
 
 unsigned ub_hdr_variant_count(void)

@@ -161,7 +161,47 @@
       "frame; values: ECN, Loc")                                                                                     \
     R(DL_CREDIT_RETURN, "UB-DL-023", "data link", UB_SEV_NOTE, "§4.3.3.5, §4.6; §10.6 g",                              \
       "credit return (Crd_Ack) in packet records: credits shown per VL, not checked (no bring-up, no flits)", \
-      "frame; values: VL, credits, T")
+      "frame; values: VL, credits, T")                                                                                \
+    /* ---- neighbouring interconnects, not UB (docs/neighbours.md): one reliable-transport core (rt_core.c) ---- */ \
+    R(NB_DECODE, "NB-PK-001", "neighbour", UB_SEV_ERROR, "documents 002, 003, 004", "RoCEv2, SUE or PCIe flit header malformed or with a reserved value", \
+      "frame; values: found, expected, offset; detail: what")                                                        \
+    R(IB_GAP, "IB-RC-001", "IB RC transport", UB_SEV_ERROR, "IBTA §9.7; document 002 §3.4.1.1.3.2.4", "PSN gap: requests missing before this one", \
+      "frame (first after the gap); values: first missing PSN, count")                                               \
+    R(IB_RETRANS, "IB-RC-002", "IB RC transport", UB_SEV_NOTE, "document 002 §3.4.5.1", "retransmission of a PSN already sent", "frame; values: PSN") \
+    R(IB_ACK_PSN, "IB-RC-003", "IB RC transport", UB_SEV_ERROR, "document 002 §3.4.5.1.2", "ACK/NAK PSN beyond the newest request sent or older than the window", \
+      "frame; values: PSN, newest sent")                                                                             \
+    R(IB_NAK_REPLAY, "IB-RC-004", "IB RC transport", UB_SEV_ERROR, "document 002 §3.4.5.1.3", "after a NAK the requester does not go back to the NAK's PSN (go-back-N)", \
+      "frame; frames: NAK; values: PSN sent, PSN expected")                                                          \
+    R(IB_UNACKED, "IB-RC-005", "IB RC transport", UB_SEV_WARN, "document 002 §3.4.1.1.3.2.1", "request with AckReq never acknowledged before the end of the capture", \
+      "frame; values: PSN")                                                                                          \
+    R(IB_WINDOW, "IB-RC-006", "IB RC transport", UB_SEV_ERROR, "IBTA §9.7.1", "more than 8M-1 PSNs outstanding", "frame; values: outstanding, limit") \
+    R(IB_NAK, "IB-RC-007", "IB RC transport", UB_SEV_NOTE, "IBTA §9.3.5; document 002 §3.4.5.1.3", "NAK or RNR NAK (reason in the detail)", \
+      "frame; values: PSN, syndrome")                                                                                \
+    R(SUE_GAP, "SUE-TP-001", "SUE transport", UB_SEV_ERROR, "document 004 §12.2, §12.9", "TYPE1 PSN gap: requests missing before this one", \
+      "frame (first after the gap); values: first missing PSN, count")                                               \
+    R(SUE_RETRANS, "SUE-TP-002", "SUE transport", UB_SEV_NOTE, "document 004 §12.9", "retransmission of a PSN already sent", "frame; values: PSN") \
+    R(SUE_ACK_PSN, "SUE-TP-003", "SUE transport", UB_SEV_ERROR, "document 004 §12.2", "ACK/NAK PSN beyond the newest request sent or older than the window", \
+      "frame; values: PSN, newest sent")                                                                             \
+    R(SUE_NAK_REPLAY, "SUE-TP-004", "SUE transport", UB_SEV_ERROR, "document 004 §12.9", "after a NAK the sender does not go back to the NAK's PSN (go-back-N)", \
+      "frame; frames: NAK; values: PSN sent, PSN expected")                                                          \
+    R(SUE_UNACKED, "SUE-TP-005", "SUE transport", UB_SEV_WARN, "document 004 §12.2", "Fack request never acknowledged before the end of the capture", \
+      "frame; values: PSN")                                                                                          \
+    R(SUE_WINDOW, "SUE-TP-006", "SUE transport", UB_SEV_ERROR, "document 004 §12.2 TYPE1_OST_N", "more than 512 TYPE1 requests outstanding", \
+      "frame; values: outstanding, limit")                                                                           \
+    R(SUE_NAK, "SUE-TP-007", "SUE transport", UB_SEV_NOTE, "document 004 §12.3.5", "NAK or RNR NAK (syndrome read as IB AETH, provisional)", \
+      "frame; values: PSN, syndrome")                                                                                \
+    R(FL_GAP, "PCIE-FL-001", "PCIe flit link", UB_SEV_ERROR, "document 003 flit sequence rules", "flit sequence gap: Payload flits missing before this one", \
+      "frame; values: first missing sequence number, count")                                                         \
+    R(FL_REPLAY, "PCIE-FL-002", "PCIe flit link", UB_SEV_NOTE, "document 003 flit replay rules", "replayed flit (sequence number already sent)", "frame; values: sequence number") \
+    R(FL_ACK_SEQ, "PCIE-FL-003", "PCIe flit link", UB_SEV_ERROR, "document 003 Ack/Nak processing", "Ack/Nak sequence number outside the valid window (Data Link Protocol Error)", \
+      "frame; values: sequence number, newest sent")                                                                 \
+    R(FL_NAK_REPLAY, "PCIE-FL-004", "PCIe flit link", UB_SEV_ERROR, "document 003 flit replay rules", "after a Nak for N the replay does not start at N+1", \
+      "frame; frames: Nak; values: sequence number sent, expected")                                                  \
+    R(FL_WINDOW, "PCIE-FL-005", "PCIe flit link", UB_SEV_ERROR, "document 003 MAX_UNACKNOWLEDGED_FLITS", "more than 511 flits unacknowledged", \
+      "frame; values: outstanding, limit")                                                                           \
+    R(FL_NAK, "PCIE-FL-006", "PCIe flit link", UB_SEV_NOTE, "document 003 T4-17", "Standard or Selective Nak", "frame; values: sequence number, replay command") \
+    R(IB_ENGINE, "IB-RC-008", "IB RC transport", UB_SEV_WARN, "document 002 Table 3.1 (-o ib.engine=1)",                 \
+      "RDMA-engine profile: a request without SE = 1, M = 0, FECN = BECN = 0 or AckReq = 1", "frame; values: SE, M, FECN|BECN, AckReq")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

@@ -118,6 +118,24 @@ extern const ub_hdr ub_hdr_urpc_rdoff;
 extern const ub_hdr ub_hdr_tcp;
 extern const ub_hdr ub_hdr_arp;
 extern const ub_hdr ub_hdr_data;
+extern const ub_hdr ub_hdr_ib_bth;
+extern const ub_hdr ub_hdr_ib_reth;
+extern const ub_hdr ub_hdr_ib_aeth;
+extern const ub_hdr ub_hdr_ib_atomiceth;
+extern const ub_hdr ub_hdr_ib_atomicacketh;
+extern const ub_hdr ub_hdr_ib_deth;
+extern const ub_hdr ub_hdr_ib_immdt;
+extern const ub_hdr ub_hdr_ib_ieth;
+extern const ub_hdr ub_hdr_ib_cnp;
+extern const ub_hdr ub_hdr_ib_icrc;
+extern const ub_hdr ub_hdr_sue_afh0;
+extern const ub_hdr ub_hdr_sue_afh1;
+extern const ub_hdr ub_hdr_sue_afh2;
+extern const ub_hdr ub_hdr_sue_rh;
+extern const ub_hdr ub_hdr_sue_icrc;
+extern const ub_hdr ub_hdr_pcieflit;
+extern const ub_hdr ub_hdr_pcieflit_oufc;
+extern const ub_hdr ub_hdr_pcieflit_marker;
 
 const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_SLL] = &ub_hdr_sll,
@@ -236,6 +254,24 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_TCP] = &ub_hdr_tcp,
     [UB_H_ARP] = &ub_hdr_arp,
     [UB_H_DATA] = &ub_hdr_data,
+    [UB_H_IB_BTH] = &ub_hdr_ib_bth,
+    [UB_H_IB_RETH] = &ub_hdr_ib_reth,
+    [UB_H_IB_AETH] = &ub_hdr_ib_aeth,
+    [UB_H_IB_ATOMICETH] = &ub_hdr_ib_atomiceth,
+    [UB_H_IB_ATOMICACKETH] = &ub_hdr_ib_atomicacketh,
+    [UB_H_IB_DETH] = &ub_hdr_ib_deth,
+    [UB_H_IB_IMMDT] = &ub_hdr_ib_immdt,
+    [UB_H_IB_IETH] = &ub_hdr_ib_ieth,
+    [UB_H_IB_CNP] = &ub_hdr_ib_cnp,
+    [UB_H_IB_ICRC] = &ub_hdr_ib_icrc,
+    [UB_H_SUE_AFH0] = &ub_hdr_sue_afh0,
+    [UB_H_SUE_AFH1] = &ub_hdr_sue_afh1,
+    [UB_H_SUE_AFH2] = &ub_hdr_sue_afh2,
+    [UB_H_SUE_RH] = &ub_hdr_sue_rh,
+    [UB_H_SUE_ICRC] = &ub_hdr_sue_icrc,
+    [UB_H_PCIEFLIT] = &ub_hdr_pcieflit,
+    [UB_H_PCIEFLIT_OUFC] = &ub_hdr_pcieflit_oufc,
+    [UB_H_PCIEFLIT_MARKER] = &ub_hdr_pcieflit_marker,
 };
 
 const ub_hdr *ub_hdr_get(unsigned id)
@@ -254,12 +290,15 @@ const char *ub_vname_lookup(const ub_vname *vals, uint64_t v)
 size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **flds, size_t max)
 {
     size_t n = 0;
-    if (!abbrev || strncmp(abbrev, "ub.", 3) != 0) return 0;
-    const char *rest = abbrev + 3;
+    if (!abbrev) return 0;
     unsigned nv = ub_hdr_variant_count();
     for (unsigned id = 1; id < UB_H__COUNT + nv; id++) { /* the registry, then the profile tables */
         const ub_hdr *h = id < UB_H__COUNT ? ub_registry[id] : ub_hdr_variant(id - UB_H__COUNT + 1);
         if (!h) continue;
+        const char *ns = ub_hdr_ns(h); /* "ub." or "" (a neighbouring protocol's own names) */
+        size_t nl = strlen(ns);
+        if (strncmp(abbrev, ns, nl) != 0) continue;
+        const char *rest = abbrev + nl;
         size_t al = strlen(h->abbrev);
         if (strncmp(rest, h->abbrev, al) != 0) continue;
         if (rest[al] == '\0') { /* header itself */

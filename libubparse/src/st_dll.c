@@ -155,9 +155,10 @@ typedef struct mod_dll {
 static void emit(ub_state *s, const ub_pkt *p, uint8_t dir, unsigned rule, int sev, uint64_t other,
                  const int64_t *v, unsigned nv, const char *detail)
 {
-    char kt[40];
-    snprintf(kt, sizeof kt, "if %u %s", (unsigned)p->pi->ifindex,
-             dir == UB_DIR_IN ? "in" : dir == UB_DIR_OUT ? "out" : "(no direction)");
+    char kt[40] = "";
+    if (ub_st_want_text(s, rule, p->pi->frame))
+        snprintf(kt, sizeof kt, "if %u %s", (unsigned)p->pi->ifindex,
+                 dir == UB_DIR_IN ? "in" : dir == UB_DIR_OUT ? "out" : "(no direction)");
     ub_st_emit(s, rule, sev, p->pi->frame, &other, other ? 1u : 0u, v, nv, detail, "link direction", kt);
 }
 static void emit2(ub_state *s, const ub_pkt *p, uint8_t dir, unsigned rule, int sev, uint64_t other, int64_t a,

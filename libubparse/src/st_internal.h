@@ -17,14 +17,24 @@ typedef struct ub_fh {
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
+/* ub_field_value's integer for f in l (plain bit rows read inline); false when not present */
+static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
+{
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)))
+        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, u);
+    ub_val v;
+    bool ok = ub_field_value(l, f, &v) == 0;
+    *u = ok ? v.u : 0;
+    return ok;
+}
 /* value of the handle's field in layer l (0 when l is NULL or has no such field) */
 static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return 0;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        ub_val v;
-        return ub_field_value(l, fh->f[i], &v) == 0 ? v.u : 0;
+        uint64_t u;
+        return ub_fh_read(l, fh->f[i], &u) ? u : 0;
     }
     return 0;
 }
@@ -32,8 +42,8 @@ static inline bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return false;
     for (unsigned i = 0; i < fh->n; i++) {
-        ub_val v;
-        if (fh->h[i] == l->hdr) return ub_field_value(l, fh->f[i], &v) == 0;
+        uint64_t u;
+        if (fh->h[i] == l->hdr) return ub_fh_read(l, fh->f[i], &u);
     }
     return false;
 }
@@ -120,11 +130,13 @@ typedef struct ub_st_module {
 extern const ub_st_module ub_st_mod_dll; /* st_dll.c: digest §10.1 */
 extern const ub_st_module ub_st_mod_tp;  /* st_tp.c: §10.2, §10.3 */
 extern const ub_st_module ub_st_mod_ta;  /* st_ta.c: §10.4, §10.5 */
+extern const ub_st_module ub_st_mod_nb;  /* st_neigh.c: RoCEv2 RC, SUE TYPE1, PCIe flits (not UB) */
 
 struct ub_state {
     ub_state_cfg cfg;
     ub_finding_cb fcb;
     void *fctx;
+    ub_finding_keep_cb fkeep;         /* NULL: every finding is kept (format its keytext) */
     ub_match_cb mcb;
     void *mctx;
     ub_note_cb ncb;
@@ -150,6 +162,11 @@ struct ub_state {
 
 /* Emit a finding. frames: up to UB_FINDING_FRAMES related frames (0 = none); vals: nvals values.
  * keytext may be NULL. Severity defaults to the rule's; pass sev >= 0 to lower/raise it. */
+/* Format the keytext of a finding of `rule` at `frame`? (false: it would only be counted) */
+static inline bool ub_st_want_text(const ub_state *s, unsigned rule, uint64_t frame)
+{
+    return s->fcb && (!s->fkeep || s->fkeep(s->fctx, rule, frame));
+}
 void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
                 const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext);
 /* shorthand: one related frame, up to two values */

@@ -258,6 +258,7 @@ static void emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1,
     uint64_t fr[2] = { f1, f2 };
     int64_t v[2] = { v0, v1 };
     char buf[64];
+    if (kt && !ub_st_want_text(m->s, rule, frame)) kt = NULL; /* only counted: no text */
     if (kt) kt_fmt(kt, buf, sizeof buf);
     ub_st_emit(m->s, rule, sev, frame, fr, 2, v, nv, detail, key, kt ? buf : NULL);
 }
@@ -396,7 +397,7 @@ static void pair_checks(mod_ta *m, const ub_pkt *p, const rsp_info *r, unsigned 
 static void send_match(mod_ta *m, uint64_t req_frame, uint64_t req_ts, uint64_t rsp_frame, uint64_t rsp_ts,
                        uint8_t kind, uint16_t opcode)
 {
-    ub_match mt = { req_frame, rsp_frame, rsp_ts > req_ts ? rsp_ts - req_ts : 0, kind, opcode };
+    ub_match mt = { req_frame, rsp_frame, rsp_ts > req_ts ? rsp_ts - req_ts : 0, kind, opcode, req_ts, rsp_ts };
     ub_st_match(m->s, &mt);
 }
 

@@ -123,8 +123,9 @@ static void emit(ub_state *s, unsigned rule, int sev, const tp_chan *c, uint64_t
     if (!rule_on(s, rule)) return;
     char kt[160]; /* ub_st_emit keeps the first 63 characters */
     int64_t v[2] = { v0, v1 };
-    if (c) chan_keytext(c, kt, sizeof kt);
-    ub_st_emit(s, rule, sev, frame, &other, other ? 1 : 0, v, nv, detail, c ? "TP channel" : NULL, c ? kt : NULL);
+    bool text = c && ub_st_want_text(s, rule, frame);
+    if (text) chan_keytext(c, kt, sizeof kt);
+    ub_st_emit(s, rule, sev, frame, &other, other ? 1 : 0, v, nv, detail, c ? "TP channel" : NULL, text ? kt : NULL);
 }
 
 static void note(ub_state *s, const ub_pkt *p, uint32_t flags, uint32_t expected)
@@ -560,7 +561,8 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
             if (psn_diff(sl->psn, cum) > 0 || (c->ack_valid && psn_diff(sl->psn, c->acked) <= 0)) continue;
             sl->flags |= SL_MATCHED;
             /* kind 2; opcode = TPOpcode of the ack */
-            ub_match mt = { sl->frame, fr, p->pi->ts_ns >= sl->ts ? p->pi->ts_ns - sl->ts : 0, 2, (uint16_t)op };
+            ub_match mt = { sl->frame, fr, p->pi->ts_ns >= sl->ts ? p->pi->ts_ns - sl->ts : 0, 2, (uint16_t)op, sl->ts,
+                            p->pi->ts_ns };
             ub_st_match(s, &mt);
         }
         c->acked = cum;
@@ -677,11 +679,13 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
     if (p->crc_bad) return; /* §10.6 d: no TP state from a packet that failed its CRC */
     nw_packet(m, s, p);
     if (p->cetph && p->cetph->hdr->id == UB_H_CETPH_CNP && ub_fh_has(&m->f_cnp_ecn, p->cetph)) { /* DCQCN at work */
-        char kt[128];
-        size_t n = ub_addr_str(&p->dst, kt, sizeof kt);
-        snprintf(kt + n, sizeof kt - n, " <- ");
-        n = strlen(kt);
-        ub_addr_str(&p->src, kt + n, sizeof kt - n);
+        char kt[128] = "";
+        if (ub_st_want_text(s, UB_R_TP_CNP, p->pi->frame)) {
+            size_t n = ub_addr_str(&p->dst, kt, sizeof kt);
+            snprintf(kt + n, sizeof kt - n, " <- ");
+            n = strlen(kt);
+            ub_addr_str(&p->src, kt + n, sizeof kt - n);
+        }
         int64_t v[2] = { (int64_t)ub_fh_get(&m->f_cnp_ecn, p->cetph), (int64_t)ub_fh_get(&m->f_cnp_loc, p->cetph) };
         if (rule_on(s, UB_R_TP_CNP))
             ub_st_emit(s, UB_R_TP_CNP, -1, p->pi->frame, NULL, 0, v, 2, "CNP: the data sender is asked to slow down",

@@ -218,7 +218,11 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
     f.nvalues = (uint8_t)(nvals > 4 ? 4 : nvals);
     f.detail = detail;
     f.key = key;
-    if (keytext) snprintf(f.keytext, sizeof f.keytext, "%s", keytext);
+    if (keytext) { /* the first 63 characters */
+        size_t l = strnlen(keytext, sizeof f.keytext - 1);
+        memcpy(f.keytext, keytext, l);
+        f.keytext[l] = 0;
+    }
     s->fcb(s->fctx, &f);
 }
 
@@ -347,7 +351,7 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
         const ub_err *e = &v->err[i];
         const ub_err_info *ei = ub_err_get(e->code);
         if (!ei) continue;
-        unsigned r = err_rule(e, ei);
+        unsigned r = ub_hdr_foreign(ub_hdr_get(e->hdr)) ? UB_R_NB_DECODE : err_rule(e, ei); /* not UB: its own rule */
         if (r >= UB_R__COUNT) continue;
         /* the catalogue's severity, except that a decode note stays a note */
         int sev = ei->severity == UB_SEV_NOTE ? UB_SEV_NOTE : -1;
@@ -514,7 +518,7 @@ void ub_state_cfg_default(ub_state_cfg *c)
     c->response_timeout_ns = 100000000ull; /* §10.6 e */
 }
 
-static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta };
+static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta, &ub_st_mod_nb };
 
 ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
 {
@@ -568,6 +572,7 @@ void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx)
     s->mcb = cb;
     s->mctx = ctx;
 }
+void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb) { s->fkeep = cb; }
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
 {
     s->ncb = cb;
@@ -738,4 +743,34 @@ void ub_state_stats_add(ub_state_stats *a, const ub_state_stats *b)
             x->first_evict_frame = y->first_evict_frame;
         if (y->last_evict_frame > x->last_evict_frame) x->last_evict_frame = y->last_evict_frame;
     }
+}
+
+/* Info-column tags of the TP sequence analysis, in the order Wireshark shows them */
+static const struct { uint32_t bit; const char *tag; } tp_tags[] = {
+    { UB_TPF_RETRANSMISSION, "[TP Retransmission] " },
+    { UB_TPF_OUT_OF_ORDER, "[TP Out-Of-Order] " },
+    { UB_TPF_LOST_BEFORE, "[TP Previous PSN not captured] " },
+    { UB_TPF_DUPLICATE, "[TP Duplicate] " },
+    { UB_TPF_DUP_ACK, "[TP Dup ACK] " },
+};
+
+const char *ub_tp_flag_tag(uint32_t bit)
+{
+    for (size_t i = 0; i < sizeof tp_tags / sizeof tp_tags[0]; i++)
+        if (tp_tags[i].bit == bit) return tp_tags[i].tag;
+    return NULL;
+}
+
+size_t ub_tp_flags_tags(uint32_t flags, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (n) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof tp_tags / sizeof tp_tags[0]; i++) {
+        if (!(flags & tp_tags[i].bit)) continue;
+        size_t l = strlen(tp_tags[i].tag);
+        if (k + l + 1 > n) break;
+        memcpy(buf + k, tp_tags[i].tag, l + 1);
+        k += l;
+    }
+    return k;
 }

@@ -86,6 +86,7 @@ typedef struct {
     uint32_t stpn, dtpn; /* UINT32_MAX: none (UTP/CTP) */
     uint64_t first, pkts, bytes, data, ctrl;
     uint64_t fl[7]; /* ub_tp_flags bits */
+    uint64_t last, first_ts, last_ts; /* last frame, capture times of the first and last packet */
 } tpch;
 struct ub_tpstats {
     tpch *t; /* TP_SLOTS */
@@ -177,7 +178,7 @@ void ub_zcfg_print(const ub_zcfg *c, FILE *f, uint64_t records, uint64_t packets
         if (!c->hdr[id]) continue;
         const ub_hdr *h = ub_hdr_get(id);
         char lab[96];
-        snprintf(lab, sizeof lab, "%s (ub.%s)", h ? h->key : "?", h ? h->abbrev : "?");
+        snprintf(lab, sizeof lab, "%s (%s%s)", h ? h->key : "?", h ? ub_hdr_ns(h) : "", h ? h->abbrev : "?");
         fprintf(f, "  %-44s %12" PRIu64 "\n", lab, c->hdr[id]);
     }
     print_counts(f, "TAOpcode (requests, BTAH)", c->taop_req, 256, fh_vals(&c->f_taop_b), true);
@@ -454,9 +455,14 @@ static bool tp_same(const tpch *x, const tpch *k)
     return x->kind == k->kind && x->slen == k->slen && x->dlen == k->dlen && x->stpn == k->stpn && x->dtpn == k->dtpn &&
            memcmp(x->src, k->src, k->slen) == 0 && memcmp(x->dst, k->dst, k->dlen) == 0;
 }
-static void tp_count(tpch *c, const ub_view *v, uint32_t flags, uint64_t frame, bool data)
+static void tp_count(tpch *c, const ub_view *v, uint32_t flags, uint64_t frame, uint64_t ts, bool data)
 {
-    if (!c->pkts) c->first = frame;
+    if (!c->pkts) {
+        c->first = frame;
+        c->first_ts = ts;
+    }
+    c->last = frame;
+    c->last_ts = ts;
     c->pkts++;
     c->bytes += v->rec_len;
     if (data) c->data++;
@@ -472,7 +478,7 @@ static tpch *tp_slot(ub_tpstats *t, const tpch *k, uint64_t h, bool insert)
             if (!insert || t->n >= TP_MAX) return NULL;
             *c = *k;
             c->used = 1;
-            c->pkts = c->bytes = c->data = c->ctrl = 0;
+            c->pkts = c->bytes = c->data = c->ctrl = c->last = c->first_ts = c->last_ts = 0;
             memset(c->fl, 0, sizeof c->fl);
             t->n++;
             return c;
@@ -507,7 +513,7 @@ void ub_tps_free(ub_tpstats *t)
     free(t);
 }
 
-void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame)
+void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame, uint64_t ts)
 {
     tpch k;
     uint64_t h;
@@ -521,7 +527,7 @@ void ub_tps_add(ub_tpstats *t, const ub_view *v, uint32_t flags, uint64_t frame)
             break;
         }
     tpch *c = tp_slot(t, &k, h, true);
-    tp_count(c ? c : &t->other, v, flags, frame, data);
+    tp_count(c ? c : &t->other, v, flags, frame, ts, data);
     if (!c && !t->other.first) t->other.first = frame;
 }
 static int tpch_cmp(const void *x, const void *y)
@@ -550,8 +556,9 @@ static void addr_txt(char *b, size_t n, const uint8_t *p, unsigned len)
     }
 }
 /* the merged rows: all engines' channels, sorted by first frame; the first TP_MAX rows are the ones
- * a single engine would have kept, the rest joins "other" (so -j N prints what -j 1 prints) */
-void ub_tps_print(ub_tpstats *const *all, unsigned nst, const ub_latset *lat, FILE *f)
+ * a single engine would have kept, the rest joins "other" (so -j N prints what -j 1 prints).
+ * Returns the rows (caller frees; NULL when out of memory) and their number in *np. */
+static tpch *tps_merge(ub_tpstats *const *all, unsigned nst, uint32_t *np, tpch *other_out)
 {
     uint32_t total = 0;
     for (unsigned s = 0; s < nst; s++) total += all[s]->n;
@@ -576,6 +583,16 @@ void ub_tps_print(ub_tpstats *const *all, unsigned nst, const ub_latset *lat, FI
         for (int b = 0; b < 7; b++) other.fl[b] += rows[i].fl[b];
     }
     if (n > TP_MAX) n = TP_MAX;
+    *np = n;
+    *other_out = other;
+    return rows;
+}
+
+void ub_tps_print(ub_tpstats *const *all, unsigned nst, const ub_latset *lat, FILE *f)
+{
+    uint32_t n = 0;
+    tpch other;
+    tpch *rows = tps_merge(all, nst, &n, &other);
     z_rule(f);
     fprintf(f, "UB transport channels (-z ub,tp): %u channel directions%s\n", n, other.pkts ? " (+ other)" : "");
     fprintf(f, "%-44s %9s %11s %8s %8s %7s %7s %7s %7s %7s %7s %7s\n", "channel (src:SrcTPN -> dst:DstTPN)", "packets",
@@ -610,3 +627,62 @@ void ub_tps_print(ub_tpstats *const *all, unsigned nst, const ub_latset *lat, FI
     free(rows);
 }
 
+
+/* The rows of ub_tps_print for programs (audit.h ub_audit_tp_channels); "other" is left out. */
+size_t ub_tps_each(ub_tpstats *const *all, unsigned nst, ub_tp_channel_cb cb, void *ctx)
+{
+    uint32_t n = 0;
+    tpch other;
+    tpch *rows = tps_merge(all, nst, &n, &other);
+    if (!rows) return 0;
+    static const char *kn[] = { "?", "RTP", "UTP", "CTP" };
+    for (uint32_t i = 0; i < n; i++) {
+        const tpch *c = &rows[i];
+        ub_tp_channel r;
+        memset(&r, 0, sizeof r);
+        r.transport = kn[c->kind & 3];
+        addr_txt(r.src, sizeof r.src, c->src, c->slen);
+        addr_txt(r.dst, sizeof r.dst, c->dst, c->dlen);
+        r.src_tpn = c->stpn;
+        r.dst_tpn = c->dtpn;
+        r.packets = c->pkts;
+        r.bytes = c->bytes;
+        r.data = c->data;
+        r.acks = c->ctrl;
+        r.retransmissions = c->fl[0];
+        r.out_of_order = c->fl[1];
+        r.gaps = c->fl[2];
+        r.dup_acks = c->fl[3];
+        r.naks = c->fl[4];
+        r.sacks = c->fl[5];
+        r.duplicates = c->fl[6];
+        r.first_frame = c->first;
+        r.last_frame = c->last;
+        r.first_ts_ns = c->first_ts;
+        r.last_ts_ns = c->last_ts;
+        if (cb) cb(ctx, &r);
+    }
+    free(rows);
+    return n;
+}
+
+/* ================================================================ match opcodes by name */
+unsigned ub_match_code(const ub_match *m)
+{
+    if (m->kind != 1) return m->opcode;
+    unsigned code = (unsigned)m->opcode >> 8;
+    return code >= 8 ? code - 8 : code; /* enumeration: 0x80 | (8 + CMD) << 8 (state.h) */
+}
+
+const char *ub_match_opname(const ub_match *m, char *buf, size_t n)
+{
+    const char *fld = m->kind == 0 ? "ub.btah.taopcode" : m->kind == 2 ? "ub.rtph.tpopcode"
+                      : ((unsigned)m->opcode >> 8) >= 8 ? "ub.scan.cmd" : "ub.mgmtetah.code";
+    unsigned code = ub_match_code(m);
+    fh h;
+    fh_init(&h, fld);
+    const char *nm = ub_vname_lookup(fh_vals(&h), code);
+    if (nm) return nm;
+    snprintf(buf, n, "0x%02x", code);
+    return buf;
+}

@@ -73,6 +73,9 @@ typedef struct ub_collect ub_collect;
 ub_collect *ub_collect_new(const ub_ruleset *rs, unsigned examples);
 void ub_collect_free(ub_collect *c);
 void ub_collect_add(ub_collect *c, const ub_finding *f, uint64_t pkt_seq, uint8_t phase, uint64_t seq);
+/* Would ub_collect_add keep (as an example) a finding of `rule` at `frame` with this key? */
+bool ub_collect_would_keep(const ub_collect *c, unsigned rule, uint64_t frame, uint64_t pkt_seq, uint8_t phase,
+                           uint64_t seq);
 int ub_collect_merge(ub_collect *dst, const ub_collect *src);
 uint64_t ub_collect_count(const ub_collect *c, unsigned rule, unsigned sev);
 /* Kept examples of a rule, in report order; *n set to their number. */
@@ -132,7 +135,12 @@ typedef struct ub_audit_hooks {
 
 typedef struct ub_audit ub_audit;
 ub_audit *ub_audit_new(const ub_audit_cfg *cfg, char *err, size_t errlen);
+/* Replace every hook set by h (NULL: none). */
 void ub_audit_set_hooks(ub_audit *a, const ub_audit_hooks *h);
+/* Add one more hook set, run after those set before (the Lua scripts, then ubdump --log-dir: the log
+ * sees the findings as the scripts left them). 0, or -1 (started, or UB_AUDIT_MAX_HOOKS sets). */
+#define UB_AUDIT_MAX_HOOKS 4u
+int ub_audit_add_hooks(ub_audit *a, const ub_audit_hooks *h);
 unsigned ub_audit_jobs(const ub_audit *a);
 /* Feed one decoded packet in capture order. The view is not retained. 0, or -1 out of memory. The
  * first call starts the engines (set hooks before it). */
@@ -152,6 +160,20 @@ int ub_audit_finish(ub_audit *a);
 const ub_collect *ub_audit_findings(const ub_audit *a);
 /* Table use and evictions summed over every engine (valid after finish). */
 void ub_audit_state_stats(const ub_audit *a, ub_state_stats *st);
+/* One row of -z ub,tp: a TP channel direction (ubdump --log-dir tp_channels.jsonl, docs/logs.md). */
+typedef struct ub_tp_channel {
+    const char *transport;           /* "RTP", "UTP", "CTP" */
+    char src[48], dst[48];           /* CNA as 0x hex, or the IPv4/IPv6 address */
+    uint32_t src_tpn, dst_tpn;       /* UINT32_MAX: none (UTP/CTP) */
+    uint64_t packets, bytes, data, acks;
+    uint64_t retransmissions, out_of_order, gaps /* a PSN gap precedes the packet */, duplicates;
+    uint64_t dup_acks, naks, sacks;
+    uint64_t first_frame, last_frame, first_ts_ns, last_ts_ns;
+} ub_tp_channel;
+typedef void (*ub_tp_channel_cb)(void *ctx, const ub_tp_channel *c);
+/* After finish, in a session with UB_STATS_TP: each channel row in -z ub,tp order (the rows beyond
+ * the table bound, -z ub,tp's "other" line, are not passed). Returns the number of rows. */
+size_t ub_audit_tp_channels(const ub_audit *a, ub_tp_channel_cb cb, void *ctx);
 /* After finish: print the statistics selected by `which` (ub_stats_mask) as ubdump -z does. */
 void ub_audit_print_stats(const ub_audit *a, FILE *f, unsigned which);
 void ub_audit_free(ub_audit *a);

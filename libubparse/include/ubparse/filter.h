@@ -1,23 +1,36 @@
-/* Display filters over the schema fields (Wireshark display-filter conventions):
+/* Display filters over the schema fields, in Wireshark's display-filter language (docs/fields.md
+ * "Display filters" lists every operator and name):
  *
  *   ub.rtph.psn == 5            ub.btah.taopcode == "Read"       ub.icrc.status == "Bad"
  *   ub.icrc                     (presence of a header or field)  ub.error == "bcrc_bad"
  *   ub.lph.cfg != 9 && !(ub.nth.scna <= 0x10 or ub.error)        frame.number >= 100
+ *   udp.port in {4792 4793}     ub.rtph.psn in {1..5}            ip.addr == 10.0.0.0/8
+ *   ub.payload contains 00:01   ub.analysis.rule matches "tp-00[12]"  ub.lph.cfg & 0x8
+ *   ub.payload.data[0:2] == 00:01     eth.src[1] == 00     ub.analysis.retransmission ^^ ub.cna
  *
- * Operators: == eq, != ne (all occurrences differ), < lt, <= le, > gt, >= ge, === all_eq,
- * !== ~= any_ne; && and, || or, ! not, parentheses. A comparison is true if ANY occurrence of the
- * field satisfies it (a field may repeat in a packet); `!=`/`all_eq` need ALL occurrences to.
- * A comparison on a field the packet lacks is false (so `!(a == 1)` and `a != 1` differ there).
- * Literals: decimal, 0x hex, byte strings aa:bb:cc, dotted IPv4, IPv6, true/false, and quoted
- * strings: value names of the field ("Read", "Bad"), error names for ub.error, bytes otherwise.
- * Pseudo-fields: ub.error (presence = the packet has a decode error), frame.number and frame.len
- * (only with ub_filter_match_frame), ub (the record decoded as UB).
+ * Comparisons: == eq, != ne (all occurrences differ), < lt, <= le, > gt, >= ge, === all_eq,
+ * !== ~= any_ne, contains, matches ~ (POSIX extended regex, case-insensitive as Wireshark's
+ * default), `in {a b c}` / `in {lo..hi}` (commas allowed), `field & mask` (non-zero, or compared:
+ * `field & 0x30 == 0x10`), slices field[i] field[i:n] field[i-j] field[i:] field[-n:] on byte
+ * strings, MAC addresses, headers and `frame`. Logic: && and, || or, ^^ xor, ! not, parentheses.
+ * A comparison is true if ANY occurrence of the field satisfies it (a field may repeat in a
+ * packet); `!=`/`all_eq` need ALL occurrences to. A comparison on a field the packet lacks is false
+ * (so `!(a == 1)` and `a != 1` differ there).
+ * Literals: decimal, 0x hex, byte strings aa:bb:cc (a lone pair `00` is one byte), dotted IPv4 and
+ * IPv6 with an optional /prefix, seconds for times (0.25), true/false, quoted strings: value names
+ * of the field ("Read", "Bad"), error names for ub.error, rule ids, bytes otherwise.
+ * Names: every schema field (ub.*), ub.error, ub, ub.cna, ub.eid, ub.analysis.* (needs
+ * ub_filter_pkt.an: ub_filter_uses_analysis), frame, frame.number/len/cap_len/time_epoch/
+ * time_relative/time_delta/interface_id/p2p_dir, and Wireshark's names of the headers outside UB:
+ * eth.*, vlan.*, ip.*, ipv6.*, udp.*, tcp.* (ubdump -G filters lists them).
  *
  * Field names are resolved once by ub_filter_compile; matching does no allocation and no string
- * work. A compiled filter is immutable: one filter may be matched from several threads. */
+ * work (except `matches`, which runs regexec). A compiled filter is immutable: one filter may be
+ * matched from several threads. */
 #ifndef UBPARSE_FILTER_H
 #define UBPARSE_FILTER_H
 
+#include "ubparse/state.h"
 #include "ubparse/ubparse.h"
 
 #ifdef __cplusplus
@@ -31,10 +44,69 @@ typedef struct ub_filter ub_filter;
 
 /* Compile an expression. NULL on error with "column N: message" in err (N 1-based). */
 ub_filter *ub_filter_compile(const char *expr, char *err, size_t errlen);
+/* The protocol-state analysis of one frame (ub.analysis.*, as the Wireshark plugin's), filled by
+ * ub_fan_* (filter_an.c) from the state engine. Arrays point into the owner's storage. */
+typedef struct ub_fan_match {
+    uint32_t other;    /* the other frame of the pair */
+    uint8_t kind;      /* ub_match.kind: 0 transaction, 1 management, 2 transport data <-> ack */
+    uint8_t rsp;       /* this frame is the response / ack */
+    uint64_t lat_ns;
+} ub_fan_match;
+typedef struct ub_fan {
+    uint32_t tp_channel;   /* channel index + 1, 0 none */
+    uint32_t tp_flags;     /* ub_tp_flags */
+    uint32_t expected_psn;
+    uint16_t nmatch, nfind, nrel;
+    const ub_fan_match *match;  /* [nmatch] */
+    const uint16_t *rule;       /* [nfind] ub_rule indices of the findings at this frame */
+    const uint8_t *sev;         /* [nfind] ub_sev */
+    const uint32_t *rel;        /* [nrel] related frames of those findings */
+} ub_fan;
+
+/* What the filter knows about a frame besides its decoded view. */
+typedef struct ub_filter_pkt {
+    uint64_t frame;          /* 1-based; 0 = unknown: frame.* are absent (frame.len excepted) */
+    uint32_t len, caplen;    /* frame.len (on the wire), frame.cap_len */
+    bool has_time;           /* frame.time_*: */
+    uint64_t ts_ns, t0_ns, prev_ns; /* this frame, the first frame, the previous frame */
+    bool has_ifid;           /* frame.interface_id (pcapng) */
+    uint32_t ifid;
+    uint8_t dir;             /* ub_dir (capfile.h): frame.p2p_dir when known (0 sent, 1 received) */
+    const ub_fan *an;        /* ub.analysis.* of the frame, NULL: none */
+    const uint8_t *data;     /* `frame`: the record's bytes (NULL: the view's record) */
+    uint32_t data_len;
+} ub_filter_pkt;
+
+/* ub.analysis.* of a whole capture file: the state engine run once over it with cfg (NULL:
+ * defaults, as the plugin's), decoded with o. NULL with a message in err. */
+typedef struct ub_fan_table ub_fan_table;
+ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg *cfg, char *err, size_t errlen);
+/* The analysis of a frame (NULL: nothing), valid until ub_fan_free. */
+const ub_fan *ub_fan_get(const ub_fan_table *t, uint64_t frame);
+void ub_fan_free(ub_fan_table *t);
+
+/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of
+ * the view (the IP header and the UDP/TCP/data after it), which Wireshark's own IP dissector shows
+ * (ip.*, not ub.ipv4.*); false when there is none. */
+bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi);
+
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
 /* Same, with the frame number (1-based, 0 = unknown) and the record length for frame.*. */
 bool ub_filter_match_frame(const ub_filter *f, const ub_view *v, uint64_t frame, uint32_t len);
+/* Same, with everything known about the frame. */
+bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_pkt *pk);
+/* A frame made of several views (a flit-stream record completing several units): fields are
+ * collected over all of them, as in Wireshark's one tree per frame. acc_new once per filter (one
+ * allocation), then per frame: reset, add each view, match. */
+typedef struct ub_filter_acc ub_filter_acc;
+ub_filter_acc *ub_filter_acc_new(const ub_filter *f);
+void ub_filter_acc_reset(ub_filter_acc *a);
+void ub_filter_acc_add(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *pk);
+bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk);
+void ub_filter_acc_free(ub_filter_acc *a);
+/* Does the filter read ub.analysis.* (so the caller must run the state engine first)? */
+bool ub_filter_uses_analysis(const ub_filter *f);
 /* The column N of an error message "column N: ..." (for a caret under the expression), 0 if none. */
 size_t ub_filter_err_column(const char *err);
 void ub_filter_free(ub_filter *f);

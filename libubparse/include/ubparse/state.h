@@ -55,8 +55,14 @@ typedef struct ub_match {
     uint8_t kind;      /* 0 transaction, 1 management, 2 transport ack */
     uint16_t opcode;   /* kind 0: TAOpcode of the request; kind 1: configuration management 0x10 | Code << 8,
                         * enumeration 0x80 | (8 + CMD) << 8; kind 2: TPOpcode of the ack */
+    uint64_t req_ts_ns, rsp_ts_ns; /* capture times of req_frame and rsp_frame */
 } ub_match;
 typedef void (*ub_match_cb)(void *ctx, const ub_match *m);
+/* Name of a match's opcode from the schema's value names ("Read", "Configuration Message", an
+ * enumeration CMD's name), else "0x%02x" in buf. */
+const char *ub_match_opname(const ub_match *m, char *buf, size_t n);
+/* The opcode as the user sees it: TAOpcode, management Code, enumeration CMD, TPOpcode. */
+unsigned ub_match_code(const ub_match *m);
 
 /* Per-packet TP analysis flags (Wireshark ub.analysis.*) */
 enum ub_tp_flags {
@@ -68,6 +74,11 @@ enum ub_tp_flags {
     UB_TPF_SACK = 1u << 5,
     UB_TPF_DUPLICATE = 1u << 6,     /* same PSN already seen (duplicate data) */
 };
+/* The tag Wireshark's Info column shows for one ub_tp_flags bit, e.g. "[TP Retransmission] " (the plugin
+ * and ubdump's summaries share them); NULL for bits shown only as expert infos (NAK, SACK). */
+const char *ub_tp_flag_tag(uint32_t bit);
+/* Every tag of flags in Info-column order, NUL-terminated in buf; returns the length ("" when none). */
+size_t ub_tp_flags_tags(uint32_t flags, char *buf, size_t n);
 typedef struct ub_pkt_note {
     uint64_t frame;
     uint32_t tp_flags;
@@ -109,6 +120,11 @@ typedef struct ub_state ub_state;
 ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx);
 void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx);
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx);
+/* Optional: would the finding callback keep a finding of `rule` cited at `frame` (called with the
+ * finding callback's ctx)? When it says no, the finding is still delivered (counts) but its keytext
+ * is not formatted. Without it every finding's keytext is formatted. */
+typedef bool (*ub_finding_keep_cb)(void *ctx, unsigned rule, uint64_t frame);
+void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb);
 /* Feed one decoded packet (views are not retained). */
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi);
 /* End of capture: report what is still outstanding (§10.6 e). */

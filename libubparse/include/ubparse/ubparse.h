@@ -49,8 +49,10 @@ enum ub_field_flags {
     /* encoding modifiers of profile tables (docs/interop.md): the value is what the spec field means */
     UB_FF_LE = 1u << 6,      /* whole bytes, little-endian on the wire (ns-3-UB D6/D7) */
     UB_FF_BITREV = 1u << 7,  /* bits on the wire in reverse order (ns-3-UB D1: LPH RT) */
+    UB_FF_LEW = 1u << 8,     /* the layer's first 8 bytes are one little-endian 64-bit word: bit_off is
+                              * the field's lowest bit in it (0 = LSB of byte 0); SUE RH byte-order switch */
 };
-#define UB_FF_ENCODED (UB_FF_X64 | UB_FF_LE | UB_FF_BITREV)
+#define UB_FF_ENCODED (UB_FF_X64 | UB_FF_LE | UB_FF_BITREV | UB_FF_LEW)
 #define UB_FF_VIRTUAL (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)
 
 typedef struct ub_vname {
@@ -113,6 +115,12 @@ typedef enum ub_hdr_id {
     UB_H_TCP, UB_H_ARP,
     /* plain data (non-UB IP payload etc.) */
     UB_H_DATA,
+    /* neighbouring interconnects, not UB (docs/neighbours.md); field names are their own:
+     * RoCEv2 / InfiniBand transport (Wireshark's infiniband.*), SUE / RC Link (sue.*), PCIe 6 flits (pcieflit.*) */
+    UB_H_IB_BTH, UB_H_IB_RETH, UB_H_IB_AETH, UB_H_IB_ATOMICETH, UB_H_IB_ATOMICACKETH, UB_H_IB_DETH,
+    UB_H_IB_IMMDT, UB_H_IB_IETH, UB_H_IB_CNP, UB_H_IB_ICRC,
+    UB_H_SUE_AFH0, UB_H_SUE_AFH1, UB_H_SUE_AFH2, UB_H_SUE_RH, UB_H_SUE_ICRC,
+    UB_H_PCIEFLIT, UB_H_PCIEFLIT_OUFC, UB_H_PCIEFLIT_MARKER,
     UB_H__COUNT
 } ub_hdr_id;
 
@@ -128,6 +136,17 @@ typedef struct ub_hdr {
     uint16_t vidx;        /* 0: the registered table of its id; n > 0: ub_hdr_variant(n), a profile's
                            * version of the same header (same id, same rows in the same order) */
 } ub_hdr;
+
+/* Field-name prefix of a header's rows: "ub." for UB (and what UB shows as it is: ub.tcp, ub.arp), ""
+ * for a neighbouring protocol, whose header abbrev is already its full name ("infiniband.bth", "sue.rh",
+ * "pcieflit.flit": it contains a dot). */
+static inline bool ub_hdr_foreign(const ub_hdr *h)
+{
+    for (const char *p = h && h->abbrev ? h->abbrev : ""; *p; p++)
+        if (*p == '.') return true;
+    return false;
+}
+static inline const char *ub_hdr_ns(const ub_hdr *h) { return ub_hdr_foreign(h) ? "" : "ub."; }
 
 /* Every schema table, indexed by ub_hdr_id (entries may be NULL for ids without fields). */
 const ub_hdr *ub_hdr_get(unsigned id);
@@ -212,6 +231,7 @@ typedef enum ub_entry {
     UB_ENTRY_RAWIP,  /* LINKTYPE_RAW (101): IP/UDP 4792 */
     UB_ENTRY_CFGPH,  /* 1-byte CFG pseudo-header + packet (ARPHRD_UB payload) */
     UB_ENTRY_TPH,    /* UDP 4792 payload: RTPH/UTPH ... (Wireshark UDP dissector entry) */
+    UB_ENTRY_PCIEFLIT, /* not UB: PCIe 6 flit-mode dump, whole 256-byte flits (LINKTYPE_USER3 150, -o dlt.pcieflit) */
 } ub_entry;
 
 enum { UB_ARPHRD_UB = 38, UB_UDP_PORT = 4792, UB_ETH_P_UB = 0x0100 };
@@ -244,6 +264,16 @@ typedef struct ub_opts {
     bool udp_heuristic;      /* claim UDP datagrams on other ports that pass the strict heuristic */
     uint8_t n_udp_more;      /* more UB destination ports besides udp_port (-o udp.port=4792,5000) */
     uint16_t udp_more[UB_UDP_MORE];
+    /* neighbouring interconnects (docs/neighbours.md; SUE choices are provisional, document 004) */
+    uint16_t dlt_pcieflit;   /* link type of PCIe flit dumps (150 = LINKTYPE_USER3; 0 = none) */
+    uint8_t udp4791;         /* UDP 4791: 0 the disambiguation rule (ub_udp4791_kind), 1 always RoCEv2, 2 always SUE */
+    uint16_t sue_port;       /* SUE TYPE1 UDP destination port (4791; 0 = no SUE over UDP) */
+    uint16_t sue_ethertype[2]; /* AFH EtherTypes of TYPE1/TYPE2 (MAC_TYPE1/2, register-set: 0x88B5/0x88B6; 0 = off) */
+    uint8_t sue_rh_order;    /* RH byte order on the wire: 0 Opcode byte first (default), 1 Dest_QP byte first */
+    uint8_t sue_afh;         /* AFH MAC header: 0 auto by Key_words, 1 AFH_GEN1, 2 AFH_GEN2_16b */
+    bool sue_tc_in_sa;       /* AFH_GEN1: SA[47:40] is the Traffic Class (afh_gen1_tc_en; default 1) */
+    bool sue_icrc;           /* a 4-byte ICRC follows the SUE payload (optional for TYPE1; default 0) */
+    bool ib_engine;          /* audit IB RC with document 002's RDMA-engine profile (SE, AckReq on every request) */
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
@@ -325,7 +355,12 @@ typedef struct ub_view {
      * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
     uint64_t rsvd_magic;
     uint64_t rsvd_rows[UB_H__COUNT];
-    uint16_t rsvd_tag[UB_H__COUNT];
+    const ub_hdr *rsvd_hdr[UB_H__COUNT]; /* the table each entry was derived from */
+    /* the same rows as one bit mask over the first UB_RSVD_SPAN bytes (rows that fit there), the
+     * bytes the mask needs, and the reserved rows it does not cover (checked row by row) */
+    uint64_t rsvd_mask[UB_H__COUNT][4];
+    uint64_t rsvd_slow[UB_H__COUNT];
+    uint8_t rsvd_span[UB_H__COUNT];
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view
@@ -347,6 +382,13 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
  * and transaction headers decode without any warning or error. UDP 4791 (RoCEv2) never passes the
  * heuristic. Decodes into v (UB_ENTRY_RAWIP); returns v->claim (UB_CLAIM_NONE: not UB). */
 int ub_ip_claim(ub_view *v, const ub_opts *o, const uint8_t *ip, uint32_t caplen, uint32_t wirelen);
+
+/* UDP 4791 carries RoCEv2 (an InfiniBand BTH) and SUE TYPE1 (an RC Link RH). Which one is the UDP payload
+ * p (len bytes)? The one rule (docs/neighbours.md) used by the decoder, ubdump and the plugin:
+ * -o udp4791=roce|sue forces it; else the well-formed header wins, P_Key 0xFFFF or an exact Pkt_len decides
+ * between two, RoCEv2 (the IANA owner) when still both. Neither RoCEv2 nor SUE is UB. */
+enum { UB_NEIGH_NONE = 0, UB_NEIGH_ROCEV2 = 1, UB_NEIGH_SUE = 2 };
+int ub_udp4791_kind(const ub_opts *o, const uint8_t *p, uint32_t len);
 
 /* Add an error found outside the decoder (e.g. raw-stream delimiting) at a record offset. */
 void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
@@ -389,6 +431,8 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
 int ub_view_find(const ub_view *v, unsigned id, int from);
 /* First occurrence of field abbrev (e.g. "ub.btah.taopcode") in the view: 0 found. */
 int ub_view_get(const ub_view *v, const char *abbrev, uint64_t *u);
+/* Same, with the whole value (bytes of addresses) and its field (for ub_format_value, value names). */
+int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **f, ub_val *out);
 
 /* ------------------------------------------------------------------------- */
 /* Which dialect wrote a capture? (ubdump says which -o profile= to use)       */
@@ -458,6 +502,12 @@ unsigned ub_scan_path_entry(const uint8_t *path, unsigned i, unsigned w, unsigne
 
 /* One-line summary, e.g. "CFG9 NTH 0x0102→0x0304 Write req TASSN 1 addr 0x... len 64". */
 size_t ub_summary(const ub_view *v, char *buf, size_t n);
+/* One line for a header item (hdrsum.c): its name and key fields, e.g. "Reliable Transport Header,
+ * RTP data, PSN 17, TPN 0x101→0x202" (Wireshark tree items; the key fields are listed in hdrsum.c). */
+size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n);
+/* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
+ * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
+const char *ub_view_protocol(const ub_view *v);
 /* Verbose tree (tshark -V style). */
 void ub_print_tree(FILE *f, const ub_view *v);
 /* JSON object of layers/fields/errors (no trailing newline). */

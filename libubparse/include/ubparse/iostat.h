@@ -1,0 +1,32 @@
+/* tshark's -z io,stat,INTERVAL[,FILTER]... for ubdump: frames and bytes per time interval, one
+ * column per display filter (filter.h; no filter = every frame). Reentrant, one allocation per
+ * column plus the interval rows (grown as the capture gets longer). */
+#ifndef UBPARSE_IOSTAT_H
+#define UBPARSE_IOSTAT_H
+
+#include "ubparse/filter.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ub_iostat ub_iostat;
+
+/* spec "io,stat,INTERVAL[,FILTER]..." (INTERVAL in seconds, 0 = the whole capture). NULL with a
+ * message in err (a filter's error names its column in the spec). */
+ub_iostat *ub_iostat_new(const char *spec, char *err, size_t errlen);
+/* Does a column filter read ub.analysis.* (ub_filter_pkt.an needed)? */
+bool ub_iostat_uses_analysis(const ub_iostat *s);
+/* Per frame: every decoded view of it (0..n), then the end of the frame. */
+void ub_iostat_view(ub_iostat *s, const ub_view *v, const ub_filter_pkt *pk);
+void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk);
+/* The table in tshark's shape. */
+void ub_iostat_print(const ub_iostat *s, FILE *out);
+void ub_iostat_free(ub_iostat *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,326 @@
+/* ub.analysis.* for display filters outside Wireshark (filter.h ub_fan_scan): one pass of the
+ * state engine over a capture collects, per frame, what the plugin's analysis shows
+ * (dissector/packet-ub-analysis.c): TP channel index, TP sequence flags and expected PSN,
+ * request/response and data/ack pairs with latency, findings (rule, severity, related frames).
+ * The whole capture is analysed before filtering, as `tshark -2`: a request knows its response.
+ * Memory: a few words per frame plus the matches and findings. */
+#include "filter_int.h"
+
+#include "ubparse/audit.h"
+#include "ubparse/capfile.h"
+#include "ubparse/state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fan_m { uint64_t frame; ub_fan_match m; } fan_m;
+typedef struct fan_f { uint64_t frame; uint16_t rule; uint8_t sev, nrel; uint32_t rel[UB_FINDING_FRAMES]; } fan_f;
+
+#define CH_KEY 44
+typedef struct chslot { uint8_t len; uint8_t key[CH_KEY]; uint32_t idx; } chslot;
+
+struct ub_fan_table {
+    ub_fan *fr;              /* [nfr] by frame - 1 */
+    uint64_t nfr, capfr;
+    fan_m *m;
+    size_t nm, capm;
+    fan_f *f;
+    size_t nf, capf;
+    ub_fan_match *marr;      /* final arrays */
+    uint16_t *rarr;
+    uint8_t *sarr;
+    uint32_t *relarr;
+    chslot *ch;              /* TP channels: open addressing */
+    size_t capch, nch;
+    bool oom;
+};
+
+static ub_fan *fr_get(ub_fan_table *t, uint64_t frame)
+{
+    if (!frame || frame > UINT32_MAX) return NULL;
+    if (frame > t->capfr) {
+        uint64_t nc = t->capfr ? t->capfr : 1024;
+        while (nc < frame) nc *= 2;
+        ub_fan *n = realloc(t->fr, nc * sizeof *n);
+        if (!n) { t->oom = true; return NULL; }
+        memset(n + t->capfr, 0, (nc - t->capfr) * sizeof *n);
+        t->fr = n;
+        t->capfr = nc;
+    }
+    if (frame > t->nfr) t->nfr = frame;
+    return &t->fr[frame - 1];
+}
+
+static bool grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 256;
+    void *q = realloc(*p, nc * sz);
+    if (!q) return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+static void on_match(void *ctx, const ub_match *m)
+{
+    ub_fan_table *t = ctx;
+    if (!m->req_frame || !m->rsp_frame || m->req_frame > UINT32_MAX || m->rsp_frame > UINT32_MAX) return;
+    if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
+    t->m[t->nm++] = (fan_m){ m->req_frame, { (uint32_t)m->rsp_frame, m->kind, 0, m->latency_ns } };
+    if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
+    t->m[t->nm++] = (fan_m){ m->rsp_frame, { (uint32_t)m->req_frame, m->kind, 1, m->latency_ns } };
+}
+
+static void on_finding(void *ctx, const ub_finding *f)
+{
+    ub_fan_table *t = ctx;
+    if (!f->frame || f->frame > UINT32_MAX || !ub_rule_get(f->rule)) return;
+    if (!grow((void **)&t->f, &t->capf, t->nf + 1, sizeof *t->f)) { t->oom = true; return; }
+    fan_f *x = &t->f[t->nf++];
+    memset(x, 0, sizeof *x);
+    x->frame = f->frame;
+    x->rule = f->rule;
+    x->sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
+    for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
+        if (f->frames[i] && f->frames[i] <= UINT32_MAX) x->rel[x->nrel++] = (uint32_t)f->frames[i];
+}
+
+static void on_note(void *ctx, const ub_pkt_note *n)
+{
+    ub_fan *a = fr_get(ctx, n->frame);
+    if (!a) return;
+    a->tp_flags |= n->tp_flags;
+    a->expected_psn = n->expected_psn;
+}
+
+/* one end of a TP channel: address kind, address bytes, TPN (the plugin's an_channel) */
+static unsigned ep_put(uint8_t *o, unsigned kind, const ub_val *a, const ub_field *f, uint32_t tpn)
+{
+    unsigned n = 0;
+    o[n++] = (uint8_t)kind;
+    if (f->type == UB_FT_UINT) {
+        unsigned nb = (f->bits + 7) / 8;
+        if (nb > 8) nb = 8;
+        o[n++] = (uint8_t)nb;
+        for (unsigned k = 0; k < nb; k++) o[n++] = (uint8_t)(a->u >> (8 * (nb - 1 - k)));
+    } else {
+        unsigned nb = a->nbytes > 16 ? 16 : a->nbytes;
+        o[n++] = (uint8_t)nb;
+        if (a->bytes) memcpy(o + n, a->bytes, nb);
+        n += nb;
+    }
+    o[n++] = (uint8_t)(tpn >> 16);
+    o[n++] = (uint8_t)(tpn >> 8);
+    o[n++] = (uint8_t)tpn;
+    return n;
+}
+
+static bool field_of(const ub_layer *l, const char *name, ub_val *v, const ub_field **fo)
+{
+    for (unsigned i = 0; i < l->hdr->nfields; i++)
+        if (strcmp(l->hdr->fields[i].abbrev, name) == 0) {
+            *fo = &l->hdr->fields[i];
+            return ub_field_value(l, *fo, v) == 0;
+        }
+    return false;
+}
+
+static uint32_t channel(ub_fan_table *t, const ub_view *v)
+{
+    const ub_layer *nth = NULL, *ip = NULL, *rtph = NULL;
+    bool tph = false;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr) continue;
+        switch (l->hdr->id) {
+        case UB_H_NTH16: case UB_H_NTH24: if (!nth) nth = l; break;
+        case UB_H_IPV4: case UB_H_IPV6: if (!ip) ip = l; break;
+        case UB_H_RTPH: if (!tph) rtph = l; tph = true; break;
+        case UB_H_UTPH: case UB_H_CTPH: tph = true; break;
+        default: break;
+        }
+    }
+    if (!rtph) return 0;
+    const ub_layer *al = nth ? nth : ip;
+    if (!al) return 0;
+    const char *sn = nth ? "ub.nth.scna" : al->hdr->id == UB_H_IPV4 ? "ub.ipv4.src" : "ub.ipv6.src";
+    const char *dn = nth ? "ub.nth.dcna" : al->hdr->id == UB_H_IPV4 ? "ub.ipv4.dst" : "ub.ipv6.dst";
+    ub_val s, d, st, dt;
+    const ub_field *fs, *fd, *f1, *f2;
+    if (!field_of(al, sn, &s, &fs) || !field_of(al, dn, &d, &fd) || !field_of(rtph, "ub.rtph.srctpn", &st, &f1) ||
+        !field_of(rtph, "ub.rtph.dsttpn", &dt, &f2))
+        return 0;
+    unsigned kind = nth ? 1 : al->hdr->id == UB_H_IPV4 ? 4 : 6;
+    uint8_t e1[22], e2[22], key[CH_KEY];
+    unsigned n1 = ep_put(e1, kind, &s, fs, (uint32_t)st.u), n2 = ep_put(e2, kind, &d, fd, (uint32_t)dt.u);
+    int c = memcmp(e1, e2, n1 < n2 ? n1 : n2);
+    if (c == 0) c = (int)n1 - (int)n2;
+    memset(key, 0, sizeof key);
+    if (c <= 0) { memcpy(key, e1, n1); memcpy(key + n1, e2, n2); }
+    else { memcpy(key, e2, n2); memcpy(key + n2, e1, n1); }
+    unsigned len = n1 + n2;
+    if (2 * (t->nch + 1) > t->capch) {
+        size_t nc = t->capch ? t->capch * 2 : 64;
+        chslot *n = calloc(nc, sizeof *n);
+        if (!n) { t->oom = true; return 0; }
+        for (size_t i = 0; i < t->capch; i++) {
+            if (!t->ch[i].idx) continue;
+            uint32_t h = 2166136261u;
+            for (unsigned k = 0; k < t->ch[i].len; k++) h = (h ^ t->ch[i].key[k]) * 16777619u;
+            size_t j = h & (nc - 1);
+            while (n[j].idx) j = (j + 1) & (nc - 1);
+            n[j] = t->ch[i];
+        }
+        free(t->ch);
+        t->ch = n;
+        t->capch = nc;
+    }
+    uint32_t h = 2166136261u;
+    for (unsigned k = 0; k < len; k++) h = (h ^ key[k]) * 16777619u;
+    size_t j = h & (t->capch - 1);
+    while (t->ch[j].idx) {
+        if (t->ch[j].len == len && memcmp(t->ch[j].key, key, len) == 0) return t->ch[j].idx;
+        j = (j + 1) & (t->capch - 1);
+    }
+    t->ch[j].len = (uint8_t)len;
+    memcpy(t->ch[j].key, key, len);
+    t->ch[j].idx = (uint32_t)++t->nch;
+    return t->ch[j].idx;
+}
+
+typedef struct scan {
+    ub_fan_table *t;
+    ub_state *st;
+    const ub_opts *o;
+    ub_view *v;
+} scan;
+
+static void scan_unit(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry, unsigned flags)
+{
+    scan *s = ctx;
+    uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    ub_decode_wire(s->v, s->o, entry, unit, len, wire);
+    if (flags & UB_UNIT_PARTIAL) ub_error_rec(s->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    if (!ub_view_ub(s->v)) return;
+    ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
+    ub_state_packet(s->st, s->v, &pi);
+    if (flags & UB_UNIT_PARTIAL) return;
+    uint32_t c = channel(s->t, s->v);
+    ub_fan *a = c ? fr_get(s->t, r->frame) : NULL;
+    if (a && !a->tp_channel) a->tp_channel = c;
+}
+
+static int cmp_m(const void *x, const void *y)
+{
+    const fan_m *a = x, *b = y;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+static int cmp_f(const void *x, const void *y)
+{
+    const fan_f *a = x, *b = y;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+/* sort the collected pairs and findings by frame and point each frame at its slice */
+static bool finalize(ub_fan_table *t)
+{
+    qsort(t->m, t->nm, sizeof *t->m, cmp_m); /* stable enough: order within a frame is the plugin's order */
+    qsort(t->f, t->nf, sizeof *t->f, cmp_f);
+    size_t nrel = 0;
+    for (size_t i = 0; i < t->nf; i++) nrel += t->f[i].nrel;
+    t->marr = malloc((t->nm ? t->nm : 1) * sizeof *t->marr);
+    t->rarr = malloc((t->nf ? t->nf : 1) * sizeof *t->rarr);
+    t->sarr = malloc(t->nf ? t->nf : 1);
+    t->relarr = malloc((nrel ? nrel : 1) * sizeof *t->relarr);
+    if (!t->marr || !t->rarr || !t->sarr || !t->relarr) return false;
+    for (size_t i = 0; i < t->nm;) {
+        ub_fan *a = fr_get(t, t->m[i].frame);
+        if (!a) return false;
+        a->match = &t->marr[i];
+        size_t j = i;
+        for (; j < t->nm && t->m[j].frame == t->m[i].frame && j - i < UINT16_MAX; j++) t->marr[j] = t->m[j].m;
+        a->nmatch = (uint16_t)(j - i);
+        i = j;
+    }
+    size_t ro = 0;
+    for (size_t i = 0; i < t->nf;) {
+        ub_fan *a = fr_get(t, t->f[i].frame);
+        if (!a) return false;
+        a->rule = &t->rarr[i];
+        a->sev = &t->sarr[i];
+        a->rel = &t->relarr[ro];
+        size_t j = i;
+        for (; j < t->nf && t->f[j].frame == t->f[i].frame && j - i < UINT16_MAX; j++) {
+            t->rarr[j] = t->f[j].rule;
+            t->sarr[j] = t->f[j].sev;
+            for (unsigned k = 0; k < t->f[j].nrel && a->nrel < UINT16_MAX; k++) t->relarr[ro++] = t->f[j].rel[k], a->nrel++;
+        }
+        a->nfind = (uint16_t)(j - i);
+        i = j;
+    }
+    return true;
+}
+
+ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg *cfg, char *err, size_t errlen)
+{
+    ub_capfile *cf = ub_cap_open(path, err, errlen);
+    if (!cf) return NULL;
+    ub_fan_table *t = calloc(1, sizeof *t);
+    scan s = { t, NULL, o, calloc(1, sizeof(ub_view)) };
+    ub_state_cfg c;
+    if (cfg) c = *cfg;
+    else ub_state_cfg_default(&c);
+    ub_units *u = ub_units_new(o, 0);
+    bool ok = t && s.v && u && (s.st = ub_state_new(&c, on_finding, t)) != NULL;
+    if (ok) {
+        ub_state_set_match_cb(s.st, on_match, t);
+        ub_state_set_note_cb(s.st, on_note, t);
+        ub_rec r;
+        int rc;
+        while ((rc = ub_cap_next(cf, &r)) == 1 && !t->oom) ub_units_record(u, &r, scan_unit, &s);
+        ub_units_flush(u, scan_unit, &s);
+        ub_state_finish(s.st);
+        if (rc < 0) {
+            snprintf(err, errlen, "%s", ub_cap_error(cf));
+            ok = false;
+        }
+        if (ok && (t->oom || !finalize(t))) {
+            snprintf(err, errlen, "out of memory analysing the capture");
+            ok = false;
+        }
+    } else if (errlen) {
+        snprintf(err, errlen, "out of memory");
+    }
+    if (s.st) ub_state_free(s.st);
+    ub_units_free(u);
+    free(s.v);
+    ub_cap_close(cf);
+    if (!ok) {
+        ub_fan_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+const ub_fan *ub_fan_get(const ub_fan_table *t, uint64_t frame)
+{
+    if (!t || !frame || frame > t->nfr) return NULL;
+    return &t->fr[frame - 1];
+}
+
+void ub_fan_free(ub_fan_table *t)
+{
+    if (!t) return;
+    free(t->fr);
+    free(t->m);
+    free(t->f);
+    free(t->marr);
+    free(t->rarr);
+    free(t->sarr);
+    free(t->relarr);
+    free(t->ch);
+    free(t);
+}

@@ -1,0 +1,75 @@
+/* Display filters: the compiled form shared by the compiler (filter.c) and the matcher
+ * (filter_match.c). Not a public header. */
+#ifndef UBPARSE_FILTER_INT_H
+#define UBPARSE_FILTER_INT_H
+
+#include "ubparse/filter.h"
+
+#include <regex.h>
+
+/* what a test reads */
+enum {
+    K_FIELD,        /* schema field rows (candidates) */
+    K_HDR,          /* schema header tables: presence, slices, contains */
+    K_ERROR,        /* ub.error */
+    K_UB,           /* ub */
+    K_FRAME,        /* frame (the record's bytes) */
+    K_FRAME_NUM, K_FRAME_LEN, K_FRAME_CAPLEN, K_FRAME_IFID, K_FRAME_DIR,
+    K_FRAME_TEPOCH, K_FRAME_TREL, K_FRAME_TDELTA, /* times: signed ns */
+    K_AN,           /* ub.analysis.*: an (AN_*) says which */
+};
+/* ub.analysis.* (filter_an.c fills ub_fan, the names are in filter.c) */
+enum {
+    AN_NONE, AN_PRESENT, AN_TP_CHANNEL, AN_EXPECTED_PSN, AN_RESPONSE_IN, AN_REQUEST_IN, AN_ACKED_IN,
+    AN_ACKS_FRAME, AN_LATENCY, AN_RULE, AN_RELATED, AN_FLAG, AN_FINDING,
+};
+enum {
+    OP_EXISTS, OP_EQ, OP_NE, OP_ANY_NE, OP_ALL_EQ, OP_LT, OP_LE, OP_GT, OP_GE,
+    OP_CONTAINS, OP_MATCHES,
+    OP_RANGE,  /* lo <= x <= hi (`in {lo..hi}`): lo in num[k] / lit, hi in hi */
+    OP_BITAND, /* (x & mask) != 0 */
+};
+enum { CM_NEVER = 0, CM_NUM, CM_BYTES, CM_STR }; /* how one candidate compares with the literal */
+
+#define LIT_MAX 64
+
+typedef struct ftest {
+    uint8_t kind, op;
+    uint8_t outer;        /* Wireshark's own eth/ip/udp: only layers outside UB, also in non-UB frames */
+    uint8_t an;           /* K_AN: AN_* */
+    uint8_t has_mask;     /* x & mask before the comparison */
+    uint8_t slice;        /* [from:count] of the value's bytes */
+    int16_t prefix;       /* CIDR prefix length, -1 none */
+    int32_t sl_from, sl_count; /* sl_from < 0: from the end; sl_count < 0: to the end */
+    uint32_t an_flag;     /* AN_FLAG: the ub_tp_flags bit */
+    uint16_t nc;          /* candidates */
+    const ub_hdr **h;     /* [nc] */
+    const ub_field **f;   /* [nc] */
+    uint8_t *grp;         /* [nc] name group: one value per layer and group (ip.addr = src, dst) */
+    uint8_t *cmode;       /* [nc] CM_* */
+    uint64_t *num;        /* [nc] literal as a number for that candidate */
+    uint64_t lit;         /* K_ERROR: error code; frame.*, K_AN numbers: the number */
+    uint64_t hi;          /* OP_RANGE upper bound */
+    uint64_t mask;
+    regex_t *re;          /* OP_MATCHES */
+    uint8_t bytes[LIT_MAX];
+    uint32_t nbytes;
+} ftest;
+
+enum { I_TEST, I_JF, I_JT, I_NOT, I_PUSH, I_XOR };
+typedef struct finsn {
+    uint8_t op;
+    uint32_t arg;
+} finsn;
+
+#define FILTER_STACK (2 * UB_FILTER_MAX_DEPTH + 4) /* pending ^^ operands */
+
+struct ub_filter {
+    finsn *code;
+    uint32_t ncode, capcode;
+    ftest *tests;
+    uint32_t ntests, captests;
+    bool uses_an;
+};
+
+#endif

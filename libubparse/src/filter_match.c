@@ -1,0 +1,438 @@
+/* Display-filter matcher (filter.h): runs the program filter.c compiled over one decoded view and
+ * what is known about its frame (ub_filter_pkt). No allocation; the only string work is regexec
+ * for `matches`. */
+#include "filter_int.h"
+
+#include "ubparse/capfile.h"
+#include "ubparse/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool cmp_num(unsigned op, uint64_t a, uint64_t b, uint64_t hi)
+{
+    switch (op) {
+    case OP_EQ: case OP_ALL_EQ: return a == b;
+    case OP_NE: case OP_ANY_NE: return a != b;
+    case OP_LT: return a < b;
+    case OP_LE: return a <= b;
+    case OP_GT: return a > b;
+    case OP_GE: return a >= b;
+    case OP_RANGE: return a >= b && a <= hi;
+    default: return false;
+    }
+}
+
+/* signed (times): the same order on biased values */
+static bool cmp_i64(unsigned op, int64_t a, int64_t b, int64_t hi)
+{
+    const uint64_t bias = 1ull << 63;
+    return cmp_num(op, (uint64_t)a ^ bias, (uint64_t)b ^ bias, (uint64_t)hi ^ bias);
+}
+
+static bool has_sub(const uint8_t *a, uint32_t na, const uint8_t *b, uint32_t nb)
+{
+    if (nb == 0) return true;
+    for (uint32_t i = 0; i + nb <= na; i++)
+        if (a[i] == b[0] && memcmp(a + i, b, nb) == 0) return true;
+    return false;
+}
+
+static bool re_bytes(const regex_t *re, const uint8_t *a, uint32_t na)
+{
+    regmatch_t m[1];
+    m[0].rm_so = 0;
+    m[0].rm_eo = (regoff_t)na;
+    return regexec(re, (const char *)a, 1, m, REG_STARTEND) == 0;
+}
+
+/* bytes: ==, <, ..., contains, matches; a /prefix compares its first bits */
+static bool cmp_bytes(const ftest *t, const uint8_t *a, uint32_t na)
+{
+    const uint8_t *b = t->bytes;
+    uint32_t nb = t->nbytes;
+    if (t->op == OP_CONTAINS) return has_sub(a, na, b, nb);
+    if (t->op == OP_MATCHES) return t->re && re_bytes(t->re, a, na);
+    int c;
+    if (t->prefix >= 0 && na == nb) {
+        unsigned full = (unsigned)t->prefix / 8, rest = (unsigned)t->prefix % 8;
+        c = full ? memcmp(a, b, full) : 0;
+        if (c == 0 && rest) {
+            uint8_t m = (uint8_t)(0xFFu << (8 - rest));
+            c = (a[full] & m) == (b[full] & m) ? 0 : 1;
+        }
+    } else {
+        uint32_t mn = na < nb ? na : nb;
+        c = mn ? memcmp(a, b, mn) : 0;
+        if (c == 0) c = na < nb ? -1 : na > nb ? 1 : 0;
+    }
+    switch (t->op) {
+    case OP_EQ: case OP_ALL_EQ: return c == 0;
+    case OP_NE: case OP_ANY_NE: return c != 0;
+    case OP_LT: return c < 0;
+    case OP_LE: return c <= 0;
+    case OP_GT: return c > 0;
+    case OP_GE: return c >= 0;
+    default: return false;
+    }
+}
+
+/* the slice [from:count] of a byte string: false if it is not (fully) there, as Wireshark */
+static bool do_slice(const ftest *t, const uint8_t **a, uint32_t *na)
+{
+    int64_t n = *na, from = t->sl_from < 0 ? n + t->sl_from : t->sl_from;
+    if (from < 0 || from > n) return false;
+    int64_t cnt = t->sl_count < 0 ? n - from : t->sl_count;
+    if (from + cnt > n) return false;
+    if (cnt == 0 && t->sl_count != 0 && t->sl_count >= 0) return false;
+    *a += from;
+    *na = (uint32_t)cnt;
+    return true;
+}
+
+/* ALL-quantified operators: true iff the field occurs and every occurrence satisfies it */
+static bool op_is_all(unsigned op) { return op == OP_NE || op == OP_ALL_EQ; }
+
+/* the layers Wireshark's own dissectors show: everything of a non-UB frame, else the encapsulation
+ * before the first UB header (UBoE's Ethernet/IP/UDP; not CFG 3/4's IP inside the UB packet) */
+static unsigned outer_layers(const ub_view *v, unsigned nl)
+{
+    if (!ub_view_ub(v)) return nl;
+    unsigned i = 0;
+    for (; i < nl; i++) {
+        const ub_hdr *h = v->layer[i].hdr;
+        unsigned id = h ? h->id : UB_H_NONE;
+        if (id != UB_H_SLL && id != UB_H_SLL2 && id != UB_H_ETH && id != UB_H_VLAN && id != UB_H_IPV4 &&
+            id != UB_H_IPV6 && id != UB_H_UDP)
+            break;
+    }
+    return i;
+}
+
+/* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
+ * (the IP header and what the decoder named after it); false when there is none. */
+bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
+{
+    if (v->kind != UB_KIND_DLLDP || (v->cfg != 3 && v->cfg != 4) || v->claim != UB_CLAIM_NONE) return false;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
+        if (id != UB_H_IPV4 && id != UB_H_IPV6) continue;
+        unsigned k = i + 1;
+        while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
+               (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA ||
+                ub_hdr_foreign(v->layer[k].hdr))) /* RoCEv2 / SUE inside: Wireshark's dissectors take them */
+            k++;
+        *lo = i;
+        *hi = k;
+        return true;
+    }
+    return false;
+}
+
+/* one number-valued occurrence against the test (ANY/ALL folding by the caller) */
+static bool num_test(const ftest *t, uint64_t x) { return cmp_num(t->op, x, t->lit, t->hi); }
+
+/* a list of numbers: ANY (or ALL for != and ===) */
+static bool num_list(const ftest *t, const uint32_t *x, unsigned n, size_t stride_u32)
+{
+    if (t->op == OP_EXISTS) return n > 0;
+    bool all = op_is_all(t->op);
+    for (unsigned i = 0; i < n; i++) {
+        bool r = num_test(t, x[i * stride_u32]);
+        if (all && !r) return false;
+        if (!all && r) return true;
+    }
+    return all && n > 0;
+}
+
+static bool an_test(const ftest *t, const ub_fan *a)
+{
+    if (!a) return false;
+    switch (t->an) {
+    case AN_PRESENT:
+        return a->tp_channel || a->tp_flags || a->nfind || a->nmatch;
+    case AN_TP_CHANNEL:
+        return a->tp_channel && (t->op == OP_EXISTS || num_test(t, a->tp_channel - 1));
+    case AN_EXPECTED_PSN: {
+        uint32_t want = UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE;
+        return (a->tp_flags & want) && (t->op == OP_EXISTS || num_test(t, a->expected_psn));
+    }
+    case AN_FLAG:
+        return (a->tp_flags & t->an_flag) != 0;
+    case AN_FINDING:
+        return a->nfind > 0;
+    case AN_RELATED:
+        return num_list(t, a->rel, a->nrel, 1);
+    case AN_RULE: {
+        if (t->op == OP_EXISTS) return a->nfind > 0;
+        bool all = op_is_all(t->op);
+        for (unsigned i = 0; i < a->nfind; i++) {
+            bool r;
+            if (t->op == OP_CONTAINS || t->op == OP_MATCHES) {
+                const ub_rule *ru = ub_rule_get(a->rule[i]);
+                const char *id = ru ? ru->id : "";
+                r = cmp_bytes(t, (const uint8_t *)id, (uint32_t)strlen(id));
+            } else {
+                r = cmp_num(t->op, a->rule[i], t->lit, 0);
+            }
+            if (all && !r) return false;
+            if (!all && r) return true;
+        }
+        return all && a->nfind > 0;
+    }
+    default: break;
+    }
+    /* matches: response_in / request_in / acked_in / acks_frame / latency */
+    bool all = op_is_all(t->op), seen = false;
+    for (unsigned i = 0; i < a->nmatch; i++) {
+        const ub_fan_match *m = &a->match[i];
+        bool tr = m->kind == 2, on;
+        uint64_t x = m->other;
+        switch (t->an) {
+        case AN_RESPONSE_IN: on = !tr && !m->rsp; break;
+        case AN_REQUEST_IN: on = !tr && m->rsp; break;
+        case AN_ACKED_IN: on = tr && !m->rsp; break;
+        case AN_ACKS_FRAME: on = tr && m->rsp; break;
+        case AN_LATENCY: on = m->rsp; x = m->lat_ns; break;
+        default: on = false; break;
+        }
+        if (!on) continue;
+        if (t->op == OP_EXISTS) return true;
+        seen = true;
+        bool r = t->an == AN_LATENCY ? cmp_i64(t->op, (int64_t)x, (int64_t)t->lit, (int64_t)t->hi) : num_test(t, x);
+        if (all && !r) return false;
+        if (!all && r) return true;
+    }
+    return all && seen;
+}
+
+static bool frame_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
+{
+    bool have = pk->frame != 0;
+    uint64_t x = 0;
+    int64_t ns = 0;
+    switch (t->kind) {
+    case K_FRAME: {
+        const uint8_t *a = pk->data ? pk->data : v->rec;
+        uint32_t na = pk->data ? pk->data_len : v->rec_len;
+        if (!a) return false;
+        if (t->op == OP_EXISTS) return true;
+        if (t->slice && !do_slice(t, &a, &na)) return false;
+        return cmp_bytes(t, a, na);
+    }
+    case K_FRAME_NUM: x = pk->frame; break;
+    case K_FRAME_LEN: x = pk->len; have = true; break;
+    case K_FRAME_CAPLEN: x = pk->caplen; break;
+    case K_FRAME_IFID: x = pk->ifid; have = have && pk->has_ifid; break;
+    case K_FRAME_DIR: /* Wireshark P2P_DIR_SENT 0, P2P_DIR_RECV 1 */
+        have = have && pk->dir != UB_DIR_UNKNOWN;
+        x = pk->dir == UB_DIR_IN ? 1 : 0;
+        break;
+    case K_FRAME_TEPOCH: ns = (int64_t)pk->ts_ns; have = have && pk->has_time; break;
+    case K_FRAME_TREL: ns = (int64_t)(pk->ts_ns - pk->t0_ns); have = have && pk->has_time; break;
+    case K_FRAME_TDELTA: ns = (int64_t)(pk->ts_ns - pk->prev_ns); have = have && pk->has_time; break;
+    default: return false;
+    }
+    if (!have) return false;
+    if (t->op == OP_EXISTS) return true;
+    if (t->kind >= K_FRAME_TEPOCH) return cmp_i64(t->op, ns, (int64_t)t->lit, (int64_t)t->hi);
+    return num_test(t, x);
+}
+
+static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return frame_test(t, v, pk);
+    /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
+    bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
+    if (!t->outer && !foreign && !ub_view_ub(v)) return false;
+    switch (t->kind) {
+    case K_UB:
+        return true;
+    case K_AN:
+        return an_test(t, pk->an);
+    case K_ERROR: {
+        unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
+        if (t->op == OP_EXISTS) return ne > 0;
+        if (ne == 0) return false;
+        bool all = op_is_all(t->op);
+        for (unsigned i = 0; i < ne; i++) {
+            bool r = cmp_num(t->op, v->err[i].code, t->lit, 0);
+            if (all && !r) return false;
+            if (!all && r) return true;
+        }
+        return all;
+    }
+    default: break;
+    }
+    /* Wireshark's names (eth.*, ip.*...) see the layers Wireshark's own dissectors show: the
+     * encapsulation and a plain CFG 3/4 IP part; ub.* names see every layer (ub.eth.*, ub.ipv4.* stay
+     * aliases of the outer headers too) */
+    unsigned nout = outer_layers(v, nl), plo = 0, phi = 0;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    if (t->kind == K_HDR) {
+        for (unsigned i = 0; i < nl; i++) {
+            if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
+            for (unsigned k = 0; k < t->nc; k++)
+                if (v->layer[i].hdr == t->h[k]) return true;
+        }
+        return false;
+    }
+    bool all = op_is_all(t->op), seen = false;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
+        for (unsigned k = 0; k < t->nc; k++) {
+            if (l->hdr != t->h[k]) continue;
+            ub_val val;
+            unsigned g = t->grp[k];
+            bool got = ub_field_value(l, t->f[k], &val) == 0;
+            while (k + 1 < t->nc && t->grp[k + 1] == g) k++; /* one row per name group and layer */
+            if (!got) continue;
+            const uint8_t *a = val.bytes;
+            uint32_t na = val.nbytes;
+            if (t->slice && (!a || !do_slice(t, &a, &na))) continue;
+            if (t->op == OP_EXISTS) return true;
+            seen = true;
+            bool r;
+            switch (t->cmode[k]) {
+            case CM_NUM: { /* integers; IPv4/MAC (<= 8 bytes) as big-endian numbers */
+                uint64_t x = t->has_mask ? val.u & t->mask : val.u;
+                if (t->op == OP_BITAND) r = x != 0;
+                else if (t->prefix >= 0) {
+                    uint64_t m = t->prefix ? (0xFFFFFFFFull << (32 - t->prefix)) & 0xFFFFFFFFull : 0;
+                    r = cmp_num(t->op, x & m, t->num[k] & m, 0);
+                } else {
+                    r = cmp_num(t->op, x, t->num[k], t->hi);
+                }
+                break;
+            }
+            case CM_BYTES:
+                r = a && cmp_bytes(t, a, na);
+                break;
+            default:
+                r = t->op == OP_NE || t->op == OP_ANY_NE; /* literal means nothing for this variant */
+                break;
+            }
+            if (all && !r) return false;
+            if (!all && r) return true;
+        }
+    }
+    return all && seen;
+}
+
+/* the program over leaf results leaf(ctx, test index) */
+static bool run_prog(const ub_filter *f, bool (*leaf)(const void *ctx, uint32_t ti), const void *ctx)
+{
+    bool acc = false;
+    bool stack[FILTER_STACK];
+    unsigned sp = 0;
+    for (uint32_t pc = 0; pc < f->ncode;) {
+        const finsn *in = &f->code[pc];
+        switch (in->op) {
+        case I_TEST: acc = leaf(ctx, in->arg); pc++; break;
+        case I_JF: pc = acc ? pc + 1 : in->arg; break;
+        case I_JT: pc = acc ? in->arg : pc + 1; break;
+        case I_NOT: acc = !acc; pc++; break;
+        case I_PUSH: if (sp < FILTER_STACK) stack[sp++] = acc; pc++; break;
+        case I_XOR: if (sp) acc = stack[--sp] != acc; pc++; break;
+        default: pc++; break;
+        }
+    }
+    return acc;
+}
+
+typedef struct one { const ub_filter *f; const ub_view *v; const ub_filter_pkt *pk; } one;
+static bool one_leaf(const void *ctx, uint32_t ti)
+{
+    const one *o = ctx;
+    return run_test(&o->f->tests[ti], o->v, o->pk);
+}
+
+bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_pkt *pk)
+{
+    if (!f || !v || !pk) return false;
+    one o = { f, v, pk };
+    return run_prog(f, one_leaf, &o);
+}
+
+bool ub_filter_match_frame(const ub_filter *f, const ub_view *v, uint64_t frame, uint32_t len)
+{
+    ub_filter_pkt pk;
+    memset(&pk, 0, sizeof pk);
+    pk.frame = frame;
+    pk.len = pk.caplen = len;
+    return ub_filter_match_pkt(f, v, &pk);
+}
+
+bool ub_filter_match(const ub_filter *f, const ub_view *v) { return ub_filter_match_frame(f, v, 0, 0); }
+
+/* ---------------------------------------------------------------- several views, one frame */
+struct ub_filter_acc {
+    const ub_filter *f;
+    uint8_t *st; /* per test: ACC_* bits */
+};
+enum { ACC_ANY = 1, ACC_SEEN = 2, ACC_VIOL = 4 };
+
+ub_filter_acc *ub_filter_acc_new(const ub_filter *f)
+{
+    if (!f) return NULL;
+    ub_filter_acc *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->f = f;
+    a->st = calloc(f->ntests ? f->ntests : 1, 1);
+    if (!a->st) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void ub_filter_acc_free(ub_filter_acc *a)
+{
+    if (!a) return;
+    free(a->st);
+    free(a);
+}
+
+void ub_filter_acc_reset(ub_filter_acc *a)
+{
+    if (a) memset(a->st, 0, a->f->ntests);
+}
+
+void ub_filter_acc_add(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *pk)
+{
+    if (!a || !v || !pk) return;
+    for (uint32_t i = 0; i < a->f->ntests; i++) {
+        const ftest *t = &a->f->tests[i];
+        bool r = run_test(t, v, pk);
+        if (!op_is_all(t->op)) {
+            if (r) a->st[i] |= ACC_ANY;
+            continue;
+        }
+        ftest ex = *t; /* does the field occur in this view at all? */
+        ex.op = OP_EXISTS;
+        bool seen = run_test(&ex, v, pk);
+        if (seen) a->st[i] |= ACC_SEEN;
+        if (seen && !r) a->st[i] |= ACC_VIOL;
+    }
+}
+
+typedef struct accx { const ub_filter_acc *a; const ub_filter_pkt *pk; } accx;
+static bool acc_leaf(const void *ctx, uint32_t ti)
+{
+    static const ub_view none; /* frame.* of a frame whose views were added */
+    const accx *x = ctx;
+    const ftest *t = &x->a->f->tests[ti];
+    uint8_t s = x->a->st[ti];
+    if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return run_test(t, &none, x->pk);
+    return op_is_all(t->op) ? (s & ACC_SEEN) && !(s & ACC_VIOL) : (s & ACC_ANY) != 0;
+}
+
+bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk)
+{
+    if (!a || !pk) return false;
+    accx x = { a, pk };
+    return run_prog(a->f, acc_leaf, &x);
+}

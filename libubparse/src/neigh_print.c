@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One-line summaries of neighbouring-interconnect layers (ub_summary, the plugin Info column). They say
+ * what the traffic is — RoCEv2, SUE, PCIe flits — never UB. */
+#include "neigh.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+typedef struct { char *b; size_t n, w; } nbuf;
+static void nb(nbuf *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(s->b + (s->w < s->n ? s->w : s->n), s->w < s->n ? s->n - s->w : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) s->w += (size_t)k;
+}
+static uint64_t fv(const ub_layer *l, const char *name)
+{
+    int i = ub_field_index(l->hdr, name);
+    return i < 0 ? 0 : ub_lget(l, (unsigned)i);
+}
+
+static void sum_ib(const ub_view *v, const ub_layer *b, nbuf *s)
+{
+    unsigned op = (unsigned)fv(b, "opcode");
+    static const char *const tr[8] = { "RC", "UC", "RD", "UD", "CNP", "XRC", "?", "?" };
+    const char *nm = ub_vname_lookup(b->hdr->fields[0].vals, op);
+    if (nm && (op >> 5) == 1) nm += 3; /* "UC SEND_ONLY": the transport is printed anyway */
+    if (nm && (op >> 5) == 3) nm += 3;
+    if (op == 0x81) nb(s, "RoCEv2 CNP QP 0x%" PRIx64, fv(b, "destqp"));
+    else if (nm) nb(s, "RoCEv2 %s %s QP 0x%" PRIx64 " PSN %" PRIu64, tr[op >> 5], nm, fv(b, "destqp"), fv(b, "psn"));
+    else nb(s, "RoCEv2 opcode 0x%02x QP 0x%" PRIx64 " PSN %" PRIu64, op, fv(b, "destqp"), fv(b, "psn"));
+    if (fv(b, "a")) nb(s, " AckReq");
+    int i = ub_view_find(v, UB_H_IB_AETH, 0);
+    if (i >= 0) {
+        const ub_layer *a = &v->layer[i];
+        unsigned sop = (unsigned)fv(a, "syndrome.opcode"), val = (unsigned)fv(a, "syndrome.value");
+        static const char *const nak[4] = { "PSN sequence error", "invalid request", "remote access error", "remote operational error" };
+        if (sop == 0) nb(s, " ACK MSN %" PRIu64, fv(a, "msn"));
+        else if (sop == 1) nb(s, " RNR NAK timer %u", val);
+        else if (sop == 3) nb(s, " NAK %s", val < 4 ? nak[val] : "reserved code");
+    }
+    if ((i = ub_view_find(v, UB_H_IB_RETH, 0)) >= 0)
+        nb(s, " VA 0x%" PRIx64 " len %" PRIu64, fv(&v->layer[i], "va"), fv(&v->layer[i], "dmalen"));
+}
+
+static void sum_sue(const ub_view *v, const ub_layer *r, nbuf *s)
+{
+    unsigned op = (unsigned)fv(r, "opcode");
+    int a = -1;
+    for (unsigned id = UB_H_SUE_AFH0; id <= UB_H_SUE_AFH2 && a < 0; id++) a = ub_view_find(v, id, 0);
+    nb(s, "SUE%s ", a >= 0 ? " AFH" : "");
+    if (op == 0) nb(s, "SEND");
+    else if (op == 1) {
+        unsigned syn = (unsigned)fv(r, "aeth_syndrome");
+        nb(s, "%s", (syn >> 5) == 3 ? "NAK" : (syn >> 5) == 1 ? "RNR NAK" : "ACK");
+    } else nb(s, "%s", op == 2 ? "CNP" : "reserved opcode");
+    nb(s, " QP 0x%" PRIx64 " PSN %" PRIu64, fv(r, "dest_qp"), fv(r, "psn"));
+    if (fv(r, "fack")) nb(s, " Fack");
+    if (r->hdr->fields[0].flags & UB_FF_LEW) nb(s, " [RH Dest_QP byte first]");
+}
+
+static void sum_flits(const ub_view *v, nbuf *s)
+{
+    unsigned n = 0;
+    for (int i = ub_view_find(v, UB_H_PCIEFLIT, 0); i >= 0; i = ub_view_find(v, UB_H_PCIEFLIT, i + 1)) {
+        const ub_layer *f = &v->layer[i];
+        unsigned usage = (unsigned)fv(f, "usage"), cmd = (unsigned)fv(f, "replay_cmd"), seq = (unsigned)fv(f, "seq");
+        if (n++ == 0) nb(s, "PCIe flit");
+        else nb(s, ",");
+        if (n > 4) { nb(s, " ..."); break; }
+        if (usage == 0 && cmd == 0 && seq == 0) nb(s, " IDLE");
+        else nb(s, " %s", usage == 1 ? "Payload" : usage == 0 ? "NOP" : "reserved");
+        static const char *const c[4] = { "seq", "Ack", "Nak", "SelNak" };
+        if (!(usage == 0 && cmd == 0 && seq == 0)) nb(s, " %s %u", c[cmd], seq);
+        if (i + 1 < v->nlayers && v->layer[i + 1].hdr->id == UB_H_PCIEFLIT_MARKER) {
+            unsigned st = (unsigned)fv(&v->layer[i + 1], "status");
+            if (st) nb(s, " %s", st == 1 ? "nullified" : st == 2 ? "poisoned" : "status?");
+        }
+    }
+    unsigned total = 0;
+    for (int i = ub_view_find(v, UB_H_PCIEFLIT, 0); i >= 0; i = ub_view_find(v, UB_H_PCIEFLIT, i + 1)) total++;
+    if (total > 1) nb(s, " (%u flits)", total);
+}
+
+size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n)
+{
+    nbuf s = { buf, n, 0 };
+    if (n) buf[0] = '\0';
+    int i;
+    if ((i = ub_view_find(v, UB_H_IB_BTH, 0)) >= 0) sum_ib(v, &v->layer[i], &s);
+    else if ((i = ub_view_find(v, UB_H_SUE_RH, 0)) >= 0) sum_sue(v, &v->layer[i], &s);
+    else if (ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0) sum_flits(v, &s);
+    return s.w < n ? s.w : (n ? n - 1 : 0);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The reliable-transport auditor core (rt_core.h). Index arithmetic: every PSN is mapped to an index
+ * 0..modulus-1 (PCIe: seq 1..1023 -> 0..1022), distances are (a - b) mod modulus, and "ahead" means a
+ * distance below half the space. */
+#include "rt_core.h"
+
+#include <stdio.h>
+
+const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
+                              UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW };
+const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
+                                  UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW };
+const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
+                                  UB_R_FL_NAK_REPLAY, UB_R__COUNT, UB_R_FL_WINDOW };
+
+uint32_t rt_idx(const rt_profile *pf, uint32_t psn) { return pf->skip_zero ? (psn + pf->modulus - 1) % pf->modulus : psn % pf->modulus; }
+uint32_t rt_psn(const rt_profile *pf, uint32_t idx) { return pf->skip_zero ? idx % pf->modulus + 1 : idx % pf->modulus; }
+static uint32_t dist(const rt_profile *pf, uint32_t a, uint32_t b) { return (a + pf->modulus - b) % pf->modulus; }
+static bool ahead(const rt_profile *pf, uint32_t a, uint32_t b) { uint32_t d = dist(pf, a, b); return d && d < pf->modulus / 2; }
+
+/* v1 < 0: one value */
+static void emit(ub_state *s, unsigned rule, const ub_pkt *p, uint64_t frame, uint64_t other, int64_t v0, int64_t v1,
+                 const char *detail, const char *key)
+{
+    if (rule >= UB_R__COUNT) return;
+    int64_t v[2] = { v0, v1 };
+    ub_st_emit(s, rule, -1, p ? p->pi->frame : frame, &other, other ? 1 : 0, v, v1 < 0 ? 1 : 2, detail, "flow", key);
+}
+
+static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next) /* acked: every idx before through_next */
+{
+    if (ahead(pf, through_next, f->una) && !ahead(pf, through_next, f->next)) f->una = through_next;
+    unsigned k = 0;
+    for (unsigned i = 0; i < f->nreq; i++)
+        if (ahead(pf, through_next, f->req[i].idx)) continue; /* acknowledged */
+        else f->req[k++] = f->req[i];
+    f->nreq = (uint8_t)k;
+}
+
+int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ack_req, bool may_skip, const ub_pkt *p,
+            const char *key)
+{
+    uint32_t i = rt_idx(pf, psn);
+    int r = 0;
+    if (!f->started) {
+        f->started = 1;
+        f->next = f->una = i;
+    }
+    if (f->nak_pending) { /* go-back-N: the first packet after the NAK is the NAK's PSN */
+        f->nak_pending = 0;
+        if (i != f->nak_idx)
+            emit(s, pf->r_nak_replay, p, 0, f->nak_frame, psn, rt_psn(pf, f->nak_idx), "replay does not start at the NAK's PSN", key);
+    }
+    if (i == f->next) {
+        f->next = (i + 1) % pf->modulus;
+    } else if (ahead(pf, i, f->next)) {
+        if (!may_skip)
+            emit(s, pf->r_gap, p, 0, 0, rt_psn(pf, f->next), dist(pf, i, f->next), "sequence numbers never seen", key);
+        f->next = (i + 1) % pf->modulus;
+        r = 1;
+    } else {
+        emit(s, pf->r_retrans, p, 0, 0, psn, -1, "at or behind the newest sent: resent (or first captured late)", key);
+        r = 2;
+    }
+    if (ack_req && r != 2 && f->nreq < RT_RING) {
+        f->req[f->nreq].idx = i;
+        f->req[f->nreq++].frame = p->pi->frame;
+    }
+    uint32_t out = dist(pf, f->next, f->una);
+    if (out > pf->window && !f->window_reported) {
+        f->window_reported = true;
+        emit(s, pf->r_window, p, 0, 0, out, pf->window, "outstanding beyond the window", key);
+    } else if (out <= pf->window) {
+        f->window_reported = false;
+    }
+    return r;
+}
+
+/* an acknowledged index must lie in [una - 1, next - 1] (older acks within the window are duplicates) */
+static bool ack_valid(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t i, uint32_t psn, const ub_pkt *p, const char *key)
+{
+    uint32_t newest = (f->next + pf->modulus - 1) % pf->modulus;
+    if (ahead(pf, i, newest) || dist(pf, newest, i) > pf->window) {
+        emit(s, pf->r_ack_psn, p, 0, 0, psn, rt_psn(pf, newest), ahead(pf, i, newest) ? "acknowledges a sequence number never sent" :
+             "acknowledges a sequence number older than the window", key);
+        return false;
+    }
+    return true;
+}
+
+void rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key)
+{
+    if (!f->started) return; /* the data direction was not captured */
+    uint32_t i = rt_idx(pf, psn);
+    if (!ack_valid(s, pf, f, i, psn, p, key)) return;
+    release(pf, f, (i + 1) % pf->modulus);
+}
+
+void rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key)
+{
+    if (!f->started) return;
+    uint32_t i = rt_idx(pf, replay_psn);
+    if (i != f->next && !ack_valid(s, pf, f, i, replay_psn, p, key)) return; /* the NAK may name next: nothing lost yet */
+    release(pf, f, i);
+    f->nak_pending = 1;
+    f->nak_idx = i;
+    f->nak_frame = p->pi->frame;
+}
+
+void rt_finish(ub_state *s, const rt_profile *pf, rt_flow *f, const char *key)
+{
+    for (unsigned k = 0; k < f->nreq; k++)
+        emit(s, pf->r_unacked, NULL, f->req[k].frame, 0, rt_psn(pf, f->req[k].idx), -1, "never acknowledged", key);
+    f->nreq = 0;
+}

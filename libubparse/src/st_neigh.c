@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* State-engine module for the neighbouring interconnects (docs/neighbours.md), on the reliable-transport
+ * core (rt_core.c): IB RC over RoCEv2 (also inside UB CFG 3/4), SUE TYPE1 (UDP or AFH framing) and PCIe
+ * flit links. None of this is UB; the rules are IB-RC-*, SUE-TP-*, PCIE-FL-* (rules.h).
+ *
+ * Flows: a data direction is (sender address, receiver address, the receiver's QP). Acks travel back
+ * addressed to the sender's QP, which the capture cannot relate to the receiver's QP without the
+ * connection setup: an ack is taken for the flow of the newest data sent between the same two
+ * addresses (one active QP per address pair and direction is assumed). PCIe flit links: one flow per
+ * capture direction (pcapng EPB direction, else interface); an Ack/Nak acknowledges the other one. */
+#include "rt_core.h"
+
+#include <stdio.h>
+
+enum { NB_IB = 1, NB_SUE = 2, NB_FLIT = 3 };
+typedef struct nb_flow {
+    rt_flow f;
+    uint8_t proto;
+    char key[112];
+} nb_flow;
+typedef struct nb_pair {
+    uint32_t qp;      /* receiver QP of the newest data between the two addresses */
+    bool read_open;   /* IB: the newest request was an RDMA Read (it may take several PSNs) */
+} nb_pair;
+
+typedef struct mod_nb {
+    ub_tbl flows, pairs;
+    ub_fh bth_op, bth_psn, bth_qp, bth_a, aeth_op, aeth_val, bth_se, bth_m, bth_fecn, bth_becn;
+    ub_fh rh_op, rh_psn, rh_qp, rh_fack, rh_syn;
+    ub_fh fl_usage, fl_cmd, fl_seq;
+} mod_nb;
+
+static size_t size_nb(const ub_state_cfg *c)
+{
+    (void)c;
+    return sizeof(mod_nb);
+}
+
+static int init_nb(void *mv, ub_state *s)
+{
+    mod_nb *m = mv;
+    uint32_t n = s->cfg.max_channels ? s->cfg.max_channels : 1;
+    if (n > 4096) n = 4096; /* flows of the neighbours: a side show, kept small */
+    if (ub_tbl_init(&m->flows, "neighbour flows", n, sizeof(nb_flow)) != 0) return -1;
+    if (ub_tbl_init(&m->pairs, "neighbour address pairs", n, sizeof(nb_pair)) != 0) {
+        ub_tbl_free(&m->flows);
+        return -1;
+    }
+    ub_fh_init(&m->bth_op, "infiniband.bth.opcode");
+    ub_fh_init(&m->bth_psn, "infiniband.bth.psn");
+    ub_fh_init(&m->bth_qp, "infiniband.bth.destqp");
+    ub_fh_init(&m->bth_a, "infiniband.bth.a");
+    ub_fh_init(&m->bth_se, "infiniband.bth.se");
+    ub_fh_init(&m->bth_m, "infiniband.bth.m");
+    ub_fh_init(&m->bth_fecn, "infiniband.bth.fecn");
+    ub_fh_init(&m->bth_becn, "infiniband.bth.becn");
+    ub_fh_init(&m->aeth_op, "infiniband.aeth.syndrome.opcode");
+    ub_fh_init(&m->aeth_val, "infiniband.aeth.syndrome.value");
+    ub_fh_init(&m->rh_op, "sue.rh.opcode");
+    ub_fh_init(&m->rh_psn, "sue.rh.psn");
+    ub_fh_init(&m->rh_qp, "sue.rh.dest_qp");
+    ub_fh_init(&m->rh_fack, "sue.rh.fack");
+    ub_fh_init(&m->rh_syn, "sue.rh.aeth_syndrome");
+    ub_fh_init(&m->fl_usage, "pcieflit.flit.usage");
+    ub_fh_init(&m->fl_cmd, "pcieflit.flit.replay_cmd");
+    ub_fh_init(&m->fl_seq, "pcieflit.flit.seq");
+    return 0;
+}
+
+static void fini_nb(void *mv)
+{
+    mod_nb *m = mv;
+    ub_tbl_free(&m->flows);
+    ub_tbl_free(&m->pairs);
+}
+
+static const ub_layer *layer(const ub_pkt *p, unsigned id)
+{
+    int i = ub_view_find(p->v, id, 0);
+    return i < 0 ? NULL : &p->v->layer[i];
+}
+
+/* addresses: the IP addresses, else the AFH ones (document 004 §12.3.1): GEN2_16b the 16-bit Dest/Source
+ * Addr, GEN1 with TC in SA the low 40 bits of both, else the 48-bit MAC addresses */
+static void addrs(const ub_pkt *p, ub_addr *src, ub_addr *dst)
+{
+    *src = p->src;
+    *dst = p->dst;
+    const ub_layer *e;
+    if ((src->len && dst->len) || !(e = layer(p, UB_H_ETH)) || e->len < 12) return;
+    unsigned skip = layer(p, UB_H_SUE_AFH2) ? 4 : layer(p, UB_H_SUE_AFH1) ? 1 : 0;
+    dst->len = src->len = (uint8_t)(6 - skip);
+    memcpy(dst->b, e->data + skip, 6 - skip);
+    memcpy(src->b, e->data + 6 + skip, 6 - skip);
+}
+static void addr_text(const ub_addr *a, char *buf, size_t n)
+{
+    if (a->len > 0 && a->len <= 6 && a->len != 4) { /* AFH / MAC addresses (4: IPv4) */
+        size_t w = 0;
+        for (unsigned i = 0; i < a->len && w + 3 < n; i++) w += (size_t)snprintf(buf + w, n - w, "%s%02x", i ? ":" : "", a->b[i]);
+        return;
+    }
+    ub_addr_str(a, buf, n);
+}
+
+static void nb_key(ub_key *k, char tag, unsigned proto, const ub_addr *a, const ub_addr *b)
+{
+    uint8_t t[2] = { (uint8_t)tag, (uint8_t)proto };
+    memset(k, 0, sizeof *k);
+    ub_key_add(k, t, 2);
+    ub_key_addr(k, a);
+    ub_key_addr(k, b);
+}
+static nb_flow *flow(mod_nb *m, unsigned proto, const ub_addr *a, const ub_addr *b, uint32_t qp)
+{
+    ub_key k;
+    nb_key(&k, 'F', proto, a, b);
+    ub_key_u64(&k, qp);
+    bool created = false;
+    nb_flow *f = ub_tbl_get(&m->flows, &k, &created);
+    if (f && created) {
+        char sa[48], sb[48];
+        addr_text(a, sa, sizeof sa);
+        addr_text(b, sb, sizeof sb);
+        f->proto = (uint8_t)proto;
+        if (proto == NB_FLIT) snprintf(f->key, sizeof f->key, "PCIe flits %s", qp == 2 ? "out (sent)" : qp == 1 ? "in (received)" : "of interface 2+");
+        else snprintf(f->key, sizeof f->key, "%s %.40s→%.40s QP 0x%x", proto == NB_IB ? "RC" : "SUE", sa, sb, qp);
+    }
+    return f;
+}
+static nb_pair *pair(mod_nb *m, unsigned proto, const ub_addr *a, const ub_addr *b, bool make)
+{
+    ub_key k;
+    nb_key(&k, 'P', proto, a, b);
+    return make ? ub_tbl_get(&m->pairs, &k, NULL) : ub_tbl_find(&m->pairs, &k);
+}
+
+/* the flow an ack from `from` to `to` acknowledges: data sent to -> from */
+static nb_flow *ack_flow(mod_nb *m, unsigned proto, const ub_addr *from, const ub_addr *to)
+{
+    nb_pair *pr = pair(m, proto, to, from, false);
+    return pr ? flow(m, proto, to, from, pr->qp) : NULL;
+}
+
+static void note(ub_state *s, unsigned rule, const ub_pkt *p, int64_t v0, int64_t v1, const char *detail, const nb_flow *f)
+{
+    int64_t v[2] = { v0, v1 };
+    ub_st_emit(s, rule, -1, p->pi->frame, NULL, 0, v, 2, detail, "flow", f ? f->key : NULL);
+}
+
+static void pkt_ib(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *b)
+{
+    unsigned op = (unsigned)ub_fh_get(&m->bth_op, b), o = op & 0x1F;
+    uint32_t psn = (uint32_t)ub_fh_get(&m->bth_psn, b), qp = (uint32_t)ub_fh_get(&m->bth_qp, b);
+    if (op >> 5 != 0) return; /* RC only: UC/UD are unreliable, CNP is congestion control */
+    ub_addr src, dst;
+    addrs(p, &src, &dst);
+    if (o <= 0x0C || o == 0x13 || o == 0x14 || o == 0x16 || o == 0x17) { /* requests */
+        nb_pair *pr = pair(m, NB_IB, &src, &dst, true);
+        bool skip = pr && pr->read_open && pr->qp == qp;
+        nb_flow *f = flow(m, NB_IB, &src, &dst, qp);
+        if (pr) {
+            pr->qp = qp;
+            pr->read_open = o == 0x0C;
+        }
+        bool areq = ub_fh_get(&m->bth_a, b) != 0;
+        if (p->v->opts && p->v->opts->ib_engine) { /* document 002 Table 3.1: SE=1, M=0, FECN=BECN=0, AckReq=1 */
+            uint64_t se = ub_fh_get(&m->bth_se, b), mig = ub_fh_get(&m->bth_m, b);
+            uint64_t cn = ub_fh_get(&m->bth_fecn, b) | ub_fh_get(&m->bth_becn, b);
+            if (!se || mig || cn || !areq) {
+                int64_t v[4] = { (int64_t)se, (int64_t)mig, (int64_t)cn, areq };
+                ub_st_emit(s, UB_R_IB_ENGINE, -1, p->pi->frame, NULL, 0, v, 4, "RDMA-engine profile invariant broken", "flow", f ? f->key : NULL);
+            }
+            areq = true; /* every request packet is acknowledged (document 002 §3.4.1.1.3.2.1) */
+        }
+        if (f) rt_data(s, &rt_ib_rc, &f->f, psn, areq, skip, p, f->key);
+        return;
+    }
+    const ub_layer *a = layer(p, UB_H_IB_AETH);
+    if (!a) return; /* Read Response Middle: no acknowledgement */
+    nb_flow *f = ack_flow(m, NB_IB, &src, &dst);
+    if (!f) return;
+    unsigned sop = (unsigned)ub_fh_get(&m->aeth_op, a), val = (unsigned)ub_fh_get(&m->aeth_val, a);
+    if (sop == 0) {
+        rt_ack(s, &rt_ib_rc, &f->f, psn, p, f->key);
+    } else if (sop == 1 || (sop == 3 && val == 0)) { /* RNR NAK, PSN sequence error: resend from the PSN */
+        note(s, UB_R_IB_NAK, p, psn, (int64_t)(sop << 5 | val), sop == 1 ? "RNR NAK" : "NAK: PSN sequence error", f);
+        rt_nak(s, &rt_ib_rc, &f->f, psn, p, f->key);
+    } else if (sop == 3) { /* invalid request, remote access / operational error: no replay */
+        static const char *const why[4] = { "", "NAK: invalid request", "NAK: remote access error", "NAK: remote operational error" };
+        note(s, UB_R_IB_NAK, p, psn, (int64_t)(sop << 5 | val), val < 4 ? why[val] : "NAK: reserved code", f);
+    }
+}
+
+static void pkt_sue(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *r)
+{
+    unsigned op = (unsigned)ub_fh_get(&m->rh_op, r);
+    uint32_t psn = (uint32_t)ub_fh_get(&m->rh_psn, r), qp = (uint32_t)ub_fh_get(&m->rh_qp, r);
+    ub_addr src, dst;
+    addrs(p, &src, &dst);
+    const ub_layer *e = layer(p, UB_H_ETH); /* TYPE2 (multicast, unreliable): not audited */
+    for (int i = ub_view_find(p->v, UB_H_VLAN, 0); i >= 0; i = ub_view_find(p->v, UB_H_VLAN, i + 1)) e = &p->v->layer[i];
+    int ti = e ? ub_field_index(e->hdr, "type") : -1;
+    if (ti >= 0 && p->v->opts && p->v->opts->sue_ethertype[1] && ub_lget(e, (unsigned)ti) == p->v->opts->sue_ethertype[1]) return;
+    if (op == 0) {
+        nb_pair *pr = pair(m, NB_SUE, &src, &dst, true);
+        if (pr) pr->qp = qp;
+        nb_flow *f = flow(m, NB_SUE, &src, &dst, qp);
+        if (f) rt_data(s, &rt_sue_type1, &f->f, psn, ub_fh_get(&m->rh_fack, r) != 0, false, p, f->key);
+        return;
+    }
+    if (op != 1) return; /* CNP, reserved */
+    nb_flow *f = ack_flow(m, NB_SUE, &src, &dst);
+    if (!f) return;
+    unsigned syn = (unsigned)ub_fh_get(&m->rh_syn, r), k = syn >> 5;
+    if (k == 3 || k == 1) { /* provisional: the IB AETH syndrome without its MSB */
+        note(s, UB_R_SUE_NAK, p, psn, syn, k == 1 ? "RNR NAK" : "NAK", f);
+        rt_nak(s, &rt_sue_type1, &f->f, psn, p, f->key);
+    } else {
+        rt_ack(s, &rt_sue_type1, &f->f, psn, p, f->key);
+    }
+}
+
+static void pkt_flits(mod_nb *m, ub_state *s, const ub_pkt *p)
+{
+    static const ub_addr none = { 0 };
+    unsigned dir = p->pi->dir ? p->pi->dir : p->pi->ifindex + 1, peer = p->pi->dir ? 3 - dir : (dir == 1 ? 2 : 1);
+    for (int i = ub_view_find(p->v, UB_H_PCIEFLIT, 0); i >= 0; i = ub_view_find(p->v, UB_H_PCIEFLIT, i + 1)) {
+        const ub_layer *l = &p->v->layer[i];
+        unsigned usage = (unsigned)ub_fh_get(&m->fl_usage, l), cmd = (unsigned)ub_fh_get(&m->fl_cmd, l);
+        uint32_t seq = (uint32_t)ub_fh_get(&m->fl_seq, l);
+        if (usage == 0 && cmd == 0 && seq == 0) continue; /* IDLE */
+        nb_flow *f = flow(m, NB_FLIT, &none, &none, dir);
+        if (!f) return;
+        if (usage == 1) { /* a Payload flit: its own number is explicit (command 00) or implied */
+            if (cmd == 0) rt_data(s, &rt_pcie_flit, &f->f, seq, false, false, p, f->key);
+            else if (f->f.started) rt_data(s, &rt_pcie_flit, &f->f, rt_psn(&rt_pcie_flit, f->f.next), false, false, p, f->key);
+        }
+        if (cmd == 0 || seq == 0) continue; /* Ack/Nak with sequence number 0 are ignored */
+        nb_flow *g = flow(m, NB_FLIT, &none, &none, peer);
+        if (!g) return;
+        f = flow(m, NB_FLIT, &none, &none, dir); /* the insert may have moved entries */
+        if (cmd == 1) {
+            rt_ack(s, &rt_pcie_flit, &g->f, seq, p, g->key);
+        } else {
+            note(s, UB_R_FL_NAK, p, seq, cmd, cmd == 2 ? "Standard Nak: replay every unacknowledged flit" : "Selective Nak: replay one flit", g);
+            rt_nak(s, &rt_pcie_flit, &g->f, rt_psn(&rt_pcie_flit, rt_idx(&rt_pcie_flit, seq) + 1), p, g->key);
+        }
+    }
+}
+
+static void packet_nb(void *mv, ub_state *s, const ub_pkt *p)
+{
+    mod_nb *m = mv;
+    const ub_layer *l;
+    if (p->crc_bad) return;
+    if ((l = layer(p, UB_H_IB_BTH))) pkt_ib(m, s, p, l);
+    else if ((l = layer(p, UB_H_SUE_RH))) pkt_sue(m, s, p, l);
+    else if (p->v->entry == UB_ENTRY_PCIEFLIT) pkt_flits(m, s, p);
+}
+
+static void finish_nb(void *mv, ub_state *s)
+{
+    mod_nb *m = mv;
+    uint32_t it = 0;
+    nb_flow *f;
+    while ((f = ub_tbl_next(&m->flows, &it)) != NULL)
+        rt_finish(s, f->proto == NB_IB ? &rt_ib_rc : f->proto == NB_SUE ? &rt_sue_type1 : &rt_pcie_flit, &f->f, f->key);
+}
+
+const ub_st_module ub_st_mod_nb = { "neighbours", UB_ST_TP, size_nb, init_nb, packet_nb, finish_nb, fini_nb };

@@ -1,0 +1,121 @@
+# bash completion for ubdump, ubgen, ubreplay and ubpeer (installed as
+# share/bash-completion/completions/<tool>; or `source scripts/completion/ubscope.bash`).
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Everything is read from the tool being completed, so completion follows the tool's version:
+#   options            from `TOOL --help`
+#   option values      the `a|b|c` lists `TOOL --help` shows after an option (-T, -G, --audit-format,
+#                      --fail-on, -z, --raw, ...), every `-z NAME` it mentions
+#   -e / -Y / --fuzz   field names from `ubdump -G fields` (for -Y: the word being typed inside the
+#                      filter expression), -o: decoder option names from `ubdump -o help`
+#   files              -r/-w/--save/... and positional arguments
+# Plain bash: no bash-completion helper functions needed.
+
+# _ubscope_help TOOL: the help text, cached per tool path
+_ubscope_help() {
+    local var="_UBSCOPE_HELP_${1//[^A-Za-z0-9]/_}"
+    if [[ -z ${!var+x} ]]; then
+        printf -v "$var" '%s' "$("$1" --help 2>&1)"
+    fi
+    printf '%s\n' "${!var}"
+}
+
+# _ubscope_fields UBDUMP: every field name (first column of `ubdump -G fields`), cached
+_ubscope_fields() {
+    if [[ -z ${_UBSCOPE_FIELDS+x} ]]; then
+        _UBSCOPE_FIELDS=$({ "$1" -G fields 2>/dev/null | cut -f1
+            printf '%s\n' frame.number frame.len frame.time_relative ub.error ub; } | sort -u)
+    fi
+    printf '%s\n' "$_UBSCOPE_FIELDS"
+}
+
+# _ubscope_choices TOOL OPTION: the values listed after OPTION in the help ("-T text|fields|json",
+# "-z ub,srt"); lower-case words only (upper-case words are placeholders such as FILE or N)
+_ubscope_choices() {
+    _ubscope_help "$1" | grep -oE -- "(^|[[:space:],(])$2[ =][a-z][a-z0-9,._|-]*" |
+        sed -E "s/^[[:space:],(]?$2[ =]//" | tr '|' '\n' | grep -E '^[a-z]' | sort -u
+}
+
+# the ubdump next to (or instead of) the tool being completed: field names and -o options
+_ubscope_ubdump() {
+    local t=$1
+    if [[ $t == */* && -x ${t%/*}/ubdump ]]; then echo "${t%/*}/ubdump"
+    elif [[ $t == */* && -x ${t%/*}/../tools/ubdump ]]; then echo "${t%/*}/../tools/ubdump"
+    else command -v ubdump 2>/dev/null || echo ubdump
+    fi
+}
+
+_ubscope() {
+    local tool=${COMP_WORDS[0]}
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+    command -v -- "$tool" >/dev/null 2>&1 || return 0
+    local ubdump
+    ubdump=$(_ubscope_ubdump "$tool")
+
+    case $prev in
+    --log-dir)
+        COMPREPLY=($(compgen -d -- "$cur"))
+        compopt -o filenames 2>/dev/null
+        return 0
+        ;;
+    -r | -w | --save | --audit-output | --report-output | --ready-file | --map-file | --lua | --scenario | --rx-file)
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -f -- "$cur"))
+        compopt -o filenames 2>/dev/null
+        return 0
+        ;;
+    -e | --fuzz)
+        COMPREPLY=($(compgen -W "$(_ubscope_fields "$ubdump")" -- "$cur"))
+        return 0
+        ;;
+    -Y)
+        # complete the field name being typed at the end of the expression
+        local q= head= word=$cur
+        [[ $word == [\'\"]* ]] && { q=${word:0:1}; word=${word:1}; }
+        head=${word%"${word##*[^A-Za-z0-9._]}"}
+        word=${word:${#head}}
+        local f
+        while IFS= read -r f; do
+            [[ -n $f && $f == "$word"* ]] && COMPREPLY+=("$q$head$f")
+        done < <(_ubscope_fields "$ubdump")
+        compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    -o)
+        local names
+        names=$("$ubdump" -o help 2>/dev/null | sed -E 's/ {2,}.*//' | tr ' ' '\n' | grep -oE '^[a-z][a-z0-9._<>]*=' | sort -u)
+        COMPREPLY=($(compgen -W "$names" -- "$cur"))
+        compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    -*)
+        local choices
+        choices=$(_ubscope_choices "$tool" "$prev")
+        if [[ -n $choices ]]; then
+            COMPREPLY=($(compgen -W "$choices" -- "$cur"))
+            return 0
+        fi
+        # an option that takes a placeholder argument (N, T, HOST...): nothing to offer
+        if _ubscope_help "$tool" | grep -qE -- "(^|[[:space:],(])$prev [A-Z\[]"; then
+            return 0
+        fi
+        ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        local opts
+        opts=$(_ubscope_help "$tool" | grep -oE -- '(^|[[:space:],(\[])--?[A-Za-z][A-Za-z0-9-]*' |
+            sed -E 's/^[[:space:],(\[]//' | grep -vE -- '-$' | sort -u)
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        return 0
+    fi
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -f -- "$cur"))
+    compopt -o filenames 2>/dev/null
+    return 0
+}
+
+complete -F _ubscope ubdump ubgen ubreplay ubpeer

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Deterministic speed guard (issue #11): callgrind instructions per packet of `ubdump -q` and
+# `ubdump -q --audit` over 20,000 packets of the mixed capture (bench/mixed.sh) and of the benchmark
+# packet (bench/write64.ub), against loose limits (>= 30 % above what they measure at the time of
+# writing: mixed 4,781 / 9,086, benchmark 3,315 / 6,777 with gcc 12 -O2 on x86-64 with PCLMULQDQ).
+# Never a wall-clock number. Skipped (exit 77) without valgrind or on an unoptimised / sanitised build.
+set -eu
+: "${UBDUMP:?}" "${UBGEN:?}" "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}"
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "SKIP: valgrind is not installed"
+    exit 77
+fi
+cache=$UB_BINARY_DIR/CMakeCache.txt
+bt=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
+san=$(sed -n 's/^UB_SANITIZE:[A-Z]*=//p' "$cache")
+case "$bt:${san:-OFF}" in
+    Release:OFF | RelWithDebInfo:OFF) ;;
+    *)
+        echo "SKIP: build type '$bt', UB_SANITIZE=${san:-OFF}: instruction counts only mean something optimised"
+        exit 77
+        ;;
+esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+N=20000
+UB_MIXED_UB=$tmp/mixed.ub UBGEN=$UBGEN UB_BUILD_DIR=$UB_BINARY_DIR sh -c \
+    "bash '$UB_SOURCE_DIR/bench/mixed.sh' $N '$tmp/mixed.pcap'" >/dev/null
+"$UBGEN" --repeat $N -w "$tmp/bench.pcap" "$UB_SOURCE_DIR/bench/write64.ub"
+fail=0
+# check CAPTURE LIMIT ARGS...: instructions per packet of ubdump -r CAPTURE ARGS <= LIMIT
+check() {
+    cap=$1 limit=$2
+    shift 2
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$UBDUMP" -r "$tmp/$cap.pcap" "$@" >"$tmp/out" 2>/dev/null || true
+    pk=$(sed -n 's/^\([0-9]*\) records.*/\1/p' "$tmp/out" | head -1)
+    [ "$pk" = "$N" ] || { echo "FAIL: ubdump -r $cap.pcap $*: expected $N records, output says '$pk'"; fail=1; return; }
+    ir=$(sed -n 's/^summary: //p' "$tmp/cg")
+    per=$((ir / N))
+    if [ "$per" -le "$limit" ]; then
+        echo "ok   $cap ubdump $*: $per instructions/packet (limit $limit)"
+    else
+        echo "FAIL $cap ubdump $*: $per instructions/packet > limit $limit"
+        fail=1
+    fi
+}
+check mixed 6300 -q
+check mixed 11800 -q --audit
+check bench 4300 -q
+check bench 8800 -q --audit
+exit $fail
