@@ -54,3 +54,23 @@ expect_audit() {
 peer_audit_ids() {
     PEER_IDS=$(grep -E '^(error|warning) +UB-' "$tmp/$1.out" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//')
 }
+
+# udp_peer NAME [FAULT]: ubpeer -q on 127.0.0.1 (a free port) in the background until killed, with one
+# --fault knob; returns when it is ready; sets PEER_PID and PORT
+udp_peer() {
+    rm -f "$tmp/$1.ready"
+    if [ $# -gt 1 ]; then
+        "$UBPEER" --udp 127.0.0.1:0 --ready-file "$tmp/$1.ready" -q --fault "$2" > /dev/null 2> "$tmp/$1.peer.err" &
+    else
+        "$UBPEER" --udp 127.0.0.1:0 --ready-file "$tmp/$1.ready" -q > /dev/null 2> "$tmp/$1.peer.err" &
+    fi
+    PEER_PID=$!
+    i=0
+    while [ ! -s "$tmp/$1.ready" ] && [ $i -lt 200 ]; do # safety net only
+        kill -0 "$PEER_PID" 2>/dev/null || break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    PORT=$(cat "$tmp/$1.ready" 2>/dev/null)
+    [ -n "$PORT" ]
+}

@@ -21,23 +21,8 @@ TXN=$S/captures/audit_txn_clean.pcapng
 RTP=$S/captures/audit_rtp_clean.pcapng
 SC=$S/tests/replay/write_read.ubs
 
-peer() { # NAME [FAULT]: sets PORT
-    rm -f "$tmp/$1.ready"
-    if [ $# -gt 1 ]; then
-        "$UBPEER" --udp 127.0.0.1:0 --ready-file "$tmp/$1.ready" -q --fault "$2" > /dev/null 2> "$tmp/$1.peer.err" &
-    else
-        "$UBPEER" --udp 127.0.0.1:0 --ready-file "$tmp/$1.ready" -q > /dev/null 2> "$tmp/$1.peer.err" &
-    fi
-    PEER_PID=$!
-    i=0
-    while [ ! -s "$tmp/$1.ready" ] && [ $i -lt 200 ]; do # safety net only
-        kill -0 "$PEER_PID" 2>/dev/null || break
-        sleep 0.1
-        i=$((i + 1))
-    done
-    PORT=$(cat "$tmp/$1.ready" 2>/dev/null)
-    [ -n "$PORT" ]
-}
+. "$S/tests/peer_lib.sh"
+peer() { udp_peer "$@"; }
 stop_peer() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_PID=; }
 ids() { grep -E '^(error|warning) +UB-' "$1" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 

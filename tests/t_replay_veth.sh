@@ -10,6 +10,7 @@
 #   UBoE Ethernet: NTH-based RTP requests converted with --cna-ip, answered and audited clean
 #   a scenario with @expect lines passes, and fails at the right line with a fault (content, timing,
 #     no answer), reported in SARIF and JUnit with the scenario file:line
+#   lua/retry_storm.lua (a Lua scenario on raw flit records): clean, and UB-TA-003 + UB-SC-004 with a knob
 #   safety: -i needs a named interface that exists; capabilities are gone while it runs
 # Skipped, with a message, only where user/network namespaces cannot be created. Nothing leaves the
 # namespace. No wall-clock thresholds: only exit statuses, rule ids, lines and packet counts.
@@ -198,6 +199,16 @@ grep -q 'write_read.ubs:15' "$tmp/sc_late.xml" && ok || bad "sc_late: JUnit does
 replay sc_none 1 "*" "-i vb" 'no-response:filter=ub.btah.taopcode == "Read"' -i va --scenario "$SC"
 grep -E '^error +UB-SC-003' "$tmp/sc_none.out" > /dev/null && ok || bad "sc_none: no UB-SC-003"
 grep -q 'write_read.ubs:25' "$tmp/sc_none.out" && ok || bad "sc_none: the finding does not name line 25"
+
+# ---------------------------------------------------------------- Lua scenario: a retry storm on one VL
+# lua/retry_storm.lua (raw flit records): every Write answered by exactly one TAACK on every VL although
+# the storm VL sends each Write 2 more times (TP duplicates); ubpeer answering duplicates again (the
+# duplicate knob on its responses) breaks it
+LS=$S/lua/retry_storm.lua
+replay lua_storm 0 "" "-i vb --raw flit" "" -i va --raw flit --scenario "$LS" --var vl=2 --var copies=2 --var rounds=2 --within 500ms
+grep -q 'expectations 10 met of 10' "$tmp/lua_storm.out" "$tmp/lua_storm.err" && ok ||
+    bad "lua_storm: not 10 of 10 expectations met: $(grep -h expectations "$tmp/lua_storm.out" "$tmp/lua_storm.err")"
+replay lua_storm_dup 1 "UB-SC-004 UB-TA-003" "-i vb --raw flit" "duplicate:on=rsp" -i va --raw flit --scenario "$LS" --var vl=2 --var copies=2 --var rounds=2 --within 500ms
 
 # ---------------------------------------------------------------- capabilities are gone while it runs
 if peer caps -i vb --raw flit; then

@@ -421,6 +421,16 @@ int main(void)
         CHECK(ub_filter_compile("ub.nope", NULL, 0) == NULL);
         CHECK(ub_filter_compile(NULL, tiny, sizeof tiny) == NULL);
     }
+    { /* filters judged one packet at a time refuse what only ubdump's whole-capture pass has */
+        char e[200] = "";
+        CHECK(ub_filter_compile_live("ub.analysis.retransmission", e, sizeof e) == NULL);
+        CHECK_STR(e, "ub.analysis.* needs the state engine's pass over the whole capture (ubdump -Y); not available in this filter");
+        CHECK(ub_filter_compile_live("ub.rtph && frame.time_relative > 1", e, sizeof e) == NULL);
+        CHECK_STR(e, "frame.time_* fields are not available in this filter (ubdump -Y has them)");
+        ub_filter *f = ub_filter_compile_live("ub.rtph.psn == 3 && frame.number > 1", e, sizeof e);
+        CHECK(f != NULL);
+        ub_filter_free(f);
+    }
 
     free_cap(c9);
     free_cap(c7);

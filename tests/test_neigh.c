@@ -215,7 +215,8 @@ static void feed(const char *text, ub_entry e, unsigned dir)
 {
     uint32_t n = build(text);
     ub_decode(&V, &O, e, buf, n);
-    ub_pktinfo pi = { ++FRAME, FRAME * 1000, 0, (uint8_t)dir };
+    FRAME++;
+    ub_pktinfo pi = { FRAME, FRAME * 1000, 0, (uint8_t)dir };
     ub_state_packet(ST, &V, &pi);
 }
 static void engine(void)
@@ -301,7 +302,8 @@ static void t_mutate(void)
                     ub_summary(&V, sm, sizeof sm);
                     ub_print_tree(out, &V);
                     ub_print_json(out, &V);
-                    ub_pktinfo pi = { ++FRAME, FRAME, 0, (uint8_t)(1 + (round & 1)) };
+                    FRAME++;
+                    ub_pktinfo pi = { FRAME, FRAME, 0, (uint8_t)(1 + (round & 1)) };
                     ub_state_packet(ST, &V, &pi);
                     CHECK(V.nlayers <= UB_MAX_LAYERS);
                 }

@@ -8,6 +8,7 @@
 #include "ubparse/rewrite.h"
 #include "ubparse/runner.h"
 #include "ubparse/sched.h"
+#include "ubparse/ublua.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -112,8 +113,9 @@ static const char HELP[] =
 "                        response times per TAOpcode with -z ub,srt); -z help lists them\n"
 "\n"
 "SCENARIOS\n"
-"    --scenario FILE     text scenario (@send, @expect FILTER within=T, @wait, @repeat, @set, @check)\n"
-"    --var NAME=VALUE    set a scenario variable; --keep-going: judge every expectation; -v: log\n"
+"    --scenario FILE     text scenario (@send, @expect FILTER within=T, @wait, @repeat, @set, @check);\n"
+"                        FILE.lua: a Lua scenario, scenario() with send/expect/sleep/check (docs/lua.md)\n"
+"    --var NAME=VALUE    set a scenario variable (Lua: ub.args.NAME); --keep-going: judge every expectation; -v: log\n"
 "    --within T, --tol T, --tolpct P   default expectation window and tolerance (10ms, 1ms, 0)\n"
 "\n"
 "SAFETY\n"
@@ -513,6 +515,7 @@ int main(int argc, char **argv)
     ub_audit *au = NULL;
     ub_capw *save = NULL;
     ub_scenario *sc = NULL;
+    ub_lua *lu = NULL; /* --scenario FILE.lua */
     ub_replay *rp = NULL;
     ub_runner *r = NULL;
     int status = 0;
@@ -632,6 +635,22 @@ int main(int argc, char **argv)
     if (a->check) {
         rs = ub_ruleset_new();
         if (!rs || ub_runner_add_rules(rs, err, sizeof err) < 0) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
+        size_t sl = a->scenario ? strlen(a->scenario) : 0;
+        if (sl > 4 && strcmp(a->scenario + sl - 4, ".lua") == 0) {
+            /* a Lua scenario: its rules (ub.rule, UB-LUA-001) join the session's rule set; --var K=V
+             * become ub.args.K */
+            ub_lua_cfg lc;
+            ub_lua_cfg_default(&lc);
+            lc.opts = &a->o;
+            lc.tool = "ubreplay";
+            lu = ub_lua_new(&lc);
+            if (!lu) { fprintf(stderr, "ubreplay: out of memory\n"); status = 2; goto out; }
+            for (unsigned i = 0; i < a->nvars; i++)
+                if (ub_lua_arg(lu, a->vars[i], err, sizeof err) < 0) { status = usage_err("--var %s", err); goto out; }
+            if (ub_lua_load(lu, a->scenario, rs, err, sizeof err) < 0) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
+            if (!(ub_lua_wants(lu) & UB_LUA_W_SCENARIO))
+                { status = usage_err("%s defines no global function scenario()", a->scenario); goto out; }
+        }
         ub_audit_cfg ac;
         ub_audit_cfg_default(&ac);
         ac.state = a->st;
@@ -654,11 +673,12 @@ int main(int argc, char **argv)
     /* ---- replay or scenario */
     if (a->scenario) {
         size_t l = strlen(a->scenario);
-        if (l > 4 && strcmp(a->scenario + l - 4, ".lua") == 0)
-            { status = usage_err("Lua scenarios need the Lua bindings (not in this build): %s", a->scenario); goto out; }
-        sc = ub_scenario_load(a->scenario, &a->o, err, sizeof err);
-        if (!sc) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
-        for (unsigned i = 0; i < a->nvars; i++) {
+        if (lu) ub_lua_attach(lu, au);
+        else if (l > 4 && strcmp(a->scenario + l - 4, ".lua") == 0)
+            { status = usage_err("a Lua scenario needs --check: %s", a->scenario); goto out; }
+        else sc = ub_scenario_load(a->scenario, &a->o, err, sizeof err);
+        if (!sc && !lu) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
+        for (unsigned i = 0; sc && i < a->nvars; i++) {
             const char *eq = strchr(a->vars[i], '=');
             uint64_t v;
             char name[128];
@@ -669,7 +689,7 @@ int main(int argc, char **argv)
             ub_scenario_set_var(sc, name, v);
         }
     }
-    if (!sc) {
+    if (!sc && !lu) {
         a->rc.inputs = inputs;
         a->rc.ninputs = ninputs;
         rp = ub_replay_new(&a->rc, err, sizeof err);
@@ -683,14 +703,15 @@ int main(int argc, char **argv)
     cc.save = save;
     cc.rw = cv;
     if (a->batch) cc.batch = a->batch;
-    cc.rx_queue = sc ? 4096 : 0;
+    cc.rx_queue = sc || lu ? 4096 : 0;
     if (live) {
         cc.max_packets = a->max_packets;
         cc.max_duration_ns = a->max_dur;
     }
     cc.seed = a->wc.seed;
-    cc.auto_ack = a->check && live && (a->rc.requests || sc);
+    cc.auto_ack = a->check && live && (a->rc.requests || sc || lu);
     if (sc) ub_scenario_apply_defaults(sc, &cc);
+    if (lu) cc.src_uri = a->scenario;
     if (a->auto_ack >= 0) cc.auto_ack = a->auto_ack && a->check && live;
     cc.resend = a->resend && live;
     if (a->has_within) cc.within_ns = a->within;
@@ -704,7 +725,11 @@ int main(int argc, char **argv)
     if (!r) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; goto out; }
 
     bool capped = false;
-    if (sc) {
+    if (lu) {
+        int src = ub_lua_scenario_run(lu, r, err, sizeof err);
+        if (src == 2) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; }
+        if (src == 3) capped = true;
+    } else if (sc) {
         if (a->keep_going) ub_scenario_set_keep_going(sc, true);
         int src = ub_scenario_run(sc, r, a->verbose ? stderr : NULL, err, sizeof err);
         if (src == 2) { fprintf(stderr, "ubreplay: %s\n", err); status = 2; }
@@ -774,6 +799,7 @@ out:
     if (save && ub_capw_close(save) < 0) { fprintf(stderr, "ubreplay: %s: write error\n", a->save); status = 2; }
     if (dry && ub_xport_dry_close(dry) < 0) { fprintf(stderr, "ubreplay: %s: write error\n", a->dry); status = 2; }
     ub_audit_free(au);
+    ub_lua_free(lu);
     ub_ruleset_free(rs);
     ub_rw_free(rw);
     ub_rw_free(cv);

@@ -27,7 +27,7 @@ static ubl_flt *flt_push(lua_State *L, int idx)
     x->f = NULL;
     luaL_setmetatable(L, MT_FILTER);
     char err[256];
-    x->f = ub_filter_compile(expr, err, sizeof err);
+    x->f = ub_filter_compile_live(expr, err, sizeof err);
     if (!x->f) luaL_error(L, "display filter \"%s\": %s", expr, err);
     lua_pushvalue(L, idx);
     lua_setiuservalue(L, -2, 1);

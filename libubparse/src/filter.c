@@ -555,6 +555,7 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
             t->an = p_names[i].an;
             t->an_flag = p_names[i].flag;
             if (t->kind == K_AN) p->f->uses_an = true;
+            if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
             return true;
         }
     bool ok = false;
@@ -1092,3 +1093,14 @@ size_t ub_filter_err_column(const char *err)
 
 
 bool ub_filter_uses_analysis(const ub_filter *f) { return f && f->uses_an; }
+
+ub_filter *ub_filter_compile_live(const char *expr, char *err, size_t errlen)
+{
+    ub_filter *f = ub_filter_compile(expr, err, errlen);
+    if (!f || (!f->uses_an && !f->uses_time)) return f;
+    snprintf(err, errlen, "%s", f->uses_an ? "ub.analysis.* needs the state engine's pass over the whole capture "
+                                               "(ubdump -Y); not available in this filter"
+                                             : "frame.time_* fields are not available in this filter (ubdump -Y has them)");
+    ub_filter_free(f);
+    return NULL;
+}

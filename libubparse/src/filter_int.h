@@ -70,6 +70,7 @@ struct ub_filter {
     ftest *tests;
     uint32_t ntests, captests;
     bool uses_an;
+    bool uses_time;       /* frame.time_epoch/_relative/_delta */
 };
 
 #endif

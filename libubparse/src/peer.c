@@ -159,7 +159,7 @@ int ub_peer_fault_parse(const char *spec, ub_peer_fault *f, ub_filter **filter_o
     while (rest && *rest) {
         char *kv = rest;
         if (strncmp(kv, "filter=", 7) == 0) { /* takes the rest of the text */
-            ub_filter *flt = ub_filter_compile(kv + 7, err, errlen);
+            ub_filter *flt = ub_filter_compile_live(kv + 7, err, errlen);
             if (!flt) return -1;
             f->filter = flt;
             if (filter_out) *filter_out = flt;

@@ -113,7 +113,7 @@ ub_replay *ub_replay_new(const ub_replay_cfg *c, char *err, size_t errlen)
     ub_view_init(rp->v);
     if (c->filter) {
         char e2[256];
-        rp->flt = ub_filter_compile(c->filter, e2, sizeof e2);
+        rp->flt = ub_filter_compile_live(c->filter, e2, sizeof e2);
         if (!rp->flt) { snprintf(err, errlen, "-Y %s: %s", c->filter, e2); ub_replay_free(rp); return NULL; }
     }
     if (c->ranges && parse_ranges(rp, c->ranges, err, errlen) < 0) { ub_replay_free(rp); return NULL; }

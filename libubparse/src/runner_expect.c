@@ -18,7 +18,7 @@ static const ub_filter *get_filter(ub_runner *r, const ub_expect *e)
     if (!e->filter) { rn_fail(r, "expect without a filter%s", NULL); return NULL; }
     if (r->ftext && strcmp(r->ftext, e->filter) == 0) return r->fcomp;
     char err[256];
-    ub_filter *f = ub_filter_compile(e->filter, err, sizeof err);
+    ub_filter *f = ub_filter_compile_live(e->filter, err, sizeof err);
     if (!f) {
         snprintf(r->err, sizeof r->err, "filter \"%s\": %s", e->filter, err);
         return NULL;

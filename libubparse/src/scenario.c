@@ -361,7 +361,7 @@ static int check_filter(ub_scenario *s, const stmt *t, char *err, size_t errlen)
     char e2[256];
     char *f = subst(s, t->text, true, e2, sizeof e2);
     if (!f) return perr(err, errlen, s, t->line, "%s", e2);
-    ub_filter *c = ub_filter_compile(f, e2, sizeof e2);
+    ub_filter *c = ub_filter_compile_live(f, e2, sizeof e2);
     free(f);
     if (!c) return perr(err, errlen, s, t->line, "filter: %s", e2);
     ub_filter_free(c);

@@ -108,6 +108,10 @@ bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk);
 void ub_filter_acc_free(ub_filter_acc *a);
 /* Does the filter read ub.analysis.* (so the caller must run the state engine first)? */
 bool ub_filter_uses_analysis(const ub_filter *f);
+/* ub_filter_compile for filters judged one packet at a time, without the analysis pre-pass or the
+ * frame times (ubreplay -Y, scenario @expect, ubpeer fault filters, Lua ub.filter): a filter that
+ * reads ub.analysis.* or frame.time_* is refused with a message instead of never matching. */
+ub_filter *ub_filter_compile_live(const char *expr, char *err, size_t errlen);
 /* The column N of an error message "column N: ..." (for a caret under the expression), 0 if none. */
 size_t ub_filter_err_column(const char *err);
 void ub_filter_free(ub_filter *f);

@@ -90,6 +90,14 @@ uint64_t ub_lua_errors(const ub_lua *u);
  * takes no findings any more, so they are only on standard error — front ends fail the run. */
 uint64_t ub_lua_late_errors(const ub_lua *u);
 
+/* ---------------------------------------------------------------- scenarios (ubreplay --scenario FILE.lua) */
+/* Run the global scenario() of every loaded script over runner r (send, expect, sleep, check, fail,
+ * now; ub.report raises runner findings). Attach the runner's audit session first (ub_lua_attach) so
+ * script errors are UB-LUA-001 findings. 0; 1 a script error; 2 no scenario() (err); 3 a safety cap
+ * stopped the run. */
+struct ub_runner;
+int ub_lua_scenario_run(ub_lua *u, struct ub_runner *r, char *err, size_t errlen);
+
 /* ---------------------------------------------------------------- documentation */
 /* The `ub` module reference in Markdown, generated from the bindings' registration tables
  * (ubdump -G lua; scripts/gen-docs.sh writes it into docs/lua.md). */
