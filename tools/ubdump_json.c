@@ -6,7 +6,6 @@
 #include "ubdump_out.h"
 #include "ubparse/filter.h"
 
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
