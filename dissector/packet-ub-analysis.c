@@ -33,6 +33,7 @@
 
 #include <ubparse/ubparse.h>
 #include <ubparse/capfile.h>
+#include <ubparse/expert.h>
 #include <ubparse/state.h>
 
 #include "packet-ub.h"
@@ -260,24 +261,6 @@ static void fmt_val(GString *s, gint64 v)
     else g_string_append_printf(s, "%" G_GINT64_FORMAT, v);
 }
 
-/* Decoder-error findings carry the ub.error name as key: their group is the decoder's. */
-static int decode_group(const char *key)
-{
-    if (!key) return -1;
-    for (unsigned c = 1; c < UB_E__COUNT; c++) {
-        const ub_err_info *ei = ub_err_get(c);
-        if (ei && ei->name && strcmp(ei->name, key) == 0) {
-            switch (ei->group) {
-            case UB_EG_MALFORMED: return FG_MALFORMED;
-            case UB_EG_SEQUENCE: return FG_SEQUENCE;
-            case UB_EG_CHECKSUM: return FG_CHECKSUM;
-            default: return FG_PROTOCOL;
-            }
-        }
-    }
-    return -1;
-}
-
 /* "UB-TP-002 <title>: <detail>; TP channel <key>; values a, b; frames x" (ubdump's finding line) */
 static void an_finding_cb(void *ctx _U_, const ub_finding *f)
 {
@@ -305,9 +288,10 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
     memset(&x, 0, sizeof x);
     x.rule = f->rule;
     x.sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
-    int g = f->keytext[0] ? -1 : decode_group(f->key);
-    if (g < 0) g = (strcmp(r->layer, "transport") == 0 || strcmp(r->layer, "data link") == 0) ? FG_SEQUENCE : FG_PROTOCOL;
-    x.group = (guint8)g;
+    static const guint8 fg_of[] = { [UB_EG_MALFORMED] = FG_MALFORMED, [UB_EG_PROTOCOL] = FG_PROTOCOL,
+                                    [UB_EG_SEQUENCE] = FG_SEQUENCE, [UB_EG_CHECKSUM] = FG_CHECKSUM };
+    unsigned eg = ub_finding_group(f); /* as ubdump -z expert */
+    x.group = eg < G_N_ELEMENTS(fg_of) ? fg_of[eg] : FG_PROTOCOL;
     for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
         if (f->frames[i] && f->frames[i] <= G_MAXUINT32) x.rel[x.nrel++] = (guint32)f->frames[i];
     x.text = wmem_strdup(wmem_file_scope(), s->str);
@@ -389,11 +373,10 @@ static int eid_to_str(const address *a, gchar *buf, int buf_len)
     const guint8 *d = (const guint8 *)a->data;
     if (a->len == 3) /* 20-bit EID, right-aligned */
         return g_snprintf(buf, buf_len, "0x%05x", (guint32)d[0] << 16 | (guint32)d[1] << 8 | d[2]) + 1;
-    int o = 0;
-    for (int i = 0; i + 1 < a->len && o + 6 < buf_len; i += 2)
-        o += g_snprintf(buf + o, buf_len - o, i ? ":%x" : "%x", (guint32)d[i] << 8 | d[i + 1]);
-    if (o == 0 && buf_len > 0) buf[0] = '\0';
-    return o + 1;
+    if (a->len == 16) /* 128-bit EID: RFC 5952 text, as ubdump */
+        return (int)ub_ipv6_format(d, buf, buf_len > 0 ? (size_t)buf_len : 0) + 1;
+    if (buf_len > 0) buf[0] = '\0';
+    return 1;
 }
 static int eid_str_len(const address *a _U_) { return 40; }
 static const char *eid_col_filter(const address *a _U_, gboolean src) { return src ? "ub.eidh.seid" : "ub.eidh.deid"; }
@@ -1152,16 +1135,13 @@ void ub_an_register(int proto)
     proto_register_subtree_array(ett, array_length(ett));
 
     static ei_register_info ei[] = {
-        EI_ROW(ei_retrans, "ub.analysis.retransmission", PI_SEQUENCE, PI_NOTE,
-               "This frame is a (suspected) retransmission: its PSN was sent before"),
-        EI_ROW(ei_ooo, "ub.analysis.out_of_order", PI_SEQUENCE, PI_WARN,
-               "This frame is out of order: a lower PSN than the highest sent, not sent before"),
-        EI_ROW(ei_lost, "ub.analysis.lost_segment", PI_SEQUENCE, PI_WARN,
-               "Previous PSN(s) not captured (a PSN gap precedes this packet)"),
-        EI_ROW(ei_dupack, "ub.analysis.duplicate_ack", PI_SEQUENCE, PI_NOTE, "Duplicate TP acknowledgement"),
-        EI_ROW(ei_dup, "ub.analysis.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate data: this PSN was already seen"),
-        EI_ROW(ei_nak, "ub.analysis.nak", PI_SEQUENCE, PI_WARN, "TPNAK: the receiver reports a PSN error"),
-        EI_ROW(ei_sack, "ub.analysis.sack", PI_SEQUENCE, PI_NOTE, "Selective acknowledgement (TPSACK)"),
+        EI_ROW(ei_retrans, "ub.analysis.retransmission", PI_SEQUENCE, PI_NOTE, NULL), /* summary: ub_tp_flag_info */
+        EI_ROW(ei_ooo, "ub.analysis.out_of_order", PI_SEQUENCE, PI_WARN, NULL), /* summary: ub_tp_flag_info */
+        EI_ROW(ei_lost, "ub.analysis.lost_segment", PI_SEQUENCE, PI_WARN, NULL), /* summary: ub_tp_flag_info */
+        EI_ROW(ei_dupack, "ub.analysis.duplicate_ack", PI_SEQUENCE, PI_NOTE, NULL), /* summary: ub_tp_flag_info */
+        EI_ROW(ei_dup, "ub.analysis.duplicate", PI_SEQUENCE, PI_NOTE, NULL), /* summary: ub_tp_flag_info */
+        EI_ROW(ei_nak, "ub.analysis.nak", PI_SEQUENCE, PI_WARN, NULL), /* summary: ub_tp_flag_info */
+        EI_ROW(ei_sack, "ub.analysis.sack", PI_SEQUENCE, PI_NOTE, NULL), /* summary: ub_tp_flag_info */
 #define FROW(g, gi, s, si) EI_ROW(ei_finding[g][s], "ub.analysis.finding", gi, si, "UB protocol-state finding")
         FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_NOTE, PI_NOTE), FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_WARN, PI_WARN),
         FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_ERROR, PI_ERROR),
@@ -1173,6 +1153,16 @@ void ub_an_register(int proto)
         FROW(FG_CHECKSUM, PI_CHECKSUM, UB_SEV_ERROR, PI_ERROR),
 #undef FROW
     };
+    /* the TP-analysis summaries and severities: libubparse's table (ubdump -z expert counts them too) */
+    for (unsigned k = 0; ub_tp_flag_info_get(k); k++) {
+        const ub_tp_flag_info *t = ub_tp_flag_info_get(k);
+        static const int sev_of[3] = { PI_NOTE, PI_WARN, PI_ERROR };
+        for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++)
+            if (g_str_has_prefix(ei[i].eiinfo.name, "ub.analysis.") && strcmp(ei[i].eiinfo.name + 12, t->name) == 0) {
+                ei[i].eiinfo.summary = t->summary;
+                ei[i].eiinfo.severity = sev_of[t->sev < 3 ? t->sev : 2];
+            }
+    }
     for (int g = 0; g < FG__N; g++)
         for (int s = 0; s < 3; s++) {
             ei_finding[g][s].ei = EI_INIT_EI;

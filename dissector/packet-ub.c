@@ -25,6 +25,7 @@
 #include <wiretap/wtap.h>
 #include <wiretap/pcap-encap.h>
 
+#include <ubparse/expert.h>
 #include <ubparse/filter.h>
 #include <ubparse/ubparse.h>
 
@@ -313,24 +314,6 @@ static gboolean layer_pos(const ub_view *v, ub_tvbs *tv, const ub_layer *l, tvbu
     return FALSE;
 }
 
-static void err_text(const ub_err *e, const ub_err_info *ei, char *buf, size_t n)
-{
-    int w = g_snprintf(buf, (gulong)n, "%s", ei && ei->desc ? ei->desc : "error");
-    if (w < 0 || (size_t)w >= n) return;
-    if (e->what) w += g_snprintf(buf + w, (gulong)(n - (size_t)w), ": %s", e->what);
-    if ((size_t)w >= n) return;
-    if (e->actual || e->expected) {
-        if (ei && ei->group == UB_EG_CHECKSUM) /* carried vs computed CRC */
-            w += g_snprintf(buf + w, (gulong)(n - (size_t)w), " (actual 0x%" G_GINT64_MODIFIER "x, expected 0x%"
-                            G_GINT64_MODIFIER "x)", (guint64)e->actual, (guint64)e->expected);
-        else
-            w += g_snprintf(buf + w, (gulong)(n - (size_t)w), " (actual %" G_GINT64_MODIFIER "u, expected %"
-                            G_GINT64_MODIFIER "u)", (guint64)e->actual, (guint64)e->expected);
-    }
-    if ((size_t)w >= n) return;
-    g_snprintf(buf + w, (gulong)(n - (size_t)w), " at byte %u", e->off);
-}
-
 /* Add the UB tree of a decoded view under `tree`. `rec` holds exactly the bytes given to ub_decode (the
  * layers are placed there); the UB item covers `tvb`. Layers with hide[i] set are left out (shown by
  * another dissector: the IP part of a plain CFG 3/4 packet, Wireshark's own Ethernet/IP/UDP of UBoE). */
@@ -401,7 +384,7 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
         proto_item *si = proto_tree_add_string(ub_tree, hf_ub_error, tvb, 0, 0, ei->name);
         proto_item_set_generated(si);
         char txt[320];
-        err_text(e, ei, txt, sizeof txt);
+        ub_err_text(e, txt, sizeof txt); /* the summary ubdump -z expert counts too */
         expert_add_info_format(pinfo, at, &ei_ub[e->code], "%s", txt);
     }
     if (v->errs_dropped)

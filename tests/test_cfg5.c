@@ -78,7 +78,7 @@ static void t_ipnotify(void)
     CHECK_EQ(V.layer[1].hdr->id, UB_H_IPNOTIFY6);
     CHECK_EQ(td_get(&V, "ub.ipnotify.version"), 2);
     CHECK_EQ(td_get(&V, "ub.ipnotify.mask"), 64);
-    CHECK_STR(td_fmt(&V, 1, "ip_address", buf, sizeof buf), "2001:db8:0:0:0:0:0:1");
+    CHECK_STR(td_fmt(&V, 1, "ip_address", buf, sizeof buf), "2001:db8::1");
     prefixes(b, n, true);
     /* reserved Version, trailing bytes, reserved bits */
     n = frame(b, sizeof b, "01 02 " ONES14 "ff ff", "30 18 c0 a8 01 02");

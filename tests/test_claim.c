@@ -68,13 +68,13 @@ static void t_mixed(void)
         { "ETH/IPv4/UDP 10.0.0.1:5353→10.0.0.2:53", false, UB_CLAIM_NONE },
         { "ETH/ARP who-has 10.0.0.2 tell 10.0.0.1", false, UB_CLAIM_NONE },
         { "ETH/IPv4/UDP 10.0.0.1:49152→10.0.0.2:4791 (RoCEv2)", false, UB_CLAIM_NONE },
-        { "ETH/IPv6/UDP [fd00:0:0:0:0:0:0:1]:5000→[fd00:0:0:0:0:0:0:2]:9999", false, UB_CLAIM_NONE },
+        { "ETH/IPv6/UDP [fd00::1]:5000→[fd00::2]:9999", false, UB_CLAIM_NONE },
         { "UBoE 192.168.1.1→192.168.1.2 RTP PSN 1 TPN 0x100→0x200 last Write req TASSN 1 addr 0x400000 len 64", true, UB_CLAIM_PORT },
         { "UBoE 192.168.1.1→192.168.1.2 RTP PSN 2 TPN 0x100→0x200 last Write req TASSN 2 addr 0x400040 len 64", true, UB_CLAIM_HEURISTIC },
         { "ETH/IPv4/UDP 192.168.1.1:51000→192.168.1.2:5001", false, UB_CLAIM_NONE }, /* bad ICRC: not UB */
         { "ETH LLDP (0x88cc)", false, UB_CLAIM_NONE },
         { "ETH/IPv4/UDP 192.168.1.1:51000→192.168.1.2:4791 (RoCEv2)", false, UB_CLAIM_NONE }, /* never by heuristic */
-        { "ETH/IPv6/TCP [fd00:0:0:0:0:0:0:1]:40000→[fd00:0:0:0:0:0:0:2]:443", false, UB_CLAIM_NONE },
+        { "ETH/IPv6/TCP [fd00::1]:40000→[fd00::2]:443", false, UB_CLAIM_NONE },
     };
     for (unsigned i = 0; i < 11; i++) {
         eth(&o, i + 1);
@@ -147,7 +147,7 @@ static void t_cfg34(void)
         "CFG3 IPv4/TCP 10.0.0.1:45000→10.0.0.2:22",
         "CFG3 IPv4/UDP 10.0.0.1:33000→10.0.0.2:53",
         "CFG3 IPv4/UDP 10.0.0.1:49152→10.0.0.2:4791 (RoCEv2)",
-        "CFG4 IPv6/UDP [fd00:0:0:0:0:0:0:2]:40000→[fd00:0:0:0:0:0:0:1]:9000",
+        "CFG4 IPv6/UDP [fd00::2]:40000→[fd00::1]:9000",
         "CFG3 10.0.0.1→10.0.0.2 RTP PSN 7 TPN 0x10→0x20 last Write req TASSN 5 addr 0x80000000 len 16",
     };
     for (unsigned i = 0; i < 5; i++) {

@@ -238,6 +238,8 @@ int main(void)
     CHECK_STR(frames("ub.ipv4.src >= 192.168.1.1"), "1,2");
     CHECK_STR(frames("ub.ipv6.src == fd00::1"), "3");
     CHECK_STR(frames("ub.ipv6.src != fd00::2"), "3");
+    CHECK_STR(frames("ipv6.src == fd00:0:0:0:0:0:0:1"), "3"); /* uncompressed form too */
+    CHECK_STR(frames("ipv6.src == FD00:0000::0001"), "3");
     CHECK_STR(frames("ub.eth.src == 02:00:00:00:00:01"), "1,3");
     CHECK_STR(frames("ub.eth.src == 02-00-00-00-00-02"), "2");
     CHECK_STR(frames("ub.ipv4 || ub.ipv6"), "1,2,3");

@@ -16,6 +16,7 @@
 #include "ubparse/audit.h"
 #include "ubparse/logs.h"
 #include "ubparse/capfile.h"
+#include "ubparse/expert.h"
 #include "ubparse/filter.h"
 #include "ubparse/iostat.h"
 #include "ubparse/state.h"
@@ -92,6 +93,9 @@ typedef struct app {
     ub_iostat *io;            /* -z io,stat */
     ub_conv *conv;            /* -z conv,ub (conv_what 1), -z endpoints,ub (2) */
     unsigned conv_what;
+    ub_conv *conv_eid;        /* -z conv,ub_eid (conv_eid_what 1), -z endpoints,ub_eid (2) */
+    unsigned conv_eid_what;
+    bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     bool pcapng;
     /* audit / statistics: the session */
@@ -176,6 +180,8 @@ static void usage(FILE *f)
             "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
+            "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
+            "  -z expert        expert items per severity, group and summary (as tshark -2 -z expert with the plugin)\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -492,6 +498,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     }
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     if (a->conv && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv, v, wire, r->ts_ns - a->t0);
+    if (a->conv_eid && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv_eid, v, wire, r->ts_ns - a->t0);
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
@@ -703,11 +710,19 @@ int main(int argc, char **argv)
                 ub_stats_help(stdout);
                 puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
                 puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
+                puts("conv,ub_eid, endpoints,ub_eid  EID pairs / EIDs of the packets with an EIDH, as tshark's");
+                puts("expert   expert items per severity (tshark -2 -z expert: decoder errors, TP analysis, findings per rule)");
                 return 0;
             }
             if (strcmp(optarg, "conv,ub") == 0 || strcmp(optarg, "endpoints,ub") == 0) {
                 if (!a->conv && !(a->conv = ub_conv_new())) return 2;
                 a->conv_what |= optarg[0] == 'c' ? 1u : 2u;
+                break;
+            }
+            if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
+            if (strcmp(optarg, "conv,ub_eid") == 0 || strcmp(optarg, "endpoints,ub_eid") == 0) {
+                if (!a->conv_eid && !(a->conv_eid = ub_conv_new_eid())) return 2;
+                a->conv_eid_what |= optarg[0] == 'c' ? 1u : 2u;
                 break;
             }
             if (strncmp(optarg, "io,stat,", 8) == 0) {
@@ -854,7 +869,7 @@ int main(int argc, char **argv)
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
-    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -993,6 +1008,12 @@ int main(int argc, char **argv)
     ub_iostat_print(a->io, zout);
     if (a->conv_what & 2) ub_conv_print(a->conv, zout, true);
     if (a->conv_what & 1) ub_conv_print(a->conv, zout, false);
+    if (a->conv_eid_what & 2) ub_conv_print(a->conv_eid, zout, true);
+    if (a->conv_eid_what & 1) ub_conv_print(a->conv_eid, zout, false);
+    if (a->expert && ub_expert_print(file, &a->o, a->fan, zout, err, sizeof err) != 0) {
+        fprintf(stderr, "ubdump: -z expert: %s: %s\n", file, err);
+        status = 2;
+    }
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -1048,6 +1069,7 @@ int main(int argc, char **argv)
     ub_filter_acc_free(a->yacc);
     ub_iostat_free(a->io);
     ub_conv_free(a->conv);
+    ub_conv_free(a->conv_eid);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);

@@ -6,7 +6,6 @@
 #include "ubdump_out.h"
 #include "ubparse/filter.h"
 
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
@@ -86,7 +85,6 @@ static bool field_text(const ub_layer *l, const ub_field *fd, char *buf, size_t 
         snprintf(buf, n, "%" PRIu64, val.u); /* tshark's JSON shows BASE_DEC_HEX values in decimal */
         return true;
     }
-    if (fd->type == UB_FT_IPV6 && val.nbytes == 16 && inet_ntop(AF_INET6, val.bytes, buf, (socklen_t)n)) return true;
     ub_format_value(fd, &val, false, buf, n);
     return true;
 }

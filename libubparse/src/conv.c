@@ -1,6 +1,7 @@
 /* -z conv,ub and -z endpoints,ub (iostat.h): the plugin's UB conversation and endpoint tables
  * (dissector/packet-ub-analysis.c, tap "ub"): per UB view, its network addresses — the CNAs of the
- * first NTH, else the first IP header (CFG 3/4, or UBoE's outer IP) — one frame and the view's bytes. */
+ * first NTH, else the first IP header (CFG 3/4, or UBoE's outer IP) — one frame and the view's bytes.
+ * -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): the same for the SEID/DEID of the first EIDH. */
 #include "ubparse/iostat.h"
 
 #include <arpa/inet.h>
@@ -24,9 +25,16 @@ struct ub_conv {
     endp *e;
     size_t ne, cape;
     bool oom;
+    bool eid; /* tap "ub_eid": the EIDH's SEID/DEID pairs */
 };
 
 ub_conv *ub_conv_new(void) { return calloc(1, sizeof(ub_conv)); }
+ub_conv *ub_conv_new_eid(void)
+{
+    ub_conv *c = calloc(1, sizeof(ub_conv));
+    if (c) c->eid = true;
+    return c;
+}
 
 void ub_conv_free(ub_conv *c)
 {
@@ -39,13 +47,15 @@ void ub_conv_free(ub_conv *c)
 static void fmt_addr(const ub_layer *l, const ub_field *f, const ub_val *v, char *o, size_t n)
 {
     (void)l;
-    if (f->type == UB_FT_UINT) {
+    if (f->type == UB_FT_UINT && f->bits == 20) {
+        snprintf(o, n, "0x%05llx", (unsigned long long)v->u); /* 20-bit EID, as the plugin's AT_UB_EID */
+    } else if (f->type == UB_FT_UINT) {
         unsigned nb = (f->bits + 7) / 8;
         snprintf(o, n, "0x%0*llx", (int)(nb * 2), (unsigned long long)v->u);
     } else if (v->bytes && v->nbytes == 4) {
         inet_ntop(AF_INET, v->bytes, o, (socklen_t)n);
     } else if (v->bytes && v->nbytes == 16) {
-        inet_ntop(AF_INET6, v->bytes, o, (socklen_t)n);
+        ub_ipv6_format(v->bytes, o, n);
     } else {
         o[0] = 0;
     }
@@ -84,16 +94,19 @@ static endp *ep_get(ub_conv *c, const char *a)
 void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
 {
     if (!c || !v || !ub_view_ub(v)) return;
-    const ub_layer *nth = NULL, *ip = NULL;
+    const ub_layer *nth = NULL, *ip = NULL, *eidh = NULL;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         unsigned id = l->hdr ? l->hdr->id : 0;
         if ((id == UB_H_NTH16 || id == UB_H_NTH24) && !nth) nth = l;
         if ((id == UB_H_IPV4 || id == UB_H_IPV6) && !ip) ip = l;
+        if ((id == UB_H_EIDH40 || id == UB_H_EIDH256) && !eidh) eidh = l;
     }
     char s[ADDR_MAX], d[ADDR_MAX];
-    if (nth) {
+    if (c->eid) {
+        if (!eidh || !row(eidh, "ub.eidh.seid", s, sizeof s) || !row(eidh, "ub.eidh.deid", d, sizeof d)) return;
+    } else if (nth) {
         if (!row(nth, "ub.nth.scna", s, sizeof s) || !row(nth, "ub.nth.dcna", d, sizeof d)) return;
     } else if (ip) {
         bool v4 = ip->hdr->id == UB_H_IPV4;
@@ -152,7 +165,7 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
     static const char eq[] = "================================================================================";
     if (endpoints) {
         if (c->ne) qsort(c->e, c->ne, sizeof *c->e, cmp_ep);
-        fprintf(o, "%s\nUB Endpoints\nFilter:<No Filter>\n", eq);
+        fprintf(o, "%s\nUB %sEndpoints\nFilter:<No Filter>\n", eq, c->eid ? "EID " : "");
         fprintf(o, "                       |  Packets  | |  Bytes  | | Tx Packets | | Tx Bytes | | Rx Packets | | Rx Bytes |\n");
         for (size_t i = 0; i < c->ne; i++) {
             const endp *e = &c->e[i];
@@ -165,17 +178,17 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
         return;
     }
     if (c->nc) qsort(c->c, c->nc, sizeof *c->c, cmp_conv);
-    fprintf(o, "%s\nUB Conversations\nFilter:<No Filter>\n", eq);
+    fprintf(o, "%s\nUB %sConversations\nFilter:<No Filter>\n", eq, c->eid ? "EID " : "");
     fprintf(o, "                                               |       <-      | |       ->      | |     Total     |    Relative    |   Duration   |\n");
     fprintf(o, "                                               | Frames  Bytes | | Frames  Bytes | | Frames  Bytes |      Start     |              |\n");
     for (size_t i = 0; i < c->nc; i++) {
         const conv *x = &c->c[i];
-        uint64_t d = x->end - x->start;
+        uint64_t d = (x->end - x->start + 50000u) / 100000u; /* 0.1 ms, rounded as tshark's %.4f */
         fprintf(o, "%-20s <-> %-20s %6llu %llu bytes %6llu %llu bytes %6llu %llu bytes %6llu.%09llu %9llu.%04llu\n", x->a,
                 x->b, (unsigned long long)x->fba, (unsigned long long)x->bba, (unsigned long long)x->fab,
                 (unsigned long long)x->bab, (unsigned long long)(x->fab + x->fba), (unsigned long long)(x->bab + x->bba),
                 (unsigned long long)(x->start / 1000000000u), (unsigned long long)(x->start % 1000000000u),
-                (unsigned long long)(d / 1000000000u), (unsigned long long)(d % 1000000000u / 100000u));
+                (unsigned long long)(d / 10000u), (unsigned long long)(d % 10000u));
     }
     fprintf(o, "%s\n", eq);
 }

@@ -492,6 +492,43 @@ static size_t fmt_hex(char *t, uint64_t v, unsigned min)
     return pad + k;
 }
 
+/* RFC 5952 §4 text form, as glibc inet_ntop and so tshark print it: lowercase hex without leading
+ * zeros, the longest run of >= 2 zero groups (the first on ties) as "::", a single zero group kept;
+ * IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d (RFC 4291 §2.5.5) in dotted form. */
+size_t ub_ipv6_format(const uint8_t a[16], char *buf, size_t n)
+{
+    unsigned w[8];
+    int best = -1, blen = 0;
+    for (int i = 0; i < 8; i++) w[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+    for (int i = 0; i < 8;) {
+        if (w[i]) { i++; continue; }
+        int j = i;
+        while (j < 8 && !w[j]) j++;
+        if (j - i > blen) { best = i; blen = j - i; }
+        i = j;
+    }
+    if (blen < 2) best = -1;
+    char t[48];
+    size_t o = 0;
+    for (int i = 0; i < 8; i++) {
+        if (i == best) {
+            t[o++] = ':';
+            if (i == 0) t[o++] = ':';
+            i += blen - 1;
+            continue;
+        }
+        if (i == 6 && best == 0 && (blen == 6 || (blen == 5 && w[5] == 0xffff))) {
+            o += (size_t)snprintf(t + o, sizeof t - o, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+            break;
+        }
+        o += (size_t)snprintf(t + o, sizeof t - o, "%x", w[i]);
+        if (i < 7) t[o++] = ':';
+    }
+    t[o] = 0;
+    if (n) snprintf(buf, n, "%s", t);
+    return o;
+}
+
 size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n)
 {
     int w = 0;
@@ -537,15 +574,7 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
         }
         break;
     case UB_FT_IPV6:
-        if (v->nbytes == 16) {
-            size_t o = 0;
-            for (int i = 0; i < 8; i++) {
-                int k = snprintf(buf + o, n > o ? n - o : 0, i ? ":%x" : "%x",
-                                 (v->bytes[2 * i] << 8) | v->bytes[2 * i + 1]);
-                if (k > 0) o += (size_t)k;
-            }
-            return o;
-        }
+        if (v->nbytes == 16) return ub_ipv6_format(v->bytes, buf, n);
         break;
     case UB_FT_MAC:
         return put_hex(buf, n, v->bytes, v->nbytes, ":");

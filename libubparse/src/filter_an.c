@@ -8,6 +8,7 @@
 
 #include "ubparse/audit.h"
 #include "ubparse/capfile.h"
+#include "ubparse/expert.h"
 #include "ubparse/state.h"
 
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include <string.h>
 
 typedef struct fan_m { uint64_t frame; ub_fan_match m; } fan_m;
-typedef struct fan_f { uint64_t frame; uint16_t rule; uint8_t sev, nrel; uint32_t rel[UB_FINDING_FRAMES]; } fan_f;
+typedef struct fan_f { uint64_t frame; size_t seq; uint16_t rule; uint8_t sev, grp, nrel; uint32_t rel[UB_FINDING_FRAMES]; } fan_f;
 
 #define CH_KEY 44
 typedef struct chslot { uint8_t len; uint8_t key[CH_KEY]; uint32_t idx; } chslot;
@@ -29,7 +30,7 @@ struct ub_fan_table {
     size_t nf, capf;
     ub_fan_match *marr;      /* final arrays */
     uint16_t *rarr;
-    uint8_t *sarr;
+    uint8_t *sarr, *garr;
     uint32_t *relarr;
     chslot *ch;              /* TP channels: open addressing */
     size_t capch, nch;
@@ -82,7 +83,9 @@ static void on_finding(void *ctx, const ub_finding *f)
     memset(x, 0, sizeof *x);
     x->frame = f->frame;
     x->rule = f->rule;
+    x->seq = t->nf - 1; /* the engine's order within a frame (the plugin's) */
     x->sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
+    x->grp = (uint8_t)ub_finding_group(f);
     for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
         if (f->frames[i] && f->frames[i] <= UINT32_MAX) x->rel[x->nrel++] = (uint32_t)f->frames[i];
 }
@@ -221,7 +224,8 @@ static int cmp_m(const void *x, const void *y)
 static int cmp_f(const void *x, const void *y)
 {
     const fan_f *a = x, *b = y;
-    return a->frame < b->frame ? -1 : a->frame > b->frame;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* sort the collected pairs and findings by frame and point each frame at its slice */
@@ -234,8 +238,9 @@ static bool finalize(ub_fan_table *t)
     t->marr = malloc((t->nm ? t->nm : 1) * sizeof *t->marr);
     t->rarr = malloc((t->nf ? t->nf : 1) * sizeof *t->rarr);
     t->sarr = malloc(t->nf ? t->nf : 1);
+    t->garr = malloc(t->nf ? t->nf : 1);
     t->relarr = malloc((nrel ? nrel : 1) * sizeof *t->relarr);
-    if (!t->marr || !t->rarr || !t->sarr || !t->relarr) return false;
+    if (!t->marr || !t->rarr || !t->sarr || !t->garr || !t->relarr) return false;
     for (size_t i = 0; i < t->nm;) {
         ub_fan *a = fr_get(t, t->m[i].frame);
         if (!a) return false;
@@ -251,11 +256,13 @@ static bool finalize(ub_fan_table *t)
         if (!a) return false;
         a->rule = &t->rarr[i];
         a->sev = &t->sarr[i];
+        a->grp = &t->garr[i];
         a->rel = &t->relarr[ro];
         size_t j = i;
         for (; j < t->nf && t->f[j].frame == t->f[i].frame && j - i < UINT16_MAX; j++) {
             t->rarr[j] = t->f[j].rule;
             t->sarr[j] = t->f[j].sev;
+            t->garr[j] = t->f[j].grp;
             for (unsigned k = 0; k < t->f[j].nrel && a->nrel < UINT16_MAX; k++) t->relarr[ro++] = t->f[j].rel[k], a->nrel++;
         }
         a->nfind = (uint16_t)(j - i);
@@ -320,6 +327,7 @@ void ub_fan_free(ub_fan_table *t)
     free(t->marr);
     free(t->rarr);
     free(t->sarr);
+    free(t->garr);
     free(t->relarr);
     free(t->ch);
     free(t);

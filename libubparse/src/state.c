@@ -74,6 +74,7 @@ size_t ub_addr_str(const ub_addr *a, char *buf, size_t n)
         for (unsigned i = 0; i < a->len; i++) v = v << 8 | a->b[i];
         w = snprintf(buf, n, "0x%0*x", a->len * 2, v);
     } else if (a->len == 4) w = snprintf(buf, n, "%u.%u.%u.%u", a->b[0], a->b[1], a->b[2], a->b[3]);
+    else if (a->len == 16) return ub_ipv6_format(a->b, buf, n);
     else {
         size_t o = 0;
         for (unsigned i = 0; i + 1 < a->len && o + 6 < n; i += 2) {

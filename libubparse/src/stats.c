@@ -546,10 +546,8 @@ static int tpch_cmp(const void *x, const void *y)
 static void addr_txt(char *b, size_t n, const uint8_t *p, unsigned len)
 {
     if (len == 4 && n > 16) snprintf(b, n, "%u.%u.%u.%u", p[0], p[1], p[2], p[3]);
-    else if (len == 16) {
-        size_t o = 0;
-        for (unsigned i = 0; i < 16 && o + 6 < n; i += 2) o += (size_t)snprintf(b + o, n - o, i ? ":%x" : "%x", p[i] << 8 | p[i + 1]);
-    } else {
+    else if (len == 16) ub_ipv6_format(p, b, n);
+    else {
         size_t o = (size_t)snprintf(b, n, "0x");
         for (unsigned i = 0; i < len && o + 3 < n; i++) o += (size_t)snprintf(b + o, n - o, "%02x", p[i]);
         if (!len) snprintf(b, n, "-");

@@ -60,6 +60,7 @@ typedef struct ub_fan {
     const ub_fan_match *match;  /* [nmatch] */
     const uint16_t *rule;       /* [nfind] ub_rule indices of the findings at this frame */
     const uint8_t *sev;         /* [nfind] ub_sev */
+    const uint8_t *grp;         /* [nfind] ub_egroup (expert group, ub_finding_group) */
     const uint32_t *rel;        /* [nrel] related frames of those findings */
 } ub_fan;
 

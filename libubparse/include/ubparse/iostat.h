@@ -31,6 +31,8 @@ void ub_iostat_free(ub_iostat *s);
  * stream) and time since the first frame. */
 typedef struct ub_conv ub_conv;
 ub_conv *ub_conv_new(void);
+/* -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): SEID/DEID pairs of the views with an EIDH. */
+ub_conv *ub_conv_new_eid(void);
 void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns);
 void ub_conv_print(ub_conv *c, FILE *out, bool endpoints);
 void ub_conv_free(ub_conv *c);

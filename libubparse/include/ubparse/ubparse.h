@@ -427,6 +427,9 @@ int ub_field_write(uint8_t *p, uint32_t len, const ub_field *f, const ub_val *v)
 int ub_field_parse(const ub_field *f, const char *text, ub_val *out, uint8_t *buf, size_t cap);
 /* Format a value as text (value name in parentheses for UINT with names when `names`). */
 size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf, size_t n);
+/* IPv6 address in RFC 5952 text form ("fd00::1", "::ffff:10.0.0.1"), as tshark prints it; the length
+ * (snprintf-style: text truncated to n-1 chars). Every IPv6 text ubscope prints comes from here. */
+size_t ub_ipv6_format(const uint8_t a[16], char *buf, size_t n);
 /* First layer with header id `id` at or after index `from`, or -1. */
 int ub_view_find(const ub_view *v, unsigned id, int from);
 /* First occurrence of field abbrev (e.g. "ub.btah.taopcode") in the view: 0 found. */
