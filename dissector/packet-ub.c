@@ -493,6 +493,7 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
     ub_view *v = ub_ws_view_new(pinfo->pool);
     guint32 wire = tvb_reported_length(ds);
     ub_decode_wire(v, &o, UB_ENTRY_RAWIP, frame + ip, flen - (guint32)ip, wire > flen ? wire - (guint32)ip : flen - (guint32)ip);
+    v->opts = &g_opts; /* o ends with this function; the state engine reads the view's options later */
     if (v->kind != UB_KIND_UBOE) return v; /* not UB: the caller says no */
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
