@@ -97,6 +97,7 @@ needs_lib() { readelf -d "$1" | grep -q "NEEDED.*\[libubparse.so.$MAJOR\]"; }
 # pkg-config, shared
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 [ "$(pkg-config --modversion libubparse)" = "$VERSION" ] && ok || bad "pkg-config --modversion"
+check "pkg-config --validate libubparse" pkg-config --validate libubparse
 # shellcheck disable=SC2046
 if "$CC" -std=c11 -Wall -Wextra -Werror "${SAN[@]}" "$S/examples/ubparse_example.c" \
     $(pkg-config --cflags --libs libubparse) -o "$tmp/ex_pc" 2>"$tmp/cc.err"; then
@@ -126,6 +127,15 @@ if cmake -S "$S/examples" -B "$tmp/exb" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPI
     run_example find_package "$tmp/exb/ubparse_example"
 else
     bad "find_package(ubparse) build:"; tail -30 "$tmp/cm.log"
+fi
+if cmake -S "$S/examples" -B "$tmp/exs" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$CC" -DUBPARSE_EXAMPLE_STATIC=ON \
+    -DCMAKE_C_FLAGS="${SAN[*]}" -DCMAKE_EXE_LINKER_FLAGS="${SAN[*]}" >"$tmp/cms.log" 2>&1 &&
+    cmake --build "$tmp/exs" >>"$tmp/cms.log" 2>&1; then
+    ok
+    check "ubparse::ubparse_static does not need libubparse.so" bash -c "! readelf -d '$tmp/exs/ubparse_example' | grep -q libubparse"
+    run_example find_package_static "$tmp/exs/ubparse_example"
+else
+    bad "find_package(ubparse) static build:"; tail -30 "$tmp/cms.log"
 fi
 # the version file refuses an incompatible major version
 mkdir -p "$tmp/vcheck"
