@@ -115,7 +115,8 @@ _ubscope() {
             return 0
         fi
         # an option that takes a placeholder argument (N, T, HOST...): nothing to offer
-        if _ubscope_help "$tool" | grep -qE -- "(^|[[:space:],(])$prev [A-Z\[]"; then
+        # (a here-string, not a pipe: grep -q stops early, which `set -o pipefail` would count as a failure)
+        if grep -qE -- "(^|[[:space:],(])$prev [A-Z\[]" <<<"$(_ubscope_help "$tool")"; then
             return 0
         fi
         ;;
