@@ -8,8 +8,8 @@
 # Readers:
 #   rawloop                              libpcap pcap_next_ex loop (bench/rawloop.c): the floor
 #   ubdump -q                            read + full decode
-#   ubdump -q --audit                    read + decode + state engine, every layer (-j 1)
-#   ubdump -q --audit -j 2               the same on two worker threads (informational)
+#   ubdump -q --audit                    read + decode + state engine, every layer (--threads 1)
+#   ubdump -q --audit --threads 2               the same on two worker threads (informational)
 #   tshark -T fields -e ub.lph.cfg       Wireshark 4.0 + the ubscope plugin (skipped without the plugin)
 # Each reader runs UB_BENCH_RUNS times (default 3), the best wall time counts; CPU time (user + sys)
 # of that run gives packets per CPU-second ("per core"). tshark runs UB_BENCH_TSHARK_RUNS times
@@ -83,8 +83,8 @@ best_of "$RUNS" "$B"/tools/ubdump -r "$cap" -q; t_ub=$BEST_WALL c_ub=$BEST_CPU
 echo "ubdump -q               ${t_ub} s wall, ${c_ub} s CPU  $(pps "$t_ub") packets/s"
 best_of "$RUNS" "$B"/tools/ubdump -r "$cap" -q --audit; t_au=$BEST_WALL c_au=$BEST_CPU
 echo "ubdump -q --audit       ${t_au} s wall, ${c_au} s CPU  $(pps "$t_au") packets/s"
-best_of "$RUNS" "$B"/tools/ubdump -r "$cap" -q --audit -j 2; t_j2=$BEST_WALL c_j2=$BEST_CPU
-echo "ubdump -q --audit -j 2  ${t_j2} s wall, ${c_j2} s CPU  $(pps "$t_j2") packets/s"
+best_of "$RUNS" "$B"/tools/ubdump -r "$cap" -q --audit --threads 2; t_j2=$BEST_WALL c_j2=$BEST_CPU
+echo "ubdump -q --audit --threads 2  ${t_j2} s wall, ${c_j2} s CPU  $(pps "$t_j2") packets/s"
 echo "ubdump -q --audit says:"
 "$B"/tools/ubdump -r "$cap" -q --audit 2>&1 | sed -n '1,4p;/^result/p' | sed 's/^/    /' || true
 
@@ -128,7 +128,7 @@ ub_section "results"
     echo "| libpcap read loop (\`bench/out/rawloop\`) | $t_raw | $c_raw | $(pps "$t_raw") | $(mpps "$c_raw") | 1.00 |"
     echo "| \`ubdump -q\` (read + full decode) | $t_ub | $c_ub | $(pps "$t_ub") | $(mpps "$c_ub") | $(ratio "$t_raw" "$t_ub") |"
     echo "| \`ubdump -q --audit\` (decode + full audit) | $t_au | $c_au | $(pps "$t_au") | $(mpps "$c_au") | $(ratio "$t_raw" "$t_au") |"
-    echo "| \`ubdump -q --audit -j 2\` | $t_j2 | $c_j2 | $(pps "$t_j2") | $(mpps "$c_j2") | $(ratio "$t_raw" "$t_j2") |"
+    echo "| \`ubdump -q --audit --threads 2\` | $t_j2 | $c_j2 | $(pps "$t_j2") | $(mpps "$c_j2") | $(ratio "$t_raw" "$t_j2") |"
     if [ -n "$t_ts" ]; then
         echo "| \`tshark -T fields -e ub.lph.cfg\` $ts_note | $t_ts | $c_ts | $(pps "$t_ts") | $(mpps "$c_ts") | $(ratio "$t_raw" "$t_ts") |"
     else

@@ -67,7 +67,11 @@ static expert_field ei_retrans = EI_INIT, ei_ooo = EI_INIT, ei_lost = EI_INIT, e
                     ei_dup = EI_INIT, ei_nak = EI_INIT, ei_sack = EI_INIT;
 /* engine findings: "ub.analysis.finding", one registration per (group, severity) */
 enum { FG_SEQUENCE, FG_PROTOCOL, FG_MALFORMED, FG_CHECKSUM, FG__N };
-static expert_field ei_finding[FG__N][3];
+static expert_field ei_finding[FG__N][3]; /* rules registered at run time (Lua ub.rule) */
+/* built-in rules: one expert item per (rule, group, severity) with the summary "UB-TP-002: <title>",
+ * so Expert Info and tshark -z expert group the findings per rule; all named ub.analysis.finding */
+static expert_field *ei_rule;   /* [rule][FG__N][3] */
+static unsigned ei_nrules;
 
 static int tap_ub = -1, tap_ub_tp = -1, tap_ub_eid = -1;
 static int at_ub_cna = -1, at_ub_eid = -1;
@@ -834,7 +838,18 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         const ub_rule *r = ub_rule_get(x->rule);
         it = proto_tree_add_string(at, hf_an_rule, tvb, 0, 0, r ? r->id : "?");
         proto_item_set_generated(it);
-        expert_add_info_format(pinfo, it, &ei_finding[x->group < FG__N ? x->group : FG_PROTOCOL][x->sev], "%s", x->text);
+        unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
+        if (r && x->rule < ei_nrules) { /* the rule's own summary; the finding's details on the rule item */
+            size_t idl = strlen(r->id), tl = strlen(r->title);
+            const char *rest = x->text; /* "<id> <title>[: detail][; key][; values][; frames]" */
+            if (strncmp(rest, r->id, idl) == 0 && rest[idl] == ' ' && strncmp(rest + idl + 1, r->title, tl) == 0)
+                rest += idl + 1 + tl;
+            while (*rest == ':' || *rest == ';' || *rest == ' ') rest++;
+            if (*rest) proto_item_append_text(it, " (%s)", rest); /* the title is the expert summary below */
+            expert_add_info(pinfo, it, &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]);
+        } else {
+            expert_add_info_format(pinfo, it, &ei_finding[g][x->sev], "%s", x->text);
+        }
         if (x->nrel) {
             proto_tree *ft = proto_item_add_subtree(it, ett_an_finding);
             for (guint k = 0; k < x->nrel; k++) {
@@ -1170,6 +1185,19 @@ void ub_an_register(int proto)
         }
     expert_module_t *em = expert_register_protocol(proto);
     expert_register_field_array(em, ei, array_length(ei));
+    ei_nrules = ub_rule_count();
+    ei_rule = g_new(expert_field, ei_nrules * FG__N * 3);
+    ei_register_info *eir = g_new0(ei_register_info, ei_nrules * FG__N * 3);
+    static const int fg_pi[FG__N] = { PI_SEQUENCE, PI_PROTOCOL, PI_MALFORMED, PI_CHECKSUM };
+    static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
+    for (unsigned k = 0; k < ei_nrules * FG__N * 3; k++) {
+        const ub_rule *r = ub_rule_get(k / (FG__N * 3));
+        ei_rule[k].ei = EI_INIT_EI;
+        ei_rule[k].hf = EI_INIT_HF;
+        eir[k] = (ei_register_info)EI_ROW(ei_rule[k], "ub.analysis.finding", fg_pi[k / 3 % FG__N], sev_pi[k % 3],
+                                          r ? g_strdup_printf("%s: %s", r->id, r->title) : "UB protocol-state finding");
+    }
+    expert_register_field_array(em, eir, (int)(ei_nrules * FG__N * 3));
 
     at_ub_cna = address_type_dissector_register("AT_UB_CNA", "UB CNA", cna_to_str, cna_str_len, NULL,
                                                 cna_col_filter, NULL, NULL, NULL);

@@ -367,11 +367,14 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
         gint ett = ub_ett_hdr[l->hdr->id] >= 0 ? ub_ett_hdr[l->hdr->id] : ett_ub;
         proto_item *li;
         proto_tree *sub;
+        char hsum[256]; /* "Reliable Transport Header, RTP data, PSN 17, TPN 0x101→0x202" (hdrsum.c) */
+        if (!PTREE_DATA(parent)->visible) g_strlcpy(hsum, l->hdr->name ? l->hdr->name : "?", sizeof hsum);
+        else if (!ub_layer_summary(l, hsum, sizeof hsum)) g_strlcpy(hsum, "?", sizeof hsum);
         if (slot >= 0) {
-            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", l->hdr->name);
+            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", hsum);
             sub = proto_item_add_subtree(li, ett);
         } else {
-            sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, l->hdr->name ? l->hdr->name : "?");
+            sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, hsum);
         }
         if (l->flags & UB_LF_TRUNC) proto_item_append_text(li, " [truncated]");
         litem[i] = li;
@@ -422,7 +425,7 @@ static dissector_handle_t ip_handle, ipv6_handle; /* plain IP on a CFG 3/4 link 
 
 static void set_columns(packet_info *pinfo, const ub_view *v)
 {
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
     if (pinfo->cinfo) { /* no columns (tshark -T fields without _ws.col.*): no summary to format */
         char sum[512];
         sum[0] = '\0';
@@ -875,8 +878,9 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         fr = stream_first_pass(pinfo, p, len);
         p_add_proto_data(wmem_file_scope(), pinfo, proto_ub, 0, fr);
     }
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB");
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "UB-DLL"); /* flits of the data link */
     col_clear(pinfo->cinfo, COL_INFO);
+    const char *proto = NULL; /* Protocol column: the first unit above the data link, else UB-DLL */
 
     guint n = wmem_array_get_count(fr->units);
     proto_item *sti = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
@@ -907,6 +911,8 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         sum[0] = '\0';
         ub_summary(v, sum, sizeof sum);
         col_append_sep_str(pinfo->cinfo, COL_INFO, " | ", sum[0] ? sum : "UB unit");
+        const char *up_name = ub_view_protocol(v);
+        if (!proto || (strcmp(proto, "UB-DLL") == 0 && strcmp(up_name, "UB") != 0)) proto = up_name;
         proto_item *ui = proto_tree_add_uint(stt, hf_ub_stream_unit, ut, 0, (gint)ul, i + 1);
         proto_item_append_text(ui, ": %u bytes, %s", ul, sum[0] ? sum : "?");
         if (u->first_frame != pinfo->num) proto_item_append_text(ui, " [started in frame %u]", u->first_frame);
@@ -914,6 +920,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         proto_item *top = add_view(ut, pinfo, utr, v, NULL);
         ub_an_view(ut, pinfo, top ? proto_item_get_subtree(top) : NULL, v, ul);
     }
+    if (proto) col_set_str(pinfo->cinfo, COL_PROTOCOL, proto);
     ub_an_show(tvb, pinfo, stt);
     if (fr->tail_open) {
         proto_item *it = proto_tree_add_uint(stt, hf_ub_stream_open_bytes, tvb,

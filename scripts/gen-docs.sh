@@ -28,6 +28,9 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo "| field | meaning |"
     echo "|---|---|"
     echo "| \`ub.error\` | comma-separated error names of the packet (see errors.md); empty when clean |"
+    echo "| \`frame.number\`, \`frame.len\`, \`frame.time_relative\`, \`frame.time_epoch\`, \`frame.time_delta\`, \`frame.time_delta_displayed\` | as in Wireshark (ns precision) |"
+    echo "| \`_ws.col.Time\` | the time column as \`ubdump -t\` formats it |"
+    echo "| \`_ws.col.Info\` | the summary line's text (with several units in a record, one occurrence each) |"
 } > "$top/docs/fields.md"
 {
     echo "# Error reference"
@@ -53,7 +56,7 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo 'ubdump -r FILE --audit-format sarif > audit.sarif   # SARIF 2.1.0 (code-scanning upload)'
     echo 'ubdump -r FILE --audit-format junit > audit.xml     # JUnit XML: one testcase per rule'
     echo 'ubdump -r FILE --audit-format json                  # machine-readable report'
-    echo 'ubdump -r FILE -q --audit --fail-on warning -j 2    # stricter gate, two worker threads'
+    echo 'ubdump -r FILE -q --audit --fail-on warning --threads 2    # stricter gate, two worker threads'
     echo '```'
     echo
     echo "- The state engine sees **every** packet. \`-Y FILTER\` only selects which packets are printed; it"
@@ -95,11 +98,11 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo "- Engine options: \`--response-timeout MS\` (§10.6 e, default 100), \`--expect-taack\` (§10.6 a),"
     echo "  \`--gaps-are-notes\` (§10.6 c), \`--max-links/--max-channels/--max-transactions/--max-mgmt N\`"
     echo "  (state-table bounds; when a table is full its oldest entries are evicted: UB-ST-001, INCOMPLETE)."
-    echo "- \`-j N\`: the main thread reads and decodes; one engine (data link + decode findings) sees every"
+    echo "- \`--threads N\`: the main thread reads and decodes; one engine (data link + decode findings) sees every"
     echo "  packet (in the main thread, or in its own thread when there are ≥ N + 2 CPUs), and N worker"
     echo "  engines (network/transport/transaction/management) each"
     echo "  get the endpoint pairs with \`ub_state_pair_hash() % N\` (link-only traffic goes to worker 0), as"
-    echo "  copies of the decoded views. Reports and \`-z\` statistics are byte-identical to \`-j 1\` as long"
+    echo "  copies of the decoded views. Reports and \`-z\` statistics are byte-identical to \`--threads 1\` as long"
     echo "  as no state table overflows (each worker has the full \`--max-*\` bounds, so eviction can differ;"
     echo "  ubdump says so on standard error when state was evicted under \`-j\`; the INCOMPLETE verdict holds)."
     echo

@@ -24,6 +24,8 @@ if [ -n "$plugin" ]; then
         cmake --install build --prefix "$HOME/.local"  # plugin folder chosen at configure time
     fi
     echo "installed the plugin ($plugin); check: tshark -G plugins | grep ub.so"
+    # the configuration profile UnifiedBus where Wireshark reads it (docs/wireshark.md)
+    if [ "$(id -u)" -eq 0 ]; then scripts/wireshark-profile.sh --global; else scripts/wireshark-profile.sh; fi
 else
     echo "plugin not built (Wireshark development files missing or -DUB_DISSECTOR=OFF): skipped"
 fi

@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck disable=SC2015  # "ok || bad": ok never fails
 # ubdump as an auditor, end to end: --audit findings and exit codes (--fail-on), the json / SARIF 2.1.0 /
-# JUnit reports (parsed with python3), -j N == -j 1 byte for byte (every capture, every report format,
+# JUnit reports (parsed with python3), --threads N == --threads 1 byte for byte (every capture, every report format,
 # -z statistics, plus a generated multi-pair capture), -Y display filters, -z output, -G rules.
 # Exact findings of the audit_*.ub scenarios are asserted by the rule modules' C tests; here every
 # captures/audit_*.pcapng is only checked generically (runs, valid SARIF, -j identity).
@@ -178,24 +178,24 @@ for cap in "$S"/captures/*.pcapng "$tmp/multi.pcapng"; do
         "$U" $o -r "$cap" --audit-format $fmt > "$tmp/$name.j1.$fmt"; r=$?
         [ $r -eq $rc1 ] && ok || bad "$name --audit-format $fmt: exit $r, text report exit $rc1"
     done
-    # -j N: identical reports and statistics
+    # --threads N: identical reports and statistics
     # (the link engine runs in the main thread or in its own one: UBDUMP_LINK_THREAD forces either)
     for j in 2 4 3L; do
         lt=0
         case $j in *L) j=${j%L}; lt=1 ;; esac
         # shellcheck disable=SC2086
-        UBDUMP_LINK_THREAD=$lt "$U" $o -r "$cap" -q --audit $Z -j $j > "$tmp/$name.j$j.txt"; r=$?
+        UBDUMP_LINK_THREAD=$lt "$U" $o -r "$cap" -q --audit $Z --threads $j > "$tmp/$name.j$j.txt"; r=$?
         if [ $r -eq $rc1 ] && cmp -s "$tmp/$name.j1.txt" "$tmp/$name.j$j.txt"; then ok; else
-            bad "$name: --audit -z ... -j $j (link thread $lt) differs from -j 1 (exit $r vs $rc1)"; diff "$tmp/$name.j1.txt" "$tmp/$name.j$j.txt" | head -10; fi
+            bad "$name: --audit -z ... --threads $j (link thread $lt) differs from --threads 1 (exit $r vs $rc1)"; diff "$tmp/$name.j1.txt" "$tmp/$name.j$j.txt" | head -10; fi
     done
     for fmt in json sarif junit; do
         # shellcheck disable=SC2086
-        UBDUMP_LINK_THREAD=1 "$U" $o -r "$cap" --audit-format $fmt -j 4 > "$tmp/$name.j4.$fmt"
-        cmp -s "$tmp/$name.j1.$fmt" "$tmp/$name.j4.$fmt" && ok || bad "$name: $fmt report with -j 4 differs from -j 1"
+        UBDUMP_LINK_THREAD=1 "$U" $o -r "$cap" --audit-format $fmt --threads 4 > "$tmp/$name.j4.$fmt"
+        cmp -s "$tmp/$name.j1.$fmt" "$tmp/$name.j4.$fmt" && ok || bad "$name: $fmt report with --threads 4 differs from --threads 1"
     done
     # -z alone (no --audit) with -j
     # shellcheck disable=SC2086
-    "$U" $o -r "$cap" -q $Z -j 3 > "$tmp/$name.z3.txt"; r=$?
+    "$U" $o -r "$cap" -q $Z --threads 3 > "$tmp/$name.z3.txt"; r=$?
     [ $r -eq 0 ] && ok || bad "$name -z without --audit: exit $r"
     sed -n '/^UB audit of/q;p' "$tmp/$name.j1.txt" | cmp -s - "$tmp/$name.z3.txt" && ok || bad "$name: -z output without --audit (-j 3) differs"
     [ $have_py = 1 ] || continue

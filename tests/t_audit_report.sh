@@ -2,8 +2,8 @@
 # shellcheck disable=SC2015  # "ok || bad": ok never fails
 # Audit results and reports end to end (ubdump on the shared audit session):
 #   - never a silent PASS on lost state (issue #9 item 5): 5,000 never-answered requests through a
-#     1,000-entry transaction table are INCOMPLETE (exit 3) in text, JSON, SARIF and JUnit, with -j 1 and
-#     -j 2; the suggested --max-transactions makes it PASS; --fail-on never / --allow-incomplete; FAIL wins;
+#     1,000-entry transaction table are INCOMPLETE (exit 3) in text, JSON, SARIF and JUnit, with --threads 1 and
+#     --threads 2; the suggested --max-transactions makes it PASS; --fail-on never / --allow-incomplete; FAIL wins;
 #   - SARIF for code scanning (issue #10 item 7): every report validates against the official SARIF
 #     2.1.0 schema (tests/schemas/), region.startLine = frame, helpUri anchors exist in docs/rules.md,
 #     partialFingerprints unique per run and independent of the working directory;
@@ -89,23 +89,23 @@ PY
 "$G" -w "$tmp/incf.pcapng" "$tmp/incf.ub" && ok || bad "ubgen incf.ub"
 "$U" -r "$tmp/incf.pcapng" -q --audit --max-transactions 1000 > "$tmp/incf.txt"; rc=$?
 [ $rc -eq 1 ] && grep -q "^result: FAIL, " "$tmp/incf.txt" && grep -q "^also INCOMPLETE: " "$tmp/incf.txt" && ok || bad "FAIL + INCOMPLETE: exit $rc"
-# -j 2 (link engine in the main thread and in its own thread), one requester and two: still INCOMPLETE
+# --threads 2 (link engine in the main thread and in its own thread), one requester and two: still INCOMPLETE
 gen_requests 2 > "$tmp/inc2.ub"
 "$G" -w "$tmp/inc2.pcapng" "$tmp/inc2.ub" && ok || bad "ubgen inc2.ub"
 for cap in "$I" "$tmp/inc2.pcapng"; do
     for lt in 0 1; do
-        UBDUMP_LINK_THREAD=$lt "$U" -r "$cap" -q --audit --max-transactions 1000 -j 2 > "$tmp/j2.txt" 2> "$tmp/j2.err"; rc=$?
-        [ $rc -eq 3 ] && grep -q "^result: INCOMPLETE, no finding at or above 'error' but [0-9]* transactions evicted" "$tmp/j2.txt" && ok || bad "$(basename "$cap") -j 2 (link thread $lt): exit $rc"
-        grep -q "state tables overflowed" "$tmp/j2.err" && ok || bad "-j 2: no note on standard error"
+        UBDUMP_LINK_THREAD=$lt "$U" -r "$cap" -q --audit --max-transactions 1000 --threads 2 > "$tmp/j2.txt" 2> "$tmp/j2.err"; rc=$?
+        [ $rc -eq 3 ] && grep -q "^result: INCOMPLETE, no finding at or above 'error' but [0-9]* transactions evicted" "$tmp/j2.txt" && ok || bad "$(basename "$cap") --threads 2 (link thread $lt): exit $rc"
+        grep -q "state tables overflowed" "$tmp/j2.err" && ok || bad "--threads 2: no note on standard error"
         for fmt in json junit; do
-            UBDUMP_LINK_THREAD=$lt "$U" -r "$cap" --audit-format $fmt --max-transactions 1000 -j 2 > "$tmp/j2.$fmt" 2>/dev/null; rc=$?
-            [ $rc -eq 3 ] && ok || bad "-j 2 $fmt: exit $rc"
+            UBDUMP_LINK_THREAD=$lt "$U" -r "$cap" --audit-format $fmt --max-transactions 1000 --threads 2 > "$tmp/j2.$fmt" 2>/dev/null; rc=$?
+            [ $rc -eq 3 ] && ok || bad "--threads 2 $fmt: exit $rc"
         done
-        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["result"] == "incomplete" and d["evictions"]["transactions"] > 0' "$tmp/j2.json" && ok || bad "-j 2 json"
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["result"] == "incomplete" and d["evictions"]["transactions"] > 0' "$tmp/j2.json" && ok || bad "--threads 2 json"
     done
 done
-# one requester: -j 2 puts every request on one worker, so the report is the -j 1 report
-"$U" -r "$I" -q --audit --max-transactions 1000 -j 2 2>/dev/null | cmp -s - "$tmp/inc.txt" && ok || bad "-j 2 one pair: report differs from -j 1"
+# one requester: --threads 2 puts every request on one worker, so the report is the --threads 1 report
+"$U" -r "$I" -q --audit --max-transactions 1000 --threads 2 2>/dev/null | cmp -s - "$tmp/inc.txt" && ok || bad "--threads 2 one pair: report differs from --threads 1"
 
 # ---------------------------------------------------------------- SARIF: schema and code-scanning shape
 # run from the source tree with relative paths, as CI does (artifact URIs relative to SRCROOT)

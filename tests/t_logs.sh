@@ -1,7 +1,7 @@
 #!/bin/sh
 # ubdump --log-dir (issue #10 item 5, docs/logs.md): the JSON Lines tables of bundled audit captures
 # have the documented rows and values, agree with ubdump's own report and -z statistics, are the same
-# with -j 4 and with a --lua script hooked on the same matches, and load into a real DuckDB
+# with --threads 4 and with a --lua script hooked on the same matches, and load into a real DuckDB
 # (@duckdb/node-api from npm, cached under the build directory) whose SQL percentiles equal
 # `ubdump -z ub,srt` / `-z ub,mgmt` line for line.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -77,8 +77,8 @@ eq "resp findings per rule" "$(py resp findings 'sorted(__import__("collections"
     "$(python3 -c 'import json,sys; print(sorted((ru["id"], ru["count"]) for ru in json.load(open(sys.argv[1]))["rules"] if ru["count"]))' "$tmp/resp.json")"
 eq "resp error rows" "$(py resp findings 'sum(x["severity"] == "error" for x in r)')" 12
 
-# ---- the same tables with -j 4 (the log runs the engine in one thread) and with a --lua on_match hook
-logs j4 audit_responder --audit -j 4
+# ---- the same tables with --threads 4 (the log runs the engine in one thread) and with a --lua on_match hook
+logs j4 audit_responder --audit --threads 4
 for t in transactions mgmt tp_channels findings; do
     if cmp -s "$tmp/resp/$t.jsonl" "$tmp/j4/$t.jsonl"; then ok; else bad "-j 4: $t.jsonl differs"; fi
 done

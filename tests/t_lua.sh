@@ -1,7 +1,7 @@
 #!/bin/sh
 # ubdump --lua end to end: every lua/ example on captures built here from tests/lua/*.ub (exact
 # output, findings at frames, related frames, exit statuses, SARIF results with the script location,
-# -G rules), suppressing/re-rating built-in findings, -j N, script errors as UB-LUA-001 findings, and
+# -G rules), suppressing/re-rating built-in findings, --threads N, script errors as UB-LUA-001 findings, and
 # hostile scripts stopped with a clear error (budget, memory, os.execute, load-time errors).
 set -u
 U=${UBDUMP:?}
@@ -170,21 +170,21 @@ for k in b:
         assert r[k]["count"] == b[k]["count"], k
 PY
 
-# ---------------------------------------------------------------- -j N
+# ---------------------------------------------------------------- --threads N
 cat > "$tmp/report.lua" <<'EOF'
 local rule = ub.rule{ id = "LAB-J-001", severity = "note", summary = "every Write" }
 local op = ub.field("ub.btah.taopcode")
 function on_packet(pkt) if op(pkt) == 3 then ub.report(rule, pkt, "write") end end
 EOF
 "$U" -r "$S/captures/audit_txn_clean.pcapng" -q --audit --audit-format json --lua "$tmp/report.lua" > "$tmp/j1.json"
-"$U" -r "$S/captures/audit_txn_clean.pcapng" -q --audit --audit-format json --lua "$tmp/report.lua" -j 2 > "$tmp/j2.json" 2> "$tmp/j2.err"
-python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["rules"] == b["rules"] and any(r["id"] == "LAB-J-001" for r in a["rules"])' "$tmp/j1.json" "$tmp/j2.json" && ok || bad "-j 2 with an on_packet script: same report as -j 1"
-[ -s "$tmp/j2.err" ] && bad "-j 2 on_packet-only: unexpected note $(cat "$tmp/j2.err")"
-"$U" -r "$S/captures/audit_txn_clean.pcapng" -q --lua "$S/lua/latency.lua" -j 2 > "$tmp/lj.txt" 2> "$tmp/lj.err"
-grep -q 'run in one engine: -j 2 does not apply' "$tmp/lj.err" && ok || bad "-j 2 with on_match: note on stderr"
+"$U" -r "$S/captures/audit_txn_clean.pcapng" -q --audit --audit-format json --lua "$tmp/report.lua" --threads 2 > "$tmp/j2.json" 2> "$tmp/j2.err"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["rules"] == b["rules"] and any(r["id"] == "LAB-J-001" for r in a["rules"])' "$tmp/j1.json" "$tmp/j2.json" && ok || bad "--threads 2 with an on_packet script: same report as --threads 1"
+[ -s "$tmp/j2.err" ] && bad "--threads 2 on_packet-only: unexpected note $(cat "$tmp/j2.err")"
+"$U" -r "$S/captures/audit_txn_clean.pcapng" -q --lua "$S/lua/latency.lua" --threads 2 > "$tmp/lj.txt" 2> "$tmp/lj.err"
+grep -q 'run in one engine: --threads 2 does not apply' "$tmp/lj.err" && ok || bad "--threads 2 with on_match: note on stderr"
 tail -n +2 "$tmp/lat.want" > "$tmp/lat.body"
 tail -n +2 "$tmp/lj.txt" > "$tmp/lj.body"
-same "latency.lua with -j 2" "$tmp/lat.body" "$tmp/lj.body"
+same "latency.lua with --threads 2" "$tmp/lat.body" "$tmp/lj.body"
 
 # ---------------------------------------------------------------- script errors and hostile scripts
 cat > "$tmp/err.lua" <<'EOF'
@@ -225,8 +225,8 @@ printf 'function on_finding(f) if f.rule == "UB-TA-001" then error("late boom") 
 printf 'function on_packet(p) if p:analysis("retransmission") then n = (n or 0) + 1 end end\nfunction on_end() print("retx", n) end\n' > "$tmp/an.lua"
 "$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --lua "$tmp/an.lua" > /dev/null 2> "$tmp/an.err"
 [ $? = 1 ] && grep -q 'TP analysis needs the state engine: run ubdump with --audit' "$tmp/an.err" && ok || bad "pkt:analysis without the engine"
-"$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --audit -j 2 --lua "$tmp/an.lua" > /dev/null 2> "$tmp/an2.err"
-grep -q 'TP analysis is per packet only with one engine' "$tmp/an2.err" && ok || bad "pkt:analysis with -j 2"
+"$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --audit --threads 2 --lua "$tmp/an.lua" > /dev/null 2> "$tmp/an2.err"
+grep -q 'TP analysis is per packet only with one engine' "$tmp/an2.err" && ok || bad "pkt:analysis with --threads 2"
 [ "$("$U" -r "$S/captures/audit_rtp_lossy.pcapng" -q --audit --fail-on never --lua "$tmp/an.lua" | grep '^retx')" = "$(printf 'retx\t4')" ] && ok || bad "pkt:analysis with --audit: 4 retransmissions in audit_rtp_lossy"
 # --lua-unsafe opens io/os
 printf 'print(io ~= nil, os ~= nil)\n' > "$tmp/unsafe.lua"

@@ -41,7 +41,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtsan.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/home3/.config/wireshark" "$tmp/caps"
 cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
-cp "$UB_SOURCE_DIR/dissector/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
+cp "$UB_SOURCE_DIR/dissector/profile/UnifiedBus/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
 cp "$CAPS"/*.pcapng "$tmp/caps/" || fail "copy captures"
 # raw flit stream (records of 3 flits): a 5-flit DLLDP and a NOB; and the same cut after the first
 # record, so a unit is still open at the end of the capture (flushed after the first pass, as ubdump)
@@ -137,9 +137,20 @@ info "$ncap captures: $nfind findings, ub.analysis.rule == ubdump --audit"
 expect 'ub.analysis.rule == "UB-TP-002"' "15" "$(frames audit_rtp_lossy.pcapng 'ub.analysis.rule == "UB-TP-002"')"
 expect 'UB-TP-003 (retransmission of a PSN already sent)' "9 10 11" "$(frames audit_rtp_lossy.pcapng 'ub.analysis.rule == "UB-TP-003"')"
 expect 'malformed: UB-DL-006 (BCRC) frames' "1 4 9" "$(frames malformed.pcapng 'ub.analysis.rule == "UB-DL-006"')"
-expect 'finding expert text' "1" \
-    "$(ts -n -2 -r "$tmp/caps/audit_rtp_lossy.pcapng" -Y frame.number==20 -V 2>/dev/null |
-       grep -c 'Expert Info (Error/Sequence): UB-TP-008 ack PSN goes backwards or beyond the highest PSN sent: ack PSN beyond the highest PSN sent on the channel; TP channel 0x010203->0x0a0b0c TPN 0x302->0x402; values 60, 51')"
+# one expert item per rule: its summary is "<rule id>: <title>", the finding's details are on the rule item
+ts -n -2 -r "$tmp/caps/audit_rtp_lossy.pcapng" -Y frame.number==20 -V > "$tmp/f20.txt" 2>/dev/null
+expect 'finding expert text (rule summary)' "1" \
+    "$(grep -c '^ *\[Expert Info (Error/Sequence): UB-TP-008: ack PSN goes backwards or beyond the highest PSN sent\]$' "$tmp/f20.txt")"
+expect 'finding details on the rule item' "1" \
+    "$(grep -c '^ *\[Audit rule: UB-TP-008 (ack PSN beyond the highest PSN sent on the channel; TP channel 0x010203->0x0a0b0c TPN 0x302->0x402; values 60, 51)\]$' "$tmp/f20.txt")"
+# -z expert groups the findings per rule (3 retransmissions of UB-TP-003 on one line)
+ts -n -2 -q -r "$tmp/caps/audit_rtp_lossy.pcapng" -z expert > "$tmp/zexp.txt" 2>/dev/null
+expect '-z expert: one line per rule' "$(printf '%s\n' \
+    '1 Sequence UB UB-TP-002: PSN gap never filled nor acknowledged: packets lost or skipped' \
+    '1 Sequence UB UB-TP-008: ack PSN goes backwards or beyond the highest PSN sent' \
+    '1 Sequence UB UB-TP-006: PSN not captured at first transmission (appeared later)' \
+    '3 Sequence UB UB-TP-003: retransmission of a PSN already sent')" \
+    "$(grep ' UB-[A-Z][A-Z]-[0-9]' "$tmp/zexp.txt" | tr -s ' ' | sed 's/^ //')"
 expect 'decode finding keeps the decoder group (checksum)' "1" \
     "$(ts -n -2 -r "$tmp/caps/malformed.pcapng" -Y frame.number==1 -V 2>/dev/null | grep -c 'Expert Info (Error/Checksum): UB-DL-006')"
 expect 'related frame of a retransmission finding' "4" \
@@ -305,7 +316,7 @@ expect 'Source (UBoE keeps the IP dissector'"'"'s)' "192.168.1.1" "$(tf uboe.pca
 expect 'ub.cna conversation filter' "$(frames $L 'ub.nth.scna == 0x0a0b0c || ub.nth.dcna == 0x0a0b0c')" "$(frames $L 'ub.cna == 0x0a0b0c')"
 expect 'ub.analysis.tp_endpoint filter' "13 14 15 16" "$(frames $L 'ub.analysis.tp_endpoint == "10.0.1.2:0x600"')"
 ts_home home3 --color -n -2 -r "$tmp/caps/$L" -T fields -e frame.number -e frame.coloring_rule.name > "$tmp/color.txt" 2> "$tmp/err.txt"
-if grep -q "Could not compile" "$tmp/err.txt"; then cat "$tmp/err.txt"; fail "dissector/colorfilters: a rule does not compile"; fi
+if grep -q "Could not compile" "$tmp/err.txt"; then cat "$tmp/err.txt"; fail "dissector/profile/UnifiedBus/colorfilters: a rule does not compile"; fi
 expect 'colour rule of a retransmission' "UB bad TP" "$(awk -F'\t' '$1 == 9 { print $2 }' "$tmp/color.txt")"
 expect 'colour rule of an audit error' "UB audit error" "$(awk -F'\t' '$1 == 20 { print $2 }' "$tmp/color.txt")"
 expect 'ub.analyze:FALSE turns the analysis off' "" \

@@ -46,7 +46,7 @@ mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/home2/.c
 cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
 # DLT_USER table entry for DLT 147 (User 0): the user's choice must win over the plugin
 echo '"User 0 (DLT=147)","data","0","","0",""' > "$tmp/home2/.config/wireshark/user_dlts"
-cp "$UB_SOURCE_DIR/dissector/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
+cp "$UB_SOURCE_DIR/dissector/profile/UnifiedBus/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
 
 . "$UB_SOURCE_DIR/tests/tshark_lib.sh"
 ub_require_plugin
@@ -305,7 +305,7 @@ EOF
     # colouring rules: all compile, bad CRCs are red
     ts_home home3 --color -n -r "$tmp/caps/crc.pcapng" -T fields -e frame.number -e frame.coloring_rule.name \
         > "$tmp/color.txt" 2> "$tmp/err.txt"
-    if grep -q "Could not compile" "$tmp/err.txt"; then cat "$tmp/err.txt"; fail "dissector/colorfilters: a rule does not compile"; fi
+    if grep -q "Could not compile" "$tmp/err.txt"; then cat "$tmp/err.txt"; fail "dissector/profile/UnifiedBus/colorfilters: a rule does not compile"; fi
     expect 'colour rule of a bad BCRC' "UB bad BCRC" "$(awk -F'\t' '$1 == 2 { print $2 }' "$tmp/color.txt")"
     expect 'colour rule of a bad ICRC' "UB bad ICRC" "$(awk -F'\t' '$1 == 3 { print $2 }' "$tmp/color.txt")"
     info "functional checks done"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ubdump CLI end to end on every bundled capture: golden summary/-V/-T fields/-T json outputs,
+# ubdump CLI end to end on every bundled capture: golden summary/-V/-T fields/-T ubjson outputs,
 # the exact ub.error of every malformed sample, exit codes, and byte-for-byte reproducibility of
 # the checked-in captures from their .ub descriptions.  UB_REGEN=1 rewrites the golden files.
 set -u
@@ -37,7 +37,7 @@ for cap in "$S"/captures/*.pcapng; do
     # shellcheck disable=SC2086
     "$U" $opt -r "$cap" -T fields $FIELDS > "$tmp/$name.fields.txt" || bad "$name -T fields"
     check_golden "$name.fields.txt" "$tmp/$name.fields.txt"
-    "$U" $opt -r "$cap" -T json > "$tmp/$name.json" || bad "$name -T json"
+    "$U" $opt -r "$cap" -T ubjson > "$tmp/$name.json" || bad "$name -T ubjson"
     if command -v python3 >/dev/null 2>&1; then
         if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and len(d) > 0' "$tmp/$name.json"; then ok; else bad "$name: invalid JSON"; fi
     fi

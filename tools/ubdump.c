@@ -1,12 +1,12 @@
 /* ubdump — UB capture analyzer and protocol auditor (tcpdump/tshark conventions), driven by libubparse.
  *
  *   ubdump -r FILE [-V] [-T text|fields|json] [-e FIELD]... [-Y FILTER] [-c COUNT] [-q] [-o OPTION=VALUE]...
- *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [-j N]
+ *          [--audit [--audit-format text|json|sarif|junit] [--fail-on error|warning|never]] [-z STAT]... [--threads N]
  *          [--lua FILE [--lua-arg K=V]...]...
  *
  * A thin front end of the library's public API: records -> ub_units (raw flit streams delimited per
  * interface and direction) -> ub_decode -> {printing (selected by -Y), the audit session (audit.h:
- * the state engine on every packet, -z statistics, -j N worker threads)} -> ub_report_write. The
+ * the state engine on every packet, -z statistics, --threads N workers)} -> ub_report_write. The
  * session sees EVERY packet: -Y only selects what is printed. --lua scripts (ublua.h, docs/lua.md) see
  * every packet too, after the session: ub_lua_audit_packet() wraps ub_audit_packet().
  *
@@ -20,6 +20,7 @@
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
+#include "ubdump_out.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,8 +34,9 @@
 
 #define MAX_MATCH 16
 
-enum { OUT_TEXT, OUT_FIELDS, OUT_JSON };
-enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT };
+enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
+enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO };
 
 static const char *const sev_name[] = { "note", "warning", "error" };
 
@@ -59,8 +61,15 @@ typedef struct app {
     long count;
     efield *e; /* -e fields, no limit */
     unsigned ne, ecap;
-    char sep, agg;
-    int header;
+    ubx_csv csv;              /* -E */
+    bool hex;                 /* -x */
+    bool tset;                /* -t given: tfmt at the capture's precision */
+    ubx_tfmt tfmt;
+    ub_capfile *cf;
+    uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
+    bool have_shown;
+    ubx_writer *wr;           /* -w */
+    bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
     uint64_t npkts, nunits, nshown;
@@ -131,7 +140,7 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  -j N             run the audit on N worker threads (same output as -j 1)\n"
+            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
             "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
             "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
@@ -222,6 +231,10 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "frame.time_epoch") == 0) e->pseudo = PF_FRAME_TIME_EPOCH;
     else if (strcmp(name, "frame.len") == 0) e->pseudo = PF_FRAME_LEN;
     else if (strcmp(name, "ub.error") == 0) e->pseudo = PF_UB_ERROR;
+    else if (strcmp(name, "frame.time_delta") == 0) e->pseudo = PF_FRAME_TIME_DELTA;
+    else if (strcmp(name, "frame.time_delta_displayed") == 0) e->pseudo = PF_FRAME_TIME_DELTA_DISP;
+    else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
+    else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
@@ -248,6 +261,23 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
 
+/* a packet was printed: -t dd counts from it */
+static void shown(app *a, const ub_rec *r)
+{
+    a->tshown = r->ts_ns;
+    a->have_shown = true;
+}
+
+/* the previous printed packet's time (-t dd, frame.time_delta_displayed: 0 for the first one) */
+#define SHOWN_TS(a, r) ((a)->have_shown ? (a)->tshown : (r)->ts_ns)
+
+/* the time column (-t; default relative, µs) */
+static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
+{
+    if (a->tset) ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+    else ubx_time(t, n, UBX_T_R, 6, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+}
+
 /* pseudo-fields of the record (frame.*) */
 static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 {
@@ -263,6 +293,9 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
         snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
         break;
     case PF_FRAME_LEN: snprintf(t, sizeof t, "%u", r->origlen); break;
+    case PF_FRAME_TIME_DELTA: ubx_time(t, sizeof t, UBX_T_D, 9, r->ts_ns, a->t0, a->tprev, a->tshown); break;
+    case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
+    case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
     default: return false;
     }
     sb_puts(b, t);
@@ -272,10 +305,19 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
+    (void)a; /* the -E options apply when the value is printed */
+    if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
+        char sum[1024];
+        ub_summary(v, sum, sizeof sum);
+        if (b->any) sb_putc(b, UBX_OCC_SEP);
+        sb_puts(b, sum);
+        b->any = true;
+        return;
+    }
     if (e->pseudo == PF_UB_ERROR) {
         for (unsigned i = 0; i < v->nerrs; i++) {
             const ub_err_info *ei = ub_err_get(v->err[i].code);
-            if (b->any) sb_putc(b, a->agg);
+            if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_puts(b, ei ? ei->name : "?");
             b->any = true;
         }
@@ -290,7 +332,7 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
             ub_format_value(e->f[k], &val, false, buf, sizeof buf);
-            if (b->any) sb_putc(b, a->agg);
+            if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_puts(b, buf);
             b->any = true;
         }
@@ -304,7 +346,7 @@ static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
     b.any = false;
     if (b.p) b.p[0] = '\0';
     if (!frame_field(a, r, e, &b)) view_field(a, a->v, e, &b);
-    if (b.n) fputs(b.p, out);
+    ubx_csv_value(out, &a->csv, b.p, b.n);
 }
 
 /* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
@@ -313,16 +355,18 @@ static void rec_line(app *a, const ub_rec *r)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
     if (a->yf && !a->rec_units) a->rec_match = ub_filter_match_frame(a->yf, &empty, r->frame, r->origlen);
+    if (!a->yf || a->rec_match) a->rec_sel = true;
     if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->sep);
+            if (i) putchar(a->csv.sep);
             sbuf fr = { 0 };
-            if (frame_field(a, r, &a->e[i], &fr)) fputs(fr.p, stdout);
-            else if (a->fb[i].n) fputs(a->fb[i].p, stdout);
+            if (frame_field(a, r, &a->e[i], &fr)) ubx_csv_value(stdout, &a->csv, fr.p, fr.n);
+            else ubx_csv_value(stdout, &a->csv, a->fb[i].p, a->fb[i].n);
             free(fr.p);
         }
         putchar('\n');
+        shown(a, r);
     }
     for (unsigned i = 0; i < a->ne; i++) {
         a->fb[i].n = 0;
@@ -380,36 +424,49 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         a->rec_units++;
         if (a->yf && ub_filter_match_frame(a->yf, v, r->frame, r->origlen)) a->rec_match = true;
         for (unsigned i = 0; i < a->ne; i++)
-            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR) view_field(a, v, &a->e[i], &a->fb[i]);
+            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
         return;
     }
-    if (a->quiet) return;
+    if (a->quiet && !a->wr) return;
     if (a->yf && !ub_filter_match_frame(a->yf, v, r->frame, len)) return;
+    a->rec_sel = true;
+    if (a->quiet) return; /* -w without -P */
     a->nshown++;
     if (a->out == OUT_FIELDS) {
         for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->sep);
+            if (i) putchar(a->csv.sep);
             print_efield(a, r, &a->e[i], stdout);
         }
         putchar('\n');
+        shown(a, r);
         return;
     }
     uint64_t d = r->ts_ns - a->t0;
-    if (a->out == OUT_JSON) {
+    if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
+        ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
+        if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
+        else ubx_ek_packet(stdout, &p);
+        a->json_first = false;
+        shown(a, r);
+        return;
+    }
+    if (a->out == OUT_UBJSON) {
         printf("%s  {\"frame\":%" PRIu64 ",\"time_relative\":%" PRIu64 ".%09" PRIu64 ",\"len\":%u,\"entry\":\"%s\",\"ub\":",
                a->json_first ? "" : ",\n", r->frame, d / 1000000000u, d % 1000000000u, len, entry_name(v->entry));
         ub_print_json(stdout, v);
         fputs("}", stdout);
         a->json_first = false;
+        shown(a, r);
         return;
     }
-    char sum[1024];
+    char sum[1024], t[64];
     ub_summary(v, sum, sizeof sum);
-    printf("%6" PRIu64 " %" PRIu64 ".%06" PRIu64 " %s\n", r->frame, d / 1000000000u, (d % 1000000000u) / 1000u, sum);
-    if (a->verbose) {
-        ub_print_tree(stdout, v);
-        putchar('\n');
-    }
+    pkt_time(a, r, t, sizeof t);
+    printf("%6" PRIu64 " %s %s\n", r->frame, t, sum);
+    if (a->verbose) ub_print_tree(stdout, v);
+    if (a->hex) ubx_hexdump(stdout, v, data, len);
+    else if (a->verbose) putchar('\n');
+    shown(a, r);
 }
 
 /* ub_units callback: one decodable unit */
@@ -422,15 +479,17 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 {
     char *end;
     errno = 0;
+    if (s[0] < '0' || s[0] > '9') return -1; /* no sign, no blanks: strtoull would wrap "-1" */
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || v > max || s[0] == '-') return -1;
+    if (errno || end == s || *end || v > max) return -1;
     *out = v;
     return 0;
 }
 
 enum {
     LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
-    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR
+    LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR,
+    LO_THREADS, LO_VERSION
 };
 
 static app A;
@@ -452,11 +511,12 @@ int main(int argc, char **argv)
     ub_state_cfg *scfg = &acfg.state;
     a->out = OUT_TEXT;
     a->count = -1;
-    a->sep = '\t';
-    a->agg = ',';
+    ubx_csv_default(&a->csv);
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *gsel = NULL;
+    bool line_buf = false, wprint = false;
+    const char *wpath = NULL;
     long examples = -1;
     /* Lua */
     enum { MAX_LUA = 64 };
@@ -488,11 +548,13 @@ int main(int argc, char **argv)
         { "lua-budget", required_argument, NULL, LO_LUABUDGET },
         { "lua-memory", required_argument, NULL, LO_LUAMEM },
         { "lua-max-errors", required_argument, NULL, LO_LUAMAXERR },
+        { "threads", required_argument, NULL, LO_THREADS },
+        { "version", no_argument, NULL, LO_VERSION },
         { 0, 0, 0, 0 }
     };
     int c;
     unsigned long long u;
-    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:P", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'V': a->verbose = 1; break;
@@ -500,7 +562,9 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "text") == 0) a->out = OUT_TEXT;
             else if (strcmp(optarg, "fields") == 0) a->out = OUT_FIELDS;
             else if (strcmp(optarg, "json") == 0) a->out = OUT_JSON;
-            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json)\n", optarg); return 2; }
+            else if (strcmp(optarg, "ek") == 0) a->out = OUT_EK;
+            else if (strcmp(optarg, "ubjson") == 0) a->out = OUT_UBJSON;
+            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson)\n", optarg); return 2; }
             break;
         case 'e': {
             int er = add_efield(a, optarg);
@@ -511,13 +575,27 @@ int main(int argc, char **argv)
             }
             break;
         }
-        case 'E':
-            if (strncmp(optarg, "header=", 7) == 0) a->header = optarg[7] == 'y';
-            else if (strncmp(optarg, "separator=", 10) == 0) a->sep = strcmp(optarg + 10, "/t") == 0 ? '\t' : optarg[10];
-            else if (strncmp(optarg, "aggregator=", 11) == 0) a->agg = optarg[11];
-            else { fprintf(stderr, "ubdump: unknown -E option '%s'\n", optarg); return 2; }
+        case 'E': {
+            char eerr[200];
+            if (ubx_csv_option(&a->csv, optarg, eerr, sizeof eerr) != 0) { fprintf(stderr, "ubdump: %s\n", eerr); return 2; }
             break;
-        case 'c': a->count = strtol(optarg, NULL, 0); break;
+        }
+        case 'x': a->hex = true; break;
+        case 't':
+            if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
+            a->tset = true;
+            break;
+        case 'l': line_buf = true; break;
+        case 'w': wpath = optarg; break;
+        case 'P': wprint = true; break;
+        case 'v': case LO_VERSION: ubx_version(stdout); return 0;
+        case 'c':
+            if (parse_uint(optarg, 1000000000000000ull, &u) != 0 || u < 1) {
+                fprintf(stderr, "ubdump: -c needs a record count 1..10^15, not '%s'\n", optarg);
+                return 2;
+            }
+            a->count = (long)u;
+            break;
         case 'q': a->quiet = 1; break;
         case 'o': {
             if (strcmp(optarg, "help") == 0) { ub_opts_help(stdout); return 0; }
@@ -540,8 +618,11 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "help") == 0) { ub_stats_help(stdout); return 0; }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
             break;
-        case 'j':
-            if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: -j needs 1..%u\n", UB_AUDIT_MAX_JOBS); return 2; }
+        case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
+            fprintf(stderr, "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)\n");
+            /* fall through */
+        case LO_THREADS:
+            if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: --threads needs 1..%u, not '%s'\n", UB_AUDIT_MAX_JOBS, optarg); return 2; }
             acfg.jobs = (unsigned)u;
             break;
         case LO_AUDIT: a->audit = true; break;
@@ -552,7 +633,7 @@ int main(int argc, char **argv)
             break;
         case LO_AOUT: a->aout_path = optarg; a->audit = true; break;
         case LO_AEX:
-            if (parse_uint(optarg, 100000, &u) != 0) { fprintf(stderr, "ubdump: --audit-examples needs 0..100000\n"); return 2; }
+            if (parse_uint(optarg, 100000, &u) != 0) { fprintf(stderr, "ubdump: --audit-examples needs 0..100000, not '%s'\n", optarg); return 2; }
             examples = (long)u;
             break;
         case LO_FAILON:
@@ -561,7 +642,7 @@ int main(int argc, char **argv)
         case LO_RTO: {
             char *end;
             double ms = strtod(optarg, &end);
-            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds\n"); return 2; }
+            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds 0..10^12, not '%s'\n", optarg); return 2; }
             scfg->response_timeout_ns = (uint64_t)(ms * 1e6);
             break;
         }
@@ -610,7 +691,7 @@ int main(int argc, char **argv)
         lcfg.tool = "ubdump";
         lcfg.builtin_findings = a->audit;
         /* print() goes where packet lines go; a json/sarif/junit report on stdout owns it */
-        lcfg.out = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path ? stderr : stdout;
+        lcfg.out = (a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path) || (wpath && strcmp(wpath, "-") == 0) ? stderr : stdout;
         int lrc = 0;
         rules = a->rules = ub_ruleset_new();
         a->lua = ub_lua_new(&lcfg);
@@ -637,6 +718,7 @@ int main(int argc, char **argv)
     }
     if (!file || optind != argc) { usage(stderr); return 2; }
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
+    if (a->out != OUT_FIELDS && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields\n"); return 2; }
     if (yexpr) {
         char ferr[256];
         a->yf = ub_filter_compile(yexpr, ferr, sizeof ferr);
@@ -650,16 +732,20 @@ int main(int argc, char **argv)
     acfg.examples = examples >= 0 ? (unsigned)examples : a->afmt == UB_REPORT_TEXT ? 5u : 100u;
     /* a machine-readable report on stdout owns stdout */
     bool report_owns_stdout = a->audit && a->afmt != UB_REPORT_TEXT && !a->aout_path;
-    if (report_owns_stdout) a->quiet = 1;
-    FILE *zout = report_owns_stdout ? stderr : stdout;
-    FILE *aout = stdout;
+    /* -w - : the capture owns stdout, everything else goes to stderr; -w prints packets only with -P */
+    bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
+    if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
+    if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
+    FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
+    FILE *aout = w_stdout ? stderr : stdout;
     if (a->aout_path && strcmp(a->aout_path, "-") != 0) {
         aout = fopen(a->aout_path, "w");
         if (!aout) { fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno)); return 2; }
     }
 
     char err[256];
-    ub_capfile *cf = ub_cap_open(file, err, sizeof err);
+    ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
@@ -685,7 +771,7 @@ int main(int argc, char **argv)
             ub_lua_attach(a->lua, a->session);
             if (acfg.jobs > 1 && ub_audit_jobs(a->session) == 1)
                 fprintf(stderr, "ubdump: the --lua hooks (on_match/on_finding, ub.suppress/ub.rerate) run in one engine: "
-                                "-j %u does not apply\n", acfg.jobs);
+                                "--threads %u does not apply\n", acfg.jobs);
         }
         if (a->log_dir) {
             a->logs = ub_logs_open(a->log_dir, file, rules, serr, sizeof serr);
@@ -706,12 +792,13 @@ int main(int argc, char **argv)
     a->tlast = a->tstart;
 
     static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (a->out == OUT_FIELDS && a->header && !a->quiet) {
-        for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->sep, 0 } : "", a->e[i].name);
+    setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
+    if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
+        for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
-    if (a->out == OUT_JSON && !a->quiet) fputs("[\n", stdout);
+    if (wpath && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
     if (a->out == OUT_FIELDS) {
@@ -720,12 +807,19 @@ int main(int argc, char **argv)
     }
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
-        if (!a->have_t0) { a->t0 = r.ts_ns; a->have_t0 = true; }
+        if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
         a->rec_mode = false;
+        a->tprev = r.ts_ns;
+        if (a->wr && (a->rec_sel || !a->yf) && ubx_writer_rec(a->wr, cf, &r) != 0) {
+            fprintf(stderr, "ubdump: %s: write error\n", wpath);
+            status = 2;
+            break;
+        }
+        a->rec_sel = false;
         if (a->oom) break;
     }
     if (rc < 0) {
@@ -734,9 +828,13 @@ int main(int argc, char **argv)
     }
     ub_units_flush(units, unit_cb, a);
     if (a->progress) progress(a, true);
-    if (a->out == OUT_JSON && !a->quiet) fputs("\n]\n", stdout);
-    if (a->quiet && !report_owns_stdout)
-        printf("%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
+    if (user_quiet && !report_owns_stdout)
+        fprintf(w_stdout ? stderr : stdout, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)\n", a->npkts, a->nub, a->nother);
+    if (a->wr && ubx_writer_close(a->wr, cf) != 0) {
+        fprintf(stderr, "ubdump: %s: write error\n", wpath);
+        status = 2;
+    }
     if (a->npkts && !a->nub && rc >= 0) /* once: a file without UB is worth knowing about */
         fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
                         "UDP: destination port %u%s, or the strict heuristic%s)\n",
@@ -784,8 +882,8 @@ int main(int argc, char **argv)
         ub_audit_state_stats(a->session, &st);
         const ub_collect *all = ub_audit_findings(a->session);
         if (ub_audit_jobs(a->session) > 1 && st.evicted_total)
-            fprintf(stderr, "ubdump: state tables overflowed (UB-ST-001): with -j %u the workers evict differently "
-                            "from -j 1, so findings may differ; raise --max-* for an exact result\n", ub_audit_jobs(a->session));
+            fprintf(stderr, "ubdump: state tables overflowed (UB-ST-001): with --threads %u the workers evict differently "
+                            "from one thread, so findings may differ; raise --max-* for an exact result\n", ub_audit_jobs(a->session));
         const char *inputs[1] = { file };
         ub_report_info ri;
         memset(&ri, 0, sizeof ri);
@@ -803,7 +901,7 @@ int main(int argc, char **argv)
         if (a->afmt == UB_REPORT_TEXT && aout == stdout && !a->quiet) fputc('\n', aout);
         if (ub_report_write(aout, a->afmt, all, &ri) != 0) ast = 2;
         status = ast;
-        if (aout != stdout && fclose(aout) != 0) {
+        if (aout != stdout && aout != stderr && fclose(aout) != 0) {
             fprintf(stderr, "ubdump: %s: %s\n", a->aout_path, strerror(errno));
             status = 2;
         }

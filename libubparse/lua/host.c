@@ -724,3 +724,5 @@ void ub_lua_end(ub_lua *u)
         ubl_pcall(s, s->L, 0, 0, UBL_H_END);
     }
 }
+
+const char *ub_lua_version(void) { return LUA_RELEASE; }

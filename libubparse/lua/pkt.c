@@ -506,7 +506,7 @@ static uint32_t tp_flags(lua_State *L, const ubl_pktref *p)
     if (!u->fed)
         luaL_error(L, "TP analysis needs the state engine: run ubdump with --audit (or -z ub,tp), or define on_match/on_finding");
     if (ub_audit_jobs(u->fed) > 1)
-        luaL_error(L, "TP analysis is per packet only with one engine: run without -j (or define on_match/on_finding)");
+        luaL_error(L, "TP analysis is per packet only with one engine: run without --threads (or define on_match/on_finding)");
     return ub_audit_last_flags(u->fed);
 }
 static int pp_tp_flags(lua_State *L, const ubl_pktref *p)
@@ -767,7 +767,7 @@ const ubl_reg ubl_pkt_regs[] = {
       "an error otherwise, never a silent `false`." },
     { "match", pm_match, NULL, "pkt:match(filter) → boolean", "Does the packet match a display filter (string or `ub.filter`)?" },
     { "tree", pm_tree, NULL, "pkt:tree() → string", "The verbose tree (`ubdump -V`)." },
-    { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T json`." },
+    { "json", pm_json, NULL, "pkt:json() → string", "The JSON object of `ubdump -T ubjson`." },
     { NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -37,6 +37,7 @@ enum {
 #define NG_EPB 0x00000006u
 #define NG_BOM 0x1A2B3C4Du
 #define NG_OPT_ENDOFOPT 0
+#define NG_OPT_COMMENT 1
 #define NG_OPT_SHB_USERAPPL 4
 #define NG_OPT_IF_NAME 2
 #define NG_OPT_IF_TSRESOL 9
@@ -67,6 +68,7 @@ typedef struct cap_if {
     uint8_t res_pow2; /* if_tsresol: 0 = units of 10^-res_exp s, 1 = 2^-res_exp s */
     uint8_t res_exp;  /* default 6 (µs) */
     int64_t tsoffset; /* if_tsoffset, seconds */
+    char name[64];    /* if_name (cut to 63 bytes) */
 } cap_if;
 
 struct ub_capfile {
@@ -86,6 +88,8 @@ struct ub_capfile {
     uint32_t nifs;   /* interfaces of the current pcapng section */
     uint32_t sections;
     char err[256];
+    const char *comment; /* of the last record (in buf) */
+    uint32_t comment_len;
     cap_if ifs[CAP_MAX_IFS];
     uint8_t buf[];   /* CAP_BUFSZ bytes */
 };
@@ -274,16 +278,23 @@ static int idb_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
             return cap_fail(c, "IDB at offset %llu: unsupported if_tsresol 0x%02x", (unsigned long long)cap_off(c), v);
     } else if (code == NG_OPT_IF_TSOFFSET && len >= 8) {
         ifc->tsoffset = (int64_t)g64(c, val);
+    } else if (code == NG_OPT_IF_NAME) {
+        size_t n = len < sizeof ifc->name ? len : sizeof ifc->name - 1;
+        memcpy(ifc->name, val, n);
+        ifc->name[n] = '\0';
     }
     return 0;
 }
 
 static int pkt_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, uint16_t len)
 {
-    uint8_t *dir = ctx;
+    ub_rec *r = ctx;
     if (code == NG_OPT_EPB_FLAGS && len >= 4) {
         uint32_t fl = g32(c, val) & 3u; /* bits 0-1: 00 n/a, 01 inbound, 10 outbound */
-        *dir = fl == 1 ? UB_DIR_IN : fl == 2 ? UB_DIR_OUT : UB_DIR_UNKNOWN;
+        r->dir = fl == 1 ? UB_DIR_IN : fl == 2 ? UB_DIR_OUT : UB_DIR_UNKNOWN;
+    } else if (code == NG_OPT_COMMENT && !c->comment) {
+        c->comment = (const char *)val;
+        c->comment_len = len;
     }
     return 0;
 }
@@ -377,9 +388,9 @@ static int ng_block(ub_capfile *c, ub_rec *r)
         if (caplen > CAP_MAX_CAPLEN || caplen > end - 28)
             return cap_fail(c, "%s at offset %llu: captured length %u beyond the block or over %u", nm,
                             (unsigned long long)cap_off(c), caplen, CAP_MAX_CAPLEN);
-        uint8_t dir = UB_DIR_UNKNOWN;
+        r->dir = UB_DIR_UNKNOWN;
         /* end - 28 is a multiple of 4 and >= caplen, so 28 + pad4(caplen) <= end */
-        if (ng_options(c, b, 28 + pad4(caplen), end, nm, pkt_opt, &dir) < 0) return -1;
+        if (ng_options(c, b, 28 + pad4(caplen), end, nm, pkt_opt, r) < 0) return -1;
         const cap_if *ifc = &c->ifs[ifid];
         uint64_t ts = (uint64_t)g32(c, b + 12) << 32 | g32(c, b + 16);
         r->data = b + 28;
@@ -388,7 +399,6 @@ static int ng_block(ub_capfile *c, ub_rec *r)
         r->ts_ns = ng_ts_ns(ifc, ts);
         r->linktype = ifc->linktype;
         r->ifindex = ifid;
-        r->dir = dir;
         rc = 1;
         break;
     }
@@ -498,12 +508,45 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen)
     return c;
 }
 
+unsigned ub_cap_ts_digits(const ub_capfile *c, uint32_t ifindex)
+{
+    if (!c->pcapng) return c->pcap_ns ? 9u : 6u;
+    if (ifindex >= c->nifs) return 6u;
+    const cap_if *ifc = &c->ifs[ifindex];
+    /* 2^-e s: the decimal digits that resolve it, ceil(e * log10 2) */
+    unsigned d = ifc->res_pow2 ? (unsigned)((ifc->res_exp * 30103u + 99999u) / 100000u) : ifc->res_exp;
+    return d > 9 ? 9u : d;
+}
+
 int ub_cap_next(ub_capfile *c, ub_rec *r)
 {
     if (!c || c->failed) return -1;
     ub_rec tmp;
     if (!r) r = &tmp;
+    c->comment = NULL;
+    c->comment_len = 0;
     return c->pcapng ? ng_next(c, r) : pcap_next(c, r);
+}
+
+uint32_t ub_cap_nifs(const ub_capfile *c) { return c->pcapng ? c->nifs : 1u; }
+const char *ub_cap_comment(const ub_capfile *c, uint32_t *len)
+{
+    *len = c->comment_len;
+    return c->comment;
+}
+uint32_t ub_cap_section(const ub_capfile *c) { return c->pcapng ? c->sections : 1u; }
+
+int ub_cap_ifinfo_get(const ub_capfile *c, uint32_t ifindex, ub_cap_ifinfo *out)
+{
+    if (!c->pcapng) {
+        if (ifindex) return -1;
+        *out = (ub_cap_ifinfo){ c->linktype, 0, "" };
+        return 0;
+    }
+    if (ifindex >= c->nifs) return -1;
+    const cap_if *ifc = &c->ifs[ifindex];
+    *out = (ub_cap_ifinfo){ ifc->linktype, ifc->snaplen, ifc->name };
+    return 0;
 }
 
 const char *ub_cap_error(const ub_capfile *c)
@@ -584,7 +627,7 @@ ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *er
     }
     if (pcapng) {
         w_shb(w);
-        if (ub_capw_add_if(w, linktype, NULL) < 0) w->bad = true;
+        if (linktype != UB_CAPW_NO_IF && ub_capw_add_if(w, linktype, NULL) < 0) w->bad = true;
     } else {
         uint8_t h[PCAP_HDR_LEN];
         wr32le(h, PCAP_MAGIC_NS);
@@ -636,36 +679,56 @@ int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name)
 
 int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *data, uint32_t len, uint8_t dir)
 {
-    if (!w || ifindex >= w->nifs || len > CAP_MAX_CAPLEN || (len && !data)) return -1;
+    ub_rec r = { .data = data, .caplen = len, .origlen = len, .ts_ns = ts_ns, .dir = dir };
+    return ub_capw_write_rec(w, ifindex, &r, NULL, 0);
+}
+
+int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *comment, uint32_t comment_len)
+{
+    uint32_t len = r ? r->caplen : 0;
+    if (!w || !r || ifindex >= w->nifs || len > CAP_MAX_CAPLEN || (len && !r->data)) return -1;
     uint8_t h[28];
+    uint64_t ts_ns = r->ts_ns;
     uint32_t sec = (uint32_t)(ts_ns / 1000000000ull), nsec = (uint32_t)(ts_ns % 1000000000ull);
+    uint32_t orig = r->origlen > len ? r->origlen : len;
     if (!w->pcapng) {
         wr32le(h, sec);
         wr32le(h + 4, nsec);
         wr32le(h + 8, len);
-        wr32le(h + 12, len);
+        wr32le(h + 12, orig);
         w_put(w, h, 16);
-        w_put(w, data, len);
+        w_put(w, r->data, len);
     } else {
-        uint32_t fl = dir & 3u;
-        uint32_t blen = 32 + pad4(len) + (fl ? 8 + 4 : 0);
+        uint32_t fl = r->dir & 3u;
+        uint32_t clen = comment && comment_len ? (comment_len > 0xFFF0u ? 0xFFF0u : comment_len) : 0;
+        uint32_t olen = (fl ? 8 : 0) + (clen ? 4 + pad4(clen) : 0);
+        uint32_t blen = 32 + pad4(len) + (olen ? olen + 4 : 0);
         wr32le(h, NG_EPB);
         wr32le(h + 4, blen);
         wr32le(h + 8, ifindex);
         wr32le(h + 12, (uint32_t)(ts_ns >> 32));
         wr32le(h + 16, (uint32_t)ts_ns);
         wr32le(h + 20, len);
-        wr32le(h + 24, len);
+        wr32le(h + 24, orig);
         w_put(w, h, 28);
-        w_put(w, data, len);
+        w_put(w, r->data, len);
         uint8_t t[4 + 8 + 4 + 4] = { 0 };
         uint32_t n = pad4(len) - len; /* zero padding */
         if (fl) {
             wr16le(t + n, NG_OPT_EPB_FLAGS);
             wr16le(t + n + 2, 4);
             wr32le(t + n + 4, fl);
-            n += 8 + 4; /* + opt_endofopt */
+            n += 8;
         }
+        if (clen) { /* opt_comment: header, text, padding */
+            wr16le(t + n, NG_OPT_COMMENT);
+            wr16le(t + n + 2, (uint16_t)clen);
+            w_put(w, t, n + 4);
+            w_put(w, comment, clen);
+            memset(t, 0, sizeof t);
+            n = pad4(clen) - clen;
+        }
+        if (olen) n += 4; /* opt_endofopt */
         wr32le(t + n, blen);
         w_put(w, t, n + 4);
     }

@@ -32,18 +32,39 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen);
 int ub_cap_next(ub_capfile *c, ub_rec *r);
 const char *ub_cap_error(const ub_capfile *c);
 bool ub_cap_is_pcapng(const ub_capfile *c);
+/* fractional digits of the timestamps of interface ifindex of the current section: 6 (µs pcap, pcapng
+ * without if_tsresol), 9 (ns pcap, if_tsresol 9), ... capped at 9 (ub_rec carries ns) */
+unsigned ub_cap_ts_digits(const ub_capfile *c, uint32_t ifindex);
+/* The interfaces of the current pcapng section (pcap: one, the file's), as read so far: IDBs may
+ * come late, so callers re-check ub_cap_nifs() after each record. ub_cap_section() counts the
+ * sections (interface ids restart in each). */
+typedef struct ub_cap_ifinfo {
+    uint32_t linktype, snaplen;
+    const char *name; /* if_name, "" if none */
+} ub_cap_ifinfo;
+uint32_t ub_cap_nifs(const ub_capfile *c);
+/* the opt_comment of the last record's packet block (first one), not NUL-terminated, valid until the
+ * next ub_cap_next(); NULL (*len 0) if none */
+const char *ub_cap_comment(const ub_capfile *c, uint32_t *len);
+uint32_t ub_cap_section(const ub_capfile *c);
+int ub_cap_ifinfo_get(const ub_capfile *c, uint32_t ifindex, ub_cap_ifinfo *out);
 /* link type of the first interface (pcap: the file's) */
 uint32_t ub_cap_linktype(const ub_capfile *c);
 void ub_cap_close(ub_capfile *c);
 
 typedef struct ub_capw ub_capw;
 /* Create a pcap (pcapng = false; link type fixed per file) or pcapng file ("-" = stdout).
- * Timestamps are written in ns resolution (pcap magic 0xa1b23c4d, pcapng if_tsresol 9). */
+ * Timestamps are written in ns resolution (pcap magic 0xa1b23c4d, pcapng if_tsresol 9).
+ * pcapng with linktype UB_CAPW_NO_IF: no interface yet (ub_capw_add_if adds them, from index 0). */
+#define UB_CAPW_NO_IF 0xFFFFFFFFu
 ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *err, size_t errlen);
 /* pcapng: add another interface; returns its index (the first one, from open, is 0). */
 int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name);
 /* dir: ub_dir, written as EPB flags in pcapng, ignored in pcap. */
 int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *data, uint32_t len, uint8_t dir);
+/* A record as read (ub_cap_next) on interface ifindex of w: caplen and origlen, direction and (pcapng)
+ * the comment (clen bytes, NULL = none) kept. */
+int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *comment, uint32_t clen);
 int ub_capw_close(ub_capw *w);
 
 #ifdef __cplusplus

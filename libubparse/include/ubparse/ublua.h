@@ -94,6 +94,8 @@ uint64_t ub_lua_late_errors(const ub_lua *u);
 /* The `ub` module reference in Markdown, generated from the bindings' registration tables
  * (ubdump -G lua; scripts/gen-docs.sh writes it into docs/lua.md). */
 void ub_lua_doc(FILE *f);
+/* the Lua release the bindings were built with, e.g. "Lua 5.4.4" (--version) */
+const char *ub_lua_version(void);
 
 #ifdef __cplusplus
 }

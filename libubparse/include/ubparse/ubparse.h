@@ -460,6 +460,12 @@ unsigned ub_scan_path_entry(const uint8_t *path, unsigned i, unsigned w, unsigne
 
 /* One-line summary, e.g. "CFG9 NTH 0x0102→0x0304 Write req TASSN 1 addr 0x... len 64". */
 size_t ub_summary(const ub_view *v, char *buf, size_t n);
+/* One line for a header item (hdrsum.c): its name and key fields, e.g. "Reliable Transport Header,
+ * RTP data, PSN 17, TPN 0x101→0x202" (Wireshark tree items; the key fields are listed in hdrsum.c). */
+size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n);
+/* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
+ * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
+const char *ub_view_protocol(const ub_view *v);
 /* Verbose tree (tshark -V style). */
 void ub_print_tree(FILE *f, const ub_view *v);
 /* JSON object of layers/fields/errors (no trailing newline). */

@@ -1,0 +1,291 @@
+#!/bin/sh
+# ubdump's tshark/tcpdump-style options, exact outputs: strict numeric arguments (exit 2), --threads
+# and the deprecated -j alias, -x hex dumps with layer markers, -w pcapng round trips (link types,
+# interfaces, direction flags, comments; checked with tshark/capinfos), -t time formats at ns
+# precision, -E quoting/occurrence, -T json (tshark's shape, compared with tshark + our plugin),
+# -T ek, -T ubjson against docs/ubjson.schema.json, -l, --version, _ws.col.Info, analysis tags.
+set -eu
+U=${UBDUMP:?}
+S=${UB_SOURCE_DIR:?}
+C=$S/captures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# same NAME WANT GOT: exact string comparison
+same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
+
+# ---------------------------------------------------------------- numeric arguments: usage error, exit 2
+usage_err() { # expected-stderr-substring args...
+    want=$1
+    shift
+    rc=0
+    "$U" "$@" > "$tmp/ue.out" 2> "$tmp/ue.err" || rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/ue.err" && [ ! -s "$tmp/ue.out" ]; then ok; else
+        bad "ubdump $*: exit $rc, stderr '$(cat "$tmp/ue.err")' (want exit 2, '$want')"; fi
+}
+R="-r $C/cfg7_rtp.pcapng"
+# shellcheck disable=SC2086
+{
+usage_err "-c needs a record count 1..10^15, not 'abc'" $R -c abc
+usage_err "-c needs a record count 1..10^15, not '0'" $R -c 0
+usage_err "-c needs a record count 1..10^15, not '-1'" $R -c -1
+usage_err "-c needs a record count 1..10^15, not ' 5'" $R -c ' 5'
+usage_err "-c needs a record count 1..10^15, not '99999999999999999999999'" $R -c 99999999999999999999999
+usage_err "--audit-examples needs 0..100000, not 'x'" $R --audit --audit-examples x
+usage_err "--audit-examples needs 0..100000, not '-3'" $R --audit --audit-examples -3
+usage_err "--response-timeout needs milliseconds 0..10^12, not '-5'" $R --audit --response-timeout -5
+usage_err "--response-timeout needs milliseconds 0..10^12, not 'nan'" $R --audit --response-timeout nan
+usage_err "--response-timeout needs milliseconds 0..10^12, not '1e300'" $R --audit --response-timeout 1e300
+usage_err "--threads needs 1..64, not '0'" $R --audit --threads 0
+usage_err "--threads needs 1..64, not 'two'" $R --audit --threads two
+usage_err "--max-* needs 1..268435456" $R --audit --max-links 0
+usage_err "--lua-budget needs a number of instructions" $R --lua-budget -1
+usage_err "-e needs -T fields" $R -e frame.number
+usage_err "-e needs -T fields" $R -T json -e frame.number
+}
+n=$("$U" -r "$C/cfg7_rtp.pcapng" -c 2 | wc -l)
+same "-c 2 prints two packets" 2 "$n"
+
+# ---------------------------------------------------------------- --threads, -j alias with a warning
+"$U" -r "$C/audit_rtp_lossy.pcapng" -q --audit --fail-on never > "$tmp/t1.txt" 2> "$tmp/t1.err"
+"$U" -r "$C/audit_rtp_lossy.pcapng" -q --audit --fail-on never --threads 2 > "$tmp/t2.txt" 2> "$tmp/t2.err"
+"$U" -r "$C/audit_rtp_lossy.pcapng" -q --audit --fail-on never -j 2 > "$tmp/j2.txt" 2> "$tmp/j2.err"
+cmp -s "$tmp/t1.txt" "$tmp/t2.txt" && ok || bad "--threads 2 report differs from one thread"
+cmp -s "$tmp/t1.txt" "$tmp/j2.txt" && ok || bad "-j 2 report differs from one thread"
+[ ! -s "$tmp/t2.err" ] && ok || bad "--threads 2: unexpected stderr $(cat "$tmp/t2.err")"
+same "-j alias warning" "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)" "$(cat "$tmp/j2.err")"
+
+# ---------------------------------------------------------------- -x: hex + ASCII, header markers
+"$U" -r "$C/cfg7_rtp.pcapng" -x -Y 'frame.number == 2' > "$tmp/x.txt"
+same "-x frame 2 of cfg7_rtp" "     2 0.000010 CFG7 0x0a0b0c→0x010203 TPACK PSN 17 TPN 0x202→0x101
+-- 0000 ub.lph  Link Packet Header, 4 bytes
+-- 0004 ub.nth  Network Header (24-bit CNA), 10 bytes
+-- 000a   ub.cci  CCI (CAQM), 2 bytes
+-- 000e ub.rtph  Reliable Transport Header, 16 bytes
+0000  00 47 00 2d 0a 0b 0c 01 02 03 00 00 00 22 02 00   .G.-.........\"..
+-- 001e ub.icrc  Invariant CRC, 4 bytes
+0010  00 02 02 00 01 01 00 00 00 11 00 00 00 03 10 90   ................
+-- 0022 ub.flitpad  Flit padding, 2 bytes
+-- 0024 ub.bcrc  Block CRC, 4 bytes
+0020  a7 a6 00 00 0c 68 93 70                           .....h.p" "$(cat "$tmp/x.txt")"
+# the hex lines are tshark's -x lines (same bytes, same layout) on every record of a capture
+"$U" -r "$C/uboe.pcapng" -x | grep -v '^-- \|^ ' > "$tmp/x.ub"
+if command -v tshark > /dev/null 2>&1; then
+    tshark -r "$C/uboe.pcapng" -x 2> /dev/null > "$tmp/x.ts"
+    cmp -s "$tmp/x.ub" "$tmp/x.ts" && ok || { bad "-x lines differ from tshark -x (uboe)"; diff "$tmp/x.ts" "$tmp/x.ub" | head; }
+fi
+# a multi-block DLLDP: the record, then the de-interleaved network packet with its own markers
+"$U" -r "$C/multiblock.pcapng" -x -c 1 > "$tmp/xm.txt"
+same "-x multiblock: two data sources" "Frame (1060 bytes):
+De-interleaved network packet (1042 bytes):" "$(grep -v '^[0-9a-f]\{4\}  \|^-- \|^ ' "$tmp/xm.txt" | grep .)"
+same "-x multiblock: markers in the network packet" "-- 0013 ub.maetah  Memory Access ETAH, 16 bytes" "$(grep 'ub.maetah' "$tmp/xm.txt")"
+[ "$(grep -c '^[0-9a-f]\{4\}  ' "$tmp/xm.txt")" = $(( (1060 + 15) / 16 + (1042 + 15) / 16 )) ] && ok || bad "-x multiblock: hex line count"
+
+# ---------------------------------------------------------------- -t formats (ns pcapng), frame.time_delta*
+for spec in "r 0.000010000" "a 09:00:00.000020000" "ad 1970-01-01 09:00:00.000020000" "d 0.000010000" \
+    "dd 0.000000000" "e 0.000020000" "u 00:00:00.000020000" "ud 1970-01-01 00:00:00.000020000"; do
+    t=${spec%% *}
+    got=$(TZ=Asia/Tokyo "$U" -r "$C/cfg7_rtp.pcapng" -t "$t" -Y 'frame.number == 2' -T fields -e _ws.col.Time)
+    same "-t $t" "${spec#* }" "$got"
+done
+got=$("$U" -r "$C/cfg7_rtp.pcapng" -t dd -Y 'frame.number != 2' -c 3 | cut -c1-18)
+same "-t dd counts from the previous printed packet; -t r summary at ns" "     1 0.000000000
+     3 0.000020000" "$got"
+got=$("$U" -r "$C/cfg7_rtp.pcapng" -c 3 -T fields -e frame.number -e frame.time_delta -e frame.time_delta_displayed -Y 'frame.number != 2' -E separator=,)
+same "frame.time_delta, frame.time_delta_displayed" "1,0.000000000,0.000000000
+3,0.000010000,0.000020000" "$got"
+usage_err "-t ad|a|r|d|dd|e|u|ud, not 'x'" -r "$C/cfg7_rtp.pcapng" -t x
+
+# ---------------------------------------------------------------- -E: quote, occurrence, separators
+N="-r $C/noncrc.pcapng -Y frame.number==2 -T fields -e frame.number -e ub.error -e ub.lph.cfg"
+# shellcheck disable=SC2086
+{
+same "-E default" "$(printf '2\ticrc_bad,bcrc_bad,error_flag,bcrc_bad\t7')" "$("$U" $N)"
+same "-E occurrence=f" "$(printf '2\ticrc_bad\t7')" "$("$U" $N -E occurrence=f)"
+same "-E occurrence=l" "$(printf '2\tbcrc_bad\t7')" "$("$U" $N -E occurrence=l)"
+same "-E separator=, quote=d header=y" 'frame.number,ub.error,ub.lph.cfg
+"2","icrc_bad,bcrc_bad,error_flag,bcrc_bad","7"' "$("$U" $N -E separator=, -E quote=d -E header=y)"
+same "-E separator=/s aggregator=/s quote=s" "'2' 'icrc_bad bcrc_bad error_flag bcrc_bad' '7'" "$("$U" $N -E separator=/s -E aggregator=/s -E quote=s)"
+same "-E aggregator=; quote=n" "2|icrc_bad;bcrc_bad;error_flag;bcrc_bad|7" "$("$U" $N -E 'separator=|' -E 'aggregator=;' -E quote=n)"
+}
+usage_err "bad -E option 'quote=x'" -r "$C/cfg7_rtp.pcapng" -T fields -e frame.number -E quote=x
+usage_err "bad -E option 'occurrence=2'" -r "$C/cfg7_rtp.pcapng" -T fields -e frame.number -E occurrence=2
+# CSV with repeated fields is well-formed: python's csv module reads back every occurrence
+"$U" -r "$C/noncrc.pcapng" -T fields -e frame.number -e ub.error -e _ws.col.Info -E separator=, -E quote=d -E header=y > "$tmp/e.csv"
+python3 - "$tmp/e.csv" <<'PY' && ok || bad "CSV with repeated fields"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["frame.number", "ub.error", "_ws.col.Info"], rows[0]
+assert all(len(r) == 3 for r in rows), rows
+r2 = [r for r in rows if r[0] == "2"][0]
+assert r2[1].split(",") == ["icrc_bad", "bcrc_bad", "error_flag", "bcrc_bad"], r2
+PY
+
+# ---------------------------------------------------------------- _ws.col.Info == the summary line
+"$U" -r "$C/cfg7_rtp.pcapng" | sed 's/^ *[0-9]* [0-9.]* //' > "$tmp/sum.txt"
+"$U" -r "$C/cfg7_rtp.pcapng" -T fields -e _ws.col.Info > "$tmp/info.txt"
+cmp -s "$tmp/sum.txt" "$tmp/info.txt" && ok || bad "_ws.col.Info differs from the summary lines"
+
+# ---------------------------------------------------------------- --version, -v, -l
+"$U" --version > "$tmp/v.txt"
+v=$(sed -n 's/^project(ubscope VERSION \([0-9.]*\).*/\1/p' "$S/CMakeLists.txt")
+same "--version first line" "ubdump (ubscope) $v" "$(head -1 "$tmp/v.txt")"
+grep -q '^Compiled with Lua 5\.4\.[0-9]*\.$' "$tmp/v.txt" && ok || bad "--version: Lua release"
+"$U" -v | cmp -s - "$tmp/v.txt" && ok || bad "-v == --version"
+# -l: every line reaches a pipe as it is printed (the reader sees line 1 while ubdump still runs)
+"$U" -r "$C/cfg7_rtp.pcapng" > "$tmp/nol.txt"
+"$U" -r "$C/cfg7_rtp.pcapng" -l > "$tmp/l.txt"
+cmp -s "$tmp/nol.txt" "$tmp/l.txt" && ok || bad "-l changes the output"
+
+# ---------------------------------------------------------------- -w: pcapng of the selected records
+for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done
+# two interfaces (UB link records with outbound direction flags + UBoE on Ethernet), two comments
+mergecap -w "$tmp/m.pcapng" "$C/audit_linkup.pcapng" "$C/uboe.pcapng"
+editcap -a 2:"second frame" -a 5:'a "quoted" comment' -a 177:"uboe 1" "$tmp/m.pcapng" "$tmp/mc.pcapng"
+TSF="-T fields -e frame.interface_id -e frame.encap_type -e frame.packet_flags_direction -e frame.comment -e frame.len -e frame.cap_len -e frame.time_epoch"
+FILT='frame.number == 2 || frame.number == 5 || frame.number == 9 || ub.eth'
+"$U" -r "$tmp/mc.pcapng" -w "$tmp/w.pcapng" -Y "$FILT" > "$tmp/w.out" 2> "$tmp/w.err"
+[ ! -s "$tmp/w.out" ] && [ ! -s "$tmp/w.err" ] && ok || bad "-w prints nothing without -P: $(cat "$tmp/w.out" "$tmp/w.err")"
+sel=$("$U" -r "$tmp/mc.pcapng" -Y "$FILT" -T fields -e frame.number | tr '\n' ',' | sed 's/,$//')
+same "-w selection" "2,5,9,177,178,179" "$sel"
+# shellcheck disable=SC2086
+tshark -r "$tmp/mc.pcapng" -Y "frame.number in {$sel}" $TSF 2> /dev/null > "$tmp/w.want"
+# shellcheck disable=SC2086
+tshark -r "$tmp/w.pcapng" $TSF 2> /dev/null > "$tmp/w.got"
+cmp -s "$tmp/w.want" "$tmp/w.got" && ok || { bad "-w: interfaces/link types/flags/comments/lengths/times differ (tshark)"; diff "$tmp/w.want" "$tmp/w.got"; }
+same "-w: comments kept" "second frame|a \"quoted\" comment|uboe 1" "$(cut -f4 "$tmp/w.got" | grep . | paste -sd'|')"
+same "-w: capinfos" "6 2" "$(capinfos -T -r -c "$tmp/w.pcapng" | cut -f2) $(capinfos -I "$tmp/w.pcapng" | grep -c '^Interface #')"
+# re-read by ubdump: the same packet lines as the selection from the source (frames renumbered)
+"$U" -r "$tmp/mc.pcapng" -Y "$FILT" -t e | cut -c8- > "$tmp/w.sum1"
+"$U" -r "$tmp/w.pcapng" -t e | cut -c8- > "$tmp/w.sum2"
+cmp -s "$tmp/w.sum1" "$tmp/w.sum2" && ok || bad "-w: ubdump reads back different packets"
+# -P prints while writing; -w - writes to stdout (and the -q totals go to stderr)
+"$U" -r "$C/cfg7_rtp.pcapng" -w "$tmp/p.pcapng" -P -c 2 > "$tmp/p.out"
+same "-P" "2" "$(wc -l < "$tmp/p.out")"
+"$U" -r "$C/cfg7_rtp.pcapng" -q -w - 2> "$tmp/q.err" | "$U" -r - > "$tmp/pipe.txt"
+"$U" -r "$C/cfg7_rtp.pcapng" | cmp -s - "$tmp/pipe.txt" && ok || bad "-w - | ubdump -r -"
+same "-w - -q totals on stderr" "10 records: 10 UB, 0 other (not UB)" "$(cat "$tmp/q.err")"
+# nothing selected: a valid pcapng with the interfaces and no packets
+"$U" -r "$tmp/mc.pcapng" -w "$tmp/none.pcapng" -Y 'ub.btah.taopcode == "Atomic_fetch_add"'
+same "-w empty selection" "0 2" "$(capinfos -T -r -c "$tmp/none.pcapng" | cut -f2) $(capinfos -I "$tmp/none.pcapng" | grep -c '^Interface #')"
+usage_err "-w - writes the capture to standard output" -r "$C/cfg7_rtp.pcapng" -w - -P
+usage_err "-P needs -w FILE" -r "$C/cfg7_rtp.pcapng" -P
+usage_err "-w $tmp/no/such/dir/x.pcapng" -r "$C/cfg7_rtp.pcapng" -w "$tmp/no/such/dir/x.pcapng"
+
+# ---------------------------------------------------------------- -T ubjson: docs/ubjson.schema.json
+n=0
+for cap in "$C"/*.pcapng; do
+    o=
+    case $cap in */noncrc.pcapng) o=--noncrc ;; esac
+    # shellcheck disable=SC2086
+    "$U" $o -r "$cap" -T ubjson > "$tmp/$(basename "$cap" .pcapng).ubjson"
+    n=$((n + 1))
+done
+got=$(python3 - "$S/docs/ubjson.schema.json" "$tmp"/*.ubjson <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+n = 0
+for p in sys.argv[2:]:
+    d = json.load(open(p))
+    for e in v.iter_errors(d):
+        print(p, e.message[:200], list(e.path))
+        sys.exit(1)
+    n += len(d)
+# the schema can fail: a wrong shape is rejected
+bad = [{"frame": 0, "time_relative": 0, "len": 1, "entry": "flit", "ub": {"layers": [], "errors": []}}]
+assert not v.is_valid(bad)
+print(n)
+PY
+)
+same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 864 "$got"
+
+# ---------------------------------------------------------------- -T json / -T ek vs tshark with our plugin
+PLUGIN=
+for p in "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
+if [ -z "$PLUGIN" ]; then
+    bad "plugin not built (needs -DUB_DISSECTOR=ON): -T json not compared with tshark"
+else
+    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
+    fail() { echo "FAIL: $*"; exit 1; }
+    mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
+    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
+    . "$S/tests/tshark_lib.sh"
+    ub_require_plugin
+    "$U" -G fields | cut -f1 > "$tmp/schema.txt"
+    # every UB capture whose packets the plugin dissects alone (not: raw flit streams, grouped per
+    # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads, Wireshark's dissectors)
+    for cap in "$C"/*.pcapng; do
+        name=$(basename "$cap" .pcapng)
+        case $name in stream | audit_nob | noncrc | mixed_eth | cfg3_ipv4 | cfg3_plain_ip) continue ;; esac
+        cp "$cap" "$tmp/cap.pcapng"
+        chmod a+r "$tmp/cap.pcapng"
+        ts -r "$tmp/cap.pcapng" -T json > "$tmp/t.json" 2> /dev/null
+        "$U" -r "$cap" -T json > "$tmp/u.json"
+        if python3 - "$tmp/u.json" "$tmp/t.json" "$tmp/schema.txt" <<'PY'; then ok; else bad "$name: -T json differs from tshark -T json"; fi
+import json, sys
+load = lambda p: json.load(open(p), object_pairs_hook=lambda kv: kv)  # keep repeated keys, as tshark writes them
+def walk(obj, path, vals, paths):
+    for k, v in obj:
+        if isinstance(v, list):
+            paths.append(path + "/" + k)
+            walk(v, path + "/" + k, vals, paths)
+        else:
+            vals.append((k, v))
+schema = set(open(sys.argv[3]).read().split())
+ub, ts = load(sys.argv[1]), load(sys.argv[2])
+assert len(ub) == len(ts), (len(ub), len(ts))
+FRAME = ["frame.number", "frame.len", "frame.cap_len", "frame.time_epoch", "frame.time_relative",
+         "frame.time_delta", "frame.interface_id"]
+bad = 0
+for a, b in zip(ub, ts):
+    da, db = dict(a), dict(b)
+    assert [k for k, _ in a] == ["_index", "_type", "_score", "_source"] and da["_type"] == "doc"
+    assert da["_index"] == db["_index"] and da["_score"] is None
+    la, lb = dict(dict(da["_source"])["layers"]), dict(dict(db["_source"])["layers"])
+    fa, fb = dict(la["frame"]), dict(lb["frame"])
+    for k in FRAME:
+        if fa.get(k) != fb.get(k):
+            print(fa.get("frame.number"), k, fa.get(k), fb.get(k)); bad += 1
+    va, pa, vb, pb = [], [], [], []
+    walk(la.get("ub", []), "ub", va, pa)
+    walk(lb.get("ub", []), "ub", vb, pb)
+    va = [kv for kv in va if kv[0] in schema]
+    vb = [kv for kv in vb if kv[0] in schema]
+    pb = [p for p in pb if "ub.analysis" not in p and "_ws.expert" not in p]
+    if va != vb or pa != pb:
+        print(fa.get("frame.number"), [(x, y) for x, y in zip(va, vb) if x != y][:2], pa, pb); bad += 1
+    for proto in ("eth", "vlan", "ip", "udp"):
+        if (proto in la) != (proto in lb): print(fa.get("frame.number"), "layer", proto); bad += 1
+sys.exit(1 if bad else 0)
+PY
+    done
+    # -T ek: an index line and a document per packet; frame and ub members equal tshark's
+    cp "$C/urpc.pcapng" "$tmp/cap.pcapng"
+    ts -r "$tmp/cap.pcapng" -T ek > "$tmp/t.ek" 2> /dev/null
+    "$U" -r "$C/urpc.pcapng" -T ek > "$tmp/u.ek"
+    same "-T ek lines (urpc: 3 packets)" 6 "$(wc -l < "$tmp/u.ek")"
+    python3 - "$tmp/u.ek" "$tmp/t.ek" <<'PY' && ok || bad "-T ek differs from tshark -T ek"
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == len(b) == 6
+for x, y in zip(a[0::2], b[0::2]):
+    assert x == y, (x, y)
+n = 0
+for x, y in zip(a[1::2], b[1::2]):
+    assert x["timestamp"] == y["timestamp"]
+    for proto in ("frame", "ub"):
+        for k, v in x["layers"][proto].items():
+            assert y["layers"][proto].get(k, "MISSING") == v, (proto, k, v, y["layers"][proto].get(k))
+            n += 1
+assert n > 100, n
+PY
+fi
+
+echo "t_cli_parity: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,183 @@
+/* ubdump's tshark-style output helpers (ubdump_out.h): -x, -t, -E, --version. */
+#include "ubdump_out.h"
+
+#include "ubparse/ublua.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------ -x */
+static void hex_markers(FILE *f, const ub_view *v, const uint8_t *base, uint32_t n, uint32_t from, uint32_t to)
+{
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr || !l->data || l->data < base || l->data > base + n) continue;
+        uint32_t off = (uint32_t)(l->data - base);
+        if (off < from || off >= to) continue;
+        fprintf(f, "-- %04x %*sub.%s  %s, %u byte%s%s\n", off, 2 * l->depth, "", l->hdr->abbrev, l->hdr->name, l->len,
+                l->len == 1 ? "" : "s", l->flags & UB_LF_TRUNC ? " [truncated]" : "");
+    }
+}
+
+static void hex_block(FILE *f, const ub_view *v, const uint8_t *p, uint32_t n)
+{
+    for (uint32_t o = 0; o < n || (o == 0 && n == 0); o += 16) {
+        /* markers of the headers starting on this line (the last line also takes those at the end) */
+        hex_markers(f, v, p, n, o, o + 16 >= n ? n + 1 : o + 16);
+        if (n == 0) break;
+        char line[128];
+        int k = snprintf(line, sizeof line, n > 0x10000 ? "%08x " : "%04x ", o);
+        for (uint32_t j = 0; j < 16; j++)
+            k += o + j < n ? snprintf(line + k, sizeof line - (size_t)k, " %02x", p[o + j])
+                           : snprintf(line + k, sizeof line - (size_t)k, "   ");
+        k += snprintf(line + k, sizeof line - (size_t)k, "   ");
+        for (uint32_t j = 0; j < 16 && o + j < n; j++) line[k++] = p[o + j] >= 0x20 && p[o + j] < 0x7f ? (char)p[o + j] : '.';
+        line[k] = '\0';
+        fprintf(f, "%s\n", line);
+    }
+}
+
+void ubx_hexdump(FILE *f, const ub_view *v, const uint8_t *data, uint32_t len)
+{
+    bool net = false;
+    for (unsigned i = 0; i < v->nlayers; i++)
+        if (v->layer[i].flags & UB_LF_NETBUF) net = true;
+    if (net) fprintf(f, "Frame (%u bytes):\n", len);
+    hex_block(f, v, data, len);
+    if (net) { /* the network packet de-interleaved from the DLLDP's blocks (§4.3.2 multi-block) */
+        fprintf(f, "De-interleaved network packet (%u bytes):\n", v->pkt_len);
+        hex_block(f, v, v->netbuf, v->pkt_len);
+    }
+    fputc('\n', f);
+}
+
+/* ------------------------------------------------------------------ -t */
+int ubx_tfmt_parse(const char *s, ubx_tfmt *out)
+{
+    static const struct { const char *n; ubx_tfmt f; } t[] = {
+        { "r", UBX_T_R }, { "a", UBX_T_A }, { "ad", UBX_T_AD }, { "d", UBX_T_D }, { "dd", UBX_T_DD },
+        { "e", UBX_T_E }, { "u", UBX_T_U }, { "ud", UBX_T_UD },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(s, t[i].n) == 0) { *out = t[i].f; return 0; }
+    return -1;
+}
+
+/* seconds.fraction with `digits` fractional digits (truncated, as tshark) */
+static void secfrac(char *buf, size_t n, const char *sign, uint64_t ns, unsigned digits)
+{
+    uint64_t div = 1;
+    for (unsigned i = digits; i < 9; i++) div *= 10;
+    snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64, sign, ns / 1000000000u, (int)digits, (ns % 1000000000u) / div);
+}
+
+static void delta(char *buf, size_t n, uint64_t a, uint64_t b, unsigned digits)
+{
+    if (a >= b) secfrac(buf, n, "", a - b, digits);
+    else secfrac(buf, n, "-", b - a, digits);
+}
+
+void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, uint64_t t0, uint64_t prev,
+              uint64_t prev_shown)
+{
+    if (digits > 9) digits = 9;
+    switch (fmt) {
+    case UBX_T_R: delta(buf, n, ts, t0, digits); return;
+    case UBX_T_D: delta(buf, n, ts, prev, digits); return;
+    case UBX_T_DD: delta(buf, n, ts, prev_shown, digits); return;
+    case UBX_T_E: secfrac(buf, n, "", ts, digits); return;
+    default: break;
+    }
+    time_t sec = (time_t)(ts / 1000000000u);
+    struct tm tm;
+    bool utc = fmt == UBX_T_U || fmt == UBX_T_UD;
+    if (!(utc ? gmtime_r(&sec, &tm) : localtime_r(&sec, &tm))) { snprintf(buf, n, "?"); return; }
+    char frac[24];
+    secfrac(frac, sizeof frac, "", ts % 1000000000u, digits); /* "0.ffff" */
+    const char *dot = strchr(frac, '.');
+    if (fmt == UBX_T_AD || fmt == UBX_T_UD)
+        snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d%s", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                 tm.tm_min, tm.tm_sec, dot ? dot : "");
+    else
+        snprintf(buf, n, "%02d:%02d:%02d%s", tm.tm_hour, tm.tm_min, tm.tm_sec, dot ? dot : "");
+}
+
+/* ------------------------------------------------------------------ -E */
+void ubx_csv_default(ubx_csv *c)
+{
+    c->sep = '\t';
+    c->agg = ',';
+    c->quote = 0;
+    c->occurrence = 'a';
+    c->header = false;
+}
+
+/* tshark's character arguments: /t tab, /s space, else the first character */
+static char csv_char(const char *v) { return strcmp(v, "/t") == 0 ? '\t' : strcmp(v, "/s") == 0 ? ' ' : v[0]; }
+
+int ubx_csv_option(ubx_csv *c, const char *opt, char *err, size_t errlen)
+{
+    const char *eq = strchr(opt, '=');
+    const char *v = eq ? eq + 1 : "";
+    size_t kl = eq ? (size_t)(eq - opt) : strlen(opt);
+#define KEY(s) (kl == sizeof(s) - 1 && strncmp(opt, s, kl) == 0)
+    if (KEY("header") && (strcmp(v, "y") == 0 || strcmp(v, "n") == 0)) c->header = v[0] == 'y';
+    else if (KEY("separator") && *v) c->sep = csv_char(v);
+    else if (KEY("aggregator") && *v) c->agg = csv_char(v);
+    else if (KEY("quote") && (strcmp(v, "d") == 0 || strcmp(v, "s") == 0 || strcmp(v, "n") == 0))
+        c->quote = v[0] == 'd' ? '"' : v[0] == 's' ? '\'' : 0;
+    else if (KEY("occurrence") && (strcmp(v, "f") == 0 || strcmp(v, "l") == 0 || strcmp(v, "a") == 0)) c->occurrence = v[0];
+    else {
+        snprintf(err, errlen, "bad -E option '%s' (header=y|n, separator=/t|/s|C, aggregator=,|/s|C, quote=d|s|n, "
+                              "occurrence=f|l|a)", opt);
+        return -1;
+    }
+#undef KEY
+    return 0;
+}
+
+/* one occurrence, escaped: \n \r \t as tshark; a quote character inside a quoted value doubled (RFC 4180) */
+static void csv_put(FILE *f, const ubx_csv *c, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') fputs("\\n", f);
+        else if (s[i] == '\r') fputs("\\r", f);
+        else if (s[i] == '\t' && c->sep == '\t') fputs("\\t", f);
+        else {
+            if (c->quote && s[i] == c->quote) fputc(c->quote, f);
+            fputc(s[i], f);
+        }
+    }
+}
+
+void ubx_csv_value(FILE *f, const ubx_csv *c, const char *vals, size_t len)
+{
+    if (!len) return; /* tshark: an absent field is empty, even with quote= */
+    const char *end = vals + len, *p = vals;
+    if (c->occurrence == 'l') {
+        for (const char *q = end; q > vals; q--)
+            if (q[-1] == UBX_OCC_SEP) { p = q; break; }
+    }
+    if (c->quote) fputc(c->quote, f);
+    bool first = true;
+    while (p < end) {
+        const char *q = memchr(p, UBX_OCC_SEP, (size_t)(end - p));
+        const char *e = q ? q : end;
+        if (!first) fputc(c->agg, f);
+        csv_put(f, c, p, (size_t)(e - p));
+        first = false;
+        if (c->occurrence != 'a' || !q) break;
+        p = q + 1;
+    }
+    if (c->quote) fputc(c->quote, f);
+}
+
+/* ------------------------------------------------------------------ --version */
+void ubx_version(FILE *f)
+{
+    fprintf(f, "ubdump (ubscope) %s\n\n", UBSCOPE_VERSION);
+    fprintf(f, "libubparse %s (C11; pcap/pcapng reader and writer built in: no libpcap)\n", UBPARSE_VERSION);
+    fprintf(f, "Compiled with %s.\n", ub_lua_version());
+    fprintf(f, "Capture file formats: pcap (us and ns), pcapng (several interfaces, if_tsresol, EPB flags).\n");
+}
