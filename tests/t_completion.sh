@@ -92,6 +92,11 @@ ub,cfg
 ub,mgmt" ubdump -z ""
 want "ubpeer --loss" "gbn
 sack" ubpeer --loss ""
+# KEY=VALUE options: the keys, then the values the help lists (-E header=y|n)
+has "ubdump -E" "header=
+separator=" ubdump -T fields -E ""
+want "ubdump -E header=" "header=n
+header=y" ubdump -E header=
 # no candidates for a placeholder argument (a count)
 want "ubdump -c N" "" ubdump -c ""
 # field names from ubdump -G fields

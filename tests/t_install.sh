@@ -92,11 +92,14 @@ run_example() { # name binary
         bad "$1 printed:"; cat "$tmp/$1.out" "$tmp/$1.err"
     fi
 }
-needs_lib() { readelf -d "$1" | grep -q "NEEDED.*\[libubparse.so.$MAJOR\]"; }
+# here-strings, not pipes: with pipefail an early `grep -q` exit could fail the pipeline
+needs_lib() { grep -q "NEEDED.*\[libubparse.so.$MAJOR\]" <<<"$(readelf -d "$1")"; }
+no_lib() { ! grep -q libubparse <<<"$(readelf -d "$1")"; }
 
 # pkg-config, shared
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 [ "$(pkg-config --modversion libubparse)" = "$VERSION" ] && ok || bad "pkg-config --modversion"
+check "pkg-config --validate libubparse" pkg-config --validate libubparse
 # shellcheck disable=SC2046
 if "$CC" -std=c11 -Wall -Wextra -Werror "${SAN[@]}" "$S/examples/ubparse_example.c" \
     $(pkg-config --cflags --libs libubparse) -o "$tmp/ex_pc" 2>"$tmp/cc.err"; then
@@ -112,7 +115,7 @@ if "$CC" -std=c11 -Wall -Wextra -Werror "${SAN[@]}" "$S/examples/ubparse_example
     $(pkg-config --cflags libubparse) "$P/lib/libubparse.a" $(pkg-config --static --libs-only-other libubparse) \
     -o "$tmp/ex_static" 2>"$tmp/cc.err"; then
     ok
-    check "static build does not need libubparse.so" bash -c "! readelf -d '$tmp/ex_static' | grep -q libubparse"
+    check "static build does not need libubparse.so" no_lib "$tmp/ex_static"
     run_example static "$tmp/ex_static"
 else
     bad "static build:"; cat "$tmp/cc.err"
@@ -126,6 +129,15 @@ if cmake -S "$S/examples" -B "$tmp/exb" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPI
     run_example find_package "$tmp/exb/ubparse_example"
 else
     bad "find_package(ubparse) build:"; tail -30 "$tmp/cm.log"
+fi
+if cmake -S "$S/examples" -B "$tmp/exs" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$CC" -DUBPARSE_EXAMPLE_STATIC=ON \
+    -DCMAKE_C_FLAGS="${SAN[*]}" -DCMAKE_EXE_LINKER_FLAGS="${SAN[*]}" >"$tmp/cms.log" 2>&1 &&
+    cmake --build "$tmp/exs" >>"$tmp/cms.log" 2>&1; then
+    ok
+    check "ubparse::ubparse_static does not need libubparse.so" no_lib "$tmp/exs/ubparse_example"
+    run_example find_package_static "$tmp/exs/ubparse_example"
+else
+    bad "find_package(ubparse) static build:"; tail -30 "$tmp/cms.log"
 fi
 # the version file refuses an incompatible major version
 mkdir -p "$tmp/vcheck"

@@ -92,14 +92,31 @@ _ubscope() {
         return 0
         ;;
     -*)
-        local choices
+        local choices keys
+        # KEY=VALUE options (-E header=y|n, -E separator=C): the keys, then the listed values
+        keys=$(_ubscope_help "$tool" | grep -oE -- "(^|[[:space:],(])$prev [a-z][a-z0-9_.]*=[^[:space:],;)]*" |
+            sed -E "s/^[[:space:],(]?$prev //" | sort -u)
+        if [[ -n $keys ]]; then
+            if [[ $cur == *=* ]]; then
+                local k=${cur%%=*} line v
+                line=$(grep -m1 -E "^$k=" <<<"$keys")
+                for v in $(tr '|' ' ' <<<"${line#*=}"); do
+                    [[ $v == [a-z0-9]* && $k=$v == "$cur"* ]] && COMPREPLY+=("$k=$v")
+                done
+            else
+                COMPREPLY=($(compgen -W "$(sed 's/=.*/=/' <<<"$keys" | sort -u)" -- "$cur"))
+                compopt -o nospace 2>/dev/null
+            fi
+            return 0
+        fi
         choices=$(_ubscope_choices "$tool" "$prev")
         if [[ -n $choices ]]; then
             COMPREPLY=($(compgen -W "$choices" -- "$cur"))
             return 0
         fi
         # an option that takes a placeholder argument (N, T, HOST...): nothing to offer
-        if _ubscope_help "$tool" | grep -E -- "(^|[[:space:],(])$prev [A-Z\[]" >/dev/null; then # not -q: an early exit would SIGPIPE the writer (pipefail)
+        # (a here-string, not a pipe: grep -q stops early, which `set -o pipefail` would count as a failure)
+        if grep -qE -- "(^|[[:space:],(])$prev [A-Z\[]" <<<"$(_ubscope_help "$tool")"; then
             return 0
         fi
         ;;
