@@ -94,8 +94,12 @@ _ubscope() {
     -*)
         local choices keys
         # KEY=VALUE options (-E header=y|n, -E separator=C): the keys, then the listed values
-        keys=$(_ubscope_help "$tool" | grep -oE -- "(^|[[:space:],(])$prev [a-z][a-z0-9_.]*=[^[:space:],;)]*" |
-            sed -E "s/^[[:space:],(]?$prev //" | sort -u)
+        # (the KEY=VALUE words of the option's own help entry, continuation lines included)
+        keys=$(_ubscope_help "$tool" | awk -v o="$prev" '
+                $1 == o && /^  -/ { on = 1; print; next }
+                on && /^ {6,}[^ -]/ { print; next }
+                { on = 0 }' |
+            grep -oE -- "(^|[[:space:],(])[a-z][a-z0-9_.]*=[^[:space:],;)]*" | sed -E 's/^[[:space:],(]//' | sort -u)
         if [[ -n $keys ]]; then
             if [[ $cur == *=* ]]; then
                 local k=${cur%%=*} line v
