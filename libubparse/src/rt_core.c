@@ -61,20 +61,21 @@ static const char *const txt_nb[RT_T__COUNT] = {
 };
 
 #define NONE UB_R__COUNT
-const rt_profile rt_ub_rtp = { "UB RTP", 1u << 24, (1u << 23) - 1, false, NONE, UB_R_TP_RETRANSMISSION, UB_R_TP_ACK_PSN,
-                               UB_R_TP_NAK, UB_R_TP_UNACKED, UB_R_TP_WINDOW, UB_R_TP_LOST, UB_R_TP_GAP_ACKED,
+const rt_profile rt_ub_rtp = { "UB RTP", 1u << 24, 1u << 23, 1, false, NONE, UB_R_TP_RETRANSMISSION, UB_R_TP_ACK_PSN,
+                               UB_R_TP_NAK, UB_R_TP_ACK_REQUIRED, UB_R_TP_WINDOW, UB_R_TP_LOST, UB_R_TP_GAP_ACKED,
                                UB_R_TP_GAP_FILLED, UB_R_TP_OUT_OF_ORDER, UB_R_TP_DUP_ACK, UB_R_TP_SACK,
-                               UB_R_TP_ACK_REQUIRED, 512000 /* §6.4.2.1: smallest static RTO, 512 µs */, txt_ub };
-const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
+                               UB_R_TP_ACK_REQUIRED, UB_R_TP_UNACKED, 512000 /* §6.4.2.1: smallest static RTO, 512 µs */,
+                               txt_ub };
+const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, 0, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
                               UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW, UB_R_IB_GAP, UB_R_IB_GAP,
-                              UB_R_IB_RETRANS, UB_R_IB_GAP, NONE, NONE, UB_R_IB_UNACKED,
-                              4096ull * 4 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, txt_nb };
-const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
+                              UB_R_IB_RETRANS, UB_R_IB_GAP, NONE, NONE, UB_R_IB_UNACKED, NONE,
+                              8192 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, txt_nb };
+const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, 0, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
                                   UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW, UB_R_SUE_GAP, UB_R_SUE_GAP,
-                                  UB_R_SUE_RETRANS, UB_R_SUE_GAP, NONE, NONE, UB_R_SUE_UNACKED, 512000, txt_nb };
-const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
+                                  UB_R_SUE_RETRANS, UB_R_SUE_GAP, NONE, NONE, UB_R_SUE_UNACKED, NONE, 512000, txt_nb };
+const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, 0, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
                                   UB_R_FL_NAK_REPLAY, NONE, UB_R_FL_WINDOW, UB_R_FL_GAP, UB_R_FL_GAP, UB_R_FL_REPLAY,
-                                  UB_R_FL_GAP, NONE, NONE, NONE, 0, txt_nb };
+                                  UB_R_FL_GAP, NONE, NONE, NONE, NONE, 0, txt_nb };
 #undef NONE
 
 uint32_t rt_idx(const rt_profile *pf, uint32_t psn) { return pf->skip_zero ? (psn + pf->modulus - 1) % pf->modulus : psn % pf->modulus; }

@@ -30,11 +30,13 @@ enum {
 typedef struct rt_profile {
     const char *name;       /* "UB RTP", "IB RC", "SUE TYPE1", "PCIe flit" */
     uint32_t modulus;       /* 2^24, 2^12, 1023 (the full tracker needs a power of two) */
-    uint32_t window;        /* most PSNs outstanding (8M-1, 512, 511) */
+    uint32_t window;        /* most PSNs outstanding (UB 8M, IB 8M-1, SUE 512, PCIe 511) */
+    uint8_t win_bias;       /* the window finding's values minus this (UB TP-03 states highest − lowest: 1) */
     bool skip_zero;         /* PCIe: sequence numbers 1..1023, 0 unused */
     uint16_t r_gap, r_retrans, r_ack_psn, r_nak_replay, r_unacked, r_window; /* UB_R_* ; UB_R__COUNT = none */
-    /* full tracker: lost, gap acked, gap filled, reordered, duplicate ack, selective ack, A = 1 unacked */
-    uint16_t r_lost, r_gap_acked, r_gap_filled, r_ooo, r_dup_ack, r_sack, r_ack_req;
+    /* full tracker: lost, gap acked, gap filled, reordered, duplicate ack, selective ack, ack-required
+     * packet unacked, any data unacked at the end */
+    uint16_t r_lost, r_gap_acked, r_gap_filled, r_ooo, r_dup_ack, r_sack, r_ack_req, r_data_unacked;
     uint64_t min_rto_ns;    /* a PSN of a gap resent this long after the gap is a timeout resend */
     const char *const *txt; /* RT_T__COUNT texts */
 } rt_profile;

@@ -125,11 +125,12 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
             gap_open(q, rt_add(pf, q->hi, 1), (uint32_t)d - 1, p, x->as_note);
             flags |= UB_TPF_LOST_BEFORE;
         }
-        /* TP-03: highest PSN sent − lowest PSN not acknowledged <= window */
+        /* TP-03: PSNs outstanding (UB: highest PSN sent − lowest not acknowledged < 8M) <= window */
         if (q->ack_valid) {
             uint32_t out = (psn - q->acked) & (pf->modulus - 1);
-            if (out > pf->window + 1) {
-                if (!q->win_reported) emit(x, pf->r_window, -1, fr, 0, out - 1, pf->window, 2, pf->txt[RT_T_WINDOW]);
+            if (out > pf->window) {
+                if (!q->win_reported)
+                    emit(x, pf->r_window, -1, fr, 0, out - pf->win_bias, pf->window - pf->win_bias, 2, pf->txt[RT_T_WINDOW]);
                 q->win_reported = 1;
             } else q->win_reported = 0;
         }
@@ -197,23 +198,41 @@ bool rt_bit(const rt_bitmap *bm, uint32_t i)
     return (bm->b[i / 8] >> (7 - i % 8)) & 1;                             /* R-18 alternative: first bit on the wire */
 }
 
+/* the bitmap in logical order (bit i of the result = BitMap[i] = byte i/8, bit i%8) into lg */
+static void bm_logical(const rt_bitmap *bm, uint8_t *lg)
+{
+    for (uint32_t j = 0; j < bm->nbytes; j++) {
+        uint8_t v = bm->order == 0 ? bm->b[bm->nbytes - 1 - j] : bm->b[j];
+        if (bm->order == 1) { /* first bit on the wire = BitMap[0]: reverse the bits */
+            v = (uint8_t)((v & 0xF0) >> 4 | (v & 0x0F) << 4);
+            v = (uint8_t)((v & 0xCC) >> 2 | (v & 0x33) << 2);
+            v = (uint8_t)((v & 0xAA) >> 1 | (v & 0x55) << 1);
+        }
+        lg[j] = v;
+    }
+}
+static inline bool lbit(const uint8_t *lg, uint32_t nbits, uint32_t i) { return i < nbits && (lg[i >> 3] >> (i & 7) & 1); }
+
+#define RT_BM_MAX 128 /* bytes of a selective-ack bitmap judged (SAETPH: at most 1024 bits) */
 static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitmap *bm)
 {
     const rt_profile *pf = x->pf;
-    uint32_t maxrcv = bm->maxrcv, nbits = bm->nbytes * 8;
+    uint8_t lg[RT_BM_MAX];
+    uint32_t maxrcv = bm->maxrcv, nbytes = bm->nbytes < RT_BM_MAX ? bm->nbytes : RT_BM_MAX, nbits = nbytes * 8;
+    bm_logical(&(rt_bitmap){ bm->b + (bm->order == 0 ? bm->nbytes - nbytes : 0), nbytes, bm->order, maxrcv }, lg);
     uint64_t fr = x->p->pi->frame;
     const char *bad = NULL;
     /* highest bit set */
     int32_t top = -1;
-    for (uint32_t i = nbits; i-- > 0;)
-        if (rt_bit(bm, i)) { top = (int32_t)i; break; }
+    for (uint32_t j = nbytes; j-- > 0;)
+        if (lg[j]) { top = (int32_t)(j * 8 + 31 - (unsigned)__builtin_clz(lg[j])); break; }
     int32_t dmax = rt_diff(pf, maxrcv, psn);
-    if (nbits && !rt_bit(bm, 0)) bad = pf->txt[RT_T_SACK_B0];
+    if (nbits && !lbit(lg, nbits, 0)) bad = pf->txt[RT_T_SACK_B0];
     else if (dmax < 0) bad = pf->txt[RT_T_SACK_MAXLOW];
     else if (q->maxrcv_valid && rt_diff(pf, maxrcv, q->maxrcv) < 0) bad = pf->txt[RT_T_SACK_MAXDEC];
     else if (q->have_data && rt_diff(pf, maxrcv, q->hi) > 0) bad = pf->txt[RT_T_SACK_MAXHI];
     else if (top > dmax) bad = pf->txt[RT_T_SACK_TOP];
-    else if ((uint32_t)dmax < nbits && !rt_bit(bm, (uint32_t)dmax)) bad = pf->txt[RT_T_SACK_MAXBIT];
+    else if ((uint32_t)dmax < nbits && !lbit(lg, nbits, (uint32_t)dmax)) bad = pf->txt[RT_T_SACK_MAXBIT];
     if (bad) emit(x, pf->r_sack, -1, fr, 0, psn, maxrcv, 2, bad);
     if (!q->maxrcv_valid || rt_diff(pf, maxrcv, q->maxrcv) > 0) q->maxrcv = maxrcv;
     q->maxrcv_valid = 1;
@@ -228,7 +247,7 @@ static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitma
             if (to > (int64_t)nbits) to = nbits;
             uint32_t first = 0, k = 0;
             for (int64_t j = from; j < to; j++)
-                if (rt_bit(bm, (uint32_t)j)) {
+                if (lbit(lg, nbits, (uint32_t)j)) {
                     if (!k) first = rt_add(pf, psn, (int32_t)j);
                     k++;
                 }
@@ -236,7 +255,7 @@ static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitma
                 emit(x, pf->r_gap_acked, snap[i].note ? UB_SEV_NOTE : -1, snap[i].frame_after, fr, first, k, 2, pf->txt[RT_T_SACK_GAP]);
         }
         for (uint32_t j = 1; j < nbits && q->ngaps; j++) {
-            if (!rt_bit(bm, j)) continue;
+            if (!lbit(lg, nbits, j)) continue;
             uint32_t pj = rt_add(pf, psn, (int32_t)j);
             int gi = gap_find(pf, q, pj);
             if (gi >= 0) gap_take(pf, q, (unsigned)gi, pj);
@@ -248,8 +267,7 @@ static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitma
     q->sack_frame = fr;
     q->sack_nbits = (uint16_t)(nbits < RT_SACK_BITS ? nbits : RT_SACK_BITS);
     memset(q->sack_bits, 0, sizeof q->sack_bits);
-    for (uint32_t i = 0; i < q->sack_nbits; i++)
-        if (rt_bit(bm, i)) q->sack_bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    memcpy(q->sack_bits, lg, q->sack_nbits / 8u);
 }
 
 uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sack, bool plain, unsigned match_op,
@@ -342,7 +360,7 @@ void rt_seq_finish_unacked(const rt_ctx *x, rt_seq *q)
         if (!(sl->flags & RT_SL_VALID) || (q->ack_valid && rt_diff(pf, sl->psn, q->acked) <= 0)) continue;
         if (!old || rt_diff(pf, sl->psn, old->psn) < 0) old = sl;
     }
-    if (old) emit(x, pf->r_unacked, late_sev(x->s, old->ts, -1), old->frame, 0, old->psn, 0, 1, pf->txt[RT_T_UNACKED]);
+    if (old) emit(x, pf->r_data_unacked, late_sev(x->s, old->ts, -1), old->frame, 0, old->psn, 0, 1, pf->txt[RT_T_UNACKED]);
     /* TP-11: A = 1 packets not covered by any ack */
     for (unsigned i = 0; i < RT_RING_N; i++) {
         const rt_slot *sl = &q->ring[i];
