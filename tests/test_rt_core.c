@@ -1,6 +1,7 @@
 /* The reliable-transport core (libubparse/src/rt_core.h) driven directly with its profiles: UB RTP
  * (24-bit), SUE TYPE1 (12-bit, wraps at 4095) and IB RC (24-bit). Each scenario plants violations and
- * asserts the findings (rule id @ frame, values) the full tracker reports. */
+ * asserts the findings (rule id @ frame, values) the full tracker reports. Also: the neighbour flow
+ * tables (st_neigh.c) in the engine's eviction accounting. */
 #include "rt_core.h"
 #include "ubparse/audit.h"
 #include "ubtest.h"
@@ -172,11 +173,56 @@ static void t_ib(void)
               "IB-RC-002@5(0) IB-RC-002@6(1) IB-RC-004@9(2) IB-RC-005@8(2)");
 }
 
+/* the neighbour flow tables are bounded by max_channels and counted like UB state: with room for 2
+ * flows, 5 SUE flows evict (UB-ST-001 per table at the end, ub_state_get_stats) */
+static void t_evict(void)
+{
+    ub_opts o;
+    ub_opts_default(&o);
+    ub_view v;
+    ub_view_init(&v);
+    ub_state_cfg c;
+    ub_state_cfg_default(&c);
+    c.max_channels = 2;
+    found[0] = 0;
+    ub_state *s = ub_state_new(&c, on_finding, NULL);
+    CHECK(s != NULL);
+    ub_state_stats st;
+    ub_state_get_stats(s, &st);
+    CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].bound, 0); /* no neighbour packet yet: no table */
+    uint8_t buf[512];
+    char text[512], err[200] = "";
+    for (unsigned i = 0; i < 5; i++) {
+        snprintf(text, sizeof text,
+                 "eth icrc=none\neth dst=02:00:00:00:00:02 src=02:00:00:00:00:01\nipv4 src=10.0.0.%u dst=10.0.0.9\n"
+                 "udp srcport=49152 dstport=4791\nsue_rh opcode=0 ts_en=1 timestamp=0x0a01 pkt_len=12 psn=7 dest_qp=3\ndata inc=4\n",
+                 i + 1);
+        ub_entry e = UB_ENTRY_NONE;
+        long n = ub_build_text(text, &o, buf, sizeof buf, &e, err, sizeof err);
+        CHECK(n > 0);
+        ub_decode(&v, &o, UB_ENTRY_ETH, buf, (uint32_t)(n > 0 ? n : 0));
+        ub_pktinfo pi = { i + 1, (i + 1) * 1000, 0, 2 };
+        ub_state_packet(s, &v, &pi);
+    }
+    ub_state_get_stats(s, &st);
+    CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].bound, 2);
+    CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].evicted, 3);
+    CHECK_EQ(st.tbl[UB_TBL_NB_PAIRS].evicted, 3);
+    CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].first_evict_frame, 3);
+    CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].last_evict_frame, 5);
+    CHECK_EQ(st.evicted_total, 6);
+    CHECK_STR(ub_state_table_name(UB_TBL_NB_FLOWS), "neighbour flows");
+    ub_state_finish(s);
+    ub_state_free(s);
+    CHECK_STR(found, "UB-ST-001@3(8,3,2) UB-ST-001@3(9,3,2)");
+}
+
 int main(void)
 {
     t_arith();
     t_ub();
     t_sue();
     t_ib();
+    t_evict();
     return ub_test_finish();
 }

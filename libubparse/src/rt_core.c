@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 /* UB RTP (digest §10.3): the texts of the UB-TP-* findings */
-static const char *const txt_ub[RT_T__COUNT] = {
+static const char txt_ub[RT_T__COUNT][RT_TXT_MAX] = {
     [RT_T_WINDOW] = "more than 8M − 1 PSNs outstanding (§6.4.1)",
     [RT_T_GAP_FILLED] = "PSN not captured at its first transmission; this resend is the first copy seen",
     [RT_T_OOO] = "PSN below the highest sent, never seen before: reordered on the path",
@@ -34,7 +34,7 @@ static const char *const txt_ub[RT_T__COUNT] = {
     [RT_T_ACK_REQ] = "packet with A = 1 (ack required) never acknowledged",
 };
 /* the neighbours' wording of the same findings */
-static const char *const txt_nb[RT_T__COUNT] = {
+static const char txt_nb[RT_T__COUNT][RT_TXT_MAX] = {
     [RT_T_WINDOW] = "outstanding beyond the window",
     [RT_T_GAP_FILLED] = "PSN not captured at its first transmission; this resend is the first copy seen",
     [RT_T_OOO] = "PSN below the newest sent, never seen before: reordered on the path",

@@ -27,6 +27,7 @@ enum {
     RT_T_UNACKED, RT_T_ACK_REQ, RT_T__COUNT
 };
 
+#define RT_TXT_MAX 104
 typedef struct rt_profile {
     const char *name;       /* "UB RTP", "IB RC", "SUE TYPE1", "PCIe flit" */
     uint32_t modulus;       /* 2^24, 2^12, 1023 (the full tracker needs a power of two) */
@@ -38,7 +39,7 @@ typedef struct rt_profile {
      * packet unacked, any data unacked at the end */
     uint16_t r_lost, r_gap_acked, r_gap_filled, r_ooo, r_dup_ack, r_sack, r_ack_req, r_data_unacked;
     uint64_t min_rto_ns;    /* a PSN of a gap resent this long after the gap is a timeout resend */
-    const char *const *txt; /* RT_T__COUNT texts */
+    const char (*txt)[RT_TXT_MAX]; /* RT_T__COUNT texts (arrays, not pointers: no relocations at load) */
 } rt_profile;
 
 extern const rt_profile rt_ub_rtp, rt_ib_rc, rt_sue_type1, rt_pcie_flit;
@@ -48,12 +49,14 @@ extern const rt_profile rt_ub_rtp, rt_ib_rc, rt_sue_type1, rt_pcie_flit;
 uint32_t rt_idx(const rt_profile *pf, uint32_t psn);
 uint32_t rt_psn(const rt_profile *pf, uint32_t idx);
 /* (power-of-two profiles) a + d and a − b as a signed distance in [−modulus/2, modulus/2) */
-static inline uint32_t rt_add(const rt_profile *pf, uint32_t a, int32_t d) { return (uint32_t)((int64_t)a + d) & (pf->modulus - 1); }
-static inline int32_t rt_diff(const rt_profile *pf, uint32_t a, uint32_t b)
+static inline uint32_t rt_add_m(uint32_t mod, uint32_t a, int32_t d) { return (uint32_t)((int64_t)a + d) & (mod - 1); }
+static inline int32_t rt_diff_m(uint32_t mod, uint32_t a, uint32_t b)
 {
-    uint32_t d = (a - b) & (pf->modulus - 1);
-    return d >= pf->modulus / 2 ? (int32_t)d - (int32_t)pf->modulus : (int32_t)d;
+    uint32_t d = (a - b) & (mod - 1);
+    return d >= mod / 2 ? (int32_t)d - (int32_t)mod : (int32_t)d;
 }
+static inline uint32_t rt_add(const rt_profile *pf, uint32_t a, int32_t d) { return rt_add_m(pf->modulus, a, d); }
+static inline int32_t rt_diff(const rt_profile *pf, uint32_t a, uint32_t b) { return rt_diff_m(pf->modulus, a, b); }
 
 /* ================================================================ the full tracker */
 #define RT_RING_N 16     /* PSNs remembered per flow (first-copy frames, A = 1, matches) */

@@ -30,10 +30,10 @@ static rt_slot *ring_get(rt_seq *q, uint32_t psn)
     rt_slot *sl = &q->ring[psn % RT_RING_N];
     return (sl->flags & RT_SL_VALID) && sl->psn == psn ? sl : NULL;
 }
-static void ring_put(const rt_profile *pf, rt_seq *q, uint32_t psn, const ub_pkt *p, uint8_t flags, uint8_t aux)
+static void ring_put(uint32_t mod, rt_seq *q, uint32_t psn, const ub_pkt *p, uint8_t flags, uint8_t aux)
 {
     rt_slot *sl = &q->ring[psn % RT_RING_N];
-    if ((sl->flags & RT_SL_VALID) && rt_diff(pf, psn, sl->psn) < 0) return; /* keep the newer PSN */
+    if ((sl->flags & RT_SL_VALID) && rt_diff_m(mod, psn, sl->psn) < 0) return; /* keep the newer PSN */
     sl->frame = p->pi->frame;
     sl->ts = p->pi->ts_ns;
     sl->psn = psn;
@@ -43,21 +43,21 @@ static void ring_put(const rt_profile *pf, rt_seq *q, uint32_t psn, const ub_pkt
 }
 
 /* ---------------------------------------------------------------- PSN gaps (§10.6 c) */
-static int gap_find(const rt_profile *pf, const rt_seq *q, uint32_t psn)
+static int gap_find(uint32_t mod, const rt_seq *q, uint32_t psn)
 {
     for (unsigned i = 0; i < q->ngaps; i++) {
-        int32_t d = rt_diff(pf, psn, q->gap[i].lo);
+        int32_t d = rt_diff_m(mod, psn, q->gap[i].lo);
         if (d >= 0 && (uint32_t)d < q->gap[i].n) return (int)i;
     }
     return -1;
 }
 static void gap_del(rt_seq *q, unsigned i) { q->gap[i] = q->gap[--q->ngaps]; }
 /* remove one PSN from gap i (splitting it; if no slot is free the upper part is no longer tracked) */
-static void gap_take(const rt_profile *pf, rt_seq *q, unsigned i, uint32_t psn)
+static void gap_take(uint32_t mod, rt_seq *q, unsigned i, uint32_t psn)
 {
     rt_gap *g = &q->gap[i];
-    uint32_t off = (uint32_t)rt_diff(pf, psn, g->lo);
-    if (off == 0) { g->lo = rt_add(pf, g->lo, 1); g->n--; }
+    uint32_t off = (uint32_t)rt_diff_m(mod, psn, g->lo);
+    if (off == 0) { g->lo = rt_add_m(mod, g->lo, 1); g->n--; }
     else if (off == g->n - 1) g->n--;
     else {
         uint32_t upper = g->n - off - 1;
@@ -65,7 +65,7 @@ static void gap_take(const rt_profile *pf, rt_seq *q, unsigned i, uint32_t psn)
         if (q->ngaps < RT_GAPS) {
             rt_gap *u = &q->gap[q->ngaps++];
             *u = *g;
-            u->lo = rt_add(pf, psn, 1);
+            u->lo = rt_add_m(mod, psn, 1);
             u->n = upper;
         }
     }
@@ -85,14 +85,15 @@ static void gap_open(rt_seq *q, uint32_t lo, uint32_t n, const ub_pkt *p, bool a
 /* a cumulative ack up to cum proves the gap PSNs <= cum were sent: gap acknowledged */
 static void gap_ack(const rt_ctx *x, rt_seq *q, uint32_t cum)
 {
+    const uint32_t mod = x->pf->modulus;
     for (unsigned i = 0; i < q->ngaps;) {
         rt_gap *g = &q->gap[i];
-        int32_t d = rt_diff(x->pf, cum, g->lo);
+        int32_t d = rt_diff_m(mod, cum, g->lo);
         if (d < 0) { i++; continue; }
         uint32_t k = (uint32_t)d + 1 < g->n ? (uint32_t)d + 1 : g->n;
         emit(x, x->pf->r_gap_acked, g->note ? UB_SEV_NOTE : -1, g->frame_after, x->p->pi->frame, g->lo, k, 2,
              x->pf->txt[RT_T_GAP_ACKED]);
-        g->lo = rt_add(x->pf, g->lo, (int32_t)k);
+        g->lo = rt_add_m(mod, g->lo, (int32_t)k);
         g->n -= k;
         if (g->n == 0) gap_del(q, i);
         else i++;
@@ -103,31 +104,32 @@ static void gap_ack(const rt_ctx *x, rt_seq *q, uint32_t cum)
 int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8_t aux, rt_dres *r)
 {
     const rt_profile *pf = x->pf;
+    const uint32_t mod = pf->modulus;
     const ub_pkt *p = x->p;
     uint64_t fr = p->pi->frame;
     if (!q->have_data) {
         q->have_data = 1;
         q->first_psn = psn;
-        q->hi = rt_add(pf, psn, -1);
-        if (q->ack_valid && rt_diff(pf, psn, q->acked) <= 0) { /* data acknowledged before the capture started */
+        q->hi = rt_add_m(mod, psn, -1);
+        if (q->ack_valid && rt_diff_m(mod, psn, q->acked) <= 0) { /* data acknowledged before the capture started */
             q->hi = q->acked;
-            q->first_psn = rt_add(pf, q->acked, 1);
+            q->first_psn = rt_add_m(mod, q->acked, 1);
         }
     }
     uint32_t flags = 0;
-    int32_t d = rt_diff(pf, psn, q->hi);
-    r->expected = rt_add(pf, q->hi, 1);
+    int32_t d = rt_diff_m(mod, psn, q->hi);
+    r->expected = rt_add_m(mod, q->hi, 1);
     r->d = d;
     r->copy = NULL;
     if (d > 0) {
         /* ---- a new PSN (TP-02) */
         if (d > 1) {
-            gap_open(q, rt_add(pf, q->hi, 1), (uint32_t)d - 1, p, x->as_note);
+            gap_open(q, rt_add_m(mod, q->hi, 1), (uint32_t)d - 1, p, x->as_note);
             flags |= UB_TPF_LOST_BEFORE;
         }
         /* TP-03: PSNs outstanding (UB: highest PSN sent − lowest not acknowledged < 8M) <= window */
         if (q->ack_valid) {
-            uint32_t out = (psn - q->acked) & (pf->modulus - 1);
+            uint32_t out = (psn - q->acked) & (mod - 1);
             if (out > pf->window) {
                 if (!q->win_reported)
                     emit(x, pf->r_window, -1, fr, 0, out - pf->win_bias, pf->window - pf->win_bias, 2, pf->txt[RT_T_WINDOW]);
@@ -135,19 +137,19 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
             } else q->win_reported = 0;
         }
         q->hi = psn;
-        ring_put(pf, q, psn, p, slflags, aux);
+        ring_put(mod, q, psn, p, slflags, aux);
         q->prev_retx = 0;
         q->prev_psn = psn;
         r->flags = flags;
         return RT_NEW;
     }
     /* ---- a PSN at or below the highest sent */
-    int g = gap_find(pf, q, psn);
-    bool before_capture = rt_diff(pf, psn, q->first_psn) < 0, resend = true;
+    int g = gap_find(mod, q, psn);
+    bool before_capture = rt_diff_m(mod, psn, q->first_psn) < 0, resend = true;
     if (g >= 0) {
         rt_gap *gp = &q->gap[g];
         bool recovery = gp->fb_epoch != q->fb_epoch                        /* NAK / selective ack since the gap */
-                        || (q->prev_retx && psn == rt_add(pf, q->prev_psn, 1)) /* go-back-N run */
+                        || (q->prev_retx && psn == rt_add_m(mod, q->prev_psn, 1)) /* go-back-N run */
                         || p->pi->ts_ns >= gp->ts_after + pf->min_rto_ns;    /* timeout retransmission */
         if (recovery) {
             flags |= UB_TPF_RETRANSMISSION;
@@ -157,8 +159,8 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
             flags |= UB_TPF_OUT_OF_ORDER;
             emit(x, pf->r_ooo, x->as_note ? UB_SEV_NOTE : -1, fr, 0, psn, q->hi, 2, pf->txt[RT_T_OOO]);
         }
-        gap_take(pf, q, (unsigned)g, psn);
-        ring_put(pf, q, psn, p, slflags, aux);
+        gap_take(mod, q, (unsigned)g, psn);
+        ring_put(mod, q, psn, p, slflags, aux);
     } else {
         rt_slot *sl = before_capture ? NULL : ring_get(q, psn);
         if (sl && !(sl->ifmask & rt_ifbit(p))) { /* the same packet at another capture point */
@@ -168,11 +170,11 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
             return RT_COPY;
         }
         flags |= UB_TPF_RETRANSMISSION;
-        if (q->ack_valid && rt_diff(pf, psn, q->acked) <= 0) flags |= UB_TPF_DUPLICATE;
+        if (q->ack_valid && rt_diff_m(mod, psn, q->acked) <= 0) flags |= UB_TPF_DUPLICATE;
         emit(x, pf->r_retrans, -1, fr, sl ? sl->frame : 0, psn, 0, 1, pf->txt[before_capture ? RT_T_RETX_EARLY : RT_T_RETX]);
         /* TP-07: the sender resends only PSNs whose selective-ack bit is 0 */
         if (q->sack_valid) {
-            int32_t ds = rt_diff(pf, psn, q->sack_psn);
+            int32_t ds = rt_diff_m(mod, psn, q->sack_psn);
             if (ds > 0 && ds < q->sack_nbits && (q->sack_bits[ds / 8] >> (ds % 8) & 1))
                 emit(x, pf->r_sack, -1, fr, q->sack_frame, psn, q->sack_psn, 2, pf->txt[RT_T_SACK_RETX]);
         }
@@ -217,6 +219,7 @@ static inline bool lbit(const uint8_t *lg, uint32_t nbits, uint32_t i) { return 
 static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitmap *bm)
 {
     const rt_profile *pf = x->pf;
+    const uint32_t mod = pf->modulus;
     uint8_t lg[RT_BM_MAX];
     uint32_t maxrcv = bm->maxrcv, nbytes = bm->nbytes < RT_BM_MAX ? bm->nbytes : RT_BM_MAX, nbits = nbytes * 8;
     bm_logical(&(rt_bitmap){ bm->b + (bm->order == 0 ? bm->nbytes - nbytes : 0), nbytes, bm->order, maxrcv }, lg);
@@ -226,15 +229,15 @@ static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitma
     int32_t top = -1;
     for (uint32_t j = nbytes; j-- > 0;)
         if (lg[j]) { top = (int32_t)(j * 8 + 31 - (unsigned)__builtin_clz(lg[j])); break; }
-    int32_t dmax = rt_diff(pf, maxrcv, psn);
+    int32_t dmax = rt_diff_m(mod, maxrcv, psn);
     if (nbits && !lbit(lg, nbits, 0)) bad = pf->txt[RT_T_SACK_B0];
     else if (dmax < 0) bad = pf->txt[RT_T_SACK_MAXLOW];
-    else if (q->maxrcv_valid && rt_diff(pf, maxrcv, q->maxrcv) < 0) bad = pf->txt[RT_T_SACK_MAXDEC];
-    else if (q->have_data && rt_diff(pf, maxrcv, q->hi) > 0) bad = pf->txt[RT_T_SACK_MAXHI];
+    else if (q->maxrcv_valid && rt_diff_m(mod, maxrcv, q->maxrcv) < 0) bad = pf->txt[RT_T_SACK_MAXDEC];
+    else if (q->have_data && rt_diff_m(mod, maxrcv, q->hi) > 0) bad = pf->txt[RT_T_SACK_MAXHI];
     else if (top > dmax) bad = pf->txt[RT_T_SACK_TOP];
     else if ((uint32_t)dmax < nbits && !lbit(lg, nbits, (uint32_t)dmax)) bad = pf->txt[RT_T_SACK_MAXBIT];
     if (bad) emit(x, pf->r_sack, -1, fr, 0, psn, maxrcv, 2, bad);
-    if (!q->maxrcv_valid || rt_diff(pf, maxrcv, q->maxrcv) > 0) q->maxrcv = maxrcv;
+    if (!q->maxrcv_valid || rt_diff_m(mod, maxrcv, q->maxrcv) > 0) q->maxrcv = maxrcv;
     q->maxrcv_valid = 1;
     /* gap PSNs marked received were sent: acknowledged but never captured */
     if (q->ngaps) {
@@ -242,13 +245,13 @@ static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitma
         unsigned ns = q->ngaps;
         memcpy(snap, q->gap, sizeof snap);
         for (unsigned i = 0; i < ns; i++) {
-            int32_t b0 = rt_diff(pf, snap[i].lo, psn);
+            int32_t b0 = rt_diff_m(mod, snap[i].lo, psn);
             int64_t from = b0 > 1 ? b0 : 1, to = (int64_t)b0 + snap[i].n; /* bitmap indexes [from, to) */
             if (to > (int64_t)nbits) to = nbits;
             uint32_t first = 0, k = 0;
             for (int64_t j = from; j < to; j++)
                 if (lbit(lg, nbits, (uint32_t)j)) {
-                    if (!k) first = rt_add(pf, psn, (int32_t)j);
+                    if (!k) first = rt_add_m(mod, psn, (int32_t)j);
                     k++;
                 }
             if (k)
@@ -256,9 +259,9 @@ static void sack_bitmap(const rt_ctx *x, rt_seq *q, uint32_t psn, const rt_bitma
         }
         for (uint32_t j = 1; j < nbits && q->ngaps; j++) {
             if (!lbit(lg, nbits, j)) continue;
-            uint32_t pj = rt_add(pf, psn, (int32_t)j);
-            int gi = gap_find(pf, q, pj);
-            if (gi >= 0) gap_take(pf, q, (unsigned)gi, pj);
+            uint32_t pj = rt_add_m(mod, psn, (int32_t)j);
+            int gi = gap_find(mod, q, pj);
+            if (gi >= 0) gap_take(mod, q, (unsigned)gi, pj);
         }
     }
     /* keep the bitmap (logical order) for the retransmission check */
@@ -274,16 +277,17 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
                     const rt_bitmap *bm)
 {
     const rt_profile *pf = x->pf;
+    const uint32_t mod = pf->modulus;
     const ub_pkt *p = x->p;
     uint64_t fr = p->pi->frame;
     int sev_psn = x->as_note ? UB_SEV_NOTE : -1;
     /* TP-05: cumulative PSN (ACK / selective ack: the PSN; NAK: PSN − 1) */
-    uint32_t cum = nak ? rt_add(pf, psn, -1) : psn, flags = 0;
+    uint32_t cum = nak ? rt_add_m(mod, psn, -1) : psn, flags = 0;
     if (nak) flags |= UB_TPF_NAK;
     if (sack) flags |= UB_TPF_SACK;
     bool advance = !q->ack_valid;
     if (q->ack_valid) {
-        int32_t d = rt_diff(pf, cum, q->acked);
+        int32_t d = rt_diff_m(mod, cum, q->acked);
         if (d < 0)
             emit(x, pf->r_ack_psn, sev_psn, fr, q->ack_frame, cum, q->acked, 2, pf->txt[RT_T_ACK_BACK]);
         else if (d == 0 && !nak && !sack && plain) {
@@ -292,7 +296,7 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
         }
         advance = d > 0;
     }
-    if (q->have_data && rt_diff(pf, cum, q->hi) > 0) {
+    if (q->have_data && rt_diff_m(mod, cum, q->hi) > 0) {
         /* §10.6 f(3): an ack beyond the highest PSN sent on a flow whose data is in the capture */
         emit(x, pf->r_ack_psn, sev_psn, fr, 0, cum, q->hi, 2, pf->txt[RT_T_ACK_BEYOND]);
         q->hi = cum; /* resync: the PSNs up to it were sent, not captured */
@@ -303,7 +307,7 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
         for (unsigned i = 0; i < RT_RING_N; i++) {
             rt_slot *sl = &q->ring[i];
             if ((sl->flags & (RT_SL_VALID | RT_SL_MATCHED)) != RT_SL_VALID || !(sl->flags & (RT_SL_A | RT_SL_LAST))) continue;
-            if (rt_diff(pf, sl->psn, cum) > 0 || (q->ack_valid && rt_diff(pf, sl->psn, q->acked) <= 0)) continue;
+            if (rt_diff_m(mod, sl->psn, cum) > 0 || (q->ack_valid && rt_diff_m(mod, sl->psn, q->acked) <= 0)) continue;
             sl->flags |= RT_SL_MATCHED;
             /* kind 2; opcode = the ack's */
             ub_match mt = { sl->frame, fr, p->pi->ts_ns >= sl->ts ? p->pi->ts_ns - sl->ts : 0, 2, (uint16_t)match_op, sl->ts,
@@ -313,7 +317,7 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
         q->acked = cum;
         q->ack_frame = fr;
         q->ack_valid = 1;
-        if (q->nak_pending && rt_diff(pf, cum, q->nak_psn) >= 0) q->nak_pending = 0;
+        if (q->nak_pending && rt_diff_m(mod, cum, q->nak_psn) >= 0) q->nak_pending = 0;
     }
     if (nak) {
         /* TP-06: at most one NAK per loss episode */
@@ -352,20 +356,21 @@ void rt_seq_finish_open(const rt_ctx *x, rt_seq *q)
 void rt_seq_finish_unacked(const rt_ctx *x, rt_seq *q)
 {
     const rt_profile *pf = x->pf;
-    if (q->ack_valid && rt_diff(pf, q->hi, q->acked) <= 0) return;
+    const uint32_t mod = pf->modulus;
+    if (q->ack_valid && rt_diff_m(mod, q->hi, q->acked) <= 0) return;
     /* the oldest unacknowledged packet still in the ring */
     const rt_slot *old = NULL;
     for (unsigned i = 0; i < RT_RING_N; i++) {
         const rt_slot *sl = &q->ring[i];
-        if (!(sl->flags & RT_SL_VALID) || (q->ack_valid && rt_diff(pf, sl->psn, q->acked) <= 0)) continue;
-        if (!old || rt_diff(pf, sl->psn, old->psn) < 0) old = sl;
+        if (!(sl->flags & RT_SL_VALID) || (q->ack_valid && rt_diff_m(mod, sl->psn, q->acked) <= 0)) continue;
+        if (!old || rt_diff_m(mod, sl->psn, old->psn) < 0) old = sl;
     }
     if (old) emit(x, pf->r_data_unacked, late_sev(x->s, old->ts, -1), old->frame, 0, old->psn, 0, 1, pf->txt[RT_T_UNACKED]);
     /* TP-11: A = 1 packets not covered by any ack */
     for (unsigned i = 0; i < RT_RING_N; i++) {
         const rt_slot *sl = &q->ring[i];
         if ((sl->flags & (RT_SL_VALID | RT_SL_A)) != (RT_SL_VALID | RT_SL_A)) continue;
-        if (q->ack_valid && rt_diff(pf, sl->psn, q->acked) <= 0) continue;
+        if (q->ack_valid && rt_diff_m(mod, sl->psn, q->acked) <= 0) continue;
         emit(x, pf->r_ack_req, late_sev(x->s, sl->ts, -1), sl->frame, 0, sl->psn, 0, 1, pf->txt[RT_T_ACK_REQ]);
     }
 }
