@@ -6,9 +6,8 @@ set -eu
 U=${UBDUMP:?}
 S=${UB_SOURCE_DIR:?}
 C=$S/captures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$S/tests/tshark_setup.sh"
 hdrs() { grep -E '\([a-z0-9_.]+\), [0-9]+ bytes?( |$)' || true; } # the header lines of -V
 
 got=$("$U" -r "$C/cfg7_rtp.pcapng" -V -c 1 | hdrs)
@@ -33,15 +32,6 @@ User Datagram Protocol, Port 51000→4792 (ub.udp), 8 bytes"
 [ "$got" = "$want" ] || { printf 'want:\n%s\ngot:\n%s\n' "$want" "$got"; fail "uboe frame 1 -V header lines"; }
 
 # every capture: each UB header line == the showname of the same item in tshark's PDML
-command -v tshark > /dev/null 2>&1 || fail "tshark is not installed"
-PLUGIN=
-for p in "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-[ -n "$PLUGIN" ] || fail "plugin not built (needs -DUB_DISSECTOR=ON)"
-WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
-cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
-. "$S/tests/tshark_lib.sh"
-ub_require_plugin
 cat > "$tmp/cmp.py" <<'PY'
 import re, sys, xml.etree.ElementTree as ET
 HDR = re.compile(r"^ *(.*) \((ub\.[a-z0-9_]+)\), [0-9]+ bytes?( |$)")

@@ -9,18 +9,8 @@ set -eu
 U=${UBDUMP:?}
 S=${UB_SOURCE_DIR:?}
 C=$S/captures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-command -v tshark > /dev/null 2>&1 || fail "tshark is not installed"
-PLUGIN=
-for p in "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-[ -n "$PLUGIN" ] || fail "plugin not built (needs -DUB_DISSECTOR=ON)"
-WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
-cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
-. "$S/tests/tshark_lib.sh"
-ub_require_plugin
+. "$S/tests/tshark_setup.sh"
 
 # the exact layers of one UBoE frame (uboe frame 1: Ethernet, 802.1Q, IPv4, UDP)
 got=$("$U" -r "$C/uboe.pcapng" -T ek -c 1 | tail -1 | python3 -c '
