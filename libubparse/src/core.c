@@ -213,7 +213,18 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
     e->rows = rows;
     e->slow = slow;
     e->span = (uint8_t)span;
-    memcpy(e->mask, m, sizeof m); /* memory order: loaded words line up with the data */
+    /* words covering [0, span) without reading past it: 8-byte words at 0, 8, .., the last one ending
+     * at span; or 4-byte words at 0 and span - 4; or the bytes. Masks in memory order, so loaded
+     * words line up with the data. */
+    unsigned w = span >= 8 ? 8u : span >= 4 ? 4u : 1u;
+    e->nw = (uint8_t)(w == 1 ? span : w == 4 ? 2 : (span + w - 1) / w);
+    memset(e->mask, 0, sizeof e->mask);
+    for (unsigned k = 0; k < e->nw && k < 4; k++) {
+        unsigned o = w * k + w > span ? span - w : w * k;
+        e->woff[k] = (uint8_t)o;
+        if (w > 1) memcpy(&e->mask[k], m + o, w);
+    }
+    if (w == 1) memcpy(e->mask, m, 4);
     e->hdr = h;
 }
 
@@ -233,26 +244,25 @@ static inline const struct ub_rsvd_ent *rsvd_ent(ub_view *v, const ub_hdr *h)
     return e;
 }
 
-/* Any reserved bit under the mask set in the first `span` bytes of p (len >= span present)? */
-static inline bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, uint32_t len)
+/* Any reserved bit under e's masks set in p (the first e->span bytes present)? */
+static inline bool rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p)
 {
     uint64_t acc = 0, w;
-    unsigned k = 0;
-    if (len >= (span + 7u) / 8u * 8u) {
-        for (; k * 8u < span; k++) {
-            memcpy(&w, p + 8u * k, 8);
-            acc |= w & mask[k];
+    if (e->span >= 8) {
+        for (unsigned k = 0; k < e->nw; k++) {
+            memcpy(&w, p + e->woff[k], 8);
+            acc |= w & e->mask[k];
         }
         return acc != 0;
     }
-    if (span <= 4 && len >= 4) { /* 4-byte headers (LPH, BCRC, ...) */
-        uint32_t w4, m4;
-        memcpy(&w4, p, 4);
-        memcpy(&m4, mask, 4);
-        return (w4 & m4) != 0;
+    if (e->span >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + e->woff[1], 4);
+        return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
     }
-    const uint8_t *mb = (const uint8_t *)mask;
-    for (unsigned i = 0; i < span; i++) acc |= (uint64_t)(p[i] & mb[i]);
+    const uint8_t *mb = (const uint8_t *)e->mask;
+    for (unsigned i = 0; i < e->span; i++) acc |= (uint64_t)(p[i] & mb[i]);
     return acc != 0;
 }
 
@@ -263,7 +273,7 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     const struct ub_rsvd_ent *e = rsvd_ent(d->v, l->hdr);
     if (e) {
         uint64_t m = e->rows;
-        if (e->span && l->len >= e->span && !rsvd_any(e->mask, l->data, e->span, l->len))
+        if (e->span && l->len >= e->span && !rsvd_any(e, l->data))
             m = e->slow; /* the masked rows are all zero */
         if (m) check_rsvd_rows(d, l, m);
         return;
@@ -356,7 +366,7 @@ ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
         if (h && len >= h->len && v->rsvd_magic == UB_RSVD_MAGIC && e->hdr == h) {
             const uint8_t *p = d->p + off;
             uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !rsvd_any(e->mask, p, e->span, len)) m = e->slow;
+            if (m && e->span && len >= e->span && !rsvd_any(e, p)) m = e->slow;
             ub_layer *l = &v->layer[v->nlayers++];
             *l = (ub_layer){ .hdr = h, .data = p, .off = off, .len = len, .wlen = len, .depth = d->depth, .flags = d->lflags };
             if (__builtin_expect(m != 0, 0)) check_rsvd_rows(d, l, m);

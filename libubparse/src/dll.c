@@ -848,8 +848,9 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
         d->rec_base += LPH_LEN;
     } else {
         uint32_t n = 0;
-        for (uint32_t i = 0; n < paylen && n < UB_MAX_NETPKT; i++) {
-            uint32_t src = i * FLIT + flit_hdr(i), take = flit_cap(i, crc);
+        /* one copy per DLLDB: its payload bytes are contiguous from after its LPH/LBH to its BCRC */
+        for (uint32_t i = 0; n < paylen && n < UB_MAX_NETPKT; i += BLK_FLITS) {
+            uint32_t src = i * FLIT + flit_hdr(i), take = BLK_FLITS * FLIT - flit_hdr(i) - (crc ? BCRC_LEN : 0);
             if (take > paylen - n) take = paylen - n;
             if (take > UB_MAX_NETPKT - n) take = UB_MAX_NETPKT - n;
             if (src >= d->len) break;

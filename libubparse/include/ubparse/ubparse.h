@@ -358,8 +358,10 @@ typedef struct ub_view {
         const ub_hdr *hdr;   /* the table the entry was derived from */
         uint64_t rows;       /* its reserved rows (bit i = row i) */
         uint64_t slow;       /* the reserved rows the mask does not cover (checked row by row) */
-        uint64_t mask[4];    /* the other rows as one bit mask over the first 32 bytes (memory order) */
-        uint8_t span;        /* bytes the mask needs */
+        uint64_t mask[4];    /* the other rows as bit masks of the words at woff[] (memory order) */
+        uint8_t span;        /* bytes the masks need (the first 32 at most) */
+        uint8_t nw;          /* words to load: 8-byte words (span >= 8), else 4-byte words, else bytes */
+        uint8_t woff[4];     /* their offsets, all inside the first span bytes (the last may overlap) */
     } rsvd[UB_H__COUNT];
 } ub_view;
 
