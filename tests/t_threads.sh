@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/usr/bin/env bash
+# shellcheck disable=SC2015  # "ok || bad": ok never fails
 # ubdump --threads N (issue #11 item 3): the reports are byte-identical to one thread's, for N = 2, 3, 4
 # and the engine placements (UBDUMP_LINK_THREAD unset / 0 / 1), in every format — text with every -z
 # statistic, --audit-examples, JSON, SARIF, JUnit — and the exit status, on every bundled capture, on a
@@ -24,6 +25,7 @@ UB_MIXED_UB=$tmp/mixed.ub UBGEN=$UBGEN UB_BUILD_DIR=$UB_BINARY_DIR bash "$S/benc
 caps=("$S"/captures/*.pcapng "$tmp/onepair.pcap" "$tmp/mixed.pcap")
 [ ${#caps[@]} -ge 30 ] && ok || bad "only ${#caps[@]} captures"
 
+# shellcheck disable=SC2054  # -z NAME pairs
 Z=(-z ub,cfg -z ub,tp -z ub,srt -z ub,mgmt)
 # run NAME THREADS LINK ARGS...: the output and the exit status of one run
 run() {
@@ -98,7 +100,7 @@ if command -v valgrind >/dev/null 2>&1 && case "$bt:${san:-OFF}" in Release:OFF 
         # engines, each extracting the packet) 1.17-1.23 x
         for jl in 2:120 3:140; do
             j=${jl%:*} lim=${jl#*:}
-            all=$(ir "$tmp/$c.pcap" -q --audit --threads $j)
+            all=$(ir "$tmp/$c.pcap" -q --audit --threads "$j")
             echo "$c: --threads $j: $all instructions in all threads, one thread $one"
             [ "$one" -gt 0 ] && [ $((all * 100)) -le $((one * lim)) ] && ok || bad "$c --threads $j: $all instructions, more than $lim % of one thread's $one"
         done
