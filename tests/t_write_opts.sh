@@ -70,6 +70,9 @@ same "capinfos: the source's interfaces" "$want" "$(ifs "$tmp/in.pcapng")"
 same "capinfos: ubdump -w keeps name, description, snaplen, if_tsresol" "$want" "$(ifs "$tmp/out.pcapng")"
 # ubdump reads its own file back: 6 digits on the µs interface, 9 on the ns one
 same "ubdump -t e on the written file" "1.000001 2.000000123 3.000002" "$("$U" -r "$tmp/out.pcapng" -t e -T fields -e _ws.col.Time | paste -sd' ')"
+same "default time column: per-interface precision, as tshark's" "$(tshark -r "$tmp/in.pcapng" -T fields -e _ws.col.Time 2> /dev/null | paste -sd' ')" \
+    "0.000000 0.999999123 2.000001"
+same "ubdump's default time column" "0.000000 0.999999123 2.000001" "$("$U" -r "$tmp/out.pcapng" | awk '{ print $2 }' | paste -sd' ')"
 "$U" -r "$tmp/in.pcapng" -t e | cut -c8- > "$tmp/a.txt"
 "$U" -r "$tmp/out.pcapng" -t e | cut -c8- | cmp -s "$tmp/a.txt" - || fail "ubdump prints the written file differently"
 # -Y keeps the interfaces and the comments of the selected packet
