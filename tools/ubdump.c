@@ -65,8 +65,7 @@ typedef struct app {
     unsigned ne, ecap;
     ubx_csv csv;              /* -E */
     bool hex;                 /* -x */
-    bool tset;                /* -t given: tfmt at the capture's precision */
-    ubx_tfmt tfmt;
+    ubx_tfmt tfmt;            /* -t, default UBX_T_R */
     ub_capfile *cf;
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
@@ -127,7 +126,7 @@ static void usage(FILE *f)
             "  -V               print the full decode tree of every packet\n"
             "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
             "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
-            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default r)\n"
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
@@ -135,8 +134,9 @@ static void usage(FILE *f)
             "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
-            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
-            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces\n"
+            "                   (name, description, snaplen, timestamp resolution), direction flags and every comment\n"
+            "                   kept; nothing is printed unless -P\n"
             "  -P               with -w: print the packet lines too\n"
             "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
             "                   frame and related frames; --audit-examples sets how many per rule)\n"
@@ -307,11 +307,10 @@ static void shown(app *a, const ub_rec *r)
 /* the previous printed packet's time (-t dd, frame.time_delta_displayed: 0 for the first one) */
 #define SHOWN_TS(a, r) ((a)->have_shown ? (a)->tshown : (r)->ts_ns)
 
-/* the time column (-t; default relative, µs) */
+/* the time column (-t; default relative as tshark's), at the precision of the record's interface */
 static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
 {
-    if (a->tset) ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
-    else ubx_time(t, n, UBX_T_R, 6, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+    ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
 }
 
 /* pseudo-fields of the record (frame.*) */
@@ -687,7 +686,6 @@ int main(int argc, char **argv)
         case 'x': a->hex = true; break;
         case 't':
             if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
-            a->tset = true;
             break;
         case 'l': line_buf = true; break;
         case 'w': wpath = optarg; break;
