@@ -33,6 +33,16 @@ typedef struct ub_conv ub_conv;
 ub_conv *ub_conv_new(void);
 /* -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): SEID/DEID pairs of the views with an EIDH. */
 ub_conv *ub_conv_new_eid(void);
+/* -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): TP endpoints (ub_view_tp_endpoints). */
+ub_conv *ub_conv_new_tp(void);
+enum { UB_CONV_NET, UB_CONV_EID, UB_CONV_TP, UB_CONV__N };
+ub_conv *ub_conv_new_kind(unsigned kind);
+/* "conv,ub", "endpoints,ub_eid", ...: 0 with the kind (UB_CONV_*) and whether endpoints, -1 other. */
+int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints);
+/* The TP endpoints of a view with an RTPH/UTPH/CTPH and network addresses (NTH CNAs, else the
+ * first IP header), as the plugin's ub.analysis.tp_src/tp_dst: RTP "address:0xTPN", UTP/CTP
+ * "address (UTP)". false: none. */
+bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n);
 void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns);
 void ub_conv_print(ub_conv *c, FILE *out, bool endpoints);
 void ub_conv_free(ub_conv *c);
