@@ -93,6 +93,7 @@ typedef struct app {
     ub_iostat *io;            /* -z io,stat */
     ub_conv *conv[UB_CONV__N]; /* -z conv,ub[_eid|_tp] (conv_what 1), -z endpoints,... (2) */
     unsigned conv_what[UB_CONV__N];
+    ub_sttree *tree;          /* -z ub,tree */
     bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     bool pcapng;
@@ -175,7 +176,7 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
-            "  -z ub,tree       tshark's name of -z ub,cfg\n"
+            "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
@@ -498,6 +499,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
         if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+    if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
@@ -711,6 +713,7 @@ int main(int argc, char **argv)
                 puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
                 puts("conv,ub_eid, endpoints,ub_eid  EID pairs / EIDs of the packets with an EIDH, as tshark's");
                 puts("conv,ub_tp, endpoints,ub_tp  TP channels / TP endpoints (address:0xTPN, address (UTP)), as tshark's");
+                puts("ub,tree  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code (tshark's stats tree, rates, bursts)");
                 puts("expert   expert items per severity (tshark -2 -z expert: decoder errors, TP analysis, findings per rule)");
                 return 0;
             }
@@ -722,6 +725,10 @@ int main(int argc, char **argv)
                 break;
             }
             if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
+            if (strcmp(optarg, "ub,tree") == 0) {
+                if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
+                break;
+            }
             if (strncmp(optarg, "io,stat,", 8) == 0) {
                 char ierr[300];
                 ub_iostat_free(a->io);
@@ -959,7 +966,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->io || a->expert || a->conv[0] || a->conv[1] || a->conv[2];
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2];
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1005,6 +1012,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
     ub_iostat_print(a->io, zout);
+    ub_sttree_print(a->tree, zout);
     for (unsigned k = 0; k < UB_CONV__N; k++) {
         if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
         if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
@@ -1068,6 +1076,7 @@ int main(int argc, char **argv)
     ub_filter_acc_free(a->yacc);
     ub_iostat_free(a->io);
     for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
+    ub_sttree_free(a->tree);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);

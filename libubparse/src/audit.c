@@ -56,7 +56,6 @@ static const struct {
     { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
     { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
     /* the Wireshark plugin's names of the same statistics (issue #10 item 3) */
-    { "ub,tree", "= ub,cfg (tshark -z ub,tree: the same packet counts per CFG, TPOpcode, TAOpcode, Code)", UB_STATS_TREE },
 };
 
 int ub_stats_parse(const char *name, unsigned *mask)

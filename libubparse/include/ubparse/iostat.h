@@ -47,6 +47,14 @@ void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
 void ub_conv_print(ub_conv *c, FILE *out, bool endpoints);
 void ub_conv_free(ub_conv *c);
 
+/* tshark's -z ub,tree (the plugin's stats tree "UnifiedBus/Packet counts"): per UB view, rel_ns
+ * since the first frame; printed in tshark 4.0's plain stats_tree layout (rates, bursts). */
+typedef struct ub_sttree ub_sttree;
+ub_sttree *ub_sttree_new(void);
+void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns);
+void ub_sttree_print(const ub_sttree *t, FILE *out);
+void ub_sttree_free(ub_sttree *t);
+
 #ifdef __cplusplus
 }
 #endif
