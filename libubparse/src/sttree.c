@@ -145,7 +145,7 @@ static void tick_pivot(ub_sttree *t, int pivot, const char *name)
     tick(t, i);
 }
 
-static void tick_val(ub_sttree *t, int pivot, const ub_vname *vals, uint64_t v, bool hex)
+static void tick_val(ub_sttree_tick_fn fn, void *ctx, unsigned pivot, const ub_vname *vals, uint64_t v, bool hex)
 {
     const char *nm = vals ? ub_vname_lookup(vals, v) : NULL;
     char b[NAME_MAX_];
@@ -153,8 +153,40 @@ static void tick_val(ub_sttree *t, int pivot, const ub_vname *vals, uint64_t v, 
     else snprintf(b, sizeof b, "%u %s", (unsigned)v, nm ? nm : "");
     size_t n = strlen(b);
     while (n && (b[n - 1] == ' ' || b[n - 1] == '\t')) b[--n] = 0; /* g_strchomp */
-    tick_pivot(t, pivot, b);
+    fn(ctx, pivot, b);
 }
+
+const char *ub_sttree_pivot_name(unsigned pivot) { return pivot < P__N ? pivot_name[pivot] : NULL; }
+
+void ub_sttree_ticks(const ub_sttree *t, const ub_view *v, ub_sttree_tick_fn fn, void *ctx)
+{
+    char b[32];
+    if (v->cfg >= 0 && v->cfg <= 15) snprintf(b, sizeof b, "CFG %d", v->cfg);
+    else snprintf(b, sizeof b, "unknown");
+    fn(ctx, P_CFG, b);
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr) continue;
+        unsigned id = l->hdr->id;
+        ub_val val;
+        if (id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT) {
+            if (fh_get(&t->taop_b, l, &val) == 0) tick_val(fn, ctx, P_TAOP_REQ, fh_vals_for(&t->taop_b, l), val.u & 0xFF, true);
+        } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
+            if (fh_get(&t->taop_a, l, &val) == 0) tick_val(fn, ctx, P_TAOP_RSP, fh_vals_for(&t->taop_a, l), val.u & 0xFF, true);
+        } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
+            if (fh_get(&t->tpop, l, &val) == 0) tick_val(fn, ctx, P_TPOP, fh_vals_for(&t->tpop, l), val.u & 0xFF, true);
+        } else if (id == UB_H_MGMTETAH) {
+            const ub_vname *vn = NULL;
+            for (size_t k = 0; k < t->mgcode.n && !vn; k++) vn = t->mgcode.f[k] ? t->mgcode.f[k]->vals : NULL;
+            if (fh_get(&t->mgcode, l, &val) == 0) tick_val(fn, ctx, P_MGMT, vn, val.u & 7, false);
+        } else if (id >= UB_H_DLLCB_NULL && id <= UB_H_DLLCB_RSVD) {
+            fn(ctx, P_DLLCB, l->hdr->name ? l->hdr->name : l->hdr->key);
+        }
+    }
+}
+
+static void tick_cb(void *ctx, unsigned pivot, const char *name) { tick_pivot(ctx, (int)pivot, name); }
 
 void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns)
 {
@@ -165,30 +197,7 @@ void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns)
     if (!t->any) t->start = t->now;
     t->any = true;
     tick(t, P_PKTS);
-    char b[32];
-    if (v->cfg >= 0 && v->cfg <= 15) snprintf(b, sizeof b, "CFG %d", v->cfg);
-    else snprintf(b, sizeof b, "unknown");
-    tick_pivot(t, P_CFG, b);
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    for (unsigned i = 0; i < nl; i++) {
-        const ub_layer *l = &v->layer[i];
-        if (!l->hdr) continue;
-        unsigned id = l->hdr->id;
-        ub_val val;
-        if (id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT) {
-            if (fh_get(&t->taop_b, l, &val) == 0) tick_val(t, P_TAOP_REQ, fh_vals_for(&t->taop_b, l), val.u & 0xFF, true);
-        } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
-            if (fh_get(&t->taop_a, l, &val) == 0) tick_val(t, P_TAOP_RSP, fh_vals_for(&t->taop_a, l), val.u & 0xFF, true);
-        } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
-            if (fh_get(&t->tpop, l, &val) == 0) tick_val(t, P_TPOP, fh_vals_for(&t->tpop, l), val.u & 0xFF, true);
-        } else if (id == UB_H_MGMTETAH) {
-            const ub_vname *vn = NULL;
-            for (size_t k = 0; k < t->mgcode.n && !vn; k++) vn = t->mgcode.f[k] ? t->mgcode.f[k]->vals : NULL;
-            if (fh_get(&t->mgcode, l, &val) == 0) tick_val(t, P_MGMT, vn, val.u & 7, false);
-        } else if (id >= UB_H_DLLCB_NULL && id <= UB_H_DLLCB_RSVD) {
-            tick_pivot(t, P_DLLCB, l->hdr->name ? l->hdr->name : l->hdr->key);
-        }
-    }
+    ub_sttree_ticks(t, v, tick_cb, t);
 }
 
 /* stats_tree_sort_compare() for the default sort: count, descending, ties by name (case-sensitive) */

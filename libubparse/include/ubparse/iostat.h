@@ -54,6 +54,14 @@ ub_sttree *ub_sttree_new(void);
 void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns);
 void ub_sttree_print(const ub_sttree *t, FILE *out);
 void ub_sttree_free(ub_sttree *t);
+/* The tree's shape, shared with the plugin: pivot 0 is "UB packets" (ticked once per UB view), the
+ * pivots 1..UB_STTREE_NPIVOT-1 its children; ub_sttree_ticks calls fn with (pivot, item name) for
+ * every item of the view (its CFG, then TAOpcode/TPOpcode/DLLCB type/Code per layer). t: any tree
+ * (its field handles). */
+#define UB_STTREE_NPIVOT 7
+const char *ub_sttree_pivot_name(unsigned pivot);
+typedef void (*ub_sttree_tick_fn)(void *ctx, unsigned pivot, const char *name);
+void ub_sttree_ticks(const ub_sttree *t, const ub_view *v, ub_sttree_tick_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }
