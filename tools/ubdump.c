@@ -94,6 +94,7 @@ typedef struct app {
     ub_conv *conv[UB_CONV__N]; /* -z conv,ub[_eid|_tp] (conv_what 1), -z endpoints,... (2) */
     unsigned conv_what[UB_CONV__N];
     ub_sttree *tree;          /* -z ub,tree */
+    unsigned io_views;        /* views of the record given to -z io,stat */
     bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     bool pcapng;
@@ -503,6 +504,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
+        a->io_views++;
     }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -945,7 +947,12 @@ int main(int argc, char **argv)
         if (a->rec_mode) rec_line(a, &r);
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
+                ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
+                ub_iostat_view(a->io, &empty, &pk);
+            }
             ub_iostat_frame(a->io, &pk);
+            a->io_views = 0;
         }
         a->rec_mode = false;
         a->tprev = r.ts_ns;
