@@ -90,10 +90,10 @@ typedef struct app {
     ub_filter *yf;
     ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
     ub_iostat *io;            /* -z io,stat */
-    ub_conv *conv;            /* -z conv,ub (conv_what 1), -z endpoints,ub (2) */
-    unsigned conv_what;
-    ub_conv *conv_eid;        /* -z conv,ub_eid (conv_eid_what 1), -z endpoints,ub_eid (2) */
-    unsigned conv_eid_what;
+    ub_conv *conv[UB_CONV__N]; /* -z conv,ub[_eid|_tp] (conv_what 1), -z endpoints,... (2) */
+    unsigned conv_what[UB_CONV__N];
+    ub_sttree *tree;          /* -z ub,tree */
+    unsigned io_views;        /* views of the record given to -z io,stat */
     bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     bool pcapng;
@@ -178,10 +178,11 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
-            "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
+            "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
+            "  -z conv,ub_tp, -z endpoints,ub_tp     TP channels / TP endpoints, as tshark's\n"
             "  -z expert        expert items per severity, group and summary (as tshark -2 -z expert with the plugin)\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
@@ -510,11 +511,13 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
-    if (a->conv && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv, v, wire, r->ts_ns - a->t0);
-    if (a->conv_eid && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv_eid, v, wire, r->ts_ns - a->t0);
+    for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
+        if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+    if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
+        a->io_views++;
     }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -723,18 +726,21 @@ int main(int argc, char **argv)
                 puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
                 puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
                 puts("conv,ub_eid, endpoints,ub_eid  EID pairs / EIDs of the packets with an EIDH, as tshark's");
+                puts("conv,ub_tp, endpoints,ub_tp  TP channels / TP endpoints (address:0xTPN, address (UTP)), as tshark's");
+                puts("ub,tree  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code (tshark's stats tree, rates, bursts)");
                 puts("expert   expert items per severity (tshark -2 -z expert: decoder errors, TP analysis, findings per rule)");
                 return 0;
             }
-            if (strcmp(optarg, "conv,ub") == 0 || strcmp(optarg, "endpoints,ub") == 0) {
-                if (!a->conv && !(a->conv = ub_conv_new())) return 2;
-                a->conv_what |= optarg[0] == 'c' ? 1u : 2u;
+            unsigned ck;
+            bool ce;
+            if (ub_conv_parse(optarg, &ck, &ce) == 0) {
+                if (!a->conv[ck] && !(a->conv[ck] = ub_conv_new_kind(ck))) return 2;
+                a->conv_what[ck] |= ce ? 2u : 1u;
                 break;
             }
             if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
-            if (strcmp(optarg, "conv,ub_eid") == 0 || strcmp(optarg, "endpoints,ub_eid") == 0) {
-                if (!a->conv_eid && !(a->conv_eid = ub_conv_new_eid())) return 2;
-                a->conv_eid_what |= optarg[0] == 'c' ? 1u : 2u;
+            if (strcmp(optarg, "ub,tree") == 0) {
+                if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
                 break;
             }
             if (strncmp(optarg, "io,stat,", 8) == 0) {
@@ -954,7 +960,12 @@ int main(int argc, char **argv)
         if (a->rec_mode) rec_line(a, &r);
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
+                ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
+                ub_iostat_view(a->io, &empty, &pk);
+            }
             ub_iostat_frame(a->io, &pk);
+            a->io_views = 0;
         }
         a->rec_mode = false;
         a->tprev = r.ts_ns;
@@ -974,7 +985,9 @@ int main(int argc, char **argv)
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
-        FILE *qo = w_stdout ? stderr : stdout;
+        /* with -z, stdout carries the statistics alone, as tshark -q's */
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2];
+        FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
         for (unsigned i = 0, k = 0; i < 3; i++)
@@ -1019,10 +1032,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
     ub_iostat_print(a->io, zout);
-    if (a->conv_what & 2) ub_conv_print(a->conv, zout, true);
-    if (a->conv_what & 1) ub_conv_print(a->conv, zout, false);
-    if (a->conv_eid_what & 2) ub_conv_print(a->conv_eid, zout, true);
-    if (a->conv_eid_what & 1) ub_conv_print(a->conv_eid, zout, false);
+    ub_sttree_print(a->tree, zout);
+    for (unsigned k = 0; k < UB_CONV__N; k++) {
+        if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
+        if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
+    }
     if (a->expert && ub_expert_print(file, &a->o, a->fan, zout, err, sizeof err) != 0) {
         fprintf(stderr, "ubdump: -z expert: %s: %s\n", file, err);
         status = 2;
@@ -1081,8 +1095,8 @@ int main(int argc, char **argv)
     free(a->e);
     ub_filter_acc_free(a->yacc);
     ub_iostat_free(a->io);
-    ub_conv_free(a->conv);
-    ub_conv_free(a->conv_eid);
+    for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
+    ub_sttree_free(a->tree);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);
