@@ -170,7 +170,8 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
+            "  --threads N      N threads in all: one reads and decodes, N-1 run the audit engines (same output as 1;\n"
+            "                   -j N is a deprecated alias)\n"
             "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
             "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
@@ -901,6 +902,7 @@ int main(int argc, char **argv)
     /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
     for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
     a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    if (a->tags) acfg.jobs = 1; /* each printed line needs its packet's TP analysis at once: one engine */
     a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
     if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
