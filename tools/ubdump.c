@@ -48,6 +48,7 @@ typedef struct {
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
+    uint64_t ids[(UB_H__COUNT + 63) / 64]; /* the header ids of h[]: layers of other ids are skipped at once */
 } efield;
 
 /* a growing string (the -T fields values of a raw-stream record, aggregated over its units) */
@@ -276,6 +277,8 @@ static int add_efield(app *a, const char *name)
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
         if (e->n > MAX_MATCH) e->n = MAX_MATCH;
+        for (size_t k = 0; k < e->n; k++)
+            if (e->h[k] && e->h[k]->id < UB_H__COUNT) e->ids[e->h[k]->id / 64] |= 1ull << (e->h[k]->id % 64);
     }
     a->ne++;
     return 0;
@@ -361,8 +364,11 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         return;
     }
     char buf[2200];
-    for (unsigned i = 0; i < v->nlayers; i++) {
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
+    for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
+        unsigned id = l->hdr->id;
+        if (id >= UB_H__COUNT || !(e->ids[id / 64] >> (id % 64) & 1u)) continue;
         for (size_t k = 0; k < e->n; k++) {
             if (l->hdr != e->h[k]) continue;
             if (!e->f[k]) continue;
