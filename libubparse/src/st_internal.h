@@ -81,12 +81,27 @@ typedef struct ub_key {
     uint8_t len;
     uint8_t b[UB_KEY_MAX];
 } ub_key;
-void ub_key_add(ub_key *k, const void *p, size_t n);
-void ub_key_addr(ub_key *k, const ub_addr *a);
-void ub_key_u64(ub_key *k, uint64_t v);
+static inline void ub_key_add(ub_key *k, const void *p, size_t n)
+{
+    if (k->len + n > UB_KEY_MAX) n = UB_KEY_MAX - k->len;
+    memcpy(k->b + k->len, p, n);
+    k->len = (uint8_t)(k->len + n);
+}
+static inline void ub_key_addr(ub_key *k, const ub_addr *a)
+{
+    ub_key_add(k, &a->len, 1);
+    ub_key_add(k, a->b, a->len);
+}
+static inline void ub_key_u64(ub_key *k, uint64_t v) { ub_key_add(k, &v, sizeof v); }
 
-/* Open addressing (linear probing, backward-shift deletion), fixed-size entries, approximate LRU
- * eviction when 3/4 full. Each entry starts with a ub_tent header; the module's data follows. */
+/* Open addressing, Robin Hood order (each run of slots sorted by home slot, then hash): the layout
+ * is a function of the keys alone, not of the insertion history, so a table that grew by rehashing
+ * looks exactly like one allocated at full size. Tables start small (UB_TBL_CAP0 slots) and double
+ * up to the size that holds `max` entries at <= 3/4 load; approximate LRU eviction beyond `max`
+ * (only ever at full size). One 64-bit hash per key, word at a time. Each entry starts with a
+ * ub_tent header; the module's data follows. Inserting (ub_tbl_get creating an entry) and removing
+ * may move other entries of the same table: do not keep pointers into it across those. */
+#define UB_TBL_CAP0 16u
 typedef struct ub_tent {
     uint64_t hash;
     uint64_t last;  /* logical time of the last use */
@@ -97,11 +112,13 @@ typedef struct ub_tent {
 typedef struct ub_tbl {
     const char *name;
     uint32_t cap, esize, count, max; /* max: entries kept (eviction beyond it) */
+    uint32_t full_cap;                      /* cap once max entries are in use */
     uint64_t tick, evicted;
     uint32_t peak;                          /* most entries at once */
     uint64_t first_evict, last_evict;       /* frames of the first / last eviction */
     const uint64_t *frame_now;              /* frame being processed (ub_st_table sets it) */
-    uint8_t *mem;
+    uint8_t *mem;                           /* cap slots + 2 scratch entries */
+    ub_tent **order;                        /* ub_tbl_next: entries in hash order */
     /* called before an entry is evicted (module may report what it loses) */
     void (*on_evict)(void *mod, ub_tent *e);
     void *mod;
@@ -112,8 +129,11 @@ void ub_tbl_free(ub_tbl *t);
 void *ub_tbl_find(ub_tbl *t, const ub_key *k);             /* data pointer or NULL */
 void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created); /* find or insert (zeroed) */
 void ub_tbl_remove(ub_tbl *t, void *data);
-/* iterate: start with *it = 0; returns data pointers of used entries, NULL at the end */
+/* iterate: start with *it = 0; returns data pointers of used entries, NULL at the end. The order
+ * (by hash, then key) depends on the keys only, never on the table's size or history. Do not
+ * insert or remove while iterating. */
 void *ub_tbl_next(ub_tbl *t, uint32_t *it);
+size_t ub_tbl_bytes(const ub_tbl *t); /* memory held now */
 static inline ub_tent *ub_tbl_hdr(void *data) { return (ub_tent *)((uint8_t *)data - sizeof(ub_tent)); }
 
 /* ---------------------------------------------------------------- modules */
