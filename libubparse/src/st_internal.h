@@ -3,6 +3,7 @@
 #define UB_ST_INTERNAL_H
 
 #include "internal.h"
+#include "pktsum.h"
 #include "rules.h"
 #include "ubparse/state.h"
 
@@ -67,6 +68,8 @@ typedef struct ub_pkt {
     uint8_t tp_kind;         /* enum ub_tp_kind */
     uint32_t payload_len;    /* bytes of the transaction payload layer(s) */
     uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */
+    uint8_t nb;              /* an IB BTH or SUE RH: work for the neighbour module (st_neigh.c) */
+    ub_pktsum sum;           /* header values read once (pktsum.h) */
     /* layers of interest (NULL when absent) */
     const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
     const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
@@ -172,7 +175,7 @@ struct ub_state {
     const char *tbl_what[UB_TBL__COUNT];
     /* handles used by the packet extraction */
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
-    ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
+    ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the
      * loss signals per endpoint pair, allocated on the first such packet */
     ub_tbl hops;

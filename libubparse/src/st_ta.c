@@ -109,7 +109,7 @@ typedef struct mod_ta {
     ub_fh bt_op, bt_tassn, bt_notaack, bt_odr, bt_retry, bt_alloc, bt_rctype, bt_rcid;
     ub_fh at_op, at_sv, at_tassn, at_rspst, at_rspinfo, at_rcid, at_status;
     ub_fh ma_addr, ma_len, of_off;
-    ub_fh rt_op, rt_last, rt_src, rt_dst, rt_psn, rt_rspst, rt_rspinfo, ut_last;
+    ub_fh ut_last; /* the RTPH values come from the packet summary (p->sum) */
     ub_fh mg_sub, mg_code, mg_rsp, mg_status, mg_len;
     ub_fh sh_type, sh_hops, sh_fpath, sh_rpath, sc_cmd, sc_slice, sc_status, sc_msgq, sc_msn, sc_guid, tlv_slice;
 } mod_ta;
@@ -417,7 +417,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
                          (r->op == 0x12 && (t->flags & TXF_OFST) && !p->ofstetah ? 4u : 0u);
         uint32_t bytes = p->payload_len > extra ? p->payload_len - extra : 0;
         if (r->op == 0x12 && t->op == 0x06) {
-            bool last = p->rtph ? fget(&m->rt_last, p->rtph) : true;
+            bool last = p->rtph ? p->sum.rt_last : true;
             if (first) { t->rsp_frame = p->pi->frame; t->rsp_ts = p->pi->ts_ns; }
             t->rsp_bytes += bytes;
             t->rsp_bad |= p->malformed; /* payload of a damaged packet: no length verdict */
@@ -534,8 +534,8 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     bool notaack = !compact && fget(&m->bt_notaack, b); /* I-34 alternative: TAK_EN polarity unknown → 0 */
     unsigned odr = compact ? 0 : (unsigned)fget(&m->bt_odr, b) & 3u;
     bool retry = !compact && fget(&m->bt_retry, b), alloc = !compact && fget(&m->bt_alloc, b);
-    bool last = p->rtph ? fget(&m->rt_last, p->rtph) : p->utph ? fget(&m->ut_last, p->utph) : true;
-    uint32_t psn = p->rtph ? (uint32_t)fget(&m->rt_psn, p->rtph) : 0;
+    bool last = p->rtph ? p->sum.rt_last : p->utph ? fget(&m->ut_last, p->utph) : true;
+    uint32_t psn = p->sum.rt_psn; /* 0 without an RTPH */
     uint32_t h = pkt_hash(p, b);
     uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
     ub_key rk, tk;
@@ -843,12 +843,11 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
 /* RTPH acks carrying a transaction status (§10.6 a; Table 6-2): RSPST 001/010, 011 with RSPINFO != 0, 101 */
 static void tp_ack(mod_ta *m, const ub_pkt *p)
 {
-    const ub_layer *h = p->rtph;
-    unsigned st = (unsigned)fget(&m->rt_rspst, h), info = (unsigned)fget(&m->rt_rspinfo, h);
+    unsigned st = p->sum.rt_rspst, info = p->sum.rt_rspinfo;
     if (!(st == 1 || st == 2 || (st == 3 && info) || st == 5)) return;
-    uint32_t P = (uint32_t)fget(&m->rt_psn, h);
+    uint32_t P = p->sum.rt_psn;
     ub_key ck;
-    ch_key(&ck, &p->dst, &p->src, (uint32_t)fget(&m->rt_dst, h), (uint32_t)fget(&m->rt_src, h));
+    ch_key(&ck, &p->dst, &p->src, p->sum.rt_dtpn, p->sum.rt_stpn);
     ch_ent *ch = (ch_ent *)ub_tbl_find(&m->ch, &ck);
     if (!ch) return;
     rsp_info r = { 0 };
@@ -1151,17 +1150,17 @@ static void packet_ta(void *mv, ub_state *s, const ub_pkt *p)
     m->frame = p->pi->frame;
     ch_ent *ch = NULL;
     if (p->rtph && m->ta_on) {
-        unsigned top = (unsigned)fget(&m->rt_op, p->rtph);
+        unsigned top = p->sum.rt_op;
         if (top == 2 || top == 3 || top == 5 || top == 6) {
             tp_ack(m, p);
             goto out;
         }
         if (top == 4 || top == 8) goto out; /* ns-3-UB NAK, CNP: no transaction layer */
-        if (top == 1 && ub_fh_has(&m->rt_psn, p->rtph)) {
+        if (top == 1 && (p->sum.fl & UB_PS_RTPH_PSN)) {
             ub_key ck;
-            ch_key(&ck, &p->src, &p->dst, (uint32_t)fget(&m->rt_src, p->rtph), (uint32_t)fget(&m->rt_dst, p->rtph));
+            ch_key(&ck, &p->src, &p->dst, p->sum.rt_stpn, p->sum.rt_dtpn);
             ch = (ch_ent *)ub_tbl_get(&m->ch, &ck, NULL);
-            if (ch && ch_seen(ch, (uint32_t)fget(&m->rt_psn, p->rtph))) goto out; /* TP retransmission (§10.6 b) */
+            if (ch && ch_seen(ch, p->sum.rt_psn)) goto out; /* TP retransmission (§10.6 b) */
         }
     }
     if (p->btah) {
@@ -1286,9 +1285,7 @@ static int init_ta(void *mv, ub_state *s)
         FH(at_rspst, "ub.atah.rspst"), FH(at_rspinfo, "ub.atah.rspinfo"), FH(at_rcid, "ub.atah.ini_rc_id"),
         FH(at_status, "ub.atah.status"),
         FH(ma_addr, "ub.maetah.address"), FH(ma_len, "ub.maetah.length"), FH(of_off, "ub.ofstetah.offset"),
-        FH(rt_op, "ub.rtph.tpopcode"), FH(rt_last, "ub.rtph.last"), FH(rt_src, "ub.rtph.srctpn"),
-        FH(rt_dst, "ub.rtph.dsttpn"), FH(rt_psn, "ub.rtph.psn"), FH(rt_rspst, "ub.rtph.rspst"),
-        FH(rt_rspinfo, "ub.rtph.rspinfo"), FH(ut_last, "ub.utph.last"),
+        FH(ut_last, "ub.utph.last"),
         FH(mg_sub, "ub.mgmtetah.sub_code"), FH(mg_code, "ub.mgmtetah.code"), FH(mg_rsp, "ub.mgmtetah.rsp"),
         FH(mg_status, "ub.mgmtetah.status"), FH(mg_len, "ub.mgmtetah.pdu_length"),
         FH(sh_type, "ub.scanhdr.type"), FH(sh_hops, "ub.scanhdr.hops"), FH(sh_fpath, "ub.scanhdr.forward_path"),

@@ -451,9 +451,15 @@ static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh)
     if (!l) return;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        ub_val v;
-        if (ub_field_value(l, fh->f[i], &v) != 0) return;
         const ub_field *f = fh->f[i];
+        if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) && !(f->bits & 7) &&
+            f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) { /* whole bytes: the value's bytes as they are */
+            a->len = (uint8_t)(f->bits / 8);
+            memcpy(a->b, l->data + f->bit_off / 8, a->len);
+            return;
+        }
+        ub_val v;
+        if (ub_field_value(l, f, &v) != 0) return;
         if (f->type == UB_FT_UINT) {
             unsigned n = (f->bits + 7) / 8;
             a->len = (uint8_t)n;
@@ -526,6 +532,7 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         case UB_H_SCANHDR: p->scanhdr = l; break;
         case UB_H_SCAN_RPATH: p->scan_rpath = l; break;
         case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p->scanpdu = l; break;
+        case UB_H_IB_BTH: case UB_H_SUE_RH: p->nb = 1; break;
         case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->wlen; break;
         default:
             if (l->hdr->id >= UB_H_DLLCB_NULL && l->hdr->id <= UB_H_DLLCB_RSVD) p->dllcb = l;
@@ -543,7 +550,23 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         p->deid = eid_from(eidh, &s->f_deid);
     }
     if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
-    if (p->rtph && ub_fh_get(&s->f_rt_op, p->rtph) >= 2) {
+    if (p->rtph) { /* §6.2.1: the summary the modules read */
+        ub_pktsum *u = &p->sum;
+        u->fl |= UB_PS_RTPH;
+        u->rt_op = (uint8_t)ub_fh_get(&s->f_rt_op, p->rtph);
+        u->rt_last = (uint8_t)ub_fh_get(&s->f_rt_last, p->rtph);
+        u->rt_rspst = (uint8_t)ub_fh_get(&s->f_rt_rspst, p->rtph);
+        u->rt_rspinfo = (uint8_t)ub_fh_get(&s->f_rt_rspinfo, p->rtph);
+        u->rt_stpn = (uint32_t)ub_fh_get(&s->f_rt_src, p->rtph);
+        u->rt_dtpn = (uint32_t)ub_fh_get(&s->f_rt_dst, p->rtph);
+        uint64_t psn = 0;
+        if (ub_fh_has(&s->f_rt_psn, p->rtph)) {
+            u->fl |= UB_PS_RTPH_PSN;
+            psn = ub_fh_get(&s->f_rt_psn, p->rtph);
+        }
+        u->rt_psn = (uint32_t)psn;
+    }
+    if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
     } else if (p->btah) {
         uint64_t op = ub_fh_get(&s->f_bt_op, p->btah);
@@ -626,6 +649,11 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     for (unsigned i = 0; i < sizeof hopmask / sizeof hopmask[0]; i++) ub_fh_init(&s->f_hopmask[i], hopmask[i]);
     ub_fh_init(&s->f_rt_op, "ub.rtph.tpopcode");
     ub_fh_init(&s->f_rt_rspst, "ub.rtph.rspst");
+    ub_fh_init(&s->f_rt_rspinfo, "ub.rtph.rspinfo");
+    ub_fh_init(&s->f_rt_last, "ub.rtph.last");
+    ub_fh_init(&s->f_rt_src, "ub.rtph.srctpn");
+    ub_fh_init(&s->f_rt_dst, "ub.rtph.dsttpn");
+    ub_fh_init(&s->f_rt_psn, "ub.rtph.psn");
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
@@ -722,7 +750,7 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     if (!g) return false;
     if (!created && e->gen == g->gen) return true; /* the same transmission, one hop further */
     if (p->rtph) { /* a new loss signal starts a new generation: what follows may be retransmissions */
-        uint64_t op = ub_fh_get(&s->f_rt_op, p->rtph), rspst = ub_fh_get(&s->f_rt_rspst, p->rtph);
+        uint64_t op = p->sum.rt_op, rspst = p->sum.rt_rspst;
         if (op == 5 || op == 6 || ((op == 2 || op == 3) && rspst == 3) ||
             (op == 4 && ub_pf(v->opts, UB_PF_TPOP4_NAK)))
             g->gen++;
