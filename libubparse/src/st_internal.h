@@ -15,6 +15,13 @@ typedef struct ub_fh {
     const ub_hdr *h[UB_FH_MAX];
     const ub_field *f[UB_FH_MAX];
     uint8_t n;
+    /* entries [0, nfast) (those added by ub_fh_init/ub_fh_add) carry a precomputed read: a plain
+     * integer row within 8 bytes (first = its first byte, 0xFF: not such a row; end = its end bit)
+     * is one big-endian 8-byte load, shift and mask when the layer has 8 bytes and the row */
+    uint8_t nfast;
+    uint8_t first[UB_FH_MAX];
+    uint16_t end[UB_FH_MAX];
+    uint64_t mask[UB_FH_MAX];
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
@@ -28,6 +35,21 @@ static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
     *u = ok ? v.u : 0;
     return ok;
 }
+/* entry i of the handle read from l through its precomputed 8-byte window; false: take ub_fh_read */
+static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, uint64_t *u)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (i >= fh->nfast || fh->first[i] == 0xFF || l->len < 8 || fh->end[i] > (uint64_t)l->len * 8u) return false;
+    uint32_t base = fh->first[i] + 8u <= l->len ? fh->first[i] : l->len - 8u; /* the 8 bytes hold the row */
+    uint64_t w;
+    memcpy(&w, l->data + base, 8);
+    *u = (__builtin_bswap64(w) >> (base * 8u + 64u - fh->end[i])) & fh->mask[i];
+    return true;
+#else
+    (void)fh, (void)i, (void)l, (void)u;
+    return false;
+#endif
+}
 /* value of the handle's field in layer l (0 when l is NULL or has no such field) */
 static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
 {
@@ -35,6 +57,7 @@ static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
         uint64_t u;
+        if (ub_fh_fast(fh, i, l, &u)) return u;
         return ub_fh_read(l, fh->f[i], &u) ? u : 0;
     }
     return 0;
@@ -44,7 +67,7 @@ static inline bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
     if (!l) return false;
     for (unsigned i = 0; i < fh->n; i++) {
         uint64_t u;
-        if (fh->h[i] == l->hdr) return ub_fh_read(l, fh->f[i], &u);
+        if (fh->h[i] == l->hdr) return ub_fh_fast(fh, i, l, &u) || ub_fh_read(l, fh->f[i], &u);
     }
     return false;
 }

@@ -25,8 +25,22 @@ const ub_rule *ub_rule_by_id(const char *id)
 /* ================================================================ field handles, keys */
 void ub_fh_init(ub_fh *fh, const char *abbrev)
 {
-    fh->n = 0;
+    fh->n = fh->nfast = 0;
     ub_fh_add(fh, abbrev);
+}
+
+/* the precomputed 8-byte-window read of entry i (ub_fh_fast) */
+static void fh_prepare(ub_fh *fh, unsigned i)
+{
+    const ub_field *f = fh->f[i];
+    uint32_t first = f->bit_off >> 3, end = f->bit_off + f->bits;
+    fh->first[i] = 0xFF;
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 &&
+        f->bits <= 64 && first < 0xF0 && ((end - 1) >> 3) - first < 8u) {
+        fh->first[i] = (uint8_t)first;
+        fh->end[i] = (uint16_t)end;
+        fh->mask[i] = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
+    }
 }
 
 void ub_fh_add(ub_fh *fh, const char *abbrev)
@@ -38,6 +52,10 @@ void ub_fh_add(ub_fh *fh, const char *abbrev)
         if (!f[i]) continue;
         fh->h[fh->n] = h[i];
         fh->f[fh->n] = f[i];
+        if (fh->nfast == fh->n) { /* contiguous with the precomputed entries */
+            fh_prepare(fh, fh->n);
+            fh->nfast++;
+        }
         fh->n++;
     }
 }
