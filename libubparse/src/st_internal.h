@@ -39,12 +39,22 @@ static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
 static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, uint64_t *u)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (i >= fh->nfast || fh->first[i] == 0xFF || l->len < 8 || fh->end[i] > (uint64_t)l->len * 8u) return false;
-    uint32_t base = fh->first[i] + 8u <= l->len ? fh->first[i] : l->len - 8u; /* the 8 bytes hold the row */
-    uint64_t w;
-    memcpy(&w, l->data + base, 8);
-    *u = (__builtin_bswap64(w) >> (base * 8u + 64u - fh->end[i])) & fh->mask[i];
-    return true;
+    if (i >= fh->nfast || fh->first[i] == 0xFF || fh->end[i] > (uint64_t)l->len * 8u) return false;
+    uint32_t first = fh->first[i], end = fh->end[i];
+    if (l->len >= 8) {
+        uint32_t base = first + 8u <= l->len ? first : l->len - 8u; /* the 8 bytes hold the row */
+        uint64_t w;
+        memcpy(&w, l->data + base, 8);
+        *u = (__builtin_bswap64(w) >> (base * 8u + 64u - end)) & fh->mask[i];
+        return true;
+    }
+    if (l->len >= 4 && end - first * 8u <= 32u) { /* a short layer: a 4-byte window */
+        uint32_t base = first + 4u <= l->len ? first : l->len - 4u, w;
+        memcpy(&w, l->data + base, 4);
+        *u = (uint64_t)(__builtin_bswap32(w) >> (base * 8u + 32u - end)) & fh->mask[i];
+        return true;
+    }
+    return false;
 #else
     (void)fh, (void)i, (void)l, (void)u;
     return false;
