@@ -169,7 +169,8 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
+            "  --threads N      N threads in all: one reads and decodes, N-1 run the audit engines (same output as 1;\n"
+            "                   -j N is a deprecated alias)\n"
             "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
             "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
@@ -473,6 +474,21 @@ static void progress(app *a, bool final)
     a->prog_shown = true;
 }
 
+/* units carrying RoCEv2, SUE, PCIe flits: the neighbours' header ids come last, so one pass over the
+ * ids finds whether there is any before the three searches */
+static void count_neigh(app *a, const ub_view *v)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    _Static_assert(UB_H_IB_BTH < UB_H_SUE_RH && UB_H_SUE_RH < UB_H_PCIEFLIT, "neighbour ids come last");
+    for (unsigned i = 0; i < nl; i++) {
+        if (v->layer[i].hdr->id < UB_H_IB_BTH) continue;
+        a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, (int)i) >= 0;
+        a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, (int)i) >= 0;
+        a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, (int)i) >= 0;
+        return;
+    }
+}
+
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
@@ -484,9 +500,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
-    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
-    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
-    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
+    count_neigh(a, v);
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
@@ -882,6 +896,7 @@ int main(int argc, char **argv)
     /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
     for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
     a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    if (a->tags) acfg.jobs = 1; /* each printed line needs its packet's TP analysis at once: one engine */
     a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
     if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;

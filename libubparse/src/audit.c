@@ -16,8 +16,9 @@ struct ub_audit {
     ub_audit_hooks hooks[UB_AUDIT_MAX_HOOKS]; /* run in this order (ub_audit_add_hooks) */
     unsigned nhooks;
     bool have_hooks, have_match;
-    unsigned jobs;       /* engines in use: 1, or the pair shards */
-    bool link_thread;    /* sharded: the link engine runs in its own thread */
+    unsigned jobs;       /* threads: 1, or the feeding thread and jobs - 1 workers (shard.c) */
+    unsigned npair, pair0; /* threaded: pair engines on workers pair0 .. pair0 + npair - 1 */
+    uint64_t allbits;    /* threaded: the worker that sees every packet (link or whole engine), or 0 */
     bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
     bool started, finished;
     bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
@@ -245,14 +246,30 @@ static int start(ub_audit *a)
     if (!a->engine) return 0;
     if (a->have_hooks) a->jobs = 1;
     if (a->jobs > 1) {
-        /* the link engine gets its own thread when the CPUs allow one more busy thread; else it runs in
-         * the feeding thread (cheaper: no second copy of every view) */
-        if (a->cfg.link_thread < 0) a->link_thread = sysconf(_SC_NPROCESSORS_ONLN) >= (long)a->jobs + 2;
-        else a->link_thread = a->cfg.link_thread > 0;
+        /* jobs - 1 workers behind the feeding thread (which reads and decodes). One worker: one engine
+         * with every layer (as one thread, nothing to merge). More: the link engine (decode findings,
+         * data link: every packet) on worker 0 and pair engines (network, transport, transaction,
+         * management) on the others, by ub_state_pair_hash. cfg.link_thread 0 keeps the link engine
+         * in the feeding thread, 1 forces the split with one worker (tests). */
+        const unsigned pl = UB_ST_NW | UB_ST_TP | UB_ST_TA | UB_ST_MG, W = a->jobs - 1;
         bool link = a->cfg.findings; /* decode findings and data-link rules: audit only */
-        if (link && !a->link_thread && ub_eng_init(a, &a->main, UB_ST_DLL | UB_ST_DECODE, UB_PHASE_LINK, false) != 0)
-            return -1;
-        a->sh = ub_shards_start(a, a->cfg.opts, a->jobs, link && a->link_thread);
+        ub_shard_spec spec[UB_AUDIT_MAX_JOBS];
+        unsigned n = 0;
+        if (a->cfg.link_thread < 0 && W == 1) {
+            spec[n++] = (ub_shard_spec){ link ? UB_ST_ALL : pl, UB_PHASE_LINK, false };
+            a->allbits = 1;
+        } else {
+            if (link && a->cfg.link_thread == 0 && ub_eng_init(a, &a->main, UB_ST_DLL | UB_ST_DECODE, UB_PHASE_LINK, false) != 0)
+                return -1;
+            if (link && a->cfg.link_thread != 0) {
+                spec[n++] = (ub_shard_spec){ UB_ST_DLL | UB_ST_DECODE, UB_PHASE_LINK, false };
+                a->allbits = 1;
+            }
+            a->pair0 = n;
+            a->npair = W > n ? W - n : 1;
+            for (unsigned i = 0; i < a->npair; i++) spec[n++] = (ub_shard_spec){ pl, UB_PHASE_PAIR, true };
+        }
+        a->sh = ub_shards_start(a, a->cfg.opts, n, spec);
         return a->sh ? 0 : -1;
     }
     if (ub_eng_init(a, &a->main, UB_ST_ALL, UB_PHASE_LINK, a->have_hooks) != 0) return -1;
@@ -289,10 +306,12 @@ static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
     count_packet(a, v, pi);
     if (!a->engine) return 0;
     if (a->main.st) ub_eng_packet(&a->main, v, pi, a->nunits);
-    else if (a->link_thread && a->cfg.findings && ub_shards_send(a->sh, a->jobs, v, pi, a->nunits) != 0) return -1;
-    /* link-only traffic (hash 0) goes to shard 0 so no packet a single engine sees is lost */
-    uint64_t h = ub_state_pair_hash(v);
-    return ub_shards_send(a->sh, (unsigned)(h % a->jobs), v, pi, a->nunits);
+    uint64_t dest = a->allbits;
+    if (a->npair) { /* link-only traffic (hash 0) goes to pair engine 0 so no packet one engine sees is lost */
+        uint64_t h = a->npair > 1 ? ub_state_pair_hash(v) : 0;
+        dest |= 1ull << (a->pair0 + (unsigned)(h % a->npair));
+    }
+    return ub_shards_send(a->sh, dest, v, pi, a->nunits);
 }
 
 uint32_t ub_audit_last_flags(const ub_audit *a) { return a && !a->sh ? a->last_flags : 0; }

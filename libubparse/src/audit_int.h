@@ -57,13 +57,19 @@ void ub_eng_finish(ub_eng *e);
 void ub_eng_free(ub_eng *e);
 
 /* ---------------------------------------------------------------- shards (shard.c) */
-/* N pair engines (NW/TP/TA/MG on ub_state_pair_hash % N) and optionally a link engine (DLL + decode)
- * on worker threads, fed copies of the decoded views in batches. */
+/* Worker threads, each running one engine, fed copies of the decoded views through one ring of
+ * batches that every worker reads (an entry names the workers it is for). */
 typedef struct ub_shards ub_shards;
-ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned jobs, bool link_engine);
-/* shard i < jobs: pair engine i; i == jobs: the link engine. 0, or -1 out of memory */
-int ub_shards_send(ub_shards *sh, unsigned i, const ub_view *v, const ub_pktinfo *pi, uint64_t seq);
-/* end of input: the pair shards get the capture's end clock (tick), then every thread is joined */
+typedef struct ub_shard_spec {
+    unsigned layers; /* ub_state layers of the worker's engine */
+    uint8_t phase;   /* engine class (UB_PHASE_LINK: every packet; UB_PHASE_PAIR: its endpoint pairs) */
+    bool tick;       /* gets the end-of-capture clock (an engine that does not see every packet) */
+} ub_shard_spec;
+/* n workers (1..64), spec[i] for worker i; NULL when out of memory */
+ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_shard_spec *spec);
+/* one decoded packet for the workers in dest (bit i: worker i). 0, or -1 out of memory */
+int ub_shards_send(ub_shards *sh, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq);
+/* end of input: the tick workers get the capture's end clock, then every thread is joined */
 int ub_shards_stop(ub_shards *sh, bool tick, uint64_t last_frame, uint64_t max_ts);
 unsigned ub_shards_count(const ub_shards *sh);
 ub_eng *ub_shards_eng(ub_shards *sh, unsigned i);

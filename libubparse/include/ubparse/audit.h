@@ -108,14 +108,14 @@ typedef struct ub_audit_cfg {
     const ub_opts *opts;      /* decoder options of the views fed in (must outlive the session;
                                * NULL: ub_opts_default) */
     const ub_ruleset *rules;  /* NULL: the built-in catalogue (must outlive the session and its reports) */
-    unsigned jobs;            /* 1: one engine in the feeding thread; N > 1: sharded (same results),
-                               * at most UB_AUDIT_MAX_JOBS */
+    unsigned jobs;            /* threads: 1, one engine in the feeding thread; N > 1: the feeding thread
+                               * (decode) and N - 1 engine workers (same results), at most UB_AUDIT_MAX_JOBS */
     unsigned examples;        /* findings kept per rule (default 100) */
     bool findings;            /* collect findings (audit); false: engines only for statistics */
     unsigned stats;           /* ub_stats_mask */
-    int link_thread;          /* sharded: the link engine (data link + decode findings) in its own thread
-                               * (1), in the feeding thread (0), or own thread when the machine has at
-                               * least jobs + 2 CPUs (-1, the default) */
+    int link_thread;          /* threaded: the link engine (data link + decode findings) on a worker of its
+                               * own (1), in the feeding thread (0), or (-1, the default) one engine with
+                               * every layer when there is one worker, else a worker of its own */
 } ub_audit_cfg;
 /* state defaults, opts NULL, built-in rules, jobs 1, examples 100, findings on, no statistics,
  * link_thread -1 */
