@@ -11,17 +11,26 @@
 /* A field name resolved once (at engine creation) to every table that defines it; reading it from
  * a layer is then a pointer compare plus the bit reader — no string work per packet. */
 #define UB_FH_MAX 8
+#if defined(__GNUC__)
+#define UB_FH_INLINE inline __attribute__((always_inline))
+#else
+#define UB_FH_INLINE inline
+#endif
 typedef struct ub_fh {
     const ub_hdr *h[UB_FH_MAX];
     const ub_field *f[UB_FH_MAX];
     uint8_t n;
-    /* entries [0, nfast) (those added by ub_fh_init/ub_fh_add) carry a precomputed read: a plain
-     * integer row within 8 bytes (first = its first byte, 0xFF: not such a row; end = its end bit)
-     * is one big-endian 8-byte load, shift and mask when the layer has 8 bytes and the row */
+    /* entries [0, nfast) (those added by ub_fh_init/ub_fh_add) carry a precomputed read of a plain
+     * integer row within 8 bytes (rd[i].need = 0: not such a row): one big-endian 8-byte (or, in a
+     * layer shorter than 8 bytes, 4-byte) load, shift and mask when the layer holds the row */
     uint8_t nfast;
-    uint8_t first[UB_FH_MAX];
-    uint16_t end[UB_FH_MAX];
-    uint64_t mask[UB_FH_MAX];
+    struct ub_fh_rd {
+        uint16_t need;  /* bytes the layer must have: the row's last byte + 1 */
+        uint8_t first;  /* the row's first byte */
+        uint8_t w4;     /* the row spans at most 4 bytes */
+        uint32_t end;   /* the row's end bit */
+        uint64_t mask;
+    } rd[UB_FH_MAX];
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
@@ -39,19 +48,19 @@ static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
 static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, uint64_t *u)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (i >= fh->nfast || fh->first[i] == 0xFF || fh->end[i] > (uint64_t)l->len * 8u) return false;
-    uint32_t first = fh->first[i], end = fh->end[i];
+    const struct ub_fh_rd *r = &fh->rd[i];
+    if (i >= fh->nfast || !r->need || l->len < r->need) return false;
     if (l->len >= 8) {
-        uint32_t base = first + 8u <= l->len ? first : l->len - 8u; /* the 8 bytes hold the row */
+        uint32_t base = r->first + 8u <= l->len ? r->first : l->len - 8u; /* the 8 bytes hold the row */
         uint64_t w;
         memcpy(&w, l->data + base, 8);
-        *u = (__builtin_bswap64(w) >> (base * 8u + 64u - end)) & fh->mask[i];
+        *u = (__builtin_bswap64(w) >> (base * 8u + 64u - r->end)) & r->mask;
         return true;
     }
-    if (l->len >= 4 && end - first * 8u <= 32u) { /* a short layer: a 4-byte window */
-        uint32_t base = first + 4u <= l->len ? first : l->len - 4u, w;
+    if (l->len >= 4 && r->w4) { /* a short layer: a 4-byte window */
+        uint32_t base = r->first + 4u <= l->len ? r->first : l->len - 4u, w;
         memcpy(&w, l->data + base, 4);
-        *u = (uint64_t)(__builtin_bswap32(w) >> (base * 8u + 32u - end)) & fh->mask[i];
+        *u = (uint64_t)(__builtin_bswap32(w) >> (base * 8u + 32u - r->end)) & r->mask;
         return true;
     }
     return false;
@@ -61,7 +70,7 @@ static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, ui
 #endif
 }
 /* value of the handle's field in layer l (0 when l is NULL or has no such field) */
-static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
+static UB_FH_INLINE uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return 0;
     for (unsigned i = 0; i < fh->n; i++) {

@@ -34,12 +34,15 @@ static void fh_prepare(ub_fh *fh, unsigned i)
 {
     const ub_field *f = fh->f[i];
     uint32_t first = f->bit_off >> 3, end = f->bit_off + f->bits;
-    fh->first[i] = 0xFF;
+    struct ub_fh_rd *r = &fh->rd[i];
+    memset(r, 0, sizeof *r);
     if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 &&
         f->bits <= 64 && first < 0xF0 && ((end - 1) >> 3) - first < 8u) {
-        fh->first[i] = (uint8_t)first;
-        fh->end[i] = (uint16_t)end;
-        fh->mask[i] = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
+        r->need = (uint16_t)((end + 7) / 8);
+        r->first = (uint8_t)first;
+        r->w4 = end - first * 8u <= 32u;
+        r->end = end;
+        r->mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
     }
 }
 
@@ -521,7 +524,10 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         switch (l->hdr->id) {
         case UB_H_LPH: p->lph = l; break;
         case UB_H_LCH: p->lch = l; break;
-        case UB_H_BCRC: if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l; break;
+        case UB_H_BCRC:
+            if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l;
+            if (l->status == UB_CK_BAD) p->crc_bad = true;
+            break;
         case UB_H_END: p->end = l; break;
         case UB_H_LNA: p->lna = l; break;
         case UB_H_NTH16: case UB_H_NTH24: p->nth = l; break;
@@ -529,7 +535,10 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         case UB_H_CCI_CAQM: case UB_H_CCI_FECN: case UB_H_CCI_FECN_RTT: case UB_H_CCI_RSVD: p->cci = l; break;
         case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
         case UB_H_UDP: if (!p->udp) p->udp = l; break;
-        case UB_H_ICRC: p->icrc = l; break;
+        case UB_H_ICRC:
+            p->icrc = l;
+            if (l->status == UB_CK_BAD) p->crc_bad = true;
+            break;
         case UB_H_RTPH: p->rtph = l; break;
         case UB_H_UTPH: p->utph = l; break;
         case UB_H_CTPH: p->ctph = l; break;
@@ -596,9 +605,6 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
-    for (unsigned i = 0; i < v->nlayers; i++)
-        if ((v->layer[i].hdr->id == UB_H_BCRC || v->layer[i].hdr->id == UB_H_ICRC) && v->layer[i].status == UB_CK_BAD)
-            p->crc_bad = true;
     p->malformed = ub_view_worst(v) >= UB_SEV_ERROR;
     if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
 }
