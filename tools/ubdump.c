@@ -475,6 +475,21 @@ static void progress(app *a, bool final)
     a->prog_shown = true;
 }
 
+/* units carrying RoCEv2, SUE, PCIe flits: the neighbours' header ids come last, so one pass over the
+ * ids finds whether there is any before the three searches */
+static void count_neigh(app *a, const ub_view *v)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    _Static_assert(UB_H_IB_BTH < UB_H_SUE_RH && UB_H_SUE_RH < UB_H_PCIEFLIT, "neighbour ids come last");
+    for (unsigned i = 0; i < nl; i++) {
+        if (v->layer[i].hdr->id < UB_H_IB_BTH) continue;
+        a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, (int)i) >= 0;
+        a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, (int)i) >= 0;
+        a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, (int)i) >= 0;
+        return;
+    }
+}
+
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
@@ -492,9 +507,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
-    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
-    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
-    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
+    count_neigh(a, v);
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {

@@ -1,17 +1,82 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The reliable-transport auditor core (rt_core.h). Index arithmetic: every PSN is mapped to an index
- * 0..modulus-1 (PCIe: seq 1..1023 -> 0..1022), distances are (a - b) mod modulus, and "ahead" means a
- * distance below half the space. */
+/* The reliable-transport auditor core (rt_core.h): the profiles, the PSN <-> index arithmetic and the
+ * light tracker (rt_flow; the full tracker rt_seq is in rt_seq.c). Index arithmetic: every PSN is
+ * mapped to an index 0..modulus-1 (PCIe: seq 1..1023 -> 0..1022), distances are (a - b) mod modulus,
+ * and "ahead" means a distance below half the space. */
 #include "rt_core.h"
 
 #include <stdio.h>
 
-const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
-                              UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW };
-const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
-                                  UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW };
-const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
-                                  UB_R_FL_NAK_REPLAY, UB_R__COUNT, UB_R_FL_WINDOW };
+/* UB RTP (digest §10.3): the texts of the UB-TP-* findings */
+static const char txt_ub[RT_T__COUNT][RT_TXT_MAX] = {
+    [RT_T_WINDOW] = "more than 8M − 1 PSNs outstanding (§6.4.1)",
+    [RT_T_GAP_FILLED] = "PSN not captured at its first transmission; this resend is the first copy seen",
+    [RT_T_OOO] = "PSN below the highest sent, never seen before: reordered on the path",
+    [RT_T_RETX_EARLY] = "retransmission of a PSN sent before the capture started",
+    [RT_T_RETX] = "retransmission of a PSN already sent",
+    [RT_T_SACK_RETX] = "retransmitted a PSN that the last TPSACK reported received",
+    [RT_T_NAK_START] = "first resend after a TPNAK does not start at the TPNAK's PSN (GoBackN)",
+    [RT_T_ACK_BACK] = "cumulative ack PSN went backwards",
+    [RT_T_DUP_ACK] = "duplicate ack (same cumulative PSN again)",
+    [RT_T_ACK_BEYOND] = "ack PSN beyond the highest PSN sent on the channel",
+    [RT_T_GAP_ACKED] = "PSNs acknowledged by the receiver but never captured (lost or dropped at the capture point)",
+    [RT_T_NAK_TWICE] = "second TPNAK for the same PSN before any resend (one per loss episode)",
+    [RT_T_SACK_B0] = "BitMap[0] (the RTPH PSN) not set (R-18 bit order)",
+    [RT_T_SACK_MAXLOW] = "MaxRcvPSN below the highest in-order PSN",
+    [RT_T_SACK_MAXDEC] = "MaxRcvPSN decreased",
+    [RT_T_SACK_MAXHI] = "MaxRcvPSN above the highest PSN sent",
+    [RT_T_SACK_TOP] = "BitMap marks a PSN above MaxRcvPSN as received",
+    [RT_T_SACK_MAXBIT] = "BitMap bit of MaxRcvPSN not set",
+    [RT_T_SACK_GAP] = "PSNs reported received by a TPSACK but never captured",
+    [RT_T_LOST] = "PSNs never captured nor acknowledged: lost before the capture point or skipped by the sender",
+    [RT_T_NAK_OPEN] = "TPNAK not followed by a resend of its PSN before the end of the capture",
+    [RT_T_UNACKED] = "RTP data never acknowledged before the end of the capture",
+    [RT_T_ACK_REQ] = "packet with A = 1 (ack required) never acknowledged",
+};
+/* the neighbours' wording of the same findings */
+static const char txt_nb[RT_T__COUNT][RT_TXT_MAX] = {
+    [RT_T_WINDOW] = "outstanding beyond the window",
+    [RT_T_GAP_FILLED] = "PSN not captured at its first transmission; this resend is the first copy seen",
+    [RT_T_OOO] = "PSN below the newest sent, never seen before: reordered on the path",
+    [RT_T_RETX_EARLY] = "retransmission of a PSN sent before the capture started",
+    [RT_T_RETX] = "at or behind the newest sent: resent (or first captured late)",
+    [RT_T_SACK_RETX] = "retransmitted a PSN that the last selective ack reported received",
+    [RT_T_NAK_START] = "replay does not start at the NAK's PSN",
+    [RT_T_ACK_BACK] = "cumulative ack PSN went backwards",
+    [RT_T_DUP_ACK] = "duplicate ack (same cumulative PSN again)",
+    [RT_T_ACK_BEYOND] = "acknowledges a sequence number never sent",
+    [RT_T_GAP_ACKED] = "sequence numbers acknowledged but never captured",
+    [RT_T_NAK_TWICE] = "second NAK for the same PSN before any resend",
+    [RT_T_SACK_B0] = "selective ack: the acked PSN's bit not set",
+    [RT_T_SACK_MAXLOW] = "selective ack: highest received below the cumulative ack",
+    [RT_T_SACK_MAXDEC] = "selective ack: highest received decreased",
+    [RT_T_SACK_MAXHI] = "selective ack: highest received above the newest sent",
+    [RT_T_SACK_TOP] = "selective ack: bitmap marks a PSN above the highest received",
+    [RT_T_SACK_MAXBIT] = "selective ack: bit of the highest received not set",
+    [RT_T_SACK_GAP] = "sequence numbers reported received but never captured",
+    [RT_T_LOST] = "sequence numbers never seen",
+    [RT_T_NAK_OPEN] = "NAK not followed by a resend of its PSN before the end of the capture",
+    [RT_T_UNACKED] = "never acknowledged",
+    [RT_T_ACK_REQ] = "never acknowledged",
+};
+
+#define NONE UB_R__COUNT
+const rt_profile rt_ub_rtp = { "UB RTP", 1u << 24, 1u << 23, 1, false, NONE, UB_R_TP_RETRANSMISSION, UB_R_TP_ACK_PSN,
+                               UB_R_TP_NAK, UB_R_TP_ACK_REQUIRED, UB_R_TP_WINDOW, UB_R_TP_LOST, UB_R_TP_GAP_ACKED,
+                               UB_R_TP_GAP_FILLED, UB_R_TP_OUT_OF_ORDER, UB_R_TP_DUP_ACK, UB_R_TP_SACK,
+                               UB_R_TP_ACK_REQUIRED, UB_R_TP_UNACKED, 512000 /* §6.4.2.1: smallest static RTO, 512 µs */,
+                               txt_ub };
+const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, 0, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
+                              UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW, UB_R_IB_GAP, UB_R_IB_GAP,
+                              UB_R_IB_RETRANS, UB_R_IB_GAP, NONE, NONE, UB_R_IB_UNACKED, NONE,
+                              8192 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, txt_nb };
+const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, 0, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
+                                  UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW, UB_R_SUE_GAP, UB_R_SUE_GAP,
+                                  UB_R_SUE_RETRANS, UB_R_SUE_GAP, NONE, NONE, UB_R_SUE_UNACKED, NONE, 512000, txt_nb };
+const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, 0, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
+                                  UB_R_FL_NAK_REPLAY, NONE, UB_R_FL_WINDOW, UB_R_FL_GAP, UB_R_FL_GAP, UB_R_FL_REPLAY,
+                                  UB_R_FL_GAP, NONE, NONE, NONE, NONE, 0, txt_nb };
+#undef NONE
 
 uint32_t rt_idx(const rt_profile *pf, uint32_t psn) { return pf->skip_zero ? (psn + pf->modulus - 1) % pf->modulus : psn % pf->modulus; }
 uint32_t rt_psn(const rt_profile *pf, uint32_t idx) { return pf->skip_zero ? idx % pf->modulus + 1 : idx % pf->modulus; }

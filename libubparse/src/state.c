@@ -266,6 +266,8 @@ static const struct {
     [UB_TBL_REQUESTERS] = { "transaction requesters", "--max-transactions", 16 },
     [UB_TBL_TA_CHANNELS] = { "TA channel memo entries", "--max-channels", 1 },
     [UB_TBL_HOPS] = { "hop-copy digests", "--max-channels", 1 },
+    [UB_TBL_NB_FLOWS] = { "neighbour flows", "--max-channels", 1 },
+    [UB_TBL_NB_PAIRS] = { "neighbour address pairs", "--max-channels", 1 },
 };
 const char *ub_state_table_name(unsigned t) { return t < UB_TBL__COUNT ? tbl_info[t].name : NULL; }
 const char *ub_state_table_option(unsigned t, unsigned *divisor)

@@ -143,6 +143,8 @@ enum ub_state_table {
     UB_TBL_REQUESTERS,   /* transaction requester memo (max_transactions / 16, at least 256) */
     UB_TBL_TA_CHANNELS,  /* RTP retransmission memo of the transaction layer (max_channels) */
     UB_TBL_HOPS,         /* hop-copy digests of merged capture points (ns-3-UB profile; max_channels) */
+    UB_TBL_NB_FLOWS,     /* neighbour flows: RoCEv2 RC, SUE TYPE1, PCIe flit directions (max_channels) */
+    UB_TBL_NB_PAIRS,     /* neighbour address pairs: the QP acks are taken for (max_channels) */
     UB_TBL__COUNT
 };
 typedef struct ub_state_tblstat {

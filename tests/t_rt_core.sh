@@ -1,0 +1,36 @@
+#!/bin/sh
+# The neighbour flow tables of the reliable-transport core (st_neigh.c) in the audit's eviction
+# accounting: bounded by --max-channels, evictions reported like UB state (UB-ST-001, the JSON
+# "evictions" object, the INCOMPLETE advice), and no neighbour keys when the capture had no neighbour.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -euo pipefail
+: "${UB_SOURCE_DIR:?}" "${UBDUMP:?}"
+# shellcheck source=tests/check_lib.sh
+. "$UB_SOURCE_DIR/tests/check_lib.sh"
+ub_check_init t_rt_core
+U=$UBDUMP
+C=$UB_SOURCE_DIR/captures
+expect() { eq "$1" "$3" "$2"; }
+evictions() {
+    f=$1
+    shift
+    "$U" -r "$f" -q --audit --audit-format json --fail-on never "$@" 2>/dev/null |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%s=%d" % kv for kv in d["evictions"].items()))'
+}
+ub0="total=0 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0"
+
+expect "flits, one flow kept" "total=18 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0 nb_flows=18 nb_pairs=0" \
+    "$(evictions "$C/pcie_flit.pcapng" --max-channels 1)"
+expect "flits, sharded" "total=18 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0 nb_flows=18 nb_pairs=0" \
+    "$(evictions "$C/pcie_flit.pcapng" --max-channels 1 --threads 2)"
+expect "SUE, one flow kept" "total=2 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0 nb_flows=1 nb_pairs=1" \
+    "$(evictions "$C/sue_std.pcapng" --max-channels 1)"
+expect "flits, default bound" "$ub0 nb_flows=0 nb_pairs=0" "$(evictions "$C/pcie_flit.pcapng")"
+expect "UB only: no neighbour keys" "$ub0" "$(evictions "$C/audit_rtp_lossy.pcapng")"
+# the text report names the table and the option that would have kept every flow
+out=$("$U" -r "$C/pcie_flit.pcapng" -q --audit --max-channels 1 2>&1) || true
+expect "UB-ST-001 line" "         frame 3: neighbour flows evicted: their sequence and acknowledgement state restarted; table neighbour flows; values 8, 18, 1; frames 12" \
+    "$(printf '%s\n' "$out" | grep 'frame 3: neighbour flows')"
+expect "advice" "also INCOMPLETE: 18 neighbour flows evicted before they could be judged (peak live 1): rerun with --max-channels 19" \
+    "$(printf '%s\n' "$out" | grep 'also INCOMPLETE')"
+ub_check_done
