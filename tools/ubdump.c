@@ -72,6 +72,7 @@ typedef struct app {
     bool have_shown;
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
@@ -500,6 +501,12 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     ub_view *v = a->v;
     /* a whole record cut by the snapshot length: its length on the wire is the record's orig_len */
     uint32_t wire = data == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    if (a->units_raw) { /* decoded by whichever audit thread is free; counted there (ub_audit_unit_counts) */
+        a->nunits++;
+        if (ub_audit_unit(a->session, entry, data, len, wire, unit_flags, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir }) != 0)
+            a->oom = true;
+        return;
+    }
     ub_decode_wire(v, &a->o, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
@@ -953,6 +960,8 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !a->conv && !a->conv_eid && !a->io && !a->yf && !a->wr &&
+                   !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
         if (!a->fb) return 2;
@@ -988,6 +997,18 @@ int main(int argc, char **argv)
         status = 2;
     }
     ub_units_flush(units, unit_cb, a);
+    if (a->units_raw) { /* the decoders' counts, for the totals below */
+        ub_audit_set_records(a->session, a->npkts);
+        if (ub_audit_finish(a->session) != 0) a->oom = true;
+        ub_unit_counts uc;
+        ub_audit_unit_counts(a->session, &uc);
+        a->nub += uc.ub;
+        a->nother += uc.other;
+        a->nneigh[0] += uc.ib;
+        a->nneigh[1] += uc.sue;
+        a->nneigh[2] += uc.pcie;
+        a->sniff = uc.sniff; /* every unit went to the session */
+    }
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
