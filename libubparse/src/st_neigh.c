@@ -271,7 +271,7 @@ static void packet_nb(void *mv, ub_state *s, const ub_pkt *p)
 {
     mod_nb *m = mv;
     const ub_layer *l;
-    if (p->crc_bad) return;
+    if (p->crc_bad || (!p->nb && p->v->entry != UB_ENTRY_PCIEFLIT)) return;
     if ((l = layer(p, UB_H_IB_BTH))) {
         if (tables(m, s)) pkt_ib(m, s, p, l);
     } else if ((l = layer(p, UB_H_SUE_RH))) {
