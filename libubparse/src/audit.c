@@ -60,8 +60,6 @@ static const struct {
     { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
     { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
     /* the Wireshark plugin's names of the same statistics (issue #10 item 3) */
-    { "ub,tree", "= ub,cfg (tshark -z ub,tree: the same packet counts per CFG, TPOpcode, TAOpcode, Code)", UB_STATS_TREE },
-    { "conv,ub_tp", "= ub,tp (tshark -z conv,ub_tp: the same TP channels)", UB_STATS_TP },
 };
 
 int ub_stats_parse(const char *name, unsigned *mask)
