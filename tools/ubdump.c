@@ -48,6 +48,7 @@ typedef struct {
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
+    uint64_t ids[(UB_H__COUNT + 63) / 64]; /* the header ids of h[]: layers of other ids are skipped at once */
 } efield;
 
 /* a growing string (the -T fields values of a raw-stream record, aggregated over its units) */
@@ -65,13 +66,13 @@ typedef struct app {
     unsigned ne, ecap;
     ubx_csv csv;              /* -E */
     bool hex;                 /* -x */
-    bool tset;                /* -t given: tfmt at the capture's precision */
-    ubx_tfmt tfmt;
+    ubx_tfmt tfmt;            /* -t, default UBX_T_R */
     ub_capfile *cf;
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
@@ -127,7 +128,7 @@ static void usage(FILE *f)
             "  -V               print the full decode tree of every packet\n"
             "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
             "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
-            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default r)\n"
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
@@ -135,8 +136,9 @@ static void usage(FILE *f)
             "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
-            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
-            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces\n"
+            "                   (name, description, snaplen, timestamp resolution), direction flags and every comment\n"
+            "                   kept; nothing is printed unless -P\n"
             "  -P               with -w: print the packet lines too\n"
             "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
             "                   frame and related frames; --audit-examples sets how many per rule)\n"
@@ -169,7 +171,8 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
+            "  --threads N      N threads in all: one reads and decodes, N-1 run the audit engines (same output as 1;\n"
+            "                   -j N is a deprecated alias)\n"
             "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
             "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
@@ -275,6 +278,8 @@ static int add_efield(app *a, const char *name)
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
         if (e->n > MAX_MATCH) e->n = MAX_MATCH;
+        for (size_t k = 0; k < e->n; k++)
+            if (e->h[k] && e->h[k]->id < UB_H__COUNT) e->ids[e->h[k]->id / 64] |= 1ull << (e->h[k]->id % 64);
     }
     a->ne++;
     return 0;
@@ -307,11 +312,10 @@ static void shown(app *a, const ub_rec *r)
 /* the previous printed packet's time (-t dd, frame.time_delta_displayed: 0 for the first one) */
 #define SHOWN_TS(a, r) ((a)->have_shown ? (a)->tshown : (r)->ts_ns)
 
-/* the time column (-t; default relative, µs) */
+/* the time column (-t; default relative as tshark's), at the precision of the record's interface */
 static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
 {
-    if (a->tset) ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
-    else ubx_time(t, n, UBX_T_R, 6, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+    ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
 }
 
 /* pseudo-fields of the record (frame.*) */
@@ -361,8 +365,11 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         return;
     }
     char buf[2200];
-    for (unsigned i = 0; i < v->nlayers; i++) {
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
+    for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
+        unsigned id = l->hdr->id;
+        if (id >= UB_H__COUNT || !(e->ids[id / 64] >> (id % 64) & 1u)) continue;
         for (size_t k = 0; k < e->n; k++) {
             if (l->hdr != e->h[k]) continue;
             if (!e->f[k]) continue;
@@ -474,20 +481,39 @@ static void progress(app *a, bool final)
     a->prog_shown = true;
 }
 
+/* units carrying RoCEv2, SUE, PCIe flits: the neighbours' header ids come last, so one pass over the
+ * ids finds whether there is any before the three searches */
+static void count_neigh(app *a, const ub_view *v)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    _Static_assert(UB_H_IB_BTH < UB_H_SUE_RH && UB_H_SUE_RH < UB_H_PCIEFLIT, "neighbour ids come last");
+    for (unsigned i = 0; i < nl; i++) {
+        if (v->layer[i].hdr->id < UB_H_IB_BTH) continue;
+        a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, (int)i) >= 0;
+        a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, (int)i) >= 0;
+        a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, (int)i) >= 0;
+        return;
+    }
+}
+
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
     /* a whole record cut by the snapshot length: its length on the wire is the record's orig_len */
     uint32_t wire = data == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    if (a->units_raw) { /* decoded by whichever audit thread is free; counted there (ub_audit_unit_counts) */
+        a->nunits++;
+        if (ub_audit_unit(a->session, entry, data, len, wire, unit_flags, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir }) != 0)
+            a->oom = true;
+        return;
+    }
     ub_decode_wire(v, &a->o, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
-    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
-    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
-    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
+    count_neigh(a, v);
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
@@ -676,7 +702,6 @@ int main(int argc, char **argv)
         case 'x': a->hex = true; break;
         case 't':
             if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
-            a->tset = true;
             break;
         case 'l': line_buf = true; break;
         case 'w': wpath = optarg; break;
@@ -888,6 +913,7 @@ int main(int argc, char **argv)
     /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
     for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
     a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    if (a->tags) acfg.jobs = 1; /* each printed line needs its packet's TP analysis at once: one engine */
     a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
     if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
@@ -934,6 +960,8 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !a->conv && !a->conv_eid && !a->io && !a->yf && !a->wr &&
+                   !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
         if (!a->fb) return 2;
@@ -969,6 +997,18 @@ int main(int argc, char **argv)
         status = 2;
     }
     ub_units_flush(units, unit_cb, a);
+    if (a->units_raw) { /* the decoders' counts, for the totals below */
+        ub_audit_set_records(a->session, a->npkts);
+        if (ub_audit_finish(a->session) != 0) a->oom = true;
+        ub_unit_counts uc;
+        ub_audit_unit_counts(a->session, &uc);
+        a->nub += uc.ub;
+        a->nother += uc.other;
+        a->nneigh[0] += uc.ib;
+        a->nneigh[1] += uc.sue;
+        a->nneigh[2] += uc.pcie;
+        a->sniff = uc.sniff; /* every unit went to the session */
+    }
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {

@@ -448,33 +448,6 @@ static bool is_sliceable(const ub_field *f, bool for_contains)
 }
 
 /* ---------------------------------------------------------------- names */
-/* Wireshark's names of the headers outside UB (its own dissectors show them): the schema rows they
- * read. A name with two rows (ip.addr) matches either. */
-static const struct wsname {
-    const char *ws;
-    const char *ub[2];
-} ws_names[] = {
-    { "eth", { "ub.eth" } }, { "eth.src", { "ub.eth.src" } }, { "eth.dst", { "ub.eth.dst" } },
-    { "eth.addr", { "ub.eth.src", "ub.eth.dst" } }, { "eth.type", { "ub.eth.type" } },
-    { "vlan", { "ub.vlan" } }, { "vlan.id", { "ub.vlan.vid" } }, { "vlan.priority", { "ub.vlan.pcp" } },
-    { "vlan.dei", { "ub.vlan.dei" } }, { "vlan.etype", { "ub.vlan.type" } },
-    { "ip", { "ub.ipv4" } }, { "ip.src", { "ub.ipv4.src" } }, { "ip.dst", { "ub.ipv4.dst" } },
-    { "ip.addr", { "ub.ipv4.src", "ub.ipv4.dst" } }, { "ip.proto", { "ub.ipv4.protocol" } },
-    { "ip.ttl", { "ub.ipv4.ttl" } }, { "ip.dsfield.dscp", { "ub.ipv4.dscp" } }, { "ip.dsfield.ecn", { "ub.ipv4.ecn" } },
-    { "ip.len", { "ub.ipv4.total_length" } }, { "ip.id", { "ub.ipv4.identification" } },
-    { "ip.version", { "ub.ipv4.version" } }, { "ip.flags.df", { "ub.ipv4.df" } }, { "ip.flags.mf", { "ub.ipv4.mf" } },
-    { "ip.checksum", { "ub.ipv4.checksum" } },
-    { "ipv6", { "ub.ipv6" } }, { "ipv6.src", { "ub.ipv6.src" } }, { "ipv6.dst", { "ub.ipv6.dst" } },
-    { "ipv6.addr", { "ub.ipv6.src", "ub.ipv6.dst" } }, { "ipv6.nxt", { "ub.ipv6.next_header" } },
-    { "ipv6.hlim", { "ub.ipv6.hop_limit" } }, { "ipv6.plen", { "ub.ipv6.payload_length" } },
-    { "ipv6.flow", { "ub.ipv6.flow_label" } }, { "ipv6.tclass", { "ub.ipv6.traffic_class" } },
-    { "udp", { "ub.udp" } }, { "udp.srcport", { "ub.udp.srcport" } }, { "udp.dstport", { "ub.udp.dstport" } },
-    { "udp.port", { "ub.udp.srcport", "ub.udp.dstport" } }, { "udp.length", { "ub.udp.length" } },
-    { "udp.checksum", { "ub.udp.checksum" } },
-    { "tcp", { "ub.tcp" } }, { "tcp.srcport", { "ub.tcp.srcport" } }, { "tcp.dstport", { "ub.tcp.dstport" } },
-    { "tcp.port", { "ub.tcp.srcport", "ub.tcp.dstport" } },
-};
-
 /* the plugin's frame.* and ub.analysis.* names */
 static const struct pname {
     const char *name;
@@ -579,13 +552,14 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
     } else if (strncmp(name, "ub.", 3) == 0) {
         ok = add_rows(p, t, name, 0, 0);
     } else {
-        bool ws = false;
-        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0] && !ws; i++) {
-            if (strcmp(name, ws_names[i].ws) != 0) continue;
+        bool ws = false; /* Wireshark's outer-header names (wsnames.c), a name with two rows matches either */
+        size_t nws;
+        const ub_wsname *wn = ub_ws_names(&nws);
+        for (size_t i = 0; i < nws && !ws; i++) {
+            if ((wn[i].flags & UB_WS_NOFILTER) || strcmp(name, wn[i].ws) != 0) continue;
             t->outer = 1;
             ws = true;
-            ok = add_rows(p, t, ws_names[i].ub[0], 0, 0) &&
-                 (!ws_names[i].ub[1] || add_rows(p, t, ws_names[i].ub[1], 1, 0));
+            ok = add_rows(p, t, wn[i].ub[0], 0, 0) && (!wn[i].ub[1] || add_rows(p, t, wn[i].ub[1], 1, 0));
         }
         if (!ok && !p->failed) { /* a neighbouring protocol's own names: infiniband.*, sue.*, pcieflit.* */
             const ub_hdr *fh[1];
