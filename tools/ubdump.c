@@ -120,6 +120,14 @@ typedef struct app {
     bool prog_shown;
 } app;
 
+/* any -z conv/endpoints table asked for */
+static bool any_conv(const app *a)
+{
+    for (unsigned i = 0; i < UB_CONV__N; i++)
+        if (a->conv[i]) return true;
+    return false;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -960,7 +968,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !a->conv && !a->conv_eid && !a->io && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->io && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
