@@ -115,7 +115,7 @@ static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next, con
 static void loss_timer(ub_state *s, const rt_profile *pf, rt_flow *f, const ub_pkt *p, const char *key)
 {
     uint64_t now = p->pi->ts_ns;
-    uint64_t t = s->cfg.loss_timeout_ns;
+    uint64_t t = s->cfg.response_timeout_ns ? s->cfg.loss_timeout_ns : 0; /* --response-timeout 0: off as well */
     if (t && f->acks_seen && !f->timer_reported && f->next != f->una && now > f->progress_ts + t) {
         f->timer_reported = 1;
         emit(s, pf->r_loss_timer, p, 0, 0, rt_psn(pf, f->una), (int64_t)((now - f->progress_ts) / 1000),

@@ -123,7 +123,8 @@ static inline void timer_check(const rt_ctx *x, rt_seq *q)
 {
     uint64_t now = x->p->pi->ts_ns;
     uint64_t t = x->s->cfg.loss_timeout_ns;
-    if (now > q->progress_ts + t && t && !q->timer_reported && q->ack_valid) timer_fire(x, q, now);
+    if (now > q->progress_ts + t && t && !q->timer_reported && q->ack_valid && x->s->cfg.response_timeout_ns) /* 0: off */
+        timer_fire(x, q, now);
 }
 
 /* ================================================================ data */
