@@ -33,10 +33,12 @@ nb="IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-009@12
 nb="$nb IB-RC-002@5[](2) IB-RC-002@7[](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)"
 expect "IB / SUE timers and MSN" "$nb" "$(findings "$tmp/nb.pcapng")"
 expect "IB / SUE, sharded" "$nb" "$(findings "$tmp/nb.pcapng" --threads 2)"
-# the loss timeout is --response-timeout: 200 ms covers every wait of the traces
-expect "UB, --response-timeout 200" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --response-timeout 200)"
-expect "IB / SUE, --response-timeout 200" "IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-002@5[](2) IB-RC-002@7[](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)" \
-    "$(findings "$tmp/nb.pcapng" --response-timeout 200)"
+# the loss timeout is --loss-timeout (0: off); --response-timeout 0 (judge everything at the end) turns it off too
+expect "UB, --loss-timeout 200" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --loss-timeout 200)"
+expect "UB, --loss-timeout 0" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --loss-timeout 0)"
+expect "UB, --response-timeout 0" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --response-timeout 0)"
+expect "IB / SUE, --loss-timeout 200" "IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-002@5[](2) IB-RC-002@7[](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)" \
+    "$(findings "$tmp/nb.pcapng" --loss-timeout 200)"
 
 ub0="total=0 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0"
 

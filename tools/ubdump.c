@@ -175,6 +175,7 @@ static void usage(FILE *f)
             "  --allow-incomplete   evicted state (see --max-*) is reported but does not make the result\n"
             "                   INCOMPLETE (exit 3)\n"
             "  --response-timeout MS   unanswered requests are errors only after MS ms of capture (default 100)\n"
+            "  --loss-timeout MS   loss timer: outstanding PSNs neither acked nor resent for MS ms (default 100, 0 off)\n"
             "  --expect-taack   RTP Writes/Sends expect TAACKs (§10.6 a)\n"
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
@@ -613,7 +614,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 }
 
 enum {
-    LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
+    LO_NONCRC = 1000, LO_AUDIT, LO_AFMT, LO_AOUT, LO_AEX, LO_FAILON, LO_RTO, LO_LTO, LO_TAACK, LO_GAPS, LO_MAXL, LO_MAXC,
     LO_MAXT, LO_MAXM, LO_ALLOWINC, LO_LUA, LO_LUAARG, LO_LUAUNSAFE, LO_LUABUDGET, LO_LUAMEM, LO_LUAMAXERR, LO_LOGDIR,
     LO_THREADS, LO_VERSION, LO_WCITED
 };
@@ -661,6 +662,7 @@ int main(int argc, char **argv)
         { "audit-examples", required_argument, NULL, LO_AEX },
         { "fail-on", required_argument, NULL, LO_FAILON },
         { "response-timeout", required_argument, NULL, LO_RTO },
+        { "loss-timeout", required_argument, NULL, LO_LTO },
         { "expect-taack", no_argument, NULL, LO_TAACK },
         { "gaps-are-notes", no_argument, NULL, LO_GAPS },
         { "max-links", required_argument, NULL, LO_MAXL },
@@ -793,11 +795,15 @@ int main(int argc, char **argv)
         case LO_FAILON:
             if (ub_fail_on_parse(optarg, &a->fail_on) != 0) { fprintf(stderr, "ubdump: --fail-on error|warning|never\n"); return 2; }
             break;
-        case LO_RTO: {
+        case LO_RTO:
+        case LO_LTO: {
             char *end;
             double ms = strtod(optarg, &end);
-            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) { fprintf(stderr, "ubdump: --response-timeout needs milliseconds 0..10^12, not '%s'\n", optarg); return 2; }
-            scfg->response_timeout_ns = (uint64_t)(ms * 1e6);
+            if (end == optarg || *end || !(ms >= 0) || ms > 1e12) {
+                fprintf(stderr, "ubdump: --%s needs milliseconds 0..10^12, not '%s'\n", c == LO_RTO ? "response-timeout" : "loss-timeout", optarg);
+                return 2;
+            }
+            *(c == LO_RTO ? &scfg->response_timeout_ns : &scfg->loss_timeout_ns) = (uint64_t)(ms * 1e6);
             break;
         }
         case LO_TAACK: scfg->expect_taack = true; break;

@@ -662,6 +662,7 @@ int main(int argc, char **argv)
         acfg.jobs = 1;
         acfg.examples = a->afmt == UB_REPORT_TEXT ? 5u : 100u;
         if (a->response_timeout_ns != UINT64_MAX) acfg.state.response_timeout_ns = a->response_timeout_ns;
+        acfg.state.loss_timeout_ns = 0; /* live: the host's clock, and the peer has no retransmission timer */
         a->session = ub_audit_new(&acfg, err, sizeof err);
         if (!a->session) return die("--audit: %s", err);
         a->aview = malloc(sizeof *a->aview);

@@ -658,6 +658,7 @@ int main(int argc, char **argv)
          * --drain after its last packet, which counts towards the response timeout */
         uint64_t drained = live ? a->drain_ns : 0;
         ac.state.response_timeout_ns = a->st.response_timeout_ns > drained ? a->st.response_timeout_ns - drained : 0;
+        if (live) ac.state.loss_timeout_ns = 0; /* the host's clock: a stall is not the sender's loss timer */
         if (a->no_audit) ac.state.layers = 0;
         ac.opts = &a->o;
         ac.rules = rs;

@@ -108,21 +108,23 @@ static inline void timer_restart(rt_seq *q, uint64_t now)
     q->timer_reported = 0;
 }
 /* Loss timer (capture time): acks of the flow are visible, PSNs are outstanding, and neither an ack
- * advanced nor a resend came for longer than the timeout (§10.6 e default, --response-timeout) */
-static void timer_check(const rt_ctx *x, rt_seq *q)
+ * advanced nor a resend came for longer than the timeout (§10.6 e default, --loss-timeout) */
+static void timer_fire(const rt_ctx *x, rt_seq *q, uint64_t now)
 {
-    uint64_t now = x->p->pi->ts_ns;
     const uint32_t mod = x->pf->modulus;
-    /* a timeout of 0 ("judge everything unanswered at the end") turns the loss timer off */
-    if (!x->s->cfg.response_timeout_ns || !q->ack_valid || q->timer_reported ||
-        now <= q->progress_ts + x->s->cfg.response_timeout_ns ||
-        rt_diff_m(mod, q->hi, q->acked) <= 0)
-        return;
+    if (rt_diff_m(mod, q->hi, q->acked) <= 0) return;
     q->timer_reported = 1;
     uint32_t una = rt_add_m(mod, q->acked, 1);
     const rt_slot *sl = ring_get(q, una);
     emit(x, x->pf->r_loss_timer, -1, x->p->pi->frame, sl ? sl->frame : 0, una, (int64_t)((now - q->progress_ts) / 1000), 2,
          x->pf->txt[RT_T_LOSS_TIMER]);
+}
+static inline void timer_check(const rt_ctx *x, rt_seq *q)
+{
+    uint64_t now = x->p->pi->ts_ns;
+    uint64_t t = x->s->cfg.loss_timeout_ns;
+    if (now > q->progress_ts + t && t && !q->timer_reported && q->ack_valid && x->s->cfg.response_timeout_ns) /* 0: off */
+        timer_fire(x, q, now);
 }
 
 /* ================================================================ data */

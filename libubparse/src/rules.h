@@ -204,10 +204,10 @@
       "RDMA-engine profile: a request without SE = 1, M = 0, FECN = BECN = 0 or AckReq = 1", "frame; values: SE, M, FECN|BECN, AckReq") \
     /* ---- timers and message sequence of the reliable-transport core (rt_core.h) ---- */                             \
     R(TP_LOSS_TIMER, "UB-TP-020", "transport", UB_SEV_WARN, "§6.4.2.1; §10.6 e",                                        \
-      "loss timer: the oldest unacknowledged PSN neither acknowledged nor resent within the timeout (--response-timeout)", \
+      "loss timer: the oldest unacknowledged PSN neither acknowledged nor resent within the timeout (--loss-timeout)", \
       "frame (first packet of the channel after the timeout); frames: the oldest unacknowledged packet; values: PSN, µs waited") \
     R(IB_LOSS_TIMER, "IB-RC-009", "IB RC transport", UB_SEV_WARN, "IBTA §9.7.6.1.3; document 002 §3.4.2",              \
-      "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--response-timeout)", \
+      "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--loss-timeout)", \
       "frame (first packet of the flow after the timeout); values: PSN, µs waited")                                    \
     R(IB_RNR_WAIT, "IB-RC-010", "IB RC transport", UB_SEV_ERROR, "IBTA §9.7.5.2.8, Table 45; document 002 §3.4.5.1.3", \
       "resend after an RNR NAK before the RNR timer of its AETH elapsed", "frame; frames: RNR NAK; values: µs waited, RNR delay µs") \
@@ -215,7 +215,7 @@
       "AETH MSN went backwards, or advanced by more than the PSNs acknowledged (a message takes at least one PSN)",   \
       "frame; values: MSN, previous MSN")                                                                            \
     R(SUE_LOSS_TIMER, "SUE-TP-020", "SUE transport", UB_SEV_WARN, "document 004 §12.9 (RETRY_TIMER_CFG)",             \
-      "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--response-timeout)", \
+      "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--loss-timeout)", \
       "frame (first packet of the flow after the timeout); values: PSN, µs waited")
 
 enum ub_rule_idx {

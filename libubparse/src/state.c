@@ -648,6 +648,7 @@ void ub_state_cfg_default(ub_state_cfg *c)
     c->max_transactions = 65536;
     c->max_mgmt = 4096;
     c->response_timeout_ns = 100000000ull; /* §10.6 e */
+    c->loss_timeout_ns = 100000000ull;     /* §10.6 e: covers the static RTOs 512 µs and 16 ms */
 }
 
 static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta, &ub_st_mod_nb };

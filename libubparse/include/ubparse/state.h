@@ -102,6 +102,8 @@ typedef struct ub_state_cfg {
     uint64_t response_timeout_ns;  /* §10.6 e: 100 ms */
     bool expect_taack;             /* §10.6 a option: the service mode returns TAACKs for RTP Writes/Sends */
     bool gaps_are_notes;           /* §10.6 c option: per-packet load balancing, one path captured */
+    uint64_t loss_timeout_ns;      /* loss timer of the reliable-transport core (UB-TP-020, IB-RC-009,
+                                      SUE-TP-020): 100 ms (§10.6 e); 0 = not checked */
 } ub_state_cfg;
 
 void ub_state_cfg_default(ub_state_cfg *c);
