@@ -10,9 +10,13 @@
 #            only on an idle machine with N free cores.
 #   callgrind N = 1 .. max(4, nproc) over the first UB_BENCH_CG_PACKETS records (default 200000; 0
 #            skips): instructions of every thread (--separate-threads=yes), deterministic. Printed:
-#            all threads per packet, overhead vs one thread, the busiest thread per packet, and the
-#            bound = one-thread instructions / busiest thread's: the speedup N idle cores could give
-#            if time follows instructions (the pipeline is as fast as its slowest stage).
+#            all threads per packet, overhead vs one thread, the busiest thread per packet (under
+#            valgrind the threads run one at a time, so who decoded which batch follows valgrind's
+#            schedule), and the bound: decoding (decode_slot) goes to whichever thread is free, the
+#            rest of each thread's work is sequential (the feeder's reading, each worker's engine), so
+#            N cores need at least max(all / N, feeder without decoding, largest engine) and the
+#            speedup bound is one-thread instructions / that (the pipeline is as fast as its slowest
+#            stage; assumes time follows instructions).
 # UB_BENCH_PACKETS (default 1000000), UB_BUILD_DIR (build; optimised, unsanitised). Results:
 # bench/out/threads.md.
 set -euo pipefail
@@ -46,7 +50,7 @@ fi
 for c in "${caps[@]}"; do [ -f "$c" ] || { echo "no such file: $c" >&2; exit 2; }; done
 
 # best wall time of `ubdump -q --audit --threads N` (exit 0/1: findings are fine)
-declare -A WALL IRT IRM
+declare -A WALL IRT IRM IRC
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "wall: $RUNS rounds, N = 1..$MAXT on $CPUS CPUs (load average $load_before)"
 for ((r = 1; r <= RUNS; r++)); do
@@ -73,6 +77,16 @@ if [ "$CG" != 0 ] && command -v valgrind >/dev/null 2>&1; then
             read -r t m < <(cat "$tmp"/cg.* | awk '/^totals:/ { s += $2; if ($2 > m) m = $2 } END { print s + 0, m + 0 }')
             IRT["$c|$j"]=$t
             IRM["$c|$j"]=$m
+            # the critical path: the largest sequential part of one thread (its work less decode_slot)
+            crit=0
+            for f in "$tmp"/cg.*; do
+                ft=$(awk '/^totals:/ { print $2; exit }' "$f")
+                [ -n "$ft" ] || continue
+                fd=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null | awk '/shard.c:decode_slot \[/ && !d { gsub(",", "", $1); d = $1 } END { print d + 0 }' || true)
+                sq=$((ft - ${fd:-0}))
+                if [ $sq -gt $crit ]; then crit=$sq; fi
+            done
+            IRC["$c|$j"]=$crit
             echo "callgrind $c --threads $j: $t instructions in all threads, busiest thread $m"
         done
     done
@@ -88,8 +102,8 @@ fi
         echo
         echo "## \`$c\`"
         echo
-        echo "| threads | wall s | wall speedup | efficiency (target >= 0.8) | instr/packet, all threads | vs one thread | instr/packet, busiest thread | bound (1-thread instr / busiest) | target 0.8 N |"
-        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        echo "| threads | wall s | wall speedup | efficiency (target >= 0.8) | instr/packet, all threads | vs one thread | instr/packet, busiest thread | instr/packet, largest sequential part | bound | target 0.8 N |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         top=$((MAXT > CGMAX ? MAXT : CGMAX))
         for ((j = 1; j <= top; j++)); do
             w=${WALL[$c|$j]:-} t=${IRT[$c|$j]:-} m=${IRM[$c|$j]:-}
@@ -100,14 +114,16 @@ fi
                 sp=$(awk -v a="$w1" -v b="$w" 'BEGIN { printf "%.2f", a / b }')
                 ef=$(awk -v s="$sp" -v j="$j" 'BEGIN { printf "%.2f", s / j }')
             fi
-            tp=- ov=- mp=- bd=-
+            tp=- ov=- mp=- cp=- bd=-
             if [ -n "$t" ] && [ "$t" -gt 0 ]; then
+                cr=${IRC[$c|$j]}
                 tp=$(awk -v t="$t" -v n="$n" 'BEGIN { printf "%.0f", t / n }')
                 ov=$(awk -v t="$t" -v a="$t1" 'BEGIN { printf "%.2f", t / a }')
                 mp=$(awk -v t="$m" -v n="$n" 'BEGIN { printf "%.0f", t / n }')
-                bd=$(awk -v a="$t1" -v m="$m" 'BEGIN { printf "%.2f", a / m }')
+                cp=$(awk -v t="$cr" -v n="$n" 'BEGIN { printf "%.0f", t / n }')
+                bd=$(awk -v a="$t1" -v t="$t" -v j="$j" -v c="$cr" 'BEGIN { d = t / j; if (c > d) d = c; printf "%.2f", a / d }')
             fi
-            echo "| $j | $ws | $sp | $ef | $tp | $ov | $mp | $bd | $(awk -v j="$j" 'BEGIN { printf "%.1f", 0.8 * j }') |"
+            echo "| $j | $ws | $sp | $ef | $tp | $ov | $mp | $cp | $bd | $(awk -v j="$j" 'BEGIN { printf "%.1f", 0.8 * j }') |"
         done
     done
 } >"$OUT"/threads.md

@@ -59,13 +59,14 @@ static void step(drv *d, unsigned ifindex, uint64_t gap_ns)
     d->p.pi = &d->pi;
     d->s->last_ts = d->ts;
 }
-static int data(drv *d, uint32_t psn, bool areq, unsigned ifindex)
+static int data_at(drv *d, uint32_t psn, bool areq, unsigned ifindex, uint64_t gap_ns)
 {
-    step(d, ifindex, 0);
+    step(d, ifindex, gap_ns);
     rt_ctx x = ctx(d, true);
     rt_dres r;
     return rt_seq_data(&x, &d->q, psn, areq ? RT_SL_A : 0, 0, &r);
 }
+static int data(drv *d, uint32_t psn, bool areq, unsigned ifindex) { return data_at(d, psn, areq, ifindex, 0); }
 static void ack(drv *d, uint32_t psn, bool nak)
 {
     step(d, 0, 0);
@@ -173,6 +174,66 @@ static void t_ib(void)
               "IB-RC-002@5(0) IB-RC-002@6(1) IB-RC-004@9(2) IB-RC-005@8(2)");
 }
 
+/* loss timer on capture time (default 100 ms): UB and SUE profiles of the full tracker. A new PSN
+ * 150 ms after the last progress with PSNs outstanding is reported once; a late resend is not */
+static void t_timer(void)
+{
+    drv d;
+    start(&d, &rt_ub_rtp);
+    data(&d, 7, false, 0);
+    ack(&d, 7, false);                          /* frame 2 */
+    data(&d, 8, false, 0);                      /* frame 3: outstanding from here */
+    data_at(&d, 9, false, 0, 150000000);        /* frame 4: 150 ms later, no ack, no resend */
+    data_at(&d, 10, false, 0, 150000000);       /* frame 5: reported once per wait */
+    data_at(&d, 8, false, 0, 150000000);        /* frame 6: the resend: the timer restarts */
+    data(&d, 11, false, 0);                     /* frame 7 */
+    ack(&d, 11, false);
+    CHECK_STR(finish(&d, 0), "UB-TP-020@4(8,150000) UB-TP-003@6(8)");
+    start(&d, &rt_sue_type1);
+    data(&d, 4095, false, 0);
+    ack(&d, 4095, false);
+    data(&d, 0, false, 0);                      /* frame 3: across the 12-bit wrap */
+    data_at(&d, 1, false, 0, 120000000);        /* frame 4 */
+    CHECK_STR(finish(&d, 0), "SUE-TP-020@4(0,120000)");
+}
+
+/* the light tracker: an RNR NAK's timer (IBTA Table 45) and the MSN bound */
+static void t_rnr_msn(void)
+{
+    CHECK_EQ(rt_ib_rnr_ns(0), 655360000);
+    CHECK_EQ(rt_ib_rnr_ns(1), 10000);
+    CHECK_EQ(rt_ib_rnr_ns(14), 1280000);
+    CHECK_EQ(rt_ib_rnr_ns(31), 491520000);
+    drv d;
+    start(&d, &rt_ib_rc);
+    rt_flow f;
+    memset(&f, 0, sizeof f);
+    step(&d, 0, 0);
+    CHECK_EQ(rt_data(d.s, &rt_ib_rc, &f, 100, true, false, &d.p, "qp"), 0);
+    step(&d, 0, 0);
+    CHECK(rt_rnr(d.s, &rt_ib_rc, &f, 100, rt_ib_rnr_ns(2), &d.p, "qp")); /* frame 2: wait 20 µs */
+    step(&d, 0, 5000);
+    CHECK_EQ(rt_data(d.s, &rt_ib_rc, &f, 100, true, false, &d.p, "qp"), 2); /* frame 3: after 5 µs */
+    step(&d, 0, 0);
+    CHECK(rt_rnr(d.s, &rt_ib_rc, &f, 100, rt_ib_rnr_ns(2), &d.p, "qp")); /* frame 4 */
+    step(&d, 0, 25000);
+    rt_data(d.s, &rt_ib_rc, &f, 100, true, false, &d.p, "qp");           /* frame 5: after 25 µs: fine */
+    step(&d, 0, 0);
+    bool ok = rt_ack(d.s, &rt_ib_rc, &f, 100, &d.p, "qp");               /* frame 6 */
+    CHECK(ok);
+    rt_msn(d.s, &rt_ib_rc, &f, 100, 0xFFFFFF, ok, &d.p, "qp");            /* first MSN: 2^24 − 1 */
+    step(&d, 0, 0);
+    rt_data(d.s, &rt_ib_rc, &f, 101, true, false, &d.p, "qp");
+    step(&d, 0, 0);
+    ok = rt_ack(d.s, &rt_ib_rc, &f, 101, &d.p, "qp");                    /* frame 8: MSN wraps to 0: +1 */
+    rt_msn(d.s, &rt_ib_rc, &f, 101, 0, ok, &d.p, "qp");
+    step(&d, 0, 0);
+    rt_msn(d.s, &rt_ib_rc, &f, 101, 2, true, &d.p, "qp");                 /* frame 9: +2 over no PSN */
+    rt_finish(d.s, &rt_ib_rc, &f, "qp");
+    ub_state_free(d.s);
+    CHECK_STR(found, "IB-RC-010@3(5,20) IB-RC-002@3(100) IB-RC-002@5(100) IB-RC-011@9(2,0)");
+}
+
 /* the neighbour flow tables are bounded by max_channels and counted like UB state: with room for 2
  * flows, 5 SUE flows evict (UB-ST-001 per table at the end, ub_state_get_stats) */
 static void t_evict(void)
@@ -223,6 +284,8 @@ int main(void)
     t_ub();
     t_sue();
     t_ib();
+    t_timer();
+    t_rnr_msn();
     t_evict();
     return ub_test_finish();
 }

@@ -354,9 +354,30 @@ static bool snap_cut(ub_dec *d, ub_layer *l, uint32_t off, uint32_t need, uint32
     return true;
 }
 
+/* The general ub_push: short layers (truncation errors, snapshot cuts), too deep, unknown ids, first use
+ * of a table in this view. */
+__attribute__((noinline)) static ub_layer *push_general(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
+{
+    ub_layer *l = ub_push_buf(d, hdr_id, d->p, d->len, off, len, d->lflags);
+    if (!l) return NULL;
+    if (l->flags & UB_LF_TRUNC) {
+        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
+        if (!snap_cut(d, l, off, need, d->wlen)) ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
+    }
+    ub_check_rsvd(d, l);
+    return l;
+}
+
+/* a reserved bit is set: the rows one by one (errors in table order) */
+__attribute__((noinline)) static ub_layer *push_rsvd(ub_dec *d, ub_layer *l, uint64_t m)
+{
+    check_rsvd_rows(d, l, m);
+    return l;
+}
+
 /* ub_push of a layer that lies whole in the buffer: one entry, one cached reserved-mask probe. Every
- * other case (short layer, too deep, unknown id, a reserved bit set) takes the general path below,
- * which reports exactly as before. */
+ * other case (short layer, too deep, unknown id, a reserved bit set) takes the general path, which
+ * reports exactly as before. */
 ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_view *v = d->v;
@@ -368,19 +389,21 @@ ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
             uint64_t m = e->rows;
             if (m && e->span && len >= e->span && !rsvd_any(e, p)) m = e->slow;
             ub_layer *l = &v->layer[v->nlayers++];
-            *l = (ub_layer){ .hdr = h, .data = p, .off = off, .len = len, .wlen = len, .depth = d->depth, .flags = d->lflags };
-            if (__builtin_expect(m != 0, 0)) check_rsvd_rows(d, l, m);
+            l->hdr = h;
+            l->data = p;
+            l->off = off;
+            l->len = len;
+            l->aux = 0;
+            l->status = 0;
+            l->variant = 0;
+            l->depth = d->depth;
+            l->flags = d->lflags;
+            l->wlen = len;
+            if (__builtin_expect(m != 0, 0)) return push_rsvd(d, l, m);
             return l;
         }
     }
-    ub_layer *l = ub_push_buf(d, hdr_id, d->p, d->len, off, len, d->lflags);
-    if (!l) return NULL;
-    if (l->flags & UB_LF_TRUNC) {
-        uint32_t need = len > l->hdr->len ? len : l->hdr->len;
-        if (!snap_cut(d, l, off, need, d->wlen)) ub_error(d, UB_E_TRUNCATED, hdr_id, off + l->len, l->len, need, l->hdr->key);
-    }
-    ub_check_rsvd(d, l);
-    return l;
+    return push_general(d, hdr_id, off, len);
 }
 
 ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)

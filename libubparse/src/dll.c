@@ -761,11 +761,17 @@ static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
 {
     if (start >= end || start >= d->len) return;
     ub_layer *l = ub_push(d, UB_H_FLITPAD, start, end - start);
-    ub_val v;
-    if (!l || ub_field_value(l, &flitpad_fields[PAD_PADDING], &v) != 0) return;
-    for (uint32_t i = 0; i < v.nbytes; i++) {
-        if (v.bytes[i]) { /* DL-08 */
-            ub_error(d, UB_E_PADDING, UB_H_FLITPAD, start + i, v.bytes[i], 0, "ub.flitpad.padding");
+    if (!l) return;
+    /* the padding row is the whole layer (byte 0, every byte present): a word at a time, then bytes */
+    _Static_assert(sizeof flitpad_fields / sizeof flitpad_fields[0] == 1, "flitpad: one row, the whole layer");
+    uint32_t i = 0;
+    for (uint64_t w; i + 8 <= l->len; i += 8) {
+        memcpy(&w, l->data + i, 8);
+        if (w) break;
+    }
+    for (; i < l->len; i++) {
+        if (l->data[i]) { /* DL-08 */
+            ub_error(d, UB_E_PADDING, UB_H_FLITPAD, start + i, l->data[i], 0, "ub.flitpad.padding");
             break;
         }
     }

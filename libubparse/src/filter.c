@@ -471,6 +471,9 @@ static const struct pname {
     { "ub.analysis.duplicate_ack", K_AN, AN_FLAG, UB_TPF_DUP_ACK },
     { "ub.analysis.duplicate", K_AN, AN_FLAG, UB_TPF_DUPLICATE },
     { "ub.analysis.nak", K_AN, AN_FLAG, UB_TPF_NAK }, { "ub.analysis.sack", K_AN, AN_FLAG, UB_TPF_SACK },
+    /* TP endpoints "address:0xTPN" / "address (UTP)" (iostat.h ub_view_tp_endpoints) */
+    { "ub.analysis.tp_src", K_TPEP, TPEP_SRC, 0 }, { "ub.analysis.tp_dst", K_TPEP, TPEP_DST, 0 },
+    { "ub.analysis.tp_endpoint", K_TPEP, TPEP_ANY, 0 },
 };
 
 static bool kind_is_time(const ftest *t)
@@ -531,6 +534,16 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
             if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
             return true;
         }
+    if (strncmp(name, "ub.err.", 7) == 0) { /* the plugin's expert items per decode error: presence */
+        for (unsigned c = 1; c < UB_E__COUNT; c++) {
+            const ub_err_info *ei = ub_err_get(c);
+            if (!ei || !ei->name || strcmp(ei->name, name + 7) != 0) continue;
+            t->kind = K_ERROR;
+            t->an = 1; /* one error code: t->lit */
+            t->lit = c;
+            return true;
+        }
+    }
     bool ok = false;
     if (strcmp(name, "ub.cna") == 0) { /* hidden plugin field: both CNAs of the NTH */
         ok = add_rows(p, t, "ub.nth.scna", 0, 0) && add_rows(p, t, "ub.nth.dcna", 1, 0);
@@ -683,6 +696,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         if (op != OP_MATCHES && !L.bytes_ok) { perr(p, lt->pos, "expected a byte string like aa:bb:cc"); return; }
         return;
     case K_ERROR: {
+        if (t->an) { perr(p, opt->pos, "'%s' is an expert item: it can only be tested for presence", name); return; }
         if (!L.is_str) { perr(p, lt->pos, "ub.error compares with a quoted error name, e.g. ub.error == \"bcrc_bad\""); return; }
         if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
             perr(p, opt->pos, "ub.error supports ==, !=, === and !== only");
@@ -695,6 +709,11 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         perr(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
+    case K_TPEP:
+        if (op == OP_MATCHES) return;
+        if (!L.is_str || !L.bytes_ok) { perr(p, lt->pos, "%s compares with a quoted string, e.g. \"0x000001:0x10\"", name); return; }
+        if (op == OP_BITAND || op == OP_RANGE) { perr(p, opt->pos, "%s is a string", name); return; }
+        return;
     case K_AN:
         if (t->an == AN_RULE) {
             if (op == OP_MATCHES) return;

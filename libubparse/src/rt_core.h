@@ -24,7 +24,7 @@ enum {
     RT_T_WINDOW, RT_T_GAP_FILLED, RT_T_OOO, RT_T_RETX_EARLY, RT_T_RETX, RT_T_SACK_RETX, RT_T_NAK_START,
     RT_T_ACK_BACK, RT_T_DUP_ACK, RT_T_ACK_BEYOND, RT_T_GAP_ACKED, RT_T_NAK_TWICE, RT_T_SACK_B0, RT_T_SACK_MAXLOW,
     RT_T_SACK_MAXDEC, RT_T_SACK_MAXHI, RT_T_SACK_TOP, RT_T_SACK_MAXBIT, RT_T_SACK_GAP, RT_T_LOST, RT_T_NAK_OPEN,
-    RT_T_UNACKED, RT_T_ACK_REQ, RT_T__COUNT
+    RT_T_UNACKED, RT_T_ACK_REQ, RT_T_LOSS_TIMER, RT_T__COUNT
 };
 
 #define RT_TXT_MAX 104
@@ -40,6 +40,9 @@ typedef struct rt_profile {
     uint16_t r_lost, r_gap_acked, r_gap_filled, r_ooo, r_dup_ack, r_sack, r_ack_req, r_data_unacked;
     uint64_t min_rto_ns;    /* a PSN of a gap resent this long after the gap is a timeout resend */
     const char (*txt)[RT_TXT_MAX]; /* RT_T__COUNT texts (arrays, not pointers: no relocations at load) */
+    uint16_t r_loss_timer;  /* loss timer expired (capture time, --response-timeout) */
+    uint16_t r_rnr;         /* resend before an RNR NAK's timer elapsed (light tracker) */
+    uint16_t r_msn;         /* message sequence (IB AETH MSN) backwards or ahead of the PSNs (light tracker) */
 } rt_profile;
 
 extern const rt_profile rt_ub_rtp, rt_ib_rc, rt_sue_type1, rt_pcie_flit;
@@ -83,6 +86,8 @@ typedef struct rt_gap {
 
 typedef struct rt_seq {
     uint8_t have_data, ack_valid, nak_pending, sack_valid, prev_retx, maxrcv_valid, win_reported, ngaps;
+    uint8_t timer_reported;     /* the loss timer was reported for the current wait */
+    uint64_t progress_ts;       /* last ack advance, resend, or start of the outstanding data: the loss timer */
     uint32_t hi, first_psn, acked, nak_psn, sack_psn, maxrcv, prev_psn;
     uint32_t fb_epoch;          /* NAKs + selective acks seen: recovery context for late PSNs */
     uint64_t nak_frame, nak_ts, sack_frame, ack_frame;
@@ -159,6 +164,10 @@ typedef struct rt_flow {
     uint32_t nak_idx;      /* replay must start here */
     uint64_t nak_frame;
     bool window_reported;
+    uint8_t acks_seen, timer_reported, msn_valid, msn_idx_valid;
+    uint64_t progress_ts;  /* loss timer: last ack advance, resend, or start of the outstanding data */
+    uint64_t nak_ts, rnr_wait_ns; /* the pending NAK's time; an RNR NAK's timer (0: not RNR) */
+    uint32_t msn, msn_idx; /* the last MSN and the index its ack covered */
     struct { uint32_t idx; uint64_t frame; } req[RT_RING]; /* ack-required, not yet acknowledged */
 } rt_flow;
 
@@ -166,10 +175,19 @@ typedef struct rt_flow {
  * several PSNs). Returns 0 new in order, 1 after a gap, 2 retransmission. */
 int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ack_req, bool may_skip, const ub_pkt *p,
             const char *key);
-/* A cumulative ack through psn. */
-void rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key);
+/* A cumulative ack through psn. false: not judged (no data seen, or an invalid PSN) */
+bool rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key);
 /* A NAK: everything before replay_psn is acknowledged, the sender must resend from replay_psn. */
-void rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key);
+bool rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key);
+/* An RNR NAK: a NAK whose resend must wait wait_ns (r_rnr when it comes earlier) */
+bool rt_rnr(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, uint64_t wait_ns, const ub_pkt *p,
+            const char *key);
+/* IBTA Table 45: RNR NAK timer code (AETH syndrome [4:0]) -> ns */
+uint64_t rt_ib_rnr_ns(unsigned code);
+/* The message sequence number of an ack acknowledging through cum_psn (valid: rt_ack/rt_nak judged it):
+ * it never goes back and advances by at most the PSNs acknowledged since the previous ack (r_msn) */
+void rt_msn(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t cum_psn, uint32_t msn, bool valid, const ub_pkt *p,
+            const char *key);
 /* End of capture: ack-required PSNs still unacknowledged. */
 void rt_finish(ub_state *s, const rt_profile *pf, rt_flow *f, const char *key);
 

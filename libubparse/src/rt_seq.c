@@ -100,6 +100,31 @@ static void gap_ack(const rt_ctx *x, rt_seq *q, uint32_t cum)
     }
 }
 
+/* ---------------------------------------------------------------- loss timer */
+/* restart: an ack advanced, a resend came, or data starts with nothing outstanding */
+static inline void timer_restart(rt_seq *q, uint64_t now)
+{
+    q->progress_ts = now;
+    q->timer_reported = 0;
+}
+/* Loss timer (capture time): acks of the flow are visible, PSNs are outstanding, and neither an ack
+ * advanced nor a resend came for longer than the timeout (§10.6 e default, --response-timeout) */
+static void timer_check(const rt_ctx *x, rt_seq *q)
+{
+    uint64_t now = x->p->pi->ts_ns;
+    const uint32_t mod = x->pf->modulus;
+    /* a timeout of 0 ("judge everything unanswered at the end") turns the loss timer off */
+    if (!x->s->cfg.response_timeout_ns || !q->ack_valid || q->timer_reported ||
+        now <= q->progress_ts + x->s->cfg.response_timeout_ns ||
+        rt_diff_m(mod, q->hi, q->acked) <= 0)
+        return;
+    q->timer_reported = 1;
+    uint32_t una = rt_add_m(mod, q->acked, 1);
+    const rt_slot *sl = ring_get(q, una);
+    emit(x, x->pf->r_loss_timer, -1, x->p->pi->frame, sl ? sl->frame : 0, una, (int64_t)((now - q->progress_ts) / 1000), 2,
+         x->pf->txt[RT_T_LOSS_TIMER]);
+}
+
 /* ================================================================ data */
 int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8_t aux, rt_dres *r)
 {
@@ -116,6 +141,7 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
             q->first_psn = rt_add_m(mod, q->acked, 1);
         }
     }
+    if (!q->ack_valid || rt_diff_m(mod, q->hi, q->acked) <= 0) timer_restart(q, p->pi->ts_ns); /* nothing outstanding */
     uint32_t flags = 0;
     int32_t d = rt_diff_m(mod, psn, q->hi);
     r->expected = rt_add_m(mod, q->hi, 1);
@@ -141,6 +167,7 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
         q->prev_retx = 0;
         q->prev_psn = psn;
         r->flags = flags;
+        timer_check(x, q);
         return RT_NEW;
     }
     /* ---- a PSN at or below the highest sent */
@@ -187,6 +214,8 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
     q->prev_retx = resend;
     q->prev_psn = psn;
     r->flags = flags;
+    if (resend) timer_restart(q, p->pi->ts_ns); /* the sender's timer is working */
+    else timer_check(x, q);
     return RT_OLD;
 }
 
@@ -281,6 +310,7 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
     const ub_pkt *p = x->p;
     uint64_t fr = p->pi->frame;
     int sev_psn = x->as_note ? UB_SEV_NOTE : -1;
+    timer_check(x, q);
     /* TP-05: cumulative PSN (ACK / selective ack: the PSN; NAK: PSN − 1) */
     uint32_t cum = nak ? rt_add_m(mod, psn, -1) : psn, flags = 0;
     if (nak) flags |= UB_TPF_NAK;
@@ -317,6 +347,7 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
         q->acked = cum;
         q->ack_frame = fr;
         q->ack_valid = 1;
+        timer_restart(q, p->pi->ts_ns);
         if (q->nak_pending && rt_diff_m(mod, cum, q->nak_psn) >= 0) q->nak_pending = 0;
     }
     if (nak) {

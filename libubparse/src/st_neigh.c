@@ -26,7 +26,7 @@ typedef struct nb_pair {
 typedef struct mod_nb {
     ub_tbl flows, pairs; /* allocated at the first neighbour packet (tables(): counted like UB state) */
     uint8_t ready;       /* 1 tables made, 2 could not be made */
-    ub_fh bth_op, bth_psn, bth_qp, bth_a, aeth_op, aeth_val, bth_se, bth_m, bth_fecn, bth_becn;
+    ub_fh bth_op, bth_psn, bth_qp, bth_a, aeth_op, aeth_val, aeth_msn, bth_se, bth_m, bth_fecn, bth_becn;
     ub_fh rh_op, rh_psn, rh_qp, rh_fack, rh_syn;
     ub_fh fl_usage, fl_cmd, fl_seq;
 } mod_nb;
@@ -51,6 +51,7 @@ static int init_nb(void *mv, ub_state *s)
     ub_fh_init(&m->bth_becn, "infiniband.bth.becn");
     ub_fh_init(&m->aeth_op, "infiniband.aeth.syndrome.opcode");
     ub_fh_init(&m->aeth_val, "infiniband.aeth.syndrome.value");
+    ub_fh_init(&m->aeth_msn, "infiniband.aeth.msn");
     ub_fh_init(&m->rh_op, "sue.rh.opcode");
     ub_fh_init(&m->rh_psn, "sue.rh.psn");
     ub_fh_init(&m->rh_qp, "sue.rh.dest_qp");
@@ -195,15 +196,18 @@ static void pkt_ib(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *b)
     nb_flow *f = ack_flow(m, NB_IB, &src, &dst);
     if (!f) return;
     unsigned sop = (unsigned)ub_fh_get(&m->aeth_op, a), val = (unsigned)ub_fh_get(&m->aeth_val, a);
+    bool judged = false; /* the ack's PSN was judged valid: its MSN is checked against it */
     if (sop == 0) {
-        rt_ack(s, &rt_ib_rc, &f->f, psn, p, f->key);
-    } else if (sop == 1 || (sop == 3 && val == 0)) { /* RNR NAK, PSN sequence error: resend from the PSN */
+        judged = rt_ack(s, &rt_ib_rc, &f->f, psn, p, f->key);
+    } else if (sop == 1 || (sop == 3 && val == 0)) { /* RNR NAK (after its timer), PSN sequence error: resend from the PSN */
         note(s, UB_R_IB_NAK, p, psn, (int64_t)(sop << 5 | val), sop == 1 ? "RNR NAK" : "NAK: PSN sequence error", f);
-        rt_nak(s, &rt_ib_rc, &f->f, psn, p, f->key);
+        judged = rt_rnr(s, &rt_ib_rc, &f->f, psn, sop == 1 ? rt_ib_rnr_ns(val) : 0, p, f->key);
+        psn--; /* acknowledged through the PSN before */
     } else if (sop == 3) { /* invalid request, remote access / operational error: no replay */
         static const char *const why[4] = { "", "NAK: invalid request", "NAK: remote access error", "NAK: remote operational error" };
         note(s, UB_R_IB_NAK, p, psn, (int64_t)(sop << 5 | val), val < 4 ? why[val] : "NAK: reserved code", f);
     }
+    rt_msn(s, &rt_ib_rc, &f->f, psn, (uint32_t)ub_fh_get(&m->aeth_msn, a), judged, p, f->key); /* IB-RC-011 */
 }
 
 static void pkt_sue(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *r)

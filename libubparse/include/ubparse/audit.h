@@ -145,6 +145,19 @@ unsigned ub_audit_jobs(const ub_audit *a);
 /* Feed one decoded packet in capture order. The view is not retained. 0, or -1 out of memory. The
  * first call starts the engines (set hooks before it). */
 int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
+/* Feed one undecoded unit (a ub_units unit: entry, bytes, length on the wire, UB_UNIT_* flags) in
+ * capture order: the same as decoding it (ub_decode_wire, plus the partial-unit error) and calling
+ * ub_audit_packet, but a threaded session decodes it on whichever thread is free (the decode scales
+ * with the threads). What the decoder found is counted (ub_audit_unit_counts). 0, or -1 out of memory. */
+typedef struct ub_unit_counts {
+    uint64_t units, ub, other; /* units fed with ub_audit_unit: UB (ub_view_ub) or not */
+    uint64_t ib, sue, pcie;    /* units carrying RoCEv2 (IB BTH), SUE, PCIe flits */
+    ub_sniff sniff;            /* ub_sniff_view of every unit when the options' profile is UB_PROFILE_SPEC */
+} ub_unit_counts;
+int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                  const ub_pktinfo *pi);
+/* The counts of the units fed with ub_audit_unit (complete after ub_audit_finish). */
+void ub_audit_unit_counts(const ub_audit *a, ub_unit_counts *c);
 /* Records read (the -z ub,cfg header); default: the number of distinct frames fed. */
 void ub_audit_set_records(ub_audit *a, uint64_t records);
 /* TP analysis flags of the packet just fed (ub_tp_flags; 0 with jobs > 1). */
