@@ -63,6 +63,12 @@ static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, ui
         *u = (uint64_t)(__builtin_bswap32(w) >> (base * 8u + 32u - r->end)) & r->mask;
         return true;
     }
+    if (l->len < 4) { /* 1-3 bytes (CCI): the whole layer */
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < l->len; k++) w = w << 8 | l->data[k];
+        *u = (uint64_t)(w >> (l->len * 8u - r->end)) & r->mask;
+        return true;
+    }
     return false;
 #else
     (void)fh, (void)i, (void)l, (void)u;
@@ -81,7 +87,7 @@ static UB_FH_INLINE uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
     }
     return 0;
 }
-static inline bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
+static UB_FH_INLINE bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return false;
     for (unsigned i = 0; i < fh->n; i++) {

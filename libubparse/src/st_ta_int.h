@@ -109,7 +109,7 @@ static inline uint64_t fnv(const uint8_t *p, size_t n)
     return h;
 }
 static inline bool sn_newer(uint16_t a, uint16_t b) { return (int16_t)(uint16_t)(a - b) > 0; }   /* mod 2^16 */
-static inline uint64_t fget(const ub_fh *h, const ub_layer *l) { return ub_fh_get(h, l); }
+static UB_FH_INLINE uint64_t fget(const ub_fh *h, const ub_layer *l) { return ub_fh_get(h, l); }
 static inline bool fbytes(const ub_fh *h, const ub_layer *l, ub_val *v)
 {
     if (!l) return false;
