@@ -34,6 +34,7 @@
 #include <ubparse/ubparse.h>
 #include <ubparse/capfile.h>
 #include <ubparse/expert.h>
+#include <ubparse/iostat.h>
 #include <ubparse/state.h>
 
 #include "packet-ub.h"
@@ -116,13 +117,6 @@ static gboolean fh_get(const an_fh *fh, const ub_layer *l, ub_val *v)
 }
 
 /* value names of the handle's row in layer l's table (CTPH and RTPH name TPOpcode 0 differently) */
-static const ub_vname *fh_vals_for(const an_fh *fh, const ub_layer *l)
-{
-    for (guint i = 0; i < fh->n; i++)
-        if (fh->h[i] == l->hdr) return fh->f[i]->vals;
-    return NULL;
-}
-
 static const ub_vname *fh_vals(const an_fh *fh)
 {
     for (guint i = 0; i < fh->n; i++)
@@ -1059,59 +1053,29 @@ static tap_packet_status ub_srt_packet(void *pss, packet_info *pinfo, epan_disse
 /* Stats tree: -z ub,tree (ubdump -z ub,cfg counts)                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-static const char st_str_pkts[] = "UB packets";
-static int st_node_pkts = -1, st_node_cfg = -1, st_node_taop_req = -1, st_node_taop_rsp = -1,
-           st_node_tpop = -1, st_node_dllcb = -1, st_node_mgmt = -1;
+/* the tree's shape and items come from libubparse (sttree.c), which ubdump -z ub,tree prints */
+static int st_node[UB_STTREE_NPIVOT];
+static ub_sttree *st_shape; /* field handles for ub_sttree_ticks, created once */
 
 static void ub_stats_init(stats_tree *st)
 {
-    st_node_pkts = stats_tree_create_node(st, st_str_pkts, 0, STAT_DT_INT, TRUE);
-    st_node_cfg = stats_tree_create_pivot(st, "CFG", st_node_pkts);
-    st_node_taop_req = stats_tree_create_pivot(st, "TAOpcode (requests, BTAH)", st_node_pkts);
-    st_node_taop_rsp = stats_tree_create_pivot(st, "TAOpcode (responses, ATAH)", st_node_pkts);
-    st_node_tpop = stats_tree_create_pivot(st, "TPOpcode", st_node_pkts);
-    st_node_dllcb = stats_tree_create_pivot(st, "DLLCB type", st_node_pkts);
-    st_node_mgmt = stats_tree_create_pivot(st, "Management Code (MGMTETAH)", st_node_pkts);
+    if (!st_shape) st_shape = ub_sttree_new();
+    st_node[0] = stats_tree_create_node(st, ub_sttree_pivot_name(0), 0, STAT_DT_INT, TRUE);
+    for (unsigned i = 1; i < UB_STTREE_NPIVOT; i++)
+        st_node[i] = stats_tree_create_pivot(st, ub_sttree_pivot_name(i), st_node[0]);
 }
 
-static void st_tick_val(stats_tree *st, int node, const ub_vname *vals, guint64 val, gboolean hex)
+static void st_tick(void *ctx, unsigned pivot, const char *name)
 {
-    const char *nm = ub_vname_lookup(vals, val);
-    char b[96];
-    if (hex) g_snprintf(b, sizeof b, "0x%02x %s", (guint)val, nm ? nm : "");
-    else g_snprintf(b, sizeof b, "%u %s", (guint)val, nm ? nm : "");
-    g_strchomp(b);
-    stats_tree_tick_pivot(st, node, b);
+    if (pivot > 0 && pivot < UB_STTREE_NPIVOT) stats_tree_tick_pivot((stats_tree *)ctx, st_node[pivot], name);
 }
 
 static tap_packet_status ub_stats_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
                                          const void *p, tap_flags_t flags _U_)
 {
     const ub_tap_info *ti = (const ub_tap_info *)p;
-    const ub_view *v = ti->v;
-    tick_stat_node(st, st_str_pkts, 0, FALSE);
-    char b[32];
-    if (v->cfg >= 0 && v->cfg <= 15) g_snprintf(b, sizeof b, "CFG %d", v->cfg);
-    else g_snprintf(b, sizeof b, "unknown");
-    stats_tree_tick_pivot(st, st_node_cfg, b);
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    for (unsigned i = 0; i < nl; i++) {
-        const ub_layer *l = &v->layer[i];
-        if (!l->hdr) continue;
-        unsigned id = l->hdr->id;
-        ub_val val;
-        if (id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT) {
-            if (fh_get(&f_taop_b, l, &val)) st_tick_val(st, st_node_taop_req, fh_vals_for(&f_taop_b, l), val.u & 0xFF, TRUE);
-        } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
-            if (fh_get(&f_taop_a, l, &val)) st_tick_val(st, st_node_taop_rsp, fh_vals_for(&f_taop_a, l), val.u & 0xFF, TRUE);
-        } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
-            if (fh_get(&f_tpop, l, &val)) st_tick_val(st, st_node_tpop, fh_vals_for(&f_tpop, l), val.u & 0xFF, TRUE);
-        } else if (id == UB_H_MGMTETAH) {
-            if (fh_get(&f_mgcode, l, &val)) st_tick_val(st, st_node_mgmt, fh_vals(&f_mgcode), val.u & 7, FALSE);
-        } else if (id >= UB_H_DLLCB_NULL && id <= UB_H_DLLCB_RSVD) {
-            stats_tree_tick_pivot(st, st_node_dllcb, l->hdr->name ? l->hdr->name : l->hdr->key);
-        }
-    }
+    tick_stat_node(st, ub_sttree_pivot_name(0), 0, FALSE);
+    if (st_shape) ub_sttree_ticks(st_shape, ti->v, st_tick, st);
     return TAP_PACKET_REDRAW;
 }
 

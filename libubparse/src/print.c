@@ -408,7 +408,9 @@ void ub_print_tree(FILE *f, const ub_view *v)
         if (l->flags & UB_LF_TRUNC)
             snprintf(cut, sizeof cut, l->wlen > l->len ? " [%u on the wire, cut by the snapshot length]" : " [truncated]",
                      l->wlen);
-        fprintf(f, "%*s%s (%s%s), %u byte%s%s%s\n", ind, "", l->hdr->name, ub_hdr_ns(l->hdr), l->hdr->abbrev, l->len,
+        char hsum[256]; /* the Wireshark tree item's text: "Reliable Transport Header, RTP data, PSN 17, ..." */
+        if (!ub_layer_summary(l, hsum, sizeof hsum)) snprintf(hsum, sizeof hsum, "%s", l->hdr->name);
+        fprintf(f, "%*s%s (%s%s), %u byte%s%s%s\n", ind, "", hsum, ub_hdr_ns(l->hdr), l->hdr->abbrev, l->len,
                 l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "", cut);
         for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
         if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(f, v, i, ind + 4);
