@@ -636,6 +636,47 @@ typedef struct ub_tap_info {
     guint32 bytes;
 } ub_tap_info;
 
+/* hex digits of v (at least min digits) at o; returns the end */
+static char *hex_digits(char *o, guint32 v, int min)
+{
+    int n = 1;
+    while (n < 8 && (v >> (4 * n))) n++;
+    if (n < min) n = min;
+    for (int i = n - 1; i >= 0; i--) *o++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
+    return o;
+}
+
+/* TP endpoint text, in pool: "address:0xTPN" (RTP, kind NULL) or "address (UTP)"; a CNA is written here
+ * as cna_to_str does (most packets), other addresses through address_to_str */
+static char *tp_ep_text(wmem_allocator_t *pool, const address *a, const char *kind, guint32 tpn)
+{
+    if (a->type != at_ub_cna || a->len < 1 || a->len > 4) {
+        char *t = address_to_str(pool, a);
+        return kind ? wmem_strdup_printf(pool, "%s (%s)", t, kind) : wmem_strdup_printf(pool, "%s:0x%x", t, tpn);
+    }
+    const guint8 *d = (const guint8 *)a->data;
+    guint32 v = 0;
+    for (int i = 0; i < a->len; i++) v = v << 8 | d[i];
+    char *t = (char *)wmem_alloc(pool, 32), *o = t;
+    *o++ = '0';
+    *o++ = 'x';
+    o = hex_digits(o, v, a->len * 2);
+    if (kind) {
+        *o++ = ' ';
+        *o++ = '(';
+        memcpy(o, kind, 3);
+        o += 3;
+        *o++ = ')';
+    } else {
+        *o++ = ':';
+        *o++ = '0';
+        *o++ = 'x';
+        o = hex_digits(o, tpn, 1);
+    }
+    *o = '\0';
+    return t;
+}
+
 /* the frame's matches go to the SRT once even when a flit-stream record completes several units */
 static gboolean first_view_of_frame(packet_info *pinfo)
 {
@@ -699,15 +740,8 @@ void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_vi
     gboolean tp_tree = tree && (proto_field_is_referenced(tree, hf_tp_src) || proto_field_is_referenced(tree, hf_tp_dst) ||
                                 proto_field_is_referenced(tree, hf_tp_ep));
     if (p->tpkind && p->src.type != AT_NONE && (tp_tree || t1)) {
-        char *a = address_to_str(pinfo->pool, &p->src), *b = address_to_str(pinfo->pool, &p->dst), *es, *ed;
-        if (p->rtph) {
-            es = wmem_strdup_printf(pinfo->pool, "%s:0x%x", a, p->stpn);
-            ed = wmem_strdup_printf(pinfo->pool, "%s:0x%x", b, p->dtpn);
-        } else {
-            const char *k = p->tpkind == 2 ? "UTP" : "CTP";
-            es = wmem_strdup_printf(pinfo->pool, "%s (%s)", a, k);
-            ed = wmem_strdup_printf(pinfo->pool, "%s (%s)", b, k);
-        }
+        const char *k = p->rtph ? NULL : p->tpkind == 2 ? "UTP" : "CTP";
+        char *es = tp_ep_text(pinfo->pool, &p->src, k, p->stpn), *ed = tp_ep_text(pinfo->pool, &p->dst, k, p->dtpn);
         set_address(&p->tps, AT_STRINGZ, (int)strlen(es) + 1, es);
         set_address(&p->tpd, AT_STRINGZ, (int)strlen(ed) + 1, ed);
         if (tp_tree) {

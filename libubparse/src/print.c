@@ -52,6 +52,15 @@ static void sb_putc(sbuf *s, size_t start, char c)
     s->w++;
 }
 
+static void sb_put(sbuf *s, size_t start, const char *a, size_t len)
+{
+    if (start < s->n && s->w + 1 < s->n) {
+        size_t room = s->n - 1 - s->w;
+        memcpy(s->b + s->w, a, len < room ? len : room);
+    }
+    s->w += len;
+}
+
 /* snprintf semantics (what fits is written and terminated, w counts the whole text) without the
  * cost of vsnprintf: every packet's summary line goes through here (Wireshark Info column, ubdump) */
 static void sb(sbuf *s, const char *fmt, ...)
@@ -66,7 +75,12 @@ static void sb(sbuf *s, const char *fmt, ...)
         return;
     }
     for (const char *p = fmt; *p; p++) {
-        if (*p != '%') { sb_putc(s, start, *p); continue; }
+        if (*p != '%') {
+            size_t run = strcspn(p, "%");
+            sb_put(s, start, p, run);
+            p += run - 1;
+            continue;
+        }
         p++;
         bool zero = *p == '0';
         if (zero) p++;
@@ -80,7 +94,7 @@ static void sb(sbuf *s, const char *fmt, ...)
             if (!a) a = "(null)"; /* as glibc */
             size_t len = strlen(a);
             for (size_t k = len; (int)k < width; k++) sb_putc(s, start, ' ');
-            for (size_t k = 0; k < len; k++) sb_putc(s, start, a[k]);
+            sb_put(s, start, a, len);
             continue;
         }
         unsigned long long u;
