@@ -2,7 +2,7 @@
 # Byte-identical output check for speed work: runs two ubdump binaries over every bundled capture
 # (and the first 2,000 records of each benchmark capture when present) in several modes and diffs:
 #   bench/same_output.sh OLD_UBDUMP [NEW_UBDUMP]      (NEW defaults to build/tools/ubdump)
-# Modes: -V (every field), --audit (findings), -T json, -T fields with two fields, -q -z ub,tp.
+# Modes: -q (totals), -V (every field), --audit (findings), -T json, -T fields with two fields, -q -z ub,tp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$1
@@ -16,7 +16,7 @@ for cap in "${caps[@]}"; do
     extra=()
     case $cap in *noncrc*) extra=(--noncrc) ;; esac
     case $cap in bench/*) extra+=(-c 2000) ;; esac
-    for mode in "-V" "--audit" "-T json" "-T fields -e ub.lph.cfg -e ub.btah.taopcode" "-q -z ub,tp --audit" \
+    for mode in "-q" "-V" "--audit" "-T json" "-T fields -e ub.lph.cfg -e ub.btah.taopcode" "-q -z ub,tp --audit" \
         "--audit -q --audit-examples 2" "--audit -q --threads 2 --audit-examples 3" "--audit -q -T json"; do
         # shellcheck disable=SC2086  # $mode is a list of options
         "$old" -r "$cap" "${extra[@]}" $mode >"$tmp/a" 2>&1 || true

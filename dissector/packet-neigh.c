@@ -96,7 +96,7 @@ static void audit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_tre
 {
     ub_an_feed(pinfo, v);
     find_ctx c = { pinfo, tree, parent, tvb, np };
-    ub_an_findings(pinfo->num, find_cb, &c);
+    ub_an_findings(pinfo, find_cb, &c);
 }
 
 /* The view's sue.* / pcieflit.* layers as items (placed in `ds`, the bytes given to ub_decode), the

@@ -34,6 +34,7 @@
 #include <ubparse/ubparse.h>
 #include <ubparse/capfile.h>
 #include <ubparse/expert.h>
+#include <ubparse/iostat.h>
 #include <ubparse/state.h>
 
 #include "packet-ub.h"
@@ -116,13 +117,6 @@ static gboolean fh_get(const an_fh *fh, const ub_layer *l, ub_val *v)
 }
 
 /* value names of the handle's row in layer l's table (CTPH and RTPH name TPOpcode 0 differently) */
-static const ub_vname *fh_vals_for(const an_fh *fh, const ub_layer *l)
-{
-    for (guint i = 0; i < fh->n; i++)
-        if (fh->h[i] == l->hdr) return fh->f[i]->vals;
-    return NULL;
-}
-
 static const ub_vname *fh_vals(const an_fh *fh)
 {
     for (guint i = 0; i < fh->n; i++)
@@ -199,9 +193,12 @@ typedef struct an_find {
     guint8 sev;        /* ub_sev */
     guint8 group;      /* FG_* */
     guint8 nrel;
+    guint8 nvalues;
     guint32 rel[UB_FINDING_FRAMES];
-    const char *text;  /* file scope */
-} an_find;
+    gint64 values[4];
+    const char *detail, *key; /* static (ub_finding) */
+    const char *keytext;      /* file scope, NULL when empty */
+} an_find; /* the text is formatted only when shown (an_find_text) */
 
 /* What the analysis knows about one frame (file scope, only for frames with something to show). */
 struct ub_an_frame {
@@ -261,29 +258,36 @@ static void fmt_val(GString *s, gint64 v)
     else g_string_append_printf(s, "%" G_GINT64_FORMAT, v);
 }
 
-/* "UB-TP-002 <title>: <detail>; TP channel <key>; values a, b; frames x" (ubdump's finding line) */
+/* "UB-TP-002 <title>: <detail>; TP channel <key>; values a, b; frames x" (ubdump's finding line), in scope */
+static const char *an_find_text(wmem_allocator_t *scope, const an_find *x)
+{
+    const ub_rule *r = ub_rule_get(x->rule);
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "%s %s", r->id, r->title);
+    if (x->detail && *x->detail && strcmp(x->detail, r->title) != 0) g_string_append_printf(s, ": %s", x->detail);
+    if (x->keytext) g_string_append_printf(s, "; %s %.64s", x->key ? x->key : "key", x->keytext);
+    else if (x->key && (!x->detail || strcmp(x->key, x->detail) != 0)) g_string_append_printf(s, " (%s)", x->key);
+    if (x->nvalues) {
+        g_string_append(s, "; values ");
+        for (unsigned i = 0; i < x->nvalues; i++) {
+            if (i) g_string_append(s, ", ");
+            fmt_val(s, x->values[i]);
+        }
+    }
+    if (x->nrel) {
+        g_string_append(s, "; frames ");
+        for (unsigned i = 0; i < x->nrel; i++) g_string_append_printf(s, "%s%u", i ? ", " : "", x->rel[i]);
+    }
+    char *t = wmem_strdup(scope, s->str);
+    g_string_free(s, TRUE);
+    return t;
+}
+
+/* Kept as it comes (a few copies, no formatting): most findings are never shown in a tree. */
 static void an_finding_cb(void *ctx _U_, const ub_finding *f)
 {
     if (!f->frame || f->frame > G_MAXUINT32) return;
-    const ub_rule *r = ub_rule_get(f->rule);
-    if (!r) return;
-    GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "%s %s", r->id, r->title);
-    if (f->detail && *f->detail && strcmp(f->detail, r->title) != 0) g_string_append_printf(s, ": %s", f->detail);
-    if (f->keytext[0]) g_string_append_printf(s, "; %s %.64s", f->key ? f->key : "key", f->keytext);
-    else if (f->key && (!f->detail || strcmp(f->key, f->detail) != 0)) g_string_append_printf(s, " (%s)", f->key);
-    if (f->nvalues) {
-        g_string_append(s, "; values ");
-        for (unsigned i = 0; i < f->nvalues && i < 4; i++) {
-            if (i) g_string_append(s, ", ");
-            fmt_val(s, f->values[i]);
-        }
-    }
-    if (f->nframes) {
-        g_string_append(s, "; frames ");
-        for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
-            g_string_append_printf(s, "%s%" G_GUINT64_FORMAT, i ? ", " : "", f->frames[i]);
-    }
+    if (!ub_rule_get(f->rule)) return;
     an_find x;
     memset(&x, 0, sizeof x);
     x.rule = f->rule;
@@ -292,10 +296,14 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
                                     [UB_EG_SEQUENCE] = FG_SEQUENCE, [UB_EG_CHECKSUM] = FG_CHECKSUM };
     unsigned eg = ub_finding_group(f); /* as ubdump -z expert */
     x.group = eg < G_N_ELEMENTS(fg_of) ? fg_of[eg] : FG_PROTOCOL;
+    /* the engine keeps only non-zero frames; Wireshark's frame numbers are 32-bit */
     for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
         if (f->frames[i] && f->frames[i] <= G_MAXUINT32) x.rel[x.nrel++] = (guint32)f->frames[i];
-    x.text = wmem_strdup(wmem_file_scope(), s->str);
-    g_string_free(s, TRUE);
+    x.nvalues = f->nvalues < 4 ? f->nvalues : 4;
+    for (unsigned i = 0; i < x.nvalues; i++) x.values[i] = f->values[i];
+    x.detail = f->detail;
+    x.key = f->key;
+    if (f->keytext[0]) x.keytext = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
     an_frame *fa = fa_get((guint32)f->frame);
     if (!fa->finds) fa->finds = wmem_array_new(wmem_file_scope(), sizeof(an_find));
     wmem_array_append_one(fa->finds, x);
@@ -818,15 +826,17 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         proto_item_set_generated(it);
         unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
         if (r && x->rule < ei_nrules) { /* the rule's own summary; the finding's details on the rule item */
-            size_t idl = strlen(r->id), tl = strlen(r->title);
-            const char *rest = x->text; /* "<id> <title>[: detail][; key][; values][; frames]" */
-            if (strncmp(rest, r->id, idl) == 0 && rest[idl] == ' ' && strncmp(rest + idl + 1, r->title, tl) == 0)
-                rest += idl + 1 + tl;
-            while (*rest == ':' || *rest == ';' || *rest == ' ') rest++;
-            if (*rest) proto_item_append_text(it, " (%s)", rest); /* the title is the expert summary below */
+            if (it && !proto_item_is_hidden(it)) { /* else appending is a no-op: skip the formatting */
+                size_t idl = strlen(r->id), tl = strlen(r->title);
+                const char *rest = an_find_text(pinfo->pool, x); /* "<id> <title>[: detail][; key][; values][; frames]" */
+                if (strncmp(rest, r->id, idl) == 0 && rest[idl] == ' ' && strncmp(rest + idl + 1, r->title, tl) == 0)
+                    rest += idl + 1 + tl;
+                while (*rest == ':' || *rest == ';' || *rest == ' ') rest++;
+                if (*rest) proto_item_append_text(it, " (%s)", rest); /* the title is the expert summary below */
+            }
             expert_add_info(pinfo, it, &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]);
         } else {
-            expert_add_info_format(pinfo, it, &ei_finding[g][x->sev], "%s", x->text);
+            expert_add_info_format(pinfo, it, &ei_finding[g][x->sev], "%s", an_find_text(pinfo->pool, x));
         }
         if (x->nrel) {
             proto_tree *ft = proto_item_add_subtree(it, ett_an_finding);
@@ -1009,59 +1019,29 @@ static tap_packet_status ub_srt_packet(void *pss, packet_info *pinfo, epan_disse
 /* Stats tree: -z ub,tree (ubdump -z ub,cfg counts)                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-static const char st_str_pkts[] = "UB packets";
-static int st_node_pkts = -1, st_node_cfg = -1, st_node_taop_req = -1, st_node_taop_rsp = -1,
-           st_node_tpop = -1, st_node_dllcb = -1, st_node_mgmt = -1;
+/* the tree's shape and items come from libubparse (sttree.c), which ubdump -z ub,tree prints */
+static int st_node[UB_STTREE_NPIVOT];
+static ub_sttree *st_shape; /* field handles for ub_sttree_ticks, created once */
 
 static void ub_stats_init(stats_tree *st)
 {
-    st_node_pkts = stats_tree_create_node(st, st_str_pkts, 0, STAT_DT_INT, TRUE);
-    st_node_cfg = stats_tree_create_pivot(st, "CFG", st_node_pkts);
-    st_node_taop_req = stats_tree_create_pivot(st, "TAOpcode (requests, BTAH)", st_node_pkts);
-    st_node_taop_rsp = stats_tree_create_pivot(st, "TAOpcode (responses, ATAH)", st_node_pkts);
-    st_node_tpop = stats_tree_create_pivot(st, "TPOpcode", st_node_pkts);
-    st_node_dllcb = stats_tree_create_pivot(st, "DLLCB type", st_node_pkts);
-    st_node_mgmt = stats_tree_create_pivot(st, "Management Code (MGMTETAH)", st_node_pkts);
+    if (!st_shape) st_shape = ub_sttree_new();
+    st_node[0] = stats_tree_create_node(st, ub_sttree_pivot_name(0), 0, STAT_DT_INT, TRUE);
+    for (unsigned i = 1; i < UB_STTREE_NPIVOT; i++)
+        st_node[i] = stats_tree_create_pivot(st, ub_sttree_pivot_name(i), st_node[0]);
 }
 
-static void st_tick_val(stats_tree *st, int node, const ub_vname *vals, guint64 val, gboolean hex)
+static void st_tick(void *ctx, unsigned pivot, const char *name)
 {
-    const char *nm = ub_vname_lookup(vals, val);
-    char b[96];
-    if (hex) g_snprintf(b, sizeof b, "0x%02x %s", (guint)val, nm ? nm : "");
-    else g_snprintf(b, sizeof b, "%u %s", (guint)val, nm ? nm : "");
-    g_strchomp(b);
-    stats_tree_tick_pivot(st, node, b);
+    if (pivot > 0 && pivot < UB_STTREE_NPIVOT) stats_tree_tick_pivot((stats_tree *)ctx, st_node[pivot], name);
 }
 
 static tap_packet_status ub_stats_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
                                          const void *p, tap_flags_t flags _U_)
 {
     const ub_tap_info *ti = (const ub_tap_info *)p;
-    const ub_view *v = ti->v;
-    tick_stat_node(st, st_str_pkts, 0, FALSE);
-    char b[32];
-    if (v->cfg >= 0 && v->cfg <= 15) g_snprintf(b, sizeof b, "CFG %d", v->cfg);
-    else g_snprintf(b, sizeof b, "unknown");
-    stats_tree_tick_pivot(st, st_node_cfg, b);
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    for (unsigned i = 0; i < nl; i++) {
-        const ub_layer *l = &v->layer[i];
-        if (!l->hdr) continue;
-        unsigned id = l->hdr->id;
-        ub_val val;
-        if (id == UB_H_BTAH || id == UB_H_BTAH_C || id == UB_H_BTAH_ALT) {
-            if (fh_get(&f_taop_b, l, &val)) st_tick_val(st, st_node_taop_req, fh_vals_for(&f_taop_b, l), val.u & 0xFF, TRUE);
-        } else if (id == UB_H_ATAH || id == UB_H_ATAH_C) {
-            if (fh_get(&f_taop_a, l, &val)) st_tick_val(st, st_node_taop_rsp, fh_vals_for(&f_taop_a, l), val.u & 0xFF, TRUE);
-        } else if (id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) {
-            if (fh_get(&f_tpop, l, &val)) st_tick_val(st, st_node_tpop, fh_vals_for(&f_tpop, l), val.u & 0xFF, TRUE);
-        } else if (id == UB_H_MGMTETAH) {
-            if (fh_get(&f_mgcode, l, &val)) st_tick_val(st, st_node_mgmt, fh_vals(&f_mgcode), val.u & 7, FALSE);
-        } else if (id >= UB_H_DLLCB_NULL && id <= UB_H_DLLCB_RSVD) {
-            stats_tree_tick_pivot(st, st_node_dllcb, l->hdr->name ? l->hdr->name : l->hdr->key);
-        }
-    }
+    tick_stat_node(st, ub_sttree_pivot_name(0), 0, FALSE);
+    if (st_shape) ub_sttree_ticks(st_shape, ti->v, st_tick, st);
     return TAP_PACKET_REDRAW;
 }
 
@@ -1217,14 +1197,14 @@ void ub_an_feed(packet_info *pinfo, const ub_view *v)
     an_feed_view(v, &pi);
 }
 
-void ub_an_findings(guint32 frame, ub_an_find_cb cb, void *ctx)
+void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx)
 {
     static const int fg_pi[FG__N] = { PI_SEQUENCE, PI_PROTOCOL, PI_MALFORMED, PI_CHECKSUM };
     static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
-    const an_frame *fa = pref_analyze ? ub_an_frame_lookup(frame) : NULL;
+    const an_frame *fa = pref_analyze ? ub_an_frame_lookup(pinfo->num) : NULL;
     guint nf = fa && fa->finds ? wmem_array_get_count(fa->finds) : 0;
     for (guint i = 0; i < nf; i++) {
         const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
-        cb(ctx, fg_pi[x->group < FG__N ? x->group : FG_PROTOCOL], sev_pi[x->sev < 3 ? x->sev : 2], x->text);
+        cb(ctx, fg_pi[x->group < FG__N ? x->group : FG_PROTOCOL], sev_pi[x->sev < 3 ? x->sev : 2], an_find_text(pinfo->pool, x));
     }
 }

@@ -42,7 +42,7 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
  * at a frame (Wireshark expert group and severity, ubdump's finding line) */
 void ub_an_feed(packet_info *pinfo, const ub_view *v);
 typedef void (*ub_an_find_cb)(void *ctx, int group, int severity, const char *text);
-void ub_an_findings(guint32 frame, ub_an_find_cb cb, void *ctx);
+void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx);
 
 /* packet-neigh.c: SUE, PCIe flits, the RoCEv2 audit (docs/neighbours.md) */
 void proto_register_ub_neigh(void);

@@ -11,7 +11,7 @@
 #   `code`, **bold**, *italic*           inline fonts;  [text](url) keeps the text
 #   @HELP@                               replaced by the options of `TOOL --help` (one source of truth:
 #                                        the tool's own help text; see help2roff below)
-# Blank lines separate paragraphs.
+# Blank lines separate paragraphs. Non-ASCII characters become groff \[uXXXX] escapes (needs perl).
 set -eu
 src=$1
 version=$2
@@ -115,11 +115,13 @@ verb { l = esc($0); if (l ~ /^[.\047]/) l = "\\&" l; print l; next }
 }
 ' "$src" >"${TMPDIR:-/tmp}/md2man.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/md2man.$$" "${TMPDIR:-/tmp}/md2man.$$.h"' EXIT
+# non-ASCII characters (docs and --help say "0x101→0x202") as groff's \[uXXXX] escapes
+to_groff() { perl -CSD -pe 's/([^\x00-\x7f])/sprintf("\\[u%04X]", ord($1))/ge'; }
 if grep -q '^@HELP@$' "${TMPDIR:-/tmp}/md2man.$$"; then
     [ -n "$tool" ] || { echo "md2man.sh: $src has @HELP@ but no TOOL was given" >&2; exit 2; }
     "$tool" --help 2>&1 | help2roff >"${TMPDIR:-/tmp}/md2man.$$.h"
     awk -v h="${TMPDIR:-/tmp}/md2man.$$.h" '/^@HELP@$/ { while ((getline l < h) > 0) print l; next } { print }' \
-        "${TMPDIR:-/tmp}/md2man.$$"
+        "${TMPDIR:-/tmp}/md2man.$$" | to_groff
 else
-    cat "${TMPDIR:-/tmp}/md2man.$$"
+    to_groff <"${TMPDIR:-/tmp}/md2man.$$"
 fi

@@ -12,16 +12,28 @@ ub_section "1/4 dependencies"
 ub_install_deps
 
 ub_section "2/4 configure + build (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUB_DISSECTOR=ON
+# The plugin and profile install under the prefix by default; this script installs them where this
+# Wireshark reads them: as root its global folders (pkg-config wireshark), else the personal plugin
+# folder (the profile: scripts/wireshark-profile.sh below).
+ws_dirs=()
+if ws_plugindir=$(pkg-config --variable=plugindir wireshark 2>/dev/null) && [ -n "$ws_plugindir" ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        ws_dirs=(-DUB_WIRESHARK_PLUGIN_DIR="$ws_plugindir/epan"
+                 -DUB_WIRESHARK_PROFILE_DIR="$(pkg-config --variable=prefix wireshark)/share/wireshark/profiles")
+    else
+        ws_dirs=(-DUB_WIRESHARK_PLUGIN_DIR="$HOME/.local/lib/wireshark/plugins/${ws_plugindir##*/}/epan")
+    fi
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUB_DISSECTOR=ON "${ws_dirs[@]}"
 cmake --build build -j"$JOBS"
 
 ub_section "3/4 Wireshark plugin"
 plugin=$(find build/plugins build/dissector -name 'ub.so' 2>/dev/null | head -1 || true)
 if [ -n "$plugin" ]; then
     if [ "$(id -u)" -eq 0 ]; then
-        cmake --install build              # plugin into Wireshark's global plugin folder
+        cmake --install build              # plugin and profile into Wireshark's global folders
     else
-        cmake --install build --prefix "$HOME/.local"  # plugin folder chosen at configure time
+        cmake --install build --prefix "$HOME/.local"  # plugin into the personal plugin folder
     fi
     echo "installed the plugin ($plugin); check: tshark -G plugins | grep ub.so"
     # the configuration profile UnifiedBus where Wireshark reads it (docs/wireshark.md)

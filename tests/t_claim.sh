@@ -31,12 +31,12 @@ expect "heuristic off" "6" "$(U2="-o udp.heuristic=0"; "$U" $U2 -r "$M" -Y ub -T
 expect "-o udp.port=4792,5001 claims the look-alike (bad ICRC reported)" "6 7 8" \
     "$("$U" -o udp.port=4792,5001 -r "$M" -Y ub -T fields -e frame.number | tr '\n' ' ' | sed 's/ $//')"
 expect "... with its ICRC error" "icrc_bad" "$("$U" -o udp.port=4792,5001 -r "$M" -Y 'frame.number == 8' -T fields -e ub.error)"
-expect "summary of TCP" "     1 0.000000 ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80" "$("$U" -r "$M" -c 1)"
+expect "summary of TCP" "     1 0.000000000 ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80" "$("$U" -r "$M" -c 1)"
 expect "summary of RoCEv2 bytes that look like UB" "ETH/IPv4/UDP 192.168.1.1:51000→192.168.1.2:4791 (RoCEv2)" \
-    "$("$U" -r "$M" -Y 'frame.number == 10' | cut -c17-)"
-expect "CFG 3 plain TCP named" "CFG3 IPv4/TCP 10.0.0.1:45000→10.0.0.2:22" "$("$U" -r "$C" -c 1 | cut -c17-)"
+    "$("$U" -r "$M" -Y 'frame.number == 10' | sed 's/^ *[0-9]* [0-9.]* //')"
+expect "CFG 3 plain TCP named" "CFG3 IPv4/TCP 10.0.0.1:45000→10.0.0.2:22" "$("$U" -r "$C" -c 1 | sed 's/^ *[0-9]* [0-9.]* //')"
 expect "CFG 3 plain IP is still a UB link packet" "1 2 3 4 5" "$(frames "$C" 'ub.lph')"
-expect "CFG 3 RoCEv2 named" "CFG3 IPv4/UDP 10.0.0.1:49152→10.0.0.2:4791 (RoCEv2)" "$("$U" -r "$C" -Y 'frame.number == 3' | cut -c17-)"
+expect "CFG 3 RoCEv2 named" "CFG3 IPv4/UDP 10.0.0.1:49152→10.0.0.2:4791 (RoCEv2)" "$("$U" -r "$C" -Y 'frame.number == 3' | sed 's/^ *[0-9]* [0-9.]* //')"
 
 # ---- the warning for a file without UB: once, on stderr, not for files with UB
 printf '@capture format=pcap\n@packet ts=0.001\neth icrc=none\neth dst=02:00:00:00:00:02 src=02:00:00:00:00:01\nipv4 src=10.0.0.1 dst=10.0.0.2 protocol=6\ntcp srcport=1 dstport=2 data_offset=5\n@packet ts=0.002\neth icrc=none\neth dst=02:00:00:00:00:02 src=02:00:00:00:00:01 type=0x0806\narp opcode=1\n' > "$tmp/noub.ub"

@@ -64,7 +64,7 @@ same "-j alias warning" "ubdump: warning: -j N is deprecated, use --threads N (-
 
 # ---------------------------------------------------------------- -x: hex + ASCII, header markers
 "$U" -r "$C/cfg7_rtp.pcapng" -x -Y 'frame.number == 2' > "$tmp/x.txt"
-same "-x frame 2 of cfg7_rtp" "     2 0.000010 CFG7 0x0a0b0c→0x010203 TPACK PSN 17 TPN 0x202→0x101
+same "-x frame 2 of cfg7_rtp" "     2 0.000010000 CFG7 0x0a0b0c→0x010203 TPACK PSN 17 TPN 0x202→0x101
 -- 0000 ub.lph  Link Packet Header, 4 bytes
 -- 0004 ub.nth  Network Header (24-bit CNA), 10 bytes
 -- 000a   ub.cci  CCI (CAQM), 2 bytes
@@ -106,6 +106,20 @@ editcap -F pcap "$C/uboe.pcapng" "$tmp/us.pcap"
 editcap -F nsecpcap "$C/uboe.pcapng" "$tmp/ns.pcap"
 same "-t e on a µs pcap" "0.010000 0.020000 0.030000" "$("$U" -r "$tmp/us.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
 same "-t e on a ns pcap" "0.010000000 0.020000000 0.030000000" "$("$U" -r "$tmp/ns.pcap" -t e -T fields -e _ws.col.Time | paste -sd' ')"
+# the default time column is tshark's: relative, at each record's interface precision (9 digits on
+# the ns pcapng captures, 6 on a µs pcap), on every bundled capture (a record printed as several
+# units: its first line; a record that completes no unit prints none)
+for cap in "$C"/*.pcapng "$tmp/us.pcap"; do
+    o=
+    case $cap in */noncrc.pcapng) o=--noncrc ;; esac
+    # shellcheck disable=SC2086
+    "$U" $o -r "$cap" 2> /dev/null | awk '!seen[$1]++ { print $1 "\t" $2 }' > "$tmp/dt.ub"
+    tshark -r "$cap" -T fields -e frame.number -e _ws.col.Time 2> /dev/null > "$tmp/dt.ts"
+    [ -s "$tmp/dt.ub" ] && ! grep -Fxvf "$tmp/dt.ts" "$tmp/dt.ub" > "$tmp/dt.bad" && ok ||
+        { bad "default time column of $(basename "$cap") differs from tshark's"; head -3 "$tmp/dt.bad"; }
+done
+same "default time column, µs pcap" "0.000000 0.010000 0.020000" "$("$U" -r "$tmp/us.pcap" | awk '{ print $2 }' | paste -sd' ')"
+same "default time column, ns pcapng" "0.000000000 0.000010000" "$("$U" -r "$C/cfg7_rtp.pcapng" -c 2 | awk '{ print $2 }' | paste -sd' ')"
 # frame.time: tshark's text (local time, zone, ns), also from a µs capture
 for tz in UTC Asia/Tokyo America/New_York; do
     same "frame.time TZ=$tz" "$(TZ=$tz tshark -r "$tmp/us.pcap" -T fields -e frame.time 2> /dev/null)" "$(TZ=$tz "$U" -r "$tmp/us.pcap" -T fields -e frame.time)"
@@ -145,8 +159,8 @@ cmp -s "$tmp/sum.txt" "$tmp/info.txt" && ok || bad "_ws.col.Info differs from th
 # ---------------------------------------------------------------- TP analysis tags in summaries (as the plugin's Info)
 got=$("$U" -r "$C/audit_rtp_lossy.pcapng" | grep -c '\[TP ')
 same "tagged summaries in audit_rtp_lossy" 6 "$got"
-same "tags of frames 4 and 8" "     4 0.000030 [TP Previous PSN not captured] CFG7 0x010203→0x0a0b0c RTP PSN 203 TPN 0x301→0x401 last Write req TASSN 53 addr 0x30d40 len 64
-     8 0.000070 [TP Retransmission] CFG7 0x010203→0x0a0b0c RTP PSN 202 TPN 0x301→0x401 last Write req TASSN 52 addr 0x30d00 len 64" \
+same "tags of frames 4 and 8" "     4 0.000030000 [TP Previous PSN not captured] CFG7 0x010203→0x0a0b0c RTP PSN 203 TPN 0x301→0x401 last Write req TASSN 53 addr 0x30d40 len 64
+     8 0.000070000 [TP Retransmission] CFG7 0x010203→0x0a0b0c RTP PSN 202 TPN 0x301→0x401 last Write req TASSN 52 addr 0x30d00 len 64" \
     "$("$U" -r "$C/audit_rtp_lossy.pcapng" -Y 'frame.number == 4 || frame.number == 8')"
 # ---------------------------------------------------------------- --version, -v, -l
 "$U" --version > "$tmp/v.txt"

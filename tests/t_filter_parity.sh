@@ -21,7 +21,7 @@ CAPS=$S/captures
 . "$S/tests/tshark_setup.sh"
 
 # ---- the filters: one per line (every operator, frame.*, eth/vlan/ip/ipv6/udp/tcp, ub.*, ub.cna,
-# ub.eid, ub.analysis.*)
+# ub.eid, ub.analysis.* with the TP endpoints, the expert items ub.err.*)
 cat > "$tmp/filters" <<'F'
 ub
 !ub
@@ -110,6 +110,17 @@ ub.analysis.request_in && ub.analysis.latency < 0.001
 ub.analysis.latency >= 0.0001
 ub.analysis.acked_in or ub.analysis.acks_frame
 !(ub.analysis.response_in) && ub.btah
+ub.analysis.tp_src
+!ub.analysis.tp_endpoint && ub.lph
+ub.analysis.tp_src == "0x010203:0x101"
+ub.analysis.tp_dst contains "0x0a0b0c"
+ub.analysis.tp_endpoint == "10.0.0.1:0x10"
+ub.analysis.tp_endpoint != "0x010203:0x101"
+ub.analysis.tp_endpoint matches "\\((UTP|CTP)\\)$"
+ub.analysis.tp_dst in {"0x0a0b0c:0x202", "192.168.1.2:0x200"}
+ub.err.icrc_bad
+ub.err.truncated || ub.err.reserved_bits
+ub.err.unknown_tpopcode or ub.err.padding_nonzero
 F
 # Exceptions: "capture<TAB>filter<TAB>reason". Keep this minimal.
 EXCEPT=''

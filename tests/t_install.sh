@@ -16,7 +16,9 @@ ub_check_init t_install
 SAN=()
 [ "${UB_SANITIZE:-OFF}" = ON ] && SAN=(-fsanitize=address,undefined)
 
-# ---- install into $tmp/d/opt/ubscope (DESTDIR: absolute destinations such as the plugin stay inside too)
+# ---- install into $tmp/d/opt/ubscope (DESTDIR), then into the prefix $tmp/p: both write nothing
+# outside their root (the plugin and profile folders are prefix-relative by default), and tshark
+# loads the installed plugin
 DESTDIR=$tmp/d cmake --install "$UB_BINARY_DIR" --prefix /opt/ubscope >"$tmp/install.log" 2>&1 ||
     { cat "$tmp/install.log"; bad "cmake --install failed"; exit 1; }
 P=$tmp/d/opt/ubscope
@@ -39,9 +41,54 @@ done
 # the Lua bindings are not installed, so neither is their header; private headers never are
 check "ublua.h not installed" test ! -e "$P/include/ubparse/ublua.h"
 check "no private headers installed" test -z "$(cd "$P/include/ubparse" && ls | grep -v -x -F -f <(cd "$S/libubparse/include/ubparse" && ls))"
-# the Wireshark plugin (when built) goes to its configured folder, inside DESTDIR too
-if [ -f "$UB_BINARY_DIR/plugins/4.0/epan/ub.so" ]; then
-    check "plugin ub.so installed under DESTDIR" test -n "$(find "$tmp/d" -path '*/epan/ub.so' -print -quit)"
+# ---- nothing outside the chosen root: every path cmake --install reports lies under it
+outside() { # LOG ROOT: the installed paths of LOG not under ROOT
+    sed -n 's/^-- \(Installing\|Up-to-date\): //p' "$1" | grep -v "^$2/" || true
+}
+eq "DESTDIR install: files outside DESTDIR" "$(outside "$tmp/install.log" "$tmp/d")" ""
+n_files=$(grep -c '^-- \(Installing\|Up-to-date\): ' "$tmp/install.log" || true)
+[ "$n_files" -gt 40 ] && ok || bad "DESTDIR install listed only $n_files files"
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$UB_BINARY_DIR/CMakeCache.txt"; }
+LIBDIR=$(cache CMAKE_INSTALL_LIBDIR)
+PLUGIN_BUILT=
+[ -f "$UB_BINARY_DIR/plugins/4.0/epan/ub.so" ] && PLUGIN_BUILT=1
+if [ -n "$PLUGIN_BUILT" ]; then
+    check "plugin ub.so under DESTDIR + prefix" test -f "$P/$LIBDIR/wireshark/plugins/4.0/epan/ub.so"
+    check "profile under DESTDIR + prefix" test -f "$P/share/wireshark/profiles/UnifiedBus/colorfilters"
+fi
+# --prefix: only when the plugin and profile folders are relative (an absolute one, as setup.sh
+# configures as root, would be a system folder: never written by a test)
+abs=
+for v in UB_WIRESHARK_PLUGIN_DIR UB_WIRESHARK_PROFILE_DIR; do
+    case $(cache "$v") in /*) abs="$abs $v=$(cache "$v")" ;; esac
+done
+if [ -n "$abs" ]; then
+    bad "absolute install folders by default:$abs (cmake --install --prefix would write outside the prefix)"
+else
+    Q=$tmp/p
+    cmake --install "$UB_BINARY_DIR" --prefix "$Q" >"$tmp/prefix.log" 2>&1 ||
+        { cat "$tmp/prefix.log"; bad "cmake --install --prefix failed"; exit 1; }
+    eq "--prefix install: files outside the prefix" "$(outside "$tmp/prefix.log" "$Q")" ""
+    eq "--prefix and DESTDIR install the same files" \
+        "$(cd "$Q" && find . ! -type d | sort | md5sum)" "$(cd "$P" && find . ! -type d | sort | md5sum)"
+fi
+# ---- the plugin loads from where it was installed (tshark unprivileged, tests/tshark_lib.sh)
+if [ -n "$PLUGIN_BUILT" ]; then
+    if command -v tshark >/dev/null 2>&1; then
+        fail() { bad "$*"; exit 1; }
+        WSVER=4.0
+        UB_TS_PLUGIN_DIR=$P/$LIBDIR/wireshark/plugins
+        mkdir -p "$tmp/home/.config/wireshark"
+        # shellcheck source=tshark_lib.sh
+        . "$S/tests/tshark_lib.sh"
+        ub_require_plugin
+        ok
+        eq "installed plugin decodes the PSNs" \
+            "$(ts -r "$S/captures/cfg7_rtp.pcapng" -Y ub.rtph -T fields -e ub.rtph.psn 2>/dev/null | tr '\n' ' ')" \
+            "17 17 18 19 18 18 0 "
+    else
+        bad "tshark is missing: the installed plugin cannot be checked"
+    fi
 fi
 check "installed tool runs" "$P/bin/ubdump" -r "$S/captures/cfg7_rtp.pcapng" -c 1 -q >/dev/null
 

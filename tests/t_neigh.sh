@@ -85,7 +85,7 @@ expect "BTH fields" "3	0x06	0x000012	0	0x0000000010000000	128" "$("$U" -r "$C/ro
     -e frame.number -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.a -e infiniband.reth.va -e infiniband.reth.dmalen 2>/dev/null)"
 expect "AETH NAKs" "7 19" "$("$U" -r "$C/rocev2_rc.pcapng" -Y 'infiniband.aeth.syndrome == 0x60' -T fields -e frame.number 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 expect "CFG 3 RoCEv2 summary" "CFG3 IPv4/UDP 10.0.0.2:49152→10.0.0.1:4791 RoCEv2 RC ACKNOWLEDGE QP 0x11 PSN 5 ACK MSN 1" \
-    "$("$U" -r "$C/rocev2_cfg3.pcapng" -Y 'frame.number == 2' 2>/dev/null | cut -c17-)"
+    "$("$U" -r "$C/rocev2_cfg3.pcapng" -Y 'frame.number == 2' 2>/dev/null | sed 's/^ *[0-9]* [0-9.]* //')"
 expect "SUE RH fields" "3	0	0	1	0x0003" "$("$U" -r "$C/sue_std.pcapng" -Y 'sue.rh.fack == 1 && sue.rh.psn == 0' -T fields \
     -e frame.number -e sue.rh.opcode -e sue.rh.psn -e sue.rh.fack -e sue.rh.dest_qp 2>/dev/null)"
 expect "AFH fields" "0x82	0x0001	0x0002" "$("$U" -r "$C/sue_afh.pcapng" -Y 'frame.number == 1' -T fields -e sue.afh.key_words -e sue.afh.src_addr -e sue.afh.dst_addr 2>/dev/null)"

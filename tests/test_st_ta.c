@@ -620,6 +620,65 @@ static void test_bounded(void)
     free(f);
 }
 
+/* Tables start small and grow to their bounds (issue #11): a 1-packet audit holds little memory, the
+ * memory grows with the entries in use, and the end-of-capture findings come in the same order
+ * whatever the bound (i.e. whatever size the tables grew to). */
+static void growth_run(uint32_t max_channels, unsigned nch, au_findings *f, ub_state_stats *st)
+{
+    ub_state_cfg c;
+    ub_state_cfg_default(&c);
+    c.max_channels = max_channels;
+    feeder fd;
+    fd_open(&fd, &c, f, NULL);
+    char text[512];
+    for (unsigned i = 0; i < nch; i++)
+        for (unsigned psn = 1; psn <= 3; psn += 2) { /* PSN 2 of every channel never seen */
+            /* RTP Write at the TP entry point (UDP payload, no ICRC), channel i */
+            snprintf(text, sizeof text, "tph\nrtph last=1 srctpn=%u dsttpn=2 psn=%u tpmsn=1\nbtah taopcode=Write ini_tassn=%u ini_rc_id=1\n"
+                     "maetah address=0x1000 tokenid=1 length=8\npayload inc=8\n", i + 1, psn, psn);
+            uint8_t rt[256];
+            char err[256];
+            ub_entry e = UB_ENTRY_FLIT;
+            long n = ub_build_text(text, &fd.o, rt, sizeof rt, &e, err, sizeof err);
+            CHECK(n > 0);
+            if (n <= 0) break;
+            ub_pktinfo pi = { ++fd.frame, fd.frame * 1000u, 0, 0 };
+            ub_decode(fd.v, &fd.o, e, rt, (uint32_t)n);
+            ub_state_packet(fd.st, fd.v, &pi);
+        }
+    ub_state_get_stats(fd.st, st);
+    fd_close(&fd);
+}
+
+static void test_table_growth(void)
+{
+    au_findings *a = (au_findings *)malloc(sizeof *a), *b = (au_findings *)malloc(sizeof *b);
+    ub_state_stats s1, sa, sb;
+    /* one packet with the default bounds (16,384 channels, 65,536 transactions): a few KiB, not the
+     * ~47 MB the tables take at their bounds */
+    growth_run(16384, 1, a, &s1);
+    CHECK(s1.table_bytes > 0);
+    CHECK(s1.table_bytes < 64 * 1024);
+    CHECK_EQ(s1.tbl[UB_TBL_CHANNELS].live, 1);
+    /* 1,500 channels: the TP channel table grew (to 2,048 slots: 1,500 at <= 3/4 load)... */
+    growth_run(16384, 1500, a, &sa);
+    CHECK_EQ(sa.tbl[UB_TBL_CHANNELS].live, 1500);
+    CHECK(sa.tbl[UB_TBL_CHANNELS].bytes > s1.tbl[UB_TBL_CHANNELS].bytes * 64);
+    CHECK_EQ(sa.tbl[UB_TBL_CHANNELS].evicted, 0);
+    /* ...and with a bound of 1,600 (a table that reaches its full size) the findings are the same,
+     * in the same order: the iteration at the end does not depend on the table's size */
+    growth_run(1600, 1500, b, &sb);
+    CHECK_EQ(sb.tbl[UB_TBL_CHANNELS].live, 1500);
+    CHECK_EQ(sb.tbl[UB_TBL_CHANNELS].evicted, 0);
+    CHECK_EQ(au_count(a, "UB-TP-002"), 1500);
+    CHECK_EQ(a->n, b->n);
+    unsigned same = 0;
+    for (unsigned i = 0; i < a->n && i < b->n; i++) same += strcmp(a->item[i], b->item[i]) == 0;
+    CHECK_EQ(same, a->n);
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) { /* exploration: test_st_ta FILE... */
@@ -643,5 +702,6 @@ int main(int argc, char **argv)
     test_send_offsets();
     test_timeout_and_layers();
     test_bounded();
+    test_table_growth();
     return ub_test_finish();
 }

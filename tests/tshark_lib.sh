@@ -1,5 +1,6 @@
 # Shared by t_tshark_plugin.sh and t_tshark_analysis.sh (sourced; POSIX sh).
 # Needs: $tmp (scratch dir with plugins/$WSVER/epan/ub.so and home*/ dirs), $WSVER, fail().
+# UB_TS_PLUGIN_DIR: another plugin folder (default $tmp/plugins; t_install.sh: the installed one).
 # tshark ignores personal plugins and WIRESHARK_PLUGIN_DIR when run as root: drop privileges with
 # unshare -U (or setpriv as a fallback; UB_TSHARK_PRIVDROP=setpriv forces it, to test the fallback).
 RUN=
@@ -23,7 +24,7 @@ chmod -R a+rX "$tmp"
 ts_home() {
     h=$1
     shift
-    $RUN env HOME="$tmp/$h" XDG_CONFIG_HOME="$tmp/$h/.config" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
+    $RUN env HOME="$tmp/$h" XDG_CONFIG_HOME="$tmp/$h/.config" WIRESHARK_PLUGIN_DIR="${UB_TS_PLUGIN_DIR:-$tmp/plugins}" \
         WIRESHARK_EXTCAP_DIR="$tmp/noextcap" ${UB_TSHARK_PRELOAD:+"LD_PRELOAD=$UB_TSHARK_PRELOAD"} \
         WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 tshark "$@"
 }
@@ -32,7 +33,7 @@ ts() { ts_home home "$@"; }
 # fail unless `tshark -G plugins` lists our ub.so (a test that ran without the plugin is worthless)
 ub_require_plugin() {
     ts -G plugins > "$tmp/plugins.txt" 2> "$tmp/plugins.err" || { cat "$tmp/plugins.err"; fail "tshark -G plugins"; }
-    grep -q "^ub\.so[[:space:]].*$tmp/plugins/$WSVER/epan/ub\.so" "$tmp/plugins.txt" || {
+    grep -q "^ub\.so[[:space:]].*${UB_TS_PLUGIN_DIR:-$tmp/plugins}/$WSVER/epan/ub\.so" "$tmp/plugins.txt" || {
         cat "$tmp/plugins.txt" "$tmp/plugins.err"
         fail "tshark -G plugins does not list our ub.so - the plugin was not loaded"
     }

@@ -48,6 +48,7 @@ typedef struct {
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
+    uint64_t ids[(UB_H__COUNT + 63) / 64]; /* the header ids of h[]: layers of other ids are skipped at once */
 } efield;
 
 /* a growing string (the -T fields values of a raw-stream record, aggregated over its units) */
@@ -65,13 +66,13 @@ typedef struct app {
     unsigned ne, ecap;
     ubx_csv csv;              /* -E */
     bool hex;                 /* -x */
-    bool tset;                /* -t given: tfmt at the capture's precision */
-    ubx_tfmt tfmt;
+    ubx_tfmt tfmt;            /* -t, default UBX_T_R */
     ub_capfile *cf;
     uint64_t tprev, tshown;   /* previous record's / previous printed packet's time */
     bool have_shown;
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
@@ -91,10 +92,10 @@ typedef struct app {
     ub_filter *yf;
     ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
     ub_iostat *io;            /* -z io,stat */
-    ub_conv *conv;            /* -z conv,ub (conv_what 1), -z endpoints,ub (2) */
-    unsigned conv_what;
-    ub_conv *conv_eid;        /* -z conv,ub_eid (conv_eid_what 1), -z endpoints,ub_eid (2) */
-    unsigned conv_eid_what;
+    ub_conv *conv[UB_CONV__N]; /* -z conv,ub[_eid|_tp] (conv_what 1), -z endpoints,... (2) */
+    unsigned conv_what[UB_CONV__N];
+    ub_sttree *tree;          /* -z ub,tree */
+    unsigned io_views;        /* views of the record given to -z io,stat */
     bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
     ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
     bool pcapng;
@@ -119,6 +120,14 @@ typedef struct app {
     bool prog_shown;
 } app;
 
+/* any -z conv/endpoints table asked for */
+static bool any_conv(const app *a)
+{
+    for (unsigned i = 0; i < UB_CONV__N; i++)
+        if (a->conv[i]) return true;
+    return false;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -127,7 +136,7 @@ static void usage(FILE *f)
             "  -V               print the full decode tree of every packet\n"
             "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
             "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
-            "                   captured/printed packet, epoch, UTC), at the capture's precision (default: relative, µs)\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default r)\n"
             "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
@@ -135,8 +144,9 @@ static void usage(FILE *f)
             "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
-            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces,\n"
-            "                   direction flags and comments kept; nothing is printed unless -P\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces\n"
+            "                   (name, description, snaplen, timestamp resolution), direction flags and every comment\n"
+            "                   kept; nothing is printed unless -P\n"
             "  -P               with -w: print the packet lines too\n"
             "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
             "                   frame and related frames; --audit-examples sets how many per rule)\n"
@@ -169,7 +179,8 @@ static void usage(FILE *f)
             "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
             "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
             "                   state evicted from a full table makes the result INCOMPLETE\n"
-            "  --threads N      run the audit on N worker threads (same output as 1; -j N is a deprecated alias)\n"
+            "  --threads N      N threads in all: one reads and decodes, N-1 run the audit engines (same output as 1;\n"
+            "                   -j N is a deprecated alias)\n"
             "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
             "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
             "statistics, printed after the run:\n"
@@ -177,10 +188,11 @@ static void usage(FILE *f)
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
             "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
-            "  -z ub,tree, -z conv,ub_tp   tshark's names of -z ub,cfg and -z ub,tp\n"
+            "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
+            "  -z conv,ub_tp, -z endpoints,ub_tp     TP channels / TP endpoints, as tshark's\n"
             "  -z expert        expert items per severity, group and summary (as tshark -2 -z expert with the plugin)\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
@@ -274,6 +286,8 @@ static int add_efield(app *a, const char *name)
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
         if (e->n > MAX_MATCH) e->n = MAX_MATCH;
+        for (size_t k = 0; k < e->n; k++)
+            if (e->h[k] && e->h[k]->id < UB_H__COUNT) e->ids[e->h[k]->id / 64] |= 1ull << (e->h[k]->id % 64);
     }
     a->ne++;
     return 0;
@@ -306,11 +320,10 @@ static void shown(app *a, const ub_rec *r)
 /* the previous printed packet's time (-t dd, frame.time_delta_displayed: 0 for the first one) */
 #define SHOWN_TS(a, r) ((a)->have_shown ? (a)->tshown : (r)->ts_ns)
 
-/* the time column (-t; default relative, µs) */
+/* the time column (-t; default relative as tshark's), at the precision of the record's interface */
 static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
 {
-    if (a->tset) ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
-    else ubx_time(t, n, UBX_T_R, 6, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
+    ubx_time(t, n, a->tfmt, ub_cap_ts_digits(a->cf, r->ifindex), r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r));
 }
 
 /* pseudo-fields of the record (frame.*) */
@@ -360,8 +373,11 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         return;
     }
     char buf[2200];
-    for (unsigned i = 0; i < v->nlayers; i++) {
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
+    for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
+        unsigned id = l->hdr->id;
+        if (id >= UB_H__COUNT || !(e->ids[id / 64] >> (id % 64) & 1u)) continue;
         for (size_t k = 0; k < e->n; k++) {
             if (l->hdr != e->h[k]) continue;
             if (!e->f[k]) continue;
@@ -473,20 +489,39 @@ static void progress(app *a, bool final)
     a->prog_shown = true;
 }
 
+/* units carrying RoCEv2, SUE, PCIe flits: the neighbours' header ids come last, so one pass over the
+ * ids finds whether there is any before the three searches */
+static void count_neigh(app *a, const ub_view *v)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    _Static_assert(UB_H_IB_BTH < UB_H_SUE_RH && UB_H_SUE_RH < UB_H_PCIEFLIT, "neighbour ids come last");
+    for (unsigned i = 0; i < nl; i++) {
+        if (v->layer[i].hdr->id < UB_H_IB_BTH) continue;
+        a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, (int)i) >= 0;
+        a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, (int)i) >= 0;
+        a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, (int)i) >= 0;
+        return;
+    }
+}
+
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
     /* a whole record cut by the snapshot length: its length on the wire is the record's orig_len */
     uint32_t wire = data == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    if (a->units_raw) { /* decoded by whichever audit thread is free; counted there (ub_audit_unit_counts) */
+        a->nunits++;
+        if (ub_audit_unit(a->session, entry, data, len, wire, unit_flags, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir }) != 0)
+            a->oom = true;
+        return;
+    }
     ub_decode_wire(v, &a->o, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
-    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
-    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
-    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
+    count_neigh(a, v);
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
@@ -497,11 +532,13 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
-    if (a->conv && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv, v, wire, r->ts_ns - a->t0);
-    if (a->conv_eid && !(unit_flags & UB_UNIT_PARTIAL)) ub_conv_view(a->conv_eid, v, wire, r->ts_ns - a->t0);
+    for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
+        if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+    if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
         ub_iostat_view(a->io, v, &pk);
+        a->io_views++;
     }
     if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -673,7 +710,6 @@ int main(int argc, char **argv)
         case 'x': a->hex = true; break;
         case 't':
             if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
-            a->tset = true;
             break;
         case 'l': line_buf = true; break;
         case 'w': wpath = optarg; break;
@@ -711,18 +747,21 @@ int main(int argc, char **argv)
                 puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
                 puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
                 puts("conv,ub_eid, endpoints,ub_eid  EID pairs / EIDs of the packets with an EIDH, as tshark's");
+                puts("conv,ub_tp, endpoints,ub_tp  TP channels / TP endpoints (address:0xTPN, address (UTP)), as tshark's");
+                puts("ub,tree  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code (tshark's stats tree, rates, bursts)");
                 puts("expert   expert items per severity (tshark -2 -z expert: decoder errors, TP analysis, findings per rule)");
                 return 0;
             }
-            if (strcmp(optarg, "conv,ub") == 0 || strcmp(optarg, "endpoints,ub") == 0) {
-                if (!a->conv && !(a->conv = ub_conv_new())) return 2;
-                a->conv_what |= optarg[0] == 'c' ? 1u : 2u;
+            unsigned ck;
+            bool ce;
+            if (ub_conv_parse(optarg, &ck, &ce) == 0) {
+                if (!a->conv[ck] && !(a->conv[ck] = ub_conv_new_kind(ck))) return 2;
+                a->conv_what[ck] |= ce ? 2u : 1u;
                 break;
             }
             if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
-            if (strcmp(optarg, "conv,ub_eid") == 0 || strcmp(optarg, "endpoints,ub_eid") == 0) {
-                if (!a->conv_eid && !(a->conv_eid = ub_conv_new_eid())) return 2;
-                a->conv_eid_what |= optarg[0] == 'c' ? 1u : 2u;
+            if (strcmp(optarg, "ub,tree") == 0) {
+                if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
                 break;
             }
             if (strncmp(optarg, "io,stat,", 8) == 0) {
@@ -882,6 +921,7 @@ int main(int argc, char **argv)
     /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
     for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
     a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
+    if (a->tags) acfg.jobs = 1; /* each printed line needs its packet's TP analysis at once: one engine */
     a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
     if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
@@ -928,6 +968,8 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->io && !a->yf && !a->wr &&
+                   !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
         if (!a->fb) return 2;
@@ -941,7 +983,12 @@ int main(int argc, char **argv)
         if (a->rec_mode) rec_line(a, &r);
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
+                ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
+                ub_iostat_view(a->io, &empty, &pk);
+            }
             ub_iostat_frame(a->io, &pk);
+            a->io_views = 0;
         }
         a->rec_mode = false;
         a->tprev = r.ts_ns;
@@ -958,10 +1005,24 @@ int main(int argc, char **argv)
         status = 2;
     }
     ub_units_flush(units, unit_cb, a);
+    if (a->units_raw) { /* the decoders' counts, for the totals below */
+        ub_audit_set_records(a->session, a->npkts);
+        if (ub_audit_finish(a->session) != 0) a->oom = true;
+        ub_unit_counts uc;
+        ub_audit_unit_counts(a->session, &uc);
+        a->nub += uc.ub;
+        a->nother += uc.other;
+        a->nneigh[0] += uc.ib;
+        a->nneigh[1] += uc.sue;
+        a->nneigh[2] += uc.pcie;
+        a->sniff = uc.sniff; /* every unit went to the session */
+    }
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
-        FILE *qo = w_stdout ? stderr : stdout;
+        /* with -z, stdout carries the statistics alone, as tshark -q's */
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2];
+        FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
         for (unsigned i = 0, k = 0; i < 3; i++)
@@ -1006,10 +1067,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
     ub_iostat_print(a->io, zout);
-    if (a->conv_what & 2) ub_conv_print(a->conv, zout, true);
-    if (a->conv_what & 1) ub_conv_print(a->conv, zout, false);
-    if (a->conv_eid_what & 2) ub_conv_print(a->conv_eid, zout, true);
-    if (a->conv_eid_what & 1) ub_conv_print(a->conv_eid, zout, false);
+    ub_sttree_print(a->tree, zout);
+    for (unsigned k = 0; k < UB_CONV__N; k++) {
+        if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
+        if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
+    }
     if (a->expert && ub_expert_print(file, &a->o, a->fan, zout, err, sizeof err) != 0) {
         fprintf(stderr, "ubdump: -z expert: %s: %s\n", file, err);
         status = 2;
@@ -1068,8 +1130,8 @@ int main(int argc, char **argv)
     free(a->e);
     ub_filter_acc_free(a->yacc);
     ub_iostat_free(a->io);
-    ub_conv_free(a->conv);
-    ub_conv_free(a->conv_eid);
+    for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
+    ub_sttree_free(a->tree);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_cap_close(cf);

@@ -22,18 +22,13 @@ static void jstr(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Ethernet/IP/UDP before the first UB header (UBoE) are Wireshark's own top-level layers; SLL, the
- * CFG pseudo-header and IP/UDP inside a UB packet belong to the plugin's "ub" tree */
-static const char *outer_proto(unsigned id)
+/* Ethernet/IP/UDP before the first UB header (UBoE) are Wireshark's own top-level layers with its
+ * own names (filter.h ub_ws_names); SLL, the CFG pseudo-header and IP/UDP inside a UB packet belong
+ * to the plugin's "ub" tree */
+static const char *outer_proto(const ub_hdr *h)
 {
-    switch (id) {
-    case UB_H_ETH: return "eth";
-    case UB_H_VLAN: return "vlan";
-    case UB_H_IPV4: return "ip";
-    case UB_H_IPV6: return "ipv6";
-    case UB_H_UDP: return "udp";
-    default: return NULL;
-    }
+    const ub_wsname *w = ub_ws_proto(h);
+    return w ? w->ws : NULL;
 }
 
 /* A neighbour's header (not UB: infiniband.bth, sue.rh, pcieflit.flit) is its own top-level protocol,
@@ -55,7 +50,7 @@ static const char *top_proto(const ub_view *v, unsigned i, bool in_ub, unsigned 
     const char *fp = foreign_proto(h, buf, n);
     if (fp) return fp;
     if (!in_ub || (i >= plo && i < phi)) {
-        const char *op = outer_proto(h->id);
+        const char *op = outer_proto(h);
         if (op) return op;
         if (i >= plo && i < phi && h->id == UB_H_DATA) return "data";
     }
@@ -201,6 +196,68 @@ static void layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, v
     }
 }
 
+/* the row of l's header named abbrev, -1 if none */
+static int row_of(const ub_layer *l, const char *abbrev)
+{
+    for (unsigned k = 0; k < l->hdr->nfields; k++)
+        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return (int)k;
+    return -1;
+}
+
+/* a Wireshark name's value as tshark shows it: the row's own text, or a span of rows / a scaled row
+ * / a wider hex field / a boolean as a number */
+static bool ws_text(const ub_layer *l, const ub_wsname *w, char *buf, size_t n)
+{
+    int a = row_of(l, w->ub[0]), b = w->flags & UB_WS_SPAN ? row_of(l, w->ub[1]) : a;
+    if (a < 0 || b < a) return false;
+    const ub_field *fd = &l->hdr->fields[a];
+    if (a == b && !w->scale && !w->hex && !(w->flags & UB_WS_BOOL)) return field_text(l, fd, buf, n);
+    uint64_t v = 0;
+    for (int k = a; k <= b; k++) {
+        ub_val val;
+        if (ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
+        v = (v << l->hdr->fields[k].bits) | val.u;
+    }
+    if (w->scale) v *= w->scale;
+    if (w->hex) snprintf(buf, n, "0x%0*" PRIx64, (int)w->hex, v);
+    else snprintf(buf, n, "%" PRIu64, v);
+    return true;
+}
+
+/* the fields of a layer Wireshark dissects itself (eth, ip, udp, ...), under its names; -T json
+ * (j != NULL) puts a name's sub-items in "<name>_tree" as tshark does */
+static void ws_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, void *ctx, jctx *j)
+{
+    size_t nw;
+    const ub_wsname *w = ub_ws_names(&nw);
+    char buf[128], key[96];
+    size_t pl = strlen(proto);
+    for (size_t i = 0; i < nw; i++) {
+        if ((w[i].flags & UB_WS_NOJSON) || w[i].parent || strncmp(w[i].ws, proto, pl) != 0 || w[i].ws[pl] != '.') continue;
+        if (!ws_text(l, &w[i], buf, sizeof buf)) continue;
+        kv(f, ctx, proto, w[i].ws, buf, w[i].flags & UB_WS_BOOL);
+        bool sub = false;
+        for (size_t c = i + 1; c < nw && w[c].parent && strcmp(w[c].parent, w[i].ws) == 0; c++) {
+            if (!ws_text(l, &w[c], buf, sizeof buf)) continue;
+            if (j && !sub) {
+                snprintf(key, sizeof key, "%s_tree", w[i].ws);
+                json_open(f, j, key);
+            }
+            sub = true;
+            kv(f, ctx, proto, w[c].ws, buf, w[c].flags & UB_WS_BOOL);
+        }
+        if (j && sub) json_close(f, j);
+    }
+}
+
+/* a top-level layer's fields: Wireshark's names for its own protocols, the schema's otherwise */
+static void top_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, void *ctx, jctx *j)
+{
+    const char *wp = outer_proto(l->hdr);
+    if (wp && strcmp(wp, proto) == 0) ws_layer_kvs(f, l, proto, kv, ctx, j);
+    else layer_kvs(f, l, proto, kv, ctx);
+}
+
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 {
     const ub_view *v = p->v;
@@ -233,7 +290,7 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
                 json_open(f, &j, op);
                 snprintf(top, sizeof top, "%s", op);
             }
-            layer_kvs(f, l, op, json_kv, &j);
+            top_layer_kvs(f, l, op, json_kv, &j, &j);
             continue;
         }
         if (top[0]) { json_close(f, &j); top[0] = 0; }
@@ -311,7 +368,8 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
         const ub_layer *l = &v->layer[i];
         const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
         if (!op) in_ub = true;
-        layer_kvs(f, l, op ? op : "ub", ek_kv, &e);
+        if (op) top_layer_kvs(f, l, op, ek_kv, &e, NULL);
+        else layer_kvs(f, l, "ub", ek_kv, &e);
     }
     for (unsigned i = 0; i < v->nerrs; i++) {
         const ub_err_info *ei = ub_err_get(v->err[i].code);

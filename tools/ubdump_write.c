@@ -1,5 +1,6 @@
 /* ubdump -w: the selected records as pcapng through libubparse's writer (capfile.h), keeping the
- * source's interfaces, direction flags, original lengths and comments (ubdump_out.h). */
+ * source's interfaces (link type, snaplen, name, description, timestamp resolution), direction flags,
+ * original lengths and every comment (ubdump_out.h). */
 #include "ubdump_out.h"
 
 #include "ubparse/audit.h"
@@ -41,7 +42,7 @@ static int sync_ifs(ubx_writer *x, const ub_capfile *cf)
     for (uint32_t n = ub_cap_nifs(cf); x->synced < n; x->synced++) {
         ub_cap_ifinfo ii;
         if (ub_cap_ifinfo_get(cf, x->synced, &ii) != 0) return -1;
-        if (ub_capw_add_if(x->w, ii.linktype, ii.name && *ii.name ? ii.name : NULL) < 0) return -1;
+        if (ub_capw_add_if_info(x->w, &ii) < 0) return -1; /* link type, snaplen, name, description, if_tsresol */
         x->nifs++;
     }
     return 0;
@@ -50,9 +51,11 @@ static int sync_ifs(ubx_writer *x, const ub_capfile *cf)
 int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
 {
     if (sync_ifs(x, cf) != 0) return -1;
-    uint32_t clen = 0;
-    const char *c = ub_cap_comment(cf, &clen);
-    return ub_capw_write_rec(x->w, x->base + r->ifindex, r, c, clen);
+    const char *c[16];
+    uint32_t cl[16], n = ub_cap_ncomments(cf);
+    if (n > 16) n = 16;
+    for (uint32_t i = 0; i < n; i++) c[i] = ub_cap_comment_n(cf, i, &cl[i]);
+    return ub_capw_write_rec_n(x->w, x->base + r->ifindex, r, c, cl, n);
 }
 
 int ubx_writer_close(ubx_writer *x, const ub_capfile *cf)

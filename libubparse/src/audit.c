@@ -6,6 +6,7 @@
  * Finding order key (collect.c): (frame, rule, unit being fed when emitted — UINT64_MAX at the end —,
  * engine class: link/all 0, pair shard 1, external 2, emission order within its engine). */
 #include "audit_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,9 @@ struct ub_audit {
     ub_audit_hooks hooks[UB_AUDIT_MAX_HOOKS]; /* run in this order (ub_audit_add_hooks) */
     unsigned nhooks;
     bool have_hooks, have_match;
-    unsigned jobs;       /* engines in use: 1, or the pair shards */
-    bool link_thread;    /* sharded: the link engine runs in its own thread */
+    unsigned jobs;       /* threads: 1, or the feeding thread and jobs - 1 workers (shard.c) */
+    unsigned npair, pair0, pairw; /* threaded: npair groups of pairw pair engines from worker pair0 on */
+    uint64_t allbits;    /* threaded: the workers that see every packet */
     bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
     bool started, finished;
     bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
@@ -29,6 +31,8 @@ struct ub_audit {
     uint64_t nunits, records, frames, max_ts, last_frame;
     ub_opts dflt_opts;   /* cfg.opts == NULL */
     uint32_t last_flags;
+    ub_view *uv;         /* ub_audit_unit decoding here (not threaded) */
+    ub_unit_counts ucnt; /* ub_audit_unit: units decoded here, then (finished) the workers' too */
     /* after finish */
     ub_collect *all;
     ub_latset *lat;
@@ -56,8 +60,6 @@ static const struct {
     { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
     { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
     /* the Wireshark plugin's names of the same statistics (issue #10 item 3) */
-    { "ub,tree", "= ub,cfg (tshark -z ub,tree: the same packet counts per CFG, TPOpcode, TAOpcode, Code)", UB_STATS_TREE },
-    { "conv,ub_tp", "= ub,tp (tshark -z conv,ub_tp: the same TP channels)", UB_STATS_TP },
 };
 
 int ub_stats_parse(const char *name, unsigned *mask)
@@ -245,14 +247,49 @@ static int start(ub_audit *a)
     if (!a->engine) return 0;
     if (a->have_hooks) a->jobs = 1;
     if (a->jobs > 1) {
-        /* the link engine gets its own thread when the CPUs allow one more busy thread; else it runs in
-         * the feeding thread (cheaper: no second copy of every view) */
-        if (a->cfg.link_thread < 0) a->link_thread = sysconf(_SC_NPROCESSORS_ONLN) >= (long)a->jobs + 2;
-        else a->link_thread = a->cfg.link_thread > 0;
-        bool link = a->cfg.findings; /* decode findings and data-link rules: audit only */
-        if (link && !a->link_thread && ub_eng_init(a, &a->main, UB_ST_DLL | UB_ST_DECODE, UB_PHASE_LINK, false) != 0)
-            return -1;
-        a->sh = ub_shards_start(a, a->cfg.opts, a->jobs, link && a->link_thread);
+        /* jobs - 1 workers behind the feeding thread; any thread decodes (shard.c). The engines split
+         * by layers (no layer's state depends on another's) and by endpoint pairs:
+         *   1 worker:  one engine with every layer (as one thread)
+         *   2 workers: link + transport (decode findings, DLL, NW, TP) | transaction (TA, MG)
+         *   3 or more: link | (W - 1) / 2 groups by ub_state_pair_hash, each transport | transaction
+         *              (an odd worker left over only decodes)
+         * Merged capture points (every engine keeps a hop-copy table), cfg.link_thread 0 (the link
+         * engine in the feeding thread) or 1 (tests): link | W - 1 pair engines with every pair layer. */
+        const unsigned W = a->jobs - 1, TPL = UB_ST_NW | UB_ST_TP, TAL = UB_ST_TA | UB_ST_MG;
+        const unsigned LINKL = a->cfg.findings ? UB_ST_DLL | UB_ST_DECODE : 0; /* audit only */
+        const bool split = !ub_pf(a->cfg.opts, UB_PF_MERGED_HOPS) && a->cfg.link_thread < 0;
+        ub_shard_spec spec[UB_AUDIT_MAX_JOBS];
+        unsigned n = 0;
+        a->pairw = 1;
+        if (a->cfg.link_thread < 0 && W == 1) {
+            spec[n++] = (ub_shard_spec){ LINKL | TPL | TAL, UB_PHASE_LINK, false };
+            a->allbits = 1;
+        } else if (split && W == 2) {
+            spec[n++] = (ub_shard_spec){ LINKL | TPL, UB_PHASE_LINK, false };
+            spec[n++] = (ub_shard_spec){ TAL, UB_PHASE_LINK, false };
+            a->allbits = 3;
+        } else if (split) {
+            if (LINKL) spec[n++] = (ub_shard_spec){ LINKL, UB_PHASE_LINK, false };
+            a->allbits = n ? 1u : 0u; /* the link engine */
+            a->pair0 = n;
+            a->pairw = 2;
+            a->npair = (W - n) / 2;
+            for (unsigned i = 0; i < a->npair; i++) {
+                spec[n++] = (ub_shard_spec){ TPL, UB_PHASE_PAIR, true };
+                spec[n++] = (ub_shard_spec){ TAL, UB_PHASE_PAIR, true };
+            }
+            while (n < W) spec[n++] = (ub_shard_spec){ 0, UB_PHASE_PAIR, false };
+        } else {
+            if (LINKL && a->cfg.link_thread == 0 && ub_eng_init(a, &a->main, LINKL, UB_PHASE_LINK, false) != 0) return -1;
+            if (LINKL && a->cfg.link_thread != 0) {
+                spec[n++] = (ub_shard_spec){ LINKL, UB_PHASE_LINK, false };
+                a->allbits = 1;
+            }
+            a->pair0 = n;
+            a->npair = W > n ? W - n : 1;
+            for (unsigned i = 0; i < a->npair; i++) spec[n++] = (ub_shard_spec){ TPL | TAL, UB_PHASE_PAIR, true };
+        }
+        a->sh = ub_shards_start(a, a->cfg.opts, n, spec, a->allbits, a->pair0, a->npair, a->pairw);
         return a->sh ? 0 : -1;
     }
     if (ub_eng_init(a, &a->main, UB_ST_ALL, UB_PHASE_LINK, a->have_hooks) != 0) return -1;
@@ -289,10 +326,42 @@ static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
     count_packet(a, v, pi);
     if (!a->engine) return 0;
     if (a->main.st) ub_eng_packet(&a->main, v, pi, a->nunits);
-    else if (a->link_thread && a->cfg.findings && ub_shards_send(a->sh, a->jobs, v, pi, a->nunits) != 0) return -1;
-    /* link-only traffic (hash 0) goes to shard 0 so no packet a single engine sees is lost */
-    uint64_t h = ub_state_pair_hash(v);
-    return ub_shards_send(a->sh, (unsigned)(h % a->jobs), v, pi, a->nunits);
+    uint64_t dest = a->allbits;
+    if (a->npair) { /* link-only traffic (hash 0) goes to pair engine 0 so no packet one engine sees is lost */
+        uint64_t h = a->npair > 1 ? ub_state_pair_hash(v) : 0;
+        dest |= ((1ull << a->pairw) - 1) << (a->pair0 + a->pairw * (unsigned)(h % a->npair));
+    }
+    return ub_shards_send(a->sh, dest, v, pi, a->nunits);
+}
+
+int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                  const ub_pktinfo *pi)
+{
+    if (!a || a->finished) return -1;
+    if (!a->started && start(a) != 0) return -1;
+    /* threaded, no link engine nor -z ub,cfg in this thread: the unit goes undecoded */
+    if (a->sh && !a->main.st && !a->zcfg) {
+        a->nunits++;
+        a->frames += pi->frame != a->last_frame || a->nunits == 1;
+        if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
+        a->last_frame = pi->frame;
+        return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
+    }
+    if (!a->uv) {
+        if (!(a->uv = malloc(sizeof *a->uv))) return -1;
+        ub_view_init(a->uv);
+    }
+    ub_decode_wire(a->uv, a->cfg.opts, entry, data, len, wire);
+    if (unit_flags & UB_UNIT_PARTIAL)
+        ub_error_rec(a->uv, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    ub_unit_count(&a->ucnt, a->uv);
+    return ub_audit_packet(a, a->uv, pi);
+}
+
+void ub_audit_unit_counts(const ub_audit *a, ub_unit_counts *c)
+{
+    if (a) *c = a->ucnt;
+    else memset(c, 0, sizeof *c);
 }
 
 uint32_t ub_audit_last_flags(const ub_audit *a) { return a && !a->sh ? a->last_flags : 0; }
@@ -331,6 +400,7 @@ int ub_audit_finish(ub_audit *a)
     if (!a->started && start(a) != 0) rc = -1;
     a->finished = true;
     if (a->sh && ub_shards_stop(a->sh, a->nunits != 0, a->last_frame, a->max_ts) != 0) rc = -1;
+    ub_shards_counts(a->sh, &a->ucnt);
     if (a->main.st) ub_eng_finish(&a->main);
     a->all = ub_collect_new(a->cfg.rules, a->cfg.examples);
     a->lat = ub_lat_new();
@@ -374,6 +444,7 @@ void ub_audit_free(ub_audit *a)
         ub_shards_free(a->sh);
     }
     ub_eng_free(&a->main);
+    free(a->uv);
     ub_zcfg_free(a->zcfg);
     ub_collect_free(a->ext);
     ub_collect_free(a->all);

@@ -57,13 +57,28 @@ void ub_eng_finish(ub_eng *e);
 void ub_eng_free(ub_eng *e);
 
 /* ---------------------------------------------------------------- shards (shard.c) */
-/* N pair engines (NW/TP/TA/MG on ub_state_pair_hash % N) and optionally a link engine (DLL + decode)
- * on worker threads, fed copies of the decoded views in batches. */
+/* Worker threads, each running one engine, fed copies of the decoded views through one ring of
+ * batches that every worker reads (an entry names the workers it is for). */
 typedef struct ub_shards ub_shards;
-ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned jobs, bool link_engine);
-/* shard i < jobs: pair engine i; i == jobs: the link engine. 0, or -1 out of memory */
-int ub_shards_send(ub_shards *sh, unsigned i, const ub_view *v, const ub_pktinfo *pi, uint64_t seq);
-/* end of input: the pair shards get the capture's end clock (tick), then every thread is joined */
+typedef struct ub_shard_spec {
+    unsigned layers; /* ub_state layers of the worker's engine */
+    uint8_t phase;   /* engine class (UB_PHASE_LINK: every packet; UB_PHASE_PAIR: its endpoint pairs) */
+    bool tick;       /* gets the end-of-capture clock (an engine that does not see every packet) */
+} ub_shard_spec;
+/* n workers (1..64), spec[i] for worker i; units fed raw are routed, once decoded, to the workers of
+ * allbits and to the pairw workers from pair0 + pairw * (ub_state_pair_hash % npair) on (npair 0:
+ * none). NULL out of memory */
+ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_shard_spec *spec, uint64_t allbits,
+                           unsigned pair0, unsigned npair, unsigned pairw);
+/* one decoded packet for the workers in dest (bit i: worker i). 0, or -1 out of memory */
+int ub_shards_send(ub_shards *sh, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq);
+/* one undecoded unit (decoded by whichever thread is free). 0, or -1 out of memory */
+int ub_shards_unit(ub_shards *sh, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                   const ub_pktinfo *pi, uint64_t seq);
+/* add what the decoders counted in the raw units (after ub_shards_stop) */
+void ub_shards_counts(const ub_shards *sh, ub_unit_counts *c);
+void ub_unit_count(ub_unit_counts *c, const ub_view *v);
+/* end of input: the tick workers get the capture's end clock, then every thread is joined */
 int ub_shards_stop(ub_shards *sh, bool tick, uint64_t last_frame, uint64_t max_ts);
 unsigned ub_shards_count(const ub_shards *sh);
 ub_eng *ub_shards_eng(ub_shards *sh, unsigned i);

@@ -21,6 +21,7 @@ enum {
     CAP_BUFSZ = 1u << 20,          /* read chunk = largest block parsed in one piece */
     CAP_MAX_CAPLEN = 256u * 1024u, /* larger captured lengths are treated as corruption */
     CAP_MAX_IFS = 1024,            /* interfaces per pcapng section */
+    CAP_MAX_COMMENTS = 16,         /* opt_comment options kept per packet */
     CAP_SNAPLEN = 262144,          /* snaplen written by the writer */
 };
 
@@ -40,6 +41,7 @@ enum {
 #define NG_OPT_COMMENT 1
 #define NG_OPT_SHB_USERAPPL 4
 #define NG_OPT_IF_NAME 2
+#define NG_OPT_IF_DESCRIPTION 3
 #define NG_OPT_IF_TSRESOL 9
 #define NG_OPT_IF_TSOFFSET 14
 #define NG_OPT_EPB_FLAGS 2 /* also opb_flags */
@@ -69,6 +71,7 @@ typedef struct cap_if {
     uint8_t res_exp;  /* default 6 (µs) */
     int64_t tsoffset; /* if_tsoffset, seconds */
     char name[64];    /* if_name (cut to 63 bytes) */
+    char desc[96];    /* if_description (cut to 95 bytes) */
 } cap_if;
 
 struct ub_capfile {
@@ -88,8 +91,10 @@ struct ub_capfile {
     uint32_t nifs;   /* interfaces of the current pcapng section */
     uint32_t sections;
     char err[256];
-    const char *comment; /* of the last record (in buf) */
-    uint32_t comment_len;
+    const char *comment[CAP_MAX_COMMENTS]; /* opt_comment options of the last record (in buf) */
+    uint32_t comment_len[CAP_MAX_COMMENTS];
+    uint32_t ncomments;
+    uint32_t pcap_snaplen;
     cap_if ifs[CAP_MAX_IFS];
     uint8_t buf[];   /* CAP_BUFSZ bytes */
 };
@@ -240,6 +245,7 @@ static int pcap_open(ub_capfile *c)
     if (major != 2)
         return cap_fail(c, "unsupported pcap version %u.%u", major, minor);
     c->linktype = g32(c, h + 20) & 0xFFFFu; /* upper bits: FCS info (LT_LINKTYPE) */
+    c->pcap_snaplen = g32(c, h + 16);
     c->have_lt = true;
     c->pos += PCAP_HDR_LEN;
     return 0;
@@ -278,10 +284,12 @@ static int idb_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
             return cap_fail(c, "IDB at offset %llu: unsupported if_tsresol 0x%02x", (unsigned long long)cap_off(c), v);
     } else if (code == NG_OPT_IF_TSOFFSET && len >= 8) {
         ifc->tsoffset = (int64_t)g64(c, val);
-    } else if (code == NG_OPT_IF_NAME) {
-        size_t n = len < sizeof ifc->name ? len : sizeof ifc->name - 1;
-        memcpy(ifc->name, val, n);
-        ifc->name[n] = '\0';
+    } else if (code == NG_OPT_IF_NAME || code == NG_OPT_IF_DESCRIPTION) {
+        char *d = code == NG_OPT_IF_NAME ? ifc->name : ifc->desc;
+        size_t sz = code == NG_OPT_IF_NAME ? sizeof ifc->name : sizeof ifc->desc;
+        size_t n = len < sz ? len : sz - 1;
+        memcpy(d, val, n);
+        d[n] = '\0';
     }
     return 0;
 }
@@ -292,9 +300,9 @@ static int pkt_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
     if (code == NG_OPT_EPB_FLAGS && len >= 4) {
         uint32_t fl = g32(c, val) & 3u; /* bits 0-1: 00 n/a, 01 inbound, 10 outbound */
         r->dir = fl == 1 ? UB_DIR_IN : fl == 2 ? UB_DIR_OUT : UB_DIR_UNKNOWN;
-    } else if (code == NG_OPT_COMMENT && !c->comment) {
-        c->comment = (const char *)val;
-        c->comment_len = len;
+    } else if (code == NG_OPT_COMMENT && c->ncomments < CAP_MAX_COMMENTS) {
+        c->comment[c->ncomments] = (const char *)val;
+        c->comment_len[c->ncomments++] = len;
     }
     return 0;
 }
@@ -523,16 +531,17 @@ int ub_cap_next(ub_capfile *c, ub_rec *r)
     if (!c || c->failed) return -1;
     ub_rec tmp;
     if (!r) r = &tmp;
-    c->comment = NULL;
-    c->comment_len = 0;
+    c->ncomments = 0;
     return c->pcapng ? ng_next(c, r) : pcap_next(c, r);
 }
 
 uint32_t ub_cap_nifs(const ub_capfile *c) { return c->pcapng ? c->nifs : 1u; }
-const char *ub_cap_comment(const ub_capfile *c, uint32_t *len)
+const char *ub_cap_comment(const ub_capfile *c, uint32_t *len) { return ub_cap_comment_n(c, 0, len); }
+uint32_t ub_cap_ncomments(const ub_capfile *c) { return c->ncomments; }
+const char *ub_cap_comment_n(const ub_capfile *c, uint32_t i, uint32_t *len)
 {
-    *len = c->comment_len;
-    return c->comment;
+    *len = i < c->ncomments ? c->comment_len[i] : 0;
+    return i < c->ncomments ? c->comment[i] : NULL;
 }
 uint32_t ub_cap_section(const ub_capfile *c) { return c->pcapng ? c->sections : 1u; }
 
@@ -540,12 +549,13 @@ int ub_cap_ifinfo_get(const ub_capfile *c, uint32_t ifindex, ub_cap_ifinfo *out)
 {
     if (!c->pcapng) {
         if (ifindex) return -1;
-        *out = (ub_cap_ifinfo){ c->linktype, 0, "" };
+        *out = (ub_cap_ifinfo){ c->linktype, c->pcap_snaplen, "", "", c->pcap_ns ? 9 : 6 };
         return 0;
     }
     if (ifindex >= c->nifs) return -1;
     const cap_if *ifc = &c->ifs[ifindex];
-    *out = (ub_cap_ifinfo){ ifc->linktype, ifc->snaplen, ifc->name };
+    *out = (ub_cap_ifinfo){ ifc->linktype, ifc->snaplen, ifc->name, ifc->desc,
+                            (uint8_t)(ifc->res_pow2 << 7 | ifc->res_exp) };
     return 0;
 }
 
@@ -571,6 +581,7 @@ struct ub_capw {
     FILE *f;
     bool own, pcapng, bad;
     uint32_t nifs;
+    uint8_t ifres[CAP_MAX_IFS]; /* pcapng: each interface's if_tsresol (decimal exponent 0..9) */
     char iobuf[1u << 18];
 };
 
@@ -651,30 +662,44 @@ ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *er
 
 int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name)
 {
-    if (!w || !w->pcapng || w->nifs >= CAP_MAX_IFS || linktype > 0xFFFFu) return -1;
-    uint32_t nlen = name ? (uint32_t)strlen(name) : 0;
+    ub_cap_ifinfo ii = { linktype, CAP_SNAPLEN, name, NULL, 9 };
+    return ub_capw_add_if_info(w, &ii);
+}
+
+/* one IDB option: header, value, zero padding */
+static uint32_t put_opt(uint8_t *b, uint16_t code, const void *val, uint32_t len)
+{
+    wr16le(b, code);
+    wr16le(b + 2, (uint16_t)len);
+    memcpy(b + 4, val, len);
+    memset(b + 4 + len, 0, pad4(len) - len);
+    return 4 + pad4(len);
+}
+
+int ub_capw_add_if_info(ub_capw *w, const ub_cap_ifinfo *ii)
+{
+    if (!w || !ii || !w->pcapng || w->nifs >= CAP_MAX_IFS || ii->linktype > 0xFFFFu) return -1;
+    uint32_t nlen = ii->name ? (uint32_t)strlen(ii->name) : 0, dlen = ii->description ? (uint32_t)strlen(ii->description) : 0;
     if (nlen > 255) nlen = 255;
-    uint32_t olen = (nlen ? 4 + pad4(nlen) : 0) + 8 /* if_tsresol */ + 4 /* endofopt */;
-    uint32_t len = 20 + olen;
-    uint8_t b[20 + 4 + 256 + 12] = { 0 };
+    if (dlen > 255) dlen = 255;
+    /* timestamps come as ns: a decimal resolution up to 10^-9 s is kept, finer or binary ones become ns */
+    uint8_t res = ii->tsresol <= 9 ? ii->tsresol : 9;
+    uint8_t b[20 + 2 * (4 + 256) + 8 + 4] = { 0 };
     wr32le(b, NG_IDB);
-    wr32le(b + 4, len);
-    wr16le(b + 8, (uint16_t)linktype);
-    wr32le(b + 12, CAP_SNAPLEN);
+    wr16le(b + 8, (uint16_t)ii->linktype);
+    wr32le(b + 12, ii->snaplen);
     uint32_t o = 16;
-    if (nlen) {
-        wr16le(b + o, NG_OPT_IF_NAME);
-        wr16le(b + o + 2, (uint16_t)nlen);
-        memcpy(b + o + 4, name, nlen);
-        o += 4 + pad4(nlen);
-    }
-    wr16le(b + o, NG_OPT_IF_TSRESOL);
-    wr16le(b + o + 2, 1);
-    b[o + 4] = 9; /* 10^-9 s */
-    o += 8 + 4;   /* + opt_endofopt */
+    if (nlen) o += put_opt(b + o, NG_OPT_IF_NAME, ii->name, nlen);
+    if (dlen) o += put_opt(b + o, NG_OPT_IF_DESCRIPTION, ii->description, dlen);
+    o += put_opt(b + o, NG_OPT_IF_TSRESOL, &res, 1);
+    o += 4; /* opt_endofopt */
+    uint32_t len = o + 4;
+    wr32le(b + 4, len);
     wr32le(b + o, len);
     w_put(w, b, len);
-    return w->bad ? -1 : (int)w->nifs++;
+    if (w->bad) return -1;
+    w->ifres[w->nifs] = res;
+    return (int)w->nifs++;
 }
 
 int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *data, uint32_t len, uint8_t dir)
@@ -684,6 +709,13 @@ int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *d
 }
 
 int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *comment, uint32_t comment_len)
+{
+    return ub_capw_write_rec_n(w, ifindex, r, comment && comment_len ? &comment : NULL, &comment_len,
+                               comment && comment_len ? 1 : 0);
+}
+
+int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *const *comments,
+                        const uint32_t *lens, unsigned ncomments)
 {
     uint32_t len = r ? r->caplen : 0;
     if (!w || !r || ifindex >= w->nifs || len > CAP_MAX_CAPLEN || (len && !r->data)) return -1;
@@ -700,14 +732,17 @@ int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char 
         w_put(w, r->data, len);
     } else {
         uint32_t fl = r->dir & 3u;
-        uint32_t clen = comment && comment_len ? (comment_len > 0xFFF0u ? 0xFFF0u : comment_len) : 0;
-        uint32_t olen = (fl ? 8 : 0) + (clen ? 4 + pad4(clen) : 0);
+        uint32_t olen = fl ? 8 : 0;
+        for (unsigned i = 0; i < ncomments; i++)
+            if (comments[i] && lens[i]) olen += 4 + pad4(lens[i] > 0xFFF0u ? 0xFFF0u : lens[i]);
         uint32_t blen = 32 + pad4(len) + (olen ? olen + 4 : 0);
+        uint64_t ts = ts_ns; /* in the interface's if_tsresol units */
+        for (unsigned e = w->ifres[ifindex]; e < 9; e++) ts /= 10;
         wr32le(h, NG_EPB);
         wr32le(h + 4, blen);
         wr32le(h + 8, ifindex);
-        wr32le(h + 12, (uint32_t)(ts_ns >> 32));
-        wr32le(h + 16, (uint32_t)ts_ns);
+        wr32le(h + 12, (uint32_t)(ts >> 32));
+        wr32le(h + 16, (uint32_t)ts);
         wr32le(h + 20, len);
         wr32le(h + 24, orig);
         w_put(w, h, 28);
@@ -720,11 +755,13 @@ int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char 
             wr32le(t + n + 4, fl);
             n += 8;
         }
-        if (clen) { /* opt_comment: header, text, padding */
+        for (unsigned i = 0; i < ncomments; i++) { /* opt_comment: header, text, padding */
+            uint32_t clen = comments[i] && lens[i] ? (lens[i] > 0xFFF0u ? 0xFFF0u : lens[i]) : 0;
+            if (!clen) continue;
             wr16le(t + n, NG_OPT_COMMENT);
             wr16le(t + n + 2, (uint16_t)clen);
             w_put(w, t, n + 4);
-            w_put(w, comment, clen);
+            w_put(w, comments[i], clen);
             memset(t, 0, sizeof t);
             n = pad4(clen) - clen;
         }

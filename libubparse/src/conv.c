@@ -1,7 +1,9 @@
 /* -z conv,ub and -z endpoints,ub (iostat.h): the plugin's UB conversation and endpoint tables
  * (dissector/packet-ub-analysis.c, tap "ub"): per UB view, its network addresses — the CNAs of the
  * first NTH, else the first IP header (CFG 3/4, or UBoE's outer IP) — one frame and the view's bytes.
- * -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): the same for the SEID/DEID of the first EIDH. */
+ * -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): the same for the SEID/DEID of the first EIDH.
+ * -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): the TP endpoints (ub_view_tp_endpoints).
+ * Printed in the layout of tshark 4.0's ui/cli/tap-iousers.c and tap-endpoints.c. */
 #include "ubparse/iostat.h"
 
 #include <arpa/inet.h>
@@ -11,11 +13,13 @@
 #define ADDR_MAX 48
 typedef struct conv {
     char a[ADDR_MAX], b[ADDR_MAX]; /* a: source of the first packet */
+    size_t seq;                     /* first seen: the order of ties */
     uint64_t fab, bab, fba, bba;    /* frames / bytes a->b, b->a */
     uint64_t start, end;
 } conv;
 typedef struct endp {
     char a[ADDR_MAX];
+    size_t seq;
     uint64_t ftx, btx, frx, brx;
 } endp;
 
@@ -26,6 +30,7 @@ struct ub_conv {
     size_t ne, cape;
     bool oom;
     bool eid; /* tap "ub_eid": the EIDH's SEID/DEID pairs */
+    bool tp;  /* tap "ub_tp": TP endpoints */
 };
 
 ub_conv *ub_conv_new(void) { return calloc(1, sizeof(ub_conv)); }
@@ -34,6 +39,29 @@ ub_conv *ub_conv_new_eid(void)
     ub_conv *c = calloc(1, sizeof(ub_conv));
     if (c) c->eid = true;
     return c;
+}
+ub_conv *ub_conv_new_tp(void)
+{
+    ub_conv *c = calloc(1, sizeof(ub_conv));
+    if (c) c->tp = true;
+    return c;
+}
+ub_conv *ub_conv_new_kind(unsigned kind)
+{
+    return kind == UB_CONV_TP ? ub_conv_new_tp() : kind == UB_CONV_EID ? ub_conv_new_eid() : ub_conv_new();
+}
+
+int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints)
+{
+    static const char *const tap[] = { "ub", "ub_eid", "ub_tp" };
+    const char *t = strncmp(z, "conv,", 5) == 0 ? z + 5 : strncmp(z, "endpoints,", 10) == 0 ? z + 10 : NULL;
+    for (unsigned k = 0; t && k < 3; k++) {
+        if (strcmp(t, tap[k]) != 0) continue;
+        *kind = k;
+        *endpoints = z[0] == 'e';
+        return 0;
+    }
+    return -1;
 }
 
 void ub_conv_free(ub_conv *c)
@@ -88,31 +116,75 @@ static endp *ep_get(ub_conv *c, const char *a)
     endp *e = &c->e[c->ne++];
     memset(e, 0, sizeof *e);
     snprintf(e->a, sizeof e->a, "%s", a);
+    e->seq = c->ne - 1;
     return e;
 }
 
-void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
+/* the view's network addresses (NTH CNAs, else the first IP header) and its first TPH */
+static bool net_addrs(const ub_view *v, char *s, char *d, size_t n, const ub_layer **tph)
 {
-    if (!c || !v || !ub_view_ub(v)) return;
-    const ub_layer *nth = NULL, *ip = NULL, *eidh = NULL;
+    const ub_layer *nth = NULL, *ip = NULL;
+    if (tph) *tph = NULL;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         unsigned id = l->hdr ? l->hdr->id : 0;
         if ((id == UB_H_NTH16 || id == UB_H_NTH24) && !nth) nth = l;
         if ((id == UB_H_IPV4 || id == UB_H_IPV6) && !ip) ip = l;
-        if ((id == UB_H_EIDH40 || id == UB_H_EIDH256) && !eidh) eidh = l;
+        if ((id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) && tph && !*tph) *tph = l;
     }
+    if (nth) return row(nth, "ub.nth.scna", s, n) && row(nth, "ub.nth.dcna", d, n);
+    if (!ip) return false;
+    bool v4 = ip->hdr->id == UB_H_IPV4;
+    return row(ip, v4 ? "ub.ipv4.src" : "ub.ipv6.src", s, n) && row(ip, v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", d, n);
+}
+
+static bool field_u(const ub_layer *l, const char *name, uint64_t *u)
+{
+    for (unsigned i = 0; i < l->hdr->nfields; i++) {
+        const ub_field *f = &l->hdr->fields[i];
+        ub_val v;
+        if (strcmp(f->abbrev, name) != 0) continue;
+        if (ub_field_value(l, f, &v) != 0) return false;
+        *u = v.u;
+        return true;
+    }
+    return false;
+}
+
+bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n)
+{
     char s[ADDR_MAX], d[ADDR_MAX];
-    if (c->eid) {
+    const ub_layer *tph;
+    if (!v || !ub_view_ub(v) || !net_addrs(v, s, d, sizeof s, &tph) || !tph) return false;
+    if (tph->hdr->id == UB_H_RTPH) { /* RTP: "address:0xTPN" */
+        uint64_t st, dt;
+        if (!field_u(tph, "ub.rtph.srctpn", &st) || !field_u(tph, "ub.rtph.dsttpn", &dt)) return false;
+        snprintf(src, n, "%s:0x%llx", s, (unsigned long long)st);
+        snprintf(dst, n, "%s:0x%llx", d, (unsigned long long)dt);
+    } else { /* UTP/CTP: "address (UTP)" */
+        const char *k = tph->hdr->id == UB_H_UTPH ? "UTP" : "CTP";
+        snprintf(src, n, "%s (%s)", s, k);
+        snprintf(dst, n, "%s (%s)", d, k);
+    }
+    return true;
+}
+
+void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
+{
+    if (!c || !v || !ub_view_ub(v)) return;
+    char s[ADDR_MAX], d[ADDR_MAX];
+    if (c->tp) {
+        if (!ub_view_tp_endpoints(v, s, d, sizeof s)) return;
+    } else if (c->eid) {
+        const ub_layer *eidh = NULL;
+        unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+        for (unsigned i = 0; i < nl && !eidh; i++) {
+            unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
+            if (id == UB_H_EIDH40 || id == UB_H_EIDH256) eidh = &v->layer[i];
+        }
         if (!eidh || !row(eidh, "ub.eidh.seid", s, sizeof s) || !row(eidh, "ub.eidh.deid", d, sizeof d)) return;
-    } else if (nth) {
-        if (!row(nth, "ub.nth.scna", s, sizeof s) || !row(nth, "ub.nth.dcna", d, sizeof d)) return;
-    } else if (ip) {
-        bool v4 = ip->hdr->id == UB_H_IPV4;
-        if (!row(ip, v4 ? "ub.ipv4.src" : "ub.ipv6.src", s, sizeof s) || !row(ip, v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", d, sizeof d))
-            return;
-    } else {
+    } else if (!net_addrs(v, s, d, sizeof s, NULL)) {
         return;
     }
     conv *x = NULL;
@@ -133,11 +205,13 @@ void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
         memset(x, 0, sizeof *x);
         snprintf(x->a, sizeof x->a, "%s", s);
         snprintf(x->b, sizeof x->b, "%s", d);
+        x->seq = c->nc - 1;
         x->start = rel_ns;
     }
     if (fwd) { x->fab++; x->bab += bytes; }
     else { x->fba++; x->bba += bytes; }
     if (rel_ns > x->end) x->end = rel_ns;
+    else if (rel_ns < x->start) x->start = rel_ns;
     endp *e = ep_get(c, s);
     if (e) { e->ftx++; e->btx += bytes; }
     e = ep_get(c, d);
@@ -149,15 +223,33 @@ static int cmp_conv(const void *x, const void *y)
     const conv *a = x, *b = y;
     uint64_t fa = a->fab + a->fba, fb = b->fab + b->fba;
     if (fa != fb) return fa > fb ? -1 : 1;
-    return a < b ? -1 : a > b; /* first seen first */
+    return a->seq < b->seq ? -1 : a->seq > b->seq; /* first seen first */
 }
 static int cmp_ep(const void *x, const void *y)
 {
     const endp *a = x, *b = y;
     uint64_t fa = a->ftx + a->frx, fb = b->ftx + b->frx;
     if (fa != fb) return fa > fb ? -1 : 1;
-    return a < b ? -1 : a > b;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
+
+/* wsutil's format_size(n, FORMAT_SIZE_UNIT_BYTES, FORMAT_SIZE_PREFIX_SI) of Wireshark 4.0 */
+static const char *fmt_size(uint64_t n, char *o, size_t len)
+{
+    static const char pfx[] = "kMGT";
+    uint64_t v = n;
+    int p = -1;
+    for (int i = 3; i >= 0 && p < 0; i--) {
+        uint64_t d = n;
+        for (int k = 0; k <= i; k++) d /= 1000u;
+        if (d >= 10) { p = i; v = d; }
+    }
+    if (p < 0) snprintf(o, len, "%llu bytes", (unsigned long long)n);
+    else snprintf(o, len, "%llu %cB", (unsigned long long)v, pfx[p]);
+    return o;
+}
+
+static const char *kind(const ub_conv *c) { return c->tp ? "TP " : c->eid ? "EID " : ""; }
 
 void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
 {
@@ -165,11 +257,11 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
     static const char eq[] = "================================================================================";
     if (endpoints) {
         if (c->ne) qsort(c->e, c->ne, sizeof *c->e, cmp_ep);
-        fprintf(o, "%s\nUB %sEndpoints\nFilter:<No Filter>\n", eq, c->eid ? "EID " : "");
+        fprintf(o, "%s\nUB %sEndpoints\nFilter:<No Filter>\n", eq, kind(c));
         fprintf(o, "                       |  Packets  | |  Bytes  | | Tx Packets | | Tx Bytes | | Rx Packets | | Rx Bytes |\n");
         for (size_t i = 0; i < c->ne; i++) {
             const endp *e = &c->e[i];
-            fprintf(o, "%-20s   %11llu   %11llu   %11llu   %11llu   %11llu   %11llu\n", e->a,
+            fprintf(o, "%-20s      %6llu     %9llu     %6llu       %9llu      %6llu       %9llu   \n", e->a,
                     (unsigned long long)(e->ftx + e->frx), (unsigned long long)(e->btx + e->brx),
                     (unsigned long long)e->ftx, (unsigned long long)e->btx, (unsigned long long)e->frx,
                     (unsigned long long)e->brx);
@@ -178,17 +270,19 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
         return;
     }
     if (c->nc) qsort(c->c, c->nc, sizeof *c->c, cmp_conv);
-    fprintf(o, "%s\nUB %sConversations\nFilter:<No Filter>\n", eq, c->eid ? "EID " : "");
+    fprintf(o, "%s\nUB %sConversations\nFilter:<No Filter>\n", eq, kind(c));
     fprintf(o, "                                               |       <-      | |       ->      | |     Total     |    Relative    |   Duration   |\n");
     fprintf(o, "                                               | Frames  Bytes | | Frames  Bytes | | Frames  Bytes |      Start     |              |\n");
     for (size_t i = 0; i < c->nc; i++) {
         const conv *x = &c->c[i];
-        uint64_t d = (x->end - x->start + 50000u) / 100000u; /* 0.1 ms, rounded as tshark's %.4f */
-        fprintf(o, "%-20s <-> %-20s %6llu %llu bytes %6llu %llu bytes %6llu %llu bytes %6llu.%09llu %9llu.%04llu\n", x->a,
-                x->b, (unsigned long long)x->fba, (unsigned long long)x->bba, (unsigned long long)x->fab,
-                (unsigned long long)x->bab, (unsigned long long)(x->fab + x->fba), (unsigned long long)(x->bab + x->bba),
-                (unsigned long long)(x->start / 1000000000u), (unsigned long long)(x->start % 1000000000u),
-                (unsigned long long)(d / 10000u), (unsigned long long)(d % 10000u));
+        char b1[32], b2[32], b3[32];
+        /* nstime_to_sec() of the start and stop times, as tshark's %14.9f and %12.4f */
+        double t0 = (double)(x->start / 1000000000u) + (double)(x->start % 1000000000u) / 1e9;
+        double t1 = (double)(x->end / 1000000000u) + (double)(x->end % 1000000000u) / 1e9;
+        fprintf(o, "%-20s <-> %-20s  %6llu %-9s  %6llu %-9s  %6llu %-9s  %14.9f   %12.4f\n", x->a, x->b,
+                (unsigned long long)x->fba, fmt_size(x->bba, b1, sizeof b1), (unsigned long long)x->fab,
+                fmt_size(x->bab, b2, sizeof b2), (unsigned long long)(x->fab + x->fba),
+                fmt_size(x->bab + x->bba, b3, sizeof b3), t0, t1 - t0);
     }
     fprintf(o, "%s\n", eq);
 }

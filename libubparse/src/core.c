@@ -209,32 +209,60 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
         for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
         if ((f->bit_off + f->bits + 7u) / 8u > span) span = (f->bit_off + f->bits + 7u) / 8u;
     }
-    v->rsvd_rows[h->id] = rows;
-    v->rsvd_slow[h->id] = slow;
-    v->rsvd_span[h->id] = (uint8_t)span;
-    memcpy(v->rsvd_mask[h->id], m, sizeof m); /* memory order: loaded words line up with the data */
+    struct ub_rsvd_ent *e = &v->rsvd[h->id];
+    e->rows = rows;
+    e->slow = slow;
+    e->span = (uint8_t)span;
+    /* words covering [0, span) without reading past it: 8-byte words at 0, 8, .., the last one ending
+     * at span; or 4-byte words at 0 and span - 4; or the bytes. Masks in memory order, so loaded
+     * words line up with the data. */
+    unsigned w = span >= 8 ? 8u : span >= 4 ? 4u : 1u;
+    e->nw = (uint8_t)(w == 1 ? span : w == 4 ? 2 : (span + w - 1) / w);
+    memset(e->mask, 0, sizeof e->mask);
+    for (unsigned k = 0; k < e->nw && k < 4; k++) {
+        unsigned o = w * k + w > span ? span - w : w * k;
+        e->woff[k] = (uint8_t)o;
+        if (w > 1) memcpy(&e->mask[k], m + o, w);
+    }
+    if (w == 1) memcpy(e->mask, m, 4);
+    e->hdr = h;
 }
 
-/* Any reserved bit under the mask set in the first `span` bytes of p (len >= span present)? */
-static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, uint32_t len)
+/* The view's entry for table h, derived on first use; NULL when the table cannot be cached. An entry
+ * counts only with the view's magic AND the table it was derived from (storage may be recycled). */
+static inline const struct ub_rsvd_ent *rsvd_ent(ub_view *v, const ub_hdr *h)
+{
+    if (h->nfields > 64 || h->id >= UB_H__COUNT) return NULL;
+    struct ub_rsvd_ent *e = &v->rsvd[h->id];
+    if (__builtin_expect(v->rsvd_magic != UB_RSVD_MAGIC || e->hdr != h, 0)) {
+        if (v->rsvd_magic != UB_RSVD_MAGIC) {
+            for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
+            v->rsvd_magic = UB_RSVD_MAGIC;
+        }
+        rsvd_learn(v, h);
+    }
+    return e;
+}
+
+/* Any reserved bit under e's masks set in p (the first e->span bytes present)? */
+static inline bool rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p)
 {
     uint64_t acc = 0, w;
-    unsigned k = 0;
-    if (len >= (span + 7u) / 8u * 8u) {
-        for (; k * 8u < span; k++) {
-            memcpy(&w, p + 8u * k, 8);
-            acc |= w & mask[k];
+    if (e->span >= 8) {
+        for (unsigned k = 0; k < e->nw; k++) {
+            memcpy(&w, p + e->woff[k], 8);
+            acc |= w & e->mask[k];
         }
         return acc != 0;
     }
-    if (span <= 4 && len >= 4) { /* 4-byte headers (LPH, BCRC, ...) */
-        uint32_t w4, m4;
-        memcpy(&w4, p, 4);
-        memcpy(&m4, mask, 4);
-        return (w4 & m4) != 0;
+    if (e->span >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + e->woff[1], 4);
+        return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
     }
-    const uint8_t *mb = (const uint8_t *)mask;
-    for (unsigned i = 0; i < span; i++) acc |= (uint64_t)(p[i] & mb[i]);
+    const uint8_t *mb = (const uint8_t *)e->mask;
+    for (unsigned i = 0; i < e->span; i++) acc |= (uint64_t)(p[i] & mb[i]);
     return acc != 0;
 }
 
@@ -242,27 +270,15 @@ static bool rsvd_any(const uint64_t mask[4], const uint8_t *p, unsigned span, ui
  * it finds one set (or the layer is short) are the rows read one by one, in table order. */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
-    const ub_hdr *h = l->hdr;
-    ub_view *v = d->v;
-    if (h->nfields <= 64 && h->id < UB_H__COUNT) {
-        /* reserved rows of this table, derived from the schema once per view; an entry counts only
-         * with the view's magic AND the table it was derived from (storage may be recycled) */
-        if (v->rsvd_magic != UB_RSVD_MAGIC || v->rsvd_hdr[h->id] != h) {
-            if (v->rsvd_magic != UB_RSVD_MAGIC) {
-                memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
-                v->rsvd_magic = UB_RSVD_MAGIC;
-            }
-            rsvd_learn(v, h);
-            v->rsvd_hdr[h->id] = h;
-        }
-        uint64_t m = v->rsvd_rows[h->id];
-        unsigned span = v->rsvd_span[h->id];
-        if (span && l->len >= span && !rsvd_any(v->rsvd_mask[h->id], l->data, span, l->len))
-            m = v->rsvd_slow[h->id]; /* the masked rows are all zero */
+    const struct ub_rsvd_ent *e = rsvd_ent(d->v, l->hdr);
+    if (e) {
+        uint64_t m = e->rows;
+        if (e->span && l->len >= e->span && !rsvd_any(e, l->data))
+            m = e->slow; /* the masked rows are all zero */
         if (m) check_rsvd_rows(d, l, m);
         return;
     }
-    const ub_field *f = h->fields, *fend = f + h->nfields;
+    const ub_field *f = l->hdr->fields, *fend = f + l->hdr->nfields;
     for (; f < fend; f++)
         if (f->flags & UB_FF_RSVD) check_rsvd_row(d, l, f);
 }
@@ -338,7 +354,9 @@ static bool snap_cut(ub_dec *d, ub_layer *l, uint32_t off, uint32_t need, uint32
     return true;
 }
 
-ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
+/* The general ub_push: short layers (truncation errors, snapshot cuts), too deep, unknown ids, first use
+ * of a table in this view. */
+__attribute__((noinline)) static ub_layer *push_general(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_layer *l = ub_push_buf(d, hdr_id, d->p, d->len, off, len, d->lflags);
     if (!l) return NULL;
@@ -348,6 +366,44 @@ ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
     }
     ub_check_rsvd(d, l);
     return l;
+}
+
+/* a reserved bit is set: the rows one by one (errors in table order) */
+__attribute__((noinline)) static ub_layer *push_rsvd(ub_dec *d, ub_layer *l, uint64_t m)
+{
+    check_rsvd_rows(d, l, m);
+    return l;
+}
+
+/* ub_push of a layer that lies whole in the buffer: one entry, one cached reserved-mask probe. Every
+ * other case (short layer, too deep, unknown id, a reserved bit set) takes the general path, which
+ * reports exactly as before. */
+ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
+{
+    ub_view *v = d->v;
+    if (__builtin_expect(hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off, 1)) {
+        const ub_hdr *h = d->tbl && d->tbl[hdr_id] ? d->tbl[hdr_id] : ub_registry[hdr_id];
+        const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
+        if (h && len >= h->len && v->rsvd_magic == UB_RSVD_MAGIC && e->hdr == h) {
+            const uint8_t *p = d->p + off;
+            uint64_t m = e->rows;
+            if (m && e->span && len >= e->span && !rsvd_any(e, p)) m = e->slow;
+            ub_layer *l = &v->layer[v->nlayers++];
+            l->hdr = h;
+            l->data = p;
+            l->off = off;
+            l->len = len;
+            l->aux = 0;
+            l->status = 0;
+            l->variant = 0;
+            l->depth = d->depth;
+            l->flags = d->lflags;
+            l->wlen = len;
+            if (__builtin_expect(m != 0, 0)) return push_rsvd(d, l, m);
+            return l;
+        }
+    }
+    return push_general(d, hdr_id, off, len);
 }
 
 ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uint32_t end, bool trunc_err)
@@ -734,7 +790,7 @@ static void dec_eth(ub_dec *d)
 void ub_view_init(ub_view *v)
 {
     v->rsvd_magic = 0;
-    memset(v->rsvd_hdr, 0, sizeof v->rsvd_hdr);
+    for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
     v->nlayers = 0;
     v->nerrs = 0;
 }

@@ -1,18 +1,8 @@
 /* Data link layer (spec §4, digest §2, §7.6): schema tables of LPH/LBH/LCH/BCRC/END/padding and every
  * DLLCB body, the flit-record decoders (LINKTYPE_USER0/USER1), PLENGTH arithmetic (R-02), framing
- * for the builder, and the raw flit-stream delimiter (LINKTYPE_USER2, §2.9, R-47). */
-#include "internal.h"
+ * for the builder; the raw flit-stream delimiter (LINKTYPE_USER2, §2.9, R-47) is in dll_stream.c. */
+#include "dll_int.h"
 
-#define FLIT 20u          /* §4.3.2.1: bytes per flit */
-#define BLK_FLITS 32u     /* §4.3.2.1: flits per full DLLDB */
-#define MAX_FLITS 512u    /* §4.3.2.1: flits per DLLDP (16 blocks) */
-#define LPH_LEN 4u
-#define LBH_LEN 2u
-#define LCH_LEN 4u
-#define BCRC_LEN 4u       /* §4.3.2.2.4: flit bytes 16-19 of the last flit of a block */
-#define END_LEN 1u        /* §4.3.2.3: flit byte 19 of the last flit of the DLLDP */
-#define LCH_PATTERN 0x20u  /* Table 4-5: 6'b100000 */
-#define LNA_FLITS 5u      /* §10.4.4: link-neighbour advertisement = 5-flit Param_Exchg */
 
 /* Reserved byte string (> 64 bits): warning if any byte is non-zero */
 #define UBRY(h, f, off, nb, sp) \
@@ -35,8 +25,6 @@ static const ub_vname vn_bmc_type[] = { { 0, "Block_Mode_Chg_REQ" }, { 1, "Block
 static const ub_vname vn_lw[] = { { 1, "x1" }, { 2, "x2" }, { 4, "x4" }, { 8, "x8" }, { 0, NULL } };
 
 /* ---------------------------------------------------------------- LPH §4.3.2.2.2 Table 4-1, R-01 */
-enum { LPH_CRD, LPH_ACK, LPH_CRD_VL, LPH_RSVD0, LPH_VL, LPH_RSVD1, LPH_CFG, LPH_RT, LPH_PLENGTH,
-       LPH_PLENGTH_BLOCKS, LPH_PLENGTH_FLITS, LPH_PLENGTH_TAIL };
 #define LPH_ROWS(RT_ROW) \
     [LPH_CRD] = UBB(lph, crd, "CRD", 0, "§4.3.2.2.2 T4-1, R-01", "1 = returns DATA_CREDIT_GRAIN_SIZE credit of VL CRD_VL"), \
     [LPH_ACK] = UBB(lph, ack, "ACK", 1, "§4.3.2.2.2 T4-1, R-01", "1 = releases DATA_ACK_GRAIN_SIZE flits of the peer Retry Buffer"), \
@@ -79,7 +67,6 @@ static const ub_field lbh_fields[] = {
 UB_HDR_DEF(lbh, UB_H_LBH, "lbh", "lbh", "Link Block Header", "§4.3.2.2.3 Table 4-2", LBH_LEN, lbh_fields);
 
 /* ---------------------------------------------------------------- LCH §4.3.3.1 Table 4-5 (byte 3 is per type) */
-enum { LCH_FIXED0, LCH_CLENGTH, LCH_FIXED, LCH_CFG, LCH_CTRL, LCH_SUB_CTRL };
 static const ub_field lch_fields[] = {
     [LCH_FIXED0] = UBU(lch, fixed0, "1'b0", 0, 1, UB_BASE_DEC, NULL, "§4.3.3.1 T4-5, R-01", "fixed 0"),
     [LCH_CLENGTH] = UBU(lch, clength, "CLENGTH", 1, 5, UB_BASE_DEC, NULL, "§4.3.3.1 T4-5", "DLLCB length in flits - 1"),
@@ -91,7 +78,6 @@ static const ub_field lch_fields[] = {
 UB_HDR_DEF(lch, UB_H_LCH, "lch", "lch", "Link Control Header", "§4.3.3.1 Table 4-5", LCH_LEN, lch_fields);
 
 /* ---------------------------------------------------------------- BCRC §4.3.2.2.4 Table 4-3, §4.7.2 */
-enum { BCRC_RSVD0, BCRC_ERROR_FLAG, BCRC_CRC30, BCRC_COMPUTED, BCRC_STATUS };
 static const ub_field bcrc_fields[] = {
     [BCRC_RSVD0] = UBR(bcrc, rsvd0, 0, 1, "§4.3.2.2.4 T4-3"),
     [BCRC_ERROR_FLAG] = UBU(bcrc, error_flag, "ERROR_FLAG", 1, 1, UB_BASE_DEC, vn_error_flag, "§4.3.2.2.4 T4-3, §4.8.3",
@@ -587,16 +573,6 @@ static const dllcb_type *dllcb_lookup(unsigned ctrl, unsigned sub)
 }
 
 /* ---------------------------------------------------------------- helpers */
-/* A layer that is not pushed: lets decoders look at bytes through a table before committing. */
-static ub_layer peek_layer(const ub_hdr *h, const uint8_t *p, uint32_t len)
-{
-    ub_layer l;
-    memset(&l, 0, sizeof l);
-    l.hdr = h;
-    l.data = p;
-    l.len = len;
-    return l;
-}
 
 static void put_field(uint8_t *base, const ub_hdr *h, unsigned idx, uint64_t v)
 {
@@ -604,16 +580,6 @@ static void put_field(uint8_t *base, const ub_hdr *h, unsigned idx, uint64_t v)
     ub_wr_bits(base, f->bit_off, f->bits, v);
 }
 
-enum cfg_class { CFG_DLLCB, CFG_DLLDP, CFG_RESERVED };
-/* digest §1 step 1 / App. B Table B-1 */
-static enum cfg_class cfg_classify(unsigned cfg)
-{
-    switch (cfg) {
-    case 0: return CFG_DLLCB;
-    case 3: case 4: case 5: case 6: case 7: case 9: return CFG_DLLDP;
-    default: return CFG_RESERVED;
-    }
-}
 
 /* §4.3.2.1 (digest §2.1): header bytes of flit i of a DLLDP (LPH in flit 0, LBH at every block start) */
 static uint32_t flit_hdr(uint32_t i)
@@ -795,11 +761,17 @@ static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
 {
     if (start >= end || start >= d->len) return;
     ub_layer *l = ub_push(d, UB_H_FLITPAD, start, end - start);
-    ub_val v;
-    if (!l || ub_field_value(l, &flitpad_fields[PAD_PADDING], &v) != 0) return;
-    for (uint32_t i = 0; i < v.nbytes; i++) {
-        if (v.bytes[i]) { /* DL-08 */
-            ub_error(d, UB_E_PADDING, UB_H_FLITPAD, start + i, v.bytes[i], 0, "ub.flitpad.padding");
+    if (!l) return;
+    /* the padding row is the whole layer (byte 0, every byte present): a word at a time, then bytes */
+    _Static_assert(sizeof flitpad_fields / sizeof flitpad_fields[0] == 1, "flitpad: one row, the whole layer");
+    uint32_t i = 0;
+    for (uint64_t w; i + 8 <= l->len; i += 8) {
+        memcpy(&w, l->data + i, 8);
+        if (w) break;
+    }
+    for (; i < l->len; i++) {
+        if (l->data[i]) { /* DL-08 */
+            ub_error(d, UB_E_PADDING, UB_H_FLITPAD, start + i, l->data[i], 0, "ub.flitpad.padding");
             break;
         }
     }
@@ -882,8 +854,9 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
         d->rec_base += LPH_LEN;
     } else {
         uint32_t n = 0;
-        for (uint32_t i = 0; n < paylen && n < UB_MAX_NETPKT; i++) {
-            uint32_t src = i * FLIT + flit_hdr(i), take = flit_cap(i, crc);
+        /* one copy per DLLDB: its payload bytes are contiguous from after its LPH/LBH to its BCRC */
+        for (uint32_t i = 0; n < paylen && n < UB_MAX_NETPKT; i += BLK_FLITS) {
+            uint32_t src = i * FLIT + flit_hdr(i), take = BLK_FLITS * FLIT - flit_hdr(i) - (crc ? BCRC_LEN : 0);
             if (take > paylen - n) take = paylen - n;
             if (take > UB_MAX_NETPKT - n) take = UB_MAX_NETPKT - n;
             if (src >= d->len) break;
@@ -1062,289 +1035,4 @@ void ub_frame_dllcb(const ub_opts *o, uint8_t *blk, unsigned flits)
     if (!o->crc_mode) return; /* END: only ERROR_FLAG, left as the caller wrote it */
     uint8_t *bc = blk + flits * FLIT - BCRC_LEN;
     put_field(bc, &ub_hdr_bcrc, BCRC_CRC30, ub_crc30_block(blk, flits, o->bcrc_variant));
-}
-
-/* ---------------------------------------------------------------- raw flit stream (§2.9, R-47) */
-/* State between records (ub_stream):
- *   have  = bytes held in buf: the DLLDP in progress, then (if one is open) the DLLCB in progress — a DLLCB
- *           may only start between DLLDBs, so at most 15 full DLLDBs (480 flits) precede it: 480 + 32 ≤ 512;
- *   need  = bytes still missing from the block in progress (0 = at a block boundary); for a DLLCB bit 31 is
- *           set, bits 30..16 hold the DLLCB length in bytes and bits 15..0 the bytes missing;
- *   in_pkt, blk_idx, nblk, flast = the DLLDP in progress (§2.9 receiver algorithm). */
-#define ST_NEED_CB 0x80000000u
-#define ST_CB_TOTAL(n) (((n) >> 16) & 0x7FFFu)
-#define ST_CB_MISS(n) ((n) & 0xFFFFu)
-
-typedef struct st_ctx {
-    ub_stream *s;
-    const uint8_t *rec;
-    ub_unit_cb cb;
-    void *ctx;
-    int emitted;
-    uint32_t pk_have;          /* DLLDP bytes collected */
-    uint32_t cb_len, cb_total; /* DLLCB bytes collected / its length (cb_total 0 = none open) */
-    bool pk_zc, pk_spanned;    /* DLLDP bytes are rec[pk_start, +pk_have) (zero-copy) / began earlier */
-    uint32_t pk_start;
-    bool cb_zc, cb_spanned;    /* DLLCB bytes are rec[cb_start, +cb_len) / began earlier */
-    uint32_t cb_start;
-    uint32_t blk_need;         /* bytes missing from the DLLDP block in progress */
-} st_ctx;
-
-void ub_stream_init(ub_stream *s, const ub_opts *o)
-{
-    memset(s, 0, sizeof *s);
-    s->o = o;
-}
-
-static void st_load(st_ctx *c, ub_stream *s)
-{
-    memset(c, 0, sizeof *c);
-    c->s = s;
-    c->pk_spanned = s->in_pkt;
-    c->cb_spanned = true;
-    if (s->need & ST_NEED_CB) {
-        c->cb_total = ST_CB_TOTAL(s->need);
-        uint32_t miss = ST_CB_MISS(s->need);
-        c->cb_len = c->cb_total > miss ? c->cb_total - miss : 0;
-        if (c->cb_len > s->have) c->cb_len = s->have;
-        c->pk_have = s->have - c->cb_len;
-    } else {
-        c->pk_have = s->have;
-        c->blk_need = s->need;
-    }
-}
-
-static void st_pk_reset(st_ctx *c)
-{
-    ub_stream *s = c->s;
-    s->in_pkt = false;
-    s->blk_idx = s->nblk = s->flast = 0;
-    c->pk_have = 0;
-    c->pk_zc = false;
-    c->blk_need = 0;
-}
-
-static void st_emit(st_ctx *c, const uint8_t *p, uint32_t n, uint32_t flags)
-{
-    c->s->units++;
-    c->emitted++;
-    if (c->cb) c->cb(c->ctx, p, n, flags);
-}
-
-static void st_pk_materialize(st_ctx *c)
-{
-    if (!c->pk_zc) return;
-    memcpy(c->s->buf, c->rec + c->pk_start, c->pk_have); /* pk_have ≤ 512 flits = sizeof buf */
-    c->pk_zc = false;
-}
-
-static void st_cb_materialize(st_ctx *c)
-{
-    ub_stream *s = c->s;
-    if (!c->cb_zc) return;
-    if (c->pk_have + c->cb_len <= sizeof s->buf) memcpy(s->buf + c->pk_have, c->rec + c->cb_start, c->cb_len);
-    else c->cb_len = 0;
-    c->cb_zc = false;
-}
-
-/* append the flit at rec[pos] to the DLLDP / DLLCB in progress */
-static bool st_pk_append(st_ctx *c, uint32_t pos)
-{
-    ub_stream *s = c->s;
-    if (c->pk_zc && c->pk_start + c->pk_have == pos) {
-        c->pk_have += FLIT;
-        return true;
-    }
-    st_pk_materialize(c);
-    if (c->pk_have + FLIT > sizeof s->buf) return false;
-    memcpy(s->buf + c->pk_have, c->rec + pos, FLIT);
-    c->pk_have += FLIT;
-    return true;
-}
-
-static bool st_cb_append(st_ctx *c, uint32_t pos)
-{
-    ub_stream *s = c->s;
-    if (c->cb_zc && c->cb_start + c->cb_len == pos) {
-        c->cb_len += FLIT;
-        return true;
-    }
-    st_cb_materialize(c);
-    if (c->pk_have + c->cb_len + FLIT > sizeof s->buf) return false;
-    memcpy(s->buf + c->pk_have + c->cb_len, c->rec + pos, FLIT);
-    c->cb_len += FLIT;
-    return true;
-}
-
-static void st_pk_done(st_ctx *c, uint32_t flags)
-{
-    if (c->pk_zc) st_emit(c, c->rec + c->pk_start, c->pk_have, flags);
-    else st_emit(c, c->s->buf, c->pk_have, flags | (c->pk_spanned ? UB_UNIT_SPANNED : 0u));
-    st_pk_reset(c);
-}
-
-static void st_cb_done(st_ctx *c, uint32_t flags)
-{
-    if (c->cb_zc) st_emit(c, c->rec + c->cb_start, c->cb_len, flags);
-    else st_emit(c, c->s->buf + c->pk_have, c->cb_len, flags | (c->cb_spanned ? UB_UNIT_SPANNED : 0u));
-    c->cb_zc = false;
-    c->cb_len = c->cb_total = 0;
-}
-
-/* flits of the DLLDP block blk_idx */
-static uint32_t st_blk_flits(const ub_stream *s)
-{
-    return s->blk_idx + 1u == s->nblk ? s->flast : BLK_FLITS;
-}
-
-/* R-47: a Retry_Idle/Retry_Req/Retry_Ack flit (LCH 02 00 1x, CLENGTH 0) whose BCRC is valid. Only
- * recognised inside a block in CRC mode (without a CRC, payload could imitate it). Returns SUB_CTRL or -1. */
-static int st_retry_flit(const ub_stream *s, const uint8_t *f)
-{
-    if (!s->o->crc_mode) return -1;
-    ub_layer l = peek_layer(&ub_hdr_lch, f, FLIT);
-    if (ub_lget(&l, LCH_FIXED0) != 0 || ub_lget(&l, LCH_CLENGTH) != 0 || ub_lget(&l, LCH_FIXED) != LCH_PATTERN ||
-        ub_lget(&l, LCH_CFG) != 0 || ub_lget(&l, LCH_CTRL) != 0x1 || ub_lget(&l, LCH_SUB_CTRL) > 0x2)
-        return -1;
-    ub_layer b = peek_layer(&ub_hdr_bcrc, f + FLIT - BCRC_LEN, BCRC_LEN);
-    if (ub_lget(&b, BCRC_CRC30) != ub_crc30_block(f, 1, s->o->bcrc_variant)) return -1;
-    return (int)ub_lget(&l, LCH_SUB_CTRL);
-}
-
-/* a flit inside a block */
-static void st_mid_flit(st_ctx *c, uint32_t pos)
-{
-    ub_stream *s = c->s;
-    const uint8_t *f = c->rec + pos;
-    bool in_cb = c->cb_total != 0;
-    int retry = st_retry_flit(s, f);
-    if (retry >= 0) { /* out of band (R-47) */
-        st_emit(c, f, FLIT, 0);
-        if (retry == 0x2) {
-            /* Retry_Ack: the sender replays from RdPtr at a block boundary; drop the partial block */
-            s->resyncs++;
-            if (in_cb) {
-                c->cb_zc = false;
-                c->cb_len = c->cb_total = 0;
-            } else {
-                uint32_t got = st_blk_flits(s) * FLIT - c->blk_need;
-                c->pk_have = c->pk_have >= got ? c->pk_have - got : 0;
-                c->blk_need = 0;
-                if (s->blk_idx == 0) st_pk_reset(c);
-                else s->blk_idx--;
-            }
-        }
-        return;
-    }
-    if (in_cb) {
-        if (!st_cb_append(c, pos)) goto broken;
-        if (c->cb_len >= c->cb_total) st_cb_done(c, 0);
-        return;
-    }
-    if (!st_pk_append(c, pos)) goto broken;
-    c->blk_need -= FLIT;
-    if (c->blk_need == 0 && s->blk_idx + 1u == s->nblk) st_pk_done(c, 0);
-    return;
-broken: /* cannot happen with consistent state; resynchronise */
-    s->resyncs++;
-    c->cb_zc = false;
-    c->cb_len = c->cb_total = 0;
-    st_pk_reset(c);
-}
-
-/* a flit where a block must start */
-static void st_block_start(st_ctx *c, uint32_t pos)
-{
-    ub_stream *s = c->s;
-    const uint8_t *f = c->rec + pos;
-    ub_layer l = peek_layer(&ub_hdr_lph, f, FLIT);
-    unsigned cfg = (unsigned)ub_lget(&l, LPH_CFG);
-    switch (cfg_classify(cfg)) {
-    case CFG_DLLCB: { /* LCH: CLENGTH+1 flits; a DLLDP in progress keeps its state (§4.3.4.1) */
-        ub_layer lch = peek_layer(&ub_hdr_lch, f, FLIT);
-        st_pk_materialize(c);
-        c->cb_zc = true;
-        c->cb_spanned = false;
-        c->cb_start = pos;
-        c->cb_len = FLIT;
-        c->cb_total = ((uint32_t)ub_lget(&lch, LCH_CLENGTH) + 1u) * FLIT;
-        if (c->cb_total == FLIT) st_cb_done(c, 0);
-        return;
-    }
-    case CFG_RESERVED: /* neither LCH nor LPH/LBH: skip the flit */
-        s->resyncs++;
-        if (s->in_pkt && c->pk_have) st_pk_done(c, UB_UNIT_PARTIAL);
-        else st_pk_reset(c);
-        return;
-    case CFG_DLLDP:
-        break;
-    }
-    if (!s->in_pkt) { /* LPH: start of a DLLDP */
-        st_pk_reset(c);
-        s->in_pkt = true;
-        s->nblk = (uint16_t)(ub_lget(&l, LPH_PLENGTH_BLOCKS) + 1u);
-        s->flast = (uint16_t)(ub_lget(&l, LPH_PLENGTH_FLITS) + 1u);
-        c->pk_zc = true;
-        c->pk_spanned = false;
-        c->pk_start = pos;
-    } else { /* LBH: next DLLDB */
-        s->blk_idx++;
-    }
-    if (!st_pk_append(c, pos)) {
-        s->resyncs++;
-        st_pk_reset(c);
-        return;
-    }
-    c->blk_need = (st_blk_flits(s) - 1u) * FLIT;
-    if (c->blk_need == 0 && s->blk_idx + 1u == s->nblk) st_pk_done(c, 0);
-}
-
-/* keep what is still in progress in buf and encode it into the stream state */
-static void st_store(st_ctx *c)
-{
-    ub_stream *s = c->s;
-    if (s->in_pkt) st_pk_materialize(c);
-    else c->pk_have = 0;
-    c->pk_zc = false;
-    if (c->cb_total) {
-        st_cb_materialize(c);
-        s->need = ST_NEED_CB | (c->cb_total << 16) | (c->cb_total - c->cb_len);
-        s->have = c->pk_have + c->cb_len;
-    } else {
-        s->need = c->blk_need;
-        s->have = c->pk_have;
-    }
-}
-
-int ub_stream_feed(ub_stream *s, const uint8_t *rec, uint32_t len, ub_unit_cb cb, void *ctx)
-{
-    if (!s || !s->o || (!rec && len)) return 0;
-    st_ctx c;
-    st_load(&c, s);
-    c.rec = rec;
-    c.cb = cb;
-    c.ctx = ctx;
-    uint32_t whole = len - len % FLIT;
-    for (uint32_t pos = 0; pos < whole; pos += FLIT) {
-        if (c.cb_total || c.blk_need) st_mid_flit(&c, pos);
-        else st_block_start(&c, pos);
-    }
-    if (len % FLIT) s->resyncs++; /* records hold whole flits; a partial flit is dropped */
-    st_store(&c);
-    return c.emitted;
-}
-
-int ub_stream_flush(ub_stream *s, ub_unit_cb cb, void *ctx)
-{
-    if (!s) return 0;
-    st_ctx c;
-    st_load(&c, s);
-    c.cb = cb;
-    c.ctx = ctx;
-    if (s->in_pkt && c.pk_have) st_emit(&c, s->buf, c.pk_have, UB_UNIT_PARTIAL);
-    if (c.cb_total && c.cb_len) st_emit(&c, s->buf + c.pk_have, c.cb_len, UB_UNIT_PARTIAL);
-    c.cb_len = c.cb_total = 0;
-    st_pk_reset(&c);
-    st_store(&c);
-    return c.emitted;
 }

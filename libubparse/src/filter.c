@@ -448,33 +448,6 @@ static bool is_sliceable(const ub_field *f, bool for_contains)
 }
 
 /* ---------------------------------------------------------------- names */
-/* Wireshark's names of the headers outside UB (its own dissectors show them): the schema rows they
- * read. A name with two rows (ip.addr) matches either. */
-static const struct wsname {
-    const char *ws;
-    const char *ub[2];
-} ws_names[] = {
-    { "eth", { "ub.eth" } }, { "eth.src", { "ub.eth.src" } }, { "eth.dst", { "ub.eth.dst" } },
-    { "eth.addr", { "ub.eth.src", "ub.eth.dst" } }, { "eth.type", { "ub.eth.type" } },
-    { "vlan", { "ub.vlan" } }, { "vlan.id", { "ub.vlan.vid" } }, { "vlan.priority", { "ub.vlan.pcp" } },
-    { "vlan.dei", { "ub.vlan.dei" } }, { "vlan.etype", { "ub.vlan.type" } },
-    { "ip", { "ub.ipv4" } }, { "ip.src", { "ub.ipv4.src" } }, { "ip.dst", { "ub.ipv4.dst" } },
-    { "ip.addr", { "ub.ipv4.src", "ub.ipv4.dst" } }, { "ip.proto", { "ub.ipv4.protocol" } },
-    { "ip.ttl", { "ub.ipv4.ttl" } }, { "ip.dsfield.dscp", { "ub.ipv4.dscp" } }, { "ip.dsfield.ecn", { "ub.ipv4.ecn" } },
-    { "ip.len", { "ub.ipv4.total_length" } }, { "ip.id", { "ub.ipv4.identification" } },
-    { "ip.version", { "ub.ipv4.version" } }, { "ip.flags.df", { "ub.ipv4.df" } }, { "ip.flags.mf", { "ub.ipv4.mf" } },
-    { "ip.checksum", { "ub.ipv4.checksum" } },
-    { "ipv6", { "ub.ipv6" } }, { "ipv6.src", { "ub.ipv6.src" } }, { "ipv6.dst", { "ub.ipv6.dst" } },
-    { "ipv6.addr", { "ub.ipv6.src", "ub.ipv6.dst" } }, { "ipv6.nxt", { "ub.ipv6.next_header" } },
-    { "ipv6.hlim", { "ub.ipv6.hop_limit" } }, { "ipv6.plen", { "ub.ipv6.payload_length" } },
-    { "ipv6.flow", { "ub.ipv6.flow_label" } }, { "ipv6.tclass", { "ub.ipv6.traffic_class" } },
-    { "udp", { "ub.udp" } }, { "udp.srcport", { "ub.udp.srcport" } }, { "udp.dstport", { "ub.udp.dstport" } },
-    { "udp.port", { "ub.udp.srcport", "ub.udp.dstport" } }, { "udp.length", { "ub.udp.length" } },
-    { "udp.checksum", { "ub.udp.checksum" } },
-    { "tcp", { "ub.tcp" } }, { "tcp.srcport", { "ub.tcp.srcport" } }, { "tcp.dstport", { "ub.tcp.dstport" } },
-    { "tcp.port", { "ub.tcp.srcport", "ub.tcp.dstport" } },
-};
-
 /* the plugin's frame.* and ub.analysis.* names */
 static const struct pname {
     const char *name;
@@ -498,6 +471,9 @@ static const struct pname {
     { "ub.analysis.duplicate_ack", K_AN, AN_FLAG, UB_TPF_DUP_ACK },
     { "ub.analysis.duplicate", K_AN, AN_FLAG, UB_TPF_DUPLICATE },
     { "ub.analysis.nak", K_AN, AN_FLAG, UB_TPF_NAK }, { "ub.analysis.sack", K_AN, AN_FLAG, UB_TPF_SACK },
+    /* TP endpoints "address:0xTPN" / "address (UTP)" (iostat.h ub_view_tp_endpoints) */
+    { "ub.analysis.tp_src", K_TPEP, TPEP_SRC, 0 }, { "ub.analysis.tp_dst", K_TPEP, TPEP_DST, 0 },
+    { "ub.analysis.tp_endpoint", K_TPEP, TPEP_ANY, 0 },
 };
 
 static bool kind_is_time(const ftest *t)
@@ -558,6 +534,16 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
             if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
             return true;
         }
+    if (strncmp(name, "ub.err.", 7) == 0) { /* the plugin's expert items per decode error: presence */
+        for (unsigned c = 1; c < UB_E__COUNT; c++) {
+            const ub_err_info *ei = ub_err_get(c);
+            if (!ei || !ei->name || strcmp(ei->name, name + 7) != 0) continue;
+            t->kind = K_ERROR;
+            t->an = 1; /* one error code: t->lit */
+            t->lit = c;
+            return true;
+        }
+    }
     bool ok = false;
     if (strcmp(name, "ub.cna") == 0) { /* hidden plugin field: both CNAs of the NTH */
         ok = add_rows(p, t, "ub.nth.scna", 0, 0) && add_rows(p, t, "ub.nth.dcna", 1, 0);
@@ -566,13 +552,14 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
     } else if (strncmp(name, "ub.", 3) == 0) {
         ok = add_rows(p, t, name, 0, 0);
     } else {
-        bool ws = false;
-        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0] && !ws; i++) {
-            if (strcmp(name, ws_names[i].ws) != 0) continue;
+        bool ws = false; /* Wireshark's outer-header names (wsnames.c), a name with two rows matches either */
+        size_t nws;
+        const ub_wsname *wn = ub_ws_names(&nws);
+        for (size_t i = 0; i < nws && !ws; i++) {
+            if ((wn[i].flags & UB_WS_NOFILTER) || strcmp(name, wn[i].ws) != 0) continue;
             t->outer = 1;
             ws = true;
-            ok = add_rows(p, t, ws_names[i].ub[0], 0, 0) &&
-                 (!ws_names[i].ub[1] || add_rows(p, t, ws_names[i].ub[1], 1, 0));
+            ok = add_rows(p, t, wn[i].ub[0], 0, 0) && (!wn[i].ub[1] || add_rows(p, t, wn[i].ub[1], 1, 0));
         }
         if (!ok && !p->failed) { /* a neighbouring protocol's own names: infiniband.*, sue.*, pcieflit.* */
             const ub_hdr *fh[1];
@@ -709,6 +696,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         if (op != OP_MATCHES && !L.bytes_ok) { perr(p, lt->pos, "expected a byte string like aa:bb:cc"); return; }
         return;
     case K_ERROR: {
+        if (t->an) { perr(p, opt->pos, "'%s' is an expert item: it can only be tested for presence", name); return; }
         if (!L.is_str) { perr(p, lt->pos, "ub.error compares with a quoted error name, e.g. ub.error == \"bcrc_bad\""); return; }
         if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
             perr(p, opt->pos, "ub.error supports ==, !=, === and !== only");
@@ -721,6 +709,11 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         perr(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
+    case K_TPEP:
+        if (op == OP_MATCHES) return;
+        if (!L.is_str || !L.bytes_ok) { perr(p, lt->pos, "%s compares with a quoted string, e.g. \"0x000001:0x10\"", name); return; }
+        if (op == OP_BITAND || op == OP_RANGE) { perr(p, opt->pos, "%s is a string", name); return; }
+        return;
     case K_AN:
         if (t->an == AN_RULE) {
             if (op == OP_MATCHES) return;

@@ -17,7 +17,9 @@ enum {
     K_FRAME_NUM, K_FRAME_LEN, K_FRAME_CAPLEN, K_FRAME_IFID, K_FRAME_DIR,
     K_FRAME_TEPOCH, K_FRAME_TREL, K_FRAME_TDELTA, /* times: signed ns */
     K_AN,           /* ub.analysis.*: an (AN_*) says which */
+    K_TPEP,         /* ub.analysis.tp_src / tp_dst / tp_endpoint: an = TPEP_* (from the view) */
 };
+enum { TPEP_SRC, TPEP_DST, TPEP_ANY };
 /* ub.analysis.* (filter_an.c fills ub_fan, the names are in filter.c) */
 enum {
     AN_NONE, AN_PRESENT, AN_TP_CHANNEL, AN_EXPECTED_PSN, AN_RESPONSE_IN, AN_REQUEST_IN, AN_ACKED_IN,

@@ -2,6 +2,7 @@
  * what is known about its frame (ub_filter_pkt). No allocation; the only string work is regexec
  * for `matches`. */
 #include "filter_int.h"
+#include "ubparse/iostat.h"
 
 #include "ubparse/capfile.h"
 #include "ubparse/state.h"
@@ -252,8 +253,25 @@ static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
         return true;
     case K_AN:
         return an_test(t, pk->an);
+    case K_TPEP: {
+        char ep[2][64];
+        if (!ub_view_tp_endpoints(v, ep[0], ep[1], sizeof ep[0])) return false;
+        if (t->op == OP_EXISTS) return true;
+        bool all = op_is_all(t->op);
+        for (unsigned i = t->an == TPEP_DST ? 1 : 0; i < (t->an == TPEP_SRC ? 1u : 2u); i++) {
+            bool r = cmp_bytes(t, (const uint8_t *)ep[i], (uint32_t)strlen(ep[i]));
+            if (all && !r) return false;
+            if (!all && r) return true;
+        }
+        return all;
+    }
     case K_ERROR: {
         unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
+        if (t->an) { /* ub.err.NAME */
+            for (unsigned i = 0; i < ne; i++)
+                if (v->err[i].code == t->lit) return true;
+            return false;
+        }
         if (t->op == OP_EXISTS) return ne > 0;
         if (ne == 0) return false;
         bool all = op_is_all(t->op);

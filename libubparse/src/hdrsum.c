@@ -10,7 +10,6 @@
  *           else "<NameA> va → <NameB> vb" (SCNA/DCNA)                                                        */
 #include "internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct { uint16_t id; const char *keys; } hdr_keys;
@@ -42,15 +41,29 @@ static const hdr_keys key_table[] = {
 
 typedef struct { char *b; size_t n, w; } sbuf;
 
-static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *s, const char *fmt, ...)
+/* append text (per-packet path of the Wireshark tree: no printf); truncates as snprintf would */
+static void put(sbuf *s, const char *t)
 {
     if (s->w >= s->n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(s->b + s->w, s->n - s->w, fmt, ap);
-    va_end(ap);
-    if (k > 0) s->w = s->w + (size_t)k < s->n ? s->w + (size_t)k : s->n - 1;
+    size_t len = strlen(t), room = s->n - s->w - 1;
+    memcpy(s->b + s->w, t, len < room ? len : room);
+    s->w = s->w + len < s->n ? s->w + len : s->n - 1;
+    s->b[s->w] = '\0';
+}
+
+/* "0x" hex / decimal digits of v into buf (at least 24 bytes) */
+static void u64_text(uint64_t v, bool hex, char *buf)
+{
+    char t[24];
+    size_t k = 0;
+    do {
+        t[k++] = hex ? "0123456789abcdef"[v & 15] : (char)('0' + v % 10);
+        v = hex ? v >> 4 : v / 10;
+    } while (v);
+    size_t o = 0;
+    if (hex) { buf[o++] = '0'; buf[o++] = 'x'; }
+    while (k) buf[o++] = t[--k];
+    buf[o] = '\0';
 }
 
 /* value text of row f of layer l ("0x301", "17", "10.0.0.1"); false if not in the layer */
@@ -58,10 +71,8 @@ static bool val_text(const ub_layer *l, const ub_field *f, char *buf, size_t n)
 {
     ub_val v;
     if (ub_field_value(l, f, &v) != 0) return false;
-    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && f->base == UB_BASE_HEX)
-        snprintf(buf, n, "0x%llx", (unsigned long long)v.u);
-    else if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL)
-        snprintf(buf, n, "%llu", (unsigned long long)v.u);
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && n >= 24)
+        u64_text(v.u, f->base == UB_BASE_HEX, buf);
     else
         ub_format_value(f, &v, false, buf, n);
     return true;
@@ -98,18 +109,29 @@ static void key_text(sbuf *s, const ub_layer *l, const char *tok, size_t len)
         while (k < la && k < lb && na[la - 1 - k] == nb[lb - 1 - k]) k++;
         const char *suf = na + la - k;
         while (*suf == ' ') suf++;
-        if (k >= 3 && la - k >= 3 && lb - k >= 3) put(s, ", %s %s→%s", suf, va, vb);
-        else put(s, ", %s %s → %s %s", na, va, nb, vb);
+        bool common = k >= 3 && la - k >= 3 && lb - k >= 3;
+        put(s, ", ");
+        put(s, common ? suf : na); /* ", TPN 0x101→0x202" / ", SCNA 0x1 → DCNA 0x2" */
+        put(s, " ");
+        put(s, va);
+        put(s, common ? "→" : " → ");
+        if (!common) { put(s, nb); put(s, " "); }
+        put(s, vb);
         return;
     }
     const ub_field *f = row(h, tok, len);
-    if (!f || !val_text(l, f, va, sizeof va)) return;
-    if (name_only) {
+    if (!f) return;
+    if (name_only) { /* the value's name, else "<Name> <value>" */
         ub_val v;
-        const char *nm = ub_field_value(l, f, &v) == 0 ? ub_vname_lookup(f->vals, v.u) : NULL;
-        if (nm) { put(s, ", %s", nm); return; }
+        if (ub_field_value(l, f, &v) != 0) return;
+        const char *nm = ub_vname_lookup(f->vals, v.u);
+        if (nm) { put(s, ", "); put(s, nm); return; }
     }
-    put(s, ", %s %s", fname(f), va);
+    if (!val_text(l, f, va, sizeof va)) return;
+    put(s, ", ");
+    put(s, fname(f));
+    put(s, " ");
+    put(s, va);
 }
 
 size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
@@ -118,7 +140,7 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
     if (!n) return 0;
     buf[0] = '\0';
     if (!l || !l->hdr) return 0;
-    put(&s, "%s", l->hdr->name ? l->hdr->name : l->hdr->key);
+    put(&s, l->hdr->name ? l->hdr->name : l->hdr->key);
     for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
         if (key_table[i].id != l->hdr->id) continue;
         const char *p = key_table[i].keys;

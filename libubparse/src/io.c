@@ -1,8 +1,10 @@
 /* Packet I/O for the live tools (include/ubparse/io.h): UDP and AF_PACKET endpoints with batched
- * system calls, kernel timestamps, bounded retries and accounting; capability dropping. Linux only. */
+ * system calls, kernel timestamps, bounded retries and accounting. Addresses, interface facts, UDP
+ * wrapping and capabilities are in io_sys.c. Linux only. */
 #define _GNU_SOURCE 1
 #include "ubparse/io.h"
 #include "ubparse/capfile.h"
+#include "io_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,7 +73,7 @@ struct ub_io {
 };
 
 /* ------------------------------------------------------------------ helpers */
-static void seterr(char *err, size_t n, const char *fmt, const char *a, int e)
+void uio_seterr(char *err, size_t n, const char *fmt, const char *a, int e)
 {
     if (!n) return;
     if (e) snprintf(err, n, fmt, a ? a : "", strerror(e));
@@ -227,163 +229,6 @@ ub_io_framing ub_io_framing_for_arphrd(int arphrd)
     return (ub_io_framing)0;
 }
 
-/* ------------------------------------------------------------------ addresses */
-static bool is_v4mapped(const struct sockaddr_in6 *s)
-{
-    return IN6_IS_ADDR_V4MAPPED(&s->sin6_addr);
-}
-
-/* AF_INET6 v4-mapped -> AF_INET (what callers see); other addresses unchanged */
-static void addr_norm(ub_io_addr *a)
-{
-    if (a->len && a->ss.ss_family == AF_INET6 && is_v4mapped((struct sockaddr_in6 *)&a->ss)) {
-        struct sockaddr_in6 s6 = *(struct sockaddr_in6 *)&a->ss;
-        struct sockaddr_in s4;
-        memset(&s4, 0, sizeof s4);
-        s4.sin_family = AF_INET;
-        s4.sin_port = s6.sin6_port;
-        memcpy(&s4.sin_addr, s6.sin6_addr.s6_addr + 12, 4);
-        memset(&a->ss, 0, sizeof a->ss);
-        memcpy(&a->ss, &s4, sizeof s4);
-        a->len = sizeof s4;
-    }
-}
-
-/* AF_INET -> v4-mapped AF_INET6 for a dual-stack socket */
-static void addr_to_family(const ub_io_addr *in, int family, struct sockaddr_storage *out, socklen_t *len)
-{
-    if (family == AF_INET6 && in->ss.ss_family == AF_INET) {
-        const struct sockaddr_in *s4 = (const struct sockaddr_in *)&in->ss;
-        struct sockaddr_in6 s6;
-        memset(&s6, 0, sizeof s6);
-        s6.sin6_family = AF_INET6;
-        s6.sin6_port = s4->sin_port;
-        s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
-        memcpy(s6.sin6_addr.s6_addr + 12, &s4->sin_addr, 4);
-        memset(out, 0, sizeof *out);
-        memcpy(out, &s6, sizeof s6);
-        *len = sizeof s6;
-    } else {
-        memcpy(out, &in->ss, sizeof *out);
-        *len = in->len;
-    }
-}
-
-uint16_t ub_io_addr_port(const ub_io_addr *a)
-{
-    if (!a->len) return 0;
-    if (a->ss.ss_family == AF_INET) return ntohs(((const struct sockaddr_in *)&a->ss)->sin_port);
-    if (a->ss.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)&a->ss)->sin6_port);
-    return 0;
-}
-
-size_t ub_io_addr_str(const ub_io_addr *a, char *buf, size_t n)
-{
-    char h[INET6_ADDRSTRLEN] = "?";
-    if (!n) return 0;
-    if (!a->len) return (size_t)snprintf(buf, n, "-");
-    if (a->ss.ss_family == AF_INET) {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)&a->ss)->sin_addr, h, sizeof h);
-        return (size_t)snprintf(buf, n, "%s:%u", h, ub_io_addr_port(a));
-    }
-    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&a->ss)->sin6_addr, h, sizeof h);
-    return (size_t)snprintf(buf, n, "[%s]:%u", h, ub_io_addr_port(a));
-}
-
-static bool parse_port(const char *s, uint16_t *port)
-{
-    if (!*s) return false;
-    unsigned long v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        v = v * 10 + (unsigned long)(*p - '0');
-        if (v > 65535) return false;
-    }
-    *port = (uint16_t)v;
-    return true;
-}
-
-static bool all_digits(const char *s)
-{
-    if (!*s) return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return false;
-    return true;
-}
-
-int ub_io_parse_addr(const char *text, uint16_t default_port, ub_io_addr *out, char *err, size_t errlen)
-{
-    char host[256];
-    uint16_t port = default_port;
-    const char *h = NULL;
-    memset(out, 0, sizeof *out);
-    if (!text || !*text || strlen(text) >= sizeof host) {
-        seterr(err, errlen, "bad address '%s'%s", text ? text : "", 0);
-        return -1;
-    }
-    if (text[0] == '[') { /* [v6] or [v6]:port */
-        const char *e = strchr(text, ']');
-        if (!e || (e[1] && e[1] != ':')) { seterr(err, errlen, "bad address '%s' (expected [IPV6]:PORT)%s", text, 0); return -1; }
-        memcpy(host, text + 1, (size_t)(e - text - 1));
-        host[e - text - 1] = '\0';
-        h = host;
-        if (e[1] == ':' && !parse_port(e + 2, &port)) { seterr(err, errlen, "bad port in '%s'%s", text, 0); return -1; }
-    } else if (all_digits(text)) { /* PORT */
-        if (!parse_port(text, &port)) { seterr(err, errlen, "bad port '%s'%s", text, 0); return -1; }
-    } else if (text[0] == ':' && all_digits(text + 1)) { /* :PORT */
-        if (!parse_port(text + 1, &port)) { seterr(err, errlen, "bad port in '%s'%s", text, 0); return -1; }
-    } else {
-        const char *c = strchr(text, ':');
-        if (c && strchr(c + 1, ':')) { /* bare IPv6 */
-            snprintf(host, sizeof host, "%s", text);
-        } else if (c) {
-            memcpy(host, text, (size_t)(c - text));
-            host[c - text] = '\0';
-            if (!parse_port(c + 1, &port)) { seterr(err, errlen, "bad port in '%s'%s", text, 0); return -1; }
-        } else {
-            snprintf(host, sizeof host, "%s", text);
-        }
-        h = host;
-    }
-    if (!h || !*h) { /* wildcard: dual-stack IPv6 any, the open call falls back to IPv4 */
-        struct sockaddr_in6 s6;
-        memset(&s6, 0, sizeof s6);
-        s6.sin6_family = AF_INET6;
-        s6.sin6_addr = in6addr_any;
-        s6.sin6_port = htons(port);
-        memcpy(&out->ss, &s6, sizeof s6);
-        out->len = sizeof s6;
-        return 0;
-    }
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_DGRAM;
-    hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
-    char ps[8];
-    snprintf(ps, sizeof ps, "%u", port);
-    int rc = getaddrinfo(h, ps, &hints, &res);
-    if (rc == EAI_ADDRFAMILY || rc == EAI_NONAME) { /* AI_ADDRCONFIG hides ::1/127.0.0.1 without interfaces */
-        hints.ai_flags = AI_NUMERICSERV;
-        rc = getaddrinfo(h, ps, &hints, &res);
-    }
-    if (rc != 0 || !res) {
-        if (errlen) snprintf(err, errlen, "cannot resolve '%s': %s", h, gai_strerror(rc));
-        return -1;
-    }
-    memcpy(&out->ss, res->ai_addr, res->ai_addrlen);
-    out->len = (socklen_t)res->ai_addrlen;
-    freeaddrinfo(res);
-    addr_norm(out);
-    return 0;
-}
-
-static bool addr_is_any(const ub_io_addr *a)
-{
-    if (a->ss.ss_family == AF_INET) return ((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr == htonl(INADDR_ANY);
-    return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)&a->ss)->sin6_addr);
-}
-
 /* ------------------------------------------------------------------ allocation */
 static int alloc_buffers(ub_io *io)
 {
@@ -441,18 +286,18 @@ ub_io *ub_io_open_udp(const ub_io_cfg *cfg, const char *remote, const char *loca
 {
     if (errlen) err[0] = '\0';
     if ((!remote || !*remote) && (!local || !*local)) {
-        seterr(err, errlen, "UDP endpoint needs a destination HOST[:PORT] or a local [ADDR:]PORT%s%s", "", 0);
+        uio_seterr(err, errlen, "UDP endpoint needs a destination HOST[:PORT] or a local [ADDR:]PORT%s%s", "", 0);
         return NULL;
     }
     ub_io *io = io_new(cfg, UB_IO_UDP);
-    if (!io) { seterr(err, errlen, "out of memory%s%s", "", 0); return NULL; }
+    if (!io) { uio_seterr(err, errlen, "out of memory%s%s", "", 0); return NULL; }
     io->framing = UB_IO_FRAME_TPH;
     ub_io_addr la;
     bool have_local = false;
     memset(&la, 0, sizeof la);
     if (remote && *remote) {
         if (ub_io_parse_addr(remote, UB_UDP_PORT, &io->remote, err, errlen) < 0) goto fail;
-        if (addr_is_any(&io->remote)) { seterr(err, errlen, "destination '%s' has no host%s", remote, 0); goto fail; }
+        if (uio_addr_is_any(&io->remote)) { uio_seterr(err, errlen, "destination '%s' has no host%s", remote, 0); goto fail; }
     }
     if (local && *local) {
         if (ub_io_parse_addr(local, 0, &la, err, errlen) < 0) goto fail;
@@ -460,11 +305,11 @@ ub_io *ub_io_open_udp(const ub_io_cfg *cfg, const char *remote, const char *loca
     }
     /* family: the remote's; a wildcard local follows it; no remote: the local's (dual-stack) */
     int fam = io->remote.len ? io->remote.ss.ss_family : la.ss.ss_family;
-    if (have_local && !addr_is_any(&la) && io->remote.len && la.ss.ss_family != fam) {
-        seterr(err, errlen, "local address '%s' and the destination are of different IP versions%s", local, 0);
+    if (have_local && !uio_addr_is_any(&la) && io->remote.len && la.ss.ss_family != fam) {
+        uio_seterr(err, errlen, "local address '%s' and the destination are of different IP versions%s", local, 0);
         goto fail;
     }
-    if (have_local && addr_is_any(&la) && la.ss.ss_family != fam) { /* wildcard of the remote's family */
+    if (have_local && uio_addr_is_any(&la) && la.ss.ss_family != fam) { /* wildcard of the remote's family */
         uint16_t p = ub_io_addr_port(&la);
         memset(&la, 0, sizeof la);
         if (fam == AF_INET) {
@@ -478,7 +323,7 @@ ub_io *ub_io_open_udp(const ub_io_cfg *cfg, const char *remote, const char *loca
         }
     }
     io->fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (io->fd < 0 && fam == AF_INET6 && !io->remote.len && addr_is_any(&la)) { /* no IPv6: IPv4 wildcard */
+    if (io->fd < 0 && fam == AF_INET6 && !io->remote.len && uio_addr_is_any(&la)) { /* no IPv6: IPv4 wildcard */
         fam = AF_INET;
         struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(ub_io_addr_port(&la)) };
         memset(&la.ss, 0, sizeof la.ss);
@@ -486,7 +331,7 @@ ub_io *ub_io_open_udp(const ub_io_cfg *cfg, const char *remote, const char *loca
         la.len = sizeof s4;
         io->fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     }
-    if (io->fd < 0) { seterr(err, errlen, "UDP socket: %s%s", "", errno); goto fail; }
+    if (io->fd < 0) { uio_seterr(err, errlen, "UDP socket: %s%s", "", errno); goto fail; }
     io->family = fam;
     int on = 1, off = 0;
     if (fam == AF_INET6) (void)setsockopt(io->fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
@@ -509,26 +354,26 @@ ub_io *ub_io_open_udp(const ub_io_cfg *cfg, const char *remote, const char *loca
     {
         struct sockaddr_storage ss;
         socklen_t sl;
-        addr_to_family(&la, fam, &ss, &sl);
+        uio_addr_to_family(&la, fam, &ss, &sl);
         if (bind(io->fd, (struct sockaddr *)&ss, sl) < 0) {
             char a[80];
             ub_io_addr_str(&la, a, sizeof a);
-            seterr(err, errlen, "bind %s: %s", a, errno);
+            uio_seterr(err, errlen, "bind %s: %s", a, errno);
             goto fail;
         }
     }
     if (io->cfg.udp_connect && io->remote.len) {
         struct sockaddr_storage ss;
         socklen_t sl;
-        addr_to_family(&io->remote, fam, &ss, &sl);
-        if (connect(io->fd, (struct sockaddr *)&ss, sl) < 0) { seterr(err, errlen, "connect: %s%s", "", errno); goto fail; }
+        uio_addr_to_family(&io->remote, fam, &ss, &sl);
+        if (connect(io->fd, (struct sockaddr *)&ss, sl) < 0) { uio_seterr(err, errlen, "connect: %s%s", "", errno); goto fail; }
         io->connected = true;
     }
     io->local.len = sizeof io->local.ss;
     if (getsockname(io->fd, (struct sockaddr *)&io->local.ss, &io->local.len) < 0) io->local.len = 0;
-    addr_norm(&io->local);
+    uio_addr_norm(&io->local);
     io->mtu = fam == AF_INET ? 65507 : 65527;
-    if (alloc_buffers(io) < 0) { seterr(err, errlen, "out of memory%s%s", "", 0); goto fail; }
+    if (alloc_buffers(io) < 0) { uio_seterr(err, errlen, "out of memory%s%s", "", 0); goto fail; }
     return io;
 fail:
     ub_io_close(io);
@@ -542,106 +387,7 @@ int ub_io_local_addr(const ub_io *io, ub_io_addr *out)
     return 0;
 }
 
-/* ------------------------------------------------------------------ interfaces */
-static int read_sys(const char *ifname, const char *file, char *buf, size_t n)
-{
-    char path[256];
-    if (strchr(ifname, '/') || !strcmp(ifname, ".") || !strcmp(ifname, "..")) return -1;
-    snprintf(path, sizeof path, "/sys/class/net/%s/%s", ifname, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t r = read(fd, buf, n - 1);
-    close(fd);
-    if (r < 0) return -1;
-    buf[r] = '\0';
-    while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' ')) buf[--r] = '\0';
-    return (int)r;
-}
-
-int ub_io_if_arphrd(const char *ifname)
-{
-    if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ) return -1;
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
-    int r = ioctl(fd, SIOCGIFHWADDR, &ifr) == 0 ? ifr.ifr_hwaddr.sa_family : -1;
-    close(fd);
-    return r;
-}
-
-static bool sys_exists(const char *ifname, const char *file)
-{
-    char path[256];
-    struct stat sb;
-    snprintf(path, sizeof path, "/sys/class/net/%s%s%s", ifname, *file ? "/" : "", file);
-    return stat(path, &sb) == 0;
-}
-
-/* ethtool driver name and bus (netns-aware, unlike a /sys mounted for another namespace) */
-static bool driver_info(const char *ifname, char *drv, size_t n, char *bus, size_t bn)
-{
-    drv[0] = bus[0] = '\0';
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return false;
-    struct ethtool_drvinfo di;
-    struct ifreq ifr;
-    memset(&di, 0, sizeof di);
-    memset(&ifr, 0, sizeof ifr);
-    di.cmd = ETHTOOL_GDRVINFO;
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
-    ifr.ifr_data = (void *)&di;
-    bool ok = ioctl(fd, SIOCETHTOOL, &ifr) == 0;
-    close(fd);
-    if (ok) {
-        snprintf(drv, n, "%.31s", di.driver);
-        snprintf(bus, bn, "%.31s", di.bus_info);
-    }
-    return ok;
-}
-
-int ub_io_if_is_physical(const char *ifname, char *kind, size_t kindlen)
-{
-    if (kindlen) kind[0] = '\0';
-    if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ || strchr(ifname, '/')) return -1;
-    unsigned idx = if_nametoindex(ifname); /* this network namespace */
-    if (!idx) return -1;
-    int type = ub_io_if_arphrd(ifname);
-    if (type == ARPHRD_LOOPBACK) {
-        if (kindlen) snprintf(kind, kindlen, "loopback");
-        return 0;
-    }
-    char drv[32], bus[32];
-    driver_info(ifname, drv, sizeof drv, bus, sizeof bus);
-    /* Only drivers whose frames cannot leave the host count as virtual: a bridge, bond, VLAN,
-     * macvlan/ipvlan or tunnel may carry them to a wire, so those need --allow-physical too. */
-    static const char *const virt[] = { "veth", "dummy", "tun", "nlmon", "ifb" };
-    for (size_t i = 0; i < sizeof virt / sizeof virt[0]; i++)
-        if (!strcmp(drv, virt[i])) {
-            if (kindlen) snprintf(kind, kindlen, "%s%s", drv, !strcmp(drv, "tun") && !strcmp(bus, "tap") ? " (tap)" : "");
-            return 0;
-        }
-    if (kindlen) {
-        /* describe it; /sys/class/net is trusted only when it shows this namespace's interface */
-        char b[32], sub[64] = "";
-        if (read_sys(ifname, "ifindex", b, sizeof b) > 0 && (unsigned)atoi(b) == idx && sys_exists(ifname, "device")) {
-            char path[256], link[256] = "";
-            snprintf(path, sizeof path, "/sys/class/net/%s/device/subsystem", ifname);
-            ssize_t r = readlink(path, link, sizeof link - 1);
-            if (r > 0) link[r] = '\0';
-            const char *sl = strrchr(link, '/');
-            snprintf(sub, sizeof sub, "%s", sl ? sl + 1 : "device");
-        }
-        if (drv[0] || sub[0] || bus[0])
-            snprintf(kind, kindlen, "physical or wire-reaching (%s%s%s%s%s)", drv[0] ? "driver " : "", drv,
-                     sub[0] ? (drv[0] ? ", " : "") : "", sub, bus[0] && !sub[0] ? bus : "");
-        else
-            snprintf(kind, kindlen, "physical or unknown (ARPHRD %d)", type);
-    }
-    return 1;
-}
-
+/* ------------------------------------------------------------------ AF_PACKET endpoint */
 static int ring_setup(ub_io *io)
 {
     int v = TPACKET_V2;
@@ -669,36 +415,36 @@ static int ring_setup(ub_io *io)
 ub_io *ub_io_open_if(const ub_io_cfg *cfg, const char *ifname, char *err, size_t errlen)
 {
     if (errlen) err[0] = '\0';
-    if (!ifname || !*ifname) { seterr(err, errlen, "no interface named (there is no default interface)%s%s", "", 0); return NULL; }
-    if (strlen(ifname) >= IFNAMSIZ) { seterr(err, errlen, "interface name '%s' too long%s", ifname, 0); return NULL; }
+    if (!ifname || !*ifname) { uio_seterr(err, errlen, "no interface named (there is no default interface)%s%s", "", 0); return NULL; }
+    if (strlen(ifname) >= IFNAMSIZ) { uio_seterr(err, errlen, "interface name '%s' too long%s", ifname, 0); return NULL; }
     ub_io *io = io_new(cfg, UB_IO_PACKET);
-    if (!io) { seterr(err, errlen, "out of memory%s%s", "", 0); return NULL; }
+    if (!io) { uio_seterr(err, errlen, "out of memory%s%s", "", 0); return NULL; }
     io->ifindex = if_nametoindex(ifname);
-    if (!io->ifindex) { seterr(err, errlen, "no interface '%s'%s", ifname, 0); goto fail; }
+    if (!io->ifindex) { uio_seterr(err, errlen, "no interface '%s'%s", ifname, 0); goto fail; }
     int proto = io->cfg.rx ? htons(ETH_P_ALL) : 0;
     io->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, proto);
     if (io->fd < 0) {
         int e = errno;
-        if (e == EPERM || e == EACCES) seterr(err, errlen, "AF_PACKET socket on '%s': %s (needs CAP_NET_RAW)", ifname, e);
-        else seterr(err, errlen, "AF_PACKET socket on '%s': %s", ifname, e);
+        if (e == EPERM || e == EACCES) uio_seterr(err, errlen, "AF_PACKET socket on '%s': %s (needs CAP_NET_RAW)", ifname, e);
+        else uio_seterr(err, errlen, "AF_PACKET socket on '%s': %s", ifname, e);
         goto fail;
     }
     struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
-    if (ioctl(io->fd, SIOCGIFHWADDR, &ifr) < 0) { seterr(err, errlen, "%s: SIOCGIFHWADDR: %s", ifname, errno); goto fail; }
+    if (ioctl(io->fd, SIOCGIFHWADDR, &ifr) < 0) { uio_seterr(err, errlen, "%s: SIOCGIFHWADDR: %s", ifname, errno); goto fail; }
     io->arphrd = ifr.ifr_hwaddr.sa_family;
-    if (ioctl(io->fd, SIOCGIFMTU, &ifr) < 0) { seterr(err, errlen, "%s: SIOCGIFMTU: %s", ifname, errno); goto fail; }
+    if (ioctl(io->fd, SIOCGIFMTU, &ifr) < 0) { uio_seterr(err, errlen, "%s: SIOCGIFMTU: %s", ifname, errno); goto fail; }
     io->mtu = (unsigned)ifr.ifr_mtu;
-    if (ioctl(io->fd, SIOCGIFFLAGS, &ifr) < 0) { seterr(err, errlen, "%s: SIOCGIFFLAGS: %s", ifname, errno); goto fail; }
-    if (!(ifr.ifr_flags & IFF_UP)) { seterr(err, errlen, "interface '%s' is down%s", ifname, 0); goto fail; }
+    if (ioctl(io->fd, SIOCGIFFLAGS, &ifr) < 0) { uio_seterr(err, errlen, "%s: SIOCGIFFLAGS: %s", ifname, errno); goto fail; }
+    if (!(ifr.ifr_flags & IFF_UP)) { uio_seterr(err, errlen, "interface '%s' is down%s", ifname, 0); goto fail; }
     if (io->cfg.raw) io->framing = UB_IO_FRAME_RAW;
     else {
         io->framing = ub_io_framing_for_arphrd(io->arphrd);
         if (!io->framing) {
             char m[64];
             snprintf(m, sizeof m, "%s (ARPHRD %d)", ifname, io->arphrd);
-            seterr(err, errlen, "interface %s is neither Ethernet nor a UB link: use raw framing%s", m, 0);
+            uio_seterr(err, errlen, "interface %s is neither Ethernet nor a UB link: use raw framing%s", m, 0);
             goto fail;
         }
     }
@@ -710,7 +456,7 @@ ub_io *ub_io_open_if(const ub_io_cfg *cfg, const char *ifname, char *err, size_t
     sll.sll_family = AF_PACKET;
     sll.sll_protocol = (unsigned short)proto;
     sll.sll_ifindex = (int)io->ifindex;
-    if (bind(io->fd, (struct sockaddr *)&sll, sizeof sll) < 0) { seterr(err, errlen, "bind to '%s': %s", ifname, errno); goto fail; }
+    if (bind(io->fd, (struct sockaddr *)&sll, sizeof sll) < 0) { uio_seterr(err, errlen, "bind to '%s': %s", ifname, errno); goto fail; }
     int on = 1;
     if (io->cfg.rx) {
         (void)setsockopt(io->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
@@ -724,19 +470,19 @@ ub_io *ub_io_open_if(const ub_io_cfg *cfg, const char *ifname, char *err, size_t
             mr.mr_ifindex = (int)io->ifindex;
             mr.mr_type = PACKET_MR_PROMISC;
             if (setsockopt(io->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) < 0) {
-                seterr(err, errlen, "promiscuous mode on '%s': %s", ifname, errno);
+                uio_seterr(err, errlen, "promiscuous mode on '%s': %s", ifname, errno);
                 goto fail;
             }
         }
     }
     if (io->cfg.qdisc_bypass && setsockopt(io->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &on, sizeof on) < 0) {
-        seterr(err, errlen, "PACKET_QDISC_BYPASS on '%s': %s", ifname, errno);
+        uio_seterr(err, errlen, "PACKET_QDISC_BYPASS on '%s': %s", ifname, errno);
         goto fail;
     }
     set_bufs(io->fd, &io->cfg);
     io->txmode = io->cfg.txmode == UB_IO_TX_RING ? UB_IO_TX_RING : UB_IO_TX_SENDMMSG;
     if (io->cfg.tx && io->txmode == UB_IO_TX_RING && ring_setup(io) < 0) io->txmode = UB_IO_TX_SENDMMSG;
-    if (alloc_buffers(io) < 0) { seterr(err, errlen, "out of memory%s%s", "", 0); goto fail; }
+    if (alloc_buffers(io) < 0) { uio_seterr(err, errlen, "out of memory%s%s", "", 0); goto fail; }
     return io;
 fail:
     ub_io_close(io);
@@ -785,11 +531,11 @@ static int fill_msg(ub_io *io, unsigned j, ub_io_tx *p)
         if (!io->connected) {
             if (!to || !to->len) return EDESTADDRREQ;
             socklen_t sl;
-            addr_to_family(to, io->family, &io->txname[j], &sl);
+            uio_addr_to_family(to, io->family, &io->txname[j], &sl);
             m->msg_name = &io->txname[j];
             m->msg_namelen = sl;
         }
-        if (p->from && p->from->len && !addr_is_any(p->from)) {
+        if (p->from && p->from->len && !uio_addr_is_any(p->from)) {
             uint8_t *c = io->txctl + (size_t)j * CTL_SPACE;
             memset(c, 0, CTL_SPACE);
             m->msg_control = c;
@@ -1107,7 +853,7 @@ int ub_io_recv(ub_io *io, ub_io_rx *out, unsigned max, int timeout_ms)
                 s6.sin6_port = htons(ub_io_addr_port(&io->local));
                 memcpy(&p->to.ss, &s6, sizeof s6);
                 p->to.len = sizeof s6;
-                addr_norm(&p->to);
+                uio_addr_norm(&p->to);
             }
         }
         if (!have_ts) {
@@ -1138,7 +884,7 @@ int ub_io_recv(ub_io *io, ub_io_rx *out, unsigned max, int timeout_ms)
         } else {
             p->from.len = m->msg_namelen;
             memcpy(&p->from.ss, &io->rxname[j], sizeof p->from.ss);
-            addr_norm(&p->from);
+            uio_addr_norm(&p->from);
             if (!p->to.len) p->to = io->local;
         }
         p->data = d;
@@ -1214,59 +960,6 @@ void ub_io_close(ub_io *io)
 }
 
 /* ------------------------------------------------------------------ recording */
-static uint16_t csum16(const uint8_t *p, size_t n)
-{
-    uint32_t s = 0;
-    for (size_t i = 0; i + 1 < n; i += 2) s += (uint32_t)(p[i] << 8 | p[i + 1]);
-    if (n & 1) s += (uint32_t)p[n - 1] << 8;
-    while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
-    return (uint16_t)~s;
-}
-
-long ub_io_wrap_udp(const ub_io_addr *src0, const ub_io_addr *dst0, const uint8_t *payload, uint32_t len,
-                    uint8_t *out, size_t cap)
-{
-    ub_io_addr src = *src0, dst = *dst0;
-    addr_norm(&src);
-    addr_norm(&dst);
-    if (!src.len || !dst.len || src.ss.ss_family != dst.ss.ss_family) return -1;
-    bool v4 = src.ss.ss_family == AF_INET;
-    uint32_t ipl = v4 ? 20 : 40, total = ipl + 8 + len;
-    if (total > cap || len > 65535 - 8 - (v4 ? 20 : 0)) return -1;
-    memset(out, 0, ipl + 8);
-    if (v4) {
-        out[0] = 0x45;
-        out[2] = (uint8_t)(total >> 8);
-        out[3] = (uint8_t)total;
-        out[6] = 0x40; /* DF (Table 5-4) */
-        out[8] = 64;
-        out[9] = 17;
-        memcpy(out + 12, &((const struct sockaddr_in *)&src.ss)->sin_addr, 4);
-        memcpy(out + 16, &((const struct sockaddr_in *)&dst.ss)->sin_addr, 4);
-        uint16_t c = csum16(out, 20);
-        out[10] = (uint8_t)(c >> 8);
-        out[11] = (uint8_t)c;
-    } else {
-        out[0] = 0x60;
-        out[4] = (uint8_t)((len + 8) >> 8);
-        out[5] = (uint8_t)(len + 8);
-        out[6] = 17;
-        out[7] = 64;
-        memcpy(out + 8, &((const struct sockaddr_in6 *)&src.ss)->sin6_addr, 16);
-        memcpy(out + 24, &((const struct sockaddr_in6 *)&dst.ss)->sin6_addr, 16);
-    }
-    uint8_t *u = out + ipl;
-    uint16_t sp = ub_io_addr_port(&src), dp = ub_io_addr_port(&dst);
-    u[0] = (uint8_t)(sp >> 8);
-    u[1] = (uint8_t)sp;
-    u[2] = (uint8_t)(dp >> 8);
-    u[3] = (uint8_t)dp;
-    u[4] = (uint8_t)((len + 8) >> 8);
-    u[5] = (uint8_t)(len + 8);
-    if (len) memcpy(u + 8, payload, len);
-    return (long)total;
-}
-
 long ub_io_record(const ub_io *io, const uint8_t *data, uint32_t len, uint8_t dir, const ub_io_addr *src,
                   const ub_io_addr *dst, uint8_t *out, size_t cap)
 {
@@ -1279,13 +972,13 @@ long ub_io_record(const ub_io *io, const uint8_t *data, uint32_t len, uint8_t di
         if (dst && dst->len) d = *dst;
         if (!s.len) s = io->local;
         if (!d.len) d = io->remote.len ? io->remote : io->local;
-        addr_norm(&s);
-        addr_norm(&d);
+        uio_addr_norm(&s);
+        uio_addr_norm(&d);
         /* the UB port as destination, whatever port the socket used: every record decodes as UB */
         if (d.ss.ss_family == AF_INET) ((struct sockaddr_in *)&d.ss)->sin_port = htons(UB_UDP_PORT);
         else if (d.ss.ss_family == AF_INET6) ((struct sockaddr_in6 *)&d.ss)->sin6_port = htons(UB_UDP_PORT);
         if (s.len && d.len && s.ss.ss_family != d.ss.ss_family) { /* a wildcard of the other family */
-            if (addr_is_any(&s)) {
+            if (uio_addr_is_any(&s)) {
                 memset(&s.ss, 0, sizeof s.ss);
                 s.ss.ss_family = d.ss.ss_family;
                 s.len = d.len;
@@ -1315,65 +1008,4 @@ long ub_io_record(const ub_io *io, const uint8_t *data, uint32_t len, uint8_t di
         memcpy(out, data, len);
         return (long)len;
     }
-}
-
-/* ------------------------------------------------------------------ capabilities */
-static int capget2(struct __user_cap_data_struct d[2])
-{
-    struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-    return (int)syscall(SYS_capget, &h, d);
-}
-
-int ub_io_have_cap(unsigned cap)
-{
-    struct __user_cap_data_struct d[2];
-    if (cap > 63 || capget2(d) < 0) return -1;
-    return (d[cap / 32].effective >> (cap % 32)) & 1;
-}
-
-int ub_io_cap_permitted(unsigned cap)
-{
-    struct __user_cap_data_struct d[2];
-    if (cap > 63 || capget2(d) < 0) return -1;
-    return (d[cap / 32].permitted >> (cap % 32)) & 1;
-}
-
-int ub_io_drop_caps(uint64_t mask, char *err, size_t errlen)
-{
-    if (errlen) err[0] = '\0';
-    /* bounding set first (needs CAP_SETPCAP, which the capset below may remove) */
-    for (unsigned c = 0; c < 64; c++) {
-        if (!((mask >> c) & 1)) continue;
-        int in = prctl(PR_CAPBSET_READ, (unsigned long)c, 0UL, 0UL, 0UL);
-        if (in < 0) break; /* beyond CAP_LAST_CAP */
-        if (in == 1) (void)prctl(PR_CAPBSET_DROP, (unsigned long)c, 0UL, 0UL, 0UL);
-        (void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, (unsigned long)c, 0UL, 0UL);
-    }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) < 0) {
-        seterr(err, errlen, "PR_SET_NO_NEW_PRIVS: %s%s", "", errno);
-        return -1;
-    }
-    struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-    struct __user_cap_data_struct d[2];
-    if (syscall(SYS_capget, &h, d) < 0) { seterr(err, errlen, "capget: %s%s", "", errno); return -1; }
-    for (int w = 0; w < 2; w++) {
-        uint32_t m = (uint32_t)(mask >> (32 * w));
-        d[w].effective &= ~m;
-        d[w].permitted &= ~m;
-        d[w].inheritable &= ~m;
-    }
-    h.version = _LINUX_CAPABILITY_VERSION_3;
-    h.pid = 0;
-    if (syscall(SYS_capset, &h, d) < 0) { seterr(err, errlen, "capset: %s%s", "", errno); return -1; }
-    /* verify */
-    struct __user_cap_data_struct v[2];
-    if (capget2(v) < 0) { seterr(err, errlen, "capget: %s%s", "", errno); return -1; }
-    for (int w = 0; w < 2; w++) {
-        uint32_t m = (uint32_t)(mask >> (32 * w));
-        if ((v[w].effective | v[w].permitted) & m) {
-            seterr(err, errlen, "capabilities still present after capset%s%s", "", 0);
-            return -1;
-        }
-    }
-    return 0;
 }

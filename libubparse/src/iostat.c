@@ -57,7 +57,7 @@ ub_iostat *ub_iostat_new(const char *spec, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    if (s->ndec < 3) s->ndec = 3;
+    if (s->ndec > 6) s->ndec = 6; /* tshark counts in µs */
     /* columns: FILTER,FILTER... (a filter may not contain a comma, as in tshark) */
     while (c) {
         p = c + 1;
@@ -134,67 +134,184 @@ void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk)
     if (!s->oom && row + 1 > s->nrows) s->nrows = row + 1;
 }
 
-static void line(FILE *o, char ch, int w)
+/* ---- the table in the layout of tshark 4.0's ui/cli/tap-iostat.c (relative times) ---- */
+
+static unsigned magnitude(uint64_t v, unsigned max_w)
 {
-    for (int i = 0; i < w; i++) fputc(ch, o);
-    fputc('\n', o);
+    unsigned m = 0;
+    for (unsigned i = 0; i < max_w; i++) {
+        m++;
+        if ((v /= 10) == 0) break;
+    }
+    return m;
 }
 
-static void tsec(char *b, size_t n, uint64_t ns, unsigned dec)
+static void rep(FILE *o, char ch, int n)
 {
-    uint64_t div = 1;
-    for (unsigned q = dec; q < 9; q++) div *= 10;
-    uint64_t v = (ns + div / 2) / div, p = 1;
-    for (unsigned q = 0; q < dec; q++) p *= 10;
-    snprintf(b, n, "%llu.%0*llu", (unsigned long long)(v / p), (int)dec, (unsigned long long)(v % p));
+    for (int i = 0; i < n; i++) fputc(ch, o);
+}
+
+/* "| text" padded with spaces to w - 1, then "|" */
+static void boxed(FILE *o, int w, const char *text)
+{
+    int n = (int)strlen(text);
+    fputs(text, o);
+    rep(o, ' ', w - 1 - n);
+    fputs("|\n", o);
+}
+
+/* printcenter(): the label centred in a column of lenval characters */
+static void center(FILE *o, const char *label, int lenval)
+{
+    static const char sp[] = "      ";
+    int lenlab = (int)strlen(label), len = 6 - ((lenval - lenlab) / 2 + 1);
+    if (len > 0 && len < 6) {
+        const char *s = &sp[len];
+        fprintf(o, "%s%s%s|", (lenval - lenlab) % 2 == 0 ? s : s - 1, label, s);
+    } else if (len > 0 && len <= 15) {
+        fprintf(o, "%s|", label);
+    }
 }
 
 void ub_iostat_print(const ub_iostat *s, FILE *o)
 {
     if (!s) return;
-    uint64_t ival = s->ival_ns ? s->ival_ns : s->last_rel;
-    char dur[40], iv[40];
-    tsec(dur, sizeof dur, s->last_rel, s->ndec);
-    tsec(iv, sizeof iv, ival, s->ndec);
-    int lw = 2 * (int)strlen(dur) + 4; /* "a <> b" */
-    int w = 1 + (lw + 3) + (int)s->ncol * 17;
-    if (w < 40) w = 40;
-    fputc('\n', o);
-    line(o, '=', w);
-    fprintf(o, "| IO Statistics\n|\n| Duration: %s secs\n| Interval: %s secs\n|\n", dur, iv);
-    for (unsigned i = 0; i < s->ncol; i++)
-        fprintf(o, "| %s %u: %s\n", i ? "   " : "Col", i + 1, s->col[i].text ? s->col[i].text : "Frames and bytes");
-    line(o, '-', w);
-    fprintf(o, "| %-*s |", lw, "");
-    for (unsigned i = 0; i < s->ncol; i++) fprintf(o, "%-16u|", i + 1);
-    fprintf(o, "\n| %-*s |", lw, "Interval");
-    for (unsigned i = 0; i < s->ncol; i++) fprintf(o, " Frames | Bytes |");
-    fputc('\n', o);
-    line(o, '-', w);
-    /* as tshark: ceil(duration / interval) rows, so a frame exactly at the end of the last interval
-     * (duration a multiple of the interval) is not shown */
-    size_t nr = 0;
-    if (s->any) {
-        nr = 1;
-        if (s->ival_ns) {
-            uint64_t q = s->last_rel / s->ival_ns + (s->last_rel % s->ival_ns ? 1 : 0);
-            nr = q ? (size_t)q : 1;
-        }
+    /* times in µs, as tshark's */
+    uint64_t duration = s->last_rel / 1000000000u * 1000000u + (s->last_rel % 1000000000u + 500) / 1000;
+    uint64_t ival = s->ival_ns ? s->ival_ns / 1000 : UINT64_MAX;
+    bool whole = ival > duration || ival == UINT64_MAX;
+    uint64_t interval = whole ? duration : ival;
+    unsigned dur_mag = magnitude(duration / 1000000, 5), invl_mag = magnitude(interval / 1000000, 5), prec;
+    int borderlen;
+    if (whole) {
+        prec = dur_mag >= 2 ? 1 : dur_mag == 1 ? 3 : 6;
+        borderlen = 30 + (int)dur_mag + (prec == 0 ? 0 : (int)prec + 1);
+    } else {
+        prec = s->ndec;
+        borderlen = 25 + (int)(invl_mag > dur_mag ? invl_mag : dur_mag) + (prec == 0 ? 0 : (int)prec + 1);
     }
-    for (size_t r = 0; r < nr; r++) {
-        char a[40], b[40], lab[90];
-        uint64_t st = s->ival_ns ? r * s->ival_ns : 0, en = s->ival_ns ? st + s->ival_ns : s->last_rel;
-        if (en > s->last_rel && r + 1 == nr) en = s->last_rel > st ? s->last_rel : en;
-        tsec(a, sizeof a, st, s->ndec);
-        tsec(b, sizeof b, en, s->ndec);
-        snprintf(lab, sizeof lab, "%s <> %s", a, b);
-        fprintf(o, "| %-*s |", lw, lab);
+    uint64_t dv = 1000000;
+    for (unsigned i = 0; i < prec; i++) dv /= 10;
+    if (duration % dv > 5 * (dv / 10)) { /* the duration rounded to the precision */
+        duration = (duration + 5 * (dv / 10)) / dv * dv;
+        dur_mag = magnitude(duration / 1000000, 5);
+    }
+    if (whole) interval = duration;
+    int invl_col_w = prec == 0 ? 2 * (int)dur_mag + 8 : 2 * (int)dur_mag + 2 * (int)prec + 10;
+    if (invl_col_w < 12) invl_col_w = 12;
+    size_t nr = interval == 0 || duration == 0 ? 0 : (size_t)(duration / interval + (duration % interval ? 1 : 0));
+    if (!s->any) nr = 0;
+    int fr_w[IO_MAXCOL], val_w[IO_MAXCOL], tabrow_w = invl_col_w;
+    for (unsigned i = 0; i < s->ncol; i++) {
+        uint64_t mf = 0, mb = 0;
+        for (size_t r = 0; r < nr && r < s->caprows; r++) {
+            if (s->col[i].frames[r] > mf) mf = s->col[i].frames[r];
+            if (s->col[i].bytes[r] > mb) mb = s->col[i].bytes[r];
+        }
+        fr_w[i] = (int)magnitude(mf, 15);
+        if (fr_w[i] < 6) fr_w[i] = 6;
+        val_w[i] = (int)magnitude(mb, 15);
+        if (val_w[i] < 5) val_w[i] = 5;
+        tabrow_w += fr_w[i] + 3 + val_w[i] + 3;
+    }
+    if (tabrow_w > borderlen) borderlen = tabrow_w;
+    int maxfltr = 0;
+    for (unsigned i = 0; i < s->ncol; i++) {
+        int k = s->col[i].text ? (int)strlen(s->col[i].text) + 11 : 26;
+        if (k > maxfltr) maxfltr = k;
+    }
+    if (maxfltr > borderlen && borderlen < 102) borderlen = maxfltr < 102 ? maxfltr : 102;
+    if (borderlen - tabrow_w == 1) borderlen++; /* no double right border */
+
+    char b[256];
+    fputc('\n', o);
+    rep(o, '=', borderlen);
+    fputc('\n', o);
+    boxed(o, borderlen, "| IO Statistics");
+    boxed(o, borderlen, "|");
+    uint64_t du = duration, iv = interval; /* shown truncated to the precision */
+    if (prec) {
+        snprintf(b, sizeof b, "| Duration: %*llu.%0*llu secs", (int)dur_mag, (unsigned long long)(du / 1000000), (int)prec,
+                 (unsigned long long)(du % 1000000 / dv));
+        boxed(o, borderlen, b);
+        snprintf(b, sizeof b, "| Interval: %*llu.%0*llu secs", (int)dur_mag, (unsigned long long)(iv / 1000000), (int)prec,
+                 (unsigned long long)(iv % 1000000 / dv));
+    } else {
+        snprintf(b, sizeof b, "| Duration: %*llu.%06llu secs", (int)dur_mag, (unsigned long long)(du / 1000000),
+                 (unsigned long long)(du % 1000000));
+        boxed(o, borderlen, b);
+        snprintf(b, sizeof b, "| Interval: %*llu secs", (int)dur_mag, (unsigned long long)(iv / 1000000));
+    }
+    boxed(o, borderlen, b);
+    boxed(o, borderlen, "|");
+    for (unsigned i = 0; i < s->ncol; i++) {
+        const char *f = s->col[i].text ? s->col[i].text : "Frames and bytes";
+        int lf = (int)strlen(f), max_w = borderlen - 11;
+        snprintf(b, sizeof b, i ? "|    %2u: " : "| Col%2u: ", i + 1);
+        while (lf > max_w && max_w > 0) { /* wrapped at the last space before the border */
+            int cut = max_w;
+            for (int k = max_w - 1; k > 0; k--)
+                if (f[k] == ' ') { cut = k; break; }
+            fprintf(o, "%s%.*s", b, cut, f);
+            rep(o, ' ', borderlen - 1 - (int)strlen(b) - cut);
+            fputs("|\n", o);
+            f += cut < max_w || f[cut] == ' ' ? cut + (f[cut] == ' ') : cut;
+            lf = (int)strlen(f);
+            snprintf(b, sizeof b, "|         ");
+        }
+        fprintf(o, "%s%s", b, f);
+        rep(o, ' ', borderlen - 1 - (int)strlen(b) - lf);
+        fputs("|\n", o);
+    }
+    fputs("|-", o);
+    rep(o, '-', borderlen - 3);
+    fputs("|\n", o);
+    /* column numbers, labels */
+    fputc('|', o);
+    rep(o, ' ', invl_col_w - 2);
+    fputc('|', o);
+    for (unsigned i = 0; i < s->ncol; i++) {
+        fprintf(o, "%-2u", i + 1);
+        rep(o, ' ', fr_w[i] + val_w[i] + 3);
+        fputc('|', o);
+    }
+    int filler = tabrow_w < borderlen ? borderlen - tabrow_w : 0;
+    if (filler) { rep(o, ' ', filler - 1); fputc('|', o); }
+    fputs("\n| Interval", o);
+    rep(o, ' ', invl_col_w - 10 - 1);
+    fputc('|', o);
+    for (unsigned i = 0; i < s->ncol; i++) {
+        center(o, "Frames", fr_w[i]);
+        center(o, "Bytes", val_w[i]);
+    }
+    if (filler) { rep(o, ' ', filler - 1); fputc('|', o); }
+    fputs("\n|-", o);
+    rep(o, '-', tabrow_w - 3);
+    fputc('|', o);
+    if (filler) { rep(o, ' ', filler - 1); fputc('|', o); }
+    fputc('\n', o);
+    uint64_t t = 0;
+    for (size_t r = 0; r < nr; r++, t += interval) {
+        uint64_t end = r + 1 == nr ? duration : t + interval;
+        if (prec) {
+            fprintf(o, "| %*llu.%0*llu <> %*llu.%0*llu |", (int)dur_mag, (unsigned long long)(t / 1000000), (int)prec,
+                    (unsigned long long)(t % 1000000 / dv), (int)dur_mag, (unsigned long long)(end / 1000000), (int)prec,
+                    (unsigned long long)(end % 1000000 / dv));
+        } else if (r + 1 == nr) {
+            fprintf(o, "| %s%*llu <> %-*s|", dur_mag == 1 ? " " : "", (int)dur_mag, (unsigned long long)(t / 1000000),
+                    dur_mag >= 3 ? (int)dur_mag + 1 : 3, "Dur");
+        } else {
+            fprintf(o, "%s%*llu <> %*llu%s|", dur_mag == 1 ? "|  " : "| ", (int)dur_mag, (unsigned long long)(t / 1000000),
+                    (int)dur_mag, (unsigned long long)(end / 1000000), dur_mag == 1 ? "  " : " ");
+        }
         for (unsigned i = 0; i < s->ncol; i++)
-            fprintf(o, " %6llu | %5llu |", (unsigned long long)(r < s->caprows ? s->col[i].frames[r] : 0),
+            fprintf(o, " %*llu | %*llu |", fr_w[i], (unsigned long long)(r < s->caprows ? s->col[i].frames[r] : 0), val_w[i],
                     (unsigned long long)(r < s->caprows ? s->col[i].bytes[r] : 0));
+        if (filler) { rep(o, ' ', filler - 1); fputc('|', o); }
         fputc('\n', o);
     }
-    line(o, '=', w);
+    rep(o, '=', borderlen);
+    fputc('\n', o);
 }
 
 void ub_iostat_free(ub_iostat *s)

@@ -32,13 +32,83 @@ static const char *vname(const ub_layer *l, const char *short_name, uint64_t v)
     return i < 0 ? NULL : ub_vname_lookup(l->hdr->fields[i].vals, v);
 }
 
+/* the directives of this file: %s %d %u %x with '0', a width or '*', and l / ll (PRIu64, PRIx64) */
+static bool sb_simple(const char *fmt)
+{
+    for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+        p++;
+        if (*p == '0') p++;
+        if (*p == '*') p++;
+        else while (*p >= '0' && *p <= '9') p++;
+        while (*p == 'l') p++;
+        if (*p != 's' && *p != 'd' && *p != 'u' && *p != 'x') return false;
+        p++;
+    }
+    return true;
+}
+
+static void sb_putc(sbuf *s, size_t start, char c)
+{
+    if (start < s->n && s->w + 1 < s->n) s->b[s->w] = c;
+    s->w++;
+}
+
+/* snprintf semantics (what fits is written and terminated, w counts the whole text) without the
+ * cost of vsnprintf: every packet's summary line goes through here (Wireshark Info column, ubdump) */
 void ub_sb(ub_sbuf *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(s->b + (s->w < s->n ? s->w : s->n), s->w < s->n ? s->n - s->w : 0, fmt, ap);
+    size_t start = s->w;
+    if (!sb_simple(fmt)) {
+        int k = vsnprintf(s->b + (s->w < s->n ? s->w : s->n), s->w < s->n ? s->n - s->w : 0, fmt, ap);
+        va_end(ap);
+        if (k > 0) s->w += (size_t)k;
+        return;
+    }
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') { sb_putc(s, start, *p); continue; }
+        p++;
+        bool zero = *p == '0';
+        if (zero) p++;
+        int width = 0;
+        if (*p == '*') { width = va_arg(ap, int); p++; }
+        else while (*p >= '0' && *p <= '9') width = width * 10 + (*p++ - '0');
+        unsigned nl = 0;
+        while (*p == 'l') { nl++; p++; }
+        if (*p == 's') {
+            const char *a = va_arg(ap, const char *);
+            if (!a) a = "(null)"; /* as glibc */
+            size_t len = strlen(a);
+            for (size_t k = len; (int)k < width; k++) sb_putc(s, start, ' ');
+            for (size_t k = 0; k < len; k++) sb_putc(s, start, a[k]);
+            continue;
+        }
+        unsigned long long u;
+        bool neg = false;
+        if (*p == 'd') {
+            long long d = nl >= 2 ? va_arg(ap, long long) : nl ? va_arg(ap, long) : va_arg(ap, int);
+            neg = d < 0;
+            u = neg ? 0ull - (unsigned long long)d : (unsigned long long)d;
+        } else {
+            u = nl >= 2 ? va_arg(ap, unsigned long long) : nl ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+        }
+        char t[24];
+        int k = 0;
+        do {
+            t[k++] = *p == 'x' ? "0123456789abcdef"[u & 15] : (char)('0' + u % 10);
+            u = *p == 'x' ? u >> 4 : u / 10;
+        } while (u);
+        int len = k + (neg ? 1 : 0);
+        if (!zero)
+            for (; len < width; len++) sb_putc(s, start, ' ');
+        if (neg) sb_putc(s, start, '-');
+        if (zero)
+            for (; len < width; len++) sb_putc(s, start, '0');
+        while (k) sb_putc(s, start, t[--k]);
+    }
     va_end(ap);
-    if (k > 0) s->w += (size_t)k;
+    if (start < s->n) s->b[s->w < s->n ? s->w : s->n - 1] = '\0';
 }
 
 static const ub_layer *first_of(const ub_view *v, const unsigned *ids, unsigned n)
@@ -325,7 +395,9 @@ void ub_print_tree(FILE *f, const ub_view *v)
         if (l->flags & UB_LF_TRUNC)
             snprintf(cut, sizeof cut, l->wlen > l->len ? " [%u on the wire, cut by the snapshot length]" : " [truncated]",
                      l->wlen);
-        fprintf(f, "%*s%s (%s%s), %u byte%s%s%s\n", ind, "", l->hdr->name, ub_hdr_ns(l->hdr), l->hdr->abbrev, l->len,
+        char hsum[256]; /* the Wireshark tree item's text: "Reliable Transport Header, RTP data, PSN 17, ..." */
+        if (!ub_layer_summary(l, hsum, sizeof hsum)) snprintf(hsum, sizeof hsum, "%s", l->hdr->name);
+        fprintf(f, "%*s%s (%s%s), %u byte%s%s%s\n", ind, "", hsum, ub_hdr_ns(l->hdr), l->hdr->abbrev, l->len,
                 l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "", cut);
         for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
         if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(f, v, i, ind + 4);

@@ -332,15 +332,17 @@ static void json_finding(FILE *f, const ub_finding *x)
 }
 
 /* "evictions":{"total":N,"links":N,...} — table keys are stable names */
-static const char *const tbl_key[UB_TBL__COUNT] = { "links", "channels", "transactions", "management",
-                                                    "tp_pairs", "requesters", "ta_channels", "hops" };
+static const char *const tbl_key[UB_TBL__COUNT] = { "links", "channels", "transactions", "management", "tp_pairs",
+                                                    "requesters", "ta_channels", "hops", "nb_flows", "nb_pairs" };
 const char *ub_rep_table_key(unsigned t) { return t < UB_TBL__COUNT ? tbl_key[t] : "?"; }
 
 void ub_rep_json_evictions(FILE *f, const ub_report_info *ri, const char *sp)
 {
     const ub_state_stats *st = ri->state;
     fprintf(f, "{\"total\":%s%" PRIu64, sp, st ? st->evicted_total : 0);
-    for (unsigned t = 0; t < UB_TBL__COUNT; t++) fprintf(f, ",%s\"%s\":%s%" PRIu64, sp, tbl_key[t], sp, st ? st->tbl[t].evicted : 0);
+    for (unsigned t = 0; t < UB_TBL__COUNT; t++)
+        if (t < UB_TBL_NB_FLOWS || (st && st->tbl[t].bound)) /* the neighbours' tables: when the capture used them */
+            fprintf(f, ",%s\"%s\":%s%" PRIu64, sp, tbl_key[t], sp, st ? st->tbl[t].evicted : 0);
     fputc('}', f);
 }
 

@@ -1,17 +1,86 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The reliable-transport auditor core (rt_core.h). Index arithmetic: every PSN is mapped to an index
- * 0..modulus-1 (PCIe: seq 1..1023 -> 0..1022), distances are (a - b) mod modulus, and "ahead" means a
- * distance below half the space. */
+/* The reliable-transport auditor core (rt_core.h): the profiles, the PSN <-> index arithmetic and the
+ * light tracker (rt_flow; the full tracker rt_seq is in rt_seq.c). Index arithmetic: every PSN is
+ * mapped to an index 0..modulus-1 (PCIe: seq 1..1023 -> 0..1022), distances are (a - b) mod modulus,
+ * and "ahead" means a distance below half the space. */
 #include "rt_core.h"
 
 #include <stdio.h>
 
-const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
-                              UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW };
-const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
-                                  UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW };
-const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
-                                  UB_R_FL_NAK_REPLAY, UB_R__COUNT, UB_R_FL_WINDOW };
+/* UB RTP (digest §10.3): the texts of the UB-TP-* findings */
+static const char txt_ub[RT_T__COUNT][RT_TXT_MAX] = {
+    [RT_T_WINDOW] = "more than 8M − 1 PSNs outstanding (§6.4.1)",
+    [RT_T_GAP_FILLED] = "PSN not captured at its first transmission; this resend is the first copy seen",
+    [RT_T_OOO] = "PSN below the highest sent, never seen before: reordered on the path",
+    [RT_T_RETX_EARLY] = "retransmission of a PSN sent before the capture started",
+    [RT_T_RETX] = "retransmission of a PSN already sent",
+    [RT_T_SACK_RETX] = "retransmitted a PSN that the last TPSACK reported received",
+    [RT_T_NAK_START] = "first resend after a TPNAK does not start at the TPNAK's PSN (GoBackN)",
+    [RT_T_ACK_BACK] = "cumulative ack PSN went backwards",
+    [RT_T_DUP_ACK] = "duplicate ack (same cumulative PSN again)",
+    [RT_T_ACK_BEYOND] = "ack PSN beyond the highest PSN sent on the channel",
+    [RT_T_GAP_ACKED] = "PSNs acknowledged by the receiver but never captured (lost or dropped at the capture point)",
+    [RT_T_NAK_TWICE] = "second TPNAK for the same PSN before any resend (one per loss episode)",
+    [RT_T_SACK_B0] = "BitMap[0] (the RTPH PSN) not set (R-18 bit order)",
+    [RT_T_SACK_MAXLOW] = "MaxRcvPSN below the highest in-order PSN",
+    [RT_T_SACK_MAXDEC] = "MaxRcvPSN decreased",
+    [RT_T_SACK_MAXHI] = "MaxRcvPSN above the highest PSN sent",
+    [RT_T_SACK_TOP] = "BitMap marks a PSN above MaxRcvPSN as received",
+    [RT_T_SACK_MAXBIT] = "BitMap bit of MaxRcvPSN not set",
+    [RT_T_SACK_GAP] = "PSNs reported received by a TPSACK but never captured",
+    [RT_T_LOST] = "PSNs never captured nor acknowledged: lost before the capture point or skipped by the sender",
+    [RT_T_NAK_OPEN] = "TPNAK not followed by a resend of its PSN before the end of the capture",
+    [RT_T_UNACKED] = "RTP data never acknowledged before the end of the capture",
+    [RT_T_ACK_REQ] = "packet with A = 1 (ack required) never acknowledged",
+    [RT_T_LOSS_TIMER] = "the oldest unacknowledged PSN was neither acknowledged nor resent within the loss timeout",
+};
+/* the neighbours' wording of the same findings */
+static const char txt_nb[RT_T__COUNT][RT_TXT_MAX] = {
+    [RT_T_WINDOW] = "outstanding beyond the window",
+    [RT_T_GAP_FILLED] = "PSN not captured at its first transmission; this resend is the first copy seen",
+    [RT_T_OOO] = "PSN below the newest sent, never seen before: reordered on the path",
+    [RT_T_RETX_EARLY] = "retransmission of a PSN sent before the capture started",
+    [RT_T_RETX] = "at or behind the newest sent: resent (or first captured late)",
+    [RT_T_SACK_RETX] = "retransmitted a PSN that the last selective ack reported received",
+    [RT_T_NAK_START] = "replay does not start at the NAK's PSN",
+    [RT_T_ACK_BACK] = "cumulative ack PSN went backwards",
+    [RT_T_DUP_ACK] = "duplicate ack (same cumulative PSN again)",
+    [RT_T_ACK_BEYOND] = "acknowledges a sequence number never sent",
+    [RT_T_GAP_ACKED] = "sequence numbers acknowledged but never captured",
+    [RT_T_NAK_TWICE] = "second NAK for the same PSN before any resend",
+    [RT_T_SACK_B0] = "selective ack: the acked PSN's bit not set",
+    [RT_T_SACK_MAXLOW] = "selective ack: highest received below the cumulative ack",
+    [RT_T_SACK_MAXDEC] = "selective ack: highest received decreased",
+    [RT_T_SACK_MAXHI] = "selective ack: highest received above the newest sent",
+    [RT_T_SACK_TOP] = "selective ack: bitmap marks a PSN above the highest received",
+    [RT_T_SACK_MAXBIT] = "selective ack: bit of the highest received not set",
+    [RT_T_SACK_GAP] = "sequence numbers reported received but never captured",
+    [RT_T_LOST] = "sequence numbers never seen",
+    [RT_T_NAK_OPEN] = "NAK not followed by a resend of its PSN before the end of the capture",
+    [RT_T_UNACKED] = "never acknowledged",
+    [RT_T_ACK_REQ] = "never acknowledged",
+    [RT_T_LOSS_TIMER] = "the oldest unacknowledged PSN was neither acknowledged nor resent within the loss timeout",
+};
+
+#define NONE UB_R__COUNT
+const rt_profile rt_ub_rtp = { "UB RTP", 1u << 24, 1u << 23, 1, false, NONE, UB_R_TP_RETRANSMISSION, UB_R_TP_ACK_PSN,
+                               UB_R_TP_NAK, UB_R_TP_ACK_REQUIRED, UB_R_TP_WINDOW, UB_R_TP_LOST, UB_R_TP_GAP_ACKED,
+                               UB_R_TP_GAP_FILLED, UB_R_TP_OUT_OF_ORDER, UB_R_TP_DUP_ACK, UB_R_TP_SACK,
+                               UB_R_TP_ACK_REQUIRED, UB_R_TP_UNACKED, 512000 /* §6.4.2.1: smallest static RTO, 512 µs */,
+                               txt_ub, UB_R_TP_LOSS_TIMER, NONE, NONE };
+const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, 0, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
+                              UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW, UB_R_IB_GAP, UB_R_IB_GAP,
+                              UB_R_IB_RETRANS, UB_R_IB_GAP, NONE, NONE, UB_R_IB_UNACKED, NONE,
+                              8192 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, txt_nb,
+                              UB_R_IB_LOSS_TIMER, UB_R_IB_RNR_WAIT, UB_R_IB_MSN };
+const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, 0, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
+                                  UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW, UB_R_SUE_GAP, UB_R_SUE_GAP,
+                                  UB_R_SUE_RETRANS, UB_R_SUE_GAP, NONE, NONE, UB_R_SUE_UNACKED, NONE, 512000, txt_nb,
+                                  UB_R_SUE_LOSS_TIMER, NONE, NONE };
+const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, 0, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
+                                  UB_R_FL_NAK_REPLAY, NONE, UB_R_FL_WINDOW, UB_R_FL_GAP, UB_R_FL_GAP, UB_R_FL_REPLAY,
+                                  UB_R_FL_GAP, NONE, NONE, NONE, NONE, 0, txt_nb, NONE, NONE, NONE };
+#undef NONE
 
 uint32_t rt_idx(const rt_profile *pf, uint32_t psn) { return pf->skip_zero ? (psn + pf->modulus - 1) % pf->modulus : psn % pf->modulus; }
 uint32_t rt_psn(const rt_profile *pf, uint32_t idx) { return pf->skip_zero ? idx % pf->modulus + 1 : idx % pf->modulus; }
@@ -27,14 +96,30 @@ static void emit(ub_state *s, unsigned rule, const ub_pkt *p, uint64_t frame, ui
     ub_st_emit(s, rule, -1, p ? p->pi->frame : frame, &other, other ? 1 : 0, v, v1 < 0 ? 1 : 2, detail, "flow", key);
 }
 
-static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next) /* acked: every idx before through_next */
+static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next, const ub_pkt *p) /* acked: every idx before through_next */
 {
-    if (ahead(pf, through_next, f->una) && !ahead(pf, through_next, f->next)) f->una = through_next;
+    if (ahead(pf, through_next, f->una) && !ahead(pf, through_next, f->next)) {
+        f->una = through_next;
+        f->progress_ts = p->pi->ts_ns; /* the loss timer restarts */
+        f->timer_reported = 0;
+    }
     unsigned k = 0;
     for (unsigned i = 0; i < f->nreq; i++)
         if (ahead(pf, through_next, f->req[i].idx)) continue; /* acknowledged */
         else f->req[k++] = f->req[i];
     f->nreq = (uint8_t)k;
+}
+
+/* Loss timer (capture time): acks of the flow are visible, PSNs are outstanding, and neither an ack
+ * advanced nor a resend came for longer than the timeout (§10.6 e default, --response-timeout) */
+static void loss_timer(ub_state *s, const rt_profile *pf, rt_flow *f, const ub_pkt *p, const char *key)
+{
+    uint64_t now = p->pi->ts_ns;
+    if (f->acks_seen && !f->timer_reported && f->next != f->una && now > f->progress_ts + s->cfg.response_timeout_ns) {
+        f->timer_reported = 1;
+        emit(s, pf->r_loss_timer, p, 0, 0, rt_psn(pf, f->una), (int64_t)((now - f->progress_ts) / 1000),
+             "the oldest unacknowledged PSN was neither acknowledged nor resent within the loss timeout", key);
+    }
 }
 
 int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ack_req, bool may_skip, const ub_pkt *p,
@@ -46,10 +131,15 @@ int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ac
         f->started = 1;
         f->next = f->una = i;
     }
+    if (f->next == f->una) f->progress_ts = p->pi->ts_ns; /* nothing outstanding: the timer starts with this one */
     if (f->nak_pending) { /* go-back-N: the first packet after the NAK is the NAK's PSN */
         f->nak_pending = 0;
         if (i != f->nak_idx)
             emit(s, pf->r_nak_replay, p, 0, f->nak_frame, psn, rt_psn(pf, f->nak_idx), "replay does not start at the NAK's PSN", key);
+        uint64_t waited = p->pi->ts_ns - f->nak_ts;
+        if (f->rnr_wait_ns && p->pi->ts_ns >= f->nak_ts && waited < f->rnr_wait_ns) /* RNR NAK: wait its timer first */
+            emit(s, pf->r_rnr, p, 0, f->nak_frame, (int64_t)(waited / 1000), (int64_t)(f->rnr_wait_ns / 1000),
+                 "resent before the RNR NAK's timer elapsed", key);
     }
     if (i == f->next) {
         f->next = (i + 1) % pf->modulus;
@@ -61,7 +151,10 @@ int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ac
     } else {
         emit(s, pf->r_retrans, p, 0, 0, psn, -1, "at or behind the newest sent: resent (or first captured late)", key);
         r = 2;
+        f->progress_ts = p->pi->ts_ns; /* a resend: the sender's timer is working */
+        f->timer_reported = 0;
     }
+    if (r != 2) loss_timer(s, pf, f, p, key);
     if (ack_req && r != 2 && f->nreq < RT_RING) {
         f->req[f->nreq].idx = i;
         f->req[f->nreq++].frame = p->pi->frame;
@@ -88,23 +181,68 @@ static bool ack_valid(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t i,
     return true;
 }
 
-void rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key)
+bool rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key)
 {
-    if (!f->started) return; /* the data direction was not captured */
+    if (!f->started) return false; /* the data direction was not captured */
+    loss_timer(s, pf, f, p, key);
     uint32_t i = rt_idx(pf, psn);
-    if (!ack_valid(s, pf, f, i, psn, p, key)) return;
-    release(pf, f, (i + 1) % pf->modulus);
+    if (!ack_valid(s, pf, f, i, psn, p, key)) return false;
+    f->acks_seen = 1;
+    release(pf, f, (i + 1) % pf->modulus, p);
+    return true;
 }
 
-void rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key)
+bool rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key)
 {
-    if (!f->started) return;
+    if (!f->started) return false;
+    loss_timer(s, pf, f, p, key);
     uint32_t i = rt_idx(pf, replay_psn);
-    if (i != f->next && !ack_valid(s, pf, f, i, replay_psn, p, key)) return; /* the NAK may name next: nothing lost yet */
-    release(pf, f, i);
+    if (i != f->next && !ack_valid(s, pf, f, i, replay_psn, p, key)) return false; /* the NAK may name next: nothing lost yet */
+    f->acks_seen = 1;
+    release(pf, f, i, p);
     f->nak_pending = 1;
     f->nak_idx = i;
     f->nak_frame = p->pi->frame;
+    f->nak_ts = p->pi->ts_ns;
+    f->rnr_wait_ns = 0;
+    return true;
+}
+
+bool rt_rnr(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, uint64_t wait_ns, const ub_pkt *p,
+            const char *key)
+{
+    if (!rt_nak(s, pf, f, replay_psn, p, key)) return false;
+    f->rnr_wait_ns = wait_ns;
+    return true;
+}
+
+/* IBTA Table 45: the RNR NAK timer field (AETH syndrome [4:0]) in µs; 0 is the longest, 655.36 ms */
+uint64_t rt_ib_rnr_ns(unsigned code)
+{
+    static const uint32_t us[32] = { 655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+                                     2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+                                     163840, 245760, 327680, 491520 };
+    return (uint64_t)us[code & 31] * 1000;
+}
+
+void rt_msn(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t cum_psn, uint32_t msn, bool valid, const ub_pkt *p,
+            const char *key)
+{
+    msn &= 0xFFFFFF; /* 24-bit MSN */
+    uint32_t ci = rt_idx(pf, cum_psn);
+    if (f->msn_valid) {
+        uint32_t dm = (msn - f->msn) & 0xFFFFFF;
+        if (dm >= 0x800000)
+            emit(s, pf->r_msn, p, 0, 0, msn, f->msn, "MSN went backwards", key);
+        else if (valid && f->msn_idx_valid && !ahead(pf, f->msn_idx, ci) && dm > dist(pf, ci, f->msn_idx))
+            emit(s, pf->r_msn, p, 0, 0, msn, f->msn, "MSN advanced by more than the PSNs acknowledged since the previous ack", key);
+    }
+    f->msn = msn;
+    f->msn_valid = 1;
+    if (valid) {
+        f->msn_idx = ci;
+        f->msn_idx_valid = 1;
+    }
 }
 
 void rt_finish(ub_state *s, const rt_profile *pf, rt_flow *f, const char *key)

@@ -202,6 +202,21 @@
     R(FL_NAK, "PCIE-FL-006", "PCIe flit link", UB_SEV_NOTE, "document 003 T4-17", "Standard or Selective Nak", "frame; values: sequence number, replay command") \
     R(IB_ENGINE, "IB-RC-008", "IB RC transport", UB_SEV_WARN, "document 002 Table 3.1 (-o ib.engine=1)",                 \
       "RDMA-engine profile: a request without SE = 1, M = 0, FECN = BECN = 0 or AckReq = 1", "frame; values: SE, M, FECN|BECN, AckReq") \
+    /* ---- timers and message sequence of the reliable-transport core (rt_core.h) ---- */                             \
+    R(TP_LOSS_TIMER, "UB-TP-020", "transport", UB_SEV_WARN, "§6.4.2.1; §10.6 e",                                        \
+      "loss timer: the oldest unacknowledged PSN neither acknowledged nor resent within the timeout (--response-timeout)", \
+      "frame (first packet of the channel after the timeout); frames: the oldest unacknowledged packet; values: PSN, µs waited") \
+    R(IB_LOSS_TIMER, "IB-RC-009", "IB RC transport", UB_SEV_WARN, "IBTA §9.7.6.1.3; document 002 §3.4.2",              \
+      "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--response-timeout)", \
+      "frame (first packet of the flow after the timeout); values: PSN, µs waited")                                    \
+    R(IB_RNR_WAIT, "IB-RC-010", "IB RC transport", UB_SEV_ERROR, "IBTA §9.7.5.2.8, Table 45; document 002 §3.4.5.1.3", \
+      "resend after an RNR NAK before the RNR timer of its AETH elapsed", "frame; frames: RNR NAK; values: µs waited, RNR delay µs") \
+    R(IB_MSN, "IB-RC-011", "IB RC transport", UB_SEV_ERROR, "IBTA §9.7.5.1.1 (MSN)",                                   \
+      "AETH MSN went backwards, or advanced by more than the PSNs acknowledged (a message takes at least one PSN)",   \
+      "frame; values: MSN, previous MSN")                                                                            \
+    R(SUE_LOSS_TIMER, "SUE-TP-020", "SUE transport", UB_SEV_WARN, "document 004 §12.9 (RETRY_TIMER_CFG)",             \
+      "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--response-timeout)", \
+      "frame (first packet of the flow after the timeout); values: PSN, µs waited") \
     R(SUE_CNP_GAP, "SUE-TP-008", "SUE transport", UB_SEV_WARN, "document 004 §12.8 CNP MERGE (-o sue.cnp_merge_us)",           \
       "two CNPs for the same QP within TIMER_THR (CNP MERGE filters the second)", "frame; frames: previous CNP; values: gap ns, TIMER_THR ns") \
     R(SUE_BANK_VC, "SUE-TP-009", "SUE transport", UB_SEV_WARN, "document 004 §12.3.4, §12.5, §12.9",                        \

@@ -1,11 +1,14 @@
-/* Sharded audit sessions (cfg.jobs > 1): worker threads, each with its own engine, fed by the
- * session's thread. Pair shards run the network/transport/transaction/management layers on the
- * packets of their endpoint pairs (ub_state_pair_hash % N; link-only traffic to shard 0); the link
- * engine (data link + decode findings) sees every packet, in the feeding thread or in a thread of its
- * own. Packets travel as copies of the decoded view (record bytes, layers, errors, netbuf; pointers
- * relocated on arrival: no second decode) in batches through small bounded queues. At the end the
- * pair shards get the capture's end clock (a tick) so their §10.6 e timeouts are judged against the
- * same end as one engine's. */
+/* Threaded audit sessions (cfg.jobs = N > 1): a pipeline. The feeding thread reads; decoding is
+ * spread over every thread by batches (ub_shards_unit: raw units; any idle worker, and the feeder when
+ * decoded batches fall behind, claims the oldest undecoded batch); N - 1 worker threads run the
+ * engines in capture order. A batch lives in a ring slot that every worker reads: its decoded entries
+ * (copies of the views: record bytes, layers, errors, used netbuf bytes; pointers relocated on
+ * arrival) each carry the set of workers they are for (the link engine sees every packet, a pair
+ * engine those of its endpoint pairs), the others skip them. Handoffs are per batch (one lock, one
+ * wake-up for a few hundred packets), never per packet. Front ends that decode themselves feed views
+ * (ub_shards_send) into the same ring. At the end the pair engines get the capture's end clock (a
+ * tick) so their §10.6 e timeouts are judged against the same end as one engine's. audit.c chooses
+ * the engines (see start()). */
 #include "audit_int.h"
 
 #include <pthread.h>
@@ -13,18 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One entry of a shard batch: rechdr, then (mode) the payload, 8-byte aligned:
+/* One entry of a batch: rechdr, then (mode) the payload, 8-byte aligned:
  *   M_VIEW  the decoded view: vhdr, the record bytes, the layers, the errors, the used netbuf bytes
  *           (the worker rebuilds the view and relocates its pointers: no second decode)
  *   M_REC   the record bytes only (re-decoded in the worker): used when a view points outside
  *           its record and netbuf, which the decoder never does today
  *   M_TICK  end-of-capture clock (no payload) */
-enum { M_VIEW = 0, M_REC = 1, M_TICK = 2 };
+enum { M_VIEW = 0, M_REC = 1, M_TICK = 2, M_RAW = 3 /* an undecoded unit (record bytes) */ };
 typedef struct {
+    uint64_t dest;         /* bit i: worker i */
     uint64_t seq, frame, ts;
     uint32_t ifindex, len; /* len: record bytes */
     uint8_t dir, entry, uflags, mode;
     uint32_t pay;          /* payload bytes after this header (multiple of 8) */
+    uint32_t wire, pad;    /* length on the wire (ub_decode_wire) */
 } rechdr;
 typedef struct {
     uint64_t orig_rec, orig_net;
@@ -35,80 +40,164 @@ typedef struct {
  * must be handled there (this trips when one is appended after errs_dropped) */
 _Static_assert(offsetof(ub_view, errs_dropped) + sizeof(uint16_t) + _Alignof(ub_layer) > offsetof(ub_view, layer),
                "ub_view gained a field before layer[]: update view_receive()");
-typedef struct batch {
-    uint8_t *buf;
+
+/* The ring: batch k lives in slot k % RING; the feeder may fill batch k once every worker has
+ * finished batch k - RING. A batch of views closes at 128 KiB, a batch of raw units at 32 KiB
+ * (~250 packets, ~160 KiB once decoded): ~2,000 packets in flight. */
+#define RING 8u
+#define BATCH_BYTES (128u * 1024u)
+#define RAW_BATCH_BYTES (32u * 1024u)
+typedef struct {
+    uint8_t *p;
     size_t cap, used;
-    struct batch *next;
-} batch;
-#define SHQ 4
-#define BATCH_BYTES (256u * 1024u)
-typedef struct shard {
+} buf;
+enum { SL_FILLING, SL_FILLED /* raw, to decode */, SL_CLAIMED /* being decoded */, SL_READY };
+typedef struct {
+    buf in;  /* raw units (M_RAW, M_TICK) */
+    buf out; /* entries the engines read */
+    int state;
+    bool raw;
+} slot;
+
+typedef struct {
+    ub_view *dv; /* decoding view */
+    ub_unit_counts cnt;
+} decoder;
+
+typedef struct worker {
     pthread_t th;
     bool started;
-    const ub_opts *o;
+    struct ub_shards *S;
+    unsigned id;
     ub_eng e;
-    ub_view *v;
-    pthread_mutex_t mu;
-    pthread_cond_t cv_data, cv_space;
-    batch *q[SHQ];
-    unsigned qh, qn, nbatches;
-    bool done;
-    batch *freel;
-    batch *fill; /* main thread only */
-} shard;
+    ub_view *v;    /* the engine's view, rebuilt from the entries */
+    decoder d;
+    uint64_t tail; /* next batch to read (under S->mu) */
+} worker;
 
 struct ub_shards {
-    shard *sh;
-    unsigned n, jobs;
+    const ub_opts *o;
+    worker *w;
+    unsigned n;
+    uint64_t tickmask;   /* workers that get the end-of-capture tick */
+    uint64_t allbits;    /* routing of decoded raw units: these workers get every packet, */
+    unsigned pair0, npair, pairw; /* and one of npair groups of pairw workers from pair0 on, by ub_state_pair_hash */
+    pthread_mutex_t mu;
+    pthread_cond_t cv_data, cv_space;
+    uint64_t head;       /* batches published (under mu) */
+    uint64_t next_dec;   /* no undecoded batch below (under mu) */
+    unsigned nfilled;    /* batches waiting to be decoded (under mu) */
+    uint64_t min_tail;   /* feeder's cached minimum of the workers' tails */
+    bool done, wait_space, oom;
+    unsigned wait_data;
+    slot ring[RING];
+    slot *fill;          /* feeder: batch `head` being filled, NULL when none */
+    decoder fd;          /* the feeder's decoder (it helps when decoding falls behind) */
 };
 
-static batch *batch_get(shard *s)
+#define AL8(x) (((size_t)(x) + 7u) & ~(size_t)7u)
+
+/* room for `need` more bytes in b (grown as needed); NULL when out of memory */
+static uint8_t *buf_room(buf *b, size_t need)
 {
-    pthread_mutex_lock(&s->mu);
-    while (!s->freel && s->nbatches >= SHQ + 2) pthread_cond_wait(&s->cv_space, &s->mu);
-    batch *b = s->freel;
-    if (b) s->freel = b->next;
-    else s->nbatches++;
-    pthread_mutex_unlock(&s->mu);
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b) return NULL;
-        b->buf = malloc(BATCH_BYTES);
-        if (!b->buf) { free(b); return NULL; }
-        b->cap = BATCH_BYTES;
+    if (b->used + need > b->cap) {
+        size_t nc = b->cap ? b->cap : 64u * 1024u;
+        while (nc < b->used + need) nc *= 2;
+        uint8_t *np = realloc(b->p, nc);
+        if (!np) return NULL;
+        b->p = np;
+        b->cap = nc;
     }
-    b->used = 0;
-    b->next = NULL;
+    uint8_t *p = b->p + b->used;
+    b->used += need;
+    return p;
+}
+
+static uint64_t min_tail(const ub_shards *S)
+{
+    uint64_t m = UINT64_MAX;
+    for (unsigned i = 0; i < S->n; i++)
+        if (S->w[i].started && S->w[i].tail < m) m = S->w[i].tail;
+    return m == UINT64_MAX ? S->head : m;
+}
+
+static void decode_slot(ub_shards *S, decoder *d, slot *b);
+
+/* under S->mu: claim the oldest undecoded batch, or NULL */
+static slot *claim(ub_shards *S)
+{
+    if (!S->nfilled) return NULL;
+    while (S->next_dec < S->head && S->ring[S->next_dec % RING].state != SL_FILLED) S->next_dec++;
+    if (S->next_dec == S->head) return NULL;
+    slot *b = &S->ring[S->next_dec++ % RING];
+    b->state = SL_CLAIMED;
+    S->nfilled--;
     return b;
 }
-static void batch_push(shard *s, batch *b)
+
+/* called with S->mu held, returns with it held: decode b, mark it ready, wake the engines */
+static void decode_claimed(ub_shards *S, decoder *d, slot *b)
 {
-    pthread_mutex_lock(&s->mu);
-    while (s->qn == SHQ) pthread_cond_wait(&s->cv_space, &s->mu);
-    s->q[(s->qh + s->qn) % SHQ] = b;
-    s->qn++;
-    pthread_cond_signal(&s->cv_data);
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&S->mu);
+    decode_slot(S, d, b);
+    pthread_mutex_lock(&S->mu);
+    b->state = SL_READY;
+    if (S->wait_data) pthread_cond_broadcast(&S->cv_data);
 }
-#define AL8(x) (((size_t)(x) + 7u) & ~(size_t)7u)
-/* room for one entry of `pay` payload bytes in the shard's current batch; NULL when out of memory */
-static uint8_t *shard_reserve(shard *s, size_t pay)
+
+/* feeder: publish the batch being filled; then decode batches itself while two or more wait */
+static void publish(ub_shards *S)
+{
+    slot *b = S->fill;
+    S->fill = NULL;
+    pthread_mutex_lock(&S->mu);
+    b->state = b->raw ? SL_FILLED : SL_READY;
+    S->nfilled += b->raw;
+    S->head++;
+    if (S->wait_data) pthread_cond_broadcast(&S->cv_data);
+    slot *c;
+    while (S->nfilled >= 2 && (c = claim(S))) decode_claimed(S, &S->fd, c);
+    pthread_mutex_unlock(&S->mu);
+}
+
+/* feeder: start batch `head` (until every worker is done with the batch that used its slot, the
+ * feeder decodes waiting batches, or waits) */
+static slot *acquire(ub_shards *S, bool raw)
+{
+    if (S->head >= S->min_tail + RING) {
+        pthread_mutex_lock(&S->mu);
+        while (S->head >= (S->min_tail = min_tail(S)) + RING) {
+            slot *c = claim(S);
+            if (c) {
+                decode_claimed(S, &S->fd, c);
+                continue;
+            }
+            S->wait_space = true;
+            pthread_cond_wait(&S->cv_space, &S->mu);
+        }
+        S->wait_space = false;
+        pthread_mutex_unlock(&S->mu);
+    }
+    slot *b = &S->ring[S->head % RING];
+    b->state = SL_FILLING;
+    b->raw = raw;
+    b->in.used = b->out.used = 0;
+    return b;
+}
+
+/* feeder: room for one entry of `pay` payload bytes in the current batch (raw: its input); NULL when
+ * out of memory */
+static uint8_t *reserve(ub_shards *S, size_t pay, bool raw)
 {
     size_t need = sizeof(rechdr) + pay;
-    if (s->fill && s->fill->used + need > s->fill->cap && s->fill->used) {
-        batch_push(s, s->fill);
-        s->fill = NULL;
+    if (S->fill && S->fill->raw != raw && (S->fill->in.used || S->fill->out.used)) publish(S);
+    if (S->fill) {
+        buf *f = S->fill->raw ? &S->fill->in : &S->fill->out;
+        if (f->used && f->used + need > (raw ? RAW_BATCH_BYTES : BATCH_BYTES)) publish(S);
     }
-    if (!s->fill && !(s->fill = batch_get(s))) return NULL;
-    if (need > s->fill->cap) {
-        uint8_t *nb = realloc(s->fill->buf, need);
-        if (!nb) return NULL;
-        s->fill->buf = nb;
-        s->fill->cap = need;
-    }
-    uint8_t *p = s->fill->buf + s->fill->used;
-    s->fill->used += need;
-    return p;
+    if (!S->fill) S->fill = acquire(S, raw);
+    S->fill->raw = raw;
+    return buf_room(raw ? &S->fill->in : &S->fill->out, need);
 }
 
 static bool in_range(const void *p, uintptr_t base, size_t n)
@@ -117,14 +206,24 @@ static bool in_range(const void *p, uintptr_t base, size_t n)
     return u >= base && u - base <= n;
 }
 
-/* hand one decoded packet to a shard (main thread) */
-static int shard_send(shard *s, const ub_view *v, rechdr h, const uint8_t *rec)
+/* the partial-unit error of a raw flit stream (re-added when a worker decodes the record again) */
+static bool has_partial_error(const ub_view *v)
 {
+    unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
+    for (unsigned i = 0; i < ne; i++)
+        if (v->err[i].code == UB_E_STREAM && v->err[i].hdr == UB_H_NONE && v->err[i].off == 0) return true;
+    return false;
+}
+
+/* one decoded view as an entry: into the feeder's batch (out NULL) or a decoded batch's output */
+static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
+{
+    rechdr h = { dest, seq, pi->frame, pi->ts_ns, pi->ifindex, v->rec_len, pi->dir, v->entry, 0, M_VIEW, 0, v->wire_len, 0 };
     uintptr_t rb = (uintptr_t)v->rec, nb = (uintptr_t)v->netbuf;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
     size_t netlen = 0;
-    bool ok = v->rec == rec && v->rec_len == h.len;
+    bool ok = true;
     for (unsigned i = 0; i < nl && ok; i++) {
         const ub_layer *l = &v->layer[i];
         if (in_range(l->data, rb, v->rec_len)) continue;
@@ -146,31 +245,30 @@ static int shard_send(shard *s, const ub_view *v, rechdr h, const uint8_t *rec)
     if (netlen > UB_MAX_NETPKT) ok = false;
     if (!ok) {
         h.mode = M_REC;
+        h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
         h.pay = (uint32_t)AL8(h.len);
-        uint8_t *p = shard_reserve(s, h.pay);
+        uint8_t *p = out ? buf_room(out, sizeof h + h.pay) : reserve(S, h.pay, false);
         if (!p) return -1;
         memcpy(p, &h, sizeof h);
-        memcpy(p + sizeof h, rec, h.len);
+        memcpy(p + sizeof h, v->rec, h.len);
         return 0;
     }
-    h.mode = M_VIEW;
     size_t pay = AL8(sizeof(vhdr)) + AL8(h.len) + nl * sizeof(ub_layer) + ne * sizeof(ub_err) + AL8(netlen);
     h.pay = (uint32_t)AL8(pay);
-    uint8_t *p = shard_reserve(s, h.pay);
+    uint8_t *p = out ? buf_room(out, sizeof h + h.pay) : reserve(S, h.pay, false);
     if (!p) return -1;
     memcpy(p, &h, sizeof h);
     p += sizeof h;
-    vhdr vh;
-    vh.orig_rec = rb;
-    vh.orig_net = nb;
-    vh.nl = nl;
-    vh.ne = ne;
-    vh.netlen = (uint32_t)netlen;
-    vh.pad = 0;
-    memcpy(vh.prefix, v, sizeof vh.prefix);
-    memcpy(p, &vh, sizeof vh);
+    vhdr *vh = (vhdr *)p; /* entries are 8-byte aligned (malloc'ed buffers, AL8 sizes) */
+    vh->orig_rec = rb;
+    vh->orig_net = nb;
+    vh->nl = nl;
+    vh->ne = ne;
+    vh->netlen = (uint32_t)netlen;
+    vh->pad = 0;
+    memcpy(vh->prefix, v, sizeof vh->prefix);
     p += AL8(sizeof(vhdr));
-    memcpy(p, rec, h.len);
+    memcpy(p, v->rec, h.len);
     p += AL8(h.len);
     memcpy(p, v->layer, nl * sizeof(ub_layer));
     p += nl * sizeof(ub_layer);
@@ -180,6 +278,71 @@ static int shard_send(shard *s, const ub_view *v, rechdr h, const uint8_t *rec)
     return 0;
 }
 
+int ub_shards_send(ub_shards *S, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
+{
+    return put_view(S, NULL, dest, v, pi, seq);
+}
+
+int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                   const ub_pktinfo *pi, uint64_t seq)
+{
+    rechdr h = { 0, seq, pi->frame, pi->ts_ns, pi->ifindex, len, pi->dir, (uint8_t)entry, (uint8_t)unit_flags, M_RAW,
+                 (uint32_t)AL8(len), wire, 0 };
+    uint8_t *p = reserve(S, h.pay, true);
+    if (!p) return -1;
+    memcpy(p, &h, sizeof h);
+    memcpy(p + sizeof h, data, len);
+    return 0;
+}
+
+void ub_unit_count(ub_unit_counts *c, const ub_view *v)
+{
+    c->units++;
+    if (ub_view_ub(v)) c->ub++;
+    else c->other++;
+    c->ib += ub_view_find(v, UB_H_IB_BTH, 0) >= 0;
+    c->sue += ub_view_find(v, UB_H_SUE_RH, 0) >= 0;
+    c->pcie += ub_view_find(v, UB_H_PCIEFLIT, 0) >= 0;
+    if (v->opts && v->opts->profile == UB_PROFILE_SPEC) ub_sniff_view(&c->sniff, v);
+}
+
+static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uint8_t *d)
+{
+    ub_decode_wire(v, o, (ub_entry)h->entry, d, h->len, h->wire);
+    if (h->uflags & UB_UNIT_PARTIAL)
+        ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, h->len, 0, "incomplete unit at the end of the stream");
+}
+
+/* decode a raw batch into its output (any thread, the batch claimed) */
+static void decode_slot(ub_shards *S, decoder *d, slot *b)
+{
+    b->out.used = 0;
+    bool oom = false;
+    for (size_t o = 0; o < b->in.used;) {
+        const rechdr *h = (const rechdr *)(b->in.p + o);
+        const uint8_t *data = b->in.p + o + sizeof *h;
+        o += sizeof *h + h->pay;
+        if (h->mode != M_RAW) { /* the tick: as it is */
+            uint8_t *p = buf_room(&b->out, sizeof *h + h->pay);
+            if (p) memcpy(p, h, sizeof *h + h->pay);
+            else oom = true;
+            continue;
+        }
+        decode_unit(d->dv, S->o, h, data);
+        ub_unit_count(&d->cnt, d->dv);
+        uint64_t dest = S->allbits;
+        if (S->npair) /* link-only traffic (hash 0) goes to pair engine 0 */
+            dest |= ((1ull << S->pairw) - 1) << (S->pair0 + S->pairw * (unsigned)(S->npair > 1 ? ub_state_pair_hash(d->dv) % S->npair : 0));
+        ub_pktinfo pi = { h->frame, h->ts, h->ifindex, h->dir };
+        if (put_view(S, &b->out, dest, d->dv, &pi, h->seq) != 0) oom = true;
+    }
+    if (oom) {
+        pthread_mutex_lock(&S->mu);
+        S->oom = true;
+        pthread_mutex_unlock(&S->mu);
+    }
+}
+
 static const uint8_t *reloc(const uint8_t *p, const vhdr *vh, uint32_t rec_len, const uint8_t *rec, const uint8_t *net)
 {
     if (!p) return NULL;
@@ -187,109 +350,130 @@ static const uint8_t *reloc(const uint8_t *p, const vhdr *vh, uint32_t rec_len, 
     return net + ((uintptr_t)p - (uintptr_t)vh->orig_net);
 }
 
-/* rebuild a view shipped by shard_send (worker thread) */
+/* rebuild a view shipped by put_view (worker thread) */
 static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const uint8_t *p)
 {
-    vhdr vh;
-    memcpy(&vh, p, sizeof vh);
+    const vhdr *vh = (const vhdr *)p;
     p += AL8(sizeof(vhdr));
     const uint8_t *rec = p;
     p += AL8(h->len);
-    memcpy(v, vh.prefix, sizeof vh.prefix);
-    memcpy(v->layer, p, vh.nl * sizeof(ub_layer));
-    p += vh.nl * sizeof(ub_layer);
-    memcpy(v->err, p, vh.ne * sizeof(ub_err));
-    p += vh.ne * sizeof(ub_err);
-    memcpy(v->netbuf, p, vh.netlen);
+    memcpy(v, vh->prefix, sizeof vh->prefix);
+    memcpy(v->layer, p, vh->nl * sizeof(ub_layer));
+    p += vh->nl * sizeof(ub_layer);
+    memcpy(v->err, p, vh->ne * sizeof(ub_err));
+    p += vh->ne * sizeof(ub_err);
+    if (vh->netlen) memcpy(v->netbuf, p, vh->netlen);
     v->opts = o;
     v->rec = rec;
-    v->pkt = reloc(v->pkt, &vh, h->len, rec, v->netbuf);
-    for (unsigned i = 0; i < vh.nl; i++) v->layer[i].data = reloc(v->layer[i].data, &vh, h->len, rec, v->netbuf);
+    v->pkt = reloc(v->pkt, vh, h->len, rec, v->netbuf);
+    for (unsigned i = 0; i < vh->nl; i++) v->layer[i].data = reloc(v->layer[i].data, vh, h->len, rec, v->netbuf);
 }
 
-static void *shard_main(void *arg)
+/* the end-of-capture clock: an empty packet carrying the capture's last timestamp, so the engine
+ * judges §10.6 e timeouts against the same end as a one-engine session (modules ignore packets
+ * without layers) */
+static void tick(worker *w, const ub_pktinfo *pi, uint64_t seq)
 {
-    shard *s = arg;
-    for (;;) {
-        pthread_mutex_lock(&s->mu);
-        while (s->qn == 0 && !s->done) pthread_cond_wait(&s->cv_data, &s->mu);
-        if (s->qn == 0) {
-            pthread_mutex_unlock(&s->mu);
-            break;
+    static const uint8_t none[1];
+    ub_view *v = w->v;
+    memset(v, 0, offsetof(ub_view, layer));
+    v->rec = none;
+    v->entry = UB_ENTRY_NONE;
+    v->kind = UB_KIND_NONE;
+    v->cfg = -1;
+    v->opts = w->S->o;
+    v->pkt_off = UINT32_MAX;
+    ub_eng_packet(&w->e, v, pi, seq);
+}
+
+static void run_batch(worker *w, const slot *b)
+{
+    const uint64_t me = 1ull << w->id;
+    for (size_t o = 0; o < b->out.used;) {
+        const rechdr *h = (const rechdr *)(b->out.p + o);
+        const uint8_t *d = b->out.p + o + sizeof *h;
+        o += sizeof *h + h->pay;
+        if (!(h->dest & me)) continue;
+        ub_pktinfo pi = { h->frame, h->ts, h->ifindex, h->dir };
+        if (h->mode == M_TICK) {
+            tick(w, &pi, h->seq);
+            continue;
         }
-        batch *b = s->q[s->qh];
-        s->qh = (s->qh + 1) % SHQ;
-        s->qn--;
-        pthread_cond_signal(&s->cv_space);
-        pthread_mutex_unlock(&s->mu);
-        for (size_t o = 0; o < b->used;) {
-            rechdr h;
-            memcpy(&h, b->buf + o, sizeof h);
-            const uint8_t *d = b->buf + o + sizeof h;
-            o += sizeof h + h.pay;
-            ub_pktinfo pi = { h.frame, h.ts, h.ifindex, h.dir };
-            if (h.mode == M_TICK) {
-                /* end-of-capture clock: an empty packet carrying the capture's last timestamp, so the
-                 * engine judges §10.6 e timeouts against the same end as a -j 1 engine (modules ignore
-                 * packets without layers) */
-                static const uint8_t none[1];
-                ub_view *v = s->v;
-                memset(v, 0, offsetof(ub_view, layer));
-                v->rec = none;
-                v->entry = UB_ENTRY_NONE;
-                v->kind = UB_KIND_NONE;
-                v->cfg = -1;
-                v->opts = s->o;
-                v->pkt_off = UINT32_MAX;
-                ub_eng_packet(&s->e, v, &pi, h.seq);
-                continue;
-            }
-            if (h.mode == M_VIEW) {
-                view_receive(s->v, s->o, &h, d);
-            } else {
-                ub_decode(s->v, s->o, (ub_entry)h.entry, d, h.len);
-                if (h.uflags & UB_UNIT_PARTIAL)
-                    ub_error_rec(s->v, UB_E_STREAM, UB_H_NONE, 0, h.len, 0, "incomplete unit at the end of the stream");
-            }
-            ub_eng_packet(&s->e, s->v, &pi, h.seq);
-        }
-        pthread_mutex_lock(&s->mu);
-        b->next = s->freel;
-        s->freel = b;
-        pthread_cond_signal(&s->cv_space);
-        pthread_mutex_unlock(&s->mu);
+        if (h->mode == M_VIEW) view_receive(w->v, w->S->o, h, d);
+        else decode_unit(w->v, w->S->o, h, d);
+        ub_eng_packet(&w->e, w->v, &pi, h->seq);
     }
-    ub_eng_finish(&s->e);
+}
+
+/* a worker: its engine's next batches when they are decoded, else the oldest undecoded batch */
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    ub_shards *S = w->S;
+    pthread_mutex_lock(&S->mu);
+    for (;;) {
+        uint64_t upto = w->tail;
+        while (upto < S->head && S->ring[upto % RING].state == SL_READY) upto++;
+        if (upto > w->tail) {
+            pthread_mutex_unlock(&S->mu);
+            for (uint64_t k = w->tail; k < upto; k++) run_batch(w, &S->ring[k % RING]);
+            pthread_mutex_lock(&S->mu);
+            w->tail = upto;
+            if (S->wait_space) pthread_cond_signal(&S->cv_space);
+            continue;
+        }
+        slot *c = claim(S);
+        if (c) {
+            decode_claimed(S, &w->d, c);
+            continue;
+        }
+        if (S->done && w->tail == S->head) break;
+        S->wait_data++;
+        pthread_cond_wait(&S->cv_data, &S->mu);
+        S->wait_data--;
+    }
+    pthread_mutex_unlock(&S->mu);
+    ub_eng_finish(&w->e);
     return NULL;
 }
 
-ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned jobs, bool link_engine)
+static int decoder_init(decoder *d)
 {
+    memset(&d->cnt, 0, sizeof d->cnt);
+    if (!(d->dv = malloc(sizeof *d->dv))) return -1;
+    ub_view_init(d->dv);
+    return 0;
+}
+
+ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_shard_spec *spec, uint64_t allbits,
+                           unsigned pair0, unsigned npair, unsigned pairw)
+{
+    if (n == 0 || n > 64) return NULL;
     ub_shards *S = calloc(1, sizeof *S);
     if (!S) return NULL;
-    S->jobs = jobs;
-    S->n = jobs + (link_engine ? 1 : 0);
-    S->sh = calloc(S->n, sizeof *S->sh);
-    if (!S->sh) {
-        free(S);
-        return NULL;
+    S->o = o;
+    S->n = n;
+    S->allbits = allbits;
+    S->pair0 = pair0;
+    S->npair = npair;
+    S->pairw = pairw;
+    pthread_mutex_init(&S->mu, NULL);
+    pthread_cond_init(&S->cv_data, NULL);
+    pthread_cond_init(&S->cv_space, NULL);
+    _Static_assert(sizeof(ub_unit_counts) == 12 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
+    if (!(S->w = calloc(n, sizeof *S->w)) || decoder_init(&S->fd) != 0) goto fail;
+    for (unsigned i = 0; i < n; i++) {
+        worker *w = &S->w[i];
+        w->S = S;
+        w->id = i;
+        if (spec[i].tick) S->tickmask |= 1ull << i;
+        if (!(w->v = malloc(sizeof *w->v)) || decoder_init(&w->d) != 0) goto fail;
+        ub_view_init(w->v);
+        if (ub_eng_init(a, &w->e, spec[i].layers, spec[i].phase, false) != 0) goto fail;
     }
-    for (unsigned i = 0; i < S->n; i++) {
-        pthread_mutex_init(&S->sh[i].mu, NULL);
-        pthread_cond_init(&S->sh[i].cv_data, NULL);
-        pthread_cond_init(&S->sh[i].cv_space, NULL);
-    }
-    for (unsigned i = 0; i < S->n; i++) {
-        shard *s = &S->sh[i];
-        bool link = i == jobs;
-        s->o = o;
-        s->v = malloc(sizeof *s->v);
-        if (s->v) ub_view_init(s->v);
-        if (!s->v || ub_eng_init(a, &s->e, link ? UB_ST_DLL | UB_ST_DECODE : UB_ST_NW | UB_ST_TP | UB_ST_TA | UB_ST_MG,
-                                 link ? UB_PHASE_LINK : UB_PHASE_PAIR, false) != 0)
-            goto fail;
-        if (pthread_create(&s->th, NULL, shard_main, s) != 0) goto fail;
-        s->started = true;
+    for (unsigned i = 0; i < n; i++) {
+        if (pthread_create(&S->w[i].th, NULL, worker_main, &S->w[i]) != 0) goto fail;
+        S->w[i].started = true;
     }
     return S;
 fail:
@@ -298,85 +482,68 @@ fail:
     return NULL;
 }
 
-/* the partial-unit error of a raw flit stream (re-added when a worker decodes the record again) */
-static bool has_partial_error(const ub_view *v)
-{
-    unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
-    for (unsigned i = 0; i < ne; i++)
-        if (v->err[i].code == UB_E_STREAM && v->err[i].hdr == UB_H_NONE && v->err[i].off == 0) return true;
-    return false;
-}
-
-int ub_shards_send(ub_shards *S, unsigned i, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
-{
-    if (i >= S->n) return -1;
-    rechdr rh = { seq, pi->frame, pi->ts_ns, pi->ifindex, v->rec_len, pi->dir, v->entry,
-                  (uint8_t)(has_partial_error(v) ? UB_UNIT_PARTIAL : 0), M_VIEW, 0 };
-    return shard_send(&S->sh[i], v, rh, v->rec);
-}
-
-static void batch_free(batch *b)
-{
-    free(b->buf);
-    free(b);
-}
-
-int ub_shards_stop(ub_shards *S, bool tick, uint64_t last_frame, uint64_t max_ts)
+int ub_shards_stop(ub_shards *S, bool tick_end, uint64_t last_frame, uint64_t max_ts)
 {
     int rc = 0;
-    if (!S) return 0;
-    for (unsigned i = 0; i < S->n; i++) {
-        shard *s = &S->sh[i];
-        if (!s->started) continue;
-        if (tick && i < S->jobs) { /* the link shard has seen every packet */
-            rechdr t = { UINT64_MAX - 1, last_frame, max_ts, 0, 0, UB_DIR_UNKNOWN, UB_ENTRY_NONE, 0, M_TICK, 0 };
-            uint8_t *p = shard_reserve(s, 0);
-            if (p) memcpy(p, &t, sizeof t);
-            else rc = -1;
-        }
-        if (s->fill && s->fill->used) {
-            batch_push(s, s->fill);
-        } else if (s->fill) {
-            pthread_mutex_lock(&s->mu);
-            s->fill->next = s->freel;
-            s->freel = s->fill;
-            pthread_mutex_unlock(&s->mu);
-        }
-        s->fill = NULL;
-        pthread_mutex_lock(&s->mu);
-        s->done = true;
-        pthread_cond_signal(&s->cv_data);
-        pthread_mutex_unlock(&s->mu);
+    if (!S || S->done) return 0;
+    bool any = false;
+    for (unsigned i = 0; i < S->n; i++) any |= S->w[i].started;
+    if (any && tick_end && S->tickmask) {
+        rechdr t = { S->tickmask, UINT64_MAX - 1, last_frame, max_ts, 0, 0, UB_DIR_UNKNOWN, UB_ENTRY_NONE, 0, M_TICK, 0, 0, 0 };
+        uint8_t *p = reserve(S, 0, S->fill && S->fill->raw);
+        if (p) memcpy(p, &t, sizeof t);
+        else rc = -1;
     }
+    if (S->fill && (S->fill->in.used || S->fill->out.used)) publish(S);
+    S->fill = NULL;
+    pthread_mutex_lock(&S->mu);
+    S->done = true;
+    pthread_cond_broadcast(&S->cv_data);
+    pthread_mutex_unlock(&S->mu);
     for (unsigned i = 0; i < S->n; i++)
-        if (S->sh[i].started) {
-            pthread_join(S->sh[i].th, NULL);
-            S->sh[i].started = false;
+        if (S->w[i].started) {
+            pthread_join(S->w[i].th, NULL);
+            S->w[i].started = false;
         }
-    return rc;
+    return rc || S->oom ? -1 : 0;
 }
 
 unsigned ub_shards_count(const ub_shards *S) { return S ? S->n : 0; }
-ub_eng *ub_shards_eng(ub_shards *S, unsigned i) { return S && i < S->n ? &S->sh[i].e : NULL; }
+ub_eng *ub_shards_eng(ub_shards *S, unsigned i) { return S && i < S->n ? &S->w[i].e : NULL; }
+
+/* ub_unit_counts (ub_sniff included) is uint64_t counters only */
+static void counts_add(ub_unit_counts *a, const ub_unit_counts *b)
+{
+    uint64_t x[sizeof *a / sizeof(uint64_t)], y[sizeof *a / sizeof(uint64_t)];
+    memcpy(x, a, sizeof x);
+    memcpy(y, b, sizeof y);
+    for (size_t i = 0; i < sizeof x / sizeof *x; i++) x[i] += y[i];
+    memcpy(a, x, sizeof x);
+}
+
+void ub_shards_counts(const ub_shards *S, ub_unit_counts *c)
+{
+    if (!S) return;
+    counts_add(c, &S->fd.cnt);
+    for (unsigned i = 0; S->w && i < S->n; i++) counts_add(c, &S->w[i].d.cnt);
+}
 
 void ub_shards_free(ub_shards *S)
 {
     if (!S) return;
-    for (unsigned i = 0; i < S->n; i++) {
-        shard *s = &S->sh[i];
-        while (s->freel) {
-            batch *b = s->freel;
-            s->freel = b->next;
-            batch_free(b);
-        }
-        for (unsigned k = 0; k < s->qn; k++) batch_free(s->q[(s->qh + k) % SHQ]);
-        if (s->fill) batch_free(s->fill);
-        ub_eng_free(&s->e);
-        free(s->v);
-        pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv_data);
-        pthread_cond_destroy(&s->cv_space);
+    for (unsigned i = 0; S->w && i < S->n; i++) {
+        ub_eng_free(&S->w[i].e);
+        free(S->w[i].v);
+        free(S->w[i].d.dv);
     }
-    free(S->sh);
+    free(S->fd.dv);
+    for (unsigned k = 0; k < RING; k++) {
+        free(S->ring[k].in.p);
+        free(S->ring[k].out.p);
+    }
+    free(S->w);
+    pthread_mutex_destroy(&S->mu);
+    pthread_cond_destroy(&S->cv_data);
+    pthread_cond_destroy(&S->cv_space);
     free(S);
 }

@@ -177,8 +177,11 @@ static void emit3(ub_state *s, const ub_pkt *p, uint8_t dir, unsigned rule, uint
 /* a field through its handle, with the inline bit reader of the table row (0 when absent) */
 static inline uint64_t fv(const ub_fh *h, const ub_layer *l)
 {
-    for (unsigned i = 0; l && i < h->n; i++)
-        if (h->h[i] == l->hdr) return ub_lget(l, (unsigned)(h->f[i] - h->h[i]->fields));
+    for (unsigned i = 0; l && i < h->n; i++) {
+        if (h->h[i] != l->hdr) continue;
+        uint64_t u;
+        return ub_fh_fast(h, i, l, &u) ? u : ub_lget(l, (unsigned)(h->f[i] - h->h[i]->fields));
+    }
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #define UB_ST_INTERNAL_H
 
 #include "internal.h"
+#include "pktsum.h"
 #include "rules.h"
 #include "ubparse/state.h"
 
@@ -10,10 +11,26 @@
 /* A field name resolved once (at engine creation) to every table that defines it; reading it from
  * a layer is then a pointer compare plus the bit reader — no string work per packet. */
 #define UB_FH_MAX 8
+#if defined(__GNUC__)
+#define UB_FH_INLINE inline __attribute__((always_inline))
+#else
+#define UB_FH_INLINE inline
+#endif
 typedef struct ub_fh {
     const ub_hdr *h[UB_FH_MAX];
     const ub_field *f[UB_FH_MAX];
     uint8_t n;
+    /* entries [0, nfast) (those added by ub_fh_init/ub_fh_add) carry a precomputed read of a plain
+     * integer row within 8 bytes (rd[i].need = 0: not such a row): one big-endian 8-byte (or, in a
+     * layer shorter than 8 bytes, 4-byte) load, shift and mask when the layer holds the row */
+    uint8_t nfast;
+    struct ub_fh_rd {
+        uint16_t need;  /* bytes the layer must have: the row's last byte + 1 */
+        uint8_t first;  /* the row's first byte */
+        uint8_t w4;     /* the row spans at most 4 bytes */
+        uint32_t end;   /* the row's end bit */
+        uint64_t mask;
+    } rd[UB_FH_MAX];
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
@@ -27,13 +44,39 @@ static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
     *u = ok ? v.u : 0;
     return ok;
 }
+/* entry i of the handle read from l through its precomputed 8-byte window; false: take ub_fh_read */
+static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, uint64_t *u)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const struct ub_fh_rd *r = &fh->rd[i];
+    if (i >= fh->nfast || !r->need || l->len < r->need) return false;
+    if (l->len >= 8) {
+        uint32_t base = r->first + 8u <= l->len ? r->first : l->len - 8u; /* the 8 bytes hold the row */
+        uint64_t w;
+        memcpy(&w, l->data + base, 8);
+        *u = (__builtin_bswap64(w) >> (base * 8u + 64u - r->end)) & r->mask;
+        return true;
+    }
+    if (l->len >= 4 && r->w4) { /* a short layer: a 4-byte window */
+        uint32_t base = r->first + 4u <= l->len ? r->first : l->len - 4u, w;
+        memcpy(&w, l->data + base, 4);
+        *u = (uint64_t)(__builtin_bswap32(w) >> (base * 8u + 32u - r->end)) & r->mask;
+        return true;
+    }
+    return false;
+#else
+    (void)fh, (void)i, (void)l, (void)u;
+    return false;
+#endif
+}
 /* value of the handle's field in layer l (0 when l is NULL or has no such field) */
-static inline uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
+static UB_FH_INLINE uint64_t ub_fh_get(const ub_fh *fh, const ub_layer *l)
 {
     if (!l) return 0;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
         uint64_t u;
+        if (ub_fh_fast(fh, i, l, &u)) return u;
         return ub_fh_read(l, fh->f[i], &u) ? u : 0;
     }
     return 0;
@@ -43,7 +86,7 @@ static inline bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
     if (!l) return false;
     for (unsigned i = 0; i < fh->n; i++) {
         uint64_t u;
-        if (fh->h[i] == l->hdr) return ub_fh_read(l, fh->f[i], &u);
+        if (fh->h[i] == l->hdr) return ub_fh_fast(fh, i, l, &u) || ub_fh_read(l, fh->f[i], &u);
     }
     return false;
 }
@@ -67,6 +110,8 @@ typedef struct ub_pkt {
     uint8_t tp_kind;         /* enum ub_tp_kind */
     uint32_t payload_len;    /* bytes of the transaction payload layer(s) */
     uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */
+    uint8_t nb;              /* an IB BTH or SUE RH: work for the neighbour module (st_neigh.c) */
+    ub_pktsum sum;           /* header values read once (pktsum.h) */
     /* layers of interest (NULL when absent) */
     const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
     const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
@@ -81,12 +126,27 @@ typedef struct ub_key {
     uint8_t len;
     uint8_t b[UB_KEY_MAX];
 } ub_key;
-void ub_key_add(ub_key *k, const void *p, size_t n);
-void ub_key_addr(ub_key *k, const ub_addr *a);
-void ub_key_u64(ub_key *k, uint64_t v);
+static inline void ub_key_add(ub_key *k, const void *p, size_t n)
+{
+    if (k->len + n > UB_KEY_MAX) n = UB_KEY_MAX - k->len;
+    memcpy(k->b + k->len, p, n);
+    k->len = (uint8_t)(k->len + n);
+}
+static inline void ub_key_addr(ub_key *k, const ub_addr *a)
+{
+    ub_key_add(k, &a->len, 1);
+    ub_key_add(k, a->b, a->len);
+}
+static inline void ub_key_u64(ub_key *k, uint64_t v) { ub_key_add(k, &v, sizeof v); }
 
-/* Open addressing (linear probing, backward-shift deletion), fixed-size entries, approximate LRU
- * eviction when 3/4 full. Each entry starts with a ub_tent header; the module's data follows. */
+/* Open addressing, Robin Hood order (each run of slots sorted by home slot, then hash): the layout
+ * is a function of the keys alone, not of the insertion history, so a table that grew by rehashing
+ * looks exactly like one allocated at full size. Tables start small (UB_TBL_CAP0 slots) and double
+ * up to the size that holds `max` entries at <= 3/4 load; approximate LRU eviction beyond `max`
+ * (only ever at full size). One 64-bit hash per key, word at a time. Each entry starts with a
+ * ub_tent header; the module's data follows. Inserting (ub_tbl_get creating an entry) and removing
+ * may move other entries of the same table: do not keep pointers into it across those. */
+#define UB_TBL_CAP0 16u
 typedef struct ub_tent {
     uint64_t hash;
     uint64_t last;  /* logical time of the last use */
@@ -97,11 +157,13 @@ typedef struct ub_tent {
 typedef struct ub_tbl {
     const char *name;
     uint32_t cap, esize, count, max; /* max: entries kept (eviction beyond it) */
+    uint32_t full_cap;                      /* cap once max entries are in use */
     uint64_t tick, evicted;
     uint32_t peak;                          /* most entries at once */
     uint64_t first_evict, last_evict;       /* frames of the first / last eviction */
     const uint64_t *frame_now;              /* frame being processed (ub_st_table sets it) */
-    uint8_t *mem;
+    uint8_t *mem;                           /* cap slots + 2 scratch entries */
+    ub_tent **order;                        /* ub_tbl_next: entries in hash order */
     /* called before an entry is evicted (module may report what it loses) */
     void (*on_evict)(void *mod, ub_tent *e);
     void *mod;
@@ -112,8 +174,11 @@ void ub_tbl_free(ub_tbl *t);
 void *ub_tbl_find(ub_tbl *t, const ub_key *k);             /* data pointer or NULL */
 void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created); /* find or insert (zeroed) */
 void ub_tbl_remove(ub_tbl *t, void *data);
-/* iterate: start with *it = 0; returns data pointers of used entries, NULL at the end */
+/* iterate: start with *it = 0; returns data pointers of used entries, NULL at the end. The order
+ * (by hash, then key) depends on the keys only, never on the table's size or history. Do not
+ * insert or remove while iterating. */
 void *ub_tbl_next(ub_tbl *t, uint32_t *it);
+size_t ub_tbl_bytes(const ub_tbl *t); /* memory held now */
 static inline ub_tent *ub_tbl_hdr(void *data) { return (ub_tent *)((uint8_t *)data - sizeof(ub_tent)); }
 
 /* ---------------------------------------------------------------- modules */
@@ -154,7 +219,7 @@ struct ub_state {
     const char *tbl_what[UB_TBL__COUNT];
     /* handles used by the packet extraction */
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
-    ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
+    ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the
      * loss signals per endpoint pair, allocated on the first such packet */
     ub_tbl hops;

@@ -13,136 +13,18 @@
  *       (transport-carried responses in TPACK/TPNAK RSPST, §10.6 a).
  * Addresses: SCNA/DCNA or IP source/destination plus SEID/DEID; responses carry them swapped.
  * UPI is not part of any key. Never keyed on the TP channel (slices may travel on any channel). */
-#include "st_internal.h"
+#include "st_ta_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { RING = 16, CRING = 4 };
-/* RC part of the keys: INI_RC_ID (20 bits) or one of these markers */
-enum {
-    RCK_COMPACT = 0x1000000u, /* compact BTAH/ATAH: no INI_RC_ID */
-    RCK_SCID = 0x2000000u,    /* INI_RC_Type 10: request carries the SCID, the response the RCID or the SCID (I-38) */
-    RCK_MGMT = 0x3000000u,    /* management: MSN keyed per (initiator, target) */
-};
-/* what a request waits for (§10.6 a) */
-enum { NEED_NONE = 0, NEED_SPEC, NEED_YES };
-/* management request classes (§10.5 MG-04/MG-05, EV-UBUS replies to events) */
-enum { MN_NONE = 0, MN_RSP, MN_REG };
-/* ring entry flags */
-enum {
-    R_ANSWERED = 1u << 0,
-    R_NONE = 1u << 1,      /* takes no response (No_TAACK, UTP, Prefetch_tgt, events) */
-    R_SPEC = 1u << 2,      /* Write/Send waiting for a TAACK the service mode may not send */
-    R_RETRYABLE = 1u << 3, /* answered with RNR / Page Fault / recoverable abnormal TAACK */
-    R_FAILED = 1u << 4,    /* answered with Completer Error / unrecoverable / compact Status fail */
-    R_COMPACT = 1u << 5,
-};
-/* transaction entry flags */
-enum {
-    TXF_COMPACT = 1u << 0, TXF_TAID = 1u << 1, TXF_OFST = 1u << 2, TXF_WRITE = 1u << 3,
-    TXF_ORDERED = 1u << 4, TXF_ALLOC = 1u << 5, TXF_RSP_OPEN = 1u << 6,
-};
-/* ub_match.opcode of enumeration exchanges: 0x80 (never a TAOpcode) | (8 + CMD) << 8, so that the
- * "Code" byte (bits 15:8) of enumeration never collides with the 3-bit MGMTETAH Codes */
-enum { MATCH_SCAN = 0x80, MATCH_SCAN_CODE = 8 };
-
-typedef struct ring_ent {
-    uint64_t req_frame, req_ts, rsp_frame;
-    uint32_t aux; /* management: INI_RC_ID of the request */
-    uint32_t req_hash, rsp_hash;
-    uint16_t sn;
-    uint8_t op; /* TAOpcode, or management Code << 4 | Sub Code */
-    uint8_t flags;
-} ring_ent;
-
-typedef struct rc_ent {
-    ring_ent ring[RING];
-    uint32_t out_writes, out_ordered; /* outstanding tx entries with TXF_WRITE / TXF_ORDERED */
-    uint32_t last_full_rck; /* compact-key entry of a pair: RC of the last full-format request (TA-02) */
-    uint16_t newest, alloc_tassn;
-    uint8_t has_newest, taack_seen, alloc_pending, rhead, has_full;
-} rc_ent;
-
-typedef struct tx_ent {
-    uint64_t frame, ts;    /* first packet of the request */
-    uint64_t last_ts;      /* latest packet or Retry copy (§10.6 e) */
-    uint64_t rsp_frame, rsp_ts; /* first packet of a multi-packet Read_response */
-    uint32_t exp_len;      /* Read: bytes asked; Atomic: operand bytes */
-    uint32_t rsp_bytes;    /* Read_response bytes so far */
-    uint32_t req_hash, rsp_hash, rcid;
-    uint16_t tassn;
-    uint8_t op, flags, rsp_bad;
-} tx_ent;
-
-typedef struct mg_ent {
-    uint64_t frame, ts, last_ts, path_hash, guid;
-    uint32_t aux;  /* INI_RC_ID / MSGQ_ID */
-    uint16_t msn;
-    uint8_t kind;  /* 'M' configuration management, 'S' enumeration */
-    uint8_t code;  /* Code << 4 | Sub Code, or Scan CMD */
-    uint8_t need;  /* MN_* */
-    uint8_t type, hops, slice, has_rpath, guid_keyed;
-} mg_ent;
-
-typedef struct ch_req {
-    uint64_t seid, deid;
-    uint32_t psn, rck;
-    uint16_t tassn;
-    uint8_t used;
-} ch_req;
-
-typedef struct ch_ent {
-    uint64_t bm[2];  /* PSN high - i seen, i = 0..127 */
-    uint64_t next_addr, last_frame;
-    uint32_t high, next_off, rck;
-    uint16_t tassn;
-    uint8_t valid, open, has_addr, has_off, rhead;
-    ch_req req[CRING];
-} ch_ent;
-
-typedef struct mod_ta {
-    ub_state *s;
-    uint64_t frame; /* frame being processed (eviction findings) */
-    bool ta_on, mg_on;
-    ub_tbl tx, mg, rc, ch;
-    ub_fh bt_op, bt_tassn, bt_notaack, bt_odr, bt_retry, bt_alloc, bt_rctype, bt_rcid;
-    ub_fh at_op, at_sv, at_tassn, at_rspst, at_rspinfo, at_rcid, at_status;
-    ub_fh ma_addr, ma_len, of_off;
-    ub_fh rt_op, rt_last, rt_src, rt_dst, rt_psn, rt_rspst, rt_rspinfo, ut_last;
-    ub_fh mg_sub, mg_code, mg_rsp, mg_status, mg_len;
-    ub_fh sh_type, sh_hops, sh_fpath, sh_rpath, sc_cmd, sc_slice, sc_status, sc_msgq, sc_msn, sc_guid, tlv_slice;
-} mod_ta;
-
 /* ================================================================ small helpers */
-static uint64_t fnv(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ull; }
-    return h;
-}
 static int32_t psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; } /* mod 2^24 */
-static bool sn_newer(uint16_t a, uint16_t b) { return (int16_t)(uint16_t)(a - b) > 0; }   /* mod 2^16 */
-static uint64_t fget(const ub_fh *h, const ub_layer *l) { return ub_fh_get(h, l); }
-static bool fbytes(const ub_fh *h, const ub_layer *l, ub_val *v)
-{
-    if (!l) return false;
-    for (unsigned i = 0; i < h->n; i++)
-        if (h->h[i] == l->hdr) return ub_field_value(l, h->f[i], v) == 0;
-    return false;
-}
 static bool is_atomic(unsigned op) { return op >= 0x07 && op <= 0x0F; }
 static bool is_write(unsigned op) { return op == 0x03 || op == 0x04 || op == 0x05 || op == 0x14 || op == 0x17 || op == 0x18; }
 static bool is_send(unsigned op) { return op <= 0x01; }
 /* §7.4, TA-01: the response type of a request */
 static unsigned want_rsp(unsigned op) { return op == 0x06 ? 0x12 : is_atomic(op) ? 0x13 : 0x11; }
-static bool addr_zero(const ub_addr *a)
-{
-    for (unsigned i = 0; i < a->len; i++)
-        if (a->b[i]) return false;
-    return true;
-}
-static bool flit_entry(const ub_pkt *p) { return p->v->entry == UB_ENTRY_FLIT || p->v->entry == UB_ENTRY_STREAM; }
 /* content of a packet: identifies DLL replays in flit captures (§10.6 d). The block CRC (or the
  * ICRC) already covers every byte; without either, the TAH and payload heads are hashed. 0 for
  * other entry points, where a replay cannot appear and identical copies are real duplicates. */
@@ -153,7 +35,7 @@ static uint64_t head_word(const ub_layer *l, uint32_t o)
     if (l && o < l->len) memcpy(&w, l->data + o, l->len - o < 8 ? l->len - o : 8);
     return w;
 }
-static uint32_t pkt_hash(const ub_pkt *p, const ub_layer *from)
+uint32_t ub_ta_pkt_hash(const ub_pkt *p, const ub_layer *from)
 {
     if (!from || !flit_entry(p)) return 0;
     uint64_t h = wmix(p->v->pkt_len, p->payload_len);
@@ -195,7 +77,7 @@ static uint64_t addr_fold(uint64_t h, const ub_addr *a)
     return wmix(wmix(wmix(h, n), w0), w1);
 }
 /* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
-static void rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te, uint32_t rck,
+void ub_ta_rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te, uint32_t rck,
                    uint64_t extra)
 {
     uint64_t h = wmix(wmix(addr_fold(addr_fold(kind, ia), ta), ie), te);
@@ -205,7 +87,7 @@ static void rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, cons
     ub_key_u64(k, h);
     ub_key_add(k, &rck, 4);
 }
-static void key_sn(ub_key *k, const ub_key *rk, uint16_t sn)
+void ub_ta_key_sn(ub_key *k, const ub_key *rk, uint16_t sn)
 {
     *k = *rk;
     ub_key_add(k, &sn, 2);
@@ -216,16 +98,7 @@ static void key_prefix(ub_key *rk, const ub_key *k)
     rk->len = (uint8_t)(k->len >= 2 ? k->len - 2 : 0);
 }
 
-/* printable state key of a finding, formatted only when a finding is emitted (no string work per
- * packet): endpoints + RC + sequence number, or a preformatted text */
-typedef struct kt_t {
-    const ub_addr *ia, *ta;
-    const char *what;
-    uint32_t rck;
-    unsigned sn;
-    char text[48];
-} kt_t;
-static void kt_ep(kt_t *k, const ub_addr *ia, const ub_addr *ta, const char *what, uint32_t rck, unsigned sn)
+void ub_ta_kt_ep(kt_t *k, const ub_addr *ia, const ub_addr *ta, const char *what, uint32_t rck, unsigned sn)
 {
     k->ia = ia;
     k->ta = ta;
@@ -252,7 +125,7 @@ static void kt_fmt(const kt_t *k, char *b, size_t n)
 }
 
 /* ---------------------------------------------------------------- findings */
-static void emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1, uint64_t f2, int64_t v0, int64_t v1,
+void ub_ta_emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1, uint64_t f2, int64_t v0, int64_t v1,
                  unsigned nv, const char *detail, const char *key, const kt_t *kt)
 {
     uint64_t fr[2] = { f1, f2 };
@@ -264,16 +137,16 @@ static void emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1,
 }
 
 /* ================================================================ per-RC memo */
-static rc_ent *rc_get(mod_ta *m, const ub_key *rk)
+rc_ent *ub_ta_rc_get(mod_ta *m, const ub_key *rk)
 {
     return (rc_ent *)ub_tbl_get(&m->rc, rk, NULL);
 }
-static void rc_sent(rc_ent *rc, uint16_t sn)
+void ub_ta_rc_sent(rc_ent *rc, uint16_t sn)
 {
     if (!rc->has_newest || sn_newer(sn, rc->newest)) rc->newest = sn;
     rc->has_newest = 1;
 }
-static ring_ent *ring_find(rc_ent *rc, uint16_t sn)
+ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn)
 {
     if (!rc) return NULL;
     for (unsigned i = 0; i < RING; i++) { /* newest first */
@@ -282,7 +155,7 @@ static ring_ent *ring_find(rc_ent *rc, uint16_t sn)
     }
     return NULL;
 }
-static ring_ent *ring_push(rc_ent *rc)
+ring_ent *ub_ta_ring_push(rc_ent *rc)
 {
     ring_ent *e = &rc->ring[rc->rhead];
     rc->rhead = (uint8_t)((rc->rhead + 1) % RING);
@@ -377,24 +250,24 @@ static void pair_checks(mod_ta *m, const ub_pkt *p, const rsp_info *r, unsigned 
                         uint64_t req_frame, const kt_t *kt)
 {
     if (r->op && req_compact != r->compact)
-        emit(m, UB_R_TA_FORMAT, -1, p->pi->frame, req_frame, 0, req_compact, r->compact, 2,
+        ub_ta_emit(m, UB_R_TA_FORMAT, -1, p->pi->frame, req_frame, 0, req_compact, r->compact, 2,
              req_compact ? "compact request answered in full format" : "full-format request answered in compact format",
              "transaction", kt);
     if (r->op && want_rsp(req_op) != r->op)
-        emit(m, UB_R_TA_WRONG_TYPE, -1, p->pi->frame, req_frame, 0, req_op, r->op, 2,
+        ub_ta_emit(m, UB_R_TA_WRONG_TYPE, -1, p->pi->frame, req_frame, 0, req_op, r->op, 2,
              req_op == 0x06 ? "Read answered with something else than a Read_response"
              : is_atomic(req_op) ? "Atomic answered with something else than an Atomic_response"
                                  : "Write/Send answered with something else than a TAACK",
              "transaction", kt);
     if (r->abnormal_retry || r->failed)
-        emit(m, UB_R_TA_ERROR_STATUS, -1, p->pi->frame, req_frame, 0, r->compact ? r->status : r->rspst,
+        ub_ta_emit(m, UB_R_TA_ERROR_STATUS, -1, p->pi->frame, req_frame, 0, r->compact ? r->status : r->rspst,
              r->compact ? 0 : r->rspinfo, 2,
              r->compact ? "compact response Status = fail"
              : r->rspst == 1 ? "RNR" : r->rspst == 2 ? "Page Fault" : "Completer Error",
              "transaction", kt);
 }
 
-static void send_match(mod_ta *m, uint64_t req_frame, uint64_t req_ts, uint64_t rsp_frame, uint64_t rsp_ts,
+void ub_ta_send_match(mod_ta *m, uint64_t req_frame, uint64_t req_ts, uint64_t rsp_frame, uint64_t rsp_ts,
                        uint8_t kind, uint16_t opcode)
 {
     ub_match mt = { req_frame, rsp_frame, rsp_ts > req_ts ? rsp_ts - req_ts : 0, kind, opcode, req_ts, rsp_ts };
@@ -409,7 +282,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
     if (first) pair_checks(m, p, r, t->op, t->flags & TXF_COMPACT, t->frame, kt);
     bool bad = r->abnormal_retry || r->failed;
     if (first && r->op && r->op != 0x11 && !r->compact && (r->rspst == 0 || r->rspst == 5) && r->rspinfo)
-        emit(m, UB_R_TA_AGGREGATION, -1, p->pi->frame, t->frame, 0, t->tassn, r->rspinfo, 2,
+        ub_ta_emit(m, UB_R_TA_AGGREGATION, -1, p->pi->frame, t->frame, 0, t->tassn, r->rspinfo, 2,
              "aggregation count in a Read/Atomic response (only TAACKs aggregate)", "transaction", kt);
     if (r->op == 0x12 || r->op == 0x13) {
         /* payload bytes, without TAIDETAH/OFSTETAH the decoder could not know about */
@@ -417,7 +290,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
                          (r->op == 0x12 && (t->flags & TXF_OFST) && !p->ofstetah ? 4u : 0u);
         uint32_t bytes = p->payload_len > extra ? p->payload_len - extra : 0;
         if (r->op == 0x12 && t->op == 0x06) {
-            bool last = p->rtph ? fget(&m->rt_last, p->rtph) : true;
+            bool last = p->rtph ? p->sum.rt_last : true;
             if (first) { t->rsp_frame = p->pi->frame; t->rsp_ts = p->pi->ts_ns; }
             t->rsp_bytes += bytes;
             t->rsp_bad |= p->malformed; /* payload of a damaged packet: no length verdict */
@@ -428,32 +301,32 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
             }
             bool cm = t->flags & TXF_COMPACT;
             if (!bad && !t->rsp_bad && t->rsp_bytes != t->exp_len)
-                emit(m, UB_R_TA_LENGTH, cm ? UB_SEV_WARN : -1, p->pi->frame, t->frame, 0, t->rsp_bytes, t->exp_len, 2,
+                ub_ta_emit(m, UB_R_TA_LENGTH, cm ? UB_SEV_WARN : -1, p->pi->frame, t->frame, 0, t->rsp_bytes, t->exp_len, 2,
                      cm ? "Read_response payload differs from the Read's compact MAETAH.Length (R-24)"
                         : "Read_response payload differs from the Read's MAETAH.Length",
                      "transaction", kt);
         } else if (r->op == 0x13 && is_atomic(t->op) && !bad && !p->malformed) {
             uint32_t want = t->op == 0x09 ? 0 : t->exp_len; /* TA-10: Atomic_store returns no data */
             if (bytes != want)
-                emit(m, UB_R_TA_ATOMIC, (t->flags & TXF_COMPACT) ? UB_SEV_WARN : -1, p->pi->frame, t->frame, 0, bytes, want, 2,
+                ub_ta_emit(m, UB_R_TA_ATOMIC, (t->flags & TXF_COMPACT) ? UB_SEV_WARN : -1, p->pi->frame, t->frame, 0, bytes, want, 2,
                      t->op == 0x09 ? "Atomic_store response carries a payload" : "Atomic_response payload differs from the operand length",
                      "transaction", kt);
         }
     }
     uint64_t rsp_frame = (t->flags & TXF_RSP_OPEN) ? t->rsp_frame : p->pi->frame;
     uint64_t rsp_ts = (t->flags & TXF_RSP_OPEN) ? t->rsp_ts : p->pi->ts_ns;
-    send_match(m, t->frame, t->ts, rsp_frame, rsp_ts, 0, t->op);
+    ub_ta_send_match(m, t->frame, t->ts, rsp_frame, rsp_ts, 0, t->op);
     tx_ent c = *t;
     ub_tbl_remove(&m->tx, t);
     ub_key rk;
     key_prefix(&rk, tk);
-    rc_ent *rc = rc_get(m, &rk);
+    rc_ent *rc = ub_ta_rc_get(m, &rk);
     if (!rc) return true;
     if ((c.flags & TXF_WRITE) && rc->out_writes) rc->out_writes--;
     if ((c.flags & TXF_ORDERED) && rc->out_ordered) rc->out_ordered--;
     if ((c.flags & TXF_ALLOC) && rc->alloc_pending && rc->alloc_tassn == c.tassn) rc->alloc_pending = 0;
     if (r->op == 0x11) rc->taack_seen = 1;
-    ring_ent *e = ring_push(rc);
+    ring_ent *e = ub_ta_ring_push(rc);
     e->sn = c.tassn;
     e->op = c.op;
     e->flags = (uint8_t)(R_ANSWERED | (r->abnormal_retry ? R_RETRYABLE : 0) | (r->failed ? R_FAILED : 0) |
@@ -470,7 +343,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
 static void ring_answer(mod_ta *m, const ub_pkt *p, rc_ent *rc, ring_ent *e, const rsp_info *r, const kt_t *kt)
 {
     pair_checks(m, p, r, e->op, e->flags & R_COMPACT, e->req_frame, kt);
-    send_match(m, e->req_frame, e->req_ts, p->pi->frame, p->pi->ts_ns, 0, e->op);
+    ub_ta_send_match(m, e->req_frame, e->req_ts, p->pi->frame, p->pi->ts_ns, 0, e->op);
     e->flags = (uint8_t)((e->flags & ~R_SPEC) | R_ANSWERED | (r->abnormal_retry ? R_RETRYABLE : 0) | (r->failed ? R_FAILED : 0));
     e->rsp_frame = p->pi->frame;
     e->rsp_hash = r->hash;
@@ -483,11 +356,11 @@ static void rsp_orphan(mod_ta *m, const ub_pkt *p, const ub_key *rks, unsigned n
 {
     for (unsigned i = 0; i < nrk; i++) {
         rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rks[i]);
-        ring_ent *e = ring_find(rc, tassn);
+        ring_ent *e = ub_ta_ring_find(rc, tassn);
         if (!e) continue;
         if (!(e->flags & R_ANSWERED)) {
             if (e->flags & R_NONE) {
-                emit(m, UB_R_TA_UNEXPECTED, -1, p->pi->frame, e->req_frame, 0, e->op, r->op, 2,
+                ub_ta_emit(m, UB_R_TA_UNEXPECTED, -1, p->pi->frame, e->req_frame, 0, e->op, r->op, 2,
                      "response to a request that takes none (No_TAACK = 1, UTP, Prefetch_tgt, Management)", "transaction", kt);
                 e->flags |= R_ANSWERED;
                 e->rsp_frame = p->pi->frame;
@@ -499,7 +372,7 @@ static void rsp_orphan(mod_ta *m, const ub_pkt *p, const ub_key *rks, unsigned n
         }
         if (flit_entry(p) && e->rsp_hash == r->hash) return; /* DLL replay of the response (§10.6 d) */
         bool abn = e->flags & (R_RETRYABLE | R_FAILED);
-        emit(m, UB_R_TA_DUP_RESPONSE, abn ? UB_SEV_NOTE : -1, p->pi->frame, e->req_frame, e->rsp_frame, tassn, 0, 1,
+        ub_ta_emit(m, UB_R_TA_DUP_RESPONSE, abn ? UB_SEV_NOTE : -1, p->pi->frame, e->req_frame, e->rsp_frame, tassn, 0, 1,
              abn ? "second response after an abnormal first response (no Retry = 1 request seen)" : "request answered more than once",
              "transaction", kt);
         return;
@@ -509,13 +382,13 @@ static void rsp_orphan(mod_ta *m, const ub_pkt *p, const ub_key *rks, unsigned n
         rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rks[i]);
         if (!rc || !rc->has_newest) continue;
         if (sn_newer(tassn, rc->newest)) {
-            emit(m, UB_R_TA_UNSOLICITED, UB_SEV_ERROR, p->pi->frame, 0, 0, tassn, rc->newest, 2,
+            ub_ta_emit(m, UB_R_TA_UNSOLICITED, UB_SEV_ERROR, p->pi->frame, 0, 0, tassn, rc->newest, 2,
                  "response for a TASSN the requester has not sent yet", "transaction", kt);
             return;
         }
         break;
     }
-    emit(m, UB_R_TA_UNSOLICITED, -1, p->pi->frame, 0, 0, tassn, 0, 1, "response without its request in the capture",
+    ub_ta_emit(m, UB_R_TA_UNSOLICITED, -1, p->pi->frame, 0, 0, tassn, 0, 1, "response without its request in the capture",
          "transaction", kt);
 }
 
@@ -534,15 +407,15 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     bool notaack = !compact && fget(&m->bt_notaack, b); /* I-34 alternative: TAK_EN polarity unknown → 0 */
     unsigned odr = compact ? 0 : (unsigned)fget(&m->bt_odr, b) & 3u;
     bool retry = !compact && fget(&m->bt_retry, b), alloc = !compact && fget(&m->bt_alloc, b);
-    bool last = p->rtph ? fget(&m->rt_last, p->rtph) : p->utph ? fget(&m->ut_last, p->utph) : true;
-    uint32_t psn = p->rtph ? (uint32_t)fget(&m->rt_psn, p->rtph) : 0;
-    uint32_t h = pkt_hash(p, b);
+    bool last = p->rtph ? p->sum.rt_last : p->utph ? fget(&m->ut_last, p->utph) : true;
+    uint32_t psn = p->sum.rt_psn; /* 0 without an RTPH */
+    uint32_t h = ub_ta_pkt_hash(p, b);
     uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
     ub_key rk, tk;
-    rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rck, 0);
-    key_sn(&tk, &rk, tassn);
+    ub_ta_rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rck, 0);
+    ub_ta_key_sn(&tk, &rk, tassn);
     kt_t kt[1];
-    kt_ep(kt, &p->src, &p->dst, "TASSN", rck, tassn);
+    ub_ta_kt_ep(kt, &p->src, &p->dst, "TASSN", rck, tassn);
 
     /* address / offset of this packet (TA-08) */
     uint64_t addr = p->maetah ? fget(&m->ma_addr, p->maetah) : 0;
@@ -551,10 +424,10 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     /* packets after the first of a multi-packet operation on an RTP channel (same TASSN) */
     if (ch && ch->open && ch->tassn == tassn && ch->rck == rck) {
         if (ch->has_addr && p->maetah && addr != ch->next_addr)
-            emit(m, UB_R_TA_CONTINUITY, -1, frame, ch->last_frame, 0, (int64_t)addr, (int64_t)ch->next_addr, 2,
+            ub_ta_emit(m, UB_R_TA_CONTINUITY, -1, frame, ch->last_frame, 0, (int64_t)addr, (int64_t)ch->next_addr, 2,
                  "MAETAH.Address is not the previous packet's address + its payload (TP MTU)", "transaction", kt);
         if (ch->has_off && p->ofstetah && off != ch->next_off)
-            emit(m, UB_R_TA_CONTINUITY, -1, frame, ch->last_frame, 0, off, ch->next_off, 2,
+            ub_ta_emit(m, UB_R_TA_CONTINUITY, -1, frame, ch->last_frame, 0, off, ch->next_off, 2,
                  "OFSTETAH.Offset does not advance by the KB count of the previous packet", "transaction", kt);
         ch->next_addr = addr + p->payload_len;
         ch->next_off = off + p->payload_len / 1024u;
@@ -578,11 +451,11 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     int cfg = p->cfg >= 0 && p->cfg < 16 ? p->cfg : 0;
     if (!compact && p->v->opts && p->v->opts->tah_fmt[cfg] == UB_TAH_COMPACT) {
         ub_key ck;
-        rc_key(&ck, 'T', &p->src, p->seid, &p->dst, p->deid, RCK_COMPACT, 0);
-        rc_ent *cr = rc_get(m, &ck);
+        ub_ta_rc_key(&ck, 'T', &p->src, p->seid, &p->dst, p->deid, RCK_COMPACT, 0);
+        rc_ent *cr = ub_ta_rc_get(m, &ck);
         if (cr) { cr->last_full_rck = rck; cr->has_full = 1; }
     }
-    rc_ent *rc = rc_get(m, &rk); /* after the memo: an insert may move rc entries */
+    rc_ent *rc = ub_ta_rc_get(m, &rk); /* after the memo: an insert may move rc entries */
     if (!rc) return;
     /* §10.6 a: which requests need a response */
     int need;
@@ -592,7 +465,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     else if (is_send(op) || (is_write(op) && p->tp_kind == UB_TP_RTP))
         need = (s->cfg.expect_taack || rc->taack_seen) ? NEED_YES : NEED_SPEC;
     else need = NEED_YES; /* Write family over CTP (No_TAACK = 0, compact) or TP Bypass */
-    ring_ent *prev = ring_find(rc, tassn);
+    ring_ent *prev = ub_ta_ring_find(rc, tassn);
     bool prev_open = prev && !(prev->flags & R_ANSWERED);
     if (prev_open && flit_entry(p) && prev->req_hash == h) return; /* DLL replay (§10.6 d) */
 
@@ -603,7 +476,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     if (t && !created) {
         if (flit_entry(p) && t->req_hash == h) return; /* DLL replay (§10.6 d) */
         if (!retry)
-            emit(m, UB_R_TA_SLICING, -1, frame, t->frame, 0, tassn, op, 2,
+            ub_ta_emit(m, UB_R_TA_SLICING, -1, frame, t->frame, 0, tassn, op, 2,
                  p->tp_kind == UB_TP_RTP ? "a second request with the TASSN of an outstanding request"
                                          : "one packet per TASSN under CTP / TP Bypass",
                  "transaction", kt);
@@ -614,16 +487,16 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     /* single-packet rules: Last = 0 on an operation that must fit one packet */
     if (!last) {
         if (is_atomic(op))
-            emit(m, UB_R_TA_ATOMIC, -1, frame, 0, 0, op, tassn, 2, "Atomic spans more than one packet (single packet only)",
+            ub_ta_emit(m, UB_R_TA_ATOMIC, -1, frame, 0, 0, op, tassn, 2, "Atomic spans more than one packet (single packet only)",
                  "transaction", kt);
         else if (op == 0x14 || op == 0x18)
-            emit(m, UB_R_TA_BE, -1, frame, 0, 0, op, tassn, 2, "Write_with_be / Writeback_with_be spans more than one packet",
+            ub_ta_emit(m, UB_R_TA_BE, -1, frame, 0, 0, op, tassn, 2, "Write_with_be / Writeback_with_be spans more than one packet",
                  "transaction", kt);
         else if (op == 0x06 || op == 0x17 || op == 0x15)
-            emit(m, UB_R_TA_SLICING, -1, frame, 0, 0, tassn, op, 2, "single-packet request spans more than one packet",
+            ub_ta_emit(m, UB_R_TA_SLICING, -1, frame, 0, 0, tassn, op, 2, "single-packet request spans more than one packet",
                  "transaction", kt);
         else if (p->utph)
-            emit(m, UB_R_TA_BE, -1, frame, 0, 0, op, tassn, 2, "UNO (UTP) transaction larger than one TP packet (TA-11)",
+            ub_ta_emit(m, UB_R_TA_BE, -1, frame, 0, 0, op, tassn, 2, "UNO (UTP) transaction larger than one TP packet (TA-11)",
                  "transaction", kt);
     }
     /* TA_LENGTH: MAETAH.Length vs the payload of a single-packet Write */
@@ -632,7 +505,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
         bool cm = p->maetah->hdr->id == UB_H_MAETAH_C;
         uint64_t want = cm ? (64ull << l) : l; /* compact Length = 64 B << code */
         if (want != p->payload_len) /* a check on the reconstructed compact layout is a warning */
-            emit(m, UB_R_TA_LENGTH, cm ? UB_SEV_WARN : -1, frame, 0, 0, p->payload_len, (int64_t)want, 2,
+            ub_ta_emit(m, UB_R_TA_LENGTH, cm ? UB_SEV_WARN : -1, frame, 0, 0, p->payload_len, (int64_t)want, 2,
                  cm ? "payload of a single-packet Write differs from the compact MAETAH.Length (64 B << Length, R-24)"
                     : "payload of a single-packet Write differs from MAETAH.Length",
                  "transaction", kt);
@@ -649,16 +522,16 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     }
 
     if (prev_open && !retry && p->tp_kind != UB_TP_RTP)
-        emit(m, UB_R_TA_SLICING, -1, frame, prev->req_frame, 0, tassn, op, 2, "one packet per TASSN under CTP / TP Bypass",
+        ub_ta_emit(m, UB_R_TA_SLICING, -1, frame, prev->req_frame, 0, tassn, op, 2, "one packet per TASSN under CTP / TP Bypass",
              "transaction", kt);
     /* TA-12: Retry = 1 only after RNR / Page Fault; never an Atomic after it failed */
     if (retry && prev && (prev->flags & R_ANSWERED) && !(prev->flags & R_RETRYABLE))
-        emit(m, UB_R_TA_RETRY, -1, frame, prev->req_frame, 0, tassn, op, 2,
+        ub_ta_emit(m, UB_R_TA_RETRY, -1, frame, prev->req_frame, 0, tassn, op, 2,
              (prev->flags & R_FAILED) && is_atomic(op) ? "Atomic retransmitted after a failed Atomic_response"
              : (prev->flags & R_FAILED)                ? "Retry = 1 after a failed (not RNR / Page Fault) response"
                                                        : "Retry = 1 but the earlier copy was answered normally",
              "transaction", kt);
-    rc_sent(rc, tassn);
+    ub_ta_rc_sent(rc, tassn);
 
     bool ordered = !compact && (odr == 1 || odr == 2) && rctype != 2;
     /* TA-09: Write_with_notify / Write_with_immediate before the TAACKs of earlier Writes */
@@ -666,11 +539,11 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
         uint64_t cite = 0;
         for (unsigned d = 1; d <= 64 && !cite; d++) {
             ub_key k2;
-            key_sn(&k2, &rk, (uint16_t)(tassn - d));
+            ub_ta_key_sn(&k2, &rk, (uint16_t)(tassn - d));
             tx_ent *w = (tx_ent *)ub_tbl_find(&m->tx, &k2);
             if (w && (w->flags & TXF_WRITE)) cite = w->frame;
         }
-        emit(m, UB_R_TA_NOTIFY_ORDER, -1, frame, cite, 0, op, tassn, 2,
+        ub_ta_emit(m, UB_R_TA_NOTIFY_ORDER, -1, frame, cite, 0, op, tassn, 2,
              "notify/immediate Write sent before the TAACKs of earlier Writes (allowed only in ROT/ROL)", "transaction", kt);
     }
     /* TA-06 (observable part): an SO request before the responses of earlier RO/SO requests */
@@ -678,11 +551,11 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
         uint64_t cite = 0;
         for (unsigned d = 1; d <= 64 && !cite; d++) {
             ub_key k2;
-            key_sn(&k2, &rk, (uint16_t)(tassn - d));
+            ub_ta_key_sn(&k2, &rk, (uint16_t)(tassn - d));
             tx_ent *w = (tx_ent *)ub_tbl_find(&m->tx, &k2);
             if (w && (w->flags & TXF_ORDERED)) cite = w->frame;
         }
-        emit(m, UB_R_TA_ORDER, -1, frame, cite, 0, op, tassn, 2,
+        ub_ta_emit(m, UB_R_TA_ORDER, -1, frame, cite, 0, op, tassn, 2,
              "ODR = SO request sent before earlier RO/SO requests were answered (ROI)", "transaction", kt);
     }
 
@@ -706,7 +579,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
             if (!rc->alloc_pending) { rc->alloc_pending = 1; rc->alloc_tassn = tassn; }
         }
     } else {
-        ring_ent *e = ring_push(rc);
+        ring_ent *e = ub_ta_ring_push(rc);
         e->sn = tassn;
         e->op = (uint8_t)op;
         e->flags = (uint8_t)((need == NEED_NONE ? R_NONE : R_SPEC) | (compact ? R_COMPACT : 0));
@@ -742,39 +615,39 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
         r.status = (unsigned)fget(&m->at_status, a);
     }
     rsp_status(&r);
-    r.hash = pkt_hash(p, a);
+    r.hash = ub_ta_pkt_hash(p, a);
     bool sv = have_full && fget(&m->at_sv, a);
     /* responses carry the addresses swapped: initiator = destination */
     /* keys tried in turn: the echoed INI_RC_ID, the SCID form of INI_RC_Type 10 requests (I-38), and
      * the compact form (also a format mismatch); the last two are built only when needed */
     ub_key rks[3];
     unsigned nrk = have_full ? 3 : 1, built = 1;
-    rc_key(&rks[0], 'T', &p->dst, p->deid, &p->src, p->seid, have_full ? rcid : RCK_COMPACT, 0);
+    ub_ta_rc_key(&rks[0], 'T', &p->dst, p->deid, &p->src, p->seid, have_full ? rcid : RCK_COMPACT, 0);
     if (!have_full) { /* compact: also the RC of the pair's last full-format request (TA-02) */
         rc_ent *cr = (rc_ent *)ub_tbl_find(&m->rc, &rks[0]);
-        if (cr && cr->has_full) rc_key(&rks[nrk++], 'T', &p->dst, p->deid, &p->src, p->seid, cr->last_full_rck, 0);
+        if (cr && cr->has_full) ub_ta_rc_key(&rks[nrk++], 'T', &p->dst, p->deid, &p->src, p->seid, cr->last_full_rck, 0);
         built = nrk;
     }
 #define RKS_ALL()                                                                              \
     do {                                                                                       \
         if (built < nrk) {                                                                     \
-            rc_key(&rks[1], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_SCID, 0);             \
-            rc_key(&rks[2], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_COMPACT, 0);          \
+            ub_ta_rc_key(&rks[1], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_SCID, 0);             \
+            ub_ta_rc_key(&rks[2], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_COMPACT, 0);          \
             built = nrk;                                                                       \
         }                                                                                      \
     } while (0)
     kt_t kt[1];
-    kt_ep(kt, &p->dst, &p->src, sv ? "SCID" : "TASSN", have_full ? rcid : RCK_COMPACT, tassn);
+    ub_ta_kt_ep(kt, &p->dst, &p->src, sv ? "SCID" : "TASSN", have_full ? rcid : RCK_COMPACT, tassn);
 
     if (sv) { /* §10.6 b′: SV = 1 carries the allocated SCID; answers the oldest Alloc = 1 request */
         rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rks[0]);
         if (rc && rc->alloc_pending) {
             ub_key tk;
-            key_sn(&tk, &rks[0], rc->alloc_tassn);
+            ub_ta_key_sn(&tk, &rks[0], rc->alloc_tassn);
             tx_ent *t = (tx_ent *)ub_tbl_find(&m->tx, &tk);
             if (t) { tx_answer(m, p, &tk, t, &r, kt); return; }
         }
-        emit(m, UB_R_TA_UNSOLICITED, -1, p->pi->frame, 0, 0, tassn, 0, 1,
+        ub_ta_emit(m, UB_R_TA_UNSOLICITED, -1, p->pi->frame, 0, 0, tassn, 0, 1,
              "SV = 1 response without an outstanding Alloc = 1 request in the capture", "transaction", kt);
         return;
     }
@@ -784,7 +657,7 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
     unsigned used = 0;
     for (unsigned i = 0; i < nrk && !t; i++) {
         if (i == 1) RKS_ALL();
-        key_sn(&tk, &rks[i], tassn);
+        ub_ta_key_sn(&tk, &rks[i], tassn);
         t = (tx_ent *)ub_tbl_find(&m->tx, &tk);
         used = i;
     }
@@ -796,7 +669,7 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
         RKS_ALL();
         rsp_orphan(m, p, rks, nrk, tassn, &r, kt);
         if (op == 0x11) { /* §10.6 a: that RC receives TAACKs */
-            rc_ent *rc = rc_get(m, &rks[0]);
+            rc_ent *rc = ub_ta_rc_get(m, &rks[0]);
             if (rc) rc->taack_seen = 1;
         }
     }
@@ -813,19 +686,19 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
             for (unsigned i = 0; i < nrk && !done; i++) {
                 unsigned ki = (used + i) % nrk;
                 ub_key k2;
-                key_sn(&k2, &rks[ki], sn);
+                ub_ta_key_sn(&k2, &rks[ki], sn);
                 tx_ent *w = (tx_ent *)ub_tbl_find(&m->tx, &k2);
                 if (w) {
                     done = true;
                     if (w->op == 0x06 || is_atomic(w->op))
-                        emit(m, UB_R_TA_AGGREGATION, UB_SEV_WARN, p->pi->frame, w->frame, 0, sn, r.rspinfo, 2,
+                        ub_ta_emit(m, UB_R_TA_AGGREGATION, UB_SEV_WARN, p->pi->frame, w->frame, 0, sn, r.rspinfo, 2,
                              "aggregated TAACK covers an outstanding Read/Atomic", "transaction", kt);
                     else
                         tx_answer(m, p, &k2, w, &ra, kt);
                     continue;
                 }
                 rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rks[ki]);
-                ring_ent *e = ring_find(rc, sn);
+                ring_ent *e = ub_ta_ring_find(rc, sn);
                 if (e) {
                     done = true;
                     if (!(e->flags & R_ANSWERED) && (e->flags & R_SPEC)) ring_answer(m, p, rc, e, &ra, kt);
@@ -834,7 +707,7 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
             if (!done) unseen++;
         }
         if (unseen)
-            emit(m, UB_R_TA_AGGREGATION, UB_SEV_NOTE, p->pi->frame, 0, 0, tassn, r.rspinfo, 2,
+            ub_ta_emit(m, UB_R_TA_AGGREGATION, UB_SEV_NOTE, p->pi->frame, 0, 0, tassn, r.rspinfo, 2,
                  "aggregated TAACK covers TASSNs not seen in the capture", "transaction", kt);
     }
 #undef RKS_ALL
@@ -843,12 +716,11 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
 /* RTPH acks carrying a transaction status (§10.6 a; Table 6-2): RSPST 001/010, 011 with RSPINFO != 0, 101 */
 static void tp_ack(mod_ta *m, const ub_pkt *p)
 {
-    const ub_layer *h = p->rtph;
-    unsigned st = (unsigned)fget(&m->rt_rspst, h), info = (unsigned)fget(&m->rt_rspinfo, h);
+    unsigned st = p->sum.rt_rspst, info = p->sum.rt_rspinfo;
     if (!(st == 1 || st == 2 || (st == 3 && info) || st == 5)) return;
-    uint32_t P = (uint32_t)fget(&m->rt_psn, h);
+    uint32_t P = p->sum.rt_psn;
     ub_key ck;
-    ch_key(&ck, &p->dst, &p->src, (uint32_t)fget(&m->rt_dst, h), (uint32_t)fget(&m->rt_src, h));
+    ch_key(&ck, &p->dst, &p->src, p->sum.rt_dtpn, p->sum.rt_stpn);
     ch_ent *ch = (ch_ent *)ub_tbl_find(&m->ch, &ck);
     if (!ch) return;
     rsp_info r = { 0 };
@@ -871,29 +743,29 @@ static void tp_ack(mod_ta *m, const ub_pkt *p)
         if (!q.used) continue;
         if (st == 5 ? psn_diff(q.psn, P) > 0 : (int)i != pick) continue;
         ub_key rk, tk;
-        rc_key(&rk, 'T', &p->dst, q.seid, &p->src, q.deid, q.rck, 0);
-        key_sn(&tk, &rk, q.tassn);
+        ub_ta_rc_key(&rk, 'T', &p->dst, q.seid, &p->src, q.deid, q.rck, 0);
+        ub_ta_key_sn(&tk, &rk, q.tassn);
         kt_t kt[1];
-        kt_ep(kt, &p->dst, &p->src, "TASSN", q.rck, q.tassn);
+        ub_ta_kt_ep(kt, &p->dst, &p->src, "TASSN", q.rck, q.tassn);
         tx_ent *t = (tx_ent *)ub_tbl_find(&m->tx, &tk);
         if (t) {
             if (st == 5 && (t->op == 0x06 || is_atomic(t->op))) continue; /* TAACK passthrough: not for Read/Atomic */
             if (r.abnormal_retry || r.failed)
-                emit(m, UB_R_TA_ERROR_STATUS, -1, p->pi->frame, t->frame, 0, st, info, 2,
+                ub_ta_emit(m, UB_R_TA_ERROR_STATUS, -1, p->pi->frame, t->frame, 0, st, info, 2,
                      "transport ack carries an abnormal transaction status", "transaction", kt);
             rsp_info rr = r;
             rr.abnormal_retry = rr.failed = false; /* reported above */
             bool ab = r.abnormal_retry, fl = r.failed;
             tx_answer(m, p, &tk, t, &rr, kt);
             rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rk);
-            ring_ent *e = ring_find(rc, q.tassn);
+            ring_ent *e = ub_ta_ring_find(rc, q.tassn);
             if (e) e->flags = (uint8_t)(e->flags | (ab ? R_RETRYABLE : 0) | (fl ? R_FAILED : 0));
         } else {
             rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rk);
-            ring_ent *e = ring_find(rc, q.tassn);
+            ring_ent *e = ub_ta_ring_find(rc, q.tassn);
             if (!e || (e->flags & R_ANSWERED) || !(e->flags & R_SPEC)) continue;
             if (r.abnormal_retry || r.failed)
-                emit(m, UB_R_TA_ERROR_STATUS, -1, p->pi->frame, e->req_frame, 0, st, info, 2,
+                ub_ta_emit(m, UB_R_TA_ERROR_STATUS, -1, p->pi->frame, e->req_frame, 0, st, info, 2,
                      "transport ack carries an abnormal transaction status", "transaction", kt);
             rsp_info rr = r;
             rr.abnormal_retry = rr.failed = false;
@@ -902,242 +774,6 @@ static void tp_ack(mod_ta *m, const ub_pkt *p)
         }
         ch->req[i].used = 0;
     }
-}
-
-/* ================================================================ management */
-static void mg_ring_reply(mod_ta *m, const ub_pkt *p, rc_ent *rc, ring_ent *e, unsigned cs, uint32_t rcid, unsigned status,
-                          unsigned plen, uint32_t hash, const kt_t *kt)
-{
-    unsigned code = e->op >> 4;
-    if (e->op != cs)
-        emit(m, UB_R_MG_MISMATCH, -1, p->pi->frame, e->req_frame, 0, e->op, cs, 2, "Code / Sub Code not echoed (values: Code << 4 | Sub Code)",
-             "management", kt);
-    if (e->aux != rcid)
-        emit(m, UB_R_MG_MISMATCH, -1, p->pi->frame, e->req_frame, 0, e->aux, rcid, 2, "INI_RC_ID (message queue) not echoed",
-             "management", kt);
-    if (status)
-        emit(m, UB_R_MG_STATUS, -1, p->pi->frame, e->req_frame, 0, status, 0, 1, "management response reports an error status",
-             "management", kt);
-    if (plen && (code == 0 || code == 1 || code == 6))
-        emit(m, UB_R_MG_EVENTS, -1, p->pi->frame, e->req_frame, 0, code, e->op & 15, 2,
-             "event / pooled-resource notification answered with a PDU (response PDU: none)", "management", kt);
-    send_match(m, e->req_frame, e->req_ts, p->pi->frame, p->pi->ts_ns, 1, (uint16_t)(0x10 | code << 8));
-    e->flags |= R_ANSWERED;
-    e->rsp_frame = p->pi->frame;
-    e->rsp_hash = hash;
-    (void)rc;
-}
-
-static void mg_orphan(mod_ta *m, const ub_pkt *p, const ub_key *rk, uint16_t msn, uint32_t hash, const kt_t *kt)
-{
-    rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, rk);
-    ring_ent *e = ring_find(rc, msn);
-    if (e && (e->flags & R_ANSWERED)) {
-        if (flit_entry(p) && e->rsp_hash == hash) return; /* DLL replay (§10.6 d) */
-        emit(m, UB_R_MG_DUP_RESPONSE, -1, p->pi->frame, e->req_frame, e->rsp_frame, msn, 0, 1,
-             "management request answered more than once", "management", kt);
-        return;
-    }
-    if (rc && rc->has_newest && sn_newer(msn, rc->newest))
-        emit(m, UB_R_MG_UNSOLICITED, UB_SEV_ERROR, p->pi->frame, 0, 0, msn, rc->newest, 2,
-             "management response for an MSN the requester has not sent yet", "management", kt);
-    else
-        emit(m, UB_R_MG_UNSOLICITED, -1, p->pi->frame, 0, 0, msn, 0, 1, "management response without its request in the capture",
-             "management", kt);
-}
-
-static void mg_answered(mod_ta *m, const ub_key *rk, const mg_ent *c, uint64_t rsp_frame, uint32_t hash)
-{
-    rc_ent *rc = rc_get(m, rk);
-    if (!rc) return;
-    ring_ent *e = ring_push(rc);
-    e->sn = c->msn;
-    e->op = c->code;
-    e->flags = R_ANSWERED;
-    e->aux = c->aux;
-    e->req_frame = c->frame;
-    e->req_ts = c->ts;
-    e->rsp_frame = rsp_frame;
-    e->rsp_hash = hash;
-}
-
-/* configuration management (BTAH 0x10 + MGMTETAH): key (initiator, target, MSN = INI_TASSN) */
-static void mg_config(mod_ta *m, const ub_pkt *p)
-{
-    const ub_layer *g = p->mgmtetah, *b = p->btah;
-    if (!ub_fh_has(&m->mg_len, g)) return;
-    unsigned code = (unsigned)fget(&m->mg_code, g), sub = (unsigned)fget(&m->mg_sub, g);
-    bool rsp = fget(&m->mg_rsp, g);
-    unsigned status = (unsigned)fget(&m->mg_status, g), plen = (unsigned)fget(&m->mg_len, g);
-    uint16_t msn = (uint16_t)fget(&m->bt_tassn, b);
-    uint32_t rcid = b->hdr->id == UB_H_BTAH_C ? 0 : (uint32_t)fget(&m->bt_rcid, b);
-    uint8_t cs = (uint8_t)(code << 4 | sub);
-    ub_key rk, k;
-    kt_t kt[1];
-    uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
-    if (!rsp) {
-        if (m->ta_on) { /* TA-04: a transaction response (ATAH) to a Management request is unexpected */
-            rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rcid, 0);
-            rc_ent *tr = rc_get(m, &rk);
-            if (tr) {
-                ring_ent *e = ring_push(tr);
-                e->sn = msn;
-                e->op = 0x10;
-                e->flags = R_NONE;
-                e->req_frame = frame;
-                e->req_ts = ts;
-            }
-        }
-        rc_key(&rk, 'M', &p->src, p->seid, &p->dst, p->deid, RCK_MGMT, 0);
-        kt_ep(kt, &p->src, &p->dst, "MSN", RCK_MGMT, msn);
-        /* MG-04/MG-05: replies needed for Configuration, Entity Information and Device Security
-         * messages; Entity (De)Registration must be answered once; events, the other pooled
-         * notifications and VDMs take none (the HiSilicon driver replies anyway, without a PDU) */
-        unsigned need = (code == 2 || code == 4 || code == 5) ? MN_RSP : (code == 6 && sub <= 1) ? MN_REG : MN_NONE;
-        rc_ent *rc = rc_get(m, &rk);
-        if (rc) rc_sent(rc, msn);
-        if (need == MN_NONE) {
-            if (!rc) return;
-            ring_ent *e = ring_push(rc);
-            e->sn = msn;
-            e->op = cs;
-            e->flags = R_NONE;
-            e->aux = rcid;
-            e->req_frame = frame;
-            e->req_ts = ts;
-            return;
-        }
-        key_sn(&k, &rk, msn);
-        bool created = false;
-        mg_ent *e = (mg_ent *)ub_tbl_get(&m->mg, &k, &created);
-        if (!e) return;
-        if (!created) { e->last_ts = ts; return; } /* software retry of the same message */
-        e->frame = frame;
-        e->ts = e->last_ts = ts;
-        e->aux = rcid;
-        e->msn = msn;
-        e->kind = 'M';
-        e->code = cs;
-        e->need = (uint8_t)need;
-        return;
-    }
-    rc_key(&rk, 'M', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, 0);
-    kt_ep(kt, &p->dst, &p->src, "MSN", RCK_MGMT, msn);
-    uint32_t hash = pkt_hash(p, b);
-    key_sn(&k, &rk, msn);
-    mg_ent *e = (mg_ent *)ub_tbl_find(&m->mg, &k);
-    if (e) {
-        mg_ent c = *e;
-        ub_tbl_remove(&m->mg, e);
-        if (c.code != cs)
-            emit(m, UB_R_MG_MISMATCH, -1, frame, c.frame, 0, c.code, cs, 2, "Code / Sub Code not echoed (values: Code << 4 | Sub Code)",
-                 "management", kt);
-        if (c.aux != rcid)
-            emit(m, UB_R_MG_MISMATCH, -1, frame, c.frame, 0, c.aux, rcid, 2, "INI_RC_ID (message queue) not echoed", "management", kt);
-        if (status)
-            emit(m, UB_R_MG_STATUS, -1, frame, c.frame, 0, status, 0, 1, "management response reports an error status", "management", kt);
-        if (c.need == MN_REG && plen)
-            emit(m, UB_R_MG_EVENTS, -1, frame, c.frame, 0, c.code >> 4, c.code & 15, 2,
-                 "Entity (De)Registration answered with a PDU (response PDU: none)", "management", kt);
-        send_match(m, c.frame, c.ts, frame, ts, 1, (uint16_t)(0x10 | (c.code >> 4) << 8));
-        mg_answered(m, &rk, &c, frame, hash);
-        return;
-    }
-    rc_ent *rc = (rc_ent *)ub_tbl_find(&m->rc, &rk);
-    ring_ent *re = ring_find(rc, msn);
-    if (re && !(re->flags & R_ANSWERED) && (re->flags & R_NONE)) {
-        mg_ring_reply(m, p, rc, re, cs, rcid, status, plen, hash, kt);
-        return;
-    }
-    mg_orphan(m, p, &rk, msn, hash, kt);
-}
-
-static uint64_t path_hash(const ub_val *v) { return fnv(v->bytes, v->nbytes) ^ v->nbytes; }
-
-/* enumeration (Scan PDU): key (initiator, target, MSN) + GUID while the CNAs are 0 */
-static void mg_scan(mod_ta *m, const ub_pkt *p)
-{
-    const ub_layer *pdu = p->scanpdu, *sh = p->scanhdr;
-    if (!ub_fh_has(&m->sc_msn, pdu) || !ub_fh_has(&m->sh_hops, sh)) return;
-    bool req = pdu->hdr->id == UB_H_SCANPDU_REQ;
-    uint16_t msn = (uint16_t)fget(&m->sc_msn, pdu);
-    unsigned cmd = (unsigned)fget(&m->sc_cmd, pdu), msgq = (unsigned)fget(&m->sc_msgq, pdu);
-    unsigned type = (unsigned)fget(&m->sh_type, sh), hops = (unsigned)fget(&m->sh_hops, sh);
-    ub_val gv;
-    uint64_t guid = fbytes(&m->sc_guid, pdu, &gv) ? fnv(gv.bytes, gv.nbytes) : 0;
-    bool zero = addr_zero(&p->src) && addr_zero(&p->dst);
-    uint64_t extra = zero ? guid : 0;
-    ub_key rk, k;
-    kt_t kt[1];
-    uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
-    if (req) {
-        rc_key(&rk, 'S', &p->src, p->seid, &p->dst, p->deid, RCK_MGMT, extra);
-        kt_ep(kt, &p->src, &p->dst, "MSN", RCK_MGMT, msn);
-        rc_ent *rc = rc_get(m, &rk);
-        if (rc) rc_sent(rc, msn);
-        key_sn(&k, &rk, msn);
-        bool created = false;
-        mg_ent *e = (mg_ent *)ub_tbl_get(&m->mg, &k, &created);
-        if (!e) return;
-        if (!created) { e->last_ts = ts; return; } /* management software retry */
-        ub_val rv;
-        e->frame = frame;
-        e->ts = e->last_ts = ts;
-        e->aux = msgq;
-        e->msn = msn;
-        e->kind = 'S';
-        e->code = (uint8_t)cmd;
-        e->need = MN_RSP;
-        e->type = (uint8_t)type;
-        e->hops = (uint8_t)hops;
-        e->slice = (uint8_t)fget(&m->sc_slice, pdu);
-        e->guid = guid;
-        e->guid_keyed = zero;
-        e->has_rpath = fbytes(&m->sh_rpath, p->scan_rpath, &rv);
-        e->path_hash = e->has_rpath ? path_hash(&rv) : 0;
-        return;
-    }
-    rc_key(&rk, 'S', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, extra);
-    kt_ep(kt, &p->dst, &p->src, "MSN", RCK_MGMT, msn);
-    key_sn(&k, &rk, msn);
-    mg_ent *e = (mg_ent *)ub_tbl_find(&m->mg, &k);
-    uint32_t hash = pkt_hash(p, sh);
-    if (!e) { mg_orphan(m, p, &rk, msn, hash, kt); return; }
-    mg_ent c = *e;
-    ub_tbl_remove(&m->mg, e);
-    /* MG-03: response echoes MSGQ_ID, MSN (key) and CMD */
-    if (c.code != cmd)
-        emit(m, UB_R_MG_MISMATCH, -1, frame, c.frame, 0, c.code, cmd, 2, "Scan PDU CMD not echoed", "management", kt);
-    if (c.aux != msgq)
-        emit(m, UB_R_MG_MISMATCH, -1, frame, c.frame, 0, c.aux, msgq, 2, "Scan PDU MSGQ_ID not echoed", "management", kt);
-    /* MG-02: response Forward Path = request Return Path, same Type and Hops */
-    ub_val fv;
-    bool fpath = fbytes(&m->sh_fpath, sh, &fv);
-    if (c.type != type || c.hops != hops)
-        emit(m, UB_R_MG_SCAN_HEADER, -1, frame, c.frame, 0, hops, c.hops, 2,
-             "response Scan Header Type/Hops differ from the request's", "management", kt);
-    else if (c.has_rpath && fpath && path_hash(&fv) != c.path_hash)
-        emit(m, UB_R_MG_SCAN_HEADER, -1, frame, c.frame, 0, hops, c.hops, 2,
-             "response Forward Path is not the request's Return Path", "management", kt);
-    /* MG-03: the responder is the node the request named; Slice_info returns the slice asked for */
-    if (!c.guid_keyed && guid != c.guid)
-        emit(m, UB_R_MG_SCAN_PDU, UB_SEV_WARN, frame, c.frame, 0, 0, 0, 0,
-             "responder GUID differs from the request's destination GUID", "management", kt);
-    if (cmd == 0 && c.code == 0) {
-        for (unsigned i = 0; i < p->v->nlayers && i < UB_MAX_LAYERS; i++) {
-            const ub_layer *l = &p->v->layer[i];
-            if (l->hdr->id != UB_H_TLV_SLICE) continue;
-            if (ub_fh_has(&m->tlv_slice, l) && fget(&m->tlv_slice, l) != c.slice)
-                emit(m, UB_R_MG_SCAN_PDU, -1, frame, c.frame, 0, (int64_t)fget(&m->tlv_slice, l), c.slice, 2,
-                     "Slice_info.Slice_ID differs from the requested Slice_ID", "management", kt);
-            break;
-        }
-    }
-    unsigned status = (unsigned)fget(&m->sc_status, pdu);
-    if (status)
-        emit(m, UB_R_MG_STATUS, -1, frame, c.frame, 0, status, 0, 1, "Scan PDU response reports an error status", "management", kt);
-    send_match(m, c.frame, c.ts, frame, ts, 1, (uint16_t)(MATCH_SCAN | (MATCH_SCAN_CODE + c.code) << 8));
-    mg_answered(m, &rk, &c, frame, hash);
 }
 
 /* ================================================================ module entry points */
@@ -1151,31 +787,31 @@ static void packet_ta(void *mv, ub_state *s, const ub_pkt *p)
     m->frame = p->pi->frame;
     ch_ent *ch = NULL;
     if (p->rtph && m->ta_on) {
-        unsigned top = (unsigned)fget(&m->rt_op, p->rtph);
+        unsigned top = p->sum.rt_op;
         if (top == 2 || top == 3 || top == 5 || top == 6) {
             tp_ack(m, p);
             goto out;
         }
         if (top == 4 || top == 8) goto out; /* ns-3-UB NAK, CNP: no transaction layer */
-        if (top == 1 && ub_fh_has(&m->rt_psn, p->rtph)) {
+        if (top == 1 && (p->sum.fl & UB_PS_RTPH_PSN)) {
             ub_key ck;
-            ch_key(&ck, &p->src, &p->dst, (uint32_t)fget(&m->rt_src, p->rtph), (uint32_t)fget(&m->rt_dst, p->rtph));
+            ch_key(&ck, &p->src, &p->dst, p->sum.rt_stpn, p->sum.rt_dtpn);
             ch = (ch_ent *)ub_tbl_get(&m->ch, &ck, NULL);
-            if (ch && ch_seen(ch, (uint32_t)fget(&m->rt_psn, p->rtph))) goto out; /* TP retransmission (§10.6 b) */
+            if (ch && ch_seen(ch, p->sum.rt_psn)) goto out; /* TP retransmission (§10.6 b) */
         }
     }
     if (p->btah) {
         if (!ub_fh_has(&m->bt_tassn, p->btah)) goto out; /* truncated */
         unsigned op = (unsigned)fget(&m->bt_op, p->btah);
         if (op == 0x10) {
-            if (m->mg_on && p->mgmtetah) mg_config(m, p);
+            if (m->mg_on && p->mgmtetah) ub_mg_config(m, p);
         } else if (m->ta_on) {
             ta_request(m, p, ch);
         }
     } else if (p->atah) {
         if (m->ta_on && ub_fh_has(&m->at_tassn, p->atah)) ta_response(m, p);
     } else if (p->scanpdu && p->scanhdr && m->mg_on) {
-        mg_scan(m, p);
+        ub_mg_scan(m, p);
     }
 out:
     s->stats.transactions = m->tx.count;
@@ -1212,7 +848,7 @@ static void finish_ta(void *mv, ub_state *s)
                 bool compact = x->flags & TXF_COMPACT;
                 if (compact) snprintf(kt->text, sizeof kt->text, "TASSN %u", x->tassn);
                 else snprintf(kt->text, sizeof kt->text, "rc 0x%x TASSN %u", x->rcid, x->tassn);
-                emit(m, UB_R_TA_NO_RESPONSE, late ? -1 : UB_SEV_NOTE, x->frame, 0, 0, x->op, x->tassn, 2,
+                ub_ta_emit(m, UB_R_TA_NO_RESPONSE, late ? -1 : UB_SEV_NOTE, x->frame, 0, 0, x->op, x->tassn, 2,
                      (x->flags & TXF_RSP_OPEN) ? "Read_response never completed (no last packet)"
                      : late                    ? "request never answered"
                                                : "no response yet when the capture ended (less than the response timeout later)",
@@ -1222,11 +858,11 @@ static void finish_ta(void *mv, ub_state *s)
                 bool late = end >= x->last_ts + T;
                 snprintf(kt->text, sizeof kt->text, "MSN %u", x->msn);
                 if (x->need == MN_REG)
-                    emit(m, UB_R_MG_EVENTS, late ? -1 : UB_SEV_NOTE, x->frame, 0, 0, x->code >> 4, x->code & 15, 2,
+                    ub_ta_emit(m, UB_R_MG_EVENTS, late ? -1 : UB_SEV_NOTE, x->frame, 0, 0, x->code >> 4, x->code & 15, 2,
                          late ? "Entity (De)Registration never answered" : "Entity (De)Registration not answered yet when the capture ended",
                          "management", kt);
                 else
-                    emit(m, UB_R_MG_NO_RESPONSE, late ? -1 : UB_SEV_NOTE, x->frame, 0, 0, x->msn,
+                    ub_ta_emit(m, UB_R_MG_NO_RESPONSE, late ? -1 : UB_SEV_NOTE, x->frame, 0, 0, x->msn,
                          x->kind == 'S' ? x->code : x->code >> 4, 2,
                          x->kind == 'S' ? (late ? "enumeration request never answered" : "enumeration request not answered yet when the capture ended")
                                         : (late ? "management request never answered" : "management request not answered yet when the capture ended"),
@@ -1286,9 +922,7 @@ static int init_ta(void *mv, ub_state *s)
         FH(at_rspst, "ub.atah.rspst"), FH(at_rspinfo, "ub.atah.rspinfo"), FH(at_rcid, "ub.atah.ini_rc_id"),
         FH(at_status, "ub.atah.status"),
         FH(ma_addr, "ub.maetah.address"), FH(ma_len, "ub.maetah.length"), FH(of_off, "ub.ofstetah.offset"),
-        FH(rt_op, "ub.rtph.tpopcode"), FH(rt_last, "ub.rtph.last"), FH(rt_src, "ub.rtph.srctpn"),
-        FH(rt_dst, "ub.rtph.dsttpn"), FH(rt_psn, "ub.rtph.psn"), FH(rt_rspst, "ub.rtph.rspst"),
-        FH(rt_rspinfo, "ub.rtph.rspinfo"), FH(ut_last, "ub.utph.last"),
+        FH(ut_last, "ub.utph.last"),
         FH(mg_sub, "ub.mgmtetah.sub_code"), FH(mg_code, "ub.mgmtetah.code"), FH(mg_rsp, "ub.mgmtetah.rsp"),
         FH(mg_status, "ub.mgmtetah.status"), FH(mg_len, "ub.mgmtetah.pdu_length"),
         FH(sh_type, "ub.scanhdr.type"), FH(sh_hops, "ub.scanhdr.hops"), FH(sh_fpath, "ub.scanhdr.forward_path"),

@@ -6,10 +6,12 @@
  * meet in one entry (§10.3, §10.6 "Address"). EIDs are not part of the key: transport acks carry
  * no EIDH (§4.9 of the digest), so a key with EIDs could never pair data with its acks.
  *
- * Per channel: the highest PSN sent, the cumulative ack, up to TP_GAPS open PSN gaps (§10.6 c),
- * the last TPNAK / TPSACK, TPMSN framing (R-19) and a ring of the last TP_RING PSNs (first-copy
- * frame and time, A / Last flags, capture points that saw it). A second small table keeps per
- * address pair what kind of traffic was seen (ack direction captured? only UTP/CTP data?).
+ * Per channel: the PSN space on the reliable-transport core (rt_seq.c, profile rt_ub_rtp: the highest
+ * PSN sent, the cumulative ack, up to RT_GAPS open PSN gaps (§10.6 c), the last TPNAK / TPSACK and a
+ * ring of the last RT_RING_N PSNs with first-copy frame and time, A / Last flags and the capture points
+ * that saw it), and here the UB parts: TPMSN framing (R-19), CFG / network header of data and acks,
+ * CETPH Ack_Seq, RNR / Fake. A second small table keeps per address pair what kind of traffic was
+ * seen (ack direction captured? only UTP/CTP data?).
  *
  * Capture points: a PSN seen again on another pcapng interface is the same packet at another
  * point of the path, not a retransmission; it is used for the FECN path rule (NW-02) only.
@@ -18,16 +20,11 @@
  * (TP-08), the TP MTU of non-last packets (TP-09; not on the wire), CC negotiation, CAQM C counts
  * and CNP ECN vs FECN (TP-14; depend on marks set past the capture point), FECN along a path with a
  * single capture point (NW-02). */
-#include "st_internal.h"
+#include "rt_core.h"
 
 #include <stdio.h>
 
 #define PSN_MASK 0xFFFFFFu
-#define PSN_HALF 0x800000u      /* 8M: §6.4.1 window (TP-03) and the PSN comparison range */
-#define TP_RING 16              /* PSNs remembered per channel (first-copy frames, A = 1, matches) */
-#define TP_GAPS 4               /* open PSN gaps tracked per channel (§10.6 c) */
-#define TP_SACK_BITS 256        /* TPSACK bitmap bits kept for the retransmission check (TP-07) */
-#define TP_MIN_RTO_NS 512000ull /* §6.4.2.1: smallest static RTO (512 µs) — later copies are resends */
 #define UPI_UBFM 0x7FFFu        /* App. B.3 Table B-2, §10.4.3.1: UPI reserved for UBFM */
 
 /* RTPH TPOpcode[6:0] (Table 6-2) */
@@ -35,44 +32,19 @@ enum { OP_UTP = 0x0, OP_DATA = 0x1, OP_ACK = 0x2, OP_ACK_CC = 0x3, OP_SACK = 0x5
 /* RSPST (Table 6-2, digest §4.5) */
 enum { RSP_OK = 0, RSP_RNR = 1, RSP_PAGE_FAULT = 2, RSP_COMPLETER_ERR = 3, RSP_TA_RESPONSE = 5 };
 
-/* ring slot flags */
-enum { SL_VALID = 1, SL_A = 2, SL_LAST = 4, SL_MATCHED = 8 };
 /* once-per-channel findings */
-enum { RP_ACK_CFG = 1, RP_MODE_ACKS = 2, RP_WINDOW = 4, RP_PAIR = 8 };
+enum { RP_ACK_CFG = 1, RP_MODE_ACKS = 2, RP_PAIR = 8 };
 /* pair flags */
 enum { PR_RTP = 1, PR_OTHER = 2, PR_ACKS = 4, PR_RT_ORDER = 8 };
 
-typedef struct tp_slot {
-    uint64_t frame, ts; /* first copy */
-    uint32_t psn;
-    uint16_t ifmask;    /* capture points (pcapng interface mod 16) that saw this PSN */
-    uint8_t flags;      /* SL_* */
-    uint8_t fecn;       /* FECN level of the first copy (fecn_level()), 0 = none */
-} tp_slot;
-
-typedef struct tp_gap {
-    uint64_t frame_after, ts_after; /* the packet that revealed the gap (first after it) */
-    uint32_t lo, n;                 /* PSNs lo .. lo + n - 1 never captured */
-    uint32_t fb_epoch;              /* channel fb_epoch when the gap opened */
-    uint8_t note;                   /* §10.6 c option or RT[0] = 1: gap findings are notes */
-} tp_gap;
-
 typedef struct tp_chan {
+    rt_seq q;           /* the PSN space (rt_core.h) */
     ub_addr src, dst;   /* data sender, data receiver */
     uint32_t stpn, dtpn;
-    uint8_t have_data, ack_valid, msn_valid, msn_open, nak_pending, sack_valid, prev_retx, rnr_seen;
-    uint8_t maxrcv_valid, ack_seq_valid, reported, ngaps;
-    uint32_t hi, first_psn, acked, msn, nak_psn, sack_psn, maxrcv, prev_psn, ack_seq;
-    uint32_t fb_epoch;  /* TPNAKs + TPSACKs seen: recovery context for late PSNs */
+    uint8_t msn_valid, msn_open, rnr_seen, ack_seq_valid, reported;
+    uint32_t msn, ack_seq;
     uint32_t data_sig, ack_sig; /* CFG and network header of the first data packet / ack (NW-07) */
     uint64_t data_frame;        /* first data packet */
-    uint64_t nak_frame, nak_ts, sack_frame, ack_frame;
-    uint64_t last_ack_sig;      /* last ack (opcode, status, PSN, MaxRcvPSN) ... */
-    uint16_t last_ack_ifmask;   /* ... and the capture points that saw it */
-    uint16_t sack_nbits;
-    uint8_t sack_bits[TP_SACK_BITS / 8]; /* BitMap[i] <-> sack_psn + i (logical order) */
-    tp_gap gap[TP_GAPS];
-    tp_slot ring[TP_RING];
 } tp_chan;
 
 typedef struct tp_pair {
@@ -92,14 +64,9 @@ typedef struct mod_tp {
 } mod_tp;
 
 /* ================================================================ helpers */
-static inline uint32_t psn_add(uint32_t a, int32_t d) { return (uint32_t)((int64_t)a + d) & PSN_MASK; }
+static inline uint32_t psn_add(uint32_t a, int32_t d) { return rt_add(&rt_ub_rtp, a, d); }
 /* a − b mod 2^24 as a signed distance in [−8M, 8M) */
-static inline int32_t psn_diff(uint32_t a, uint32_t b)
-{
-    uint32_t d = (a - b) & PSN_MASK;
-    return d >= PSN_HALF ? (int32_t)d - (int32_t)(PSN_MASK + 1) : (int32_t)d;
-}
-static inline uint16_t if_bit(const ub_pkt *p) { return (uint16_t)(1u << (p->pi->ifindex & 15)); }
+static inline int32_t psn_diff(uint32_t a, uint32_t b) { return rt_diff(&rt_ub_rtp, a, b); }
 
 static bool rule_on(const ub_state *s, unsigned rule)
 {
@@ -108,8 +75,9 @@ static bool rule_on(const ub_state *s, unsigned rule)
     return true;
 }
 
-static void chan_keytext(const tp_chan *c, char *buf, size_t n)
+static void chan_keytext(const void *obj, char *buf, size_t n)
 {
+    const tp_chan *c = obj;
     char a[48], b[48];
     ub_addr_str(&c->src, a, sizeof a);
     ub_addr_str(&c->dst, b, sizeof b);
@@ -195,82 +163,11 @@ static tp_pair *pair_lookup(mod_tp *m, const ub_addr *snd, const ub_addr *rcv, b
     return ub_tbl_get(&m->pair, &k, NULL);
 }
 
-/* ---------------------------------------------------------------- ring of recent PSNs */
-static tp_slot *ring_get(tp_chan *c, uint32_t psn)
+/* the core's context for a call about channel c */
+static rt_ctx chan_ctx(ub_state *s, const tp_chan *c, const ub_pkt *p, bool as_note)
 {
-    tp_slot *sl = &c->ring[psn % TP_RING];
-    return (sl->flags & SL_VALID) && sl->psn == psn ? sl : NULL;
-}
-static void ring_put(tp_chan *c, uint32_t psn, const ub_pkt *p, uint8_t flags, uint8_t fecn)
-{
-    tp_slot *sl = &c->ring[psn % TP_RING];
-    if ((sl->flags & SL_VALID) && psn_diff(psn, sl->psn) < 0) return; /* keep the newer PSN */
-    sl->frame = p->pi->frame;
-    sl->ts = p->pi->ts_ns;
-    sl->psn = psn;
-    sl->ifmask = if_bit(p);
-    sl->flags = (uint8_t)(flags | SL_VALID);
-    sl->fecn = fecn;
-}
-
-/* ---------------------------------------------------------------- PSN gaps (§10.6 c) */
-static int gap_find(const tp_chan *c, uint32_t psn)
-{
-    for (unsigned i = 0; i < c->ngaps; i++) {
-        int32_t d = psn_diff(psn, c->gap[i].lo);
-        if (d >= 0 && (uint32_t)d < c->gap[i].n) return (int)i;
-    }
-    return -1;
-}
-static void gap_del(tp_chan *c, unsigned i)
-{
-    c->gap[i] = c->gap[--c->ngaps];
-}
-/* remove one PSN from gap i (splitting it; if no slot is free the upper part is no longer tracked) */
-static void gap_take(tp_chan *c, unsigned i, uint32_t psn)
-{
-    tp_gap *g = &c->gap[i];
-    uint32_t off = (uint32_t)psn_diff(psn, g->lo);
-    if (off == 0) { g->lo = psn_add(g->lo, 1); g->n--; }
-    else if (off == g->n - 1) g->n--;
-    else {
-        uint32_t upper = g->n - off - 1;
-        g->n = off;
-        if (c->ngaps < TP_GAPS) {
-            tp_gap *u = &c->gap[c->ngaps++];
-            *u = *g;
-            u->lo = psn_add(psn, 1);
-            u->n = upper;
-        }
-    }
-    if (c->gap[i].n == 0) gap_del(c, i);
-}
-static void gap_open(tp_chan *c, uint32_t lo, uint32_t n, const ub_pkt *p, bool as_note)
-{
-    if (c->ngaps >= TP_GAPS) return; /* too many open gaps: this one is not tracked */
-    tp_gap *g = &c->gap[c->ngaps++];
-    g->lo = lo;
-    g->n = n;
-    g->frame_after = p->pi->frame;
-    g->ts_after = p->pi->ts_ns;
-    g->fb_epoch = c->fb_epoch;
-    g->note = as_note;
-}
-/* a cumulative ack up to cum proves the gap PSNs <= cum were sent: TP_GAP_ACKED */
-static void gap_ack(ub_state *s, tp_chan *c, uint32_t cum, const ub_pkt *ack)
-{
-    for (unsigned i = 0; i < c->ngaps;) {
-        tp_gap *g = &c->gap[i];
-        int32_t d = psn_diff(cum, g->lo);
-        if (d < 0) { i++; continue; }
-        uint32_t k = (uint32_t)d + 1 < g->n ? (uint32_t)d + 1 : g->n;
-        emit(s, UB_R_TP_GAP_ACKED, g->note ? UB_SEV_NOTE : -1, c, g->frame_after, ack->pi->frame, g->lo, k, 2,
-             "PSNs acknowledged by the receiver but never captured (lost or dropped at the capture point)");
-        g->lo = psn_add(g->lo, (int32_t)k);
-        g->n -= k;
-        if (g->n == 0) gap_del(c, i);
-        else i++;
-    }
+    rt_ctx x = { s, &rt_ub_rtp, p, (s->cfg.layers & UB_ST_TP) != 0, as_note, chan_keytext, c, "TP channel" };
+    return x;
 }
 
 /* ================================================================ data packets */
@@ -284,7 +181,6 @@ static tp_chan *tp_data(mod_tp *m, ub_state *s, const ub_pkt *p)
     tp_chan *c = chan_get(m, s, &p->src, &p->dst, stpn, dtpn);
     if (!c) return NULL;
     uint64_t fr = p->pi->frame;
-    bool lb = per_packet_lb(m, p), as_note = s->cfg.gaps_are_notes || lb;
     uint8_t fecn = fecn_level(m, p);
 
     if (!c->data_sig && net_sig(p)) {
@@ -296,186 +192,50 @@ static tp_chan *tp_data(mod_tp *m, ub_state *s, const ub_pkt *p)
                  "transport acks of this channel used another CFG / network header than its data (§6.2)");
         }
     }
-    if (!c->have_data) {
-        c->have_data = 1;
-        c->first_psn = psn;
-        c->hi = psn_add(psn, -1);
-        if (c->ack_valid && psn_diff(psn, c->acked) <= 0) { /* data acknowledged before the capture started */
-            c->hi = c->acked;
-            c->first_psn = psn_add(c->acked, 1);
-        }
-    }
     /* TP-11: a Fake packet only after an ack reporting RNR / transaction resource shortage (§8.2.7.3) */
     if (fake && !c->rnr_seen)
         emit(s, UB_R_TP_ACK_REQUIRED, -1, c, fr, 0, psn, 0, 1, "Fake packet (F = 1) without a preceding RNR / resource-shortage ack");
 
-    uint32_t flags = 0, expected = psn_add(c->hi, 1);
-    int32_t d = psn_diff(psn, c->hi);
-    if (d > 0) {
-        /* ---- a new PSN (TP-02) */
-        bool gap = d > 1;
-        if (gap) {
-            gap_open(c, psn_add(c->hi, 1), (uint32_t)d - 1, p, as_note);
-            flags |= UB_TPF_LOST_BEFORE;
-        }
-        /* TP-03: highest PSN sent − lowest PSN not acknowledged <= 8M − 1 */
-        if (c->ack_valid) {
-            uint32_t out = (psn - c->acked) & PSN_MASK;
-            if (out > PSN_HALF) {
-                if (!(c->reported & RP_WINDOW))
-                    emit(s, UB_R_TP_WINDOW, -1, c, fr, 0, out - 1, PSN_HALF - 1, 2, "more than 8M − 1 PSNs outstanding (§6.4.1)");
-                c->reported |= RP_WINDOW;
-            } else c->reported &= (uint8_t)~RP_WINDOW;
-        }
-        /* TP-09 / R-19: packets of one operation share TPMSN, +1 per operation */
-        if (!fake) {
-            if (c->msn_valid) {
-                uint32_t exp = c->msn_open ? c->msn : psn_add(c->msn, 1);
-                int32_t dm = psn_diff(tpmsn, c->msn);
-                if (!gap && tpmsn != exp)
-                    emit(s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2,
-                         c->msn_open ? "TPMSN changed inside an operation (previous packet not Last)"
-                                     : "TPMSN does not follow the previous operation's by 1");
-                else if (gap && (dm < 0 || dm > d))
-                    emit(s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2, "TPMSN moved by more than the packets missing before it");
-            }
-            c->msn = tpmsn;
-            c->msn_open = !last;
-            c->msn_valid = 1;
-        }
-        c->hi = psn;
-        ring_put(c, psn, p, (uint8_t)((areq ? SL_A : 0) | (last ? SL_LAST : 0)), fecn);
-        c->prev_retx = 0;
-    } else {
-        /* ---- a PSN at or below the highest sent */
-        int g = gap_find(c, psn);
-        bool before_capture = psn_diff(psn, c->first_psn) < 0, resend = true;
-        if (g >= 0) {
-            tp_gap *gp = &c->gap[g];
-            bool recovery = gp->fb_epoch != c->fb_epoch                       /* TPNAK / TPSACK since the gap */
-                            || (c->prev_retx && psn == psn_add(c->prev_psn, 1)) /* GoBackN run */
-                            || p->pi->ts_ns >= gp->ts_after + TP_MIN_RTO_NS;    /* timeout retransmission */
-            if (recovery) {
-                flags |= UB_TPF_RETRANSMISSION;
-                emit(s, UB_R_TP_GAP_FILLED, -1, c, fr, 0, psn, 0, 1,
-                     "PSN not captured at its first transmission; this resend is the first copy seen");
-            } else {
-                resend = false;
-                flags |= UB_TPF_OUT_OF_ORDER;
-                emit(s, UB_R_TP_OUT_OF_ORDER, as_note ? UB_SEV_NOTE : -1, c, fr, 0, psn, c->hi, 2,
-                     "PSN below the highest sent, never seen before: reordered on the path");
-            }
-            gap_take(c, (unsigned)g, psn);
-            ring_put(c, psn, p, (uint8_t)((areq ? SL_A : 0) | (last ? SL_LAST : 0)), fecn);
-        } else {
-            tp_slot *sl = before_capture ? NULL : ring_get(c, psn);
-            if (sl && !(sl->ifmask & if_bit(p))) {
-                /* the same packet at another capture point: NW-02, FECN only rises along the path */
-                sl->ifmask |= if_bit(p);
-                if (sl->fecn >= 2 && fecn >= 1 && fecn < sl->fecn)
-                    emit(s, UB_R_NW_CCI, -1, c, fr, sl->frame, fecn - 1, sl->fecn - 1, 2,
-                         "FECN lower than at an earlier capture point of the same packet (§5.3.5.2)");
-                return c;
-            }
-            flags |= UB_TPF_RETRANSMISSION;
-            if (c->ack_valid && psn_diff(psn, c->acked) <= 0) flags |= UB_TPF_DUPLICATE;
-            emit(s, UB_R_TP_RETRANSMISSION, -1, c, fr, sl ? sl->frame : 0, psn, 0, 1,
-                 before_capture ? "retransmission of a PSN sent before the capture started" : "retransmission of a PSN already sent");
-            /* TP-07: the sender resends only PSNs whose TPSACK bit is 0 */
-            if (c->sack_valid) {
-                int32_t ds = psn_diff(psn, c->sack_psn);
-                if (ds > 0 && ds < c->sack_nbits && (c->sack_bits[ds / 8] >> (ds % 8) & 1))
-                    emit(s, UB_R_TP_SACK, -1, c, fr, c->sack_frame, psn, c->sack_psn, 2,
-                         "retransmitted a PSN that the last TPSACK reported received");
-            }
-        }
-        /* TP-06: after TPNAK(P) the resends start at P */
-        if (resend && c->nak_pending) {
-            if (psn != c->nak_psn)
-                emit(s, UB_R_TP_NAK, -1, c, fr, c->nak_frame, psn, c->nak_psn, 2,
-                     "first resend after a TPNAK does not start at the TPNAK's PSN (GoBackN)");
-            c->nak_pending = 0;
-        }
-        c->prev_retx = resend;
+    /* TP-02 .. TP-07 on the core: new PSN, gap, window, resend, reordering, NAK replay, TPSACK */
+    rt_ctx x = chan_ctx(s, c, p, s->cfg.gaps_are_notes || per_packet_lb(m, p));
+    rt_dres res;
+    int kind = rt_seq_data(&x, &c->q, psn, (uint8_t)((areq ? RT_SL_A : 0) | (last ? RT_SL_LAST : 0)), fecn, &res);
+    if (kind == RT_COPY) {
+        /* the same packet at another capture point: NW-02, FECN only rises along the path */
+        const rt_slot *sl = res.copy;
+        if (sl->aux >= 2 && fecn >= 1 && fecn < sl->aux)
+            emit(s, UB_R_NW_CCI, -1, c, fr, sl->frame, fecn - 1, sl->aux - 1, 2,
+                 "FECN lower than at an earlier capture point of the same packet (§5.3.5.2)");
+        return c;
     }
-    c->prev_psn = psn;
-    note(s, p, flags, expected);
+    /* TP-09 / R-19: packets of one operation share TPMSN, +1 per operation */
+    if (kind == RT_NEW && !fake) {
+        int32_t d = res.d;
+        bool gap = d > 1;
+        if (c->msn_valid) {
+            uint32_t exp = c->msn_open ? c->msn : psn_add(c->msn, 1);
+            int32_t dm = psn_diff(tpmsn, c->msn);
+            if (!gap && tpmsn != exp)
+                emit(s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2,
+                     c->msn_open ? "TPMSN changed inside an operation (previous packet not Last)"
+                                 : "TPMSN does not follow the previous operation's by 1");
+            else if (gap && (dm < 0 || dm > d))
+                emit(s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2, "TPMSN moved by more than the packets missing before it");
+        }
+        c->msn = tpmsn;
+        c->msn_open = !last;
+        c->msn_valid = 1;
+    }
+    note(s, p, res.flags, res.expected);
     return c;
 }
 
 /* ================================================================ acks (TPACK, TPNAK, TPSACK, -CC) */
-static bool sack_bit(const uint8_t *b, uint32_t nbytes, uint32_t i, unsigned order)
-{
-    uint32_t nb = nbytes * 8;
-    if (i >= nb) return false;
-    if (order == 0) return (b[(nb - 1 - i) / 8] >> (i % 8)) & 1; /* R-18 default: BitMap[0] = last byte bit 0 */
-    if (order == 2) return (b[i / 8] >> (i % 8)) & 1;            /* ns-3-UB: byte i/8, bit i%8 (LSB first) */
-    return (b[i / 8] >> (7 - i % 8)) & 1;                         /* R-18 alternative: first bit on the wire */
-}
 static unsigned sack_order(const ub_pkt *p)
 {
     const ub_opts *o = p->v->opts;
     if (!o) return 0;
     return ub_pf(o, UB_PF_SACK_LSB) ? 2 : o->bitmap_order;
-}
-
-static void tp_sack(mod_tp *m, ub_state *s, const ub_pkt *p, tp_chan *c, uint32_t psn)
-{
-    ub_val bm;
-    if (!p->saetph || !fh_bytes(&m->f_sae_bitmap, p->saetph, &bm) || !ub_fh_has(&m->f_sae_maxrcv, p->saetph)) return;
-    unsigned order = sack_order(p);
-    uint32_t maxrcv = (uint32_t)ub_fh_get(&m->f_sae_maxrcv, p->saetph), nbits = bm.nbytes * 8;
-    uint64_t fr = p->pi->frame;
-    const char *bad = NULL;
-    /* highest bit set */
-    int32_t top = -1;
-    for (uint32_t i = nbits; i-- > 0;)
-        if (sack_bit(bm.bytes, bm.nbytes, i, order)) { top = (int32_t)i; break; }
-    int32_t dmax = psn_diff(maxrcv, psn);
-    if (nbits && !sack_bit(bm.bytes, bm.nbytes, 0, order)) bad = "BitMap[0] (the RTPH PSN) not set (R-18 bit order)";
-    else if (dmax < 0) bad = "MaxRcvPSN below the highest in-order PSN";
-    else if (c->maxrcv_valid && psn_diff(maxrcv, c->maxrcv) < 0) bad = "MaxRcvPSN decreased";
-    else if (c->have_data && psn_diff(maxrcv, c->hi) > 0) bad = "MaxRcvPSN above the highest PSN sent";
-    else if (top > dmax) bad = "BitMap marks a PSN above MaxRcvPSN as received";
-    else if ((uint32_t)dmax < nbits && !sack_bit(bm.bytes, bm.nbytes, (uint32_t)dmax, order))
-        bad = "BitMap bit of MaxRcvPSN not set";
-    if (bad) emit(s, UB_R_TP_SACK, -1, c, fr, 0, psn, maxrcv, 2, bad);
-    if (!c->maxrcv_valid || psn_diff(maxrcv, c->maxrcv) > 0) c->maxrcv = maxrcv;
-    c->maxrcv_valid = 1;
-    /* gap PSNs marked received were sent: acknowledged but never captured */
-    if (c->ngaps) {
-        tp_gap snap[TP_GAPS];
-        unsigned ns = c->ngaps;
-        memcpy(snap, c->gap, sizeof snap);
-        for (unsigned i = 0; i < ns; i++) {
-            int32_t b0 = psn_diff(snap[i].lo, psn);
-            int64_t from = b0 > 1 ? b0 : 1, to = (int64_t)b0 + snap[i].n; /* bitmap indexes [from, to) */
-            if (to > (int64_t)nbits) to = nbits;
-            uint32_t first = 0, k = 0;
-            for (int64_t j = from; j < to; j++)
-                if (sack_bit(bm.bytes, bm.nbytes, (uint32_t)j, order)) {
-                    if (!k) first = psn_add(psn, (int32_t)j);
-                    k++;
-                }
-            if (k)
-                emit(s, UB_R_TP_GAP_ACKED, snap[i].note ? UB_SEV_NOTE : -1, c, snap[i].frame_after, fr, first, k, 2,
-                     "PSNs reported received by a TPSACK but never captured");
-        }
-        for (uint32_t j = 1; j < nbits && c->ngaps; j++) {
-            if (!sack_bit(bm.bytes, bm.nbytes, j, order)) continue;
-            uint32_t q = psn_add(psn, (int32_t)j);
-            int gi = gap_find(c, q);
-            if (gi >= 0) gap_take(c, (unsigned)gi, q);
-        }
-    }
-    /* keep the bitmap (logical order) for the retransmission check */
-    c->sack_valid = 1;
-    c->sack_psn = psn;
-    c->sack_frame = fr;
-    c->sack_nbits = (uint16_t)(nbits < TP_SACK_BITS ? nbits : TP_SACK_BITS);
-    memset(c->sack_bits, 0, sizeof c->sack_bits);
-    for (uint32_t i = 0; i < c->sack_nbits; i++)
-        if (sack_bit(bm.bytes, bm.nbytes, i, order)) c->sack_bits[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
 static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool nak_op)
@@ -491,17 +251,10 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
     tp_chan *c = chan_get(m, s, &p->dst, &p->src, stpn, dtpn);
     if (!c) return;
     uint64_t fr = p->pi->frame;
-    bool lb = per_packet_lb(m, p);
 
     /* the same ack at another capture point: ignore */
     uint64_t sig = (uint64_t)op | (uint64_t)rspst << 8 | (uint64_t)rspinfo << 11 | (uint64_t)psn << 16 | (uint64_t)maxrcv << 40;
-    if (c->last_ack_sig == sig && c->ack_valid && !(c->last_ack_ifmask & if_bit(p))) {
-        c->last_ack_ifmask |= if_bit(p);
-        return;
-    }
-    if (c->last_ack_sig != sig) c->last_ack_ifmask = 0;
-    c->last_ack_sig = sig;
-    c->last_ack_ifmask |= if_bit(p);
+    if (rt_seq_ack_copy(&c->q, sig, rt_ifbit(p))) return;
 
     tp_pair *pr = pair_lookup(m, &p->dst, &p->src, true);
     if (pr) pr->flags |= PR_ACKS;
@@ -514,7 +267,7 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
              "transport ack uses another CFG / network header than the data of its channel (§6.2)");
     }
     /* TP-13 (heuristic, note): ack for a channel without RTP data between addresses that carried only UTP/CTP data */
-    if (!c->have_data && pr && (pr->flags & (PR_OTHER | PR_RTP)) == PR_OTHER && !(c->reported & RP_MODE_ACKS)) {
+    if (!c->q.have_data && pr && (pr->flags & (PR_OTHER | PR_RTP)) == PR_OTHER && !(c->reported & RP_MODE_ACKS)) {
         c->reported |= RP_MODE_ACKS;
         emit(s, UB_R_TP_MODE_ACKS, UB_SEV_NOTE, c, fr, pr->other_frame, 0, 0, 0,
              "transport ack between addresses that carried only UTP/CTP data in the capture (the channel's data may predate it)");
@@ -530,63 +283,16 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
     /* transaction-layer resource shortage carried by the ack: Fake packets may follow (§8.2.7.3) */
     if (!sack && (rspst == RSP_RNR || rspst == RSP_PAGE_FAULT || (rspst == RSP_TA_RESPONSE && rspinfo != 2))) c->rnr_seen = 1;
 
-    /* TP-05: cumulative PSN (TPACK/TPSACK: EPSN − 1; TPNAK: EPSN) */
-    uint32_t cum = nak ? psn_add(psn, -1) : psn, flags = 0;
-    if (nak) flags |= UB_TPF_NAK;
-    if (sack) flags |= UB_TPF_SACK;
-    bool advance = !c->ack_valid;
-    if (c->ack_valid) {
-        int32_t d = psn_diff(cum, c->acked);
-        if (d < 0)
-            emit(s, UB_R_TP_ACK_PSN, lb || s->cfg.gaps_are_notes ? UB_SEV_NOTE : -1, c, fr, c->ack_frame, cum, c->acked, 2,
-                 "cumulative ack PSN went backwards");
-        else if (d == 0 && !nak && !sack && rspst == RSP_OK) {
-            flags |= UB_TPF_DUP_ACK;
-            emit(s, UB_R_TP_DUP_ACK, -1, c, fr, 0, cum, 0, 1, "duplicate ack (same cumulative PSN again)");
-        }
-        advance = d > 0;
+    /* TP-05 .. TP-07 on the core: cumulative PSN (TPACK/TPSACK: EPSN − 1; TPNAK: EPSN), TPSACK BitMap */
+    ub_val bm;
+    rt_bitmap b, *bp = NULL;
+    if (sack && p->saetph && fh_bytes(&m->f_sae_bitmap, p->saetph, &bm) && ub_fh_has(&m->f_sae_maxrcv, p->saetph)) {
+        b = (rt_bitmap){ bm.bytes, bm.nbytes, sack_order(p), maxrcv };
+        bp = &b;
     }
-    if (c->have_data && psn_diff(cum, c->hi) > 0) {
-        /* §10.6 f(3): an ack beyond the highest PSN sent on a channel whose data is in the capture */
-        emit(s, UB_R_TP_ACK_PSN, lb || s->cfg.gaps_are_notes ? UB_SEV_NOTE : -1, c, fr, 0, cum, c->hi, 2,
-             "ack PSN beyond the highest PSN sent on the channel");
-        c->hi = cum; /* resync: the PSNs up to it were sent, not captured */
-    }
-    if (advance) {
-        gap_ack(s, c, cum, p);
-        /* data ↔ first ack covering it (A = 1 or the last packet of an operation) */
-        for (unsigned i = 0; i < TP_RING; i++) {
-            tp_slot *sl = &c->ring[i];
-            if ((sl->flags & (SL_VALID | SL_MATCHED)) != SL_VALID || !(sl->flags & (SL_A | SL_LAST))) continue;
-            if (psn_diff(sl->psn, cum) > 0 || (c->ack_valid && psn_diff(sl->psn, c->acked) <= 0)) continue;
-            sl->flags |= SL_MATCHED;
-            /* kind 2; opcode = TPOpcode of the ack */
-            ub_match mt = { sl->frame, fr, p->pi->ts_ns >= sl->ts ? p->pi->ts_ns - sl->ts : 0, 2, (uint16_t)op, sl->ts,
-                            p->pi->ts_ns };
-            ub_st_match(s, &mt);
-        }
-        c->acked = cum;
-        c->ack_frame = fr;
-        c->ack_valid = 1;
-        if (c->nak_pending && psn_diff(cum, c->nak_psn) >= 0) c->nak_pending = 0;
-    }
-    if (nak) {
-        /* TP-06: at most one TPNAK per loss episode */
-        if (c->nak_pending && c->nak_psn == psn)
-            emit(s, UB_R_TP_NAK, -1, c, fr, c->nak_frame, psn, 0, 1, "second TPNAK for the same PSN before any resend (one per loss episode)");
-        else {
-            c->nak_pending = c->have_data ? 1 : 0;
-            c->nak_psn = psn;
-            c->nak_frame = fr;
-            c->nak_ts = p->pi->ts_ns;
-        }
-        c->fb_epoch++;
-    }
-    if (sack) {
-        tp_sack(m, s, p, c, psn);
-        c->fb_epoch++;
-    }
-    note(s, p, flags, psn_add(cum, 1));
+    rt_ctx x = chan_ctx(s, c, p, per_packet_lb(m, p) || s->cfg.gaps_are_notes);
+    uint32_t flags = rt_seq_ack(&x, &c->q, psn, nak, sack, rspst == RSP_OK, op, bp);
+    note(s, p, flags, nak ? psn : psn_add(psn, 1));
 }
 
 /* ================================================================ network-layer per-packet rules */
@@ -725,56 +431,22 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
     }
 }
 
-/* §10.6 e: error only when the capture went on for the timeout after the event, else note */
-static int late_sev(const ub_state *s, uint64_t ts, int sev)
-{
-    return s->last_ts >= ts && s->last_ts - ts >= s->cfg.response_timeout_ns ? sev : UB_SEV_NOTE;
-}
-
 static void finish_tp(void *mv, ub_state *s)
 {
     mod_tp *m = mv;
     uint32_t it = 0;
     tp_chan *c;
     while ((c = ub_tbl_next(&m->chan, &it)) != NULL) {
-        /* TP-02 / §10.6 c: gaps neither filled nor acknowledged */
-        for (unsigned i = 0; i < c->ngaps; i++) {
-            const tp_gap *g = &c->gap[i];
-            emit(s, UB_R_TP_LOST, g->note ? UB_SEV_NOTE : late_sev(s, g->ts_after, -1), c, g->frame_after, 0, g->lo, g->n, 2,
-                 "PSNs never captured nor acknowledged: lost before the capture point or skipped by the sender");
-        }
-        /* TP-06: TPNAK never followed by a resend */
-        if (c->nak_pending)
-            emit(s, UB_R_TP_NAK, late_sev(s, c->nak_ts, -1), c, c->nak_frame, 0, c->nak_psn, 0, 1,
-                 "TPNAK not followed by a resend of its PSN before the end of the capture");
-        if (!c->have_data) continue;
+        rt_ctx x = chan_ctx(s, c, NULL, false);
+        rt_seq_finish_open(&x, &c->q); /* TP-02 gaps, TP-06 TPNAK not answered */
+        if (!c->q.have_data) continue;
         /* acks of this channel visible at all? (one-direction captures stay silent) */
-        bool acks = c->ack_valid;
+        bool acks = c->q.ack_valid;
         if (!acks) {
             tp_pair *pr = pair_lookup(m, &c->src, &c->dst, false);
             acks = pr && (pr->flags & PR_ACKS);
         }
-        if (!acks) continue;
-        bool unacked = !c->ack_valid || psn_diff(c->hi, c->acked) > 0;
-        if (!unacked) continue;
-        /* the oldest unacknowledged packet still in the ring */
-        const tp_slot *old = NULL;
-        for (unsigned i = 0; i < TP_RING; i++) {
-            const tp_slot *sl = &c->ring[i];
-            if (!(sl->flags & SL_VALID) || (c->ack_valid && psn_diff(sl->psn, c->acked) <= 0)) continue;
-            if (!old || psn_diff(sl->psn, old->psn) < 0) old = sl;
-        }
-        if (old)
-            emit(s, UB_R_TP_UNACKED, late_sev(s, old->ts, -1), c, old->frame, 0, old->psn, 0, 1,
-                 "RTP data never acknowledged before the end of the capture");
-        /* TP-11: A = 1 packets not covered by any ack */
-        for (unsigned i = 0; i < TP_RING; i++) {
-            const tp_slot *sl = &c->ring[i];
-            if ((sl->flags & (SL_VALID | SL_A)) != (SL_VALID | SL_A)) continue;
-            if (c->ack_valid && psn_diff(sl->psn, c->acked) <= 0) continue;
-            emit(s, UB_R_TP_ACK_REQUIRED, late_sev(s, sl->ts, -1), c, sl->frame, 0, sl->psn, 0, 1,
-                 "packet with A = 1 (ack required) never acknowledged");
-        }
+        if (acks) rt_seq_finish_unacked(&x, &c->q); /* TP-02 / §10.6 e unacknowledged data, TP-11 A = 1 */
     }
 }
 

@@ -25,8 +25,25 @@ const ub_rule *ub_rule_by_id(const char *id)
 /* ================================================================ field handles, keys */
 void ub_fh_init(ub_fh *fh, const char *abbrev)
 {
-    fh->n = 0;
+    fh->n = fh->nfast = 0;
     ub_fh_add(fh, abbrev);
+}
+
+/* the precomputed 8-byte-window read of entry i (ub_fh_fast) */
+static void fh_prepare(ub_fh *fh, unsigned i)
+{
+    const ub_field *f = fh->f[i];
+    uint32_t first = f->bit_off >> 3, end = f->bit_off + f->bits;
+    struct ub_fh_rd *r = &fh->rd[i];
+    memset(r, 0, sizeof *r);
+    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 &&
+        f->bits <= 64 && first < 0xF0 && ((end - 1) >> 3) - first < 8u) {
+        r->need = (uint16_t)((end + 7) / 8);
+        r->first = (uint8_t)first;
+        r->w4 = end - first * 8u <= 32u;
+        r->end = end;
+        r->mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
+    }
 }
 
 void ub_fh_add(ub_fh *fh, const char *abbrev)
@@ -38,22 +55,13 @@ void ub_fh_add(ub_fh *fh, const char *abbrev)
         if (!f[i]) continue;
         fh->h[fh->n] = h[i];
         fh->f[fh->n] = f[i];
+        if (fh->nfast == fh->n) { /* contiguous with the precomputed entries */
+            fh_prepare(fh, fh->n);
+            fh->nfast++;
+        }
         fh->n++;
     }
 }
-
-void ub_key_add(ub_key *k, const void *p, size_t n)
-{
-    if (k->len + n > UB_KEY_MAX) n = UB_KEY_MAX - k->len;
-    memcpy(k->b + k->len, p, n);
-    k->len = (uint8_t)(k->len + n);
-}
-void ub_key_addr(ub_key *k, const ub_addr *a)
-{
-    ub_key_add(k, &a->len, 1);
-    ub_key_add(k, a->b, a->len);
-}
-void ub_key_u64(ub_key *k, uint64_t v) { ub_key_add(k, &v, sizeof v); }
 
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
@@ -94,76 +102,158 @@ static uint32_t pow2_at_least(uint32_t v)
     return p;
 }
 
+/* one 64-bit hash of a key, eight bytes at a time */
+static uint64_t key_hash(const ub_key *k)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ k->len, w;
+    unsigned n = k->len > UB_KEY_MAX ? UB_KEY_MAX : k->len, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, k->b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    if (i < n) {
+        w = 0;
+        memcpy(&w, k->b + i, n - i);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint8_t *tbl_alloc(uint32_t cap, uint32_t esize) { return calloc((size_t)cap + 2, esize); }
+
 int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_size)
 {
     memset(t, 0, sizeof *t);
     t->name = name;
     if (max_entries == 0) max_entries = 1;
     t->max = max_entries;
-    t->cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
+    t->full_cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
+    t->cap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0;
     t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
-    t->mem = calloc(t->cap, t->esize);
+    t->mem = tbl_alloc(t->cap, t->esize);
     return t->mem ? 0 : -1;
 }
 void ub_tbl_free(ub_tbl *t)
 {
     free(t->mem);
+    free(t->order);
     t->mem = NULL;
+    t->order = NULL;
 }
+size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t->esize : 0; }
 
 static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
 
 static bool key_eq(const ub_key *a, const ub_key *b) { return a->len == b->len && memcmp(a->b, b->b, a->len) == 0; }
+
+/* the canonical order of entries: hash, then key bytes */
+static int ent_cmp(const ub_tent *a, const ub_tent *b)
+{
+    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
+    unsigned n = a->key.len < b->key.len ? a->key.len : b->key.len;
+    int c = memcmp(a->key.b, b->key.b, n);
+    return c ? c : (int)a->key.len - (int)b->key.len;
+}
+
+/* Robin Hood insert of a copy of *src (not in the table; a free slot exists); returns where it landed */
+static ub_tent *tbl_place(ub_tbl *t, const ub_tent *src)
+{
+    uint32_t mask = t->cap - 1, es = t->esize;
+    ub_tent *cur = slot(t, t->cap), *spare = slot(t, t->cap + 1), *placed = NULL;
+    if (cur != src) memcpy(cur, src, es);
+    uint32_t dist = 0;
+    for (uint32_t i = (uint32_t)cur->hash & mask;; i = (i + 1) & mask, dist++) {
+        ub_tent *e = slot(t, i);
+        if (!e->used) {
+            memcpy(e, cur, es);
+            return placed ? placed : e;
+        }
+        uint32_t ed = (i - (uint32_t)e->hash) & mask;
+        if (ed < dist || (ed == dist && ent_cmp(cur, e) < 0)) { /* cur sorts first: it takes the slot */
+            memcpy(spare, e, es);
+            memcpy(e, cur, es);
+            ub_tent *x = cur;
+            cur = spare;
+            spare = x;
+            if (!placed) placed = e;
+            dist = ed;
+        }
+    }
+}
+
+/* double the slots (up to full_cap; to full_cap at once when `full`) and re-place every entry */
+static int tbl_grow(ub_tbl *t, bool full)
+{
+    uint32_t ncap = full ? t->full_cap : t->cap * 2, ocap = t->cap;
+    uint8_t *om = t->mem, *nm = tbl_alloc(ncap, t->esize);
+    if (!nm) return -1;
+    t->mem = nm;
+    t->cap = ncap;
+    for (uint32_t i = 0; i < ocap; i++) {
+        const ub_tent *e = (const ub_tent *)(om + (size_t)i * t->esize);
+        if (e->used) tbl_place(t, e);
+    }
+    free(om);
+    return 0;
+}
 
 static void tbl_remove_slot(ub_tbl *t, uint32_t i)
 {
     uint32_t mask = t->cap - 1;
     slot(t, i)->used = 0;
     t->count--;
-    /* backward-shift deletion */
-    uint32_t j = i;
+    /* backward shift: pull the rest of the run one slot towards its home */
     for (;;) {
-        j = (j + 1) & mask;
+        uint32_t j = (i + 1) & mask;
         ub_tent *e = slot(t, j);
-        if (!e->used) break;
-        uint32_t home = (uint32_t)e->hash & mask;
-        /* can e move to the hole at i? only if its home is not in (i, j] cyclically */
-        bool in = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
-        if (in) continue;
+        if (!e->used || (((uint32_t)j - (uint32_t)e->hash) & mask) == 0) break;
         memcpy(slot(t, i), e, t->esize);
         e->used = 0;
         i = j;
     }
 }
 
+static ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
+{
+    uint32_t mask = t->cap - 1;
+    for (uint32_t i = (uint32_t)h & mask, dist = 0;; i = (i + 1) & mask, dist++) {
+        ub_tent *e = slot(t, i);
+        if (!e->used || ((i - (uint32_t)e->hash) & mask) < dist) return NULL; /* it would sit here */
+        if (e->hash == h && key_eq(&e->key, k)) return e;
+    }
+}
+
 void *ub_tbl_find(ub_tbl *t, const ub_key *k)
 {
-    uint64_t h = hash_bytes(k->b, k->len);
-    uint32_t mask = t->cap - 1;
-    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
-        ub_tent *e = slot(t, i);
-        if (!e->used) return NULL;
-        if (e->hash == h && key_eq(&e->key, k)) {
-            e->last = ++t->tick;
-            return (uint8_t *)e + sizeof(ub_tent);
-        }
-    }
+    ub_tent *e = tbl_lookup(t, k, key_hash(k));
+    if (!e) return NULL;
+    e->last = ++t->tick;
+    return (uint8_t *)e + sizeof(ub_tent);
 }
 
 void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
 {
-    void *d = ub_tbl_find(t, k);
+    uint64_t h = key_hash(k);
+    ub_tent *e = tbl_lookup(t, k, h);
     if (created) *created = false;
-    if (d) return d;
-    uint32_t mask = t->cap - 1;
-    uint64_t h = hash_bytes(k->b, k->len);
+    if (e) {
+        e->last = ++t->tick;
+        return (uint8_t *)e + sizeof(ub_tent);
+    }
     if (t->count + 1 > t->max) {
+        /* evicting happens at full size only, so that it never depends on how the table grew */
+        if (t->cap < t->full_cap && tbl_grow(t, true) != 0) return NULL;
+        uint32_t mask = t->cap - 1;
         /* evict the least recently used entry among a window of probe positions */
         uint32_t best = UINT32_MAX;
         uint64_t best_last = UINT64_MAX;
         for (uint32_t n = 0, i = (uint32_t)h & mask; n < 64; n++, i = (i + 7919u) & mask) {
-            ub_tent *e = slot(t, i);
-            if (e->used && e->last < best_last) { best_last = e->last; best = i; }
+            ub_tent *x = slot(t, i);
+            if (x->used && x->last < best_last) { best_last = x->last; best = i; }
         }
         if (best == UINT32_MAX) return NULL;
         if (t->on_evict) t->on_evict(t->mod, slot(t, best));
@@ -172,15 +262,16 @@ void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
         uint64_t fr = t->frame_now ? *t->frame_now : 0;
         if (!t->first_evict) t->first_evict = fr;
         t->last_evict = fr;
+    } else if ((uint64_t)(t->count + 1) * 4 > (uint64_t)t->cap * 3 && t->cap < t->full_cap) {
+        if (tbl_grow(t, false) != 0) return NULL;
     }
-    uint32_t i = (uint32_t)h & mask;
-    while (slot(t, i)->used) i = (i + 1) & mask;
-    ub_tent *e = slot(t, i);
-    memset(e, 0, t->esize);
-    e->used = 1;
-    e->hash = h;
-    e->key = *k;
-    e->last = ++t->tick;
+    ub_tent *n = slot(t, t->cap); /* scratch: the new entry, placed by tbl_place */
+    memset(n, 0, t->esize);
+    n->used = 1;
+    n->hash = h;
+    n->key = *k;
+    n->last = ++t->tick;
+    e = tbl_place(t, n);
     t->count++;
     if (t->count > t->peak) t->peak = t->count;
     if (created) *created = true;
@@ -194,13 +285,25 @@ void ub_tbl_remove(ub_tbl *t, void *data)
     tbl_remove_slot(t, i);
 }
 
+static int ent_pcmp(const void *a, const void *b) { return ent_cmp(*(ub_tent *const *)a, *(ub_tent *const *)b); }
+
 void *ub_tbl_next(ub_tbl *t, uint32_t *it)
 {
-    while (*it < t->cap) {
-        ub_tent *e = slot(t, (*it)++);
-        if (e->used) return (uint8_t *)e + sizeof(ub_tent);
+    if (*it == 0) { /* collect and sort the entries: an order independent of the table's size */
+        free(t->order);
+        t->order = t->count ? malloc(sizeof *t->order * t->count) : NULL;
+        if (!t->order) return NULL;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < t->cap && n < t->count; i++)
+            if (slot(t, i)->used) t->order[n++] = slot(t, i);
+        qsort(t->order, n, sizeof *t->order, ent_pcmp);
     }
-    return NULL;
+    if (!t->order || *it >= t->count) {
+        free(t->order);
+        t->order = NULL;
+        return NULL;
+    }
+    return (uint8_t *)t->order[(*it)++] + sizeof(ub_tent);
 }
 
 /* ================================================================ findings */
@@ -266,6 +369,8 @@ static const struct {
     [UB_TBL_REQUESTERS] = { "transaction requesters", "--max-transactions", 16 },
     [UB_TBL_TA_CHANNELS] = { "TA channel memo entries", "--max-channels", 1 },
     [UB_TBL_HOPS] = { "hop-copy digests", "--max-channels", 1 },
+    [UB_TBL_NB_FLOWS] = { "neighbour flows", "--max-channels", 1 },
+    [UB_TBL_NB_PAIRS] = { "neighbour address pairs", "--max-channels", 1 },
 };
 const char *ub_state_table_name(unsigned t) { return t < UB_TBL__COUNT ? tbl_info[t].name : NULL; }
 const char *ub_state_table_option(unsigned t, unsigned *divisor)
@@ -369,9 +474,15 @@ static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh)
     if (!l) return;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        ub_val v;
-        if (ub_field_value(l, fh->f[i], &v) != 0) return;
         const ub_field *f = fh->f[i];
+        if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) && !(f->bits & 7) &&
+            f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) { /* whole bytes: the value's bytes as they are */
+            a->len = (uint8_t)(f->bits / 8);
+            memcpy(a->b, l->data + f->bit_off / 8, a->len);
+            return;
+        }
+        ub_val v;
+        if (ub_field_value(l, f, &v) != 0) return;
         if (f->type == UB_FT_UINT) {
             unsigned n = (f->bits + 7) / 8;
             a->len = (uint8_t)n;
@@ -413,7 +524,10 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         switch (l->hdr->id) {
         case UB_H_LPH: p->lph = l; break;
         case UB_H_LCH: p->lch = l; break;
-        case UB_H_BCRC: if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l; break;
+        case UB_H_BCRC:
+            if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l;
+            if (l->status == UB_CK_BAD) p->crc_bad = true;
+            break;
         case UB_H_END: p->end = l; break;
         case UB_H_LNA: p->lna = l; break;
         case UB_H_NTH16: case UB_H_NTH24: p->nth = l; break;
@@ -421,7 +535,10 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         case UB_H_CCI_CAQM: case UB_H_CCI_FECN: case UB_H_CCI_FECN_RTT: case UB_H_CCI_RSVD: p->cci = l; break;
         case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
         case UB_H_UDP: if (!p->udp) p->udp = l; break;
-        case UB_H_ICRC: p->icrc = l; break;
+        case UB_H_ICRC:
+            p->icrc = l;
+            if (l->status == UB_CK_BAD) p->crc_bad = true;
+            break;
         case UB_H_RTPH: p->rtph = l; break;
         case UB_H_UTPH: p->utph = l; break;
         case UB_H_CTPH: p->ctph = l; break;
@@ -444,6 +561,7 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         case UB_H_SCANHDR: p->scanhdr = l; break;
         case UB_H_SCAN_RPATH: p->scan_rpath = l; break;
         case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p->scanpdu = l; break;
+        case UB_H_IB_BTH: case UB_H_SUE_RH: p->nb = 1; break;
         case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->wlen; break;
         default:
             if (l->hdr->id >= UB_H_DLLCB_NULL && l->hdr->id <= UB_H_DLLCB_RSVD) p->dllcb = l;
@@ -461,7 +579,23 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         p->deid = eid_from(eidh, &s->f_deid);
     }
     if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
-    if (p->rtph && ub_fh_get(&s->f_rt_op, p->rtph) >= 2) {
+    if (p->rtph) { /* §6.2.1: the summary the modules read */
+        ub_pktsum *u = &p->sum;
+        u->fl |= UB_PS_RTPH;
+        u->rt_op = (uint8_t)ub_fh_get(&s->f_rt_op, p->rtph);
+        u->rt_last = (uint8_t)ub_fh_get(&s->f_rt_last, p->rtph);
+        u->rt_rspst = (uint8_t)ub_fh_get(&s->f_rt_rspst, p->rtph);
+        u->rt_rspinfo = (uint8_t)ub_fh_get(&s->f_rt_rspinfo, p->rtph);
+        u->rt_stpn = (uint32_t)ub_fh_get(&s->f_rt_src, p->rtph);
+        u->rt_dtpn = (uint32_t)ub_fh_get(&s->f_rt_dst, p->rtph);
+        uint64_t psn = 0;
+        if (ub_fh_has(&s->f_rt_psn, p->rtph)) {
+            u->fl |= UB_PS_RTPH_PSN;
+            psn = ub_fh_get(&s->f_rt_psn, p->rtph);
+        }
+        u->rt_psn = (uint32_t)psn;
+    }
+    if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
     } else if (p->btah) {
         uint64_t op = ub_fh_get(&s->f_bt_op, p->btah);
@@ -471,9 +605,6 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
-    for (unsigned i = 0; i < v->nlayers; i++)
-        if ((v->layer[i].hdr->id == UB_H_BCRC || v->layer[i].hdr->id == UB_H_ICRC) && v->layer[i].status == UB_CK_BAD)
-            p->crc_bad = true;
     p->malformed = ub_view_worst(v) >= UB_SEV_ERROR;
     if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
 }
@@ -544,6 +675,11 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     for (unsigned i = 0; i < sizeof hopmask / sizeof hopmask[0]; i++) ub_fh_init(&s->f_hopmask[i], hopmask[i]);
     ub_fh_init(&s->f_rt_op, "ub.rtph.tpopcode");
     ub_fh_init(&s->f_rt_rspst, "ub.rtph.rspst");
+    ub_fh_init(&s->f_rt_rspinfo, "ub.rtph.rspinfo");
+    ub_fh_init(&s->f_rt_last, "ub.rtph.last");
+    ub_fh_init(&s->f_rt_src, "ub.rtph.srctpn");
+    ub_fh_init(&s->f_rt_dst, "ub.rtph.dsttpn");
+    ub_fh_init(&s->f_rt_psn, "ub.rtph.psn");
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
@@ -640,7 +776,7 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     if (!g) return false;
     if (!created && e->gen == g->gen) return true; /* the same transmission, one hop further */
     if (p->rtph) { /* a new loss signal starts a new generation: what follows may be retransmissions */
-        uint64_t op = ub_fh_get(&s->f_rt_op, p->rtph), rspst = ub_fh_get(&s->f_rt_rspst, p->rtph);
+        uint64_t op = p->sum.rt_op, rspst = p->sum.rt_rspst;
         if (op == 5 || op == 6 || ((op == 2 || op == 3) && rspst == 3) ||
             (op == 4 && ub_pf(v->opts, UB_PF_TPOP4_NAK)))
             g->gen++;
@@ -697,6 +833,7 @@ void ub_state_get_stats(const ub_state *s, ub_state_stats *st)
     *st = s->stats;
     st->packets = s->packets;
     st->evicted_total = 0;
+    st->table_bytes = 0;
     for (unsigned id = 0; id < UB_TBL__COUNT; id++) {
         const ub_tbl *t = s->tbls[id];
         ub_state_tblstat *x = &st->tbl[id];
@@ -708,6 +845,8 @@ void ub_state_get_stats(const ub_state *s, ub_state_stats *st)
         x->live = t->count;
         x->peak = t->peak;
         x->bound = t->max;
+        x->bytes = ub_tbl_bytes(t);
+        st->table_bytes += x->bytes;
         st->evicted_total += t->evicted;
     }
     /* the four headline tables, from the tables themselves */
@@ -733,12 +872,14 @@ void ub_state_stats_add(ub_state_stats *a, const ub_state_stats *b)
     a->transactions += b->transactions;
     a->mgmt += b->mgmt;
     a->evicted_total += b->evicted_total;
+    a->table_bytes += b->table_bytes;
     for (unsigned id = 0; id < UB_TBL__COUNT; id++) {
         ub_state_tblstat *x = &a->tbl[id];
         const ub_state_tblstat *y = &b->tbl[id];
         x->evicted += y->evicted;
         x->live += y->live;
         x->peak += y->peak;
+        x->bytes += y->bytes;
         if (y->bound > x->bound) x->bound = y->bound;
         if (y->first_evict_frame && (!x->first_evict_frame || y->first_evict_frame < x->first_evict_frame))
             x->first_evict_frame = y->first_evict_frame;

@@ -11,42 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_MATCH 16
-
-/* a field resolved once to the tables that define it */
-typedef struct {
-    size_t n;
-    const ub_hdr *h[MAX_MATCH];
-    const ub_field *f[MAX_MATCH];
-} fh;
-
-static void fh_init(fh *h, const char *name)
-{
-    h->n = ub_field_find(name, h->h, h->f, MAX_MATCH);
-    if (h->n > MAX_MATCH) h->n = MAX_MATCH;
-}
-/* the TPOpcode of RTPH/UTPH/CTPH in one handle */
-static void fh_init_tpop(fh *h)
-{
-    fh t;
-    fh_init(h, "ub.rtph.tpopcode");
-    const char *more[] = { "ub.utph.tpopcode", "ub.ctph.tpopcode" };
-    for (int i = 0; i < 2; i++) {
-        fh_init(&t, more[i]);
-        for (size_t k = 0; k < t.n && h->n < MAX_MATCH; k++) {
-            h->h[h->n] = t.h[k];
-            h->f[h->n++] = t.f[k];
-        }
-    }
-}
-/* value of the field in layer l: 0 found */
-static int fh_get(const fh *h, const ub_layer *l, ub_val *out)
-{
-    for (size_t k = 0; k < h->n; k++)
-        if (h->f[k] && l->hdr == h->h[k]) return ub_field_value(l, h->f[k], out);
-    return -1;
-}
-static const ub_vname *fh_vals(const fh *h) { return h->n && h->f[0] ? h->f[0]->vals : NULL; }
+#include "fh.h"
 
 /* -z ub,cfg: counted in the main thread over every decoded packet */
 struct ub_zcfg {

@@ -108,14 +108,14 @@ typedef struct ub_audit_cfg {
     const ub_opts *opts;      /* decoder options of the views fed in (must outlive the session;
                                * NULL: ub_opts_default) */
     const ub_ruleset *rules;  /* NULL: the built-in catalogue (must outlive the session and its reports) */
-    unsigned jobs;            /* 1: one engine in the feeding thread; N > 1: sharded (same results),
-                               * at most UB_AUDIT_MAX_JOBS */
+    unsigned jobs;            /* threads: 1, one engine in the feeding thread; N > 1: the feeding thread
+                               * (decode) and N - 1 engine workers (same results), at most UB_AUDIT_MAX_JOBS */
     unsigned examples;        /* findings kept per rule (default 100) */
     bool findings;            /* collect findings (audit); false: engines only for statistics */
     unsigned stats;           /* ub_stats_mask */
-    int link_thread;          /* sharded: the link engine (data link + decode findings) in its own thread
-                               * (1), in the feeding thread (0), or own thread when the machine has at
-                               * least jobs + 2 CPUs (-1, the default) */
+    int link_thread;          /* threaded: the link engine (data link + decode findings) on a worker of its
+                               * own (1), in the feeding thread (0), or (-1, the default) one engine with
+                               * every layer when there is one worker, else a worker of its own */
 } ub_audit_cfg;
 /* state defaults, opts NULL, built-in rules, jobs 1, examples 100, findings on, no statistics,
  * link_thread -1 */
@@ -145,6 +145,19 @@ unsigned ub_audit_jobs(const ub_audit *a);
 /* Feed one decoded packet in capture order. The view is not retained. 0, or -1 out of memory. The
  * first call starts the engines (set hooks before it). */
 int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
+/* Feed one undecoded unit (a ub_units unit: entry, bytes, length on the wire, UB_UNIT_* flags) in
+ * capture order: the same as decoding it (ub_decode_wire, plus the partial-unit error) and calling
+ * ub_audit_packet, but a threaded session decodes it on whichever thread is free (the decode scales
+ * with the threads). What the decoder found is counted (ub_audit_unit_counts). 0, or -1 out of memory. */
+typedef struct ub_unit_counts {
+    uint64_t units, ub, other; /* units fed with ub_audit_unit: UB (ub_view_ub) or not */
+    uint64_t ib, sue, pcie;    /* units carrying RoCEv2 (IB BTH), SUE, PCIe flits */
+    ub_sniff sniff;            /* ub_sniff_view of every unit when the options' profile is UB_PROFILE_SPEC */
+} ub_unit_counts;
+int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                  const ub_pktinfo *pi);
+/* The counts of the units fed with ub_audit_unit (complete after ub_audit_finish). */
+void ub_audit_unit_counts(const ub_audit *a, ub_unit_counts *c);
 /* Records read (the -z ub,cfg header); default: the number of distinct frames fed. */
 void ub_audit_set_records(ub_audit *a, uint64_t records);
 /* TP analysis flags of the packet just fed (ub_tp_flags; 0 with jobs > 1). */

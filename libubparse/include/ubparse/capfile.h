@@ -40,12 +40,17 @@ unsigned ub_cap_ts_digits(const ub_capfile *c, uint32_t ifindex);
  * sections (interface ids restart in each). */
 typedef struct ub_cap_ifinfo {
     uint32_t linktype, snaplen;
-    const char *name; /* if_name, "" if none */
+    const char *name;        /* if_name, "" if none */
+    const char *description; /* if_description, "" if none */
+    uint8_t tsresol;         /* if_tsresol as in the file (6 without one; pcap: 6 µs, 9 ns) */
 } ub_cap_ifinfo;
 uint32_t ub_cap_nifs(const ub_capfile *c);
 /* the opt_comment of the last record's packet block (first one), not NUL-terminated, valid until the
  * next ub_cap_next(); NULL (*len 0) if none */
 const char *ub_cap_comment(const ub_capfile *c, uint32_t *len);
+/* all opt_comment options of the last record's packet block (up to 16), in file order */
+uint32_t ub_cap_ncomments(const ub_capfile *c);
+const char *ub_cap_comment_n(const ub_capfile *c, uint32_t i, uint32_t *len);
 uint32_t ub_cap_section(const ub_capfile *c);
 int ub_cap_ifinfo_get(const ub_capfile *c, uint32_t ifindex, ub_cap_ifinfo *out);
 /* link type of the first interface (pcap: the file's) */
@@ -54,17 +59,24 @@ void ub_cap_close(ub_capfile *c);
 
 typedef struct ub_capw ub_capw;
 /* Create a pcap (pcapng = false; link type fixed per file) or pcapng file ("-" = stdout).
- * Timestamps are written in ns resolution (pcap magic 0xa1b23c4d, pcapng if_tsresol 9).
+ * Timestamps are written in ns resolution (pcap magic 0xa1b23c4d, pcapng if_tsresol 9 unless an
+ * interface added by ub_capw_add_if_info has another).
  * pcapng with linktype UB_CAPW_NO_IF: no interface yet (ub_capw_add_if adds them, from index 0). */
 #define UB_CAPW_NO_IF 0xFFFFFFFFu
 ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *err, size_t errlen);
 /* pcapng: add another interface; returns its index (the first one, from open, is 0). */
 int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name);
+/* pcapng: an interface as read (ub_cap_ifinfo_get): link type, snaplen, if_name, if_description and
+ * if_tsresol kept (a decimal resolution up to 9 digits; finer or binary ones are written as 9) */
+int ub_capw_add_if_info(ub_capw *w, const ub_cap_ifinfo *ii);
 /* dir: ub_dir, written as EPB flags in pcapng, ignored in pcap. */
 int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *data, uint32_t len, uint8_t dir);
 /* A record as read (ub_cap_next) on interface ifindex of w: caplen and origlen, direction and (pcapng)
  * the comment (clen bytes, NULL = none) kept. */
 int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *comment, uint32_t clen);
+/* the same with n comments (pcapng: one opt_comment each; NULL/empty ones skipped) */
+int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *const *comments,
+                        const uint32_t *lens, unsigned n);
 int ub_capw_close(ub_capw *w);
 
 #ifdef __cplusplus

@@ -116,6 +116,27 @@ ub_filter *ub_filter_compile_live(const char *expr, char *err, size_t errlen);
 size_t ub_filter_err_column(const char *err);
 void ub_filter_free(ub_filter *f);
 
+/* Wireshark's names of the headers outside UB (eth.*, vlan.*, ip.*, ipv6.*, udp.*, tcp.*): the schema
+ * rows each reads, for the filter (names) and ubdump -T json|ek (tshark's layer keys and values).
+ * Ordered as Wireshark's dissectors add the items; a protocol's own entry (no dot: "ip") comes first. */
+enum {
+    UB_WS_NOJSON = 1,   /* filter only: a name with two rows, either matches (ip.addr) */
+    UB_WS_NOFILTER = 2, /* JSON only (scaled or composite values) */
+    UB_WS_SPAN = 4,     /* the bits from row ub[0] through row ub[1] as one number (ip.flags) */
+    UB_WS_BOOL = 8,     /* Wireshark's FT_BOOLEAN: 0/1 in JSON, false/true in -T ek */
+};
+typedef struct ub_wsname {
+    const char *ws;     /* Wireshark's name */
+    const char *ub[2];  /* schema rows (ub[1]: the second row of ip.addr, the end of a span) */
+    const char *parent; /* tshark's JSON shows it inside "<parent>_tree" */
+    uint8_t flags;      /* UB_WS_* */
+    uint8_t scale;      /* shown value = row x scale (ip.hdr_len); 0: as is */
+    uint8_t hex;        /* hex digits tshark shows (ipv6.tclass: 8); 0: the row's own format */
+} ub_wsname;
+const ub_wsname *ub_ws_names(size_t *n);
+/* the entry of a header's Wireshark protocol ("ip" for ub.ipv4), NULL if Wireshark has none here */
+const ub_wsname *ub_ws_proto(const ub_hdr *h);
+
 #ifdef __cplusplus
 }
 #endif

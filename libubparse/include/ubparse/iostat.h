@@ -33,9 +33,35 @@ typedef struct ub_conv ub_conv;
 ub_conv *ub_conv_new(void);
 /* -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): SEID/DEID pairs of the views with an EIDH. */
 ub_conv *ub_conv_new_eid(void);
+/* -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): TP endpoints (ub_view_tp_endpoints). */
+ub_conv *ub_conv_new_tp(void);
+enum { UB_CONV_NET, UB_CONV_EID, UB_CONV_TP, UB_CONV__N };
+ub_conv *ub_conv_new_kind(unsigned kind);
+/* "conv,ub", "endpoints,ub_eid", ...: 0 with the kind (UB_CONV_*) and whether endpoints, -1 other. */
+int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints);
+/* The TP endpoints of a view with an RTPH/UTPH/CTPH and network addresses (NTH CNAs, else the
+ * first IP header), as the plugin's ub.analysis.tp_src/tp_dst: RTP "address:0xTPN", UTP/CTP
+ * "address (UTP)". false: none. */
+bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n);
 void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns);
 void ub_conv_print(ub_conv *c, FILE *out, bool endpoints);
 void ub_conv_free(ub_conv *c);
+
+/* tshark's -z ub,tree (the plugin's stats tree "UnifiedBus/Packet counts"): per UB view, rel_ns
+ * since the first frame; printed in tshark 4.0's plain stats_tree layout (rates, bursts). */
+typedef struct ub_sttree ub_sttree;
+ub_sttree *ub_sttree_new(void);
+void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns);
+void ub_sttree_print(const ub_sttree *t, FILE *out);
+void ub_sttree_free(ub_sttree *t);
+/* The tree's shape, shared with the plugin: pivot 0 is "UB packets" (ticked once per UB view), the
+ * pivots 1..UB_STTREE_NPIVOT-1 its children; ub_sttree_ticks calls fn with (pivot, item name) for
+ * every item of the view (its CFG, then TAOpcode/TPOpcode/DLLCB type/Code per layer). t: any tree
+ * (its field handles). */
+#define UB_STTREE_NPIVOT 7
+const char *ub_sttree_pivot_name(unsigned pivot);
+typedef void (*ub_sttree_tick_fn)(void *ctx, unsigned pivot, const char *name);
+void ub_sttree_ticks(const ub_sttree *t, const ub_view *v, ub_sttree_tick_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

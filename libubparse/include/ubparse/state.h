@@ -143,6 +143,8 @@ enum ub_state_table {
     UB_TBL_REQUESTERS,   /* transaction requester memo (max_transactions / 16, at least 256) */
     UB_TBL_TA_CHANNELS,  /* RTP retransmission memo of the transaction layer (max_channels) */
     UB_TBL_HOPS,         /* hop-copy digests of merged capture points (ns-3-UB profile; max_channels) */
+    UB_TBL_NB_FLOWS,     /* neighbour flows: RoCEv2 RC, SUE TYPE1, PCIe flit directions (max_channels) */
+    UB_TBL_NB_PAIRS,     /* neighbour address pairs: the QP acks are taken for (max_channels) */
     UB_TBL__COUNT
 };
 typedef struct ub_state_tblstat {
@@ -150,6 +152,7 @@ typedef struct ub_state_tblstat {
     uint64_t first_evict_frame, last_evict_frame; /* 0: none */
     uint32_t live, peak; /* entries now / most at once */
     uint32_t bound;      /* entries kept (0: table not in use) */
+    uint64_t bytes;      /* memory the table holds now (tables grow with the entries in use) */
 } ub_state_tblstat;
 /* "transactions", "TP channels", "management exchanges", ...; NULL for an unknown table */
 const char *ub_state_table_name(unsigned t);
@@ -164,6 +167,7 @@ typedef struct ub_state_stats {
     /* every table (the four above included), and the sum of their evictions */
     ub_state_tblstat tbl[UB_TBL__COUNT];
     uint64_t evicted_total;
+    uint64_t table_bytes; /* memory of all tables now (the sum of tbl[].bytes) */
 } ub_state_stats;
 void ub_state_get_stats(const ub_state *s, ub_state_stats *st);
 /* Add b's counters to a (engines of one sharded run): evictions, live and peak entries add up,

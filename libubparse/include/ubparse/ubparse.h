@@ -355,13 +355,15 @@ typedef struct ub_view {
     /* per-view cache of which rows of each table are reserved (derived from the schema on first
      * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
     uint64_t rsvd_magic;
-    uint64_t rsvd_rows[UB_H__COUNT];
-    const ub_hdr *rsvd_hdr[UB_H__COUNT]; /* the table each entry was derived from */
-    /* the same rows as one bit mask over the first UB_RSVD_SPAN bytes (rows that fit there), the
-     * bytes the mask needs, and the reserved rows it does not cover (checked row by row) */
-    uint64_t rsvd_mask[UB_H__COUNT][4];
-    uint64_t rsvd_slow[UB_H__COUNT];
-    uint8_t rsvd_span[UB_H__COUNT];
+    struct ub_rsvd_ent {     /* one cache line per header id */
+        const ub_hdr *hdr;   /* the table the entry was derived from */
+        uint64_t rows;       /* its reserved rows (bit i = row i) */
+        uint64_t slow;       /* the reserved rows the mask does not cover (checked row by row) */
+        uint64_t mask[4];    /* the other rows as bit masks of the words at woff[] (memory order) */
+        uint8_t span;        /* bytes the masks need (the first 32 at most) */
+        uint8_t nw;          /* words to load: 8-byte words (span >= 8), else 4-byte words, else bytes */
+        uint8_t woff[4];     /* their offsets, all inside the first span bytes (the last may overlap) */
+    } rsvd[UB_H__COUNT];
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view

@@ -1,0 +1,48 @@
+/* Data link layer constants and helpers shared by dll.c (tables, decoders, PLENGTH) and dll_stream.c
+ * (the raw flit-stream delimiter). */
+#ifndef UB_DLL_INT_H
+#define UB_DLL_INT_H
+#include "internal.h"
+
+#define FLIT 20u          /* §4.3.2.1: bytes per flit */
+#define BLK_FLITS 32u     /* §4.3.2.1: flits per full DLLDB */
+#define MAX_FLITS 512u    /* §4.3.2.1: flits per DLLDP (16 blocks) */
+#define LPH_LEN 4u
+#define LBH_LEN 2u
+#define LCH_LEN 4u
+#define BCRC_LEN 4u       /* §4.3.2.2.4: flit bytes 16-19 of the last flit of a block */
+#define END_LEN 1u        /* §4.3.2.3: flit byte 19 of the last flit of the DLLDP */
+#define LCH_PATTERN 0x20u  /* Table 4-5: 6'b100000 */
+#define LNA_FLITS 5u      /* §10.4.4: link-neighbour advertisement = 5-flit Param_Exchg */
+
+extern const ub_hdr ub_hdr_lph, ub_hdr_lch, ub_hdr_bcrc; /* dll.c */
+
+/* row indexes of the LPH (§4.3.2.2.2 Table 4-1, R-01), LCH (§4.3.3.1 Table 4-5) and BCRC (Table 4-3) tables */
+enum { LPH_CRD, LPH_ACK, LPH_CRD_VL, LPH_RSVD0, LPH_VL, LPH_RSVD1, LPH_CFG, LPH_RT, LPH_PLENGTH,
+       LPH_PLENGTH_BLOCKS, LPH_PLENGTH_FLITS, LPH_PLENGTH_TAIL };
+enum { LCH_FIXED0, LCH_CLENGTH, LCH_FIXED, LCH_CFG, LCH_CTRL, LCH_SUB_CTRL };
+enum { BCRC_RSVD0, BCRC_ERROR_FLAG, BCRC_CRC30, BCRC_COMPUTED, BCRC_STATUS };
+
+/* A layer that is not pushed: lets decoders look at bytes through a table before committing. */
+static inline ub_layer peek_layer(const ub_hdr *h, const uint8_t *p, uint32_t len)
+{
+    ub_layer l;
+    memset(&l, 0, sizeof l);
+    l.hdr = h;
+    l.data = p;
+    l.len = len;
+    return l;
+}
+
+enum cfg_class { CFG_DLLCB, CFG_DLLDP, CFG_RESERVED };
+/* digest §1 step 1 / App. B Table B-1 */
+static inline enum cfg_class cfg_classify(unsigned cfg)
+{
+    switch (cfg) {
+    case 0: return CFG_DLLCB;
+    case 3: case 4: case 5: case 6: case 7: case 9: return CFG_DLLDP;
+    default: return CFG_RESERVED;
+    }
+}
+
+#endif

@@ -1,0 +1,87 @@
+/* Wireshark's names of the headers outside UB (filter.h ub_ws_names): the one table both the
+ * display filter (filter.c) and ubdump's tshark-shaped JSON (-T json|ek) read. Order = the order of
+ * the items in Wireshark's own dissectors (eth, vlan, ip, ipv6, udp, tcp of Wireshark 4.0), so the
+ * JSON lists a layer's keys as tshark does. */
+#include "ubparse/filter.h"
+
+#include <string.h>
+
+#define J UB_WS_NOJSON
+#define F UB_WS_NOFILTER
+#define S (UB_WS_SPAN | UB_WS_NOFILTER)
+#define B UB_WS_BOOL
+static const ub_wsname ws_names[] = {
+    { "eth", { "ub.eth" }, NULL, 0, 0, 0 },
+    { "eth.dst", { "ub.eth.dst" }, NULL, 0, 0, 0 },
+    { "eth.src", { "ub.eth.src" }, NULL, 0, 0, 0 },
+    { "eth.addr", { "ub.eth.src", "ub.eth.dst" }, NULL, J, 0, 0 },
+    { "eth.type", { "ub.eth.type" }, NULL, 0, 0, 0 },
+    { "vlan", { "ub.vlan" }, NULL, 0, 0, 0 },
+    { "vlan.priority", { "ub.vlan.pcp" }, NULL, 0, 0, 0 },
+    { "vlan.dei", { "ub.vlan.dei" }, NULL, B, 0, 0 },
+    { "vlan.id", { "ub.vlan.vid" }, NULL, 0, 0, 0 },
+    { "vlan.etype", { "ub.vlan.type" }, NULL, 0, 0, 0 },
+    { "ip", { "ub.ipv4" }, NULL, 0, 0, 0 },
+    { "ip.version", { "ub.ipv4.version" }, NULL, 0, 0, 0 },
+    { "ip.hdr_len", { "ub.ipv4.ihl" }, NULL, F, 4, 0 },                        /* bytes: IHL x 4 */
+    { "ip.dsfield", { "ub.ipv4.dscp", "ub.ipv4.ecn" }, NULL, S, 0, 2 },         /* the TOS byte */
+    { "ip.dsfield.dscp", { "ub.ipv4.dscp" }, "ip.dsfield", 0, 0, 0 },
+    { "ip.dsfield.ecn", { "ub.ipv4.ecn" }, "ip.dsfield", 0, 0, 0 },
+    { "ip.len", { "ub.ipv4.total_length" }, NULL, 0, 0, 0 },
+    { "ip.id", { "ub.ipv4.identification" }, NULL, 0, 0, 0 },
+    { "ip.flags", { "ub.ipv4.rsvd0", "ub.ipv4.mf" }, NULL, S, 0, 2 },          /* the 3 flag bits */
+    { "ip.flags.rb", { "ub.ipv4.rsvd0" }, "ip.flags", B, 0, 0 },
+    { "ip.flags.df", { "ub.ipv4.df" }, "ip.flags", B, 0, 0 },
+    { "ip.flags.mf", { "ub.ipv4.mf" }, "ip.flags", B, 0, 0 },
+    { "ip.frag_offset", { "ub.ipv4.frag_offset" }, NULL, 0, 0, 0 },
+    { "ip.ttl", { "ub.ipv4.ttl" }, NULL, 0, 0, 0 },
+    { "ip.proto", { "ub.ipv4.protocol" }, NULL, 0, 0, 0 },
+    { "ip.checksum", { "ub.ipv4.checksum" }, NULL, 0, 0, 0 },
+    { "ip.src", { "ub.ipv4.src" }, NULL, 0, 0, 0 },
+    { "ip.dst", { "ub.ipv4.dst" }, NULL, 0, 0, 0 },
+    { "ip.addr", { "ub.ipv4.src", "ub.ipv4.dst" }, NULL, J, 0, 0 },
+    { "ipv6", { "ub.ipv6" }, NULL, 0, 0, 0 },
+    { "ipv6.version", { "ub.ipv6.version" }, NULL, 0, 0, 0 },
+    { "ipv6.tclass", { "ub.ipv6.traffic_class" }, NULL, 0, 0, 8 },             /* FT_UINT32 */
+    { "ipv6.flow", { "ub.ipv6.flow_label" }, NULL, 0, 0, 0 },
+    { "ipv6.plen", { "ub.ipv6.payload_length" }, NULL, 0, 0, 0 },
+    { "ipv6.nxt", { "ub.ipv6.next_header" }, NULL, 0, 0, 0 },
+    { "ipv6.hlim", { "ub.ipv6.hop_limit" }, NULL, 0, 0, 0 },
+    { "ipv6.src", { "ub.ipv6.src" }, NULL, 0, 0, 0 },
+    { "ipv6.dst", { "ub.ipv6.dst" }, NULL, 0, 0, 0 },
+    { "ipv6.addr", { "ub.ipv6.src", "ub.ipv6.dst" }, NULL, J, 0, 0 },
+    { "udp", { "ub.udp" }, NULL, 0, 0, 0 },
+    { "udp.srcport", { "ub.udp.srcport" }, NULL, 0, 0, 0 },
+    { "udp.dstport", { "ub.udp.dstport" }, NULL, 0, 0, 0 },
+    { "udp.port", { "ub.udp.srcport", "ub.udp.dstport" }, NULL, J, 0, 0 },
+    { "udp.length", { "ub.udp.length" }, NULL, 0, 0, 0 },
+    { "udp.checksum", { "ub.udp.checksum" }, NULL, 0, 0, 0 },
+    { "tcp", { "ub.tcp" }, NULL, 0, 0, 0 },
+    { "tcp.srcport", { "ub.tcp.srcport" }, NULL, 0, 0, 0 },
+    { "tcp.dstport", { "ub.tcp.dstport" }, NULL, 0, 0, 0 },
+    { "tcp.port", { "ub.tcp.srcport", "ub.tcp.dstport" }, NULL, J, 0, 0 },
+    { "tcp.seq_raw", { "ub.tcp.seq" }, NULL, 0, 0, 0 },                        /* tcp.seq is relative */
+    { "tcp.ack_raw", { "ub.tcp.ack" }, NULL, 0, 0, 0 },
+    { "tcp.hdr_len", { "ub.tcp.data_offset" }, NULL, F, 4, 0 },                /* bytes: offset x 4 */
+    { "tcp.flags", { "ub.tcp.flags" }, NULL, 0, 0, 0 },
+    { "tcp.window_size_value", { "ub.tcp.window" }, NULL, 0, 0, 0 },
+    { "tcp.checksum", { "ub.tcp.checksum" }, NULL, 0, 0, 0 },
+    { "tcp.urgent_pointer", { "ub.tcp.urgent" }, NULL, 0, 0, 0 },
+};
+
+const ub_wsname *ub_ws_names(size_t *n)
+{
+    *n = sizeof ws_names / sizeof ws_names[0];
+    return ws_names;
+}
+
+const ub_wsname *ub_ws_proto(const ub_hdr *h)
+{
+    if (!h) return NULL;
+    for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++) {
+        const char *u = ws_names[i].ub[0];
+        if (!strchr(ws_names[i].ws, '.') && strncmp(u, "ub.", 3) == 0 && strcmp(u + 3, h->abbrev) == 0)
+            return &ws_names[i];
+    }
+    return NULL;
+}
