@@ -82,9 +82,9 @@ if [ "$CG" != 0 ] && command -v valgrind >/dev/null 2>&1; then
             for f in "$tmp"/cg.*; do
                 ft=$(awk '/^totals:/ { print $2; exit }' "$f")
                 [ -n "$ft" ] || continue
-                fd=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null | awk '/shard.c:decode_slot \[/ { gsub(",", "", $1); print $1; exit }')
+                fd=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null | awk '/shard.c:decode_slot \[/ && !d { gsub(",", "", $1); d = $1 } END { print d + 0 }' || true)
                 sq=$((ft - ${fd:-0}))
-                [ $sq -gt $crit ] && crit=$sq
+                if [ $sq -gt $crit ]; then crit=$sq; fi
             done
             IRC["$c|$j"]=$crit
             echo "callgrind $c --threads $j: $t instructions in all threads, busiest thread $m"

@@ -5,8 +5,8 @@
 # statistic, --audit-examples, JSON, SARIF, JUnit — and the exit status, on every bundled capture, on a
 # generated capture where one endpoint pair carries all traffic (ubgen --repeat of the benchmark Write)
 # and on a generated mixed capture (bench/mixed.sh); the per-packet listing keeps its TP tags; and,
-# with valgrind on an optimised build, the instructions of all threads together stay within 20 % (two
-# threads) / 40 % (three) of one thread's (callgrind, deterministic; never a wall-clock number).
+# with valgrind on an optimised build, all threads together retire at most 1,300 (two threads) / 2,500
+# (three) instructions per packet more than one thread (callgrind, deterministic; never a wall-clock number).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -euo pipefail
 : "${UBDUMP:?}" "${UBGEN:?}" "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}"
@@ -94,15 +94,17 @@ if command -v valgrind >/dev/null 2>&1 && case "$bt:${san:-OFF}" in Release:OFF 
         valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.%p" "$U" -r "$cap" "$@" >/dev/null 2>&1 || true
         cat "$tmp"/cg.* | awk '/^totals:/ { s += $2 } END { print s + 0 }'
     }
-    for c in op10k mixed; do
+    # limits on the extra instructions per packet of all threads over one thread (>= 30 % above what
+    # they measure at the time of writing: --threads 2 820 / 920, --threads 3 1,471 / 1,842, one pair /
+    # mixed): the copies of the decoded views and each engine's own extraction of the packet
+    for cn in op10k:10000 mixed:4000; do
+        c=${cn%:*} np=${cn#*:}
         one=$(ir "$tmp/$c.pcap" -q --audit --threads 1)
-        # limits: at the time of writing --threads 2 costs 1.06-1.09 x, --threads 3 (link and pair
-        # engines, each extracting the packet) 1.17-1.23 x
-        for jl in 2:120 3:140; do
+        for jl in 2:1300 3:2500; do
             j=${jl%:*} lim=${jl#*:}
             all=$(ir "$tmp/$c.pcap" -q --audit --threads "$j")
-            echo "$c: --threads $j: $all instructions in all threads, one thread $one"
-            [ "$one" -gt 0 ] && [ $((all * 100)) -le $((one * lim)) ] && ok || bad "$c --threads $j: $all instructions, more than $lim % of one thread's $one"
+            echo "$c: --threads $j: $all instructions in all threads, one thread $one: $(((all - one) / np)) more per packet"
+            [ "$one" -gt 0 ] && [ $(((all - one) / np)) -le "$lim" ] && ok || bad "$c --threads $j: $(((all - one) / np)) instructions per packet more than one thread, limit $lim"
         done
     done
 else

@@ -822,13 +822,93 @@ static void t_names(void)
     CHECK(ub_stats_parse("ub,srt", &m) == 0 && ub_stats_parse("ub,cfg", &m) == 0);
     CHECK_EQ(m, UB_STATS_SRT | UB_STATS_TREE);
     CHECK_EQ(ub_stats_parse("ub,nope", &m), -1);
-    m = 0; /* tshark's names (issue #10 item 3) */
-    CHECK(ub_stats_parse("ub,tree", &m) == 0 && ub_stats_parse("conv,ub_tp", &m) == 0);
-    CHECK_EQ(m, UB_STATS_TREE | UB_STATS_TP);
+    m = 0; /* tshark's names are ubdump's own tables now (-z ub,tree: sttree.c; conv,ub_tp: the plugin's TP table) */
+    CHECK(ub_stats_parse("ub,tree", &m) == -1 && ub_stats_parse("conv,ub_tp", &m) == -1);
+    CHECK_EQ(m, 0);
+}
+
+/* ================================================================ ub_audit_unit (issue #11 item 3) */
+static void feed_raw(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len, ub_entry e, unsigned fl)
+{
+    feeder *fd = ctx;
+    ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
+    CHECK_EQ(ub_audit_unit(fd->a, e, u, len, len, fl, &pi), 0);
+    fd->units++;
+}
+
+/* the JSON report of one capture: decoded here and fed as views (jobs 1, raw 0), or fed undecoded */
+static char *unit_report(const char *name, unsigned jobs, bool raw, ub_unit_counts *uc)
+{
+    feeder fd;
+    ub_audit_cfg c;
+    ub_audit_cfg_default(&c);
+    c.jobs = jobs;
+    c.stats = UB_STATS_TP | UB_STATS_SRT;
+    session(&fd, &c);
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/captures/%s", UB_SOURCE_DIR, name);
+    ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+    CHECK(cf != NULL);
+    if (!cf) return NULL;
+    ub_units *u = ub_units_new(&fd.o, 0);
+    ub_rec r;
+    uint64_t n = 0;
+    while (ub_cap_next(cf, &r) == 1) {
+        n++;
+        ub_units_record(u, &r, raw ? feed_raw : feed_unit, &fd);
+    }
+    ub_units_flush(u, raw ? feed_raw : feed_unit, &fd);
+    ub_units_free(u);
+    ub_cap_close(cf);
+    ub_audit_set_records(fd.a, n);
+    CHECK_EQ(ub_audit_finish(fd.a), 0);
+    ub_audit_unit_counts(fd.a, uc);
+    if (raw) CHECK_EQ(uc->units, fd.units);
+    ub_state_stats st;
+    ub_audit_state_stats(fd.a, &st);
+    ub_report_info ri;
+    memset(&ri, 0, sizeof ri);
+    ri.tool = "ubtest";
+    ri.records = n;
+    ri.packets = fd.units;
+    ri.fail_on = UB_SEV_ERROR;
+    ri.state = &st;
+    char *x = report(UB_REPORT_JSON, ub_audit_findings(fd.a), &ri);
+    session_end(&fd);
+    return x;
+}
+
+static void t_audit_unit(void)
+{
+    static const struct {
+        const char *cap;
+        uint64_t ub, other, ib, sue;
+    } caps[] = { { "audit_rtp_lossy.pcapng", 22, 0, 0, 0 }, { "audit_responder.pcapng", 0, 0, 0, 0 }, { "sue_std.pcapng", 0, 13, 1, 12 } };
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        ub_unit_counts ref;
+        char *want = unit_report(caps[i].cap, 1, false, &ref);
+        CHECK(want && strstr(want, "\"totals\"") != NULL);
+        CHECK_EQ(ref.units, 0); /* views fed: nothing counted */
+        for (unsigned jobs = 1; jobs <= 4; jobs++) {
+            ub_unit_counts uc;
+            char *got = unit_report(caps[i].cap, jobs, true, &uc);
+            CHECK(got && want && strcmp(got, want) == 0);
+            CHECK_EQ(uc.ub + uc.other, uc.units);
+            if (caps[i].ub || caps[i].other) {
+                CHECK_EQ(uc.ub, caps[i].ub);
+                CHECK_EQ(uc.other, caps[i].other);
+                CHECK_EQ(uc.ib, caps[i].ib);
+                CHECK_EQ(uc.sue, caps[i].sue);
+            }
+            free(got);
+        }
+        free(want);
+    }
 }
 
 int main(void)
 {
+    t_audit_unit();
     t_names();
     t_ruleset();
     t_collect();

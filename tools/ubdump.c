@@ -968,7 +968,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->io && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->tree && !a->io && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);

@@ -49,10 +49,10 @@ static const char *top_proto(const ub_view *v, unsigned i, bool in_ub, unsigned 
     const ub_hdr *h = v->layer[i].hdr;
     const char *fp = foreign_proto(h, buf, n);
     if (fp) return fp;
-    if (!in_ub || (i >= plo && i < phi)) {
+    bool plain = i >= plo && i < phi;
+    if (!in_ub || plain) { /* undecoded bytes: Wireshark's "data" in plain IP and in frames that are not UB */
         const char *op = outer_proto(h);
-        if (op) return op;
-        if (i >= plo && i < phi && h->id == UB_H_DATA) return "data";
+        if (op && (h->id != UB_H_DATA || plain || !ub_view_ub(v))) return op;
     }
     return NULL;
 }
@@ -230,7 +230,7 @@ static void ws_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv
 {
     size_t nw;
     const ub_wsname *w = ub_ws_names(&nw);
-    char buf[128], key[96];
+    char buf[3 * UB_MAX_NETPKT + 64], key[96]; /* data.data: the longest byte string */
     size_t pl = strlen(proto);
     for (size_t i = 0; i < nw; i++) {
         if ((w[i].flags & UB_WS_NOJSON) || w[i].parent || strncmp(w[i].ws, proto, pl) != 0 || w[i].ws[pl] != '.') continue;

@@ -18,7 +18,7 @@ struct ub_iostat {
     unsigned ndec;          /* decimals of the interval as written (row labels) */
     iocol col[IO_MAXCOL];
     unsigned ncol;
-    size_t nrows, caprows;
+    size_t nrows, caprows, cur_row;
     uint64_t last_rel;
     bool any;
     bool oom;
@@ -119,6 +119,9 @@ void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk)
     if (!s || !pk) return;
     uint64_t rel = pk->ts_ns >= pk->t0_ns ? pk->ts_ns - pk->t0_ns : 0;
     size_t row = s->ival_ns ? (size_t)(rel / s->ival_ns) : 0;
+    if (row < s->cur_row) row = s->cur_row; /* tshark's interval only moves forward: an earlier frame
+                                             * (out of order) counts in the current one */
+    s->cur_row = row;
     if (row > (1u << 24)) row = 1u << 24; /* bounded: a capture of days at a µs interval */
     if (!rows(s, row + 1)) s->oom = true;
     if (rel > s->last_rel) s->last_rel = rel;
@@ -179,7 +182,7 @@ void ub_iostat_print(const ub_iostat *s, FILE *o)
     /* times in µs, as tshark's */
     uint64_t duration = s->last_rel / 1000000000u * 1000000u + (s->last_rel % 1000000000u + 500) / 1000;
     uint64_t ival = s->ival_ns ? s->ival_ns / 1000 : UINT64_MAX;
-    bool whole = ival > duration || ival == UINT64_MAX;
+    bool whole = ival >= duration; /* tshark: interval == duration takes the whole-capture precision */
     uint64_t interval = whole ? duration : ival;
     unsigned dur_mag = magnitude(duration / 1000000, 5), invl_mag = magnitude(interval / 1000000, 5), prec;
     int borderlen;

@@ -115,7 +115,7 @@ static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next, con
 static void loss_timer(ub_state *s, const rt_profile *pf, rt_flow *f, const ub_pkt *p, const char *key)
 {
     uint64_t now = p->pi->ts_ns;
-    if (f->acks_seen && !f->timer_reported && f->next != f->una && now > f->progress_ts + s->cfg.response_timeout_ns) {
+    if (s->cfg.response_timeout_ns && f->acks_seen && !f->timer_reported && f->next != f->una && now > f->progress_ts + s->cfg.response_timeout_ns) {
         f->timer_reported = 1;
         emit(s, pf->r_loss_timer, p, 0, 0, rt_psn(pf, f->una), (int64_t)((now - f->progress_ts) / 1000),
              "the oldest unacknowledged PSN was neither acknowledged nor resent within the loss timeout", key);

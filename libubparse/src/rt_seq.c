@@ -113,7 +113,9 @@ static void timer_check(const rt_ctx *x, rt_seq *q)
 {
     uint64_t now = x->p->pi->ts_ns;
     const uint32_t mod = x->pf->modulus;
-    if (!q->ack_valid || q->timer_reported || now <= q->progress_ts + x->s->cfg.response_timeout_ns ||
+    /* a timeout of 0 ("judge everything unanswered at the end") turns the loss timer off */
+    if (!x->s->cfg.response_timeout_ns || !q->ack_valid || q->timer_reported ||
+        now <= q->progress_ts + x->s->cfg.response_timeout_ns ||
         rt_diff_m(mod, q->hi, q->acked) <= 0)
         return;
     q->timer_reported = 1;

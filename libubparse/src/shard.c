@@ -29,8 +29,12 @@ typedef struct {
     uint32_t ifindex, len; /* len: record bytes */
     uint8_t dir, entry, uflags, mode;
     uint32_t pay;          /* payload bytes after this header (multiple of 8) */
-    uint32_t wire, pad;    /* length on the wire (ub_decode_wire) */
+    uint32_t wire;         /* length on the wire (ub_decode_wire) */
+    uint32_t flags;        /* M_VIEW: F_* */
 } rechdr;
+/* F_STABLE: the record bytes stay where the view points (a raw batch's input, alive until every
+ * worker is past the batch): not copied; F_NET: a pointer into the netbuf (relocated on arrival) */
+enum { F_STABLE = 1, F_NET = 2 };
 typedef struct {
     uint64_t orig_rec, orig_net;
     uint32_t nl, ne, netlen, pad;
@@ -215,10 +219,12 @@ static bool has_partial_error(const ub_view *v)
     return false;
 }
 
-/* one decoded view as an entry: into the feeder's batch (out NULL) or a decoded batch's output */
+/* one decoded view as an entry: into the feeder's batch (out NULL) or a decoded batch's output (out;
+ * the view decoded from its input: the record bytes are not copied) */
 static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
 {
-    rechdr h = { dest, seq, pi->frame, pi->ts_ns, pi->ifindex, v->rec_len, pi->dir, v->entry, 0, M_VIEW, 0, v->wire_len, 0 };
+    rechdr h = { dest, seq, pi->frame, pi->ts_ns, pi->ifindex, v->rec_len, pi->dir, v->entry, 0, M_VIEW, 0, v->wire_len,
+                 out ? F_STABLE : 0 };
     uintptr_t rb = (uintptr_t)v->rec, nb = (uintptr_t)v->netbuf;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
@@ -230,6 +236,7 @@ static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, con
         if (in_range(l->data, nb, UB_MAX_NETPKT)) {
             size_t end = (size_t)((uintptr_t)l->data - nb) + l->len;
             if (end > netlen) netlen = end;
+            h.flags |= F_NET;
         } else {
             ok = false;
         }
@@ -238,6 +245,7 @@ static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, con
         if (in_range(v->pkt, nb, UB_MAX_NETPKT)) {
             size_t end = (size_t)((uintptr_t)v->pkt - nb) + v->pkt_len;
             if (end > netlen) netlen = end;
+            h.flags |= F_NET;
         } else {
             ok = false;
         }
@@ -245,6 +253,7 @@ static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, con
     if (netlen > UB_MAX_NETPKT) ok = false;
     if (!ok) {
         h.mode = M_REC;
+        h.flags = 0;
         h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
         h.pay = (uint32_t)AL8(h.len);
         uint8_t *p = out ? buf_room(out, sizeof h + h.pay) : reserve(S, h.pay, false);
@@ -253,7 +262,8 @@ static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, con
         memcpy(p + sizeof h, v->rec, h.len);
         return 0;
     }
-    size_t pay = AL8(sizeof(vhdr)) + AL8(h.len) + nl * sizeof(ub_layer) + ne * sizeof(ub_err) + AL8(netlen);
+    size_t reclen = h.flags & F_STABLE ? 0 : AL8(h.len);
+    size_t pay = AL8(sizeof(vhdr)) + reclen + nl * sizeof(ub_layer) + ne * sizeof(ub_err) + AL8(netlen);
     h.pay = (uint32_t)AL8(pay);
     uint8_t *p = out ? buf_room(out, sizeof h + h.pay) : reserve(S, h.pay, false);
     if (!p) return -1;
@@ -268,8 +278,8 @@ static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, con
     vh->pad = 0;
     memcpy(vh->prefix, v, sizeof vh->prefix);
     p += AL8(sizeof(vhdr));
-    memcpy(p, v->rec, h.len);
-    p += AL8(h.len);
+    if (reclen) memcpy(p, v->rec, h.len);
+    p += reclen;
     memcpy(p, v->layer, nl * sizeof(ub_layer));
     p += nl * sizeof(ub_layer);
     memcpy(p, v->err, ne * sizeof(ub_err));
@@ -355,8 +365,8 @@ static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const ui
 {
     const vhdr *vh = (const vhdr *)p;
     p += AL8(sizeof(vhdr));
-    const uint8_t *rec = p;
-    p += AL8(h->len);
+    const uint8_t *rec = h->flags & F_STABLE ? (const uint8_t *)(uintptr_t)vh->orig_rec : p;
+    if (!(h->flags & F_STABLE)) p += AL8(h->len);
     memcpy(v, vh->prefix, sizeof vh->prefix);
     memcpy(v->layer, p, vh->nl * sizeof(ub_layer));
     p += vh->nl * sizeof(ub_layer);
@@ -364,6 +374,7 @@ static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const ui
     p += vh->ne * sizeof(ub_err);
     if (vh->netlen) memcpy(v->netbuf, p, vh->netlen);
     v->opts = o;
+    if ((h->flags & (F_STABLE | F_NET)) == F_STABLE) return; /* every pointer is into the record, in place */
     v->rec = rec;
     v->pkt = reloc(v->pkt, vh, h->len, rec, v->netbuf);
     for (unsigned i = 0; i < vh->nl; i++) v->layer[i].data = reloc(v->layer[i].data, vh, h->len, rec, v->netbuf);

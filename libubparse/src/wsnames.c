@@ -1,7 +1,7 @@
 /* Wireshark's names of the headers outside UB (filter.h ub_ws_names): the one table both the
  * display filter (filter.c) and ubdump's tshark-shaped JSON (-T json|ek) read. Order = the order of
  * the items in Wireshark's own dissectors (eth, vlan, ip, ipv6, udp, tcp of Wireshark 4.0), so the
- * JSON lists a layer's keys as tshark does. */
+ * JSON lists a layer's keys as tshark does (arp and data: Wireshark's names for what is not UB). */
 #include "ubparse/filter.h"
 
 #include <string.h>
@@ -67,6 +67,18 @@ static const ub_wsname ws_names[] = {
     { "tcp.window_size_value", { "ub.tcp.window" }, NULL, 0, 0, 0 },
     { "tcp.checksum", { "ub.tcp.checksum" }, NULL, 0, 0, 0 },
     { "tcp.urgent_pointer", { "ub.tcp.urgent" }, NULL, 0, 0, 0 },
+    { "arp", { "ub.arp" }, NULL, 0, 0, 0 },
+    { "arp.hw.type", { "ub.arp.htype" }, NULL, 0, 0, 0 },
+    { "arp.proto.type", { "ub.arp.ptype" }, NULL, 0, 0, 0 },
+    { "arp.hw.size", { "ub.arp.hlen" }, NULL, 0, 0, 0 },
+    { "arp.proto.size", { "ub.arp.plen" }, NULL, 0, 0, 0 },
+    { "arp.opcode", { "ub.arp.opcode" }, NULL, 0, 0, 0 },
+    { "arp.src.hw_mac", { "ub.arp.src_hw" }, NULL, 0, 0, 0 },
+    { "arp.src.proto_ipv4", { "ub.arp.src_ip" }, NULL, 0, 0, 0 },
+    { "arp.dst.hw_mac", { "ub.arp.dst_hw" }, NULL, 0, 0, 0 },
+    { "arp.dst.proto_ipv4", { "ub.arp.dst_ip" }, NULL, 0, 0, 0 },
+    { "data", { "ub.data" }, NULL, 0, 0, 0 }, /* bytes no dissector claims, outside UB */
+    { "data.data", { "ub.data.data" }, NULL, 0, 0, 0 },
 };
 
 const ub_wsname *ub_ws_names(size_t *n)
