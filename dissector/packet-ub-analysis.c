@@ -1218,3 +1218,27 @@ void ub_an_register(int proto)
     register_cleanup_routine(an_cleanup);
     register_postseq_cleanup_routine(an_postseq);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* The neighbours (packet-neigh.c): the same engine, as ubdump's audit feeds it every record    */
+/* ------------------------------------------------------------------------------------------ */
+
+void ub_an_feed(packet_info *pinfo, const ub_view *v)
+{
+    if (!pref_analyze || pinfo->fd->visited || pinfo->flags.in_error_pkt || !an.frames) return;
+    ub_pktinfo pi;
+    pktinfo_of(pinfo, &pi);
+    an_feed_view(v, &pi);
+}
+
+void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx)
+{
+    static const int fg_pi[FG__N] = { PI_SEQUENCE, PI_PROTOCOL, PI_MALFORMED, PI_CHECKSUM };
+    static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
+    const an_frame *fa = pref_analyze ? ub_an_frame_lookup(pinfo->num) : NULL;
+    guint nf = fa && fa->finds ? wmem_array_get_count(fa->finds) : 0;
+    for (guint i = 0; i < nf; i++) {
+        const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
+        cb(ctx, fg_pi[x->group < FG__N ? x->group : FG_PROTOCOL], sev_pi[x->sev < 3 ? x->sev : 2], an_find_text(pinfo->pool, x));
+    }
+}

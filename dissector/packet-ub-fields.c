@@ -59,9 +59,15 @@ static gboolean ft_is_64(enum ftenum t)
            t == FT_INT40 || t == FT_INT48 || t == FT_INT56 || t == FT_INT64;
 }
 
+/* the field-name prefixes of the neighbours shown by packet-neigh.c (infiniband.* is Wireshark's own) */
+static gboolean shown_foreign(const char *a)
+{
+    return a && (strncmp(a, "sue.", 4) == 0 || strncmp(a, "pcieflit.", 9) == 0);
+}
+
 static gboolean abbrev_ok(const char *a)
 {
-    if (!a || strncmp(a, "ub.", 3) != 0 || !a[3]) return FALSE;
+    if (!a || !(strncmp(a, "ub.", 3) == 0 || shown_foreign(a)) || !a[3]) return FALSE;
     for (const char *p = a; *p; p++)
         if (!g_ascii_isalnum(*p) && *p != '.' && *p != '_' && *p != '-') return FALSE;
     return TRUE;
@@ -106,6 +112,8 @@ static const void *vals_for(const ub_vname *vn, int form /* 0 vs32, 1 vs64, 2 tf
 }
 
 GArray *ub_hf_array;     /* hf_register_info being built */
+GArray *ub_hf_neigh;     /* the same for the neighbours' rows (sue.*, pcieflit.*), registered by packet-neigh.c */
+static GArray *hf_target; /* where new_hf puts the next item */
 static GHashTable *hf_memo;  /* "abbrev|type|display|mask|strings" -> slot+1 */
 static guint hf_nslots;
 static guint hf_cap;
@@ -138,7 +146,7 @@ static guint32 new_hf(const char *name, const char *abbrev, enum ftenum type, in
     r.hfinfo.ref_type = HF_REF_TYPE_NONE;
     r.hfinfo.same_name_prev_id = -1;
     r.hfinfo.same_name_next = NULL;
-    g_array_append_val(ub_hf_array, r);
+    g_array_append_val(hf_target, r);
     g_hash_table_insert(hf_memo, key, GUINT_TO_POINTER(slot + 1));
     return slot;
 }
@@ -193,6 +201,18 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
     case UB_FT_UINT:
     case UB_FT_BOOL: {
         if (f->bits == 0 || f->bits > 64) return;
+        if (f->flags & UB_FF_LEW) { /* bit_off numbers a little-endian 64-bit word (SUE RH): the value */
+            enum ftenum t = ft_uint_bytes((f->bits + 7) / 8, FALSE);
+            const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
+            m->hf_slot = new_hf(name, f->abbrev, t, display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0),
+                                strings, 0, blurb);
+            m->ftype = (guint8)t;
+            m->bits = (guint8)f->bits;
+            m->cstart = f->bit_off / 8;
+            m->clen = (f->bit_off + f->bits - 1) / 8 - m->cstart + 1;
+            m->kind = RK_UVAL;
+            return;
+        }
         guint32 start = f->bit_off / 8;
         guint32 end = (f->bit_off + f->bits - 1) / 8;
         guint32 n = end - start + 1;
@@ -272,6 +292,7 @@ void ub_ws_register_fields(void)
     ub_hdr_hf_slot = g_new(int, UB_H__COUNT);
     ub_ett_hdr = g_new(gint, UB_H__COUNT);
     ub_hf_array = g_array_new(FALSE, TRUE, sizeof(hf_register_info));
+    ub_hf_neigh = g_array_new(FALSE, TRUE, sizeof(hf_register_info));
     hf_memo = g_hash_table_new(g_str_hash, g_str_equal);
     vs_memo = g_hash_table_new(g_str_hash, g_str_equal);
     GHashTable *hdr_memo = g_hash_table_new(g_str_hash, g_str_equal); /* abbrev -> slot+1 */
@@ -283,8 +304,11 @@ void ub_ws_register_fields(void)
     }
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
         const ub_hdr *h = ub_hdr_get(id);
-        if (!h || !h->abbrev || ub_hdr_foreign(h)) continue; /* not UB: Wireshark's own dissectors show it */
-        char *ha = g_strdup_printf("ub.%s", h->abbrev);
+        if (!h || !h->abbrev) continue;
+        gboolean nb = ub_hdr_foreign(h);
+        if (nb && !shown_foreign(h->abbrev)) continue; /* RoCEv2: Wireshark's own InfiniBand dissector */
+        hf_target = nb ? ub_hf_neigh : ub_hf_array;
+        char *ha = g_strdup_printf("%s%s", ub_hdr_ns(h), h->abbrev);
         if (!abbrev_ok(ha)) {
             g_warning("ub: header table %s has an unusable abbrev, left out", h->key);
             g_free(ha);
@@ -308,10 +332,13 @@ void ub_ws_register_fields(void)
     row_maps_v = g_new0(row_map *, n_variants + 1);
     for (unsigned n = 1; n <= n_variants; n++) {
         const ub_hdr *h = ub_hdr_variant(n);
-        row_maps_v[n] = ub_hdr_foreign(h) ? NULL : g_new0(row_map, h->nfields ? h->nfields : 1); /* not UB: none */
+        gboolean nb = ub_hdr_foreign(h);
+        hf_target = nb ? ub_hf_neigh : ub_hf_array;
+        row_maps_v[n] = nb && !shown_foreign(h->abbrev) ? NULL : g_new0(row_map, h->nfields ? h->nfields : 1);
         for (unsigned k = 0; row_maps_v[n] && k < h->nfields; k++) map_row(h, &h->fields[k], &row_maps_v[n][k]);
     }
     g_hash_table_destroy(hdr_memo);
+    hf_target = NULL;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -1054,3 +1054,10 @@ void proto_reg_handoff_ub(void)
     heur_dissector_add("udp", dissect_ub_heur_udp, "UnifiedBus over UDP (UBoE)", "ub_udp", proto_ub,
                        HEURISTIC_ENABLE);
 }
+
+/* packet-neigh.c: the DLT_USER dissector when the DLT_USER table has an entry for dlt (the user's
+ * choice wins, as for the USERn link types of UB), else NULL */
+dissector_handle_t ub_ws_user_dlt(guint dlt)
+{
+    return dlt >= 147 && dlt <= 162 && user_dlt_handle && user_dlt_claims(dlt) ? user_dlt_handle : NULL;
+}

@@ -14,12 +14,15 @@ void proto_reg_handoff_ub(void);
 const ub_opts *ub_ws_opts(void);
 /* packet-ub.c: a view to decode into, from scope (NULL: g_malloc'ed, g_free it) */
 ub_view *ub_ws_view_new(wmem_allocator_t *scope);
+/* packet-ub.c: the DLT_USER dissector when its table has an entry for this DLT, else NULL */
+dissector_handle_t ub_ws_user_dlt(guint dlt);
 /* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
 void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx);
 
 /* packet-ub-fields.c: the items of the schema rows (built once, before proto_register_field_array) */
 void ub_ws_register_fields(void);
 extern GArray *ub_hf_array;   /* hf_register_info of every schema row and header */
+extern GArray *ub_hf_neigh;   /* the same for the neighbours' rows (sue.*, pcieflit.*): packet-neigh.c */
 extern int *ub_hf_ids;        /* their ids */
 extern int *ub_hdr_hf_slot;   /* [UB_H__COUNT] -> index into ub_hf_ids of the header item, -1 none */
 extern gint *ub_ett_hdr;      /* [UB_H__COUNT] subtree of a header table */
@@ -34,5 +37,15 @@ void ub_an_register_prefs(module_t *m);
 void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_view *v, guint32 bytes);
 /* once per frame, after its views: the ub.analysis subtree, expert infos, Info column tags */
 void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
+
+/* packet-ub-analysis.c, for the neighbours: feed a view to the engine (first pass), and the findings
+ * at a frame (Wireshark expert group and severity, ubdump's finding line) */
+void ub_an_feed(packet_info *pinfo, const ub_view *v);
+typedef void (*ub_an_find_cb)(void *ctx, int group, int severity, const char *text);
+void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx);
+
+/* packet-neigh.c: SUE, PCIe flits, the RoCEv2 audit (docs/neighbours.md) */
+void proto_register_ub_neigh(void);
+void proto_reg_handoff_ub_neigh(void);
 
 #endif

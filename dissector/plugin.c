@@ -21,11 +21,24 @@ WS_DLL_PUBLIC_DEF const int plugin_want_minor = UB_WS_MINOR;
 
 WS_DLL_PUBLIC void plugin_register(void);
 
+/* UB first: the neighbours' items are generated with UB's (packet-ub-fields.c) */
+static void register_all(void)
+{
+    proto_register_ub();
+    proto_register_ub_neigh();
+}
+
+static void handoff_all(void)
+{
+    proto_reg_handoff_ub();
+    proto_reg_handoff_ub_neigh();
+}
+
 void plugin_register(void)
 {
     static proto_plugin plug_ub;
 
-    plug_ub.register_protoinfo = proto_register_ub;
-    plug_ub.register_handoff = proto_reg_handoff_ub;
+    plug_ub.register_protoinfo = register_all;
+    plug_ub.register_handoff = handoff_all;
     proto_register_plugin(&plug_ub);
 }

@@ -115,8 +115,10 @@ for cap in "$UB_SOURCE_DIR"/captures/*.pcap "$UB_SOURCE_DIR"/captures/*.pcapng; 
     rc=$?
     [ $rc -eq 0 ] || { cat "$tmp/err.txt"; fail "tshark -V on $base exited with $rc"; }
     case $name in
-    rocev2_rc|sue_*|pcie_flit) # not UB (docs/neighbours.md): Wireshark's own dissectors, or none, show them
-        if grep -q "^UnifiedBus" "$tmp/out/$name.tree.txt"; then fail "$base: the UB plugin claimed traffic that is not UB"; fi ;;
+    rocev2_rc|sue_*|pcie_*) # not UB (docs/neighbours.md): Wireshark's InfiniBand, our sue / pcieflit (packet-neigh.c)
+        if grep -q "^UnifiedBus" "$tmp/out/$name.tree.txt"; then fail "$base: the UB plugin claimed traffic that is not UB"; fi
+        case $name in sue_*) want="^SUE RC Link" ;; pcie_*) want="^PCIe 6 flit link layer" ;; *) want="^InfiniBand" ;; esac
+        grep -q "$want" "$tmp/out/$name.tree.txt" || fail "$base: no '$want' tree" ;;
     *) grep -q "^UnifiedBus" "$tmp/out/$name.tree.txt" || fail "$base: no UnifiedBus tree at all - plugin not used?" ;;
     esac
     if grep -n -E "Dissector bug|Malformed Packet: UB|\[Malformed Packet\]" "$tmp/out/$name.tree.txt" | grep -q .; then

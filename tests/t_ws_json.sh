@@ -95,5 +95,5 @@ assert checked > 0
 print(checked)
 PY
 done
-[ "$n" = 8 ] || fail "captures with Wireshark-dissected layers: $n, want 8"
+[ "$n" = 9 ] || fail "captures with Wireshark-dissected layers: $n, want 9"
 echo "t_ws_json: ok ($n captures)"

@@ -38,3 +38,18 @@ ub_require_plugin() {
         fail "tshark -G plugins does not list our ub.so - the plugin was not loaded"
     }
 }
+
+# ub_plugin_install: copy the built ub.so ($UB_BINARY_DIR/plugins/<ver>/epan) into $tmp/plugins (sets
+# WSVER); fails when tshark or the plugin is missing. Call ub_require_plugin afterwards.
+ub_plugin_install() {
+    command -v tshark >/dev/null 2>&1 || fail "tshark is not installed (Debian: apt-get install tshark); this test must run"
+    PLUGIN=
+    for p in "$UB_BINARY_DIR"/plugins/*/epan/ub.so; do
+        [ -f "$p" ] && PLUGIN=$p
+    done
+    [ -n "$PLUGIN" ] || fail "plugin not built: no $UB_BINARY_DIR/plugins/<ver>/epan/ub.so (needs wireshark-dev and -DUB_DISSECTOR=ON)"
+    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
+    mkdir -p "$tmp/plugins/$WSVER/epan"
+    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
+    chmod -R a+rX "$tmp"
+}

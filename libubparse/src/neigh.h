@@ -36,7 +36,5 @@ bool ub_dec_udp_neigh(ub_dec *d, unsigned sport, unsigned dport, uint32_t off, u
 /* pcieflit.c: a record of whole 256-byte flits */
 void ub_dec_pcieflit(ub_dec *d);
 
-/* One-line summaries ("RoCEv2 RC SEND_ONLY QP 0x12 PSN 5", "SUE SEND QP 3 PSN 7", "PCIe flit ..."); 0 if none */
-size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
 
 #endif

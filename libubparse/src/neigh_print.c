@@ -2,25 +2,14 @@
 /* One-line summaries of neighbouring-interconnect layers (ub_summary, the plugin Info column). They say
  * what the traffic is — RoCEv2, SUE, PCIe flits — never UB. */
 #include "neigh.h"
+#include "sumfmt.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 
-typedef struct { char *b; size_t n, w; } nbuf;
-static void nb(nbuf *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(s->b + (s->w < s->n ? s->w : s->n), s->w < s->n ? s->n - s->w : 0, fmt, ap);
-    va_end(ap);
-    if (k > 0) s->w += (size_t)k;
-}
-static uint64_t fv(const ub_layer *l, const char *name)
-{
-    int i = ub_field_index(l->hdr, name);
-    return i < 0 ? 0 : ub_lget(l, (unsigned)i);
-}
+/* the UB printer's text building (print.c) */
+#define nb ub_sb
+#define fv ub_fv
+typedef ub_sbuf nbuf;
 
 static void sum_ib(const ub_view *v, const ub_layer *b, nbuf *s)
 {

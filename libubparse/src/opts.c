@@ -55,6 +55,7 @@ static const optdef opt_table[] = {
     { "sue.afh", K_WORDS, OFF(sue_afh), 2, "sue.afh=auto|gen1|gen2             AFH MAC header format (auto: Key_words)" },
     { "sue.tc_in_sa", K_BOOL, OFF(sue_tc_in_sa), 1, "sue.tc_in_sa=0|1                   AFH_GEN1: SA[47:40] is the Traffic Class (1)" },
     { "ib.engine", K_BOOL, OFF(ib_engine), 1, "ib.engine=0|1                      audit IB RC as document 002's RDMA engine: SE=1, AckReq=1 on every request (0)" },
+    { "sue.cnp_merge_us", K_U16, OFF(sue_cnp_merge_us), 65535, "sue.cnp_merge_us=N                 SUE CNP MERGE TIMER_THR in µs: closer CNPs per QP are SUE-TP-008 (0 off)" },
     { "sue.icrc", K_BOOL, OFF(sue_icrc), 1, "sue.icrc=0|1                       a 4-byte ICRC follows the SUE payload (0)" },
 };
 /* word values of K_WORDS options, index = stored value */

@@ -3,6 +3,7 @@
  * one-line summary shows. */
 #include "internal.h"
 #include "neigh.h"
+#include "sumfmt.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,8 +14,11 @@ static const ub_layer *find(const ub_view *v, unsigned id)
     return i < 0 ? NULL : &v->layer[i];
 }
 
-/* value of field `short_name` in layer l (0 if absent) */
-static uint64_t fv(const ub_layer *l, const char *short_name)
+#define fv ub_fv
+#define sb ub_sb
+typedef ub_sbuf sbuf;
+
+uint64_t ub_fv(const ub_layer *l, const char *short_name)
 {
     if (!l) return 0;
     int i = ub_field_index(l->hdr, short_name);
@@ -27,9 +31,6 @@ static const char *vname(const ub_layer *l, const char *short_name, uint64_t v)
     int i = ub_field_index(l->hdr, short_name);
     return i < 0 ? NULL : ub_vname_lookup(l->hdr->fields[i].vals, v);
 }
-
-typedef struct { char *b; size_t n, w; } sbuf;
-static void sb(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* the directives of this file: %s %d %u %x with '0', a width or '*', and l / ll (PRIu64, PRIx64) */
 static bool sb_simple(const char *fmt)
@@ -63,7 +64,7 @@ static void sb_put(sbuf *s, size_t start, const char *a, size_t len)
 
 /* snprintf semantics (what fits is written and terminated, w counts the whole text) without the
  * cost of vsnprintf: every packet's summary line goes through here (Wireshark Info column, ubdump) */
-static void sb(sbuf *s, const char *fmt, ...)
+void ub_sb(ub_sbuf *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -216,7 +216,17 @@
       "frame; values: MSN, previous MSN")                                                                            \
     R(SUE_LOSS_TIMER, "SUE-TP-020", "SUE transport", UB_SEV_WARN, "document 004 §12.9 (RETRY_TIMER_CFG)",             \
       "loss timer: the oldest unacknowledged request neither acknowledged nor resent within the timeout (--loss-timeout)", \
-      "frame (first packet of the flow after the timeout); values: PSN, µs waited")
+      "frame (first packet of the flow after the timeout); values: PSN, µs waited") \
+    R(SUE_CNP_GAP, "SUE-TP-008", "SUE transport", UB_SEV_WARN, "document 004 §12.8 CNP MERGE (-o sue.cnp_merge_us)",           \
+      "two CNPs for the same QP within TIMER_THR (CNP MERGE filters the second)", "frame; frames: previous CNP; values: gap ns, TIMER_THR ns") \
+    R(SUE_BANK_VC, "SUE-TP-009", "SUE transport", UB_SEV_WARN, "document 004 §12.3.4, §12.5, §12.9",                        \
+      "TYPE1 bank (Dest_QP[1:0]) and VC (VLAN PRI, AFH TC or DSCP) not one-to-one", "frame; frames: earlier request; values: bank, VC") \
+    R(FL_RUN, "PCIE-FL-007", "PCIe flit link", UB_SEV_WARN, "document 003 normal flit exchange", \
+      "explicit-sequence-number flits in a run shorter than 3 (CONSECUTIVE_TX_EXPLICIT_SEQ_NUM_FLITS)", "frame (first of the run); frames: the flit ending it; values: run length") \
+    R(FL_IDLE_L0, "PCIE-FL-008", "PCIe flit link", UB_SEV_WARN, "document 003 IDLE flit handshake", \
+      "IDLE flit after the first non-IDLE flit (in L0 no IDLE flit follows; else the link went through Recovery)", "frame; frames: first non-IDLE flit") \
+    R(FL_REPLAY_TIMEOUT, "PCIE-FL-009", "PCIe flit link", UB_SEV_ERROR, "document 003 flit replay rules (REPLAY_TIMEOUT_FLIT_COUNT)", \
+      "1500 flits sent with flits unacknowledged and no Ack, Nak or replay (replay timeout missed)", "frame; frames: oldest unacknowledged flit; values: flits sent, sequence number")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

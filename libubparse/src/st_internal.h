@@ -202,6 +202,8 @@ extern const ub_st_module ub_st_mod_dll; /* st_dll.c: digest §10.1 */
 extern const ub_st_module ub_st_mod_tp;  /* st_tp.c: §10.2, §10.3 */
 extern const ub_st_module ub_st_mod_ta;  /* st_ta.c: §10.4, §10.5 */
 extern const ub_st_module ub_st_mod_nb;  /* st_neigh.c: RoCEv2 RC, SUE TYPE1, PCIe flits (not UB) */
+extern const ub_st_module ub_st_mod_sue;   /* st_sue.c: SUE CNP spacing, bank/VC (not UB) */
+extern const ub_st_module ub_st_mod_pcie;  /* st_pcie.c: PCIe flit runs, IDLE, replay timeout (not UB) */
 
 struct ub_state {
     ub_state_cfg cfg;

@@ -651,7 +651,7 @@ void ub_state_cfg_default(ub_state_cfg *c)
     c->loss_timeout_ns = 100000000ull;     /* §10.6 e: covers the static RTOs 512 µs and 16 ms */
 }
 
-static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta, &ub_st_mod_nb };
+static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta, &ub_st_mod_nb, &ub_st_mod_sue, &ub_st_mod_pcie };
 
 ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
 {

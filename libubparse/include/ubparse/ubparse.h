@@ -274,6 +274,7 @@ typedef struct ub_opts {
     bool sue_tc_in_sa;       /* AFH_GEN1: SA[47:40] is the Traffic Class (afh_gen1_tc_en; default 1) */
     bool sue_icrc;           /* a 4-byte ICRC follows the SUE payload (optional for TYPE1; default 0) */
     bool ib_engine;          /* audit IB RC with document 002's RDMA-engine profile (SE, AckReq on every request) */
+    uint16_t sue_cnp_merge_us; /* SUE CNP MERGE TIMER_THR in µs (document 004 §12.8); 0 = merge off, not audited */
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
@@ -510,6 +511,9 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n);
 /* One line for a header item (hdrsum.c): its name and key fields, e.g. "Reliable Transport Header,
  * RTP data, PSN 17, TPN 0x101→0x202" (Wireshark tree items; the key fields are listed in hdrsum.c). */
 size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n);
+/* The part of a summary about a neighbouring protocol (RoCEv2, SUE, PCIe flits; neigh_print.c), e.g.
+ * "SUE AFH NAK QP 0x4 PSN 12"; 0 when the view carries none. */
+size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
 const char *ub_view_protocol(const ub_view *v);

@@ -1,0 +1,125 @@
+#!/bin/sh
+# The neighbouring interconnects in a real tshark with our plugin (dissector/packet-neigh.c,
+# docs/neighbours.md "Wireshark"), against ubdump on the sample captures:
+#  * every sue.* / pcieflit.* field of ubdump exists in tshark (one schema);
+#  * tshark -T fields == ubdump -T fields for every sue.*, pcieflit.* and shared infiniband.* field on
+#    sue_std, sue_afh, sue_limits, pcie_flit, pcie_limits, rocev2_rc, rocev2_cfg3 (integers compared as numbers: tshark pads hex
+#    to the container width, ubdump to the field width); the only differences are Wireshark's own
+#    InfiniBand dissector's, listed below;
+#  * the mixed UDP 4791 capture is split identically (SUE frames 1-12, RoCEv2 frame 13);
+#  * display filters on every sue.* / pcieflit.* name (and some values) select the same frames;
+#  * the audit findings (rule@frame) shown as expert infos == ubdump --audit.
+# tshark runs unprivileged with a private copy of the built ub.so (tests/tshark_lib.sh); FAILS (never
+# skips) when tshark, python3 or the plugin is missing or not loaded.
+set -eu
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+: "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}"
+U=$UBDUMP
+C=$UB_SOURCE_DIR/captures
+command -v python3 >/dev/null 2>&1 || fail "python3 is not installed"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtsnb.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$tmp/home/.config/wireshark"
+. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
+ub_plugin_install
+ub_require_plugin
+
+pass=0
+nfail=0
+ok() { pass=$((pass + 1)); }
+bad() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
+expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi; }
+# integers as numbers, per column and occurrence (tshark: 0x00, ubdump: 0x0 for a 2-bit hex field)
+norm() {
+    python3 -c '
+import re, sys
+n = lambda t: str(int(t, 16)) if re.fullmatch(r"0x[0-9a-fA-F]+", t) else t
+for line in sys.stdin:
+    print("\t".join(",".join(n(x) for x in c.split(",")) for c in line.rstrip("\n").split("\t")))'
+}
+
+# ---- one schema: ubdump's sue.* / pcieflit.* names are tshark fields
+"$U" -G fields 2>/dev/null | awk -F'\t' '$1 ~ /^(sue|pcieflit|infiniband)\./ { print $1 }' | LC_ALL=C sort -u > "$tmp/uf"
+ts -G fields 2>/dev/null | awk -F'\t' '{ print $3 }' | LC_ALL=C sort -u > "$tmp/tf"
+expect "sue/pcieflit fields missing in tshark" "" "$(LC_ALL=C comm -23 "$tmp/uf" "$tmp/tf" | grep -v '^infiniband\.' | tr '\n' ' ')"
+expect "sue/pcieflit field count" "42" "$(grep -c -E '^(sue|pcieflit)\.' "$tmp/uf")"
+LC_ALL=C comm -12 "$tmp/uf" "$tmp/tf" > "$tmp/both"
+
+# ---- field values, every field, every capture (one run of each tool per capture, compared per column)
+E=$(sed 's/^/-e /' "$tmp/both" | tr '\n' ' ')
+: > "$tmp/diffs"
+for c in sue_std sue_afh sue_limits pcie_flit pcie_limits rocev2_rc rocev2_cfg3; do
+    # shellcheck disable=SC2086  # $E: the -e list
+    "$U" -r "$C/$c.pcapng" -T fields -e frame.number $E 2>/dev/null | norm > "$tmp/a"
+    # shellcheck disable=SC2086
+    ts -n -2 -r "$C/$c.pcapng" -T fields -e frame.number $E 2>/dev/null | norm > "$tmp/b"
+    [ -s "$tmp/a" ] && [ "$(wc -l < "$tmp/a")" = "$(wc -l < "$tmp/b")" ] || bad "$c: $(wc -l < "$tmp/a") vs $(wc -l < "$tmp/b") lines"
+    python3 -c '
+import sys
+names = ["frame.number"] + open(sys.argv[1]).read().split()
+for la, lb in zip(open(sys.argv[2]), open(sys.argv[3])):
+    a, b = la.rstrip("\n").split("\t"), lb.rstrip("\n").split("\t")
+    for i, n in enumerate(names):
+        if a[i] != b[i]: print(sys.argv[4], n, a[0])' "$tmp/both" "$tmp/a" "$tmp/b" "$c" >> "$tmp/diffs"
+done
+# Wireshark 4.0's InfiniBand dissector: the AtomicETH VA and R_Key under infiniband.reth.*, no ICRC item
+# for Send-with-Invalidate, RoCEv2 CNP and UD
+expect "field differences" "rocev2_rc infiniband.invariant.crc 21 rocev2_rc infiniband.invariant.crc 22 rocev2_rc infiniband.invariant.crc 23 rocev2_rc infiniband.reth.r_key 13 rocev2_rc infiniband.reth.va 13" \
+    "$(LC_ALL=C sort "$tmp/diffs" | tr '\n' ' ' | sed 's/ $//')"
+expect "SUE RH values" "3	0	0	1	0x0003" "$(ts -n -2 -r "$C/sue_std.pcapng" -Y 'sue.rh.fack == 1 && sue.rh.psn == 0' -T fields \
+    -e frame.number -e sue.rh.opcode -e sue.rh.psn -e sue.rh.fack -e sue.rh.dest_qp 2>/dev/null)"
+expect "AFH values" "0x82	0x0001	0x0002" "$(ts -n -2 -r "$C/sue_afh.pcapng" -Y 'frame.number == 1' -T fields -e sue.afh.key_words -e sue.afh.src_addr -e sue.afh.dst_addr 2>/dev/null)"
+expect "flit values" "8	0	1	5	1	2	837" "$(ts -n -2 -r "$C/pcie_flit.pcapng" -Y 'pcieflit.oufc' -T fields -e frame.number -e pcieflit.flit.usage \
+    -e pcieflit.flit.replay_cmd -e pcieflit.flit.seq -e pcieflit.oufc.np_hdr -e pcieflit.oufc.p_hdr -e pcieflit.oufc.p_data 2>/dev/null)"
+expect "flit record of 2 flits" "4,5" "$(ts -n -2 -r "$C/pcie_flit.pcapng" -Y 'frame.number == 7' -T fields -e pcieflit.flit.seq 2>/dev/null)"
+expect "Info column" "SUE AFH NAK QP 0x4 PSN 12" "$(ts -n -2 -r "$C/sue_afh.pcapng" -Y 'frame.number == 5' -T fields -e _ws.col.Info 2>/dev/null)"
+
+# ---- UDP 4791: the same split as ubdump
+expect "4791 split" "1 2 3 4 5 6 7 8 9 10 11 12 | 13" "$(ts -n -2 -r "$C/sue_std.pcapng" -Y sue -T fields -e frame.number 2>/dev/null | tr '\n' ' ')| $(ts -n -2 -r "$C/sue_std.pcapng" -Y infiniband.bth -T fields -e frame.number 2>/dev/null)"
+expect "4791 split = ubdump" "$("$U" -r "$C/sue_std.pcapng" -Y sue.rh -T fields -e frame.number 2>/dev/null | tr '\n' ' ')" \
+    "$(ts -n -2 -r "$C/sue_std.pcapng" -Y sue.rh -T fields -e frame.number 2>/dev/null | tr '\n' ' ')"
+expect "RoCEv2 stays InfiniBand" "23" "$(ts -n -2 -r "$C/rocev2_rc.pcapng" -Y infiniband.bth -T fields -e frame.number 2>/dev/null | wc -l | tr -d ' ')"
+
+# ---- filters select the same frames
+{
+    grep -E '^(sue|pcieflit)\.' "$tmp/both"
+    printf '%s\n' sue.rh sue.afh sue.icrc pcieflit.flit pcieflit.oufc pcieflit.marker 'sue.rh.opcode == 1' 'sue.rh.psn >= 4000' \
+        'sue.afh.key_words == 0x83' 'sue.afh.key_words.m' 'sue.rh.fack == 1' 'pcieflit.flit.replay_cmd == 2' 'pcieflit.flit.seq > 4' \
+        'pcieflit.marker.status == 1' 'sue.rh.dest_qp == 0x5 && sue.rh.psn < 12' '!sue.rh'
+} > "$tmp/filters"
+nf=0
+while read -r y; do
+    case $y in sue*) caps="sue_std sue_afh" ;; pcieflit*) caps=pcie_flit ;; *) caps="sue_std sue_afh pcie_flit rocev2_rc" ;; esac
+    for c in $caps; do
+        a=$("$U" -r "$C/$c.pcapng" -Y "$y" -T fields -e frame.number 2>/dev/null | tr '\n' ' ')
+        b=$(ts -n -r "$C/$c.pcapng" -Y "$y" -T fields -e frame.number 2>/dev/null | tr '\n' ' ')
+        expect "filter '$y' on $c" "$a" "$b"
+        [ -n "$a" ] && nf=$((nf + 1))
+    done
+done < "$tmp/filters"
+[ "$nf" -ge 40 ] && ok || bad "only $nf filter/capture pairs selected a frame"
+
+# ---- findings: expert infos == ubdump --audit
+audit() {
+    "$U" -r "$1" -q --audit --audit-format json --audit-examples 100 --fail-on never 2>/dev/null |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted("%s@%d" % (r["id"], f["frame"]) for r in d["rules"] for f in r["findings"])))'
+}
+experts() {
+    ts -n -2 -r "$1" -Y 'sue.analysis.finding || pcieflit.analysis.finding || ibrc_audit.analysis.finding' -T fields \
+        -E aggregator='|' -e frame.number -e _ws.expert.message 2>/dev/null |
+        python3 -c '
+import re, sys  # rule findings only (Wireshark says "Malformed" on an IETH it does not know)
+print(" ".join(sorted("%s@%s" % (m.split(" ")[0], l.split("\t")[0]) for l in sys.stdin
+                      for m in l.rstrip("\n").split("\t")[1].split("|") if re.match(r"[A-Z]+-[A-Z]+-[0-9]+ ", m))))'
+}
+for c in sue_std sue_afh sue_limits pcie_flit pcie_limits rocev2_rc; do
+    want=$(audit "$C/$c.pcapng")
+    [ -n "$want" ] || bad "$c: ubdump finds nothing"
+    expect "$c expert findings" "$want" "$(experts "$C/$c.pcapng")"
+done
+expect "SUE-TP-003 expert text" "10	SUE-TP-003 ACK/NAK PSN beyond the newest request sent or older than the window: acknowledges a sequence number never sent; flow SUE 10.0.1.1→10.0.1.2 QP 0x3; values 100, 2" \
+    "$(ts -n -2 -r "$C/sue_std.pcapng" -Y 'sue.analysis.finding && frame.number == 10' -T fields -e frame.number -e _ws.expert.message 2>/dev/null)"
+
+echo "$pass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
