@@ -115,7 +115,7 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo "  ack packets, and the engine's per-packet analysis flags (retransmission, out of order, PSN gap"
     echo "  before, duplicate, duplicate ack, NAK, SACK); at most 4,096 rows, the rest in one \"other\" row;"
     echo "  plus the data → transport-ack latency."
-    echo "- \`-z ub,srt\` / \`-z ub,mgmt\`: request → response latency per request TAOpcode / management Code:"
+    echo "- \`-z ub,latency\` / \`-z ub,mgmt\`: request → response latency per request TAOpcode / management Code:"
     echo "  count, min, median, p99, max, mean and a log2 histogram. Memory is bounded: exact count/min/max/"
     echo "  mean and 64 histogram buckets, median/p99 by nearest rank over a bottom-k sample of 4,096 pairs"
     echo "  (smallest hash of the frame numbers: uniform and independent of arrival order; exact below that)."

@@ -1,6 +1,6 @@
 // Loads the tables of `ubdump --log-dir DIR` into DuckDB (@duckdb/node-api) and prints, for
 // tests/t_logs.sh: the row count of each table, the SQL type DuckDB inferred for a few columns, and
-// the response-time rows of `ubdump -z ub,srt` / `-z ub,mgmt` computed in SQL, formatted as ubdump
+// the response-time rows of `ubdump -z ub,latency` / `-z ub,mgmt` computed in SQL, formatted as ubdump
 // prints them (label, count, min, median, p99, max, mean; median and p99 by nearest rank).
 // Usage: node logs_duckdb.mjs DIR   (run from a directory whose node_modules has @duckdb/node-api)
 import { DuckDBInstance } from '@duckdb/node-api';

@@ -163,7 +163,7 @@ PY
 fi
 
 # ---------------------------------------------------------------- every capture
-Z="-z ub,cfg -z ub,tp -z ub,srt -z ub,mgmt"
+Z="-z ub,cfg -z ub,tp -z ub,srt -z ub,latency -z ub,mgmt"
 ncap=0
 for cap in "$S"/captures/*.pcapng "$tmp/multi.pcapng"; do
     [ -f "$cap" ] || continue
@@ -303,15 +303,17 @@ c=$("$U" -r "$C9" -V -Y 'ub.beetah' | grep -c '^ *5 ')
 v=$("$U" -r "$C9" -Y 'ub.atah' -c 3 | wc -l); [ "$v" -eq 1 ] && ok || bad "-Y with -c 3 printed $v lines"
 
 # ---------------------------------------------------------------- -z
-"$U" -r "$S/captures/cfg7_rtp.pcapng" -q -z ub,cfg -z ub,tp -z ub,srt -z ub,mgmt > "$tmp/z.txt"; rc=$?
+"$U" -r "$S/captures/cfg7_rtp.pcapng" -q -z ub,cfg -z ub,tp -z ub,srt -z ub,latency -z ub,mgmt > "$tmp/z.txt"; rc=$?
 [ $rc -eq 0 ] && ok || bad "-z: exit $rc"
-for h in '(-z ub,cfg)' '(-z ub,tp)' '(-z ub,srt)' '(-z ub,mgmt)'; do
+for h in '(-z ub,cfg)' '(-z ub,tp)' '(-z ub,latency)' '(-z ub,mgmt)' 'UB SRT Statistics:'; do
     grep -qF "$h" "$tmp/z.txt" && ok || bad "-z output lacks $h"
 done
 grep -q '^  CFG 7  *[1-9]' "$tmp/z.txt" && grep -q '0x01 RTP data' "$tmp/z.txt" && grep -q 'Send_with_immediate' "$tmp/z.txt" && ok || bad "-z ub,cfg counts"
 grep -q '^RTP 0x010203:0x101 -> 0x0a0b0c:0x202 ' "$tmp/z.txt" && ok || bad "-z ub,tp channel row"
-"$U" -r "$C9" -q -z ub,srt > "$tmp/srt.txt"
-grep -q '^Read (0x06) *1 ' "$tmp/srt.txt" && grep -q '##' "$tmp/srt.txt" && ok || bad "-z ub,srt: Read latency row and histogram"
+"$U" -r "$C9" -q -z ub,latency > "$tmp/srt.txt"
+grep -q '^Read (0x06) *1 ' "$tmp/srt.txt" && grep -q '##' "$tmp/srt.txt" && ok || bad "-z ub,latency: Read latency row and histogram"
+"$U" -r "$C9" -q -z ub,srt > "$tmp/srtws.txt"
+grep -q '^    6  0x06 Read                   1   0\.' "$tmp/srtws.txt" && grep -qx 'UB SRT Statistics:' "$tmp/srtws.txt" && ok || bad "-z ub,srt: tshark's SRT row for Read"
 "$U" -r "$S/captures/cfg6_mgmt.pcapng" -q -z ub,mgmt > "$tmp/mg.txt"
 grep -q 'Configuration Message (0x02) *1 ' "$tmp/mg.txt" && ok || bad "-z ub,mgmt: configuration message row"
 

@@ -87,6 +87,7 @@ warning
 never" ubdump --fail-on ""
 has "ubdump --audit-format s" "sarif" ubdump --audit-format s
 has "ubdump -z" "ub,srt
+ub,latency
 ub,tp
 ub,cfg
 ub,mgmt" ubdump -z ""

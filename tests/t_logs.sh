@@ -3,7 +3,7 @@
 # have the documented rows and values, agree with ubdump's own report and -z statistics, are the same
 # with --threads 4 and with a --lua script hooked on the same matches, and load into a real DuckDB
 # (@duckdb/node-api from npm, cached under the build directory) whose SQL percentiles equal
-# `ubdump -z ub,srt` / `-z ub,mgmt` line for line.
+# `ubdump -z ub,latency` / `-z ub,mgmt` line for line.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -euo pipefail
 U=${UBDUMP:?}
@@ -96,7 +96,7 @@ set -e
 eq "--log-dir in /proc: exit" "$rc" 2
 grep -q 'ubdump: /proc/ub-no-such-dir' "$tmp/err.txt" && ok || bad "--log-dir error message: $(cat "$tmp/err.txt")"
 
-# ---- DuckDB: load the tables, compute the -z ub,srt / ub,mgmt rows in SQL
+# ---- DuckDB: load the tables, compute the -z ub,latency / ub,mgmt rows in SQL
 duck_skip=
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     duck_skip="node/npm not installed (scripts/deps.sh lists nodejs npm)"
@@ -122,11 +122,11 @@ if [ -z "$duck_skip" ]; then
         for t in transactions mgmt tp_channels findings; do
             eq "$cap: DuckDB count($t)" "$(awk -F'\t' -v t="$t" '$1 == "count" && $2 == t { print $3 }' "$tmp/duck_$cap.txt")" "$(rows "duck_$cap" "$t")"
         done
-        "$U" -r "$C/$cap.pcapng" -q -z ub,srt -z ub,mgmt >"$tmp/z_$cap.txt"
+        "$U" -r "$C/$cap.pcapng" -q -z ub,latency -z ub,mgmt >"$tmp/z_$cap.txt"
         # ubdump's rows: "Label (0xNN)   count   min median p99 max mean" (values "N us")
         for kind in srt mgmt; do
             awk -v kind="$kind" '
-                /-z ub,srt/ { sec = "srt" } /-z ub,mgmt/ { sec = "mgmt" }
+                /-z ub,latency/ { sec = "srt" } /-z ub,mgmt/ { sec = "mgmt" }
                 sec == kind && /\(0x[0-9a-f][0-9a-f]\) +[0-9]/ {
                     match($0, /\(0x[0-9a-f][0-9a-f]\)/); label = substr($0, 1, RSTART + RLENGTH - 1)
                     rest = substr($0, RSTART + RLENGTH); n = split(rest, w, " ")

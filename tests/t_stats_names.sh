@@ -3,10 +3,11 @@
 # output of `ubdump -q -z NAME...` equals `tshark -n -2 -q -z NAME...` with our plugin for
 #   -z ub,tree, conv,ub, endpoints,ub, conv,ub_tp, endpoints,ub_tp, conv,ub_eid, endpoints,ub_eid,
 #      io,stat,INTERVAL[,FILTER]... (three specs: whole capture, per-interval with filter columns)
+#   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows)
 #   -z expert on the captures where every expert item tshark shows is UB's (Wireshark's own
 #      dissectors add TCP/UDP/IB/... items ubdump does not decode: those captures are listed).
 # Nothing is normalised (no line of these tables depends on the wall clock or the file name).
-# Not compared: -z ub,srt (ubdump's table has its own layout: percentiles and a histogram).
+# (ubdump's richer response-time table, with percentiles and a histogram, is -z ub,latency.)
 # tshark runs unprivileged with the built plugin (tests/tshark_lib.sh); FAILS (never skips) without it.
 set -eu
 
@@ -29,7 +30,7 @@ same() {
     diff "$tmp/ts.txt" "$tmp/ub.txt" | head -20 || true
     fail "$1: ubdump's output differs from tshark's (< tshark, > ubdump)"
 }
-n=0 ncap=0 nexp=0 nconv=0 nrows=0
+n=0 ncap=0 nexp=0 nconv=0 nrows=0 nsrt=0
 skipped=
 for c in "$S"/captures/*.pcapng; do
     name=$(basename "$c" .pcapng)
@@ -53,6 +54,13 @@ for c in "$S"/captures/*.pcapng; do
         n=$((n + 1))
     done < "$tmp/iospecs"
     # shellcheck disable=SC2086
+    ts -n -2 -q $to -r "$c" -z ub,srt > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ub,srt"; }
+    # shellcheck disable=SC2086
+    "$U" -q $uo -r "$c" -z ub,srt > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ub,srt"; }
+    same "$name: -z ub,srt"
+    nsrt=$((nsrt + $(grep -c '^ *[0-9][0-9]*  .* [1-9][0-9]*  *[0-9]*\.[0-9]\{6\} ' "$tmp/ts.txt" || true)))
+    n=$((n + 1))
+    # shellcheck disable=SC2086
     ts -n -2 -q $to -r "$c" -z expert > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z expert"; }
     if awk 'NF >= 4 && $1 ~ /^[0-9]+$/ && $3 != "UB" { x = 1 } END { exit !x }' "$tmp/ts.txt"; then
         skipped="$skipped $name"
@@ -67,9 +75,10 @@ done
 [ "$ncap" -ge 30 ] || fail "only $ncap bundled captures"
 [ "$nconv" -ge 20 ] || fail "only $nconv captures with conversations (the test proves little)"
 [ "$nrows" -ge 40 ] || fail "only $nrows non-empty io,stat rows (the test proves little)"
+[ "$nsrt" -ge 40 ] || fail "only $nsrt -z ub,srt rows with calls (the test proves little)"
 [ "$nexp" -ge 15 ] || fail "only $nexp captures with UB expert items compared"
 echo "  -z expert not compared (Wireshark's other dissectors add items):$skipped"
 # a bad column filter is an error with its column
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad io,stat filter accepted"; fi
 grep -q "io,stat column 1 'ub.rtph.psn ==': column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "io,stat filter error message"; }
-echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, expert on $nexp)"
+echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, $nsrt ub,srt rows, expert on $nexp)"

@@ -26,7 +26,7 @@ caps=("$S"/captures/*.pcapng "$tmp/onepair.pcap" "$tmp/mixed.pcap")
 [ ${#caps[@]} -ge 30 ] && ok || bad "only ${#caps[@]} captures"
 
 # shellcheck disable=SC2054  # -z NAME pairs
-Z=(-z ub,cfg -z ub,tp -z ub,srt -z ub,mgmt)
+Z=(-z ub,cfg -z ub,tp -z ub,srt -z ub,latency -z ub,mgmt)
 # run NAME THREADS LINK ARGS...: the output and the exit status of one run
 run() {
     local name=$1 j=$2 lt=$3 rc=0

@@ -11,7 +11,7 @@
 #    cfg9_coherent), management (cfg6_mgmt), data <-> ack; symmetric links everywhere.
 #  * TP sequence analysis on audit_rtp_lossy: retransmission / lost segment / NAK frames, consistent
 #    with the audit's UB-TP-003 / UB-TP-006 / UB-TP-002 frames and ubdump -z ub,tp's per-channel counts.
-#  * -z ub,srt == ubdump -z ub,srt / -z ub,mgmt counts (single pass and -2); -z conv,ub_tp lists the TP
+#  * -z ub,srt == ubdump -z ub,latency / -z ub,mgmt counts (single pass and -2); -z conv,ub_tp lists the TP
 #    channels of ubdump -z ub,tp; -z conv,ub / endpoints,ub / conv,ub_eid; -z ub,tree == ubdump -z ub,cfg.
 #  * Source/Destination columns, conversation filter fields, colouring rules, the ub.analyze preference.
 set -u
@@ -236,8 +236,8 @@ expect 'data and its ack share the channel' "0 0" "$(tf $L -Y 'frame.number in {
 info "TP sequence analysis"
 
 # ---- 4. statistics
-# -z ub,srt vs ubdump -z ub,srt / -z ub,mgmt: per-row counts, single pass and -2
-srt_ud() { "$UBDUMP" -q -z ub,srt -z ub,mgmt -r "$CAPS/$1" 2>&1 | sed -n 's/^\(.*\) (0x\([0-9a-f][0-9a-f]\)) *\([0-9][0-9]*\) .*/\2 \3/p' | sort; }
+# -z ub,srt vs ubdump -z ub,latency / -z ub,mgmt: per-row counts, single pass and -2
+srt_ud() { "$UBDUMP" -q -z ub,latency -z ub,mgmt -r "$CAPS/$1" 2>&1 | sed -n 's/^\(.*\) (0x\([0-9a-f][0-9a-f]\)) *\([0-9][0-9]*\) .*/\2 \3/p' | sort; }
 srt_ts() {
     c=$1
     shift
@@ -247,7 +247,7 @@ srt_ts() {
 }
 for c in audit_txn_clean.pcapng cfg9_coherent.pcapng cfg6_mgmt.pcapng audit_mgmt.pcapng audit_responder.pcapng; do
     want=$(srt_ud $c | tr '\n' ' ')
-    [ -n "$want" ] || { echo "FAIL: ubdump -z ub,srt: no rows for $c" >&2; nfail=$((nfail + 1)); }
+    [ -n "$want" ] || { echo "FAIL: ubdump -z ub,latency: no rows for $c" >&2; nfail=$((nfail + 1)); }
     expect "$c: -z ub,srt rows/counts (single pass)" "$want" "$(srt_ts $c | tr '\n' ' ')"
     expect "$c: -z ub,srt rows/counts (-2)" "$want" "$(srt_ts $c -2 | tr '\n' ' ')"
 done

@@ -819,8 +819,10 @@ static void t_names(void)
     CHECK(ub_fail_on_parse("warning", &fo) == 0 && fo == UB_SEV_WARN);
     CHECK_EQ(ub_fail_on_parse("note", &fo), -1);
     unsigned m = 0;
-    CHECK(ub_stats_parse("ub,srt", &m) == 0 && ub_stats_parse("ub,cfg", &m) == 0);
+    CHECK(ub_stats_parse("ub,latency", &m) == 0 && ub_stats_parse("ub,cfg", &m) == 0);
     CHECK_EQ(m, UB_STATS_SRT | UB_STATS_TREE);
+    CHECK(ub_stats_parse("ub,srt", &m) == 0); /* tshark's SRT table (srt_ws.c) */
+    CHECK_EQ(m, UB_STATS_SRT | UB_STATS_TREE | UB_STATS_SRT_WS);
     CHECK_EQ(ub_stats_parse("ub,nope", &m), -1);
     m = 0; /* tshark's names are ubdump's own tables now (-z ub,tree: sttree.c; conv,ub_tp: the plugin's TP table) */
     CHECK(ub_stats_parse("ub,tree", &m) == -1 && ub_stats_parse("conv,ub_tp", &m) == -1);

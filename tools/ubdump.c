@@ -187,7 +187,8 @@ static void usage(FILE *f)
             "statistics, printed after the run:\n"
             "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
-            "  -z ub,srt        transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
+            "  -z ub,srt        response times per TAOpcode, management Code, ack TPOpcode: tshark's SRT table\n"
+            "  -z ub,latency    transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
             "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
@@ -921,7 +922,7 @@ int main(int argc, char **argv)
     a->v = malloc(sizeof *a->v);
     if (a->v) ub_view_init(a->v);
     if (!a->v) return 2;
-    /* the audit session: the state engine (--audit, -z ub,tp/srt/mgmt) and the -z counters; with --lua
+    /* the audit session: the state engine (--audit, -z ub,tp/srt/latency/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
     /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */

@@ -57,7 +57,8 @@ static const struct {
 } stats_names[] = {
     { "ub,cfg", "packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code", UB_STATS_TREE },
     { "ub,tp", "per TP channel: packets, bytes, retransmissions, reordering, losses, acks", UB_STATS_TP },
-    { "ub,srt", "transaction response times per request TAOpcode", UB_STATS_SRT },
+    { "ub,srt", "response times per request TAOpcode, management Code, ack TPOpcode (tshark's SRT table)", UB_STATS_SRT_WS },
+    { "ub,latency", "transaction response times per request TAOpcode (min/median/p99/max, histogram)", UB_STATS_SRT },
     { "ub,mgmt", "management response times per Code", UB_STATS_MGMT },
     /* the Wireshark plugin's names of the same statistics (issue #10 item 3) */
 };
@@ -116,7 +117,7 @@ static void eng_match(void *ctx, const ub_match *m)
 {
     ub_eng *e = ctx;
     unsigned g = m->kind;
-    bool want = (g == 0 && (e->zmask & UB_STATS_SRT)) || (g == 1 && (e->zmask & UB_STATS_MGMT)) ||
+    bool want = (e->zmask & UB_STATS_SRT_WS) || (g == 0 && (e->zmask & UB_STATS_SRT)) || (g == 1 && (e->zmask & UB_STATS_MGMT)) ||
                 (g == 2 && (e->zmask & UB_STATS_TP));
     if (want && e->lat) ub_lat_add(e->lat, m);
     for (unsigned i = 0; e->hooks && i < e->a->nhooks; i++)
@@ -145,7 +146,7 @@ int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hoo
     e->st = ub_state_new(&c, a->cfg.findings || hooks ? eng_finding : NULL, e);
     if (!e->st) return -1;
     if (e->fc) ub_state_set_keep_cb(e->st, eng_keep);
-    if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP)) || (hooks && a->have_match))
+    if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP | UB_STATS_SRT_WS)) || (hooks && a->have_match))
         ub_state_set_match_cb(e->st, eng_match, e);
     /* TP notes: -z ub,tp, the note hook, and ub_audit_last_flags() of a single-engine session */
     if (c.layers & UB_ST_TP) {
@@ -203,7 +204,7 @@ ub_audit *ub_audit_new(const ub_audit_cfg *cfg, char *err, size_t errlen)
     }
     if (a->cfg.jobs == 0) a->cfg.jobs = 1;
     a->jobs = a->cfg.jobs;
-    a->engine = a->cfg.findings || (a->cfg.stats & (UB_STATS_TP | UB_STATS_SRT | UB_STATS_MGMT));
+    a->engine = a->cfg.findings || (a->cfg.stats & (UB_STATS_TP | UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_SRT_WS));
     if (((a->cfg.stats & UB_STATS_TREE) && !(a->zcfg = ub_zcfg_new())) ||
         !(a->ext = ub_collect_new(a->cfg.rules, a->cfg.examples))) {
         ub_audit_free(a);
@@ -434,6 +435,7 @@ void ub_audit_print_stats(const ub_audit *a, FILE *f, unsigned which)
     if ((which & UB_STATS_TP) && a->lat) ub_tps_print(a->tps, a->ntps, a->lat, f);
     if ((which & UB_STATS_SRT) && a->lat) ub_lat_print(a->lat, f, 0);
     if ((which & UB_STATS_MGMT) && a->lat) ub_lat_print(a->lat, f, 1);
+    if ((which & UB_STATS_SRT_WS) && a->lat) ub_srt_ws_print(a->lat, f);
 }
 
 void ub_audit_free(ub_audit *a)

@@ -19,6 +19,10 @@ void ub_lat_free(ub_latset *s);
 void ub_lat_add(ub_latset *s, const ub_match *m);
 void ub_lat_merge(ub_latset *d, const ub_latset *s);
 void ub_lat_print(const ub_latset *s, FILE *f, unsigned group /* 0 transactions, 1 management */);
+/* group 0 transactions by request TAOpcode, 1 management by Code, 2 transport acks by ack TPOpcode:
+ * false when the row is empty */
+bool ub_lat_row(const ub_latset *s, unsigned g, unsigned k, uint64_t *count, uint64_t *min, uint64_t *max, uint64_t *sum);
+void ub_srt_ws_print(const ub_latset *s, FILE *f); /* -z ub,srt (srt_ws.c) */
 
 typedef struct ub_tpstats ub_tpstats; /* -z ub,tp rows of one engine */
 ub_tpstats *ub_tps_new(void);

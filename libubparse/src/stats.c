@@ -1,7 +1,7 @@
 /* Statistics of an audit session, printed after the run like tshark -z (ubdump -z):
  *   ub,cfg   packets per CFG, header table, TAOpcode, TPOpcode, DLLCB type, management Code (every packet)
  *   ub,tp    per TP channel direction: packets, bytes, the engine's per-packet analysis flags
- *   ub,srt   transaction response times per request TAOpcode      } from the engine's request/response
+ *   ub,latency transaction response times per request TAOpcode    } from the engine's request/response
  *   ub,mgmt  management response times per Code                     } matches (state.h ub_match)
  * Counters are per engine and merged at the end; the latency sample and the channel rows are chosen
  * independently of arrival order, so sharded sessions (-j N) print what one engine prints. */
@@ -260,13 +260,21 @@ ub_latset *ub_lat_new(void) { return calloc(1, sizeof(ub_latset)); }
 void ub_lat_add(ub_latset *s, const ub_match *m)
 {
     unsigned g = m->kind, k = m->opcode & 0xFF;
-    if (g == 1) k = (m->opcode >> 8) & 0xFF;
-    if (g == 2) k = 0;
+    if (g == 1) k = (m->opcode >> 8) & 0xFF; /* 2: the ack TPOpcode (rows of -z ub,srt, srt_ws.c) */
     if (g >= LAT_GROUPS) return;
     latst *L = lat_get(s, g, k);
     if (L) lat_add_raw(L, m->latency_ns, mix64(m->req_frame * 0x9e3779b97f4a7c15ull ^ mix64(m->rsp_frame + g)));
 }
 
+static void lat_merge_one(latst *L, const latst *x)
+{
+    if (L->count == 0 || x->min < L->min) L->min = x->min;
+    if (x->max > L->max) L->max = x->max;
+    L->count += x->count;
+    L->sum = L->sum + x->sum < L->sum ? UINT64_MAX : L->sum + x->sum;
+    for (int b = 0; b < 64; b++) L->hist[b] += x->hist[b];
+    for (uint32_t i = 0; i < x->ns; i++) lat_sample(L, x->s[i]);
+}
 void ub_lat_merge(ub_latset *d, const ub_latset *s)
 {
     for (unsigned g = 0; g < LAT_GROUPS; g++)
@@ -274,14 +282,18 @@ void ub_lat_merge(ub_latset *d, const ub_latset *s)
             const latst *x = s->g[g][k];
             if (!x || !x->count) continue;
             latst *L = lat_get(d, g, k);
-            if (!L) continue;
-            if (L->count == 0 || x->min < L->min) L->min = x->min;
-            if (x->max > L->max) L->max = x->max;
-            L->count += x->count;
-            L->sum = L->sum + x->sum < L->sum ? UINT64_MAX : L->sum + x->sum;
-            for (int b = 0; b < 64; b++) L->hist[b] += x->hist[b];
-            for (uint32_t i = 0; i < x->ns; i++) lat_sample(L, x->s[i]);
+            if (L) lat_merge_one(L, x);
         }
+}
+bool ub_lat_row(const ub_latset *s, unsigned g, unsigned k, uint64_t *count, uint64_t *min, uint64_t *max, uint64_t *sum)
+{
+    const latst *L = s && g < LAT_GROUPS && k < 256 ? s->g[g][k] : NULL;
+    if (!L || !L->count) return false;
+    *count = L->count;
+    *min = L->min;
+    *max = L->max;
+    *sum = L->sum;
+    return true;
 }
 void ub_lat_free(ub_latset *s)
 {
@@ -342,7 +354,7 @@ void ub_lat_print(const ub_latset *s, FILE *f, unsigned g)
     fh_init(&taop, "ub.btah.taopcode");
     fh_init(&mgcode, "ub.mgmtetah.code");
     z_rule(f);
-    if (g == 0) fprintf(f, "UB transaction response times (-z ub,srt): request -> response per request TAOpcode\n");
+    if (g == 0) fprintf(f, "UB transaction response times (-z ub,latency): request -> response per request TAOpcode\n");
     else fprintf(f, "UB management response times (-z ub,mgmt): request -> response per Code\n");
     fprintf(f, "%-28s %9s %11s %11s %11s %11s %11s\n", "", "count", "min", "median", "p99", "max", "mean");
     bool any = false;
@@ -581,11 +593,14 @@ void ub_tps_print(ub_tpstats *const *all, unsigned nst, const ub_latset *lat, FI
                 c->fl[5]);
     }
     fprintf(f, "retx: retransmissions, ooo: out of order, lost: a PSN gap precedes the packet, dup: duplicate data\n");
-    const latst *L = lat->g[2][0];
-    if (L && L->count) {
+    latst acks = { 0 }; /* the ack rows of every TPOpcode in one (the sample is order independent) */
+    for (unsigned k = 0; k < 256; k++)
+        if (lat->g[2][k] && lat->g[2][k]->count) lat_merge_one(&acks, lat->g[2][k]);
+    if (acks.count) {
         fprintf(f, "%-28s %9s %11s %11s %11s %11s %11s\n", "", "count", "min", "median", "p99", "max", "mean");
-        print_lat(f, "data -> transport ack", L);
+        print_lat(f, "data -> transport ack", &acks);
     }
+    free(acks.s);
     z_rule(f);
     free(rows);
 }

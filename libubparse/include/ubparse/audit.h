@@ -92,8 +92,9 @@ uint64_t ub_collect_dropped(const ub_collect *c);
 enum ub_stats_mask {
     UB_STATS_TREE = 1u << 0, /* packets per CFG / header / opcode (ubdump -z ub,cfg) */
     UB_STATS_TP = 1u << 1,   /* per TP channel */
-    UB_STATS_SRT = 1u << 2,  /* transaction response times */
+    UB_STATS_SRT = 1u << 2,  /* transaction response times, percentiles, histogram (ubdump -z ub,latency) */
     UB_STATS_MGMT = 1u << 3, /* management response times */
+    UB_STATS_SRT_WS = 1u << 4, /* tshark's -z ub,srt table: transactions, management, transport acks */
 };
 
 /* "ub,cfg" "ub,tp" "ub,srt" "ub,mgmt" (-z): OR the statistic's bit into *mask; 0, or -1 unknown. */
