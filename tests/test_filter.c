@@ -278,7 +278,6 @@ int main(void)
     CHECK_ERR("   ", 1, "empty");
     CHECK_ERR("ub.foo.bar", 1, "unknown field 'ub.foo.bar'");
     CHECK_ERR("ub.btah && ub.nope", 12, "unknown field 'ub.nope'");
-    CHECK_ERR("ub.stream.unit == 1", 1, "'ub.stream.unit' is known only to the Wireshark plugin");
     CHECK_ERR("ub.btah.taopcode == ", 21, "missing value");
     CHECK_ERR("ub.btah.taopcode == \"Reed\"", 21, "not a value name of 'ub.btah.taopcode'");
     CHECK_ERR("ub.btah.taopcode == Read", 21, "value names go in quotes");

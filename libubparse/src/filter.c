@@ -465,7 +465,7 @@ static const struct pname {
     { "ub.analysis.finding", K_AN, AN_FINDING, 0 }, /* the plugin's expert item of every finding */
 };
 
-/* what a test of an anfields.h row reads: kind, an (0xff: not known outside the plugin) */
+/* what a test of an anfields.h row reads: kind, an */
 static const uint8_t af_test[UB_AF__COUNT][2] = {
     [UB_AF_ANALYSIS] = { K_AN, AN_PRESENT }, [UB_AF_TP_CHANNEL] = { K_AN, AN_TP_CHANNEL },
     [UB_AF_EXPECTED_PSN] = { K_AN, AN_EXPECTED_PSN }, [UB_AF_RESPONSE_IN] = { K_AN, AN_RESPONSE_IN },
@@ -474,15 +474,15 @@ static const uint8_t af_test[UB_AF__COUNT][2] = {
     [UB_AF_RULE] = { K_AN, AN_RULE }, [UB_AF_RELATED] = { K_AN, AN_RELATED },
     [UB_AF_TP_SRC] = { K_TPEP, TPEP_SRC }, [UB_AF_TP_DST] = { K_TPEP, TPEP_DST },
     [UB_AF_TP_ENDPOINT] = { K_TPEP, TPEP_ANY },
-    [UB_AF_STREAM_UNIT] = { 0xff, 0 }, [UB_AF_STREAM_STARTED_IN] = { 0xff, 0 },
-    [UB_AF_STREAM_CONTINUED_IN] = { 0xff, 0 }, [UB_AF_STREAM_OPEN_BYTES] = { 0xff, 0 },
+    [UB_AF_STREAM_UNIT] = { K_AN, AN_ST_UNIT }, [UB_AF_STREAM_STARTED_IN] = { K_AN, AN_ST_STARTED_IN },
+    [UB_AF_STREAM_CONTINUED_IN] = { K_AN, AN_ST_CONTINUED_IN }, [UB_AF_STREAM_OPEN_BYTES] = { K_AN, AN_ST_OPEN_BYTES },
 };
 
 /* name is an analysis field (anfields.h) or TP flag (expert.h): set kind, an, an_flag */
 static bool an_name(const char *name, ftest *t)
 {
     const ub_anfield *af = ub_anfield_find(name);
-    if (af && af_test[af->id][0] != 0xff) {
+    if (af) {
         t->kind = af_test[af->id][0];
         t->an = af_test[af->id][1];
         return true;
@@ -595,10 +595,6 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
         }
     }
     if (p->failed) return false;
-    if ((!ok || t->nc == 0) && ub_anfield_find(name)) { /* a row of anfields.h only the plugin fills */
-        perr(p, pos, "'%s' is known only to the Wireshark plugin (its raw flit-stream reassembly)", name);
-        return false;
-    }
     if (!ok || t->nc == 0) {
         perr(p, pos, "unknown field '%s' (ubdump -G fields lists them)", name);
         return false;
