@@ -47,19 +47,22 @@ static int proto_ub_an = -1;   /* proto_ub (owner of the fields) */
 static int proto_ub_tp = -1;   /* "ub_tp": conversation table of TP channels */
 static int proto_ub_eid = -1;  /* "ub_eid": conversation table of EID pairs */
 
-static int hf_an = -1;
-static int hf_an_tp_channel = -1;
-static int hf_an_expected_psn = -1;
-static int hf_an_response_in = -1;
-static int hf_an_request_in = -1;
-static int hf_an_acked_in = -1;
-static int hf_an_acks_frame = -1;
-static int hf_an_latency = -1;
-static int hf_an_rule = -1;
-static int hf_an_related = -1;
+#define hf_an ub_af_hf[UB_AF_ANALYSIS] /* ubparse/anfields.h */
+#define hf_an_tp_channel ub_af_hf[UB_AF_TP_CHANNEL]
+#define hf_an_expected_psn ub_af_hf[UB_AF_EXPECTED_PSN]
+#define hf_an_response_in ub_af_hf[UB_AF_RESPONSE_IN]
+#define hf_an_request_in ub_af_hf[UB_AF_REQUEST_IN]
+#define hf_an_acked_in ub_af_hf[UB_AF_ACKED_IN]
+#define hf_an_acks_frame ub_af_hf[UB_AF_ACKS_FRAME]
+#define hf_an_latency ub_af_hf[UB_AF_LATENCY]
+#define hf_an_rule ub_af_hf[UB_AF_RULE]
+#define hf_an_related ub_af_hf[UB_AF_RELATED]
 static int hf_cna = -1;   /* hidden: both CNAs (conversation filters, like ip.addr) */
 static int hf_eid = -1;   /* hidden: both 20-bit EIDs */
-static int hf_tp_src = -1, hf_tp_dst = -1, hf_tp_ep = -1; /* hidden: TP endpoints ("address:0xTPN") */
+/* hidden: TP endpoints ("address:0xTPN") */
+#define hf_tp_src ub_af_hf[UB_AF_TP_SRC]
+#define hf_tp_dst ub_af_hf[UB_AF_TP_DST]
+#define hf_tp_ep ub_af_hf[UB_AF_TP_ENDPOINT]
 
 static gint ett_an = -1;
 static gint ett_an_finding = -1;
@@ -1107,42 +1110,12 @@ void ub_an_register(int proto)
     proto_ub_an = proto;
     fields_init();
 
+    ub_ws_register_anfields(proto, UB_AF_ANALYSIS, UB_AF_TP_ENDPOINT); /* ub.analysis.* */
     static hf_register_info hf[] = {
-        { &hf_an, { "UB analysis", "ub.analysis", FT_NONE, BASE_NONE, NULL, 0x0,
-                    "Results of libubparse's protocol-state engine (ubdump --audit)", HFILL } },
-        { &hf_an_tp_channel, { "TP channel index", "ub.analysis.tp_channel", FT_UINT32, BASE_DEC, NULL, 0x0,
-                               "Index of the TP channel (addresses and TPNs of both directions), like tcp.stream",
-                               HFILL } },
-        { &hf_an_expected_psn, { "Expected PSN", "ub.analysis.expected_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
-                                 "Next PSN expected on the channel before this packet", HFILL } },
-        { &hf_an_response_in, { "Response in frame", "ub.analysis.response_in", FT_FRAMENUM, BASE_NONE,
-                                FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
-                                "The response (transaction or management) to this request", HFILL } },
-        { &hf_an_request_in, { "Request in frame", "ub.analysis.request_in", FT_FRAMENUM, BASE_NONE,
-                               FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
-                               "The request (transaction or management) this is the response to", HFILL } },
-        { &hf_an_acked_in, { "Acknowledged in frame", "ub.analysis.acked_in", FT_FRAMENUM, BASE_NONE,
-                             FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
-                             "The first TPACK/TPSACK covering this RTP data packet", HFILL } },
-        { &hf_an_acks_frame, { "This is an ack to the data in frame", "ub.analysis.acks_frame", FT_FRAMENUM,
-                               BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_ACK), 0x0,
-                               "RTP data packet first acknowledged by this TPACK/TPSACK", HFILL } },
-        { &hf_an_latency, { "Latency", "ub.analysis.latency", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
-                            "Time from the request (or data packet) to this response (or ack)", HFILL } },
-        { &hf_an_rule, { "Audit rule", "ub.analysis.rule", FT_STRING, BASE_NONE, NULL, 0x0,
-                         "Rule id of a protocol-state finding (docs/rules.md, ubdump -G rules)", HFILL } },
-        { &hf_an_related, { "Related frame", "ub.analysis.related_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
-                            "Frame cited by the finding (the first copy, the request, ...)", HFILL } },
         { &hf_cna, { "CNA", "ub.cna", FT_UINT24, BASE_HEX, NULL, 0x0,
                      "Source or destination CNA (NTH), for conversation filters", HFILL } },
         { &hf_eid, { "EID", "ub.eid", FT_UINT24, BASE_HEX, NULL, 0x0,
                      "Source or destination 20-bit EID (EIDH), for conversation filters", HFILL } },
-        { &hf_tp_src, { "TP source endpoint", "ub.analysis.tp_src", FT_STRING, BASE_NONE, NULL, 0x0,
-                        "Source TP endpoint: address:0xSrcTPN (RTP), address (UTP) / (CTP)", HFILL } },
-        { &hf_tp_dst, { "TP destination endpoint", "ub.analysis.tp_dst", FT_STRING, BASE_NONE, NULL, 0x0,
-                        "Destination TP endpoint: address:0xDstTPN (RTP), address (UTP) / (CTP)", HFILL } },
-        { &hf_tp_ep, { "TP endpoint", "ub.analysis.tp_endpoint", FT_STRING, BASE_NONE, NULL, 0x0,
-                       "Source or destination TP endpoint, for conversation filters", HFILL } },
     };
     proto_register_field_array(proto, hf, array_length(hf));
     static gint *ett[] = { &ett_an, &ett_an_finding };

@@ -450,3 +450,25 @@ void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, g
     }
     if (has_status) checksum_text(l, items);
 }
+
+/* ub.analysis.* and ub.stream.*: hf from libubparse's table (ubparse/anfields.h), one for all */
+int ub_af_hf[UB_AF__COUNT];
+
+void ub_ws_register_anfields(int proto, unsigned first, unsigned last)
+{
+    static hf_register_info hf[UB_AF__COUNT]; /* Wireshark keeps pointers into it */
+    static const enum ftenum ft[] = { [UB_AFT_NONE] = FT_NONE, [UB_AFT_UINT32] = FT_UINT32,
+                                      [UB_AFT_FRAMENUM] = FT_FRAMENUM, [UB_AFT_RELTIME] = FT_RELATIVE_TIME,
+                                      [UB_AFT_STRING] = FT_STRING };
+    static const ft_framenum_type_t fk[] = { [UB_AFF_NONE] = FT_FRAMENUM_NONE, [UB_AFF_REQUEST] = FT_FRAMENUM_REQUEST,
+                                             [UB_AFF_RESPONSE] = FT_FRAMENUM_RESPONSE, [UB_AFF_ACK] = FT_FRAMENUM_ACK };
+    if (last >= UB_AF__COUNT || first > last) return;
+    for (unsigned i = first; i <= last; i++) {
+        const ub_anfield *a = ub_anfield_get(i);
+        ub_af_hf[i] = -1;
+        hf[i] = (hf_register_info){ &ub_af_hf[i],
+                                    { a->name, a->abbrev, ft[a->type], a->type == UB_AFT_UINT32 ? BASE_DEC : BASE_NONE,
+                                      a->frame ? FRAMENUM_TYPE(fk[a->frame]) : NULL, 0x0, a->desc, HFILL } };
+    }
+    proto_register_field_array(proto, hf + first, (int)(last - first + 1));
+}

@@ -45,10 +45,10 @@ static gint ett_ub = -1;
 static gint ett_ub_stream = -1;
 static gint ett_ub_unit = -1;
 static int hf_ub_error = -1;
-static int hf_ub_stream_started_in = -1;
-static int hf_ub_stream_continued_in = -1;
-static int hf_ub_stream_open_bytes = -1;
-static int hf_ub_stream_unit = -1;
+#define hf_ub_stream_started_in ub_af_hf[UB_AF_STREAM_STARTED_IN] /* ubparse/anfields.h */
+#define hf_ub_stream_continued_in ub_af_hf[UB_AF_STREAM_CONTINUED_IN]
+#define hf_ub_stream_open_bytes ub_af_hf[UB_AF_STREAM_OPEN_BYTES]
+#define hf_ub_stream_unit ub_af_hf[UB_AF_STREAM_UNIT]
 
 static expert_field *ei_ub;              /* [UB_E__COUNT] */
 
@@ -958,17 +958,10 @@ void proto_register_ub(void)
     static hf_register_info hf_static[] = {
         { &hf_ub_error, { "Error", "ub.error", FT_STRING, BASE_NONE, NULL, 0x0,
                           "libubparse error name (one item per error)", HFILL } },
-        { &hf_ub_stream_unit, { "Unit", "ub.stream.unit", FT_UINT32, BASE_DEC, NULL, 0x0,
-                                "DLLDP/DLLCB completed in this record of the raw flit stream", HFILL } },
-        { &hf_ub_stream_started_in, { "Unit started in frame", "ub.stream.started_in", FT_FRAMENUM, BASE_NONE, NULL,
-                                      0x0, NULL, HFILL } },
-        { &hf_ub_stream_continued_in, { "Continued in frame", "ub.stream.continued_in", FT_FRAMENUM, BASE_NONE, NULL,
-                                        0x0, NULL, HFILL } },
-        { &hf_ub_stream_open_bytes, { "Bytes of an incomplete unit", "ub.stream.open_bytes", FT_UINT32, BASE_DEC,
-                                      NULL, 0x0, "Tail of the record belonging to a unit completed later", HFILL } },
     };
     proto_register_field_array(proto_ub, (hf_register_info *)(void *)ub_hf_array->data, (int)ub_hf_array->len);
     proto_register_field_array(proto_ub, hf_static, array_length(hf_static));
+    ub_ws_register_anfields(proto_ub, UB_AF_STREAM_UNIT, UB_AF_STREAM_OPEN_BYTES); /* ub.stream.* */
 
     /* subtrees: one per header table */
     GPtrArray *etts = g_ptr_array_new();

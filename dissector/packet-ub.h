@@ -5,6 +5,7 @@
 #include <epan/packet.h>
 #include <epan/prefs.h>
 #include <ubparse/ubparse.h>
+#include <ubparse/anfields.h>
 
 /* packet-ub.c: registration entry points (plugin.c) */
 void proto_register_ub(void);
@@ -21,6 +22,9 @@ void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx);
 
 /* packet-ub-fields.c: the items of the schema rows (built once, before proto_register_field_array) */
 void ub_ws_register_fields(void);
+/* ub.analysis.* / ub.stream.*: the hf of ubparse/anfields.h rows first..last, ids in ub_af_hf */
+extern int ub_af_hf[UB_AF__COUNT];
+void ub_ws_register_anfields(int proto, unsigned first, unsigned last);
 extern GArray *ub_hf_array;   /* hf_register_info of every schema row and header */
 extern GArray *ub_hf_neigh;   /* the same for the neighbours' rows (sue.*, pcieflit.*): packet-neigh.c */
 extern int *ub_hf_ids;        /* their ids */

@@ -21,7 +21,7 @@ CAPS=$S/captures
 . "$S/tests/tshark_setup.sh"
 
 # ---- the filters: one per line (every operator, frame.*, eth/vlan/ip/ipv6/udp/tcp, ub.*, ub.cna,
-# ub.eid, ub.analysis.* with the TP endpoints, the expert items ub.err.*)
+# ub.eid, ub.analysis.* with the TP endpoints, the raw flit-stream ub.stream.*, the expert items ub.err.*)
 cat > "$tmp/filters" <<'F'
 ub
 !ub
@@ -117,6 +117,14 @@ ub.analysis.tp_dst contains "0x0a0b0c"
 ub.analysis.tp_endpoint == "10.0.0.1:0x10"
 ub.analysis.tp_endpoint != "0x010203:0x101"
 ub.analysis.tp_endpoint matches "\\((UTP|CTP)\\)$"
+ub.stream.unit
+ub.stream.unit == 2
+ub.stream.unit > 1 || ub.stream.started_in == 1
+ub.stream.started_in
+ub.stream.continued_in
+ub.stream.continued_in == 2
+ub.stream.open_bytes > 20 && !ub.stream.unit
+ub.stream.open_bytes in {1..100}
 ub.analysis.tp_dst in {"0x0a0b0c:0x202", "192.168.1.2:0x200"}
 ub.err.icrc_bad
 ub.err.truncated || ub.err.reserved_bits

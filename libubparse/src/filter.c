@@ -14,6 +14,8 @@
  * and every string literal to a number (value name, error code, rule) or a byte string. */
 #include "filter_int.h"
 
+#include "ubparse/anfields.h"
+#include "ubparse/expert.h"
 #include "ubparse/state.h"
 
 #include <arpa/inet.h>
@@ -448,7 +450,8 @@ static bool is_sliceable(const ub_field *f, bool for_contains)
 }
 
 /* ---------------------------------------------------------------- names */
-/* the plugin's frame.* and ub.analysis.* names */
+/* the plugin's frame.* names; ub.analysis.* / ub.stream.* are anfields.h's table (af_test) and the TP
+ * flags expert.h's (ub_tp_flag_info) */
 static const struct pname {
     const char *name;
     uint8_t kind, an;
@@ -459,22 +462,42 @@ static const struct pname {
     { "frame.interface_id", K_FRAME_IFID, 0, 0 }, { "frame.p2p_dir", K_FRAME_DIR, 0, 0 },
     { "frame.time_epoch", K_FRAME_TEPOCH, 0, 0 }, { "frame.time_relative", K_FRAME_TREL, 0, 0 },
     { "frame.time_delta", K_FRAME_TDELTA, 0, 0 },
-    { "ub.analysis", K_AN, AN_PRESENT, 0 }, { "ub.analysis.tp_channel", K_AN, AN_TP_CHANNEL, 0 },
-    { "ub.analysis.expected_psn", K_AN, AN_EXPECTED_PSN, 0 }, { "ub.analysis.response_in", K_AN, AN_RESPONSE_IN, 0 },
-    { "ub.analysis.request_in", K_AN, AN_REQUEST_IN, 0 }, { "ub.analysis.acked_in", K_AN, AN_ACKED_IN, 0 },
-    { "ub.analysis.acks_frame", K_AN, AN_ACKS_FRAME, 0 }, { "ub.analysis.latency", K_AN, AN_LATENCY, 0 },
-    { "ub.analysis.rule", K_AN, AN_RULE, 0 }, { "ub.analysis.related_frame", K_AN, AN_RELATED, 0 },
-    { "ub.analysis.finding", K_AN, AN_FINDING, 0 },
-    { "ub.analysis.retransmission", K_AN, AN_FLAG, UB_TPF_RETRANSMISSION },
-    { "ub.analysis.out_of_order", K_AN, AN_FLAG, UB_TPF_OUT_OF_ORDER },
-    { "ub.analysis.lost_segment", K_AN, AN_FLAG, UB_TPF_LOST_BEFORE },
-    { "ub.analysis.duplicate_ack", K_AN, AN_FLAG, UB_TPF_DUP_ACK },
-    { "ub.analysis.duplicate", K_AN, AN_FLAG, UB_TPF_DUPLICATE },
-    { "ub.analysis.nak", K_AN, AN_FLAG, UB_TPF_NAK }, { "ub.analysis.sack", K_AN, AN_FLAG, UB_TPF_SACK },
-    /* TP endpoints "address:0xTPN" / "address (UTP)" (iostat.h ub_view_tp_endpoints) */
-    { "ub.analysis.tp_src", K_TPEP, TPEP_SRC, 0 }, { "ub.analysis.tp_dst", K_TPEP, TPEP_DST, 0 },
-    { "ub.analysis.tp_endpoint", K_TPEP, TPEP_ANY, 0 },
+    { "ub.analysis.finding", K_AN, AN_FINDING, 0 }, /* the plugin's expert item of every finding */
 };
+
+/* what a test of an anfields.h row reads: kind, an */
+static const uint8_t af_test[UB_AF__COUNT][2] = {
+    [UB_AF_ANALYSIS] = { K_AN, AN_PRESENT }, [UB_AF_TP_CHANNEL] = { K_AN, AN_TP_CHANNEL },
+    [UB_AF_EXPECTED_PSN] = { K_AN, AN_EXPECTED_PSN }, [UB_AF_RESPONSE_IN] = { K_AN, AN_RESPONSE_IN },
+    [UB_AF_REQUEST_IN] = { K_AN, AN_REQUEST_IN }, [UB_AF_ACKED_IN] = { K_AN, AN_ACKED_IN },
+    [UB_AF_ACKS_FRAME] = { K_AN, AN_ACKS_FRAME }, [UB_AF_LATENCY] = { K_AN, AN_LATENCY },
+    [UB_AF_RULE] = { K_AN, AN_RULE }, [UB_AF_RELATED] = { K_AN, AN_RELATED },
+    [UB_AF_TP_SRC] = { K_TPEP, TPEP_SRC }, [UB_AF_TP_DST] = { K_TPEP, TPEP_DST },
+    [UB_AF_TP_ENDPOINT] = { K_TPEP, TPEP_ANY },
+    [UB_AF_STREAM_UNIT] = { K_AN, AN_ST_UNIT }, [UB_AF_STREAM_STARTED_IN] = { K_AN, AN_ST_STARTED_IN },
+    [UB_AF_STREAM_CONTINUED_IN] = { K_AN, AN_ST_CONTINUED_IN }, [UB_AF_STREAM_OPEN_BYTES] = { K_AN, AN_ST_OPEN_BYTES },
+};
+
+/* name is an analysis field (anfields.h) or TP flag (expert.h): set kind, an, an_flag */
+static bool an_name(const char *name, ftest *t)
+{
+    const ub_anfield *af = ub_anfield_find(name);
+    if (af) {
+        t->kind = af_test[af->id][0];
+        t->an = af_test[af->id][1];
+        return true;
+    }
+    if (strncmp(name, "ub.analysis.", 12) != 0) return false;
+    const ub_tp_flag_info *fi;
+    for (unsigned i = 0; (fi = ub_tp_flag_info_get(i)) != NULL; i++)
+        if (strcmp(fi->name, name + 12) == 0) {
+            t->kind = K_AN;
+            t->an = AN_FLAG;
+            t->an_flag = fi->bit;
+            return true;
+        }
+    return false;
+}
 
 static bool kind_is_time(const ftest *t)
 {
@@ -534,6 +557,10 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
             if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
             return true;
         }
+    if (an_name(name, t)) {
+        if (t->kind == K_AN) p->f->uses_an = true;
+        return true;
+    }
     if (strncmp(name, "ub.err.", 7) == 0) { /* the plugin's expert items per decode error: presence */
         for (unsigned c = 1; c < UB_E__COUNT; c++) {
             const ub_err_info *ei = ub_err_get(c);

@@ -216,6 +216,25 @@ static void scan_unit(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t 
     if (a && !a->tp_channel) a->tp_channel = c;
 }
 
+/* ub.stream.* of a raw flit-stream record; continued_in: the frame completing the unit open at the
+ * end, kept at the frame where that unit started until finalize */
+static void stream_rec(ub_fan_table *t, const ub_units *u, uint64_t frame)
+{
+    ub_units_rinfo ri;
+    if (!ub_units_rec_info(u, frame, &ri)) return;
+    ub_fan *a = fr_get(t, frame);
+    if (!a) return;
+    a->st_units = ri.units;
+    a->st_started_in = ri.started_in != frame ? ri.started_in : 0;
+    a->st_open = ri.tail_open;
+    a->st_open_bytes = ri.open_bytes;
+    a->st_open_since = ri.open_since;
+    if (ri.units && ri.started_in) {
+        ub_fan *s = fr_get(t, ri.started_in);
+        if (s && !s->st_continued_in) s->st_continued_in = (uint32_t)frame;
+    }
+}
+
 static int cmp_m(const void *x, const void *y)
 {
     const fan_m *a = x, *b = y;
@@ -233,6 +252,13 @@ static bool finalize(ub_fan_table *t)
 {
     if (t->nm) qsort(t->m, t->nm, sizeof *t->m, cmp_m);
     if (t->nf) qsort(t->f, t->nf, sizeof *t->f, cmp_f);
+    for (uint64_t i = 0; i < t->nfr; i++) { /* continued_in: the completion kept at the unit's first frame */
+        ub_fan *a = &t->fr[i];
+        if (a->st_open && a->st_open_since && a->st_open_since != i + 1 && a->st_open_since <= t->nfr)
+            a->st_continued_in = t->fr[a->st_open_since - 1].st_continued_in;
+        else if (!a->st_open)
+            a->st_continued_in = 0;
+    }
     size_t nrel = 0;
     for (size_t i = 0; i < t->nf; i++) nrel += t->f[i].nrel;
     t->marr = malloc((t->nm ? t->nm : 1) * sizeof *t->marr);
@@ -287,7 +313,10 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
         ub_state_set_note_cb(s.st, on_note, t);
         ub_rec r;
         int rc;
-        while ((rc = ub_cap_next(cf, &r)) == 1 && !t->oom) ub_units_record(u, &r, scan_unit, &s);
+        while ((rc = ub_cap_next(cf, &r)) == 1 && !t->oom) {
+            ub_units_record(u, &r, scan_unit, &s);
+            stream_rec(t, u, r.frame);
+        }
         ub_units_flush(u, scan_unit, &s);
         ub_state_finish(s.st);
         if (rc < 0) {

@@ -20,10 +20,11 @@ enum {
     K_TPEP,         /* ub.analysis.tp_src / tp_dst / tp_endpoint: an = TPEP_* (from the view) */
 };
 enum { TPEP_SRC, TPEP_DST, TPEP_ANY };
-/* ub.analysis.* (filter_an.c fills ub_fan, the names are in filter.c) */
+/* ub.analysis.* (filter_an.c fills ub_fan; the names: ubparse/anfields.h, expert.h ub_tp_flag_info) */
 enum {
     AN_NONE, AN_PRESENT, AN_TP_CHANNEL, AN_EXPECTED_PSN, AN_RESPONSE_IN, AN_REQUEST_IN, AN_ACKED_IN,
     AN_ACKS_FRAME, AN_LATENCY, AN_RULE, AN_RELATED, AN_FLAG, AN_FINDING,
+    AN_ST_UNIT, AN_ST_STARTED_IN, AN_ST_CONTINUED_IN, AN_ST_OPEN_BYTES, /* ub.stream.* */
 };
 enum {
     OP_EXISTS, OP_EQ, OP_NE, OP_ANY_NE, OP_ALL_EQ, OP_LT, OP_LE, OP_GT, OP_GE,

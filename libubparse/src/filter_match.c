@@ -165,6 +165,22 @@ static bool an_test(const ftest *t, const ub_fan *a)
         return a->nfind > 0;
     case AN_RELATED:
         return num_list(t, a->rel, a->nrel, 1);
+    case AN_ST_UNIT: { /* the record's units 1..n, as the plugin's items */
+        if (t->op == OP_EXISTS) return a->st_units > 0;
+        bool all = op_is_all(t->op);
+        for (uint32_t i = 1; i <= a->st_units; i++) {
+            bool r = num_test(t, i);
+            if (all && !r) return false;
+            if (!all && r) return true;
+        }
+        return all && a->st_units > 0;
+    }
+    case AN_ST_STARTED_IN:
+        return a->st_started_in && (t->op == OP_EXISTS || num_test(t, a->st_started_in));
+    case AN_ST_CONTINUED_IN:
+        return a->st_open && a->st_continued_in && (t->op == OP_EXISTS || num_test(t, a->st_continued_in));
+    case AN_ST_OPEN_BYTES:
+        return a->st_open && (t->op == OP_EXISTS || num_test(t, a->st_open_bytes));
     case AN_RULE: {
         if (t->op == OP_EXISTS) return a->nfind > 0;
         bool all = op_is_all(t->op);

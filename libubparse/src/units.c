@@ -12,6 +12,7 @@ typedef struct {
     uint64_t key; /* interface << 2 | direction rank */
     uint64_t last;
     ub_stream *s;
+    uint32_t open_since; /* frame where the unit being collected started, 0 at a boundary */
 } ustream;
 
 struct ub_units {
@@ -29,6 +30,10 @@ struct ub_units {
     ub_unit_fn fn;
     void *ctx;
     int nunits;
+    bool first_cb;       /* no unit of the record yet */
+    ustream *cur_s;
+    uint64_t ri_frame;   /* ri: the last stream record */
+    ub_units_rinfo ri;
 };
 
 ub_units *ub_units_new(const ub_opts *o, unsigned max_streams)
@@ -62,6 +67,11 @@ static void unit_cb(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags
 {
     ub_units *u = ctx;
     u->nunits++;
+    if (u->first_cb && u->cur_s && u->cur_s->open_since) { /* the unit collected across records completes */
+        u->ri.started_in = u->cur_s->open_since;
+        u->cur_s->open_since = 0;
+    }
+    u->first_cb = false;
     u->fn(u->ctx, u->cur, unit, len, UB_ENTRY_FLIT, flags);
 }
 
@@ -117,7 +127,7 @@ static ub_stream *stream_for(ub_units *u, const ub_rec *r)
     }
     ub_stream_init(s, u->o);
     memmove(&u->v[i + 1], &u->v[i], (u->n - i) * sizeof *u->v);
-    u->v[i] = (ustream){ key, ++u->tick, s };
+    u->v[i] = (ustream){ key, ++u->tick, s, 0 };
     u->n++;
     u->hint = i;
     return s;
@@ -137,8 +147,34 @@ __attribute__((noinline)) static int record_stream(ub_units *u, const ub_rec *r,
         fn(ctx, r, r->data, r->caplen, UB_ENTRY_FLIT, UB_UNIT_PARTIAL);
         return 1;
     }
+    /* ub.stream.*: as the plugin's stream_first_pass (dissector/packet-ub.c) */
+    ustream *us = &u->v[u->hint];
+    memset(&u->ri, 0, sizeof u->ri);
+    u->ri_frame = r->frame;
+    u->cur_s = us;
+    u->first_cb = true;
+    uint32_t before = s->have;
     ub_stream_feed(s, r->data, r->caplen, unit_cb, u);
+    if (u->first_cb && us->open_since) u->ri.started_in = us->open_since; /* all of it in the open unit */
+    if (s->have > 0) {
+        uint32_t pend = s->have;
+        if (u->first_cb && before <= pend) pend -= before;
+        u->ri.tail_open = true;
+        u->ri.open_bytes = pend > r->caplen ? r->caplen : pend;
+        if (!us->open_since) us->open_since = r->frame <= UINT32_MAX ? (uint32_t)r->frame : 0;
+        u->ri.open_since = us->open_since;
+    }
+    u->ri.units = (uint32_t)u->nunits;
+    u->cur_s = NULL;
+    u->first_cb = false;
     return u->nunits;
+}
+
+int ub_units_rec_info(const ub_units *u, uint64_t frame, ub_units_rinfo *ri)
+{
+    if (!u || !frame || u->ri_frame != frame) return 0;
+    *ri = u->ri;
+    return 1;
 }
 
 int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)

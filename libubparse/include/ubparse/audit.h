@@ -51,6 +51,16 @@ void ub_units_free(ub_units *u);
  * UB_UNIT_PARTIAL, with the record that needed the slot); open streams now. */
 uint64_t ub_units_evicted(const ub_units *u);
 unsigned ub_units_streams(const ub_units *u);
+/* Where the units of the last raw-stream record lie (the plugin's ub.stream.*): 1 and *ri filled
+ * when the last ub_units_record call was a stream record of this frame, else 0. */
+typedef struct ub_units_rinfo {
+    uint32_t units;       /* units completed by the record */
+    uint32_t started_in;  /* the record continues a unit started in that frame, 0 none */
+    uint32_t open_since;  /* tail_open: frame where the unit left open at the end started */
+    uint32_t open_bytes;  /* tail_open: bytes of the record in that unit */
+    bool tail_open;
+} ub_units_rinfo;
+int ub_units_rec_info(const ub_units *u, uint64_t frame, ub_units_rinfo *ri);
 
 /* ================================================================ rule sets */
 /* The built-in catalogue (ub_rule_get) plus rules registered at run time (Lua: ub.rule{...}).

@@ -62,6 +62,9 @@ typedef struct ub_fan {
     const uint8_t *sev;         /* [nfind] ub_sev */
     const uint8_t *grp;         /* [nfind] ub_egroup (expert group, ub_finding_group) */
     const uint32_t *rel;        /* [nrel] related frames of those findings */
+    /* raw flit-stream records (ub.stream.*, ub_units_rinfo) */
+    uint32_t st_units, st_started_in, st_open_bytes, st_continued_in, st_open_since;
+    bool st_open;
 } ub_fan;
 
 /* What the filter knows about a frame besides its decoded view. */
