@@ -66,15 +66,13 @@ grep -q 'UTP data' "$tmp/z" && bad "-z ub,cfg counts CTP as UTP" || ok
 grep -q 'records, 2 packets' "$tmp/z" && ok || bad "-z ub,cfg counts what is not UB"
 
 # ---- tshark with the plugin: the same frames are UB, the rest is Wireshark's
-PLUGIN=
-for p in "${UB_BINARY_DIR:-/nonexistent}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-if [ -n "$PLUGIN" ] && command -v tshark > /dev/null 2>&1; then
-    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-    mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
-    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
+if ls "${UB_BINARY_DIR:-/nonexistent}"/plugins/*/epan/ub.so > /dev/null 2>&1 && command -v tshark > /dev/null 2>&1; then
+    fail() { bad "$*"; exit 1; }
+    mkdir -p "$tmp/home"
     cp "$M" "$C" "$tmp/home/"
     # shellcheck disable=SC1091
     . "$S/tests/tshark_lib.sh"
+    ub_plugin_install
     tf() { ts -n -r "$tmp/home/$1" -Y "$2" -T fields -e frame.number 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
     expect "tshark: UB frames of mixed_eth" "$(frames "$M" ub)" "$(tf mixed_eth.pcapng ub)"
     expect "tshark: TCP stays TCP" "1 11" "$(tf mixed_eth.pcapng tcp)"
