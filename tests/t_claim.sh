@@ -10,13 +10,9 @@ set -u
 : "${UB_SOURCE_DIR:?}" "${UBDUMP:?}" "${UBGEN:?}"
 U=$UBDUMP
 S=$UB_SOURCE_DIR
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_claim
 expect() { [ "$2" = "$3" ] && ok || bad "$1: got '$3', want '$2'"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubclaim.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 M=$S/captures/mixed_eth.pcapng
 C=$S/captures/cfg3_plain_ip.pcapng
 frames() { "$U" -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
@@ -89,5 +85,4 @@ else
     echo "SKIP: no plugin build or no tshark: the tshark checks are not run"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -8,12 +8,8 @@ set -eu
 U=${UBDUMP:?}
 S=${UB_SOURCE_DIR:?}
 C=$S/captures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_cli_parity
 # same NAME WANT GOT: exact string comparison
 same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
 
@@ -358,5 +354,4 @@ assert n > 100, n
 PY
 fi
 
-echo "t_cli_parity: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

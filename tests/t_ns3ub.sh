@@ -12,12 +12,8 @@ set -u
 : "${UB_SOURCE_DIR:?}" "${UBDUMP:?}"
 U=$UBDUMP
 S=$UB_SOURCE_DIR
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubns3.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$S/tests/check_lib.sh"
+ub_check_init t_ns3ub
 python3 "$S/tests/ns3ub_gen.py" "$tmp/gen" && ok || { bad "tests/ns3ub_gen.py"; exit 1; }
 N="-o profile=ns3ub"
 
@@ -153,5 +149,4 @@ else
     echo "SKIP: no plugin build or no tshark: the tshark comparison is not run"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done
