@@ -25,7 +25,7 @@ expect "rocev2_rc findings" "IB-RC-001@6 IB-RC-002@8 IB-RC-002@9 IB-RC-003@15 IB
 expect "rocev2_cfg3 findings" "IB-RC-005@3" "$(findings "$C/rocev2_cfg3.pcapng")"
 expect "sue_std findings" "SUE-TP-001@5 SUE-TP-002@7 SUE-TP-002@8 SUE-TP-003@10 SUE-TP-005@11 SUE-TP-007@6" "$(findings "$C/sue_std.pcapng")"
 expect "sue_afh findings" "SUE-TP-004@6 SUE-TP-007@5" "$(findings "$C/sue_afh.pcapng")"
-expect "pcie_flit findings" "PCIE-FL-001@5 PCIE-FL-002@7 PCIE-FL-002@7 PCIE-FL-003@9 PCIE-FL-004@12 PCIE-FL-006@11 PCIE-FL-006@6 PCIE-FL-008@13" \
+expect "pcie_flit findings" "PCIE-FL-001@5 PCIE-FL-002@7 PCIE-FL-002@7 PCIE-FL-003@9 PCIE-FL-004@12 PCIE-FL-006@11 PCIE-FL-006@6 PCIE-FL-008@13 PCIE-FL-010@6" \
     "$(findings "$C/pcie_flit.pcapng")"
 # document 004/003 limits (st_sue.c, st_pcie.c): bank/VC, CNP spacing (only with TIMER_THR given), runs, IDLE, replay timeout
 expect "sue_limits findings" "SUE-TP-009@3 SUE-TP-009@4" "$(findings "$C/sue_limits.pcapng")"
