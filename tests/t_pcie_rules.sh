@@ -20,16 +20,16 @@ findings() {
         python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted("%s@%d:%s:%s" % (r["id"], f["frame"], ",".join(map(str, f["values"])), ",".join(map(str, f["frames"]))) for r in d["rules"] for f in r["findings"])))'
 }
 # only the rules of this test
-mine() { tr ' ' '\n' | { grep -E '^PCIE-FL-0(03|1[0-4])@' || true; } | tr '\n' ' ' | sed 's/ $//'; }
+mine() { tr ' ' '\n' | { grep -E '^PCIE-FL-0(03|1[0-6])@' || true; } | tr '\n' ' ' | sed 's/ $//'; }
 # the PCIE-FL-012 finding only
 hs_finding() { findings "$@" | tr ' ' '\n' | { grep PCIE-FL-012 || true; }; }
 
 # ---- captures/pcie_nak: handshake both ways (clean), then the planted Nak and Flit_Status violations
 all=$(findings "$C/pcie_nak.pcapng")
-expect "pcie_nak findings" "PCIE-FL-002@14:2: PCIE-FL-002@14:3: PCIE-FL-002@18:5: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@17:4,3: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,3: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-013@23:2,0: PCIE-FL-014@14:2,0,2:" "$all"
+expect "pcie_nak findings" "PCIE-FL-002@14:2: PCIE-FL-002@14:3: PCIE-FL-002@18:5: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@17:4,3: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,3: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-013@23:2,0: PCIE-FL-014@14:2,0,2: PCIE-FL-015@24:7,8:" "$all"
 # the existing flit captures: only the lone Standard Nak of pcie_flit (frame 6, run ended by the Ack in 8);
 # its Selective Nak at 11 is ended by an IDLE flit (L0 exit): not judged
-expect "pcie_flit, new rules" "PCIE-FL-003@9:9,5: PCIE-FL-010@6:1:8" "$(findings "$C/pcie_flit.pcapng" | mine)"
+expect "pcie_flit, new rules" "PCIE-FL-003@9:9,5: PCIE-FL-010@6:1:8 PCIE-FL-016@5:4,3:1" "$(findings "$C/pcie_flit.pcapng" | mine)"
 expect "pcie_limits, new rules" "" "$(findings "$C/pcie_limits.pcapng" | mine)"
 
 # ---- PCIE-FL-003: an Ack behind the newest accepted one (Ack 4 after Ack 5); Ack 5 again is not
@@ -75,6 +75,33 @@ expect "handshake completed" "" "$(findings "$tmp/hs1.pcapng" -o pcieflit.encodi
 hs 2 > "$tmp/hs2.ub"
 "$UBGEN" -w "$tmp/hs2.pcapng" "$tmp/hs2.ub" 2>/dev/null || bad "ubgen handshake 2"
 expect "handshake, one direction" "" "$(findings "$tmp/hs2.pcapng" -o pcieflit.encoding=8b10b)"
+# ---- PCIE-FL-016 after a replay timeout: 1496 NOP flits follow Payload flits 1-3 and an Ack (1500 flits
+# unacknowledged: PCIE-FL-009 in frame 61), 3 explicit then an Ack in turn; the replay (Replay Schedule
+# Rule 0 reset the explicit count) may be 6 explicit flits long, not 7
+to() { # $1: explicit flits in the replay run
+    printf '@capture format=pcapng\n@packet ts=0.000001 dir=out\npcieflit\n'
+    printf 'pcieflit usage=1 seq=%s\n' 1 2 3
+    echo 'pcieflit usage=0 replay_cmd=1 seq=1023'
+    k=0
+    while [ $k -lt 1496 ]; do
+        if [ $((k % 25)) = 0 ]; then printf '@packet ts=0.%06d dir=out\npcieflit\n' $((k / 25 + 2)); fi
+        k=$((k + 1))
+        if [ $((k % 4)) = 0 ]; then echo 'pcieflit usage=0 replay_cmd=1 seq=1023'; else echo 'pcieflit usage=0 seq=3'; fi
+    done
+    printf '@packet ts=0.000100 dir=out\npcieflit\n'
+    printf 'pcieflit usage=1 seq=%s\n' 1 2 3
+    k=3
+    while [ $k -lt "$1" ]; do k=$((k + 1)); echo 'pcieflit usage=0 seq=3'; done
+}
+to 6 > "$tmp/to6.ub"
+to 7 > "$tmp/to7.ub"
+"$UBGEN" -w "$tmp/to6.pcapng" "$tmp/to6.ub" 2>/dev/null || bad "ubgen to6"
+"$UBGEN" -w "$tmp/to7.pcapng" "$tmp/to7.ub" 2>/dev/null || bad "ubgen to7"
+expect "replay run of 6 after a timeout" "PCIE-FL-002@62:1: PCIE-FL-002@62:2: PCIE-FL-002@62:3: PCIE-FL-009@61:1500,1:1" "$(findings "$tmp/to6.pcapng")"
+expect "replay run of 7 after a timeout" "PCIE-FL-002@62:1: PCIE-FL-002@62:2: PCIE-FL-002@62:3: PCIE-FL-009@61:1500,1:1 PCIE-FL-016@62:7,6:62" "$(findings "$tmp/to7.pcapng")"
+# pcie_flit: its transmitter sends only explicit-sequence flits; the 4th is past the limit
+expect "pcie_flit, explicit run" "PCIE-FL-016@5:4,3:1" "$(findings "$C/pcie_flit.pcapng" | tr ' ' '\n' | { grep PCIE-FL-016 || true; })"
+
 # the option is checked
 if "$U" -o pcieflit.encoding=9b9b -r "$tmp/hs.pcapng" -q >/dev/null 2>&1; then bad "pcieflit.encoding=9b9b accepted"; else ok; fi
 

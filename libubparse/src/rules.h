@@ -238,7 +238,11 @@
     R(FL_STATUS_NOP, "PCIE-FL-013", "PCIe flit link", UB_SEV_ERROR, "document 003 DLP bytes, Table 4-16, Table 4-19", \
       "Flit_Status nullified or poisoned in a flit that is not a Payload flit (no TLP can end there)", "frame; values: Flit_Status, Flit Usage") \
     R(FL_STATUS_REPLAY, "PCIE-FL-014", "PCIe flit link", UB_SEV_ERROR, "document 003 transmitter rules (TX retry buffer stores the Flit status)", \
-      "replayed Payload flit with a Flit_Status other than the original's", "frame; values: sequence number, Flit_Status, original Flit_Status")
+      "replayed Payload flit with a Flit_Status other than the original's", "frame; values: sequence number, Flit_Status, original Flit_Status") \
+    R(FL_NOP_SEQ, "PCIE-FL-015", "PCIe flit link", UB_SEV_ERROR, "document 003 flit sequence number rules (NOP flits)", \
+      "explicit-sequence-number NOP flit not carrying NEXT_TX_FLIT_SEQ_NUM - 1 (the newest Payload flit's number)", "frame; values: sequence number, newest Payload flit sent") \
+    R(FL_RUN_LONG, "PCIE-FL-016", "PCIe flit link", UB_SEV_WARN, "document 003 flit replay command rules (CONSECUTIVE_TX_EXPLICIT_SEQ_NUM_FLITS < 3)", \
+      "more than 3 explicit-sequence-number flits in a row (6 after a replay timeout, Replay Schedule Rule 0)", "frame (first flit past the limit); frames: first of the run; values: run length, limit")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

@@ -6,7 +6,11 @@
  * EPB direction, else the interface), as st_neigh.c.
  *
  * Runs: a transmitter sends explicit-sequence-number flits in runs of at least 3; the first run of a
- * direction is not judged (it may have started before the capture), nor one still open at its end.
+ * direction is not judged (it may have started before the capture), nor one still open at its end. It
+ * sends one only while CONSECUTIVE_TX_EXPLICIT_SEQ_NUM_FLITS < 3 (flit replay command rules), so a run
+ * is at most 3 long, 6 when a replay timeout (Replay Schedule Rule 0) reset the count (PCIE-FL-016).
+ * An explicit-sequence NOP flit carries NEXT_TX_FLIT_SEQ_NUM - 1, the newest Payload flit's number
+ * (flit sequence number rules; judged once a Payload flit of the direction was seen, PCIE-FL-015).
  * Replay timeout: REPLAY_TIMEOUT_FLIT_COUNT counts the Payload and NOP flits sent while the TX retry
  * buffer is not empty and restarts on an Ack (or Nak) that acknowledges a flit of it; at 1500 the
  * transmitter must replay. A direction that sends its 1500th such flit without a replay is reported
@@ -42,8 +46,8 @@ typedef struct fl_dir {
     uint32_t cur;        /* sequence number of the newest flit sent (explicit, or implied by a Payload flit) */
     uint32_t count;      /* REPLAY_TIMEOUT_FLIT_COUNT */
     uint32_t nak_run, nak_seq, hs_flits, hs_acks, hs_expl;
-    uint8_t nak_cmd, hs;
-    bool idle_reported, timeout_reported, any, ackd_valid, nak_judge, nak_reported, hs_reported, rcvd_expl;
+    uint8_t nak_cmd, hs, run_limit;
+    bool run_reported, idle_reported, timeout_reported, any, ackd_valid, nak_judge, nak_reported, hs_reported, rcvd_expl;
     uint8_t fstatus[FL_MOD + 1]; /* Flit_Status sent with each sequence number, 0x80 = known */
 } fl_dir;
 typedef struct mod_fl {
@@ -194,8 +198,19 @@ static void packet_fl(void *mv, ub_state *s, const ub_pkt *p)
         if (cmd == 0 && seq) o->rcvd_expl = true; /* NON_IDLE_EXPLICIT_SEQ_NUM_FLIT_RCVD of the peer */
         if (cmd >= 2) nak_flit(s, d, cmd, seq, fr, !first && (d->hs == HS_LIVE || d->hs == HS_DONE));
         else end_nak_run(s, d, fr, timed_out);
-        if (cmd == 0) { /* explicit sequence number */
-            if (!d->run++) d->run_start = fr;
+        if (cmd == 0) { /* explicit sequence number: runs of exactly 3 (up to 6 when Rule 0 reset the count) */
+            if (!d->run++) {
+                d->run_start = fr;
+                d->run_limit = 3;
+                d->run_reported = false;
+            }
+            if (timed_out) d->run_limit = 6;
+            if (d->run > d->run_limit && !d->run_reported) {
+                int64_t v[2] = { d->run, d->run_limit };
+                uint64_t f1[1] = { d->run_start };
+                ub_st_emit(s, UB_R_FL_RUN_LONG, -1, fr, f1, 1, v, 2, "explicit-sequence-number flits: run too long", NULL, NULL);
+                d->run_reported = true;
+            }
         } else {
             end_run(s, d, fr);
         }
@@ -205,7 +220,11 @@ static void packet_fl(void *mv, ub_state *s, const ub_pkt *p)
             d->cur = n;
         } else {
             flit_status(s, d, usage, st, 0, false, fr);
-            if (cmd == 0 && seq) d->cur = seq; /* NOP: NEXT_TX_FLIT_SEQ_NUM - 1 */
+            if (cmd == 0 && d->last && seq != d->last) { /* NOP: NEXT_TX_FLIT_SEQ_NUM - 1, known once a Payload flit was sent */
+                int64_t v[2] = { seq, d->last };
+                ub_st_emit(s, UB_R_FL_NOP_SEQ, -1, fr, NULL, 0, v, 2, "NOP flit with another sequence number than NEXT_TX_FLIT_SEQ_NUM - 1", NULL, NULL);
+            }
+            if (cmd == 0) d->cur = seq;
         }
         if (usage == 1) { /* a Payload flit: new, or a replay (restarts the timer: Replay Schedule Rule 0) */
             uint32_t n = cmd == 0 ? seq : (d->last ? d->last % FL_MOD + 1 : 0);
