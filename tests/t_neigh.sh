@@ -51,7 +51,8 @@ while [ $i -lt 60 ]; do
     while [ $j -lt 25 ]; do
         j=$((j + 1))
         k=$((k + 1))
-        if [ $((k % 4)) = 0 ]; then echo 'pcieflit usage=0 replay_cmd=1 seq=1023'; else echo 'pcieflit usage=0 seq=7'; fi
+        if [ $k = 1 ]; then echo 'pcieflit usage=0 seq=7 prior_payload=1'; # after Payload flit 7
+        elif [ $((k % 4)) = 0 ]; then echo 'pcieflit usage=0 replay_cmd=1 seq=1023'; else echo 'pcieflit usage=0 seq=7'; fi
     done
 done >> "$tmp/to.ub"
 "$UBGEN" -w "$tmp/to.pcapng" "$tmp/to.ub" 2>/dev/null || bad "ubgen replay-timeout trace"

@@ -20,13 +20,13 @@ findings() {
         python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted("%s@%d:%s:%s" % (r["id"], f["frame"], ",".join(map(str, f["values"])), ",".join(map(str, f["frames"]))) for r in d["rules"] for f in r["findings"])))'
 }
 # only the rules of this test
-mine() { tr ' ' '\n' | { grep -E '^PCIE-FL-0(03|1[0-6])@' || true; } | tr '\n' ' ' | sed 's/ $//'; }
+mine() { tr ' ' '\n' | { grep -E '^PCIE-FL-0(03|1[0-8])@' || true; } | tr '\n' ' ' | sed 's/ $//'; }
 # the PCIE-FL-012 finding only
 hs_finding() { findings "$@" | tr ' ' '\n' | { grep PCIE-FL-012 || true; }; }
 
 # ---- captures/pcie_nak: handshake both ways (clean), then the planted Nak and Flit_Status violations
 all=$(findings "$C/pcie_nak.pcapng")
-expect "pcie_nak findings" "PCIE-FL-002@14:2: PCIE-FL-002@14:3: PCIE-FL-002@18:5: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@17:4,3: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,3: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-013@23:2,0: PCIE-FL-014@14:2,0,2: PCIE-FL-015@24:7,8:" "$all"
+expect "pcie_nak findings" "PCIE-FL-002@14:2: PCIE-FL-002@14:3: PCIE-FL-002@18:5: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@17:4,3: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,3: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-013@23:2,0: PCIE-FL-014@14:2,0,2: PCIE-FL-015@24:7,8: PCIE-FL-017@22:1,0:20" "$all"
 # the existing flit captures: only the lone Standard Nak of pcie_flit (frame 6, run ended by the Ack in 8);
 # its Selective Nak at 11 is ended by an IDLE flit (L0 exit): not judged
 expect "pcie_flit, new rules" "PCIE-FL-003@9:9,5: PCIE-FL-010@6:1:8 PCIE-FL-016@5:4,3:1" "$(findings "$C/pcie_flit.pcapng" | mine)"
@@ -36,7 +36,7 @@ expect "pcie_limits, new rules" "" "$(findings "$C/pcie_limits.pcapng" | mine)"
 sed '/^@packet ts=0.000023/,$d' "$C/pcie_nak.ub" > "$tmp/back.ub"
 printf '@packet ts=0.000024 dir=in\npcieflit\npcieflit usage=0 replay_cmd=1 seq=5\n' >> "$tmp/back.ub"
 "$UBGEN" -w "$tmp/back.pcapng" "$tmp/back.ub" 2>/dev/null || bad "ubgen back"
-expect "Ack behind ACKD_FLIT_SEQ_NUM" "PCIE-FL-003@23:5,8: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-014@14:2,0,2:" \
+expect "Ack behind ACKD_FLIT_SEQ_NUM" "PCIE-FL-003@23:5,8: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-014@14:2,0,2: PCIE-FL-017@22:1,0:20" \
     "$(findings "$tmp/back.pcapng" | mine)"
 
 # ---- PCIE-FL-012: A sends IDLE, then 21 records of 25 flits (3 explicit NOP flits and an Ack, repeated);
@@ -80,8 +80,8 @@ expect "handshake, one direction" "" "$(findings "$tmp/hs2.pcapng" -o pcieflit.e
 # Rule 0 reset the explicit count) may be 6 explicit flits long, not 7
 to() { # $1: explicit flits in the replay run
     printf '@capture format=pcapng\n@packet ts=0.000001 dir=out\npcieflit\n'
-    printf 'pcieflit usage=1 seq=%s\n' 1 2 3
-    echo 'pcieflit usage=0 replay_cmd=1 seq=1023'
+    printf 'pcieflit usage=1 seq=1\npcieflit usage=1 seq=2 prior_payload=1\npcieflit usage=1 seq=3 prior_payload=1\n'
+    echo 'pcieflit usage=0 replay_cmd=1 seq=1023 prior_payload=1'
     k=0
     while [ $k -lt 1496 ]; do
         if [ $((k % 25)) = 0 ]; then printf '@packet ts=0.%06d dir=out\npcieflit\n' $((k / 25 + 2)); fi
@@ -89,8 +89,9 @@ to() { # $1: explicit flits in the replay run
         if [ $((k % 4)) = 0 ]; then echo 'pcieflit usage=0 replay_cmd=1 seq=1023'; else echo 'pcieflit usage=0 seq=3'; fi
     done
     printf '@packet ts=0.000100 dir=out\npcieflit\n'
-    printf 'pcieflit usage=1 seq=%s\n' 1 2 3
-    k=3
+    printf 'pcieflit usage=1 seq=1\npcieflit usage=1 seq=2 prior_payload=1\npcieflit usage=1 seq=3 prior_payload=1\n'
+    echo 'pcieflit usage=0 seq=3 prior_payload=1'
+    k=4
     while [ $k -lt "$1" ]; do k=$((k + 1)); echo 'pcieflit usage=0 seq=3'; done
 }
 to 6 > "$tmp/to6.ub"
@@ -101,6 +102,19 @@ expect "replay run of 6 after a timeout" "PCIE-FL-002@62:1: PCIE-FL-002@62:2: PC
 expect "replay run of 7 after a timeout" "PCIE-FL-002@62:1: PCIE-FL-002@62:2: PCIE-FL-002@62:3: PCIE-FL-009@61:1500,1:1 PCIE-FL-016@62:7,6:62" "$(findings "$tmp/to7.pcapng")"
 # pcie_flit: its transmitter sends only explicit-sequence flits; the 4th is past the limit
 expect "pcie_flit, explicit run" "PCIE-FL-016@5:4,3:1" "$(findings "$C/pcie_flit.pcapng" | tr ' ' '\n' | { grep PCIE-FL-016 || true; })"
+
+# ---- PCIE-FL-018: in the handshake an Ack flit first (frame 2), and one right after an Ack (frame 3)
+printf '@capture format=pcapng\n@packet ts=0.000001 dir=out\npcieflit\npcieflit\n' > "$tmp/alt.ub"
+printf '@packet ts=0.000002 dir=out\npcieflit\n' >> "$tmp/alt.ub"
+printf 'pcieflit usage=0 %s seq=1023\n' replay_cmd=1 replay_cmd=0 replay_cmd=0 replay_cmd=0 replay_cmd=1 >> "$tmp/alt.ub"
+printf '@packet ts=0.000003 dir=out\npcieflit\n' >> "$tmp/alt.ub"
+printf 'pcieflit usage=0 %s seq=1023\n' replay_cmd=1 replay_cmd=0 replay_cmd=0 replay_cmd=0 >> "$tmp/alt.ub"
+"$UBGEN" -w "$tmp/alt.pcapng" "$tmp/alt.ub" 2>/dev/null || bad "ubgen alt"
+expect "handshake alternation" "PCIE-FL-018@2::2 PCIE-FL-018@3::2" "$(findings "$tmp/alt.pcapng")"
+# the same flits without the IDLE flit: normal exchange, not judged
+sed '2,4d' "$tmp/alt.ub" > "$tmp/alt2.ub"
+"$UBGEN" -w "$tmp/alt2.pcapng" "$tmp/alt2.ub" 2>/dev/null || bad "ubgen alt2"
+expect "no handshake seen" "" "$(findings "$tmp/alt2.pcapng")"
 
 # the option is checked
 if "$U" -o pcieflit.encoding=9b9b -r "$tmp/hs.pcapng" -q >/dev/null 2>&1; then bad "pcieflit.encoding=9b9b accepted"; else ok; fi

@@ -258,9 +258,9 @@ static void t_core(void)
     /* PCIe flits: sequence 1023 -> 1 (0 skipped); an Ack of 1 covers 1023 and 1 */
     engine();
     feed("pcieflit\npcieflit usage=1 seq=1022\n", UB_ENTRY_PCIEFLIT, 2);
-    feed("pcieflit\npcieflit usage=1 seq=1023\n", UB_ENTRY_PCIEFLIT, 2);
-    feed("pcieflit\npcieflit usage=1 replay_cmd=1 seq=0\n", UB_ENTRY_PCIEFLIT, 2); /* implied 1; Ack 0 ignored */
-    feed("pcieflit\npcieflit usage=1 seq=2\n", UB_ENTRY_PCIEFLIT, 2);
+    feed("pcieflit\npcieflit usage=1 seq=1023 prior_payload=1\n", UB_ENTRY_PCIEFLIT, 2);
+    feed("pcieflit\npcieflit usage=1 replay_cmd=1 seq=0 prior_payload=1\n", UB_ENTRY_PCIEFLIT, 2); /* implied 1; Ack 0 ignored */
+    feed("pcieflit\npcieflit usage=1 seq=2 prior_payload=1\n", UB_ENTRY_PCIEFLIT, 2);
     feed("pcieflit\npcieflit usage=0 replay_cmd=1 seq=2\n", UB_ENTRY_PCIEFLIT, 1);
     /* 4 back: within the window, but behind ACKD_FLIT_SEQ_NUM = 2 ((N - ACKD) mod 1023 > 511, st_pcie.c) */
     feed("pcieflit\npcieflit usage=0 replay_cmd=1 seq=1021\n", UB_ENTRY_PCIEFLIT, 1);

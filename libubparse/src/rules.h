@@ -242,7 +242,11 @@
     R(FL_NOP_SEQ, "PCIE-FL-015", "PCIe flit link", UB_SEV_ERROR, "document 003 flit sequence number rules (NOP flits)", \
       "explicit-sequence-number NOP flit not carrying NEXT_TX_FLIT_SEQ_NUM - 1 (the newest Payload flit's number)", "frame; values: sequence number, newest Payload flit sent") \
     R(FL_RUN_LONG, "PCIE-FL-016", "PCIe flit link", UB_SEV_WARN, "document 003 flit replay command rules (CONSECUTIVE_TX_EXPLICIT_SEQ_NUM_FLITS < 3)", \
-      "more than 3 explicit-sequence-number flits in a row (6 after a replay timeout, Replay Schedule Rule 0)", "frame (first flit past the limit); frames: first of the run; values: run length, limit")
+      "more than 3 explicit-sequence-number flits in a row (6 after a replay timeout, Replay Schedule Rule 0)", "frame (first flit past the limit); frames: first of the run; values: run length, limit") \
+    R(FL_PRIOR, "PCIE-FL-017", "PCIe flit link", UB_SEV_WARN, "document 003 Table 4-17 DLP0[5] (Prior Flit was Payload)", \
+      "Prior Flit was Payload disagrees with the previous flit of the direction (or flits are missing from the capture)", "frame; frames: previous flit; values: Prior Flit was Payload, previous Flit Usage") \
+    R(FL_HS_ALT, "PCIE-FL-018", "PCIe flit link", UB_SEV_WARN, "document 003 sequence number handshake, flit replay command rules (priority 1)", \
+      "Ack or Nak flit in the sequence number handshake with no explicit-sequence flit before it (3 explicit flits and one Ack or Nak in turn)", "frame; frames: first flit of the handshake")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

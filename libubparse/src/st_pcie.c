@@ -31,6 +31,10 @@
  * -o pcieflit.encoding) it must go to Recovery, i.e. send no further non-IDLE flit (PCIE-FL-012). Only
  * judged when the peer direction is in the capture. A direction whose capture starts with non-IDLE
  * flits is taken as in normal flit exchange.
+ * Prior Flit was Payload (Table 4-17 DLP0[5]) says whether the direction's previous flit was a Payload
+ * flit; the first flit of a direction in the capture is not judged (PCIE-FL-017). In the sequence number
+ * handshake an Ack or Nak flit follows explicit flits (priority 1 of the replay command rules, PCIE-FL-018;
+ * shorter runs are PCIE-FL-007).
  * Flit_Status (Table 4-19): nullified or poisoned names the last TLP ending in the flit, so the flit
  * holds a TLP: it is a Payload flit (PCIE-FL-013); the TX retry buffer keeps each flit's status, so a
  * replay carries the original's (PCIE-FL-014). Whether the TLP spans flits and that only NOP TLPs
@@ -40,19 +44,19 @@
 enum { NDIR = 8, FL_TIMEOUT = 1500, FL_MOD = 1023, FL_WIN = 511 };
 enum { HS_LIVE, HS_IDLE, HS_ON, HS_DONE }; /* capture began mid-stream; IDLE flits; sequence number handshake; done */
 typedef struct fl_dir {
-    uint64_t first_non_idle, run_start, oldest_frame, nak_start, hs_start;
+    uint64_t first_non_idle, run_start, oldest_frame, nak_start, hs_start, prev_frame;
     uint32_t run, runs; /* explicit-sequence flits in the current run; runs ended */
     uint32_t last, ackd; /* newest sequence number sent, newest acknowledged by the peer (0 none) */
     uint32_t cur;        /* sequence number of the newest flit sent (explicit, or implied by a Payload flit) */
     uint32_t count;      /* REPLAY_TIMEOUT_FLIT_COUNT */
     uint32_t nak_run, nak_seq, hs_flits, hs_acks, hs_expl;
-    uint8_t nak_cmd, hs, run_limit;
+    uint8_t nak_cmd, hs, run_limit, prev_usage; /* prev_usage: Flit Usage of the previous flit + 1 (IDLE: 1), 0 none */
     bool run_reported, idle_reported, timeout_reported, any, ackd_valid, nak_judge, nak_reported, hs_reported, rcvd_expl;
     uint8_t fstatus[FL_MOD + 1]; /* Flit_Status sent with each sequence number, 0x80 = known */
 } fl_dir;
 typedef struct mod_fl {
     fl_dir d[NDIR];
-    ub_fh usage, cmd, seq, fstatus;
+    ub_fh usage, cmd, seq, fstatus, prior;
 } mod_fl;
 
 static size_t size_fl(const ub_state_cfg *c)
@@ -70,6 +74,7 @@ static int init_fl(void *mv, ub_state *s)
     ub_fh_init(&m->cmd, "pcieflit.flit.replay_cmd");
     ub_fh_init(&m->seq, "pcieflit.flit.seq");
     ub_fh_init(&m->fstatus, "pcieflit.marker.status");
+    ub_fh_init(&m->prior, "pcieflit.flit.prior_payload");
     return 0;
 }
 
@@ -131,6 +136,10 @@ static void handshake(ub_state *s, fl_dir *d, const fl_dir *o, unsigned cmd, uin
         d->hs_start = fr;
     }
     if (d->hs != HS_ON) return;
+    if (cmd != 0 && !d->run) { /* priority 1: explicit while CONSECUTIVE_TX_EXPLICIT_SEQ_NUM_FLITS < 3 */
+        uint64_t f1[1] = { d->hs_start };
+        ub_st_emit(s, UB_R_FL_HS_ALT, -1, fr, f1, 1, NULL, 0, "Ack or Nak flit in the handshake without explicit flits before it", NULL, NULL);
+    }
     d->hs_flits++;
     if (cmd == 0 && seq) d->hs_expl++;
     if (cmd == 1 && seq && d->rcvd_expl) d->hs_acks++;
@@ -176,8 +185,16 @@ static void packet_fl(void *mv, ub_state *s, const ub_pkt *p)
         unsigned usage = (unsigned)ub_fh_get(&m->usage, l), cmd = (unsigned)ub_fh_get(&m->cmd, l);
         uint32_t seq = (uint32_t)ub_fh_get(&m->seq, l);
         const ub_layer *mk = i + 1 < p->v->nlayers && p->v->layer[i + 1].hdr->id == UB_H_PCIEFLIT_MARKER ? &p->v->layer[i + 1] : NULL;
-        unsigned st = mk ? (unsigned)ub_fh_get(&m->fstatus, mk) : 0;
-        if (usage == 0 && cmd == 0 && seq == 0) { /* IDLE */
+        unsigned st = mk ? (unsigned)ub_fh_get(&m->fstatus, mk) : 0, prior = (unsigned)ub_fh_get(&m->prior, l);
+        bool idle = usage == 0 && cmd == 0 && seq == 0; /* DLP0 and DLP1 all 0 */
+        if (d->prev_usage && !idle && prior != (d->prev_usage == 2)) { /* DLP0[5]: the previous flit was a Payload flit */
+            int64_t v[2] = { prior, d->prev_usage - 1 };
+            uint64_t f1[1] = { d->prev_frame };
+            ub_st_emit(s, UB_R_FL_PRIOR, -1, fr, f1, 1, v, 2, "Prior Flit was Payload disagrees with the previous flit", NULL, NULL);
+        }
+        d->prev_usage = (uint8_t)(usage + 1);
+        d->prev_frame = fr;
+        if (idle) {
             if (d->first_non_idle && !d->idle_reported) {
                 uint64_t f1[1] = { d->first_non_idle };
                 ub_st_emit(s, UB_R_FL_IDLE_L0, -1, fr, f1, 1, NULL, 0, "IDLE flit after a non-IDLE flit", NULL, NULL);
