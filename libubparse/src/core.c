@@ -250,7 +250,7 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     const struct ub_rsvd_ent *e = rsvd_ent(d->v, l->hdr);
     if (e) {
         uint64_t m = e->rows;
-        if (e->span && l->len >= e->span && !ub_rsvd_any(e, l->data))
+        if (e->span && l->len >= e->span && !ub_rsvd_any(e, l->data, l->len))
             m = e->slow; /* the masked rows are all zero */
         if (m) check_rsvd_rows(d, l, m);
         return;
@@ -356,7 +356,7 @@ ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
         if (h && len >= h->len && v->rsvd_magic == UB_RSVD_MAGIC && e->hdr == h) {
             const uint8_t *p = d->p + off;
             uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !ub_rsvd_any(e, p)) m = e->slow;
+            if (m && e->span && len >= e->span && !ub_rsvd_any(e, p, d->len - off)) m = e->slow;
             ub_layer *l = ub_push_fill(d, h, off, len);
             if (m) check_rsvd_rows(d, l, m);
             return l;

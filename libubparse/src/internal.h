@@ -281,8 +281,9 @@ static inline uint32_t ub_dec_avail(const ub_dec *d, uint32_t off, uint32_t end)
  * table is full (UB_E_TOO_DEEP recorded once). */
 ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
 #define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3": ub_view.rsvd[] is valid */
-/* Any reserved bit under e's masks set in p (the first e->span bytes present)? */
-UB_INLINE bool ub_rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p)
+/* Any reserved bit under e's masks set in p (the first e->span bytes present; `avail` bytes may be
+ * read)? A span under 4 bytes is one 4-byte load when 4 bytes may be read (the mask is 0 past span). */
+UB_INLINE bool ub_rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p, uint32_t avail)
 {
     uint64_t acc = 0, w;
     if (e->span >= 8) {
@@ -297,6 +298,11 @@ UB_INLINE bool ub_rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p)
         memcpy(&a, p, 4);
         memcpy(&b, p + e->woff[1], 4);
         return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
+    }
+    if (avail >= 4) {
+        uint32_t a;
+        memcpy(&a, p, 4);
+        return (a & (uint32_t)e->mask[0]) != 0;
     }
     const uint8_t *mb = (const uint8_t *)e->mask;
     for (unsigned i = 0; i < e->span; i++) acc |= (uint64_t)(p[i] & mb[i]);
@@ -328,7 +334,7 @@ UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t l
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
         if (__builtin_expect(h && len >= h->len && e->hdr == h && v->rsvd_magic == UB_RSVD_MAGIC, 1)) {
             uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !ub_rsvd_any(e, d->p + off)) m = e->slow;
+            if (m && e->span && len >= e->span && !ub_rsvd_any(e, d->p + off, d->len - off)) m = e->slow;
             if (__builtin_expect(m == 0, 1)) return ub_push_fill(d, h, off, len);
         }
     }
