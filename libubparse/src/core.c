@@ -369,6 +369,10 @@ ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uin
 {
     uint32_t wend = end;
     if (end > d->len) end = d->len;
+    if (off <= end && len <= end - off) { /* whole inside [off, end): exactly ub_push (no truncation) */
+        const ub_hdr *h = ub_dec_hdr(d, hdr_id);
+        if (h && len >= h->len) return ub_push(d, hdr_id, off, len);
+    }
     if (off > end) off = end;
     ub_layer *l = ub_push_buf(d, hdr_id, d->p, end, off, len, d->lflags);
     if (!l) return NULL;
