@@ -8,7 +8,8 @@
 ub_check_init() {
     UB_CHECK_NAME=$1
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
-    trap 'rm -rf "$tmp"' EXIT INT TERM
+    trap 'rm -rf "$tmp"' EXIT
+    trap 'exit 1' INT TERM # stop there; the EXIT trap cleans up
     pass=0
     fail=0
 }

@@ -10,7 +10,7 @@
 peer_test_init() {
     ub_check_init "$1"
     PEER_PID=
-    trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+    trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
 }
 
 # netns_enter "$0" "$@": unless already inside, runs this test again in a user + network namespace of

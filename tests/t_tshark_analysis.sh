@@ -35,20 +35,7 @@ cp "$UB_SOURCE_DIR/dissector/profile/UnifiedBus/colorfilters" "$tmp/home3/.confi
 cp "$CAPS"/*.pcapng "$tmp/caps/" || fail "copy captures"
 # raw flit stream (records of 3 flits): a 5-flit DLLDP and a NOB; and the same cut after the first
 # record, so a unit is still open at the end of the capture (flushed after the first pass, as ubdump)
-cat > "$tmp/stream.ub" <<'EOF'
-@capture format=pcapng split=3
-@packet ts=0.001 dir=out
-stream
-lph vl=0
-nth16 scna=0x0102 dcna=0x0304
-btah_c taopcode=Write ee_bits=1 ini_tassn=1
-maetah_c address=0x0000100000000040 tokenid=0x12345 length=0
-payload inc=64
-@packet dir=out
-stream
-lch ctrl=0 sub_ctrl=1
-EOF
-"$UBGEN" -w "$tmp/caps/gen_stream.pcapng" "$tmp/stream.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen stream.ub"; }
+"$UBGEN" -w "$tmp/caps/gen_stream.pcapng" "$UB_SOURCE_DIR/tests/stream_dlldp.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen stream_dlldp.ub"; }
 editcap -r "$tmp/caps/gen_stream.pcapng" "$tmp/caps/gen_stream_cut.pcapng" 1 > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "editcap"; }
 
 chmod -R a+rX "$tmp"

@@ -243,19 +243,7 @@ lph cfg=5
 nctl protocol=0x0109 dguid=ffffffffffffffffffffffffffff0109 sguid=12345678120000000000000000000009
 nctl_pdu hex=0207041234567812000000000000000904030700010602007800000000
 EOF
-    cat > "$tmp/stream.ub" <<'EOF'
-@capture format=pcapng split=3
-@packet ts=0.001 dir=out
-stream
-lph vl=0
-nth16 scna=0x0102 dcna=0x0304
-btah_c taopcode=Write ee_bits=1 ini_tassn=1
-maetah_c address=0x0000100000000040 tokenid=0x12345 length=0
-payload inc=64
-@packet dir=out
-stream
-lch ctrl=0 sub_ctrl=1
-EOF
+    cp "$UB_SOURCE_DIR/tests/stream_dlldp.ub" "$tmp/stream.ub" || fail "tests/stream_dlldp.ub missing"
     for s in crc udp sll5 stream; do
         "$UBGEN" -w "$tmp/caps/$s.pcapng" "$tmp/$s.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen $s.ub"; }
     done
