@@ -18,12 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 U=$UBDUMP
 C=$UB_SOURCE_DIR/captures
 command -v python3 >/dev/null 2>&1 || fail "python3 is not installed"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtsnb.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/home/.config/wireshark"
-. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
-ub_plugin_install
-ub_require_plugin
+. "$UB_SOURCE_DIR/tests/tshark_setup.sh"
 
 pass=0
 nfail=0
