@@ -27,6 +27,8 @@ hs_finding() { findings "$@" | tr ' ' '\n' | { grep PCIE-FL-012 || true; }; }
 # ---- captures/pcie_nak: handshake both ways (clean), then the planted Nak and Flit_Status violations
 all=$(findings "$C/pcie_nak.pcapng")
 expect "pcie_nak findings" "PCIE-FL-002@14:2: PCIE-FL-002@14:3: PCIE-FL-002@18:5: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@17:4,3: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,3: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-013@23:2,0: PCIE-FL-014@14:2,0,2: PCIE-FL-015@24:7,8: PCIE-FL-017@22:1,0:20" "$all"
+# the same with the threaded audit
+expect "pcie_nak findings, -j 3" "$all" "$(findings "$C/pcie_nak.pcapng" -j 3)"
 # the existing flit captures: only the lone Standard Nak of pcie_flit (frame 6, run ended by the Ack in 8);
 # its Selective Nak at 11 is ended by an IDLE flit (L0 exit): not judged
 expect "pcie_flit, new rules" "PCIE-FL-003@9:9,5: PCIE-FL-010@6:1:8 PCIE-FL-016@5:4,3:1" "$(findings "$C/pcie_flit.pcapng" | mine)"
