@@ -27,6 +27,8 @@ hs_finding() { findings "$@" | tr ' ' '\n' | { grep PCIE-FL-012 || true; }; }
 # ---- captures/pcie_nak: handshake both ways (clean), then the planted Nak and Flit_Status violations
 all=$(findings "$C/pcie_nak.pcapng")
 expect "pcie_nak findings" "PCIE-FL-002@14:2: PCIE-FL-002@14:3: PCIE-FL-002@18:5: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@13:1,2: PCIE-FL-006@17:4,3: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,2: PCIE-FL-006@20:5,3: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-013@23:2,0: PCIE-FL-014@14:2,0,2: PCIE-FL-015@24:7,8: PCIE-FL-017@22:1,0:20" "$all"
+# the same with the threaded audit
+expect "pcie_nak findings, -j 3" "$all" "$(findings "$C/pcie_nak.pcapng" -j 3)"
 # the existing flit captures: only the lone Standard Nak of pcie_flit (frame 6, run ended by the Ack in 8);
 # its Selective Nak at 11 is ended by an IDLE flit (L0 exit): not judged
 expect "pcie_flit, new rules" "PCIE-FL-003@9:9,5: PCIE-FL-010@6:1:8 PCIE-FL-016@5:4,3:1" "$(findings "$C/pcie_flit.pcapng" | mine)"
@@ -75,6 +77,19 @@ expect "handshake completed" "" "$(findings "$tmp/hs1.pcapng" -o pcieflit.encodi
 hs 2 > "$tmp/hs2.ub"
 "$UBGEN" -w "$tmp/hs2.pcapng" "$tmp/hs2.ub" 2>/dev/null || bad "ubgen handshake 2"
 expect "handshake, one direction" "" "$(findings "$tmp/hs2.pcapng" -o pcieflit.encoding=8b10b)"
+# ---- PCIE-FL-014 on a replayed flit with an implied number: 2 explicit, then 3 in a flit with an Ack (the
+# previous flit's number + 1); 3 was nullified (Flit_Status 01), its replay has no Flit_Marker
+{
+    printf '@capture format=pcapng\n@packet ts=0.000001 dir=out\npcieflit\n'
+    printf 'pcieflit usage=1 seq=1\npcieflit usage=1 seq=2 prior_payload=1\npcieflit usage=1 seq=3 prior_payload=1 dllp_type=1 dllp=0xA0000000\n'
+    printf '@packet ts=0.000002 dir=in\npcieflit\n'
+    printf 'pcieflit usage=0 replay_cmd=2 seq=1\n%.0s' 1 2 3
+    printf '@packet ts=0.000003 dir=out\npcieflit\n'
+    printf 'pcieflit usage=0 replay_cmd=1 seq=1023 prior_payload=1\npcieflit usage=1 seq=2\npcieflit usage=1 replay_cmd=1 seq=1023 prior_payload=1\n'
+} > "$tmp/impl.ub"
+"$UBGEN" -w "$tmp/impl.pcapng" "$tmp/impl.ub" 2>/dev/null || bad "ubgen impl"
+expect "implied replay number" "PCIE-FL-014@3:3,0,1:" "$(findings "$tmp/impl.pcapng" | tr ' ' '\n' | { grep PCIE-FL-014 || true; })"
+
 # ---- PCIE-FL-016 after a replay timeout: 1496 NOP flits follow Payload flits 1-3 and an Ack (1500 flits
 # unacknowledged: PCIE-FL-009 in frame 61), 3 explicit then an Ack in turn; the replay (Replay Schedule
 # Rule 0 reset the explicit count) may be 6 explicit flits long, not 7

@@ -231,8 +231,9 @@ static void packet_fl(void *mv, ub_state *s, const ub_pkt *p)
         } else {
             end_run(s, d, fr);
         }
-        if (usage == 1) { /* this flit's number, explicit or implied (IMPLICIT_RX_FLIT_SEQ_NUM) */
-            uint32_t n = cmd == 0 ? seq : (d->cur ? d->cur % FL_MOD + 1 : 0);
+        /* a Payload flit's number, explicit or implied: the previous flit's + 1 (IMPLICIT_RX_FLIT_SEQ_NUM) */
+        uint32_t n = usage != 1 ? 0 : cmd == 0 ? seq : (d->cur ? d->cur % FL_MOD + 1 : 0);
+        if (usage == 1) {
             flit_status(s, d, usage, st, n, d->last && n && !(fdist(d->last, n) >= 1 && fdist(d->last, n) <= FL_WIN), fr);
             d->cur = n;
         } else {
@@ -244,7 +245,6 @@ static void packet_fl(void *mv, ub_state *s, const ub_pkt *p)
             if (cmd == 0) d->cur = seq;
         }
         if (usage == 1) { /* a Payload flit: new, or a replay (restarts the timer: Replay Schedule Rule 0) */
-            uint32_t n = cmd == 0 ? seq : (d->last ? d->last % FL_MOD + 1 : 0);
             if (n && d->last && fdist(d->last, n) >= 1 && fdist(d->last, n) <= 511) {
                 if (d->ackd == d->last) d->oldest_frame = fr; /* the retry buffer was empty */
                 d->last = n;
