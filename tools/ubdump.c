@@ -386,9 +386,9 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             if (!e->f[k]) continue;
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
-            ub_format_value(e->f[k], &val, false, buf, sizeof buf);
+            size_t n = ub_format_value(e->f[k], &val, false, buf, sizeof buf);
             if (b->any) sb_putc(b, UBX_OCC_SEP);
-            sb_puts(b, buf);
+            sb_put(b, buf, n < sizeof buf ? n : strlen(buf));
             b->any = true;
         }
     }
