@@ -443,7 +443,7 @@ static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t cap
 static void rec_json(app *a, const ub_rec *r, const ub_units *u)
 {
     static const ub_view none;
-    ubx_pkt p = { r, &none, r->caplen, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
+    ubx_pkt p = { r, &none, r->caplen, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf), ub_fan_get(a->fan, r->frame) };
     ub_units_rinfo ri;
     if (a->ne) json_efields(a, r, &p, true);
     else ubx_jrec_emit(stdout, a->jrec, &p, ub_units_rec_info(u, r->frame, &ri) ? &ri : NULL, a->out == OUT_EK, a->json_first);
@@ -592,7 +592,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     }
     uint64_t d = r->ts_ns - a->t0;
     if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
-        ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
+        ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf), ub_fan_get(a->fan, r->frame) };
         if (a->ne) json_efields(a, r, &p, false);
         else if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
         else ubx_ek_packet(stdout, &p);
@@ -938,7 +938,8 @@ int main(int argc, char **argv)
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
-    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && strcmp(file, "-") != 0; /* ub.analysis */
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || json_an) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }

@@ -4,7 +4,9 @@
  * colon-separated), UB headers as objects inside "ub" nested by tree depth (ub.cci inside ub.nth, as
  * the plugin's tree). -T ek: the Elasticsearch bulk form, an index line and a flattened document. */
 #include "ubdump_out.h"
+#include "ubparse/expert.h"
 #include "ubparse/filter.h"
+#include "ubparse/iostat.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -205,25 +207,46 @@ static int row_of(const ub_layer *l, const char *abbrev)
     return -1;
 }
 
-/* ub.cna: the plugin's hidden field, both CNAs of the packet's first NTH (FT_UINT24, hex) after its
- * headers; false when the view has none */
-static bool cna_kvs(FILE *f, const ub_view *v, kv_fn kv, void *ctx)
+/* the value of row name of layer l as FT_UINT24 hex (the plugin's hidden ub.cna / ub.eid) */
+static bool u24(const ub_layer *l, const char *name, char *buf, size_t n)
 {
-    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
-        const ub_layer *l = &v->layer[i];
-        if (!l->hdr || (l->hdr->id != UB_H_NTH16 && l->hdr->id != UB_H_NTH24)) continue;
-        int s = row_of(l, "ub.nth.scna"), d = row_of(l, "ub.nth.dcna");
-        ub_val a, b;
-        if (s < 0 || d < 0 || ub_field_value(l, &l->hdr->fields[s], &a) != 0 || ub_field_value(l, &l->hdr->fields[d], &b) != 0)
-            return false;
-        char t[16];
-        snprintf(t, sizeof t, "0x%06" PRIx64, a.u & 0xffffff);
-        kv(f, ctx, "ub", "ub.cna", t, false);
-        snprintf(t, sizeof t, "0x%06" PRIx64, b.u & 0xffffff);
-        kv(f, ctx, "ub", "ub.cna", t, false);
-        return true;
+    int k = row_of(l, name);
+    ub_val val;
+    if (k < 0 || ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
+    snprintf(buf, n, "0x%06" PRIx64, val.u & 0xffffff);
+    return true;
+}
+
+/* the first layer of v with header id a or b, NULL if none */
+static const ub_layer *first_of(const ub_view *v, unsigned a, unsigned b)
+{
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
+        if (v->layer[i].hdr && (v->layer[i].hdr->id == a || v->layer[i].hdr->id == b)) return &v->layer[i];
+    return NULL;
+}
+
+/* the plugin's hidden per-view fields after the headers (dissector/packet-ub-analysis.c ub_an_view):
+ * ub.cna (both CNAs of the first NTH), ub.eid (both compact EIDs of the first EIDH),
+ * ub.analysis.tp_src / tp_dst / tp_endpoint (twice: source, destination) */
+static void view_an_kvs(FILE *f, const ub_view *v, kv_fn kv, void *ctx)
+{
+    char a[64], b[64];
+    const ub_layer *l = first_of(v, UB_H_NTH16, UB_H_NTH24);
+    if (l && u24(l, "ub.nth.scna", a, sizeof a) && u24(l, "ub.nth.dcna", b, sizeof b)) {
+        kv(f, ctx, "ub", "ub.cna", a, false);
+        kv(f, ctx, "ub", "ub.cna", b, false);
     }
-    return false;
+    l = first_of(v, UB_H_EIDH40, UB_H_EIDH256);
+    if (l && l->hdr->id == UB_H_EIDH40 && u24(l, "ub.eidh.seid", a, sizeof a) && u24(l, "ub.eidh.deid", b, sizeof b)) {
+        kv(f, ctx, "ub", "ub.eid", a, false);
+        kv(f, ctx, "ub", "ub.eid", b, false);
+    }
+    if (ub_view_tp_endpoints(v, a, b, sizeof a)) {
+        kv(f, ctx, "ub", "ub.analysis.tp_src", a, false);
+        kv(f, ctx, "ub", "ub.analysis.tp_dst", b, false);
+        kv(f, ctx, "ub", "ub.analysis.tp_endpoint", a, false);
+        kv(f, ctx, "ub", "ub.analysis.tp_endpoint", b, false);
+    }
 }
 
 /* a Wireshark name's value as tshark shows it: the row's own text, or a span of rows / a scaled row
@@ -280,19 +303,153 @@ static void top_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn k
     else layer_kvs(f, l, proto, kv, ctx);
 }
 
+/* ------------------------------------------------------------------ ub.analysis */
+/* Wireshark's expert severities and groups (epan/proto.h PI_*) */
+static const char *const pi_sev[3] = { "4194304", "6291456", "8388608" }; /* PI_NOTE, PI_WARN, PI_ERROR */
+static const char *pi_group(unsigned g)
+{
+    switch (g) { /* ub_egroup */
+    case UB_EG_MALFORMED: return "117440512"; /* PI_MALFORMED */
+    case UB_EG_SEQUENCE: return "33554432";   /* PI_SEQUENCE */
+    case UB_EG_CHECKSUM: return "16777216";   /* PI_CHECKSUM */
+    default: return "150994944";              /* PI_PROTOCOL */
+    }
+}
+
+/* the analysis a one-pass tshark shows in frame: what the engine knew once it had read the frame */
+static bool an_any(const ub_fan *a, uint64_t frame)
+{
+    if (!a) return false;
+    if (a->tp_channel) return true;
+    for (unsigned k = 0; ub_tp_flag_info_get(k); k++)
+        if (a->tp_flags & ub_tp_flag_info_get(k)->bit) return true;
+    for (unsigned i = 0; i < a->nmatch; i++)
+        if (a->match[i].seen <= frame) return true;
+    for (unsigned i = 0; i < a->nfind; i++)
+        if (a->fseen[i] <= frame) return true;
+    return false;
+}
+
+/* an expert item: "<summary>": {"_ws.expert": {...}} (j NULL: -T ek, only its field) */
+static void json_expert(FILE *f, jctx *j, const char *label, const char *field, const char *msg, const char *sev,
+                        const char *grp)
+{
+    if (label) json_open(f, j, label);
+    json_open(f, j, "_ws.expert");
+    json_kv(f, j, "ub", field, "", false);
+    json_kv(f, j, "ub", "_ws.expert.message", msg, false);
+    json_kv(f, j, "ub", "_ws.expert.severity", sev, false);
+    json_kv(f, j, "ub", "_ws.expert.group", grp, false);
+    json_close(f, j);
+    if (label) json_close(f, j);
+}
+
+/* the ub.analysis subtree of the plugin (ub_an_show) from the -Y analysis of the frame (filter_an.c):
+ * TP channel, expected PSN and sequence expert items, request/response and data/ack pairs with
+ * latency, findings with their expert item and related frames. j NULL: -T ek, the flattened fields
+ * without the expert items. */
+static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, kv_fn kv, void *ctx, jctx *j)
+{
+    if (!an_any(a, frame)) return;
+    char t[64];
+    if (j) json_open(f, j, "ub.analysis");
+    if (a->tp_channel) {
+        snprintf(t, sizeof t, "%" PRIu32, a->tp_channel - 1);
+        kv(f, ctx, "ub", "ub.analysis.tp_channel", t, false);
+    }
+    if (a->tp_flags & (UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE)) {
+        snprintf(t, sizeof t, "%" PRIu32, a->expected_psn);
+        kv(f, ctx, "ub", "ub.analysis.expected_psn", t, false);
+    }
+    for (unsigned k = 0; j && ub_tp_flag_info_get(k); k++) {
+        const ub_tp_flag_info *x = ub_tp_flag_info_get(k);
+        if (!(a->tp_flags & x->bit)) continue;
+        char name[64];
+        snprintf(name, sizeof name, "ub.analysis.%s", x->name);
+        json_expert(f, j, x->summary, name, x->summary, pi_sev[x->sev < 3 ? x->sev : 2], "33554432");
+    }
+    for (unsigned i = 0; i < a->nmatch; i++) {
+        const ub_fan_match *m = &a->match[i];
+        if (m->seen > frame) continue;
+        snprintf(t, sizeof t, "%" PRIu32, m->other);
+        kv(f, ctx, "ub", m->kind == 2 ? (m->rsp ? "ub.analysis.acks_frame" : "ub.analysis.acked_in")
+                                      : (m->rsp ? "ub.analysis.request_in" : "ub.analysis.response_in"), t, false);
+        if (!m->rsp) continue;
+        snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, m->lat_ns / 1000000000u, m->lat_ns % 1000000000u);
+        kv(f, ctx, "ub", "ub.analysis.latency", t, false);
+    }
+    for (unsigned i = 0, ro = 0; i < a->nfind; ro += a->fnrel[i], i++) {
+        if (a->fseen[i] > frame) continue;
+        const ub_rule *r = ub_rule_get(a->rule[i]);
+        kv(f, ctx, "ub", "ub.analysis.rule", r ? r->id : "?", false);
+        if (j) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s: %s", r ? r->id : "?", r ? r->title : "?");
+            json_open(f, j, "ub.analysis.rule_tree");
+            json_expert(f, j, NULL, "ub.analysis.finding", msg, pi_sev[a->sev[i] < 3 ? a->sev[i] : 2], pi_group(a->grp[i]));
+            if (a->grp[i] == UB_EG_MALFORMED) json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
+        }
+        for (unsigned k = 0; k < a->fnrel[i] && ro + k < a->nrel; k++) {
+            snprintf(t, sizeof t, "%" PRIu32, a->rel[ro + k]);
+            kv(f, ctx, "ub", "ub.analysis.related_frame", t, false);
+        }
+        if (j) json_close(f, j);
+    }
+    if (j) json_close(f, j);
+}
+
+/* the layer a decoder error is shown at (the plugin's add_view_ex): of the layers in "ub" (inub) with
+ * the error's header, the one holding its offset, else the first; -1: none (the "ub" item itself) */
+static int err_layer(const ub_view *v, const ub_err *e, const bool *inub)
+{
+    int first = -1;
+    for (unsigned k = 0; k < v->nlayers && k < UB_MAX_LAYERS; k++) {
+        const ub_layer *l = &v->layer[k];
+        if (!inub[k] || !l->hdr || l->hdr->id != e->hdr) continue;
+        if (first < 0) first = (int)k;
+        uintptr_t d = (uintptr_t)l->data, b = (uintptr_t)v->rec;
+        if (l->data && v->rec && d >= b && d - b <= v->rec_len && e->off >= d - b && e->off <= d - b + l->len) return (int)k;
+    }
+    return first;
+}
+
+/* the expert items of the decoder errors shown at layer k (-1: the "ub" item): "_ws.expert" with
+ * ub.err.NAME, the summary (ub_err_text), severity and group; "_ws.malformed" after a malformed one */
+static void json_errs(FILE *f, jctx *j, const ub_view *v, const bool *inub, int k)
+{
+    for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) {
+        const ub_err *e = &v->err[i];
+        const ub_err_info *ei = ub_err_get(e->code);
+        if (!ei || e->code == UB_E_NONE || e->code >= UB_E__COUNT || err_layer(v, e, inub) != k) continue;
+        char name[64], txt[320];
+        snprintf(name, sizeof name, "ub.err.%s", ei->name);
+        ub_err_text(e, txt, sizeof txt);
+        json_expert(f, j, NULL, name, txt, pi_sev[ei->severity < 3 ? ei->severity : 2], pi_group(ei->group));
+        if (ei->group == UB_EG_MALFORMED) json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
+    }
+}
+
 /* the layers of one view: outer protocols, then "ub" holding the UB headers nested by depth and the
  * errors (a packet's document, or one unit of a raw flit-stream record inside its unit_tree) */
-static void json_view(FILE *f, const ub_view *v, jctx *j)
+static void json_view(FILE *f, const ub_view *v, jctx *j, const ub_fan *an, uint64_t frame)
 {
     bool in_ub = false, ub_open = false;
     int open = 0; /* UB header objects open inside "ub" */
     unsigned plo = 0, phi = 0;
     if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
     char pbuf[32], nbuf[32], top[32] = ""; /* top: the top-level protocol object open now */
+    bool inub[UB_MAX_LAYERS]; /* the layer is shown in "ub" (decoder errors are shown at these) */
+    int stk[UB_MAX_LAYERS];   /* the layer of each open header object */
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
+        inub[i] = !top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
+        in_ub |= inub[i];
+    }
+    in_ub = false;
     for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
         const ub_layer *l = &v->layer[i];
         const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
         while (open > (op ? 0 : (int)l->depth)) {
+            json_errs(f, j, v, inub, stk[open - 1]);
             json_close(f, j);
             open--;
         }
@@ -316,17 +473,24 @@ static void json_view(FILE *f, const ub_view *v, jctx *j)
         char key[64];
         snprintf(key, sizeof key, "ub.%s", l->hdr->abbrev);
         json_open(f, j, key);
-        open++;
+        stk[open++] = (int)i;
         layer_kvs(f, l, "ub", json_kv, j);
     }
-    while (open-- > 0) json_close(f, j);
+    while (open-- > 0) {
+        json_errs(f, j, v, inub, stk[open]);
+        json_close(f, j);
+    }
     if (top[0]) json_close(f, j);
     if (!ub_open && v->nerrs) { json_open(f, j, "ub"); ub_open = true; }
     for (unsigned i = 0; ub_open && i < v->nerrs; i++) {
         const ub_err_info *ei = ub_err_get(v->err[i].code);
         json_kv(f, j, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    if (ub_open) cna_kvs(f, v, json_kv, j);
+    if (ub_open) json_errs(f, j, v, inub, -1);
+    if (ub_open) {
+        view_an_kvs(f, v, json_kv, j);
+        an_kvs(f, an, frame, json_kv, j, j);
+    }
     if (ub_open) json_close(f, j);
 }
 
@@ -342,7 +506,7 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 {
     jctx j = { true, 4 };
     json_frame(f, p, &j, first);
-    json_view(f, p->v, &j);
+    json_view(f, p->v, &j, p->an, p->r->frame);
     fputs("\n      }\n    }\n  }", f);
 }
 
@@ -387,7 +551,7 @@ static void ek_val(FILE *f, const ectx *e, const ekv *k)
 }
 
 /* the flattened pairs of one view, after those already in e */
-static void ek_view(FILE *f, ectx *e, const ub_view *v)
+static void ek_view(FILE *f, ectx *e, const ub_view *v, const ub_fan *an, uint64_t frame)
 {
     bool in_ub = false;
     unsigned plo = 0, phi = 0;
@@ -404,7 +568,10 @@ static void ek_view(FILE *f, ectx *e, const ub_view *v)
         const ub_err_info *ei = ub_err_get(v->err[i].code);
         ek_kv(f, e, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    if (in_ub || v->nerrs) cna_kvs(f, v, ek_kv, e);
+    if (in_ub || v->nerrs) {
+        view_an_kvs(f, v, ek_kv, e);
+        an_kvs(f, an, frame, ek_kv, e, NULL);
+    }
 }
 
 /* pair i repeats an earlier key (printed with its first occurrence) */
@@ -462,7 +629,7 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
     e->n = 0;
     e->used = 0;
     frame_kvs(f, p, ek_kv, e, true);
-    ek_view(f, e, p->v);
+    ek_view(f, e, p->v, p->an, p->r->frame);
     doc_open(f, p, true, false);
     ek_protos(f, e);
     fputs("}}\n", f);
@@ -503,7 +670,7 @@ void ubx_jrec_unit(ubx_jrec *r, const ub_view *v, bool ek)
         ectx *e = &ek_e;
         e->n = 0;
         e->used = 0;
-        ek_view(r->mf, e, v);
+        ek_view(r->mf, e, v, NULL, 0);
         fputs(r->n > 1 ? ",{" : "{", r->mf);
         for (unsigned i = 0, any = 0; i < e->n; i++) any |= ek_pair(r->mf, e, i, any);
         fputc('}', r->mf);
@@ -514,7 +681,7 @@ void ubx_jrec_unit(ubx_jrec *r, const ub_view *v, bool ek)
     snprintf(t, sizeof t, "%u", r->n);
     json_kv(r->mf, &j, "ub", "ub.stream.unit", t, false);
     json_open(r->mf, &j, "ub.stream.unit_tree");
-    json_view(r->mf, v, &j);
+    json_view(r->mf, v, &j, NULL, 0);
     json_close(r->mf, &j);
 }
 
@@ -551,6 +718,10 @@ void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo 
             if (r->n > 1) fputc(']', f);
             any = true;
         }
+        e->n = 0; /* the record's analysis after its units */
+        e->used = 0;
+        an_kvs(f, p->an, p->r->frame, ek_kv, e, NULL);
+        for (unsigned i = 0; i < e->n; i++) any |= ek_pair(f, e, i, any);
         if (open[0]) fprintf(f, "%s\"ub_ub_stream_open_bytes\":\"%s\"", any ? "," : "", open);
         fputs("}}}\n", f);
     } else {
@@ -560,6 +731,7 @@ void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo 
         if (started[0]) json_kv(f, &j, "ub", "ub.stream.started_in", started, false);
         if (ulen) fwrite(units + (j.first ? 1 : 0), 1, ulen - (j.first ? 1 : 0), f); /* each unit starts with ',' */
         if (r->n) j.first = false;
+        an_kvs(f, p->an, p->r->frame, json_kv, &j, &j);
         if (open[0]) json_kv(f, &j, "ub", "ub.stream.open_bytes", open, false);
         json_close(f, &j);
         fputs("\n      }\n    }\n  }", f);

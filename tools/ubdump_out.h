@@ -53,6 +53,7 @@ int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
 int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);
 
 #include "ubparse/audit.h"
+#include "ubparse/filter.h"
 
 /* -T json / -T ek in tshark's shape (ubdump_json.c) */
 typedef struct ubx_pkt {
@@ -61,6 +62,7 @@ typedef struct ubx_pkt {
     uint32_t len;                  /* bytes of the unit */
     uint64_t t0, prev, prev_shown; /* first, previous and previous printed packet's time */
     bool pcapng;                   /* frame.interface_id exists */
+    const ub_fan *an;              /* ub.analysis.* of the frame (filter.h ub_fan_get), NULL: none */
 } ubx_pkt;
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);

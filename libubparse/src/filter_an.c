@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fan_m { uint64_t frame; ub_fan_match m; } fan_m;
-typedef struct fan_f { uint64_t frame; size_t seq; uint16_t rule; uint8_t sev, grp, nrel; uint32_t rel[UB_FINDING_FRAMES]; } fan_f;
+typedef struct fan_m { uint64_t frame; size_t seq; ub_fan_match m; } fan_m;
+typedef struct fan_f { uint64_t frame; size_t seq; uint32_t seen; uint16_t rule; uint8_t sev, grp, nrel; uint32_t rel[UB_FINDING_FRAMES]; } fan_f;
 
 #define CH_KEY 44
 typedef struct chslot { uint8_t len; uint8_t key[CH_KEY]; uint32_t idx; } chslot;
@@ -31,7 +31,9 @@ struct ub_fan_table {
     ub_fan_match *marr;      /* final arrays */
     uint16_t *rarr;
     uint8_t *sarr, *garr;
-    uint32_t *relarr;
+    uint32_t *relarr, *fsarr;
+    uint8_t *fnarr;
+    uint32_t cur;            /* the frame being read (UINT32_MAX: the end), ub_fan_match.seen */
     chslot *ch;              /* TP channels: open addressing */
     size_t capch, nch;
     bool oom;
@@ -69,9 +71,11 @@ static void on_match(void *ctx, const ub_match *m)
     ub_fan_table *t = ctx;
     if (!m->req_frame || !m->rsp_frame || m->req_frame > UINT32_MAX || m->rsp_frame > UINT32_MAX) return;
     if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
-    t->m[t->nm++] = (fan_m){ m->req_frame, { (uint32_t)m->rsp_frame, m->kind, 0, m->latency_ns } };
+    t->m[t->nm] = (fan_m){ m->req_frame, t->nm, { (uint32_t)m->rsp_frame, m->kind, 0, m->latency_ns, t->cur } };
+    t->nm++;
     if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
-    t->m[t->nm++] = (fan_m){ m->rsp_frame, { (uint32_t)m->req_frame, m->kind, 1, m->latency_ns } };
+    t->m[t->nm] = (fan_m){ m->rsp_frame, t->nm, { (uint32_t)m->req_frame, m->kind, 1, m->latency_ns, t->cur } };
+    t->nm++;
 }
 
 static void on_finding(void *ctx, const ub_finding *f)
@@ -84,6 +88,7 @@ static void on_finding(void *ctx, const ub_finding *f)
     x->frame = f->frame;
     x->rule = f->rule;
     x->seq = t->nf - 1; /* the engine's order within a frame (the plugin's) */
+    x->seen = t->cur;
     x->sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
     x->grp = (uint8_t)ub_finding_group(f);
     for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
@@ -204,6 +209,7 @@ typedef struct scan {
 static void scan_unit(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry, unsigned flags)
 {
     scan *s = ctx;
+    s->t->cur = r->frame < UINT32_MAX ? (uint32_t)r->frame : UINT32_MAX - 1;
     uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
     ub_decode_wire(s->v, s->o, entry, unit, len, wire);
     if (flags & UB_UNIT_PARTIAL) ub_error_rec(s->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
@@ -238,7 +244,8 @@ static void stream_rec(ub_fan_table *t, const ub_units *u, uint64_t frame)
 static int cmp_m(const void *x, const void *y)
 {
     const fan_m *a = x, *b = y;
-    return a->frame < b->frame ? -1 : a->frame > b->frame;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq; /* the engine's order within a frame (the plugin's) */
 }
 static int cmp_f(const void *x, const void *y)
 {
@@ -266,7 +273,9 @@ static bool finalize(ub_fan_table *t)
     t->sarr = malloc(t->nf ? t->nf : 1);
     t->garr = malloc(t->nf ? t->nf : 1);
     t->relarr = malloc((nrel ? nrel : 1) * sizeof *t->relarr);
-    if (!t->marr || !t->rarr || !t->sarr || !t->garr || !t->relarr) return false;
+    t->fsarr = malloc((t->nf ? t->nf : 1) * sizeof *t->fsarr);
+    t->fnarr = malloc(t->nf ? t->nf : 1);
+    if (!t->marr || !t->rarr || !t->sarr || !t->garr || !t->relarr || !t->fsarr || !t->fnarr) return false;
     for (size_t i = 0; i < t->nm;) {
         ub_fan *a = fr_get(t, t->m[i].frame);
         if (!a) return false;
@@ -284,11 +293,15 @@ static bool finalize(ub_fan_table *t)
         a->sev = &t->sarr[i];
         a->grp = &t->garr[i];
         a->rel = &t->relarr[ro];
+        a->fseen = &t->fsarr[i];
+        a->fnrel = &t->fnarr[i];
         size_t j = i;
         for (; j < t->nf && t->f[j].frame == t->f[i].frame && j - i < UINT16_MAX; j++) {
             t->rarr[j] = t->f[j].rule;
             t->sarr[j] = t->f[j].sev;
             t->garr[j] = t->f[j].grp;
+            t->fsarr[j] = t->f[j].seen;
+            t->fnarr[j] = t->f[j].nrel;
             for (unsigned k = 0; k < t->f[j].nrel && a->nrel < UINT16_MAX; k++) t->relarr[ro++] = t->f[j].rel[k], a->nrel++;
         }
         a->nfind = (uint16_t)(j - i);
@@ -318,6 +331,7 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
             stream_rec(t, u, r.frame);
         }
         ub_units_flush(u, scan_unit, &s);
+        t->cur = UINT32_MAX; /* what the end of the capture judges: no frame of a one-pass read shows it */
         ub_state_finish(s.st);
         if (rc < 0) {
             snprintf(err, errlen, "%s", ub_cap_error(cf));
@@ -358,6 +372,8 @@ void ub_fan_free(ub_fan_table *t)
     free(t->sarr);
     free(t->garr);
     free(t->relarr);
+    free(t->fsarr);
+    free(t->fnarr);
     free(t->ch);
     free(t);
 }

@@ -51,6 +51,8 @@ typedef struct ub_fan_match {
     uint8_t kind;      /* ub_match.kind: 0 transaction, 1 management, 2 transport data <-> ack */
     uint8_t rsp;       /* this frame is the response / ack */
     uint64_t lat_ns;
+    uint32_t seen;     /* the frame whose reading produced it (UINT32_MAX: the end of the capture): a
+                        * one-pass dissector (tshark without -2) shows it in frames from there on */
 } ub_fan_match;
 typedef struct ub_fan {
     uint32_t tp_channel;   /* channel index + 1, 0 none */
@@ -62,6 +64,8 @@ typedef struct ub_fan {
     const uint8_t *sev;         /* [nfind] ub_sev */
     const uint8_t *grp;         /* [nfind] ub_egroup (expert group, ub_finding_group) */
     const uint32_t *rel;        /* [nrel] related frames of those findings */
+    const uint32_t *fseen;      /* [nfind] as ub_fan_match.seen */
+    const uint8_t *fnrel;       /* [nfind] related frames of each finding (rel in order) */
     /* raw flit-stream records (ub.stream.*, ub_units_rinfo) */
     uint32_t st_units, st_started_in, st_open_bytes, st_continued_in, st_open_since;
     bool st_open;
