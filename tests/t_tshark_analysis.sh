@@ -60,6 +60,8 @@ lch ctrl=0 sub_ctrl=1
 EOF
 "$UBGEN" -w "$tmp/caps/gen_stream.pcapng" "$tmp/stream.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen stream.ub"; }
 editcap -r "$tmp/caps/gen_stream.pcapng" "$tmp/caps/gen_stream_cut.pcapng" 1 > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "editcap"; }
+# UB-TA-019 (RNR_Timer) planted trace of the reliable-transport tests
+"$UBGEN" -w "$tmp/caps/gen_rt_rnr_ub.pcapng" "$UB_SOURCE_DIR/tests/rt/rt_rnr_ub.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen rt_rnr_ub.ub"; }
 
 . "$UB_SOURCE_DIR/tests/tshark_lib.sh"
 ub_require_plugin

@@ -57,6 +57,7 @@ static const optdef opt_table[] = {
     { "ib.engine", K_BOOL, OFF(ib_engine), 1, "ib.engine=0|1                      audit IB RC as document 002's RDMA engine: SE=1, AckReq=1 on every request (0)" },
     { "sue.cnp_merge_us", K_U16, OFF(sue_cnp_merge_us), 65535, "sue.cnp_merge_us=N                 SUE CNP MERGE TIMER_THR in µs: closer CNPs per QP are SUE-TP-008 (0 off)" },
     { "sue.icrc", K_BOOL, OFF(sue_icrc), 1, "sue.icrc=0|1                       a 4-byte ICRC follows the SUE payload (0)" },
+    { "sue.rnr_encoding", K_WORDS, OFF(sue_rnr_encoding), 1, "sue.rnr_encoding=ib|off            RNR time of an SUE RNR NAK: IB AETH timer code (provisional) or not judged" },
 };
 /* word values of K_WORDS options, index = stored value */
 static const char *const *opt_words(const char *name)
@@ -65,7 +66,9 @@ static const char *const *opt_words(const char *name)
     static const char *const word_rh[] = { "be", "le", NULL };
     static const char *const word_afh[] = { "auto", "gen1", "gen2", NULL };
     if (strcmp(name, "udp4791") == 0) return w4791;
+    static const char *const word_rnr[] = { "ib", "off", NULL };
     if (strcmp(name, "sue.rh_order") == 0) return word_rh;
+    if (strcmp(name, "sue.rnr_encoding") == 0) return word_rnr;
     return word_afh;
 }
 #undef OFF
