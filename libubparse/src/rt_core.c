@@ -73,7 +73,7 @@ const rt_profile rt_ub_rtp = {
     .r_msn = NONE, .min_rto_ns = 512000 /* §6.4.2.1: smallest static RTO, 512 µs */, .txt = txt_ub,
 };
 const rt_profile rt_ib_rc = {
-    .name = "IB RC", .nak_next = true, .modulus = 1u << 24, .window = (1u << 23) - 1,
+    .name = "IB RC", .nak_next = true, .win_first = true, .modulus = 1u << 24, .window = (1u << 23) - 1,
     .r_retrans = UB_R_IB_RETRANS, .r_ack_psn = UB_R_IB_ACK_PSN, .r_nak_replay = UB_R_IB_NAK_REPLAY, .r_window = UB_R_IB_WINDOW,
     .r_gap = NONE, .r_lost = UB_R_IB_GAP, .r_gap_acked = UB_R_IB_GAP_ACKED, .r_gap_filled = UB_R_IB_GAP_FILLED,
     .r_ooo = UB_R_IB_OOO, .r_dup_ack = UB_R_IB_DUP_ACK, .r_sack = NONE, .r_ack_req = UB_R_IB_UNACKED,
@@ -81,7 +81,7 @@ const rt_profile rt_ib_rc = {
     .min_rto_ns = 8192 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, .txt = txt_nb,
 };
 const rt_profile rt_sue_type1 = {
-    .name = "SUE TYPE1", .nak_next = true, .modulus = 1u << 12, .window = 512,
+    .name = "SUE TYPE1", .nak_next = true, .win_first = true, .modulus = 1u << 12, .window = 512,
     .r_retrans = UB_R_SUE_RETRANS, .r_ack_psn = UB_R_SUE_ACK_PSN, .r_nak_replay = UB_R_SUE_NAK_REPLAY, .r_window = UB_R_SUE_WINDOW,
     .r_gap = NONE, .r_lost = UB_R_SUE_GAP, .r_gap_acked = UB_R_SUE_GAP_ACKED, .r_gap_filled = UB_R_SUE_GAP_FILLED,
     .r_ooo = UB_R_SUE_OOO, .r_dup_ack = UB_R_SUE_DUP_ACK, .r_sack = NONE, .r_ack_req = UB_R_SUE_UNACKED,

@@ -39,6 +39,8 @@ typedef struct rt_profile {
     bool ack_resync;        /* an ack beyond the newest sent proves PSNs the capture missed (UB); else the
                              * sender discards it (IBTA §9.7.5.1.2) and so does the tracker */
     bool matches;           /* data <-> first ack pairs go to ub_st_match (the UB response-time statistics) */
+    bool win_first;         /* before the first ack, the window counts from the first PSN captured (IB, SUE);
+                             * else (UB) it is judged from the first ack on */
     bool nak_next;          /* the first packet after a NAK must be its PSN (IB, SUE go-back-N); else only
                              * the first resend is judged (UB: new PSNs may be in flight past the NAK) */
     /* rules (UB_R_*; UB_R__COUNT = none). Both trackers: resend, bad ack PSN, NAK replay, window */

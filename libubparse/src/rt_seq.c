@@ -176,13 +176,15 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
             nak_resend(x, q);
         }
         /* TP-03: PSNs outstanding (UB: highest PSN sent − lowest not acknowledged < 8M) <= window; before the
-         * first ack, counted from the first PSN captured */
-        uint32_t out = (psn - (q->ack_valid ? q->acked : rt_add_m(mod, q->first_psn, -1))) & (mod - 1);
-        if (out > pf->window) {
-            if (!q->win_reported)
-                emit(x, pf->r_window, -1, fr, 0, out - pf->win_bias, pf->window - pf->win_bias, 2, pf->txt[RT_T_WINDOW]);
-            q->win_reported = 1;
-        } else q->win_reported = 0;
+         * first ack, counted from the first PSN captured (win_first) or not judged */
+        if (q->ack_valid || pf->win_first) {
+            uint32_t out = (psn - (q->ack_valid ? q->acked : rt_add_m(mod, q->first_psn, -1))) & (mod - 1);
+            if (out > pf->window) {
+                if (!q->win_reported)
+                    emit(x, pf->r_window, -1, fr, 0, out - pf->win_bias, pf->window - pf->win_bias, 2, pf->txt[RT_T_WINDOW]);
+                q->win_reported = 1;
+            } else q->win_reported = 0;
+        }
         q->hi = psn;
         ring_put(mod, q, psn, p, slflags, aux);
         q->prev_retx = 0;
