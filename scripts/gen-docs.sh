@@ -148,6 +148,18 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo "code 1 = 10 µs … 31 = 491.52 ms, 0 = 655.36 ms) and reports a resend captured earlier than that after"
     echo "the NAK. \`IB-RC-011\` checks the AETH MSN of ACKs and NAKs: it never goes back, and between two valid"
     echo "acks it grows by at most the PSNs they acknowledge (every message takes at least one PSN)."
+    echo
+    echo "The full tracker (\`rt_seq.c\`) that UB RTP, IB RC and SUE TYPE1 share judges a PSN gap when it is"
+    echo "resolved, not when it is seen: acknowledged without ever being captured (\`UB-TP-005\`, \`IB-RC-012\`,"
+    echo "\`SUE-TP-021\`), first seen at a resend after a NAK, a selective ack or a timeout (\`UB-TP-006\`,"
+    echo "\`IB-RC-013\`, \`SUE-TP-022\`), seen late without any of these (reordered: \`UB-TP-004\`, \`IB-RC-014\`,"
+    echo "\`SUE-TP-023\`), or still open at the end (lost: \`UB-TP-002\`, \`IB-RC-001\`, \`SUE-TP-001\`). PCIe flits keep"
+    echo "the light tracker (\`PCIE-FL-001\` at the flit revealing the gap): their sequence space 1..1023 is not"
+    echo "a power of two. \`SUE-TP-025\` reads the RNR time of an SUE RNR NAK (Aeth_syndrom [6:5] = 01) as the IB"
+    echo "AETH timer code in bits [4:0] (IBTA Table 45; document 004 does not give the encoding, so this is"
+    echo "provisional: \`-o sue.rnr_encoding=off\` turns the rule off). \`UB-TA-019\` applies the UB RNR_Timer"
+    echo "(RNR_Timeout = 2 µs · 2^RNR_Timer, Table 7-3) of an RNR response, in an ATAH or carried by a TPACK"
+    echo "(RSPST 001), to the transaction's retry (BTAH Retry = 1, same TASSN), which travels on a new PSN."
 } > "$top/docs/rules.md"
 {
     echo "# Interoperability: decoding profiles"

@@ -20,10 +20,11 @@ findings() {
 }
 
 # ---- findings at frames
-expect "rocev2_rc findings" "IB-RC-001@6 IB-RC-002@8 IB-RC-002@9 IB-RC-003@15 IB-RC-004@20 IB-RC-005@18 IB-RC-005@20 IB-RC-005@21 IB-RC-007@19 IB-RC-007@7" \
+# PSN 8 (rocev2_rc) and 1 (sue_std) missing, NAKed and resent: recovered gaps, judged at the resend (IB-RC-013, SUE-TP-022)
+expect "rocev2_rc findings" "IB-RC-002@9 IB-RC-003@15 IB-RC-004@20 IB-RC-005@18 IB-RC-005@20 IB-RC-005@21 IB-RC-007@19 IB-RC-007@7 IB-RC-013@8" \
     "$(findings "$C/rocev2_rc.pcapng")"
 expect "rocev2_cfg3 findings" "IB-RC-005@3" "$(findings "$C/rocev2_cfg3.pcapng")"
-expect "sue_std findings" "SUE-TP-001@5 SUE-TP-002@7 SUE-TP-002@8 SUE-TP-003@10 SUE-TP-005@11 SUE-TP-007@6" "$(findings "$C/sue_std.pcapng")"
+expect "sue_std findings" "SUE-TP-002@8 SUE-TP-003@10 SUE-TP-005@11 SUE-TP-007@6 SUE-TP-022@7" "$(findings "$C/sue_std.pcapng")"
 expect "sue_afh findings" "SUE-TP-004@6 SUE-TP-007@5" "$(findings "$C/sue_afh.pcapng")"
 expect "pcie_flit findings" "PCIE-FL-001@5 PCIE-FL-002@7 PCIE-FL-002@7 PCIE-FL-003@9 PCIE-FL-004@12 PCIE-FL-006@11 PCIE-FL-006@6 PCIE-FL-008@13 PCIE-FL-010@6 PCIE-FL-016@5" \
     "$(findings "$C/pcie_flit.pcapng")"

@@ -2,6 +2,8 @@
 # The reliable-transport core (libubparse/src/rt_core.h) end to end:
 #  - loss timers (UB-TP-020, IB-RC-009, SUE-TP-020), the RNR NAK timer (IB-RC-010) and the AETH MSN
 #    (IB-RC-011) on the planted traces tests/rt/rt_timers_{ub,nb}.ub (built here with ubgen);
+#  - the full tracker's gap judgements on IB / SUE and the SUE RNR timer (tests/rt/rt_seq_nb.ub), the UB
+#    RNR_Timer of transaction retries (UB-TA-019, tests/rt/rt_rnr_ub.ub);
 #  - the neighbour flow tables (st_neigh.c) in the audit's eviction accounting: bounded by --max-channels,
 #    evictions reported like UB state (UB-ST-001, the JSON "evictions" object, the INCOMPLETE advice), and
 #    no neighbour keys when the capture had no neighbour.
@@ -29,16 +31,33 @@ findings() {
 }
 for t in ub nb; do "$UBGEN" -w "$tmp/$t.pcapng" "$UB_SOURCE_DIR/tests/rt/rt_timers_$t.ub" >/dev/null; done
 expect "UB loss timer" "UB-TP-020@4[3](101,198000) UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng")"
-nb="IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-009@12[](4,150000) SUE-TP-020@17[](11,120000)"
-nb="$nb IB-RC-002@5[](2) IB-RC-002@7[](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)"
+# IB and SUE on the full tracker: resends and loss timers cite the first copy / the oldest unacknowledged request
+nb="IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-009@12[11](4,150000) SUE-TP-020@17[16](11,120000)"
+nb="$nb IB-RC-002@5[3](2) IB-RC-002@7[3](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)"
 expect "IB / SUE timers and MSN" "$nb" "$(findings "$tmp/nb.pcapng")"
 expect "IB / SUE, sharded" "$nb" "$(findings "$tmp/nb.pcapng" --threads 2)"
 # the loss timeout is --loss-timeout (0: off); --response-timeout 0 (judge everything at the end) turns it off too
 expect "UB, --loss-timeout 200" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --loss-timeout 200)"
 expect "UB, --loss-timeout 0" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --loss-timeout 0)"
 expect "UB, --response-timeout 0" "UB-TP-003@7[6](103)" "$(findings "$tmp/ub.pcapng" --response-timeout 0)"
-expect "IB / SUE, --loss-timeout 200" "IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-002@5[](2) IB-RC-002@7[](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)" \
+expect "IB / SUE, --loss-timeout 200" "IB-RC-010@5[4](500,1280) IB-RC-011@8[](4,1) IB-RC-011@10[](3,4) IB-RC-002@5[3](2) IB-RC-002@7[3](2) IB-RC-007@4[](2,46) IB-RC-007@6[](2,46)" \
     "$(findings "$tmp/nb.pcapng" --loss-timeout 200)"
+
+# the full tracker's judgements of gaps on IB and SUE (tests/rt/rt_seq_nb.ub): acknowledged, reordered,
+# duplicate ack, filled by a timeout resend, lost; the SUE RNR NAK's timer (provisional encoding, switchable)
+"$UBGEN" -w "$tmp/seq.pcapng" "$UB_SOURCE_DIR/tests/rt/rt_seq_nb.ub" >/dev/null
+sq="IB-RC-012@2[3](2,1) IB-RC-014@5[](4,5) IB-RC-001@10[](8,1) SUE-TP-002@14[12](20) SUE-TP-002@16[12](20)"
+sq="$sq SUE-TP-007@13[](20,46) SUE-TP-007@15[](20,46) IB-RC-013@9[](6) IB-RC-015@7[](5)"
+expect "IB / SUE gaps, SUE RNR" "SUE-TP-025@14[13](500,1280) $sq" "$(findings "$tmp/seq.pcapng")"
+expect "IB / SUE gaps, sharded" "SUE-TP-025@14[13](500,1280) $sq" "$(findings "$tmp/seq.pcapng" --threads 2)"
+expect "sue.rnr_encoding=off" "$sq" "$(findings "$tmp/seq.pcapng" -o sue.rnr_encoding=off)"
+# UB: a transaction retried before the RNR_Timeout of its RNR response (UB-TA-019), over CTP (ATAH RSPST)
+# and over RTP (TPACK RSPST); the retry after the timeout is fine (tests/rt/rt_rnr_ub.ub)
+"$UBGEN" -w "$tmp/rnr.pcapng" "$UB_SOURCE_DIR/tests/rt/rt_rnr_ub.ub" >/dev/null
+expect "UB RNR_Timer" "UB-TA-019@3[2, 1](20000,64000) UB-TA-019@11[10, 9](4000,8000) UB-TA-018@2[1](1,5) UB-TA-018@6[5](1,5) UB-TA-018@10[9](1,2)" \
+    "$(findings "$tmp/rnr.pcapng")"
+expect "UB RNR_Timer, sharded" "UB-TA-019@3[2, 1](20000,64000) UB-TA-019@11[10, 9](4000,8000) UB-TA-018@2[1](1,5) UB-TA-018@6[5](1,5) UB-TA-018@10[9](1,2)" \
+    "$(findings "$tmp/rnr.pcapng" --threads 2)"
 
 ub0="total=0 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0"
 

@@ -37,6 +37,8 @@ cp "$CAPS"/*.pcapng "$tmp/caps/" || fail "copy captures"
 # record, so a unit is still open at the end of the capture (flushed after the first pass, as ubdump)
 "$UBGEN" -w "$tmp/caps/gen_stream.pcapng" "$UB_SOURCE_DIR/tests/stream_dlldp.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen stream_dlldp.ub"; }
 editcap -r "$tmp/caps/gen_stream.pcapng" "$tmp/caps/gen_stream_cut.pcapng" 1 > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "editcap"; }
+# UB-TA-019 (RNR_Timer) planted trace of the reliable-transport tests
+"$UBGEN" -w "$tmp/caps/gen_rt_rnr_ub.pcapng" "$UB_SOURCE_DIR/tests/rt/rt_rnr_ub.ub" > "$tmp/err.txt" 2>&1 || { cat "$tmp/err.txt"; fail "ubgen rt_rnr_ub.ub"; }
 
 chmod -R a+rX "$tmp"
 ts -G fields 2>/dev/null | awk -F'\t' '{ print $3 }' > "$tmp/fields.txt"

@@ -14,7 +14,7 @@
 set -eu
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-: "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}"
+: "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}" "${UBGEN:?}"
 U=$UBDUMP
 C=$UB_SOURCE_DIR/captures
 command -v python3 >/dev/null 2>&1 || fail "python3 is not installed"
@@ -108,10 +108,12 @@ import re, sys  # rule findings only (Wireshark says "Malformed" on an IETH it d
 print(" ".join(sorted("%s@%s" % (m.split(" ")[0], l.split("\t")[0]) for l in sys.stdin
                       for m in l.rstrip("\n").split("\t")[1].split("|") if re.match(r"[A-Z]+-[A-Z]+-[0-9]+ ", m))))'
 }
-for c in sue_std sue_afh sue_limits pcie_flit pcie_limits pcie_nak rocev2_rc; do
-    want=$(audit "$C/$c.pcapng")
+# the reliable-transport core's planted traces (tests/rt/*_nb.ub: timers, MSN, gap judgements, SUE RNR)
+for t in rt_timers_nb rt_seq_nb; do "$UBGEN" -w "$tmp/$t.pcapng" "$UB_SOURCE_DIR/tests/rt/$t.ub" >/dev/null || bad "ubgen $t"; done
+for c in "$C/sue_std" "$C/sue_afh" "$C/sue_limits" "$C/pcie_flit" "$C/pcie_limits" "$C/pcie_nak" "$C/rocev2_rc" "$tmp/rt_timers_nb" "$tmp/rt_seq_nb"; do
+    want=$(audit "$c.pcapng")
     [ -n "$want" ] || bad "$c: ubdump finds nothing"
-    expect "$c expert findings" "$want" "$(experts "$C/$c.pcapng")"
+    expect "$(basename "$c") expert findings" "$want" "$(experts "$c.pcapng")"
 done
 expect "SUE-TP-003 expert text" "10	SUE-TP-003 ACK/NAK PSN beyond the newest request sent or older than the window: acknowledges a sequence number never sent; flow SUE 10.0.1.1→10.0.1.2 QP 0x3; values 100, 2" \
     "$(ts -n -2 -r "$C/sue_std.pcapng" -Y 'sue.analysis.finding && frame.number == 10' -T fields -e frame.number -e _ws.expert.message 2>/dev/null)"

@@ -1,6 +1,6 @@
 /* The reliable-transport core (libubparse/src/rt_core.h) driven directly with its profiles: UB RTP
  * (24-bit), SUE TYPE1 (12-bit, wraps at 4095) and IB RC (24-bit). Each scenario plants violations and
- * asserts the findings (rule id @ frame, values) the full tracker reports. Also: the neighbour flow
+ * asserts the findings (rule id @ frame, values) the full tracker reports (also the RNR timer and MSN). Also: the neighbour flow
  * tables (st_neigh.c) in the engine's eviction accounting. */
 #include "rt_core.h"
 #include "ubparse/audit.h"
@@ -150,9 +150,10 @@ static void t_sue(void)
     start(&d, &rt_sue_type1);
     data(&d, 4094, false, 0);
     data(&d, 4095, false, 0);
-    ack(&d, 1, false);                                 /* frame 3: beyond 4095 across the wrap */
-    ack(&d, 4095, false);                              /* frame 4: behind 1 */
-    CHECK_STR(finish(&d, 0), "SUE-TP-003@3(1,4095) SUE-TP-003@4(4095,1)");
+    ack(&d, 1, false);                                 /* frame 3: beyond 4095 across the wrap: discarded */
+    ack(&d, 4095, false);                              /* frame 4: fine (the discarded ack moved nothing) */
+    ack(&d, 4094, false);                              /* frame 5: behind 4095 */
+    CHECK_STR(finish(&d, 0), "SUE-TP-003@3(1,4095) SUE-TP-003@5(4094,4095)");
 }
 
 /* IB RC: 24-bit wrap; NAK (PSN sequence error) with go-back-N from its PSN is fine, a second NAK
@@ -197,7 +198,18 @@ static void t_timer(void)
     CHECK_STR(finish(&d, 0), "SUE-TP-020@4(0,120000)");
 }
 
-/* the light tracker: an RNR NAK's timer (IBTA Table 45) and the MSN bound */
+/* the full tracker with the IB RC profile: an RNR NAK's timer (IBTA Table 45; IB-RC-010) and the AETH
+ * MSN bound (IB-RC-011) */
+static void rnr(drv *d, uint32_t psn, uint64_t wait_ns)
+{
+    ack(d, psn, true);
+    rt_seq_rnr(&d->q, wait_ns);
+}
+static void msn(drv *d, rt_msn_st *m, uint32_t cum, uint32_t v, bool judged)
+{
+    rt_ctx x = ctx(d, true);
+    rt_msn(&x, m, cum, v, judged);
+}
 static void t_rnr_msn(void)
 {
     CHECK_EQ(rt_ib_rnr_ns(0), 655360000);
@@ -205,33 +217,33 @@ static void t_rnr_msn(void)
     CHECK_EQ(rt_ib_rnr_ns(14), 1280000);
     CHECK_EQ(rt_ib_rnr_ns(31), 491520000);
     drv d;
+    rt_msn_st m;
+    memset(&m, 0, sizeof m);
     start(&d, &rt_ib_rc);
-    rt_flow f;
-    memset(&f, 0, sizeof f);
+    data(&d, 100, true, 0);
+    rnr(&d, 100, rt_ib_rnr_ns(2));                    /* frame 2: wait 20 µs */
+    CHECK_EQ(data_at(&d, 100, true, 0, 5000), RT_OLD); /* frame 3: after 5 µs */
+    rnr(&d, 100, rt_ib_rnr_ns(2));                    /* frame 4 */
+    data_at(&d, 100, true, 0, 25000);                  /* frame 5: after 25 µs: fine */
+    ack(&d, 100, false);                               /* frame 6 */
+    msn(&d, &m, 100, 0xFFFFFF, true);                  /* first MSN: 2^24 − 1 */
+    data(&d, 101, true, 0);
+    ack(&d, 101, false);                               /* frame 8: MSN wraps to 0: +1 */
+    msn(&d, &m, 101, 0, true);
     step(&d, 0, 0);
-    CHECK_EQ(rt_data(d.s, &rt_ib_rc, &f, 100, true, false, &d.p, "qp"), 0);
-    step(&d, 0, 0);
-    CHECK(rt_rnr(d.s, &rt_ib_rc, &f, 100, rt_ib_rnr_ns(2), &d.p, "qp")); /* frame 2: wait 20 µs */
-    step(&d, 0, 5000);
-    CHECK_EQ(rt_data(d.s, &rt_ib_rc, &f, 100, true, false, &d.p, "qp"), 2); /* frame 3: after 5 µs */
-    step(&d, 0, 0);
-    CHECK(rt_rnr(d.s, &rt_ib_rc, &f, 100, rt_ib_rnr_ns(2), &d.p, "qp")); /* frame 4 */
-    step(&d, 0, 25000);
-    rt_data(d.s, &rt_ib_rc, &f, 100, true, false, &d.p, "qp");           /* frame 5: after 25 µs: fine */
-    step(&d, 0, 0);
-    bool ok = rt_ack(d.s, &rt_ib_rc, &f, 100, &d.p, "qp");               /* frame 6 */
-    CHECK(ok);
-    rt_msn(d.s, &rt_ib_rc, &f, 100, 0xFFFFFF, ok, &d.p, "qp");            /* first MSN: 2^24 − 1 */
-    step(&d, 0, 0);
-    rt_data(d.s, &rt_ib_rc, &f, 101, true, false, &d.p, "qp");
-    step(&d, 0, 0);
-    ok = rt_ack(d.s, &rt_ib_rc, &f, 101, &d.p, "qp");                    /* frame 8: MSN wraps to 0: +1 */
-    rt_msn(d.s, &rt_ib_rc, &f, 101, 0, ok, &d.p, "qp");
-    step(&d, 0, 0);
-    rt_msn(d.s, &rt_ib_rc, &f, 101, 2, true, &d.p, "qp");                 /* frame 9: +2 over no PSN */
-    rt_finish(d.s, &rt_ib_rc, &f, "qp");
-    ub_state_free(d.s);
-    CHECK_STR(found, "IB-RC-010@3(5,20) IB-RC-002@3(100) IB-RC-002@5(100) IB-RC-011@9(2,0)");
+    msn(&d, &m, 101, 2, true);                         /* frame 9: +2 over no PSN */
+    CHECK_STR(finish(&d, 0), "IB-RC-002@3(100) IB-RC-010@3(5,20) IB-RC-002@5(100) IB-RC-011@9(2,0)");
+    /* a plain NAK after an RNR NAK has no wait; an RNR NAK naming the next PSN (nothing lost) */
+    start(&d, &rt_sue_type1);
+    data(&d, 7, true, 0);
+    rnr(&d, 7, 10000);                                 /* frame 2 */
+    ack(&d, 7, true);                                  /* frame 3: second NAK 7 before a resend */
+    data_at(&d, 7, true, 0, 2000);                     /* frame 4: 2 µs after the RNR NAK */
+    ack(&d, 7, false);
+    rnr(&d, 8, 10000);                                 /* frame 6: RNR NAK 8 = the next PSN */
+    data_at(&d, 8, true, 0, 3000);                     /* frame 7: the first send of 8, 3 µs later */
+    ack(&d, 8, false);
+    CHECK_STR(finish(&d, 0), "SUE-TP-004@3(7) SUE-TP-002@4(7) SUE-TP-025@4(3,10) SUE-TP-025@7(3,10)");
 }
 
 /* the neighbour flow tables are bounded by max_channels and counted like UB state: with room for 2

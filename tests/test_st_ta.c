@@ -371,9 +371,13 @@ static void test_transport_status(void)
     fd_pkt(&fd, 30, RTP_AB(103, 1) "btah taopcode=Read ini_tassn=3 ini_rc_id=0x40 retry=1\nmaetah address=0x1000 tokenid=1 length=8\n");
     fd_pkt(&fd, 40, RTP_BA(7, 1) RDRSP(3, 0x40));
     fd_close(&fd);
-    if (f->n != 1) dump("transport_status", f, &mt);
+    if (f->n != 2) dump("transport_status", f, &mt);
     CHECK(au_has(f, "UB-TA-018", 5)); /* RNR carried in the transport ack */
-    CHECK_EQ(f->n, 1);
+    /* the retry 10 µs after the RNR, whose RNR_Timer 4 asks for 2 µs · 2^4 = 32 µs (UB-TA-019) */
+    CHECK(au_has(f, "UB-TA-019", 6));
+    CHECK_EQ(f->n, 2);
+    const ub_finding *x = find_f(f, "UB-TA-019", 6); /* frames: the RNR ack, the first copy; ns waited, RNR_Timeout */
+    CHECK(x && x->nframes == 2 && x->frames[0] == 5 && x->frames[1] == 3 && x->values[0] == 10000 && x->values[1] == 32000);
     CHECK(has_match(&mt, 1, 4, 0, 0x03));
     CHECK(has_match(&mt, 2, 4, 0, 0x03));
     CHECK(has_match(&mt, 3, 5, 0, 0x06));

@@ -58,6 +58,7 @@ static const optdef opt_table[] = {
     { "sue.cnp_merge_us", K_U16, OFF(sue_cnp_merge_us), 65535, "sue.cnp_merge_us=N                 SUE CNP MERGE TIMER_THR in µs: closer CNPs per QP are SUE-TP-008 (0 off)" },
     { "pcieflit.encoding", K_WORDS, OFF(pcieflit_encoding), 2, "pcieflit.encoding=1b1b|8b10b|128b130b  PCIe flit link encoding: handshake limit 512 or 256 flits (1b1b)" },
     { "sue.icrc", K_BOOL, OFF(sue_icrc), 1, "sue.icrc=0|1                       a 4-byte ICRC follows the SUE payload (0)" },
+    { "sue.rnr_encoding", K_WORDS, OFF(sue_rnr_encoding), 1, "sue.rnr_encoding=ib|off            RNR time of an SUE RNR NAK: IB AETH timer code (provisional) or not judged" },
 };
 /* word values of K_WORDS options, index = stored value */
 static const char *const *opt_words(const char *name)
@@ -66,8 +67,10 @@ static const char *const *opt_words(const char *name)
     static const char *const word_rh[] = { "be", "le", NULL };
     static const char *const word_afh[] = { "auto", "gen1", "gen2", NULL };
     static const char *const word_enc[] = { "1b1b", "8b10b", "128b130b", NULL };
+    static const char *const word_rnr[] = { "ib", "off", NULL };
     if (strcmp(name, "udp4791") == 0) return w4791;
     if (strcmp(name, "sue.rh_order") == 0) return word_rh;
+    if (strcmp(name, "sue.rnr_encoding") == 0) return word_rnr;
     if (strcmp(name, "pcieflit.encoding") == 0) return word_enc;
     return word_afh;
 }

@@ -63,68 +63,72 @@ static const char txt_nb[RT_T__COUNT][RT_TXT_MAX] = {
 };
 
 #define NONE UB_R__COUNT
-const rt_profile rt_ub_rtp = { "UB RTP", 1u << 24, 1u << 23, 1, false, NONE, UB_R_TP_RETRANSMISSION, UB_R_TP_ACK_PSN,
-                               UB_R_TP_NAK, UB_R_TP_ACK_REQUIRED, UB_R_TP_WINDOW, UB_R_TP_LOST, UB_R_TP_GAP_ACKED,
-                               UB_R_TP_GAP_FILLED, UB_R_TP_OUT_OF_ORDER, UB_R_TP_DUP_ACK, UB_R_TP_SACK,
-                               UB_R_TP_ACK_REQUIRED, UB_R_TP_UNACKED, 512000 /* §6.4.2.1: smallest static RTO, 512 µs */,
-                               txt_ub, UB_R_TP_LOSS_TIMER, NONE, NONE };
-const rt_profile rt_ib_rc = { "IB RC", 1u << 24, (1u << 23) - 1, 0, false, UB_R_IB_GAP, UB_R_IB_RETRANS, UB_R_IB_ACK_PSN,
-                              UB_R_IB_NAK_REPLAY, UB_R_IB_UNACKED, UB_R_IB_WINDOW, UB_R_IB_GAP, UB_R_IB_GAP,
-                              UB_R_IB_RETRANS, UB_R_IB_GAP, NONE, NONE, UB_R_IB_UNACKED, NONE,
-                              8192 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, txt_nb,
-                              UB_R_IB_LOSS_TIMER, UB_R_IB_RNR_WAIT, UB_R_IB_MSN };
-const rt_profile rt_sue_type1 = { "SUE TYPE1", 1u << 12, 512, 0, false, UB_R_SUE_GAP, UB_R_SUE_RETRANS, UB_R_SUE_ACK_PSN,
-                                  UB_R_SUE_NAK_REPLAY, UB_R_SUE_UNACKED, UB_R_SUE_WINDOW, UB_R_SUE_GAP, UB_R_SUE_GAP,
-                                  UB_R_SUE_RETRANS, UB_R_SUE_GAP, NONE, NONE, UB_R_SUE_UNACKED, NONE, 512000, txt_nb,
-                                  UB_R_SUE_LOSS_TIMER, NONE, NONE };
-const rt_profile rt_pcie_flit = { "PCIe flit", 1023, 511, 0, true, UB_R_FL_GAP, UB_R_FL_REPLAY, UB_R_FL_ACK_SEQ,
-                                  UB_R_FL_NAK_REPLAY, NONE, UB_R_FL_WINDOW, UB_R_FL_GAP, UB_R_FL_GAP, UB_R_FL_REPLAY,
-                                  UB_R_FL_GAP, NONE, NONE, NONE, NONE, 0, txt_nb, NONE, NONE, NONE };
+const rt_profile rt_ub_rtp = {
+    .name = "UB RTP", .modulus = 1u << 24, .window = 1u << 23, .win_bias = 1, .ack_resync = true, .matches = true,
+    .r_retrans = UB_R_TP_RETRANSMISSION, .r_ack_psn = UB_R_TP_ACK_PSN, .r_nak_replay = UB_R_TP_NAK, .r_window = UB_R_TP_WINDOW,
+    .r_gap = NONE, .r_lost = UB_R_TP_LOST, .r_gap_acked = UB_R_TP_GAP_ACKED, .r_gap_filled = UB_R_TP_GAP_FILLED,
+    .r_ooo = UB_R_TP_OUT_OF_ORDER, .r_dup_ack = UB_R_TP_DUP_ACK, .r_sack = UB_R_TP_SACK, .r_ack_req = UB_R_TP_ACK_REQUIRED,
+    .r_data_unacked = UB_R_TP_UNACKED, .r_loss_timer = UB_R_TP_LOSS_TIMER,
+    .r_rnr = NONE, /* an RNR in a TPACK is the transaction layer's: UB-TA-019 (st_ta.c) */
+    .r_msn = NONE, .min_rto_ns = 512000 /* §6.4.2.1: smallest static RTO, 512 µs */, .txt = txt_ub,
+};
+const rt_profile rt_ib_rc = {
+    .name = "IB RC", .nak_next = true, .win_first = true, .modulus = 1u << 24, .window = (1u << 23) - 1,
+    .r_retrans = UB_R_IB_RETRANS, .r_ack_psn = UB_R_IB_ACK_PSN, .r_nak_replay = UB_R_IB_NAK_REPLAY, .r_window = UB_R_IB_WINDOW,
+    .r_gap = NONE, .r_lost = UB_R_IB_GAP, .r_gap_acked = UB_R_IB_GAP_ACKED, .r_gap_filled = UB_R_IB_GAP_FILLED,
+    .r_ooo = UB_R_IB_OOO, .r_dup_ack = UB_R_IB_DUP_ACK, .r_sack = NONE, .r_ack_req = UB_R_IB_UNACKED,
+    .r_data_unacked = NONE, .r_loss_timer = UB_R_IB_LOSS_TIMER, .r_rnr = UB_R_IB_RNR_WAIT, .r_msn = UB_R_IB_MSN,
+    .min_rto_ns = 8192 /* IBTA §9.7.6.1.3: Local ACK Timeout 4.096 µs × 2^1 at least */, .txt = txt_nb,
+};
+const rt_profile rt_sue_type1 = {
+    .name = "SUE TYPE1", .nak_next = true, .win_first = true, .modulus = 1u << 12, .window = 512,
+    .r_retrans = UB_R_SUE_RETRANS, .r_ack_psn = UB_R_SUE_ACK_PSN, .r_nak_replay = UB_R_SUE_NAK_REPLAY, .r_window = UB_R_SUE_WINDOW,
+    .r_gap = NONE, .r_lost = UB_R_SUE_GAP, .r_gap_acked = UB_R_SUE_GAP_ACKED, .r_gap_filled = UB_R_SUE_GAP_FILLED,
+    .r_ooo = UB_R_SUE_OOO, .r_dup_ack = UB_R_SUE_DUP_ACK, .r_sack = NONE, .r_ack_req = UB_R_SUE_UNACKED,
+    .r_data_unacked = NONE, .r_loss_timer = UB_R_SUE_LOSS_TIMER, .r_rnr = UB_R_SUE_RNR_WAIT, .r_msn = NONE,
+    .min_rto_ns = 512000, .txt = txt_nb,
+};
+/* the light tracker: sequence 1..1023 (mod 1023, 0 unused), not a power of two */
+const rt_profile rt_pcie_flit = {
+    .name = "PCIe flit", .modulus = 1023, .window = 511, .skip_zero = true,
+    .r_retrans = UB_R_FL_REPLAY, .r_ack_psn = UB_R_FL_ACK_SEQ, .r_nak_replay = UB_R_FL_NAK_REPLAY, .r_window = UB_R_FL_WINDOW,
+    .r_gap = UB_R_FL_GAP, .r_lost = NONE, .r_gap_acked = NONE, .r_gap_filled = NONE, .r_ooo = NONE, .r_dup_ack = NONE,
+    .r_sack = NONE, .r_ack_req = NONE, .r_data_unacked = NONE, .r_loss_timer = NONE, .r_rnr = NONE, .r_msn = NONE,
+    .txt = txt_nb,
+};
 #undef NONE
 
 uint32_t rt_idx(const rt_profile *pf, uint32_t psn) { return pf->skip_zero ? (psn + pf->modulus - 1) % pf->modulus : psn % pf->modulus; }
 uint32_t rt_psn(const rt_profile *pf, uint32_t idx) { return pf->skip_zero ? idx % pf->modulus + 1 : idx % pf->modulus; }
+
+/* IBTA Table 45: the RNR NAK timer field (AETH syndrome [4:0]) in µs; 0 is the longest, 655.36 ms */
+uint64_t rt_ib_rnr_ns(unsigned code)
+{
+    static const uint32_t us[32] = { 655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+                                     2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+                                     163840, 245760, 327680, 491520 };
+    return (uint64_t)us[code & 31] * 1000;
+}
+
+/* ================================================================ the light tracker (PCIe flits) */
 static uint32_t dist(const rt_profile *pf, uint32_t a, uint32_t b) { return (a + pf->modulus - b) % pf->modulus; }
 static bool ahead(const rt_profile *pf, uint32_t a, uint32_t b) { uint32_t d = dist(pf, a, b); return d && d < pf->modulus / 2; }
 
 /* v1 < 0: one value */
-static void emit(ub_state *s, unsigned rule, const ub_pkt *p, uint64_t frame, uint64_t other, int64_t v0, int64_t v1,
-                 const char *detail, const char *key)
+static void emit(ub_state *s, unsigned rule, const ub_pkt *p, uint64_t other, int64_t v0, int64_t v1, const char *detail,
+                 const char *key)
 {
     if (rule >= UB_R__COUNT) return;
     int64_t v[2] = { v0, v1 };
-    ub_st_emit(s, rule, -1, p ? p->pi->frame : frame, &other, other ? 1 : 0, v, v1 < 0 ? 1 : 2, detail, "flow", key);
+    ub_st_emit(s, rule, -1, p->pi->frame, &other, other ? 1 : 0, v, v1 < 0 ? 1 : 2, detail, "flow", key);
 }
 
-static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next, const ub_pkt *p) /* acked: every idx before through_next */
+static void release(const rt_profile *pf, rt_flow *f, uint32_t through_next) /* acked: every idx before through_next */
 {
-    if (ahead(pf, through_next, f->una) && !ahead(pf, through_next, f->next)) {
-        f->una = through_next;
-        f->progress_ts = p->pi->ts_ns; /* the loss timer restarts */
-        f->timer_reported = 0;
-    }
-    unsigned k = 0;
-    for (unsigned i = 0; i < f->nreq; i++)
-        if (ahead(pf, through_next, f->req[i].idx)) continue; /* acknowledged */
-        else f->req[k++] = f->req[i];
-    f->nreq = (uint8_t)k;
+    if (ahead(pf, through_next, f->una) && !ahead(pf, through_next, f->next)) f->una = through_next;
 }
 
-/* Loss timer (capture time): acks of the flow are visible, PSNs are outstanding, and neither an ack
- * advanced nor a resend came for longer than the timeout (§10.6 e default, --loss-timeout) */
-static void loss_timer(ub_state *s, const rt_profile *pf, rt_flow *f, const ub_pkt *p, const char *key)
-{
-    uint64_t now = p->pi->ts_ns;
-    uint64_t t = s->cfg.response_timeout_ns ? s->cfg.loss_timeout_ns : 0; /* --response-timeout 0: off as well */
-    if (t && f->acks_seen && !f->timer_reported && f->next != f->una && now > f->progress_ts + t) {
-        f->timer_reported = 1;
-        emit(s, pf->r_loss_timer, p, 0, 0, rt_psn(pf, f->una), (int64_t)((now - f->progress_ts) / 1000),
-             "the oldest unacknowledged PSN was neither acknowledged nor resent within the loss timeout", key);
-    }
-}
-
-int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ack_req, bool may_skip, const ub_pkt *p,
-            const char *key)
+int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key)
 {
     uint32_t i = rt_idx(pf, psn);
     int r = 0;
@@ -132,38 +136,25 @@ int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ac
         f->started = 1;
         f->next = f->una = i;
     }
-    if (f->next == f->una) f->progress_ts = p->pi->ts_ns; /* nothing outstanding: the timer starts with this one */
     if (f->nak_pending) { /* go-back-N: the first packet after the NAK is the NAK's PSN */
         f->nak_pending = 0;
         if (i != f->nak_idx)
-            emit(s, pf->r_nak_replay, p, 0, f->nak_frame, psn, rt_psn(pf, f->nak_idx), "replay does not start at the NAK's PSN", key);
-        uint64_t waited = p->pi->ts_ns - f->nak_ts;
-        if (f->rnr_wait_ns && p->pi->ts_ns >= f->nak_ts && waited < f->rnr_wait_ns) /* RNR NAK: wait its timer first */
-            emit(s, pf->r_rnr, p, 0, f->nak_frame, (int64_t)(waited / 1000), (int64_t)(f->rnr_wait_ns / 1000),
-                 "resent before the RNR NAK's timer elapsed", key);
+            emit(s, pf->r_nak_replay, p, f->nak_frame, psn, rt_psn(pf, f->nak_idx), "replay does not start at the NAK's PSN", key);
     }
     if (i == f->next) {
         f->next = (i + 1) % pf->modulus;
     } else if (ahead(pf, i, f->next)) {
-        if (!may_skip)
-            emit(s, pf->r_gap, p, 0, 0, rt_psn(pf, f->next), dist(pf, i, f->next), "sequence numbers never seen", key);
+        emit(s, pf->r_gap, p, 0, rt_psn(pf, f->next), dist(pf, i, f->next), "sequence numbers never seen", key);
         f->next = (i + 1) % pf->modulus;
         r = 1;
     } else {
-        emit(s, pf->r_retrans, p, 0, 0, psn, -1, "at or behind the newest sent: resent (or first captured late)", key);
+        emit(s, pf->r_retrans, p, 0, psn, -1, "at or behind the newest sent: resent (or first captured late)", key);
         r = 2;
-        f->progress_ts = p->pi->ts_ns; /* a resend: the sender's timer is working */
-        f->timer_reported = 0;
-    }
-    if (r != 2) loss_timer(s, pf, f, p, key);
-    if (ack_req && r != 2 && f->nreq < RT_RING) {
-        f->req[f->nreq].idx = i;
-        f->req[f->nreq++].frame = p->pi->frame;
     }
     uint32_t out = dist(pf, f->next, f->una);
     if (out > pf->window && !f->window_reported) {
         f->window_reported = true;
-        emit(s, pf->r_window, p, 0, 0, out, pf->window, "outstanding beyond the window", key);
+        emit(s, pf->r_window, p, 0, out, pf->window, "outstanding beyond the window", key);
     } else if (out <= pf->window) {
         f->window_reported = false;
     }
@@ -175,7 +166,7 @@ static bool ack_valid(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t i,
 {
     uint32_t newest = (f->next + pf->modulus - 1) % pf->modulus;
     if (ahead(pf, i, newest) || dist(pf, newest, i) > pf->window) {
-        emit(s, pf->r_ack_psn, p, 0, 0, psn, rt_psn(pf, newest), ahead(pf, i, newest) ? "acknowledges a sequence number never sent" :
+        emit(s, pf->r_ack_psn, p, 0, psn, rt_psn(pf, newest), ahead(pf, i, newest) ? "acknowledges a sequence number never sent" :
              "acknowledges a sequence number older than the window", key);
         return false;
     }
@@ -185,70 +176,20 @@ static bool ack_valid(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t i,
 bool rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key)
 {
     if (!f->started) return false; /* the data direction was not captured */
-    loss_timer(s, pf, f, p, key);
     uint32_t i = rt_idx(pf, psn);
     if (!ack_valid(s, pf, f, i, psn, p, key)) return false;
-    f->acks_seen = 1;
-    release(pf, f, (i + 1) % pf->modulus, p);
+    release(pf, f, (i + 1) % pf->modulus);
     return true;
 }
 
 bool rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key)
 {
     if (!f->started) return false;
-    loss_timer(s, pf, f, p, key);
     uint32_t i = rt_idx(pf, replay_psn);
     if (i != f->next && !ack_valid(s, pf, f, i, replay_psn, p, key)) return false; /* the NAK may name next: nothing lost yet */
-    f->acks_seen = 1;
-    release(pf, f, i, p);
+    release(pf, f, i);
     f->nak_pending = 1;
     f->nak_idx = i;
     f->nak_frame = p->pi->frame;
-    f->nak_ts = p->pi->ts_ns;
-    f->rnr_wait_ns = 0;
     return true;
-}
-
-bool rt_rnr(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, uint64_t wait_ns, const ub_pkt *p,
-            const char *key)
-{
-    if (!rt_nak(s, pf, f, replay_psn, p, key)) return false;
-    f->rnr_wait_ns = wait_ns;
-    return true;
-}
-
-/* IBTA Table 45: the RNR NAK timer field (AETH syndrome [4:0]) in µs; 0 is the longest, 655.36 ms */
-uint64_t rt_ib_rnr_ns(unsigned code)
-{
-    static const uint32_t us[32] = { 655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
-                                     2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
-                                     163840, 245760, 327680, 491520 };
-    return (uint64_t)us[code & 31] * 1000;
-}
-
-void rt_msn(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t cum_psn, uint32_t msn, bool valid, const ub_pkt *p,
-            const char *key)
-{
-    msn &= 0xFFFFFF; /* 24-bit MSN */
-    uint32_t ci = rt_idx(pf, cum_psn);
-    if (f->msn_valid) {
-        uint32_t dm = (msn - f->msn) & 0xFFFFFF;
-        if (dm >= 0x800000)
-            emit(s, pf->r_msn, p, 0, 0, msn, f->msn, "MSN went backwards", key);
-        else if (valid && f->msn_idx_valid && !ahead(pf, f->msn_idx, ci) && dm > dist(pf, ci, f->msn_idx))
-            emit(s, pf->r_msn, p, 0, 0, msn, f->msn, "MSN advanced by more than the PSNs acknowledged since the previous ack", key);
-    }
-    f->msn = msn;
-    f->msn_valid = 1;
-    if (valid) {
-        f->msn_idx = ci;
-        f->msn_idx_valid = 1;
-    }
-}
-
-void rt_finish(ub_state *s, const rt_profile *pf, rt_flow *f, const char *key)
-{
-    for (unsigned k = 0; k < f->nreq; k++)
-        emit(s, pf->r_unacked, NULL, f->req[k].frame, 0, rt_psn(pf, f->req[k].idx), -1, "never acknowledged", key);
-    f->nreq = 0;
 }

@@ -3,16 +3,18 @@
  * sequence space as a capture shows it — modular PSN arithmetic (mod 2^n, or PCIe's mod 1023 skipping
  * 0), the window of outstanding PSNs, cumulative/implicit acks, selective-ack bitmaps, NAK with
  * go-back-N or selective replay, duplicate (retransmitted) and invalid (beyond the newest sent)
- * regions, loss (PSN gaps never filled), ack-required packets never acknowledged, and the capture
- * point that saw each packet. Profiles give the width, the window, the rule and the text of each
- * finding: UB RTP (24-bit, st_tp.c), IB RC (24-bit), SUE TYPE1 (12-bit), PCIe flits (mod 1023).
+ * regions, loss (PSN gaps never filled), ack-required packets never acknowledged, loss and RNR timers,
+ * and the capture point that saw each packet. Profiles give the width, the window, the rule and the
+ * text of each finding: UB RTP (24-bit, st_tp.c), IB RC (24-bit), SUE TYPE1 (12-bit), PCIe flits
+ * (mod 1023).
  *
  * Two trackers share the profiles and the arithmetic:
  *  - rt_seq (the full tracker): gaps are remembered and judged when they are acknowledged, filled or
  *    left open at the end; a ring of recent PSNs tells a resend from the same packet at another
- *    capture point; TPSACK-style bitmaps. UB RTP runs on it.
- *  - rt_flow (the light tracker): a gap is reported at the packet that reveals it. The neighbour
- *    modules (st_neigh.c) run on it.
+ *    capture point; TPSACK-style bitmaps; loss timer, RNR NAK timer, IB AETH MSN. UB RTP (st_tp.c),
+ *    IB RC and SUE TYPE1 (st_neigh.c) run on it. It needs a power-of-two modulus.
+ *  - rt_flow (the light tracker): a gap is reported at the packet that reveals it. Only PCIe flits
+ *    run on it: their sequence space (1..1023, 0 unused) is not a power of two.
  * Findings go through ub_st_emit. */
 #ifndef UB_RT_CORE_H
 #define UB_RT_CORE_H
@@ -34,15 +36,23 @@ typedef struct rt_profile {
     uint32_t window;        /* most PSNs outstanding (UB 8M, IB 8M-1, SUE 512, PCIe 511) */
     uint8_t win_bias;       /* the window finding's values minus this (UB TP-03 states highest − lowest: 1) */
     bool skip_zero;         /* PCIe: sequence numbers 1..1023, 0 unused */
-    uint16_t r_gap, r_retrans, r_ack_psn, r_nak_replay, r_unacked, r_window; /* UB_R_* ; UB_R__COUNT = none */
+    bool ack_resync;        /* an ack beyond the newest sent proves PSNs the capture missed (UB); else the
+                             * sender discards it (IBTA §9.7.5.1.2) and so does the tracker */
+    bool matches;           /* data <-> first ack pairs go to ub_st_match (the UB response-time statistics) */
+    bool win_first;         /* before the first ack, the window counts from the first PSN captured (IB, SUE);
+                             * else (UB) it is judged from the first ack on */
+    bool nak_next;          /* the first packet after a NAK must be its PSN (IB, SUE go-back-N); else only
+                             * the first resend is judged (UB: new PSNs may be in flight past the NAK) */
+    /* rules (UB_R_*; UB_R__COUNT = none). Both trackers: resend, bad ack PSN, NAK replay, window */
+    uint16_t r_retrans, r_ack_psn, r_nak_replay, r_window;
+    uint16_t r_gap; /* light tracker: a gap at the packet revealing it */
     /* full tracker: lost, gap acked, gap filled, reordered, duplicate ack, selective ack, ack-required
-     * packet unacked, any data unacked at the end */
+     * packet unacked, any data unacked at the end, loss timer expired (--loss-timeout), resend before an
+     * RNR NAK's timer elapsed, message sequence (IB AETH MSN) backwards or ahead of the PSNs */
     uint16_t r_lost, r_gap_acked, r_gap_filled, r_ooo, r_dup_ack, r_sack, r_ack_req, r_data_unacked;
+    uint16_t r_loss_timer, r_rnr, r_msn;
     uint64_t min_rto_ns;    /* a PSN of a gap resent this long after the gap is a timeout resend */
     const char (*txt)[RT_TXT_MAX]; /* RT_T__COUNT texts (arrays, not pointers: no relocations at load) */
-    uint16_t r_loss_timer;  /* loss timer expired (capture time, --response-timeout) */
-    uint16_t r_rnr;         /* resend before an RNR NAK's timer elapsed (light tracker) */
-    uint16_t r_msn;         /* message sequence (IB AETH MSN) backwards or ahead of the PSNs (light tracker) */
 } rt_profile;
 
 extern const rt_profile rt_ub_rtp, rt_ib_rc, rt_sue_type1, rt_pcie_flit;
@@ -68,6 +78,8 @@ static inline int32_t rt_diff(const rt_profile *pf, uint32_t a, uint32_t b) { re
 
 /* ring slot flags */
 enum { RT_SL_VALID = 1, RT_SL_A = 2, RT_SL_LAST = 4, RT_SL_MATCHED = 8 };
+/* rt_seq_data flag, not kept in the slot: a jump forward is expected (an IB RDMA Read took several PSNs) */
+enum { RT_DF_SKIP = 0x80 };
 
 typedef struct rt_slot {
     uint64_t frame, ts; /* first copy */
@@ -91,6 +103,7 @@ typedef struct rt_seq {
     uint32_t hi, first_psn, acked, nak_psn, sack_psn, maxrcv, prev_psn;
     uint32_t fb_epoch;          /* NAKs + selective acks seen: recovery context for late PSNs */
     uint64_t nak_frame, nak_ts, sack_frame, ack_frame;
+    uint64_t rnr_wait_ns;       /* the pending NAK is an RNR NAK: the resend waits this long (0: not RNR) */
     uint64_t last_ack_sig;      /* last ack (the profile's signature) ... */
     uint16_t last_ack_ifmask;   /* ... and the capture points that saw it */
     uint16_t sack_nbits;
@@ -148,6 +161,8 @@ static inline bool rt_seq_ack_copy(rt_seq *q, uint64_t sig, uint16_t ifbit)
  * match_op: the opcode of ub_match records pairing data with its first ack. Returns UB_TPF_* flags. */
 uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sack, bool plain, unsigned match_op,
                     const rt_bitmap *bm);
+/* The NAK just passed to rt_seq_ack is an RNR NAK: its resend must wait wait_ns (r_rnr when earlier) */
+static inline void rt_seq_rnr(rt_seq *q, uint64_t wait_ns) { q->rnr_wait_ns = q->nak_pending ? wait_ns : 0; }
 /* End of capture: gaps never filled nor acknowledged, NAKs never answered by a resend */
 void rt_seq_finish_open(const rt_ctx *x, rt_seq *q);
 /* End of capture (flows whose acks are visible): data never acknowledged, A = 1 packets not acked */
@@ -155,40 +170,32 @@ void rt_seq_finish_unacked(const rt_ctx *x, rt_seq *q);
 /* bit i of a selective-ack bitmap in its order */
 bool rt_bit(const rt_bitmap *bm, uint32_t i);
 
-/* ================================================================ the light tracker */
-#define RT_RING 16 /* ack-required PSNs remembered per flow */
+/* ---------------------------------------------------------------- RNR NAK timer, message sequence */
+/* IBTA Table 45: RNR NAK timer code (AETH syndrome [4:0]) -> ns */
+uint64_t rt_ib_rnr_ns(unsigned code);
+typedef struct rt_msn_st {
+    uint32_t msn, psn;     /* the last MSN and the PSN its ack covered */
+    uint8_t valid, psn_valid;
+} rt_msn_st;
+/* The message sequence number of an ack acknowledging through cum_psn (judged: the ack's PSN was
+ * valid): it never goes back and advances by at most the PSNs acknowledged since the previous ack (r_msn) */
+void rt_msn(const rt_ctx *x, rt_msn_st *m, uint32_t cum_psn, uint32_t msn, bool judged);
+
+/* ================================================================ the light tracker (PCIe flits) */
 typedef struct rt_flow {
     uint32_t next;         /* index of the next new PSN (newest sent + 1) */
     uint32_t una;          /* index of the oldest unacknowledged PSN */
-    uint8_t started, nak_pending, nreq;
+    uint8_t started, nak_pending;
+    bool window_reported;
     uint32_t nak_idx;      /* replay must start here */
     uint64_t nak_frame;
-    bool window_reported;
-    uint8_t acks_seen, timer_reported, msn_valid, msn_idx_valid;
-    uint64_t progress_ts;  /* loss timer: last ack advance, resend, or start of the outstanding data */
-    uint64_t nak_ts, rnr_wait_ns; /* the pending NAK's time; an RNR NAK's timer (0: not RNR) */
-    uint32_t msn, msn_idx; /* the last MSN and the index its ack covered */
-    struct { uint32_t idx; uint64_t frame; } req[RT_RING]; /* ack-required, not yet acknowledged */
 } rt_flow;
 
-/* A data packet with sequence number psn. may_skip: a jump forward is expected (an RDMA Read took
- * several PSNs). Returns 0 new in order, 1 after a gap, 2 retransmission. */
-int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, bool ack_req, bool may_skip, const ub_pkt *p,
-            const char *key);
+/* A data packet with sequence number psn. Returns 0 new in order, 1 after a gap, 2 retransmission. */
+int rt_data(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key);
 /* A cumulative ack through psn. false: not judged (no data seen, or an invalid PSN) */
 bool rt_ack(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t psn, const ub_pkt *p, const char *key);
 /* A NAK: everything before replay_psn is acknowledged, the sender must resend from replay_psn. */
 bool rt_nak(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, const ub_pkt *p, const char *key);
-/* An RNR NAK: a NAK whose resend must wait wait_ns (r_rnr when it comes earlier) */
-bool rt_rnr(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t replay_psn, uint64_t wait_ns, const ub_pkt *p,
-            const char *key);
-/* IBTA Table 45: RNR NAK timer code (AETH syndrome [4:0]) -> ns */
-uint64_t rt_ib_rnr_ns(unsigned code);
-/* The message sequence number of an ack acknowledging through cum_psn (valid: rt_ack/rt_nak judged it):
- * it never goes back and advances by at most the PSNs acknowledged since the previous ack (r_msn) */
-void rt_msn(ub_state *s, const rt_profile *pf, rt_flow *f, uint32_t cum_psn, uint32_t msn, bool valid, const ub_pkt *p,
-            const char *key);
-/* End of capture: ack-required PSNs still unacknowledged. */
-void rt_finish(ub_state *s, const rt_profile *pf, rt_flow *f, const char *key);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The full tracker of the reliable-transport core (rt_core.h): one sender's PSN space with the gaps
  * the capture missed (digest §10.6 c), a ring of recent PSNs (first copy, ack-required, capture points),
- * cumulative and selective acks, NAK loss episodes. UB RTP (st_tp.c) runs on it with the rt_ub_rtp
- * profile; the rules cited are the UB ones (TP-02 .. TP-07, TP-11), another profile maps them to its own. */
+ * cumulative and selective acks, NAK loss episodes, the loss and RNR timers and the IB AETH MSN. UB RTP
+ * (st_tp.c, rt_ub_rtp), IB RC and SUE TYPE1 (st_neigh.c, rt_ib_rc, rt_sue_type1) run on it; the rules
+ * cited are the UB ones (TP-02 .. TP-07, TP-11), each profile maps them to its own. */
 #include "rt_core.h"
 
 #include <stdio.h>
@@ -128,12 +129,25 @@ static inline void timer_check(const rt_ctx *x, rt_seq *q)
 }
 
 /* ================================================================ data */
+/* the first resend after a NAK: an RNR NAK's timer must have elapsed (IBTA §9.7.5.2.8) */
+static void nak_resend(const rt_ctx *x, rt_seq *q)
+{
+    uint64_t now = x->p->pi->ts_ns, waited = now - q->nak_ts;
+    if (q->rnr_wait_ns && now >= q->nak_ts && waited < q->rnr_wait_ns)
+        emit(x, x->pf->r_rnr, -1, x->p->pi->frame, q->nak_frame, (int64_t)(waited / 1000), (int64_t)(q->rnr_wait_ns / 1000), 2,
+             "resent before the RNR NAK's timer elapsed");
+    q->nak_pending = 0;
+    q->rnr_wait_ns = 0;
+}
+
 int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8_t aux, rt_dres *r)
 {
     const rt_profile *pf = x->pf;
     const uint32_t mod = pf->modulus;
     const ub_pkt *p = x->p;
     uint64_t fr = p->pi->frame;
+    bool may_skip = slflags & RT_DF_SKIP;
+    slflags &= (uint8_t)~RT_DF_SKIP;
     if (!q->have_data) {
         q->have_data = 1;
         q->first_psn = psn;
@@ -151,13 +165,20 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
     r->copy = NULL;
     if (d > 0) {
         /* ---- a new PSN (TP-02) */
-        if (d > 1) {
+        if (d > 1 && !may_skip) {
             gap_open(q, rt_add_m(mod, q->hi, 1), (uint32_t)d - 1, p, x->as_note);
             flags |= UB_TPF_LOST_BEFORE;
         }
-        /* TP-03: PSNs outstanding (UB: highest PSN sent − lowest not acknowledged < 8M) <= window */
-        if (q->ack_valid) {
-            uint32_t out = (psn - q->acked) & (mod - 1);
+        /* a NAK naming the next PSN (nothing lost yet): this is its resend; with nak_next, new data
+         * instead of the NAK's PSN breaks go-back-N */
+        if (q->nak_pending && (psn == q->nak_psn || pf->nak_next)) {
+            if (psn != q->nak_psn) emit(x, pf->r_nak_replay, -1, fr, q->nak_frame, psn, q->nak_psn, 2, pf->txt[RT_T_NAK_START]);
+            nak_resend(x, q);
+        }
+        /* TP-03: PSNs outstanding (UB: highest PSN sent − lowest not acknowledged < 8M) <= window; before the
+         * first ack, counted from the first PSN captured (win_first) or not judged */
+        if (q->ack_valid || pf->win_first) {
+            uint32_t out = (psn - (q->ack_valid ? q->acked : rt_add_m(mod, q->first_psn, -1))) & (mod - 1);
             if (out > pf->window) {
                 if (!q->win_reported)
                     emit(x, pf->r_window, -1, fr, 0, out - pf->win_bias, pf->window - pf->win_bias, 2, pf->txt[RT_T_WINDOW]);
@@ -211,7 +232,7 @@ int rt_seq_data(const rt_ctx *x, rt_seq *q, uint32_t psn, uint8_t slflags, uint8
     /* TP-06: after NAK(P) the resends start at P */
     if (resend && q->nak_pending) {
         if (psn != q->nak_psn) emit(x, pf->r_nak_replay, -1, fr, q->nak_frame, psn, q->nak_psn, 2, pf->txt[RT_T_NAK_START]);
-        q->nak_pending = 0;
+        nak_resend(x, q);
     }
     q->prev_retx = resend;
     q->prev_psn = psn;
@@ -331,12 +352,13 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
     if (q->have_data && rt_diff_m(mod, cum, q->hi) > 0) {
         /* §10.6 f(3): an ack beyond the highest PSN sent on a flow whose data is in the capture */
         emit(x, pf->r_ack_psn, sev_psn, fr, 0, cum, q->hi, 2, pf->txt[RT_T_ACK_BEYOND]);
+        if (!pf->ack_resync) return flags; /* discarded by the sender: not judged further */
         q->hi = cum; /* resync: the PSNs up to it were sent, not captured */
     }
     if (advance) {
         gap_ack(x, q, cum);
         /* data <-> first ack covering it (A = 1 or the last packet of an operation) */
-        for (unsigned i = 0; i < RT_RING_N; i++) {
+        for (unsigned i = 0; i < RT_RING_N && pf->matches; i++) {
             rt_slot *sl = &q->ring[i];
             if ((sl->flags & (RT_SL_VALID | RT_SL_MATCHED)) != RT_SL_VALID || !(sl->flags & (RT_SL_A | RT_SL_LAST))) continue;
             if (rt_diff_m(mod, sl->psn, cum) > 0 || (q->ack_valid && rt_diff_m(mod, sl->psn, q->acked) <= 0)) continue;
@@ -361,6 +383,7 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
             q->nak_psn = psn;
             q->nak_frame = fr;
             q->nak_ts = p->pi->ts_ns;
+            q->rnr_wait_ns = 0; /* rt_seq_rnr sets it for an RNR NAK */
         }
         q->fb_epoch++;
     }
@@ -369,6 +392,28 @@ uint32_t rt_seq_ack(const rt_ctx *x, rt_seq *q, uint32_t psn, bool nak, bool sac
         q->fb_epoch++;
     }
     return flags;
+}
+
+/* ================================================================ message sequence (IB AETH MSN) */
+void rt_msn(const rt_ctx *x, rt_msn_st *m, uint32_t cum_psn, uint32_t msn, bool judged)
+{
+    const uint32_t mod = x->pf->modulus;
+    msn &= 0xFFFFFF; /* 24-bit MSN */
+    if (m->valid) {
+        uint32_t dm = (msn - m->msn) & 0xFFFFFF;
+        int32_t dp = rt_diff_m(mod, cum_psn, m->psn);
+        if (dm >= 0x800000)
+            emit(x, x->pf->r_msn, -1, x->p->pi->frame, 0, msn, m->msn, 2, "MSN went backwards");
+        else if (judged && m->psn_valid && dp >= 0 && dm > (uint32_t)dp)
+            emit(x, x->pf->r_msn, -1, x->p->pi->frame, 0, msn, m->msn, 2,
+                 "MSN advanced by more than the PSNs acknowledged since the previous ack");
+    }
+    m->msn = msn;
+    m->valid = 1;
+    if (judged) {
+        m->psn = cum_psn;
+        m->psn_valid = 1;
+    }
 }
 
 /* ================================================================ end of capture */

@@ -246,7 +246,32 @@
     R(FL_PRIOR, "PCIE-FL-017", "PCIe flit link", UB_SEV_WARN, "document 003 Table 4-17 DLP0[5] (Prior Flit was Payload)", \
       "Prior Flit was Payload disagrees with the previous flit of the direction (or flits are missing from the capture)", "frame; frames: previous flit; values: Prior Flit was Payload, previous Flit Usage") \
     R(FL_HS_ALT, "PCIE-FL-018", "PCIe flit link", UB_SEV_WARN, "document 003 sequence number handshake, flit replay command rules (priority 1)", \
-      "Ack or Nak flit in the sequence number handshake with no explicit-sequence flit before it (3 explicit flits and one Ack or Nak in turn)", "frame; frames: first flit of the handshake")
+      "Ack or Nak flit in the sequence number handshake with no explicit-sequence flit before it (3 explicit flits and one Ack or Nak in turn)", "frame; frames: first flit of the handshake") \
+    /* ---- findings of the full tracker (rt_seq.c) for IB RC and SUE TYPE1; RNR timers ---- */                     \
+    R(IB_GAP_ACKED, "IB-RC-012", "IB RC transport", UB_SEV_WARN, "IBTA §9.7.5.1.1; ubscope capture rule (§10.6 c)",   \
+      "PSNs acknowledged by the responder but never captured (missed at the capture point, not lost)",                \
+      "frame (first after the gap); frames: ack; values: first PSN, count")                                          \
+    R(IB_GAP_FILLED, "IB-RC-013", "IB RC transport", UB_SEV_NOTE, "IBTA §9.7.5.1.1; document 002 §3.4.5.1",          \
+      "PSN not captured at its first transmission: its resend is the first copy seen", "frame (late copy); values: PSN") \
+    R(IB_OOO, "IB-RC-014", "IB RC transport", UB_SEV_WARN, "IBTA §9.7.1 (RC delivers in PSN order)",                  \
+      "PSN below the newest sent, never seen before and not a resend: reordered on the path", "frame; values: PSN, newest sent") \
+    R(IB_DUP_ACK, "IB-RC-015", "IB RC transport", UB_SEV_NOTE, "IBTA §9.7.5.1.1 (duplicate ACK)",                    \
+      "duplicate ACK (the same PSN acknowledged again)", "frame; values: PSN")                                       \
+    R(SUE_GAP_ACKED, "SUE-TP-021", "SUE transport", UB_SEV_WARN, "document 004 §12.2; ubscope capture rule (§10.6 c)", \
+      "TYPE1 PSNs acknowledged but never captured (missed at the capture point, not lost)",                          \
+      "frame (first after the gap); frames: ack; values: first PSN, count")                                          \
+    R(SUE_GAP_FILLED, "SUE-TP-022", "SUE transport", UB_SEV_NOTE, "document 004 §12.9",                              \
+      "TYPE1 PSN not captured at its first transmission: its resend is the first copy seen", "frame (late copy); values: PSN") \
+    R(SUE_OOO, "SUE-TP-023", "SUE transport", UB_SEV_WARN, "document 004 §12.2, §12.9 (go-back-N, in order)",         \
+      "TYPE1 PSN below the newest sent, never seen before and not a resend: reordered on the path", "frame; values: PSN, newest sent") \
+    R(SUE_DUP_ACK, "SUE-TP-024", "SUE transport", UB_SEV_NOTE, "document 004 §12.2", "duplicate ACK (the same PSN acknowledged again)", \
+      "frame; values: PSN")                                                                                          \
+    R(SUE_RNR_WAIT, "SUE-TP-025", "SUE transport", UB_SEV_ERROR, "document 004 §12.3.5, §12.9 (-o sue.rnr_encoding, provisional)", \
+      "resend after an RNR NAK before its RNR time elapsed (Aeth_syndrom read as the IB AETH syndrome without its MSB)", \
+      "frame; frames: RNR NAK; values: µs waited, RNR delay µs")                                                     \
+    R(TA_RNR_EARLY, "UB-TA-019", "transaction", UB_SEV_ERROR, "Table 7-3, Table 6-2 (RNR_Timer); §7.3.1.1",           \
+      "transaction retried (Retry = 1) before the RNR_Timeout of its RNR response elapsed (2 µs · 2^RNR_Timer)",     \
+      "frame (retry); frames: RNR response; values: ns waited, RNR_Timeout ns")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

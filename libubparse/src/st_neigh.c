@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* State-engine module for the neighbouring interconnects (docs/neighbours.md), on the reliable-transport
- * core (rt_core.c): IB RC over RoCEv2 (also inside UB CFG 3/4), SUE TYPE1 (UDP or AFH framing) and PCIe
- * flit links. None of this is UB; the rules are IB-RC-*, SUE-TP-*, PCIE-FL-* (rules.h).
+ * core (rt_core.h): IB RC over RoCEv2 (also inside UB CFG 3/4) and SUE TYPE1 (UDP or AFH framing) on the
+ * full tracker (rt_seq.c, as UB RTP), PCIe flit links on the light tracker (rt_core.c: mod 1023). None of
+ * this is UB; the rules are IB-RC-*, SUE-TP-*, PCIE-FL-* (rules.h).
  *
  * Flows: a data direction is (sender address, receiver address, the receiver's QP). Acks travel back
  * addressed to the sender's QP, which the capture cannot relate to the receiver's QP without the
@@ -14,7 +15,11 @@
 
 enum { NB_IB = 1, NB_SUE = 2, NB_FLIT = 3 };
 typedef struct nb_flow {
-    rt_flow f;
+    union {
+        rt_seq q;  /* IB, SUE: the full tracker */
+        rt_flow f; /* PCIe flits: the light tracker */
+    };
+    rt_msn_st msn; /* IB AETH MSN */
     uint8_t proto;
     char key[112];
 } nb_flow;
@@ -157,6 +162,27 @@ static nb_flow *ack_flow(mod_nb *m, unsigned proto, const ub_addr *from, const u
     return pr ? flow(m, proto, to, from, pr->qp) : NULL;
 }
 
+static const rt_profile *profile(unsigned proto) { return proto == NB_IB ? &rt_ib_rc : proto == NB_SUE ? &rt_sue_type1 : &rt_pcie_flit; }
+static void flow_keytext(const void *obj, char *buf, size_t n) { snprintf(buf, n, "%s", ((const nb_flow *)obj)->key); }
+/* the full tracker's context for a call about flow f (p NULL: end of capture) */
+static rt_ctx flow_ctx(ub_state *s, const nb_flow *f, const ub_pkt *p)
+{
+    rt_ctx x = { s, profile(f->proto), p, true, s->cfg.gaps_are_notes, flow_keytext, f, "flow" };
+    return x;
+}
+/* an ack of flow f: cumulative through psn (nak: resend from psn); judged: its PSN lies in
+ * [last ack, newest sent] */
+static bool seq_ack(ub_state *s, nb_flow *f, const ub_pkt *p, uint32_t psn, bool nak, uint64_t sig)
+{
+    rt_seq *q = &f->q;
+    if (rt_seq_ack_copy(q, sig, rt_ifbit(p))) return false; /* the same ack at another capture point */
+    rt_ctx x = flow_ctx(s, f, p);
+    uint32_t cum = nak ? rt_add(x.pf, psn, -1) : psn;
+    bool judged = q->have_data && rt_diff(x.pf, cum, q->hi) <= 0 && (!q->ack_valid || rt_diff(x.pf, cum, q->acked) >= 0);
+    rt_seq_ack(&x, q, psn, nak, false, true, 0, NULL);
+    return judged;
+}
+
 static void note(ub_state *s, unsigned rule, const ub_pkt *p, int64_t v0, int64_t v1, const char *detail, const nb_flow *f)
 {
     int64_t v[2] = { v0, v1 };
@@ -188,7 +214,11 @@ static void pkt_ib(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *b)
             }
             areq = true; /* every request packet is acknowledged (document 002 §3.4.1.1.3.2.1) */
         }
-        if (f) rt_data(s, &rt_ib_rc, &f->f, psn, areq, skip, p, f->key);
+        if (f) {
+            rt_ctx x = flow_ctx(s, f, p);
+            rt_dres r;
+            rt_seq_data(&x, &f->q, psn, (uint8_t)((areq ? RT_SL_A : 0) | (skip ? RT_DF_SKIP : 0)), 0, &r);
+        }
         return;
     }
     const ub_layer *a = layer(p, UB_H_IB_AETH);
@@ -196,18 +226,22 @@ static void pkt_ib(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *b)
     nb_flow *f = ack_flow(m, NB_IB, &src, &dst);
     if (!f) return;
     unsigned sop = (unsigned)ub_fh_get(&m->aeth_op, a), val = (unsigned)ub_fh_get(&m->aeth_val, a);
+    uint32_t msn = (uint32_t)ub_fh_get(&m->aeth_msn, a);
+    uint64_t sig = (uint64_t)psn | (uint64_t)(sop << 5 | val) << 24 | (uint64_t)msn << 32;
     bool judged = false; /* the ack's PSN was judged valid: its MSN is checked against it */
     if (sop == 0) {
-        judged = rt_ack(s, &rt_ib_rc, &f->f, psn, p, f->key);
+        judged = seq_ack(s, f, p, psn, false, sig);
     } else if (sop == 1 || (sop == 3 && val == 0)) { /* RNR NAK (after its timer), PSN sequence error: resend from the PSN */
         note(s, UB_R_IB_NAK, p, psn, (int64_t)(sop << 5 | val), sop == 1 ? "RNR NAK" : "NAK: PSN sequence error", f);
-        judged = rt_rnr(s, &rt_ib_rc, &f->f, psn, sop == 1 ? rt_ib_rnr_ns(val) : 0, p, f->key);
-        psn--; /* acknowledged through the PSN before */
+        judged = seq_ack(s, f, p, psn, true, sig);
+        rt_seq_rnr(&f->q, sop == 1 ? rt_ib_rnr_ns(val) : 0); /* IB-RC-010 */
+        psn = rt_add(&rt_ib_rc, psn, -1); /* acknowledged through the PSN before */
     } else if (sop == 3) { /* invalid request, remote access / operational error: no replay */
         static const char *const why[4] = { "", "NAK: invalid request", "NAK: remote access error", "NAK: remote operational error" };
         note(s, UB_R_IB_NAK, p, psn, (int64_t)(sop << 5 | val), val < 4 ? why[val] : "NAK: reserved code", f);
     }
-    rt_msn(s, &rt_ib_rc, &f->f, psn, (uint32_t)ub_fh_get(&m->aeth_msn, a), judged, p, f->key); /* IB-RC-011 */
+    rt_ctx x = flow_ctx(s, f, p);
+    rt_msn(&x, &f->msn, psn, msn, judged); /* IB-RC-011 */
 }
 
 static void pkt_sue(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *r)
@@ -224,18 +258,26 @@ static void pkt_sue(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *r)
         nb_pair *pr = pair(m, NB_SUE, &src, &dst, true);
         if (pr) pr->qp = qp;
         nb_flow *f = flow(m, NB_SUE, &src, &dst, qp);
-        if (f) rt_data(s, &rt_sue_type1, &f->f, psn, ub_fh_get(&m->rh_fack, r) != 0, false, p, f->key);
+        if (f) {
+            rt_ctx x = flow_ctx(s, f, p);
+            rt_dres res;
+            rt_seq_data(&x, &f->q, psn, ub_fh_get(&m->rh_fack, r) != 0 ? RT_SL_A : 0, 0, &res);
+        }
         return;
     }
     if (op != 1) return; /* CNP, reserved */
     nb_flow *f = ack_flow(m, NB_SUE, &src, &dst);
     if (!f) return;
     unsigned syn = (unsigned)ub_fh_get(&m->rh_syn, r), k = syn >> 5;
+    uint64_t sig = (uint64_t)psn | (uint64_t)syn << 24;
     if (k == 3 || k == 1) { /* provisional: the IB AETH syndrome without its MSB */
         note(s, UB_R_SUE_NAK, p, psn, syn, k == 1 ? "RNR NAK" : "NAK", f);
-        rt_nak(s, &rt_sue_type1, &f->f, psn, p, f->key);
+        seq_ack(s, f, p, psn, true, sig);
+        /* SUE-TP-025: the RNR time in [4:0] as IBTA Table 45 (-o sue.rnr_encoding=ib, provisional; off: not judged) */
+        bool ib = !p->v->opts || p->v->opts->sue_rnr_encoding == 0;
+        rt_seq_rnr(&f->q, k == 1 && ib ? rt_ib_rnr_ns(syn & 31) : 0);
     } else {
-        rt_ack(s, &rt_sue_type1, &f->f, psn, p, f->key);
+        seq_ack(s, f, p, psn, false, sig);
     }
 }
 
@@ -251,8 +293,8 @@ static void pkt_flits(mod_nb *m, ub_state *s, const ub_pkt *p)
         nb_flow *f = flow(m, NB_FLIT, &none, &none, dir);
         if (!f) return;
         if (usage == 1) { /* a Payload flit: its own number is explicit (command 00) or implied */
-            if (cmd == 0) rt_data(s, &rt_pcie_flit, &f->f, seq, false, false, p, f->key);
-            else if (f->f.started) rt_data(s, &rt_pcie_flit, &f->f, rt_psn(&rt_pcie_flit, f->f.next), false, false, p, f->key);
+            if (cmd == 0) rt_data(s, &rt_pcie_flit, &f->f, seq, p, f->key);
+            else if (f->f.started) rt_data(s, &rt_pcie_flit, &f->f, rt_psn(&rt_pcie_flit, f->f.next), p, f->key);
         }
         if (cmd == 0 || seq == 0) continue; /* Ack/Nak with sequence number 0 are ignored */
         nb_flow *g = flow(m, NB_FLIT, &none, &none, peer);
@@ -287,8 +329,12 @@ static void finish_nb(void *mv, ub_state *s)
     uint32_t it = 0;
     nb_flow *f;
     if (m->ready != 1) return;
-    while ((f = ub_tbl_next(&m->flows, &it)) != NULL)
-        rt_finish(s, f->proto == NB_IB ? &rt_ib_rc : f->proto == NB_SUE ? &rt_sue_type1 : &rt_pcie_flit, &f->f, f->key);
+    while ((f = ub_tbl_next(&m->flows, &it)) != NULL) {
+        if (f->proto == NB_FLIT) continue; /* the light tracker judges at each packet */
+        rt_ctx x = flow_ctx(s, f, NULL);
+        rt_seq_finish_open(&x, &f->q);     /* gaps never filled nor acked (IB-RC-001, SUE-TP-001), NAK never answered */
+        rt_seq_finish_unacked(&x, &f->q);  /* AckReq / Fack requests never acknowledged (IB-RC-005, SUE-TP-005) */
+    }
 }
 
 const ub_st_module ub_st_mod_nb = { "neighbours", UB_ST_TP, size_nb, init_nb, packet_nb, finish_nb, fini_nb };

@@ -239,6 +239,9 @@ typedef struct rsp_info {
     uint32_t hash;
 } rsp_info;
 
+/* RSPST 001 (RNR): RSPINFO is RNR_Timer, valid 0..19 (Table 7-3, Table 6-2); kept + 1 (0: no RNR) */
+static uint8_t rnr_code(const rsp_info *r) { return !r->compact && r->rspst == 1 && r->rspinfo <= 19 ? (uint8_t)(r->rspinfo + 1) : 0; }
+
 static void rsp_status(rsp_info *r)
 {
     r->abnormal_retry = !r->compact && (r->rspst == 1 || r->rspst == 2);
@@ -334,6 +337,8 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
     e->req_frame = c.frame;
     e->req_ts = c.ts;
     e->rsp_frame = rsp_frame;
+    e->rsp_ts = rsp_ts;
+    e->rnr = rnr_code(r);
     e->req_hash = c.req_hash;
     e->rsp_hash = r->hash;
     return true;
@@ -346,6 +351,8 @@ static void ring_answer(mod_ta *m, const ub_pkt *p, rc_ent *rc, ring_ent *e, con
     ub_ta_send_match(m, e->req_frame, e->req_ts, p->pi->frame, p->pi->ts_ns, 0, e->op);
     e->flags = (uint8_t)((e->flags & ~R_SPEC) | R_ANSWERED | (r->abnormal_retry ? R_RETRYABLE : 0) | (r->failed ? R_FAILED : 0));
     e->rsp_frame = p->pi->frame;
+    e->rsp_ts = p->pi->ts_ns;
+    e->rnr = rnr_code(r);
     e->rsp_hash = r->hash;
     if (r->op == 0x11) rc->taack_seen = 1;
 }
@@ -531,6 +538,13 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
              : (prev->flags & R_FAILED)                ? "Retry = 1 after a failed (not RNR / Page Fault) response"
                                                        : "Retry = 1 but the earlier copy was answered normally",
              "transaction", kt);
+    /* TA-12 / Table 7-3: after an RNR response the retry waits RNR_Timeout = 2 µs · 2^RNR_Timer (UB-TA-019) */
+    if (retry && prev && (prev->flags & R_ANSWERED) && prev->rnr && ts >= prev->rsp_ts) {
+        uint64_t timeout = 2000ull << (prev->rnr - 1), waited = ts - prev->rsp_ts;
+        if (waited < timeout)
+            ub_ta_emit(m, UB_R_TA_RNR_EARLY, -1, frame, prev->rsp_frame, prev->req_frame, (int64_t)waited, (int64_t)timeout, 2,
+                 "retried before the RNR_Timeout of the RNR response elapsed", "transaction", kt);
+    }
     ub_ta_rc_sent(rc, tassn);
 
     bool ordered = !compact && (odr == 1 || odr == 2) && rctype != 2;

@@ -35,12 +35,13 @@ enum {
 enum { MATCH_SCAN = 0x80, MATCH_SCAN_CODE = 8 };
 
 typedef struct ring_ent {
-    uint64_t req_frame, req_ts, rsp_frame;
+    uint64_t req_frame, req_ts, rsp_frame, rsp_ts;
     uint32_t aux; /* management: INI_RC_ID of the request */
     uint32_t req_hash, rsp_hash;
     uint16_t sn;
     uint8_t op; /* TAOpcode, or management Code << 4 | Sub Code */
     uint8_t flags;
+    uint8_t rnr; /* answered with RNR: RNR_Timer + 1 (UB-TA-019); 0 none */
 } ring_ent;
 
 typedef struct rc_ent {
