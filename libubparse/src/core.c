@@ -190,10 +190,18 @@ static bool rsvd_maskable(const ub_field *f)
     return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
 }
 
+/* A reserved row "the bytes from here to the layer's end" (bits 0: TP padding): all zero or not */
+static bool rsvd_zero_tail(const ub_field *f)
+{
+    return f->type == UB_FT_BYTES && f->bits == 0 && f->bit_off % 8u == 0 &&
+           !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW));
+}
+
 /* Derive the reserved rows of table h for the view's cache (once per table and view). */
 static void rsvd_learn(ub_view *v, const ub_hdr *h)
 {
     uint64_t rows = 0, slow = 0;
+    unsigned zrow = 0;
     uint8_t m[UB_RSVD_SPAN];
     unsigned span = 0;
     memset(m, 0, sizeof m);
@@ -203,6 +211,7 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
         rows |= 1ull << i;
         if (!rsvd_maskable(f)) {
             slow |= 1ull << i;
+            if (rsvd_zero_tail(f)) zrow = i + 1;
             continue;
         }
         for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
@@ -212,6 +221,7 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
     e->rows = rows;
     e->slow = slow;
     e->span = (uint8_t)span;
+    e->zrow = (uint8_t)zrow;
     /* words covering [0, span) without reading past it: 8-byte words at 0, 8, .., the last one ending
      * at span; or 4-byte words at 0 and span - 4; or the bytes. Masks in memory order, so loaded
      * words line up with the data. */
@@ -357,6 +367,11 @@ ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
             const uint8_t *p = d->p + off;
             uint64_t m = e->rows;
             if (m && e->span && len >= e->span && !ub_rsvd_any(e, p, d->len - off)) m = e->slow;
+            if (m && e->zrow && m == 1ull << (e->zrow - 1)) { /* only a zero-to-end row left: all zero? */
+                uint32_t i = h->fields[e->zrow - 1].bit_off / 8u;
+                while (i < len && p[i] == 0) i++;
+                if (i >= len) m = 0;
+            }
             ub_layer *l = ub_push_fill(d, h, off, len);
             if (m) check_rsvd_rows(d, l, m);
             return l;

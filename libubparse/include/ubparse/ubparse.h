@@ -365,6 +365,7 @@ typedef struct ub_view {
         uint8_t span;        /* bytes the masks need (the first 32 at most) */
         uint8_t nw;          /* words to load: 8-byte words (span >= 8), else 4-byte words, else bytes */
         uint8_t woff[4];     /* their offsets, all inside the first span bytes (the last may overlap) */
+        uint8_t zrow;        /* 1 + index of a slow row "reserved bytes to the layer's end" (padding), 0 if none */
     } rsvd[UB_H__COUNT];
 } ub_view;
 
