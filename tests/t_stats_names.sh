@@ -3,7 +3,8 @@
 # output of `ubdump -q -z NAME...` equals `tshark -n -2 -q -z NAME...` with our plugin for
 #   -z ub,tree, conv,ub, endpoints,ub, conv,ub_tp, endpoints,ub_tp, conv,ub_eid, endpoints,ub_eid,
 #      io,stat,INTERVAL[,FILTER]... (three specs: whole capture, per-interval with filter columns)
-#   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows)
+#   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows),
+#      and -z ub,srt,FILTER (three filters on five captures)
 #   -z expert on the captures where every expert item tshark shows is UB's (Wireshark's own
 #      dissectors add TCP/UDP/IB/... items ubdump does not decode: those captures are listed).
 # Nothing is normalised (no line of these tables depends on the wall clock or the file name).
@@ -78,7 +79,26 @@ done
 [ "$nsrt" -ge 40 ] || fail "only $nsrt -z ub,srt rows with calls (the test proves little)"
 [ "$nexp" -ge 15 ] || fail "only $nexp captures with UB expert items compared"
 echo "  -z expert not compared (Wireshark's other dissectors add items):$skipped"
+# tshark's filtered form -z ub,srt,FILTER (the tap sees only the frames the filter selects; analysis
+# fields as with -2), on captures with transactions, management, acks and a raw flit stream
+nsf=0
+for name in audit_txn_clean audit_mgmt audit_rtp_lossy cfg6_enum stream; do
+    for f in 'frame.number > 3' 'ub.analysis.latency > 0.000006' 'ub.nth || ub.rtph.tpopcode == 2'; do
+        ts -n -2 -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ub,srt,$f"; }
+        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ub,srt,$f"; }
+        same "$name: -z ub,srt,$f"
+        nsf=$((nsf + $(grep -c '^ *[0-9][0-9]*  .* [1-9][0-9]*  *[0-9]*\.[0-9]\{6\} ' "$tmp/ts.txt" || true)))
+        n=$((n + 1))
+    done
+done
+[ "$nsf" -ge 25 ] || fail "only $nsf filtered -z ub,srt rows with calls (the test proves little)"
+# known: frames after 3 of audit_txn_clean hold 7 of its Write responses (the filter removes rows' calls)
+"$U" -q -r "$S/captures/audit_txn_clean.pcapng" -z 'ub,srt,frame.number > 3' > "$tmp/ub.txt" 2> /dev/null
+grep -q '^    3  0x03 Write                  7   0.000005   0.000010   0.000008   0.000057$' "$tmp/ub.txt" ||
+    { cat "$tmp/ub.txt"; fail "-z ub,srt,frame.number > 3: Write row"; }
+if "$U" -q -r "$S/captures/uboe.pcapng" -z 'ub,srt,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad ub,srt filter accepted"; fi
+grep -q "column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "ub,srt filter error message"; }
 # a bad column filter is an error with its column
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad io,stat filter accepted"; fi
 grep -q "io,stat column 1 'ub.rtph.psn ==': column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "io,stat filter error message"; }
-echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, $nsrt ub,srt rows, expert on $nexp)"
+echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp)"

@@ -45,6 +45,7 @@ static const char *const sev_name[] = { "note", "warning", "error" };
 typedef struct {
     const char *name;
     int pseudo;
+    int an; /* ub.analysis.* / ub.stream.*: ub_fan_field_find + 1, 0 none */
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
@@ -97,7 +98,9 @@ typedef struct app {
     ub_sttree *tree;          /* -z ub,tree */
     unsigned io_views;        /* views of the record given to -z io,stat */
     bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
-    ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
+    ub_fan_table *fan;        /* ub.analysis.* when -Y or -e reads them (a first pass of the engine) */
+    bool e_fan;               /* an -e field needs it */
+    ub_filter *srt_f;         /* -z ub,srt,FILTER */
     bool pcapng;
     /* audit / statistics: the session */
     bool audit;
@@ -141,7 +144,8 @@ static void usage(FILE *f)
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
             "                   frame.number, frame.len, frame.time, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
-            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t),\n"
+            "                   ub.analysis.* and ub.stream.* (the plugin's analysis, as tshark -2; -G fields lists them)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
             "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces\n"
@@ -187,7 +191,8 @@ static void usage(FILE *f)
             "statistics, printed after the run:\n"
             "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
-            "  -z ub,srt        response times per TAOpcode, management Code, ack TPOpcode: tshark's SRT table\n"
+            "  -z ub,srt[,FILTER]  response times per TAOpcode, management Code, ack TPOpcode: tshark's SRT table\n"
+            "                   (FILTER: only the matches tapped in frames it selects, as tshark's)\n"
             "  -z ub,latency    transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
             "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
@@ -218,6 +223,10 @@ static void list_fields(void)
             printf("%s\t%s\t%s\t%s\n", h->fields[k].abbrev, h->fields[k].name, h->key, h->fields[k].spec);
     }
     printf("ub.error\tError names\t-\t-\n");
+    char nb[96];
+    const char *nm, *label;
+    for (int i = 0; (nm = ub_fan_field_name(i, nb, sizeof nb, &label)) != NULL; i++)
+        printf("%s\t%s\tanalysis\t-\n", nm, label); /* ubparse/anfields.h, expert.h */
 }
 
 static void list_errors(void)
@@ -284,6 +293,7 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
     else if (strcmp(name, "frame.time") == 0) e->pseudo = PF_FRAME_TIME;
     else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
+    else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
@@ -311,6 +321,14 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 }
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
+/* one more occurrence (ub_fan_put) */
+static void sb_occ(void *ctx, const char *s)
+{
+    sbuf *b = ctx;
+    if (b->any) sb_putc(b, UBX_OCC_SEP);
+    sb_puts(b, s);
+    b->any = true;
+}
 
 /* a packet was printed: -t dd counts from it */
 static void shown(app *a, const ub_rec *r)
@@ -332,6 +350,10 @@ static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
 static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 {
     char t[64];
+    if (e->an && !ub_fan_field_from_view(e->an - 1)) { /* ub.analysis.*: the frame's, from the pre-pass */
+        ub_fan_values(e->an - 1, ub_fan_get(a->fan, r->frame), NULL, sb_occ, b);
+        return true;
+    }
     switch (e->pseudo) {
     case PF_FRAME_NUMBER: snprintf(t, sizeof t, "%" PRIu64, r->frame); break;
     case PF_FRAME_TIME_REL: {
@@ -356,6 +378,10 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
+    if (e->an) { /* ub.analysis.tp_src/tp_dst/tp_endpoint (the others: frame_field) */
+        if (ub_fan_field_from_view(e->an - 1)) ub_fan_values(e->an - 1, NULL, v, sb_occ, b);
+        return;
+    }
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
         char sum[1024], tg[256];
         ub_summary(v, sum, sizeof sum);
@@ -763,6 +789,12 @@ int main(int argc, char **argv)
                 break;
             }
             if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
+            if (strncmp(optarg, "ub,srt,", 7) == 0) { /* tshark's tap filter */
+                char ferr[300];
+                ub_filter_free(a->srt_f);
+                if (!(a->srt_f = ub_filter_compile(optarg + 7, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                break;
+            }
             if (strcmp(optarg, "ub,tree") == 0) {
                 if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
                 break;
@@ -915,7 +947,8 @@ int main(int argc, char **argv)
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
-    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || a->e_fan ||
+         ub_filter_uses_analysis(a->srt_f)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -1028,7 +1061,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2];
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f;
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1073,6 +1106,10 @@ int main(int argc, char **argv)
                         "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
+    if (a->srt_f && ub_srt_ws_filtered(file, &a->o, scfg, a->srt_f, a->fan, zout, err, sizeof err) != 0) {
+        fprintf(stderr, "ubdump: -z ub,srt: %s: %s\n", file, err);
+        status = 2;
+    }
     ub_iostat_print(a->io, zout);
     ub_sttree_print(a->tree, zout);
     for (unsigned k = 0; k < UB_CONV__N; k++) {
@@ -1141,6 +1178,7 @@ int main(int argc, char **argv)
     ub_sttree_free(a->tree);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
+    ub_filter_free(a->srt_f);
     ub_cap_close(cf);
     return status;
 }

@@ -201,16 +201,22 @@ typedef struct scan {
     ub_view *v;
 } scan;
 
+bool ub_fan_engine_unit(ub_state *st, ub_view *v, const ub_opts *o, const ub_rec *r, const uint8_t *unit, uint32_t len,
+                        ub_entry entry, unsigned flags)
+{
+    uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    ub_decode_wire(v, o, entry, unit, len, wire);
+    if (flags & UB_UNIT_PARTIAL) ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    if (!ub_view_ub(v)) return false;
+    ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
+    ub_state_packet(st, v, &pi);
+    return true;
+}
+
 static void scan_unit(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry, unsigned flags)
 {
     scan *s = ctx;
-    uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
-    ub_decode_wire(s->v, s->o, entry, unit, len, wire);
-    if (flags & UB_UNIT_PARTIAL) ub_error_rec(s->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
-    if (!ub_view_ub(s->v)) return;
-    ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
-    ub_state_packet(s->st, s->v, &pi);
-    if (flags & UB_UNIT_PARTIAL) return;
+    if (!ub_fan_engine_unit(s->st, s->v, s->o, r, unit, len, entry, flags) || (flags & UB_UNIT_PARTIAL)) return;
     uint32_t c = channel(s->t, s->v);
     ub_fan *a = c ? fr_get(s->t, r->frame) : NULL;
     if (a && !a->tp_channel) a->tp_channel = c;
