@@ -101,6 +101,11 @@ typedef struct app {
     ub_fan_table *fan;        /* ub.analysis.* when -Y or -e reads them (a first pass of the engine) */
     bool e_fan;               /* an -e field needs it */
     ub_filter *srt_f;         /* -z ub,srt,FILTER */
+    ub_filter *x_f;           /* -z expert,[LEVEL,]FILTER */
+    ub_conv *convf[16];       /* -z conv,ub,FILTER, -z endpoints,...,FILTER: a table each */
+    bool convf_ep[16], convf_an;
+    unsigned nconvf;
+    unsigned x_sev;           /* -z expert,LEVEL */
     bool pcapng;
     /* audit / statistics: the session */
     bool audit;
@@ -197,10 +202,12 @@ static void usage(FILE *f)
             "  -z ub,mgmt       management response times per Code\n"
             "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
-            "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
+            "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's; each\n"
+            "                   conv/endpoints table takes tshark's ,FILTER (only the packets it selects)\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
             "  -z conv,ub_tp, -z endpoints,ub_tp     TP channels / TP endpoints, as tshark's\n"
-            "  -z expert        expert items per severity, group and summary (as tshark -2 -z expert with the plugin)\n"
+            "  -z expert[,error|warn|note][,FILTER]  expert items per severity, group and summary (as tshark -2 -z expert\n"
+            "                   with the plugin): of that severity and above, of the frames FILTER selects\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -562,6 +569,10 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
         if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+    for (unsigned k = 0; k < a->nconvf && !(unit_flags & UB_UNIT_PARTIAL); k++) {
+        ub_filter_pkt pk = ypkt(a, r, len, wire);
+        ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+    }
     if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
@@ -783,16 +794,30 @@ int main(int argc, char **argv)
             }
             unsigned ck;
             bool ce;
+            const char *cfx;
+            if (ub_conv_parse_filter(optarg, &ck, &ce, &cfx) == 0 && cfx) { /* tshark's tap filter */
+                char ferr[300];
+                if (a->nconvf == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 filtered conv/endpoints tables\n", optarg); return 2; }
+                if (!(a->convf[a->nconvf] = ub_conv_new_filtered(ck, cfx, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                a->convf_an |= ub_conv_uses_analysis(a->convf[a->nconvf]);
+                a->convf_ep[a->nconvf++] = ce;
+                break;
+            }
             if (ub_conv_parse(optarg, &ck, &ce) == 0) {
                 if (!a->conv[ck] && !(a->conv[ck] = ub_conv_new_kind(ck))) return 2;
                 a->conv_what[ck] |= ce ? 2u : 1u;
                 break;
             }
-            if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
-            if (strncmp(optarg, "ub,srt,", 7) == 0) { /* tshark's tap filter */
+            const char *zf = NULL; /* tshark's tap filters: -z ub,srt,FILTER, -z expert[,LEVEL][,FILTER] */
+            bool zsrt = strncmp(optarg, "ub,srt,", 7) == 0, zx = !zsrt && ub_expert_parse(optarg, &a->x_sev, &zf) == 0;
+            if (zsrt || zx) {
                 char ferr[300];
-                ub_filter_free(a->srt_f);
-                if (!(a->srt_f = ub_filter_compile(optarg + 7, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                ub_filter **pf = zsrt ? &a->srt_f : &a->x_f;
+                ub_filter_free(*pf);
+                *pf = NULL;
+                if (zsrt) zf = optarg + 7;
+                if (zf && !(*pf = ub_filter_compile(zf, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                a->expert |= zx;
                 break;
             }
             if (strcmp(optarg, "ub,tree") == 0) {
@@ -948,7 +973,7 @@ int main(int argc, char **argv)
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || a->e_fan ||
-         ub_filter_uses_analysis(a->srt_f)) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+         ub_filter_uses_analysis(a->srt_f) || a->convf_an) && /* -z expert,FILTER: the analysis is there (a->expert) */ !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -1008,7 +1033,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->tree && !a->io && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->tree && !a->io && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
@@ -1021,6 +1046,10 @@ int main(int argc, char **argv)
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
+        for (unsigned k = 0; k < a->nconvf; k++) {
+            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            ub_conv_frame(a->convf[k], &pk);
+        }
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
             if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
@@ -1061,7 +1090,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f;
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf;
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1116,7 +1145,8 @@ int main(int argc, char **argv)
         if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
         if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
     }
-    if (a->expert && ub_expert_print(file, &a->o, a->fan, zout, err, sizeof err) != 0) {
+    for (unsigned k = 0; k < a->nconvf; k++) ub_conv_print(a->convf[k], zout, a->convf_ep[k]);
+    if (a->expert && ub_expert_print_sel(file, &a->o, a->fan, a->x_sev, a->x_f, zout, err, sizeof err) != 0) {
         fprintf(stderr, "ubdump: -z expert: %s: %s\n", file, err);
         status = 2;
     }
@@ -1175,10 +1205,12 @@ int main(int argc, char **argv)
     ub_filter_acc_free(a->yacc);
     ub_iostat_free(a->io);
     for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
+    for (unsigned k = 0; k < a->nconvf; k++) ub_conv_free(a->convf[k]);
     ub_sttree_free(a->tree);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_filter_free(a->srt_f);
+    ub_filter_free(a->x_f);
     ub_cap_close(cf);
     return status;
 }

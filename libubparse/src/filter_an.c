@@ -347,6 +347,15 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
     return t;
 }
 
+ub_filter_pkt ub_fpkt_next(ub_fpkt_seq *seq, const ub_capfile *cf, const ub_rec *r, const ub_fan_table *fan)
+{
+    if (!seq->started) seq->t0 = seq->prev = r->ts_ns, seq->started = true;
+    ub_filter_pkt pk = { r->frame, r->origlen, r->caplen, true, r->ts_ns, seq->t0, seq->prev, ub_cap_is_pcapng(cf),
+                         r->ifindex, r->dir, ub_fan_get(fan, r->frame), r->data, r->caplen };
+    seq->prev = r->ts_ns;
+    return pk;
+}
+
 const ub_fan *ub_fan_get(const ub_fan_table *t, uint64_t frame)
 {
     if (!t || !frame || frame > t->nfr) return NULL;

@@ -128,15 +128,11 @@ int ub_srt_ws_filtered(const char *path, const ub_opts *o, const ub_state_cfg *c
     if (s.v && s.acc && s.lat && u && (s.st = ub_state_new(&c, NULL, NULL)) != NULL) {
         ub_state_set_match_cb(s.st, srtf_match, &s);
         ub_rec r;
-        uint64_t t0 = 0, prev = 0;
-        bool first = true, pcapng = ub_cap_is_pcapng(cf);
+        ub_fpkt_seq seq = { 0 };
         while (!s.oom && (rc = ub_cap_next(cf, &r)) == 1) {
-            if (first) t0 = prev = r.ts_ns, first = false;
-            s.pk = (ub_filter_pkt){ r.frame, r.origlen, r.caplen, true, r.ts_ns, t0, prev, pcapng, r.ifindex, r.dir,
-                                    ub_fan_get(fan, r.frame), r.data, r.caplen };
+            s.pk = ub_fpkt_next(&seq, cf, &r, fan);
             ub_units_record(u, &r, srtf_unit, &s);
             srtf_rec(&s);
-            prev = r.ts_ns;
         }
         s.pk.data = NULL; /* units flushed at the end: judged with the last record's frame.* */
         s.pk.data_len = 0;

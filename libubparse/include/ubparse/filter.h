@@ -30,6 +30,7 @@
 #ifndef UBPARSE_FILTER_H
 #define UBPARSE_FILTER_H
 
+#include "ubparse/capfile.h"
 #include "ubparse/state.h"
 #include "ubparse/ubparse.h"
 
@@ -104,6 +105,11 @@ const char *ub_fan_field_name(int field, char *buf, size_t n, const char **label
  * v: the frame's view (only read by from_view fields; NULL: none). Returns how many. */
 typedef void (*ub_fan_put)(void *ctx, const char *value);
 unsigned ub_fan_values(int field, const ub_fan *a, const ub_view *v, ub_fan_put put, void *ctx);
+
+/* The ub_filter_pkt of each record of a capture read in order (frame.time_relative/_delta need the
+ * first and previous times): seq zeroed before the first record; fan: ub.analysis.* (NULL: none). */
+typedef struct ub_fpkt_seq { uint64_t t0, prev; bool started; } ub_fpkt_seq;
+ub_filter_pkt ub_fpkt_next(ub_fpkt_seq *seq, const ub_capfile *cf, const ub_rec *r, const ub_fan_table *fan);
 
 /* -z ub,srt,FILTER (srt_ws.c): tshark's SRT table of the matches tapped in frames that pass f (the
  * state engine run over path with cfg, NULL: defaults; fan: the analysis when f reads it). 0, or -1
