@@ -4,7 +4,7 @@
 #   -z ub,tree, conv,ub, endpoints,ub, conv,ub_tp, endpoints,ub_tp, conv,ub_eid, endpoints,ub_eid,
 #      io,stat,INTERVAL[,FILTER]... (three specs: whole capture, per-interval with filter columns)
 #   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows),
-#      and tshark's filtered forms ub,srt,FILTER, conv|endpoints,TAP,FILTER, expert,LEVEL,FILTER
+#      and tshark's filtered forms ub,srt,FILTER, ub,tree,FILTER, conv|endpoints,TAP,FILTER, expert,LEVEL,FILTER
 #      (four filters on six captures)
 #   -z expert on the captures where every expert item tshark shows is UB's (Wireshark's own
 #      dissectors add TCP/UDP/IB/... items ubdump does not decode: those captures are listed).
@@ -81,19 +81,19 @@ done
 [ "$nexp" -ge 15 ] || fail "only $nexp captures with UB expert items compared"
 echo "  -z expert not compared (Wireshark's other dissectors add items):$skipped"
 # tshark's filtered forms (the tap sees only the frames the filter selects, all units of a flit-stream
-# record judged together; analysis fields as with -2): -z ub,srt,FILTER, -z conv|endpoints,TAP,FILTER,
+# record judged together; analysis fields as with -2): -z ub,srt,FILTER, -z ub,tree,FILTER, -z conv|endpoints,TAP,FILTER,
 # -z expert[,LEVEL][,FILTER], on captures with transactions, management, acks and a raw flit stream.
 # One run per capture and filter: tshark prints its taps in the reverse order of the -z options.
 nsf=0
 for name in audit_txn_clean audit_mgmt audit_rtp_lossy cfg6_enum stream malformed; do
     for f in 'frame.number > 3' 'ub.analysis.latency > 0.000006 || ub.analysis.rule' 'ub.nth || ub.rtph.tpopcode == 2' 'ub.crd_ack || ub.atah'; do
-        ts -n -2 -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,srt,$f" \
+        ts -n -2 -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,tree,$f" -z "ub,srt,$f" \
             > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ...,$f"; }
-        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" -z "conv,ub,$f" -z "endpoints,ub_tp,$f" -z "expert,warn,$f" \
+        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" -z "ub,tree,$f" -z "conv,ub,$f" -z "endpoints,ub_tp,$f" -z "expert,warn,$f" \
             > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ...,$f"; }
-        same "$name: -z ub,srt|conv,ub|endpoints,ub_tp|expert,warn with filter $f"
+        same "$name: -z ub,srt|ub,tree|conv,ub|endpoints,ub_tp|expert,warn with filter $f"
         nsf=$((nsf + $(grep -c '^ *[0-9][0-9]*  .* [1-9][0-9]*  *[0-9]*\.[0-9]\{6\} ' "$tmp/ts.txt" || true)))
-        n=$((n + 4))
+        n=$((n + 5))
     done
 done
 [ "$nsf" -ge 25 ] || fail "only $nsf filtered -z ub,srt rows with calls (the test proves little)"

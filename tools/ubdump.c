@@ -105,6 +105,7 @@ typedef struct app {
     ub_conv *convf[16];       /* -z conv,ub,FILTER, -z endpoints,...,FILTER: a table each */
     bool convf_ep[16], convf_an;
     unsigned nconvf;
+    ub_sttree *treef;         /* -z ub,tree,FILTER */
     unsigned x_sev;           /* -z expert,LEVEL */
     bool pcapng;
     /* audit / statistics: the session */
@@ -200,7 +201,7 @@ static void usage(FILE *f)
             "                   (FILTER: only the matches tapped in frames it selects, as tshark's)\n"
             "  -z ub,latency    transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
-            "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
+            "  -z ub,tree[,FILTER]  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
             "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's; each\n"
             "                   conv/endpoints table takes tshark's ,FILTER (only the packets it selects)\n"
@@ -569,9 +570,10 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
         if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
-    for (unsigned k = 0; k < a->nconvf && !(unit_flags & UB_UNIT_PARTIAL); k++) {
+    for (unsigned k = 0; k < a->nconvf + (a->treef != NULL) && !(unit_flags & UB_UNIT_PARTIAL); k++) {
         ub_filter_pkt pk = ypkt(a, r, len, wire);
-        ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+        if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
+        else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
     }
     if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
@@ -820,6 +822,12 @@ int main(int argc, char **argv)
                 a->expert |= zx;
                 break;
             }
+            if (strncmp(optarg, "ub,tree,", 8) == 0) { /* tshark's tap filter */
+                char ferr[300];
+                ub_sttree_free(a->treef);
+                if (!(a->treef = ub_sttree_new_filtered(optarg + 8, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                break;
+            }
             if (strcmp(optarg, "ub,tree") == 0) {
                 if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
                 break;
@@ -972,8 +980,14 @@ int main(int argc, char **argv)
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
-    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || a->e_fan ||
-         ub_filter_uses_analysis(a->srt_f) || a->convf_an) && /* -z expert,FILTER: the analysis is there (a->expert) */ !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    /* ub.analysis.*: a first pass of the engine (-z expert,FILTER: a->expert has it) */
+    bool need_fan = (a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || a->e_fan ||
+                    ub_filter_uses_analysis(a->srt_f) || a->convf_an || ub_sttree_uses_analysis(a->treef);
+    if ((need_fan || a->srt_f) && strcmp(file, "-") == 0) {
+        fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input\n");
+        return 2;
+    }
+    if (need_fan && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -1033,7 +1047,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->tree && !a->io && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->treef && !a->tree && !a->io && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
@@ -1046,9 +1060,10 @@ int main(int argc, char **argv)
         a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r);
-        for (unsigned k = 0; k < a->nconvf; k++) {
+        for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) { /* filtered tables: the frame is complete */
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
-            ub_conv_frame(a->convf[k], &pk);
+            if (k == a->nconvf) ub_sttree_frame(a->treef, &pk);
+            else ub_conv_frame(a->convf[k], &pk);
         }
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
@@ -1090,7 +1105,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf;
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf || a->treef;
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1141,6 +1156,7 @@ int main(int argc, char **argv)
     }
     ub_iostat_print(a->io, zout);
     ub_sttree_print(a->tree, zout);
+    ub_sttree_print(a->treef, zout);
     for (unsigned k = 0; k < UB_CONV__N; k++) {
         if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
         if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
@@ -1207,6 +1223,7 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
     for (unsigned k = 0; k < a->nconvf; k++) ub_conv_free(a->convf[k]);
     ub_sttree_free(a->tree);
+    ub_sttree_free(a->treef);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_filter_free(a->srt_f);

@@ -4,6 +4,7 @@
  * -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): the same for the SEID/DEID of the first EIDH.
  * -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): the TP endpoints (ub_view_tp_endpoints).
  * Printed in the layout of tshark 4.0's ui/cli/tap-iousers.c and tap-endpoints.c. */
+#include "internal.h"
 #include "ubparse/iostat.h"
 
 #include <arpa/inet.h>
@@ -269,13 +270,7 @@ void ub_conv_view_pkt(ub_conv *c, const ub_view *v, const ub_filter_pkt *pk, uin
     ub_filter_acc_add(c->acc, v, pk);
     char s[ADDR_MAX], d[ADDR_MAX];
     if (!view_addrs(c, v, s, d)) return;
-    if (c->nst == c->capst) {
-        size_t nc = c->capst ? c->capst * 2 : 8;
-        struct stage *n = realloc(c->st, nc * sizeof *n);
-        if (!n) { c->oom = true; return; }
-        c->st = n;
-        c->capst = nc;
-    }
+    if (!ub_grow((void **)&c->st, &c->capst, c->nst, sizeof *c->st)) { c->oom = true; return; }
     struct stage *x = &c->st[c->nst++];
     memcpy(x->s, s, sizeof s);
     memcpy(x->d, d, sizeof d);

@@ -1,4 +1,5 @@
 /* tshark's -z expert without Wireshark (expert.h): the expert items of the plugin, counted. */
+#include "internal.h"
 #include "ubparse/expert.h"
 
 #include "ubparse/audit.h"
@@ -78,13 +79,7 @@ static void add(xrun *x, unsigned sev, unsigned group, const char *summary)
     if (sev > UB_SEV_ERROR) sev = UB_SEV_ERROR;
     if (sev < x->min_sev) return;
     if (x->acc) { /* counted when the record passes the filter (rec_done) */
-        if (x->np == x->pcap) {
-            size_t nc = x->pcap ? 2 * x->pcap : 16;
-            xpend *p = realloc(x->pend, nc * sizeof *p);
-            if (!p) { x->oom = true; return; }
-            x->pend = p;
-            x->pcap = nc;
-        }
+        if (!ub_grow((void **)&x->pend, &x->pcap, x->np, sizeof *x->pend)) { x->oom = true; return; }
         xpend *q = &x->pend[x->np++];
         q->sev = (uint8_t)sev;
         q->group = (uint8_t)group;

@@ -4,6 +4,7 @@
  * request/response and data/ack pairs with latency, findings (rule, severity, related frames).
  * The whole capture is analysed before filtering, as `tshark -2`: a request knows its response.
  * Memory: a few words per frame plus the matches and findings. */
+#include "internal.h"
 #include "filter_int.h"
 
 #include "ubparse/audit.h"
@@ -53,24 +54,14 @@ static ub_fan *fr_get(ub_fan_table *t, uint64_t frame)
     return &t->fr[frame - 1];
 }
 
-static bool grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap) return true;
-    size_t nc = *cap ? *cap * 2 : 256;
-    void *q = realloc(*p, nc * sz);
-    if (!q) return false;
-    *p = q;
-    *cap = nc;
-    return true;
-}
 
 static void on_match(void *ctx, const ub_match *m)
 {
     ub_fan_table *t = ctx;
     if (!m->req_frame || !m->rsp_frame || m->req_frame > UINT32_MAX || m->rsp_frame > UINT32_MAX) return;
-    if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
+    if (!ub_grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
     t->m[t->nm++] = (fan_m){ m->req_frame, { (uint32_t)m->rsp_frame, m->kind, 0, m->latency_ns } };
-    if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
+    if (!ub_grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
     t->m[t->nm++] = (fan_m){ m->rsp_frame, { (uint32_t)m->req_frame, m->kind, 1, m->latency_ns } };
 }
 
@@ -78,7 +69,7 @@ static void on_finding(void *ctx, const ub_finding *f)
 {
     ub_fan_table *t = ctx;
     if (!f->frame || f->frame > UINT32_MAX || !ub_rule_get(f->rule)) return;
-    if (!grow((void **)&t->f, &t->capf, t->nf + 1, sizeof *t->f)) { t->oom = true; return; }
+    if (!ub_grow((void **)&t->f, &t->capf, t->nf + 1, sizeof *t->f)) { t->oom = true; return; }
     fan_f *x = &t->f[t->nf++];
     memset(x, 0, sizeof *x);
     x->frame = f->frame;

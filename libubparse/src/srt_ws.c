@@ -6,6 +6,7 @@
  *   Transport acks  row = ack TPOpcode,      label "0x%02x Name"
  * Times: tshark's time_stat (exact ns min/max/sum), printed in µs rounded to nearest as tap-srt.c
  * does (the fraction of min/max rounds on its own: 0.9999996 s prints as "0.1000000", as tshark). */
+#include "internal.h"
 #include "audit_int.h"
 #include "filter_int.h"
 #include "ubparse/capfile.h"
@@ -88,13 +89,7 @@ typedef struct srtf {
 static void srtf_match(void *ctx, const ub_match *m)
 {
     srtf *s = ctx;
-    if (s->np == s->cap) {
-        size_t nc = s->cap ? 2 * s->cap : 16;
-        ub_match *p = realloc(s->pend, nc * sizeof *p);
-        if (!p) { s->oom = true; return; }
-        s->pend = p;
-        s->cap = nc;
-    }
+    if (!ub_grow((void **)&s->pend, &s->cap, s->np, sizeof *s->pend)) { s->oom = true; return; }
     s->pend[s->np++] = *m;
 }
 

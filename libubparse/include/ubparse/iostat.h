@@ -63,6 +63,13 @@ ub_sttree *ub_sttree_new(void);
 void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns);
 void ub_sttree_print(const ub_sttree *t, FILE *out);
 void ub_sttree_free(ub_sttree *t);
+/* -z ub,tree,FILTER: counts only the views of frames expr selects (NULL with a message in err); feed
+ * each view with ub_sttree_view_pkt, then ub_sttree_frame once per frame (the filter judges all views
+ * of the frame together, as tshark). */
+ub_sttree *ub_sttree_new_filtered(const char *expr, char *err, size_t errlen);
+bool ub_sttree_uses_analysis(const ub_sttree *t);
+void ub_sttree_view_pkt(ub_sttree *t, const ub_view *v, const ub_filter_pkt *pk, int64_t rel_ns);
+void ub_sttree_frame(ub_sttree *t, const ub_filter_pkt *pk);
 /* The tree's shape, shared with the plugin: pivot 0 is "UB packets" (ticked once per UB view), the
  * pivots 1..UB_STTREE_NPIVOT-1 its children; ub_sttree_ticks calls fn with (pivot, item name) for
  * every item of the view (its CFG, then TAOpcode/TPOpcode/DLLCB type/Code per layer). t: any tree
