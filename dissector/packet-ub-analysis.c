@@ -1129,7 +1129,7 @@ void ub_an_register(int proto)
         EI_ROW(ei_dup, "ub.analysis.duplicate", PI_SEQUENCE, PI_NOTE, NULL), /* summary: ub_tp_flag_info */
         EI_ROW(ei_nak, "ub.analysis.nak", PI_SEQUENCE, PI_WARN, NULL), /* summary: ub_tp_flag_info */
         EI_ROW(ei_sack, "ub.analysis.sack", PI_SEQUENCE, PI_NOTE, NULL), /* summary: ub_tp_flag_info */
-#define FROW(g, gi, s, si) EI_ROW(ei_finding[g][s], "ub.analysis.finding", gi, si, "UB protocol-state finding")
+#define FROW(g, gi, s, si) EI_ROW(ei_finding[g][s], NULL, gi, si, NULL) /* name, summary: UB_AF_FINDING */
         FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_NOTE, PI_NOTE), FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_WARN, PI_WARN),
         FROW(FG_SEQUENCE, PI_SEQUENCE, UB_SEV_ERROR, PI_ERROR),
         FROW(FG_PROTOCOL, PI_PROTOCOL, UB_SEV_NOTE, PI_NOTE), FROW(FG_PROTOCOL, PI_PROTOCOL, UB_SEV_WARN, PI_WARN),
@@ -1140,6 +1140,12 @@ void ub_an_register(int proto)
         FROW(FG_CHECKSUM, PI_CHECKSUM, UB_SEV_ERROR, PI_ERROR),
 #undef FROW
     };
+    const ub_anfield *af_find = ub_anfield_get(UB_AF_FINDING); /* ub.analysis.finding: anfields.h */
+    for (unsigned i = 0; i < G_N_ELEMENTS(ei); i++)
+        if (!ei[i].eiinfo.name) {
+            ei[i].eiinfo.name = af_find->abbrev;
+            ei[i].eiinfo.summary = af_find->name;
+        }
     /* the TP-analysis summaries and severities: libubparse's table (ubdump -z expert counts them too) */
     for (unsigned k = 0; ub_tp_flag_info_get(k); k++) {
         const ub_tp_flag_info *t = ub_tp_flag_info_get(k);
@@ -1166,8 +1172,8 @@ void ub_an_register(int proto)
         const ub_rule *r = ub_rule_get(k / (FG__N * 3));
         ei_rule[k].ei = EI_INIT_EI;
         ei_rule[k].hf = EI_INIT_HF;
-        eir[k] = (ei_register_info)EI_ROW(ei_rule[k], "ub.analysis.finding", fg_pi[k / 3 % FG__N], sev_pi[k % 3],
-                                          r ? g_strdup_printf("%s: %s", r->id, r->title) : "UB protocol-state finding");
+        eir[k] = (ei_register_info)EI_ROW(ei_rule[k], af_find->abbrev, fg_pi[k / 3 % FG__N], sev_pi[k % 3],
+                                          r ? g_strdup_printf("%s: %s", r->id, r->title) : af_find->name);
     }
     expert_register_field_array(em, eir, (int)(ei_nrules * FG__N * 3));
 

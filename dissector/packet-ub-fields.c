@@ -459,10 +459,10 @@ void ub_ws_register_anfields(int proto, unsigned first, unsigned last)
     static hf_register_info hf[UB_AF__COUNT]; /* Wireshark keeps pointers into it */
     static const enum ftenum ft[] = { [UB_AFT_NONE] = FT_NONE, [UB_AFT_UINT32] = FT_UINT32,
                                       [UB_AFT_FRAMENUM] = FT_FRAMENUM, [UB_AFT_RELTIME] = FT_RELATIVE_TIME,
-                                      [UB_AFT_STRING] = FT_STRING };
+                                      [UB_AFT_STRING] = FT_STRING, [UB_AFT_EXPERT] = FT_NONE };
     static const ft_framenum_type_t fk[] = { [UB_AFF_NONE] = FT_FRAMENUM_NONE, [UB_AFF_REQUEST] = FT_FRAMENUM_REQUEST,
                                              [UB_AFF_RESPONSE] = FT_FRAMENUM_RESPONSE, [UB_AFF_ACK] = FT_FRAMENUM_ACK };
-    if (last >= UB_AF__COUNT || first > last) return;
+    if (last >= UB_AF__COUNT || first > last) return; /* UB_AFT_EXPERT rows are expert infos, not hf */
     for (unsigned i = first; i <= last; i++) {
         const ub_anfield *a = ub_anfield_get(i);
         ub_af_hf[i] = -1;

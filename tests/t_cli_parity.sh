@@ -268,7 +268,7 @@ else
     mkdir -p "$tmp/home"
     . "$S/tests/tshark_lib.sh"
     ub_plugin_install
-    "$U" -G fields | cut -f1 > "$tmp/schema.txt"
+    "$U" -G fields | awk -F"\t" '$3 != "analysis"' | cut -f1 > "$tmp/schema.txt" # the decoded fields (not ub.analysis.*)
     # every UB capture whose packets the plugin dissects alone (not: raw flit streams, grouped per
     # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads and the neighbours (RoCEv2,
     # SUE, PCIe flits: not UB), Wireshark's dissectors or none)

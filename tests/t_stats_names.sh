@@ -4,7 +4,9 @@
 #   -z ub,tree, conv,ub, endpoints,ub, conv,ub_tp, endpoints,ub_tp, conv,ub_eid, endpoints,ub_eid,
 #      io,stat,INTERVAL[,FILTER]... (five specs: whole capture, per-interval with filter columns,
 #      long filters that wrap, many columns that widen the table)
-#   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows)
+#   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows),
+#      and tshark's filtered forms ub,srt,FILTER, ub,tree,FILTER, conv|endpoints,TAP,FILTER, expert,LEVEL,FILTER
+#      (four filters on six captures)
 #   -z expert on the captures where every expert item tshark shows is UB's (Wireshark's own
 #      dissectors add TCP/UDP/IB/... items ubdump does not decode: those captures are listed).
 # Nothing is normalised (no line of these tables depends on the wall clock or the file name).
@@ -86,10 +88,38 @@ done
 [ "$nsrt" -ge 40 ] || fail "only $nsrt -z ub,srt rows with calls (the test proves little)"
 [ "$nexp" -ge 15 ] || fail "only $nexp captures with UB expert items compared"
 echo "  -z expert not compared (Wireshark's other dissectors add items):$skipped"
+# tshark's filtered forms (the tap sees only the frames the filter selects, all units of a flit-stream
+# record judged together; analysis fields as with -2): -z ub,srt,FILTER, -z ub,tree,FILTER, -z conv|endpoints,TAP,FILTER,
+# -z expert[,LEVEL][,FILTER], on captures with transactions, management, acks and a raw flit stream.
+# One run per capture and filter: tshark prints its taps in the reverse order of the -z options.
+nsf=0
+for name in audit_txn_clean audit_mgmt audit_rtp_lossy cfg6_enum stream malformed; do
+    for f in 'frame.number > 3' 'ub.analysis.latency > 0.000006 || ub.analysis.rule' 'ub.nth || ub.rtph.tpopcode == 2' 'ub.crd_ack || ub.atah'; do
+        ts -n -2 -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,tree,$f" -z "ub,srt,$f" \
+            > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ...,$f"; }
+        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" -z "ub,tree,$f" -z "conv,ub,$f" -z "endpoints,ub_tp,$f" -z "expert,warn,$f" \
+            > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ...,$f"; }
+        same "$name: -z ub,srt|ub,tree|conv,ub|endpoints,ub_tp|expert,warn with filter $f"
+        nsf=$((nsf + $(grep -c '^ *[0-9][0-9]*  .* [1-9][0-9]*  *[0-9]*\.[0-9]\{6\} ' "$tmp/ts.txt" || true)))
+        n=$((n + 5))
+    done
+done
+[ "$nsf" -ge 25 ] || fail "only $nsf filtered -z ub,srt rows with calls (the test proves little)"
+# known: frames after 3 of audit_txn_clean hold 7 of its Write responses (the filter removes rows' calls)
+"$U" -q -r "$S/captures/audit_txn_clean.pcapng" -z 'ub,srt,frame.number > 3' > "$tmp/ub.txt" 2> /dev/null
+grep -q '^    3  0x03 Write                  7   0.000005   0.000010   0.000008   0.000057$' "$tmp/ub.txt" ||
+    { cat "$tmp/ub.txt"; fail "-z ub,srt,frame.number > 3: Write row"; }
+if "$U" -q -r "$S/captures/uboe.pcapng" -z 'ub,srt,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad ub,srt filter accepted"; fi
+grep -q "column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "ub,srt filter error message"; }
+# known: the filter is printed in the conv header; expert,error drops the warnings
+"$U" -q -r "$S/captures/audit_mgmt.pcapng" -z 'conv,ub,frame.number > 3' 2> /dev/null | sed -n 3p > "$tmp/ub.txt"
+[ "$(cat "$tmp/ub.txt")" = "Filter:frame.number > 3" ] || fail "conv,ub,FILTER header: $(cat "$tmp/ub.txt")"
+"$U" -q -r "$S/captures/audit_mgmt.pcapng" -z 'expert,error,frame.number > 3' > "$tmp/ub.txt" 2> /dev/null
+grep -q '^Errors (5)$' "$tmp/ub.txt" && ! grep -q '^Warns' "$tmp/ub.txt" || { cat "$tmp/ub.txt"; fail "-z expert,error,FILTER"; }
 # a bad column filter is an error with its column
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad io,stat filter accepted"; fi
 grep -q "io,stat column 1 'ub.rtph.psn ==': column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "io,stat filter error message"; }
 # tshark's calculations (COUNT/SUM/MIN/MAX/AVG/LOAD) are refused with a reason, not as an unknown field
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph,AVG(frame.len)frame.len' 2> "$tmp/err"; then fail "io,stat AVG() accepted"; fi
 grep -q "io,stat column 2 'AVG(frame.len)frame.len': tshark's AVG(FIELD) calculations are not supported" "$tmp/err" || { cat "$tmp/err"; fail "io,stat AVG() message"; }
-echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, $nsrt ub,srt rows, expert on $nexp)"
+echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp)"

@@ -45,6 +45,7 @@ static const char *const sev_name[] = { "note", "warning", "error" };
 typedef struct {
     const char *name;
     int pseudo;
+    int an; /* ub.analysis.* / ub.stream.*: ub_fan_field_find + 1, 0 none */
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
@@ -98,7 +99,15 @@ typedef struct app {
     ub_sttree *tree;          /* -z ub,tree */
     unsigned io_views;        /* views of the record given to -z io,stat */
     bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
-    ub_fan_table *fan;        /* ub.analysis.* when -Y reads them (a first pass of the engine) */
+    ub_fan_table *fan;        /* ub.analysis.* when -Y or -e reads them (a first pass of the engine) */
+    bool e_fan;               /* an -e field needs it */
+    ub_filter *srt_f;         /* -z ub,srt,FILTER */
+    ub_filter *x_f;           /* -z expert,[LEVEL,]FILTER */
+    ub_conv *convf[16];       /* -z conv,ub,FILTER, -z endpoints,...,FILTER: a table each */
+    bool convf_ep[16], convf_an;
+    unsigned nconvf;
+    ub_sttree *treef;         /* -z ub,tree,FILTER */
+    unsigned x_sev;           /* -z expert,LEVEL */
     bool pcapng;
     /* audit / statistics: the session */
     bool audit;
@@ -142,7 +151,8 @@ static void usage(FILE *f)
             "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
             "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
             "                   frame.number, frame.len, frame.time, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
-            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t)\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t),\n"
+            "                   ub.analysis.* and ub.stream.* (the plugin's analysis, as tshark -2; -G fields lists them)\n"
             "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
             "                   quote=d|s|n, occurrence=f|l|a\n"
             "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces\n"
@@ -188,15 +198,18 @@ static void usage(FILE *f)
             "statistics, printed after the run:\n"
             "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
             "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
-            "  -z ub,srt        response times per TAOpcode, management Code, ack TPOpcode: tshark's SRT table\n"
+            "  -z ub,srt[,FILTER]  response times per TAOpcode, management Code, ack TPOpcode: tshark's SRT table\n"
+            "                   (FILTER: only the matches tapped in frames it selects, as tshark's)\n"
             "  -z ub,latency    transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
             "  -z ub,mgmt       management response times per Code\n"
-            "  -z ub,tree       packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
+            "  -z ub,tree[,FILTER]  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
-            "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's\n"
+            "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's; each\n"
+            "                   conv/endpoints table takes tshark's ,FILTER (only the packets it selects)\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
             "  -z conv,ub_tp, -z endpoints,ub_tp     TP channels / TP endpoints, as tshark's\n"
-            "  -z expert        expert items per severity, group and summary (as tshark -2 -z expert with the plugin)\n"
+            "  -z expert[,error|warn|note][,FILTER]  expert items per severity, group and summary (as tshark -2 -z expert\n"
+            "                   with the plugin): of that severity and above, of the frames FILTER selects\n"
             "Lua scripts (docs/lua.md):\n"
             "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
             "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
@@ -219,6 +232,10 @@ static void list_fields(void)
             printf("%s\t%s\t%s\t%s\n", h->fields[k].abbrev, h->fields[k].name, h->key, h->fields[k].spec);
     }
     printf("ub.error\tError names\t-\t-\n");
+    char nb[96];
+    const char *nm, *label;
+    for (int i = 0; (nm = ub_fan_field_name(i, nb, sizeof nb, &label)) != NULL; i++)
+        printf("%s\t%s\tanalysis\t-\n", nm, label); /* ubparse/anfields.h, expert.h */
 }
 
 static void list_errors(void)
@@ -285,6 +302,7 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
     else if (strcmp(name, "frame.time") == 0) e->pseudo = PF_FRAME_TIME;
     else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
+    else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n == 0) return -1;
@@ -312,6 +330,14 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 }
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
+/* one more occurrence (ub_fan_put) */
+static void sb_occ(void *ctx, const char *s)
+{
+    sbuf *b = ctx;
+    if (b->any) sb_putc(b, UBX_OCC_SEP);
+    sb_puts(b, s);
+    b->any = true;
+}
 
 /* a packet was printed: -t dd counts from it */
 static void shown(app *a, const ub_rec *r)
@@ -333,6 +359,10 @@ static void pkt_time(const app *a, const ub_rec *r, char *t, size_t n)
 static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 {
     char t[64];
+    if (e->an && !ub_fan_field_from_view(e->an - 1)) { /* ub.analysis.*: the frame's, from the pre-pass */
+        ub_fan_values(e->an - 1, ub_fan_get(a->fan, r->frame), NULL, sb_occ, b);
+        return true;
+    }
     switch (e->pseudo) {
     case PF_FRAME_NUMBER: snprintf(t, sizeof t, "%" PRIu64, r->frame); break;
     case PF_FRAME_TIME_REL: {
@@ -357,6 +387,10 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
+    if (e->an) { /* ub.analysis.tp_src/tp_dst/tp_endpoint (the others: frame_field) */
+        if (ub_fan_field_from_view(e->an - 1)) ub_fan_values(e->an - 1, NULL, v, sb_occ, b);
+        return;
+    }
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
         char sum[1024], tg[256];
         ub_summary(v, sum, sizeof sum);
@@ -556,6 +590,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
         if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+    for (unsigned k = 0; k < a->nconvf + (a->treef != NULL) && !(unit_flags & UB_UNIT_PARTIAL); k++) {
+        ub_filter_pkt pk = ypkt(a, r, len, wire);
+        if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
+        else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+    }
     if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
     if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
@@ -780,12 +819,38 @@ int main(int argc, char **argv)
             }
             unsigned ck;
             bool ce;
+            const char *cfx;
+            if (ub_conv_parse_filter(optarg, &ck, &ce, &cfx) == 0 && cfx) { /* tshark's tap filter */
+                char ferr[300];
+                if (a->nconvf == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 filtered conv/endpoints tables\n", optarg); return 2; }
+                if (!(a->convf[a->nconvf] = ub_conv_new_filtered(ck, cfx, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                a->convf_an |= ub_conv_uses_analysis(a->convf[a->nconvf]);
+                a->convf_ep[a->nconvf++] = ce;
+                break;
+            }
             if (ub_conv_parse(optarg, &ck, &ce) == 0) {
                 if (!a->conv[ck] && !(a->conv[ck] = ub_conv_new_kind(ck))) return 2;
                 a->conv_what[ck] |= ce ? 2u : 1u;
                 break;
             }
-            if (strcmp(optarg, "expert") == 0) { a->expert = true; break; }
+            const char *zf = NULL; /* tshark's tap filters: -z ub,srt,FILTER, -z expert[,LEVEL][,FILTER] */
+            bool zsrt = strncmp(optarg, "ub,srt,", 7) == 0, zx = !zsrt && ub_expert_parse(optarg, &a->x_sev, &zf) == 0;
+            if (zsrt || zx) {
+                char ferr[300];
+                ub_filter **pf = zsrt ? &a->srt_f : &a->x_f;
+                ub_filter_free(*pf);
+                *pf = NULL;
+                if (zsrt) zf = optarg + 7;
+                if (zf && !(*pf = ub_filter_compile(zf, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                a->expert |= zx;
+                break;
+            }
+            if (strncmp(optarg, "ub,tree,", 8) == 0) { /* tshark's tap filter */
+                char ferr[300];
+                ub_sttree_free(a->treef);
+                if (!(a->treef = ub_sttree_new_filtered(optarg + 8, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                break;
+            }
             if (strcmp(optarg, "ub,tree") == 0) {
                 if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
                 break;
@@ -939,7 +1004,15 @@ int main(int argc, char **argv)
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && strcmp(file, "-") != 0; /* ub.analysis */
-    if (((a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || json_an) && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    /* ub.analysis.*: a first pass of the engine (-z expert,FILTER: a->expert has it) */
+    bool need_fan = (a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || a->e_fan ||
+                    ub_filter_uses_analysis(a->srt_f) || a->convf_an || ub_sttree_uses_analysis(a->treef) ||
+                    json_an;
+    if ((need_fan || a->srt_f) && strcmp(file, "-") == 0) {
+        fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input\n");
+        return 2;
+    }
+    if (need_fan && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -999,7 +1072,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->tree && !a->io && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->treef && !a->tree && !a->io && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
@@ -1014,6 +1087,11 @@ int main(int argc, char **argv)
                       ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
         if (a->rec_mode) rec_line(a, &r, units);
+        for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) { /* filtered tables: the frame is complete */
+            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
+            if (k == a->nconvf) ub_sttree_frame(a->treef, &pk);
+            else ub_conv_frame(a->convf[k], &pk);
+        }
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
             if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
@@ -1054,7 +1132,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2];
+        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf || a->treef;
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1099,13 +1177,19 @@ int main(int argc, char **argv)
                         "the run fails\n", late);
     fflush(stdout);
     if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
+    if (a->srt_f && ub_srt_ws_filtered(file, &a->o, scfg, a->srt_f, a->fan, zout, err, sizeof err) != 0) {
+        fprintf(stderr, "ubdump: -z ub,srt: %s: %s\n", file, err);
+        status = 2;
+    }
     ub_iostat_print(a->io, zout);
     ub_sttree_print(a->tree, zout);
+    ub_sttree_print(a->treef, zout);
     for (unsigned k = 0; k < UB_CONV__N; k++) {
         if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
         if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
     }
-    if (a->expert && ub_expert_print(file, &a->o, a->fan, zout, err, sizeof err) != 0) {
+    for (unsigned k = 0; k < a->nconvf; k++) ub_conv_print(a->convf[k], zout, a->convf_ep[k]);
+    if (a->expert && ub_expert_print_sel(file, &a->o, a->fan, a->x_sev, a->x_f, zout, err, sizeof err) != 0) {
         fprintf(stderr, "ubdump: -z expert: %s: %s\n", file, err);
         status = 2;
     }
@@ -1165,9 +1249,13 @@ int main(int argc, char **argv)
     ubx_jrec_free(a->jrec);
     ub_iostat_free(a->io);
     for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
+    for (unsigned k = 0; k < a->nconvf; k++) ub_conv_free(a->convf[k]);
     ub_sttree_free(a->tree);
+    ub_sttree_free(a->treef);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
+    ub_filter_free(a->srt_f);
+    ub_filter_free(a->x_f);
     ub_cap_close(cf);
     return status;
 }

@@ -38,6 +38,8 @@ static const ub_anfield anfields[UB_AF__COUNT] = {
     { UB_AF_STREAM_CONTINUED_IN, "ub.stream.continued_in", "Continued in frame", UB_AFT_FRAMENUM, UB_AFF_NONE, NULL },
     { UB_AF_STREAM_OPEN_BYTES, "ub.stream.open_bytes", "Bytes of an incomplete unit", UB_AFT_UINT32, UB_AFF_NONE,
       "Tail of the record belonging to a unit completed later" },
+    /* expert infos (the plugin registers them per expert group, severity and rule) */
+    { UB_AF_FINDING, "ub.analysis.finding", "UB protocol-state finding", UB_AFT_EXPERT, UB_AFF_NONE, NULL },
 };
 
 const ub_anfield *ub_anfield_get(unsigned id)

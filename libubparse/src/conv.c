@@ -4,9 +4,11 @@
  * -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): the same for the SEID/DEID of the first EIDH.
  * -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): the TP endpoints (ub_view_tp_endpoints).
  * Printed in the layout of tshark 4.0's ui/cli/tap-iousers.c and tap-endpoints.c. */
+#include "internal.h"
 #include "ubparse/iostat.h"
 
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,11 @@ struct ub_conv {
     bool oom;
     bool eid; /* tap "ub_eid": the EIDH's SEID/DEID pairs */
     bool tp;  /* tap "ub_tp": TP endpoints */
+    ub_filter *f;  /* -z conv,ub,FILTER: tshark's tap filter; its text in the header */
+    char *ftext;
+    ub_filter_acc *acc; /* the frame's views (the filter judges the whole frame) */
+    struct stage { char s[ADDR_MAX], d[ADDR_MAX]; uint32_t bytes; uint64_t rel; } *st; /* its views' rows */
+    size_t nst, capst;
 };
 
 ub_conv *ub_conv_new(void) { return calloc(1, sizeof(ub_conv)); }
@@ -53,22 +60,50 @@ ub_conv *ub_conv_new_kind(unsigned kind)
 
 int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints)
 {
+    const char *f;
+    return ub_conv_parse_filter(z, kind, endpoints, &f) == 0 && !f ? 0 : -1;
+}
+
+int ub_conv_parse_filter(const char *z, unsigned *kind, bool *endpoints, const char **filter)
+{
     static const char *const tap[] = { "ub", "ub_eid", "ub_tp" };
     const char *t = strncmp(z, "conv,", 5) == 0 ? z + 5 : strncmp(z, "endpoints,", 10) == 0 ? z + 10 : NULL;
     for (unsigned k = 0; t && k < 3; k++) {
-        if (strcmp(t, tap[k]) != 0) continue;
+        size_t n = strlen(tap[k]);
+        if (strncmp(t, tap[k], n) != 0 || (t[n] && t[n] != ',')) continue;
         *kind = k;
         *endpoints = z[0] == 'e';
+        *filter = t[n] ? t + n + 1 : NULL;
         return 0;
     }
     return -1;
 }
+
+ub_conv *ub_conv_new_filtered(unsigned kind, const char *expr, char *err, size_t errlen)
+{
+    ub_conv *c = ub_conv_new_kind(kind);
+    if (!c || !(c->ftext = strdup(expr)) || !(c->f = ub_filter_compile(expr, err, errlen)) ||
+        !(c->acc = ub_filter_acc_new(c->f))) {
+        if (c && (!c->ftext || c->f)) snprintf(err, errlen, "out of memory");
+        ub_conv_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+bool ub_conv_uses_analysis(const ub_conv *c) { return c && ub_filter_uses_analysis(c->f); }
+
+
 
 void ub_conv_free(ub_conv *c)
 {
     if (!c) return;
     free(c->c);
     free(c->e);
+    ub_filter_free(c->f);
+    ub_filter_acc_free(c->acc);
+    free(c->ftext);
+    free(c->st);
     free(c);
 }
 
@@ -170,12 +205,12 @@ bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n)
     return true;
 }
 
-void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
+/* the pair of addresses a view counts for in this table */
+static bool view_addrs(const ub_conv *c, const ub_view *v, char *s, char *d)
 {
-    if (!c || !v || !ub_view_ub(v)) return;
-    char s[ADDR_MAX], d[ADDR_MAX];
+    if (!v || !ub_view_ub(v)) return false;
     if (c->tp) {
-        if (!ub_view_tp_endpoints(v, s, d, sizeof s)) return;
+        if (!ub_view_tp_endpoints(v, s, d, ADDR_MAX)) return false;
     } else if (c->eid) {
         const ub_layer *eidh = NULL;
         unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
@@ -183,10 +218,15 @@ void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
             unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : 0;
             if (id == UB_H_EIDH40 || id == UB_H_EIDH256) eidh = &v->layer[i];
         }
-        if (!eidh || !row(eidh, "ub.eidh.seid", s, sizeof s) || !row(eidh, "ub.eidh.deid", d, sizeof d)) return;
-    } else if (!net_addrs(v, s, d, sizeof s, NULL)) {
-        return;
+        if (!eidh || !row(eidh, "ub.eidh.seid", s, ADDR_MAX) || !row(eidh, "ub.eidh.deid", d, ADDR_MAX)) return false;
+    } else if (!net_addrs(v, s, d, ADDR_MAX, NULL)) {
+        return false;
     }
+    return true;
+}
+
+static void count(ub_conv *c, const char *s, const char *d, uint32_t bytes, uint64_t rel_ns)
+{
     conv *x = NULL;
     bool fwd = true;
     for (size_t i = 0; i < c->nc && !x; i++) {
@@ -216,6 +256,35 @@ void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
     if (e) { e->ftx++; e->btx += bytes; }
     e = ep_get(c, d);
     if (e) { e->frx++; e->brx += bytes; }
+}
+
+void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
+{
+    char s[ADDR_MAX], d[ADDR_MAX];
+    if (c && view_addrs(c, v, s, d)) count(c, s, d, bytes, rel_ns);
+}
+
+void ub_conv_view_pkt(ub_conv *c, const ub_view *v, const ub_filter_pkt *pk, uint32_t bytes, uint64_t rel_ns)
+{
+    if (!c->f) { ub_conv_view(c, v, bytes, rel_ns); return; }
+    ub_filter_acc_add(c->acc, v, pk);
+    char s[ADDR_MAX], d[ADDR_MAX];
+    if (!view_addrs(c, v, s, d)) return;
+    if (!ub_grow((void **)&c->st, &c->capst, c->nst, sizeof *c->st)) { c->oom = true; return; }
+    struct stage *x = &c->st[c->nst++];
+    memcpy(x->s, s, sizeof s);
+    memcpy(x->d, d, sizeof d);
+    x->bytes = bytes;
+    x->rel = rel_ns;
+}
+
+void ub_conv_frame(ub_conv *c, const ub_filter_pkt *pk)
+{
+    if (!c->f) return;
+    if (c->nst && ub_filter_acc_match(c->acc, pk))
+        for (size_t i = 0; i < c->nst; i++) count(c, c->st[i].s, c->st[i].d, c->st[i].bytes, c->st[i].rel);
+    c->nst = 0;
+    ub_filter_acc_reset(c->acc);
 }
 
 static int cmp_conv(const void *x, const void *y)
@@ -257,7 +326,7 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
     static const char eq[] = "================================================================================";
     if (endpoints) {
         if (c->ne) qsort(c->e, c->ne, sizeof *c->e, cmp_ep);
-        fprintf(o, "%s\nUB %sEndpoints\nFilter:<No Filter>\n", eq, kind(c));
+        fprintf(o, "%s\nUB %sEndpoints\nFilter:%s\n", eq, kind(c), c->ftext ? c->ftext : "<No Filter>");
         fprintf(o, "                       |  Packets  | |  Bytes  | | Tx Packets | | Tx Bytes | | Rx Packets | | Rx Bytes |\n");
         for (size_t i = 0; i < c->ne; i++) {
             const endp *e = &c->e[i];
@@ -270,7 +339,7 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
         return;
     }
     if (c->nc) qsort(c->c, c->nc, sizeof *c->c, cmp_conv);
-    fprintf(o, "%s\nUB %sConversations\nFilter:<No Filter>\n", eq, kind(c));
+    fprintf(o, "%s\nUB %sConversations\nFilter:%s\n", eq, kind(c), c->ftext ? c->ftext : "<No Filter>");
     fprintf(o, "                                               |       <-      | |       ->      | |     Total     |    Relative    |   Duration   |\n");
     fprintf(o, "                                               | Frames  Bytes | | Frames  Bytes | | Frames  Bytes |      Start     |              |\n");
     for (size_t i = 0; i < c->nc; i++) {

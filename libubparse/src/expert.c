@@ -1,4 +1,5 @@
 /* tshark's -z expert without Wireshark (expert.h): the expert items of the plugin, counted. */
+#include "internal.h"
 #include "ubparse/expert.h"
 
 #include "ubparse/audit.h"
@@ -7,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const ub_tp_flag_info tp_flags[] = {
     { UB_TPF_RETRANSMISSION, "retransmission", UB_SEV_NOTE,
@@ -56,6 +58,7 @@ size_t ub_err_text(const ub_err *e, char *buf, size_t n)
 
 /* ---------------------------------------------------------------- the counts */
 typedef struct xent { uint64_t freq; unsigned group; char *summary; } xent;
+typedef struct xpend { uint8_t sev, group; char summary[400]; } xpend; /* an item of a frame not yet judged */
 typedef struct xrun {
     xent *e[3];          /* by ub_sev */
     size_t n[3], cap[3];
@@ -63,12 +66,26 @@ typedef struct xrun {
     const ub_fan_table *fan;
     ub_view *v;
     uint64_t frame;      /* the frame whose units are being read (its analysis follows them) */
+    unsigned min_sev;    /* -z expert,warn: items of this severity and above */
+    ub_filter_acc *acc;  /* -z expert,FILTER: the record's views; its items wait in pend */
+    ub_filter_pkt pk;
+    xpend *pend;
+    size_t np, pcap;
     bool oom;
 } xrun;
 
 static void add(xrun *x, unsigned sev, unsigned group, const char *summary)
 {
     if (sev > UB_SEV_ERROR) sev = UB_SEV_ERROR;
+    if (sev < x->min_sev) return;
+    if (x->acc) { /* counted when the record passes the filter (rec_done) */
+        if (!ub_grow((void **)&x->pend, &x->pcap, x->np, sizeof *x->pend)) { x->oom = true; return; }
+        xpend *q = &x->pend[x->np++];
+        q->sev = (uint8_t)sev;
+        q->group = (uint8_t)group;
+        snprintf(q->summary, sizeof q->summary, "%s", summary);
+        return;
+    }
     for (size_t i = 0; i < x->n[sev]; i++)
         if (strcmp(x->e[sev][i].summary, summary) == 0) { x->e[sev][i].freq++; return; } /* tshark: protocol + summary */
     if (x->n[sev] == x->cap[sev]) {
@@ -109,6 +126,7 @@ static void unit(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len, ub_
     if (flags & UB_UNIT_PARTIAL) ub_error_rec(x->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
     if (!ub_view_ub(x->v)) return;
     x->frame = r->frame;
+    if (x->acc && !(flags & UB_UNIT_PARTIAL)) ub_filter_acc_add(x->acc, x->v, &x->pk);
     for (unsigned i = 0; i < x->v->nerrs && i < UB_MAX_ERRS; i++) {
         const ub_err *e = &x->v->err[i];
         const ub_err_info *ei = ub_err_get(e->code);
@@ -119,18 +137,65 @@ static void unit(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len, ub_
     }
 }
 
+/* the end of a record: its analysis, then (-z expert,FILTER) its items if it passes */
+static void rec_done(xrun *x)
+{
+    frame_done(x);
+    if (!x->acc) return;
+    ub_filter_acc *acc = x->acc;
+    x->acc = NULL; /* add() counts now */
+    if (x->np && ub_filter_acc_match(acc, &x->pk))
+        for (size_t i = 0; i < x->np; i++) add(x, x->pend[i].sev, x->pend[i].group, x->pend[i].summary);
+    x->acc = acc;
+    x->np = 0;
+    ub_filter_acc_reset(acc);
+}
+
+int ub_expert_parse(const char *arg, unsigned *min_sev, const char **filter)
+{
+    static const struct { const char *name; unsigned sev; } lv[] = {
+        { "error", UB_SEV_ERROR }, { "warn", UB_SEV_WARN }, { "note", UB_SEV_NOTE }, { "chat", UB_SEV_NOTE },
+        { "comment", UB_SEV_NOTE }, /* UB has no chat or comment items: all */
+    };
+    if (strncmp(arg, "expert", 6) != 0 || (arg[6] && arg[6] != ',')) return -1;
+    const char *a = arg[6] ? arg + 7 : arg + 6; /* tap-expert.c: a level prefix, then ",FILTER" */
+    *min_sev = UB_SEV_NOTE;
+    *filter = NULL;
+    for (unsigned i = 0; i < sizeof lv / sizeof lv[0]; i++)
+        if (strncasecmp(a, lv[i].name, strlen(lv[i].name)) == 0) {
+            *min_sev = lv[i].sev;
+            a += strlen(lv[i].name);
+            break;
+        }
+    if (*a == ',') a++;
+    if (*a) *filter = a;
+    return 0;
+}
+
 int ub_expert_print(const char *path, const ub_opts *o, const ub_fan_table *fan, FILE *out, char *err, size_t errlen)
+{
+    return ub_expert_print_sel(path, o, fan, UB_SEV_NOTE, NULL, out, err, errlen);
+}
+
+int ub_expert_print_sel(const char *path, const ub_opts *o, const ub_fan_table *fan, unsigned min_sev,
+                        const ub_filter *f, FILE *out, char *err, size_t errlen)
 {
     ub_capfile *cf = ub_cap_open(path, err, errlen);
     if (!cf) return -1;
-    xrun x = { .o = o, .fan = fan, .v = calloc(1, sizeof(ub_view)) };
+    xrun x = { .o = o, .fan = fan, .v = calloc(1, sizeof(ub_view)), .min_sev = min_sev,
+               .acc = f ? ub_filter_acc_new(f) : NULL };
     ub_units *u = ub_units_new(o, 0);
     int rc = 0, st = -1;
-    if (x.v && u) {
+    if (x.v && u && (!f || x.acc)) {
         ub_rec r;
-        while ((rc = ub_cap_next(cf, &r)) == 1 && !x.oom) ub_units_record(u, &r, unit, &x);
+        ub_fpkt_seq seq = { 0 };
+        while ((rc = ub_cap_next(cf, &r)) == 1 && !x.oom) {
+            x.pk = ub_fpkt_next(&seq, cf, &r, fan);
+            ub_units_record(u, &r, unit, &x);
+            rec_done(&x);
+        }
         ub_units_flush(u, unit, &x);
-        frame_done(&x);
+        rec_done(&x);
         if (rc < 0) snprintf(err, errlen, "%s", ub_cap_error(cf));
         else if (x.oom) snprintf(err, errlen, "out of memory");
         else st = 0;
@@ -152,6 +217,8 @@ int ub_expert_print(const char *path, const ub_opts *o, const ub_fan_table *fan,
         free(x.e[s]);
     }
     ub_units_free(u);
+    ub_filter_acc_free(x.acc);
+    free(x.pend);
     free(x.v);
     ub_cap_close(cf);
     return st;

@@ -462,7 +462,6 @@ static const struct pname {
     { "frame.interface_id", K_FRAME_IFID, 0, 0 }, { "frame.p2p_dir", K_FRAME_DIR, 0, 0 },
     { "frame.time_epoch", K_FRAME_TEPOCH, 0, 0 }, { "frame.time_relative", K_FRAME_TREL, 0, 0 },
     { "frame.time_delta", K_FRAME_TDELTA, 0, 0 },
-    { "ub.analysis.finding", K_AN, AN_FINDING, 0 }, /* the plugin's expert item of every finding */
 };
 
 /* what a test of an anfields.h row reads: kind, an */
@@ -476,6 +475,7 @@ static const uint8_t af_test[UB_AF__COUNT][2] = {
     [UB_AF_TP_ENDPOINT] = { K_TPEP, TPEP_ANY },
     [UB_AF_STREAM_UNIT] = { K_AN, AN_ST_UNIT }, [UB_AF_STREAM_STARTED_IN] = { K_AN, AN_ST_STARTED_IN },
     [UB_AF_STREAM_CONTINUED_IN] = { K_AN, AN_ST_CONTINUED_IN }, [UB_AF_STREAM_OPEN_BYTES] = { K_AN, AN_ST_OPEN_BYTES },
+    [UB_AF_FINDING] = { K_AN, AN_FINDING }, /* the plugin's expert item of every finding */
 };
 
 /* name is an analysis field (anfields.h) or TP flag (expert.h): set kind, an, an_flag */

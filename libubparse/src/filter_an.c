@@ -4,6 +4,7 @@
  * request/response and data/ack pairs with latency, findings (rule, severity, related frames).
  * The whole capture is analysed before filtering, as `tshark -2`: a request knows its response.
  * Memory: a few words per frame plus the matches and findings. */
+#include "internal.h"
 #include "filter_int.h"
 
 #include "ubparse/audit.h"
@@ -55,25 +56,15 @@ static ub_fan *fr_get(ub_fan_table *t, uint64_t frame)
     return &t->fr[frame - 1];
 }
 
-static bool grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap) return true;
-    size_t nc = *cap ? *cap * 2 : 256;
-    void *q = realloc(*p, nc * sz);
-    if (!q) return false;
-    *p = q;
-    *cap = nc;
-    return true;
-}
 
 static void on_match(void *ctx, const ub_match *m)
 {
     ub_fan_table *t = ctx;
     if (!m->req_frame || !m->rsp_frame || m->req_frame > UINT32_MAX || m->rsp_frame > UINT32_MAX) return;
-    if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
+    if (!ub_grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
     t->m[t->nm] = (fan_m){ m->req_frame, t->nm, { (uint32_t)m->rsp_frame, m->kind, 0, m->latency_ns, t->cur } };
     t->nm++;
-    if (!grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
+    if (!ub_grow((void **)&t->m, &t->capm, t->nm + 1, sizeof *t->m)) { t->oom = true; return; }
     t->m[t->nm] = (fan_m){ m->rsp_frame, t->nm, { (uint32_t)m->req_frame, m->kind, 1, m->latency_ns, t->cur } };
     t->nm++;
 }
@@ -82,7 +73,7 @@ static void on_finding(void *ctx, const ub_finding *f)
 {
     ub_fan_table *t = ctx;
     if (!f->frame || f->frame > UINT32_MAX || !ub_rule_get(f->rule)) return;
-    if (!grow((void **)&t->f, &t->capf, t->nf + 1, sizeof *t->f)) { t->oom = true; return; }
+    if (!ub_grow((void **)&t->f, &t->capf, t->nf + 1, sizeof *t->f)) { t->oom = true; return; }
     fan_f *x = &t->f[t->nf++];
     memset(x, 0, sizeof *x);
     x->frame = f->frame;
@@ -206,17 +197,23 @@ typedef struct scan {
     ub_view *v;
 } scan;
 
+bool ub_fan_engine_unit(ub_state *st, ub_view *v, const ub_opts *o, const ub_rec *r, const uint8_t *unit, uint32_t len,
+                        ub_entry entry, unsigned flags)
+{
+    uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    ub_decode_wire(v, o, entry, unit, len, wire);
+    if (flags & UB_UNIT_PARTIAL) ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    if (!ub_view_ub(v)) return false;
+    ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
+    ub_state_packet(st, v, &pi);
+    return true;
+}
+
 static void scan_unit(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry, unsigned flags)
 {
     scan *s = ctx;
     s->t->cur = r->frame < UINT32_MAX ? (uint32_t)r->frame : UINT32_MAX - 1;
-    uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
-    ub_decode_wire(s->v, s->o, entry, unit, len, wire);
-    if (flags & UB_UNIT_PARTIAL) ub_error_rec(s->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
-    if (!ub_view_ub(s->v)) return;
-    ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
-    ub_state_packet(s->st, s->v, &pi);
-    if (flags & UB_UNIT_PARTIAL) return;
+    if (!ub_fan_engine_unit(s->st, s->v, s->o, r, unit, len, entry, flags) || (flags & UB_UNIT_PARTIAL)) return;
     uint32_t c = channel(s->t, s->v);
     ub_fan *a = c ? fr_get(s->t, r->frame) : NULL;
     if (a && !a->tp_channel) a->tp_channel = c;
@@ -353,6 +350,15 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
         return NULL;
     }
     return t;
+}
+
+ub_filter_pkt ub_fpkt_next(ub_fpkt_seq *seq, const ub_capfile *cf, const ub_rec *r, const ub_fan_table *fan)
+{
+    if (!seq->started) seq->t0 = seq->prev = r->ts_ns, seq->started = true;
+    ub_filter_pkt pk = { r->frame, r->origlen, r->caplen, true, r->ts_ns, seq->t0, seq->prev, ub_cap_is_pcapng(cf),
+                         r->ifindex, r->dir, ub_fan_get(fan, r->frame), r->data, r->caplen };
+    seq->prev = r->ts_ns;
+    return pk;
 }
 
 const ub_fan *ub_fan_get(const ub_fan_table *t, uint64_t frame)

@@ -3,6 +3,7 @@
 #ifndef UBPARSE_FILTER_INT_H
 #define UBPARSE_FILTER_INT_H
 
+#include "ubparse/capfile.h"
 #include "ubparse/filter.h"
 
 #include <regex.h>
@@ -75,5 +76,10 @@ struct ub_filter {
     bool uses_an;
     bool uses_time;       /* frame.time_epoch/_relative/_delta */
 };
+
+/* one unit of a record through the state engine (filter_an.c, srt_ws.c): decoded into v (an incomplete
+ * unit at the end of a stream gets its error), fed to st when UB; false when not UB */
+bool ub_fan_engine_unit(ub_state *st, ub_view *v, const ub_opts *o, const ub_rec *r, const uint8_t *unit, uint32_t len,
+                        ub_entry entry, unsigned flags);
 
 #endif

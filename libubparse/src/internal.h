@@ -4,7 +4,21 @@
 #define UB_INTERNAL_H
 
 #include "ubparse/ubparse.h"
+#include <stdlib.h>
 #include <string.h>
+
+/* Room for element n of a growing array *p of *cap elements of sz bytes (doubling, from 16):
+ * false when out of memory (*p unchanged). */
+static inline bool ub_grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *q = realloc(*p, nc * sz);
+    if (!q) return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
 
 /* ---------------------------------------------------------------- schema rows */
 /* Field-row constructors. `h`/`f` are bare words: UBU(lph, crd, ...) -> "ub.lph.crd". */

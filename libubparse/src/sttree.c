@@ -3,10 +3,12 @@
  * counters, rate per ms over the tapped span, percent of the parent, burst rate over a 100 ms window
  * in 5 ms buckets — the preference defaults) and its plain-text layout (stats_tree_format_as_str).
  * Nodes are created on their first tick, as tshark's; one allocation per node array growth. */
+#include "internal.h"
 #include "fh.h"
 #include "ubparse/iostat.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +38,14 @@ static const char *const pivot_name[P__N] = { "UB packets", "CFG", "TAOpcode (re
                                               "TAOpcode (responses, ATAH)", "TPOpcode", "DLLCB type",
                                               "Management Code (MGMTETAH)" };
 
+/* -z ub,tree,FILTER: a frame's ticks wait until the filter has seen all its views */
+typedef struct stick { int64_t rel_ns; int pivot; char name[NAME_MAX_]; } stick; /* pivot -1: a view's start */
+
 struct ub_sttree {
+    ub_filter *f;
+    ub_filter_acc *acc;
+    stick *st;
+    size_t nst, capst;
     stnode *n;
     size_t nn, cap;
     bool oom, any;
@@ -75,6 +84,9 @@ ub_sttree *ub_sttree_new(void)
 void ub_sttree_free(ub_sttree *t)
 {
     if (!t) return;
+    ub_filter_free(t->f);
+    ub_filter_acc_free(t->acc);
+    free(t->st);
     free(t->n);
     free(t);
 }
@@ -188,16 +200,69 @@ void ub_sttree_ticks(const ub_sttree *t, const ub_view *v, ub_sttree_tick_fn fn,
 
 static void tick_cb(void *ctx, unsigned pivot, const char *name) { tick_pivot(ctx, (int)pivot, name); }
 
-void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns)
+static void view_start(ub_sttree *t, int64_t rel_ns)
 {
-    if (!t || !v || !ub_view_ub(v)) return;
     /* nstime_to_msec() of the time since the first frame */
     int64_t s = rel_ns / 1000000000, ns = rel_ns % 1000000000;
     t->now = (double)s * 1000 + (double)ns / 1000000;
     if (!t->any) t->start = t->now;
     t->any = true;
     tick(t, P_PKTS);
+}
+
+void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns)
+{
+    if (!t || !v || !ub_view_ub(v)) return;
+    view_start(t, rel_ns);
     ub_sttree_ticks(t, v, tick_cb, t);
+}
+
+ub_sttree *ub_sttree_new_filtered(const char *expr, char *err, size_t errlen)
+{
+    ub_sttree *t = ub_sttree_new();
+    if (!t || !(t->f = ub_filter_compile(expr, err, errlen)) || !(t->acc = ub_filter_acc_new(t->f))) {
+        if (!t || t->f) snprintf(err, errlen, "out of memory");
+        ub_sttree_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+bool ub_sttree_uses_analysis(const ub_sttree *t) { return t && ub_filter_uses_analysis(t->f); }
+
+static void stage(ub_sttree *t, int64_t rel_ns, int pivot, const char *name)
+{
+    if (!ub_grow((void **)&t->st, &t->capst, t->nst, sizeof *t->st)) { t->oom = true; return; }
+    stick *x = &t->st[t->nst++];
+    x->rel_ns = rel_ns;
+    x->pivot = pivot;
+    snprintf(x->name, sizeof x->name, "%s", name);
+}
+static void stage_cb(void *ctx, unsigned pivot, const char *name)
+{
+    ub_sttree *t = ctx;
+    stage(t, t->nst ? t->st[t->nst - 1].rel_ns : 0, (int)pivot, name);
+}
+
+void ub_sttree_view_pkt(ub_sttree *t, const ub_view *v, const ub_filter_pkt *pk, int64_t rel_ns)
+{
+    if (!t || !t->f) { ub_sttree_view(t, v, rel_ns); return; }
+    if (!v || !ub_view_ub(v)) return;
+    ub_filter_acc_add(t->acc, v, pk);
+    stage(t, rel_ns, -1, "");
+    ub_sttree_ticks(t, v, stage_cb, t);
+}
+
+void ub_sttree_frame(ub_sttree *t, const ub_filter_pkt *pk)
+{
+    if (!t || !t->f) return;
+    if (t->nst && ub_filter_acc_match(t->acc, pk))
+        for (size_t i = 0; i < t->nst; i++) {
+            if (t->st[i].pivot < 0) view_start(t, t->st[i].rel_ns);
+            else tick_pivot(t, t->st[i].pivot, t->st[i].name);
+        }
+    t->nst = 0;
+    ub_filter_acc_reset(t->acc);
 }
 
 /* stats_tree_sort_compare() for the default sort: count, descending, ties by name (case-sensitive) */

@@ -1,6 +1,6 @@
 /* The analysis fields (ub.analysis.*) and raw-stream fields (ub.stream.*): names, types, labels
  * and descriptions in one table. The Wireshark plugin registers its hf from it and the display
- * filter (ubdump -Y) looks the names up in it. The TP sequence-analysis expert items
+ * filter (ubdump -Y) and ubdump -T fields -e look the names up in it. The TP sequence-analysis expert items
  * (ub.analysis.retransmission, ...) are expert.h's ub_tp_flag_info table. */
 #ifndef UBPARSE_ANFIELDS_H
 #define UBPARSE_ANFIELDS_H
@@ -27,6 +27,7 @@ typedef enum ub_af_id {
     UB_AF_STREAM_STARTED_IN,
     UB_AF_STREAM_CONTINUED_IN,
     UB_AF_STREAM_OPEN_BYTES,
+    UB_AF_FINDING,        /* the expert item of every finding (registered by the plugin as expert info) */
     UB_AF__COUNT
 } ub_af_id;
 
@@ -36,6 +37,7 @@ typedef enum ub_af_type {
     UB_AFT_FRAMENUM,
     UB_AFT_RELTIME,  /* ns */
     UB_AFT_STRING,
+    UB_AFT_EXPERT,   /* an expert item's name (FT_NONE): presence only */
 } ub_af_type;
 
 /* Wireshark's frame-number kind of a UB_AFT_FRAMENUM (FT_FRAMENUM_*) */

@@ -34,5 +34,13 @@ size_t ub_err_text(const ub_err *e, char *buf, size_t n);
  * tshark's layout. 0, or -1 with a message in err. */
 int ub_expert_print(const char *path, const ub_opts *o, const ub_fan_table *fan, FILE *out, char *err,
                     size_t errlen);
+/* Same, as tshark -z expert[,LEVEL][,FILTER]: only items of severity min_sev (ub_sev) and above, and
+ * (f not NULL) only the items of frames f selects (all units of a record together; fan: the
+ * analysis when f reads it). */
+int ub_expert_print_sel(const char *path, const ub_opts *o, const ub_fan_table *fan, unsigned min_sev,
+                        const ub_filter *f, FILE *out, char *err, size_t errlen);
+/* "expert[,error|warn|note|chat|comment][,FILTER]" as tshark parses it: *min_sev, *filter (NULL:
+ * none; points into arg). 0, or -1 if arg is not an expert statistic. */
+int ub_expert_parse(const char *arg, unsigned *min_sev, const char **filter);
 
 #endif

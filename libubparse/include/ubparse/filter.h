@@ -30,8 +30,11 @@
 #ifndef UBPARSE_FILTER_H
 #define UBPARSE_FILTER_H
 
+#include "ubparse/capfile.h"
 #include "ubparse/state.h"
 #include "ubparse/ubparse.h"
+
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +95,31 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
 /* The analysis of a frame (NULL: nothing), valid until ub_fan_free. */
 const ub_fan *ub_fan_get(const ub_fan_table *t, uint64_t frame);
 void ub_fan_free(ub_fan_table *t);
+
+/* ub.analysis.* / ub.stream.* as values (ubdump -T fields -e; anvals.c). A field: an anfields.h id,
+ * or UB_AF__COUNT + i for the TP-analysis expert item ub_tp_flag_info_get(i) (ub.analysis.<name>).
+ * find: the field named name, -1 if none. from_view: tp_src / tp_dst / tp_endpoint, read from the
+ * decoded view (no ub_fan_scan needed). name: the field's name (buf holds it when built), NULL past
+ * the last field (fields are 0, 1, ...); *label (if label): its description. */
+int ub_fan_field_find(const char *name);
+bool ub_fan_field_from_view(int field);
+const char *ub_fan_field_name(int field, char *buf, size_t n, const char **label);
+/* The occurrences of field in one frame as tshark -T fields prints the plugin's items (FT_NONE: "1",
+ * latency: seconds with 9 decimals), each passed to put in tree order; a: ub_fan_get (NULL: none),
+ * v: the frame's view (only read by from_view fields; NULL: none). Returns how many. */
+typedef void (*ub_fan_put)(void *ctx, const char *value);
+unsigned ub_fan_values(int field, const ub_fan *a, const ub_view *v, ub_fan_put put, void *ctx);
+
+/* The ub_filter_pkt of each record of a capture read in order (frame.time_relative/_delta need the
+ * first and previous times): seq zeroed before the first record; fan: ub.analysis.* (NULL: none). */
+typedef struct ub_fpkt_seq { uint64_t t0, prev; bool started; } ub_fpkt_seq;
+ub_filter_pkt ub_fpkt_next(ub_fpkt_seq *seq, const ub_capfile *cf, const ub_rec *r, const ub_fan_table *fan);
+
+/* -z ub,srt,FILTER (srt_ws.c): tshark's SRT table of the matches tapped in frames that pass f (the
+ * state engine run over path with cfg, NULL: defaults; fan: the analysis when f reads it). 0, or -1
+ * with a message in err. */
+int ub_srt_ws_filtered(const char *path, const ub_opts *o, const ub_state_cfg *cfg, const ub_filter *f,
+                       const ub_fan_table *fan, FILE *out, char *err, size_t errlen);
 
 /* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of
  * the view (the IP header and the UDP/TCP/data after it), which Wireshark's own IP dissector shows

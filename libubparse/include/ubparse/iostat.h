@@ -39,6 +39,15 @@ enum { UB_CONV_NET, UB_CONV_EID, UB_CONV_TP, UB_CONV__N };
 ub_conv *ub_conv_new_kind(unsigned kind);
 /* "conv,ub", "endpoints,ub_eid", ...: 0 with the kind (UB_CONV_*) and whether endpoints, -1 other. */
 int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints);
+/* Same with tshark's tap filter: "conv,ub,FILTER" sets *filter (pointing into z), else NULL. */
+int ub_conv_parse_filter(const char *z, unsigned *kind, bool *endpoints, const char **filter);
+/* A table that counts only the views whose frame expr selects (compiled here; its text goes in the
+ * "Filter:" line). NULL with a message in err. Feed it with ub_conv_view_pkt for each view of a
+ * frame, then ub_conv_frame once (the filter judges all views of the frame together, as tshark). */
+ub_conv *ub_conv_new_filtered(unsigned kind, const char *expr, char *err, size_t errlen);
+bool ub_conv_uses_analysis(const ub_conv *c); /* its filter reads ub.analysis.* (ub_fan_scan first) */
+void ub_conv_view_pkt(ub_conv *c, const ub_view *v, const ub_filter_pkt *pk, uint32_t bytes, uint64_t rel_ns);
+void ub_conv_frame(ub_conv *c, const ub_filter_pkt *pk);
 /* The TP endpoints of a view with an RTPH/UTPH/CTPH and network addresses (NTH CNAs, else the
  * first IP header), as the plugin's ub.analysis.tp_src/tp_dst: RTP "address:0xTPN", UTP/CTP
  * "address (UTP)". false: none. */
@@ -54,6 +63,13 @@ ub_sttree *ub_sttree_new(void);
 void ub_sttree_view(ub_sttree *t, const ub_view *v, int64_t rel_ns);
 void ub_sttree_print(const ub_sttree *t, FILE *out);
 void ub_sttree_free(ub_sttree *t);
+/* -z ub,tree,FILTER: counts only the views of frames expr selects (NULL with a message in err); feed
+ * each view with ub_sttree_view_pkt, then ub_sttree_frame once per frame (the filter judges all views
+ * of the frame together, as tshark). */
+ub_sttree *ub_sttree_new_filtered(const char *expr, char *err, size_t errlen);
+bool ub_sttree_uses_analysis(const ub_sttree *t);
+void ub_sttree_view_pkt(ub_sttree *t, const ub_view *v, const ub_filter_pkt *pk, int64_t rel_ns);
+void ub_sttree_frame(ub_sttree *t, const ub_filter_pkt *pk);
 /* The tree's shape, shared with the plugin: pivot 0 is "UB packets" (ticked once per UB view), the
  * pivots 1..UB_STTREE_NPIVOT-1 its children; ub_sttree_ticks calls fn with (pivot, item name) for
  * every item of the view (its CFG, then TAOpcode/TPOpcode/DLLCB type/Code per layer). t: any tree
