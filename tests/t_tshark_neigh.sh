@@ -15,31 +15,7 @@
 # skips) when tshark, python3 or the plugin is missing or not loaded.
 set -eu
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-: "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}"
-U=$UBDUMP
-C=$UB_SOURCE_DIR/captures
-command -v python3 >/dev/null 2>&1 || fail "python3 is not installed"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtsnb.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/home/.config/wireshark"
-. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
-ub_plugin_install
-ub_require_plugin
-
-pass=0
-nfail=0
-ok() { pass=$((pass + 1)); }
-bad() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
-expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi; }
-# integers as numbers, per column and occurrence (tshark: 0x00, ubdump: 0x0 for a 2-bit hex field)
-norm() {
-    python3 -c '
-import re, sys
-n = lambda t: str(int(t, 16)) if re.fullmatch(r"0x[0-9a-fA-F]+", t) else t
-for line in sys.stdin:
-    print("\t".join(",".join(n(x) for x in c.split(",")) for c in line.rstrip("\n").split("\t")))'
-}
+. "$UB_SOURCE_DIR/tests/tshark_neigh_lib.sh"
 
 # ---- one schema: ubdump's sue.* / pcieflit.* names are tshark fields
 "$U" -G fields 2>/dev/null | awk -F'\t' '$1 ~ /^(sue|pcieflit|infiniband)\./ { print $1 }' | LC_ALL=C sort -u > "$tmp/uf"
