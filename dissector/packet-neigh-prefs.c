@@ -1,8 +1,8 @@
 /* packet-neigh-prefs.c — Wireshark preferences for the options of the neighbouring interconnects
  * (docs/neighbours.md "Wireshark"), generated from libubparse's one option table (ub_opt_desc_get, the
  * table behind ubdump -o): same names, same values, same defaults, no second list.
- *   sue.*          preferences of the "sue" protocol: tshark -o sue.port:N  = ubdump -o sue.port=N
- *   the others     preferences of the "ub" protocol, as UB's options: tshark -o ub.udp4791:sue = ubdump -o udp4791=sue
+ *   sue.*, pcieflit.*  preferences of the "sue" / "pcieflit" protocol: tshark -o sue.port:N = ubdump -o sue.port=N
+ *   the others         preferences of the "ub" protocol, as UB's options: tshark -o ub.udp4791:sue = ubdump -o udp4791=sue
  * Switches (0|1) and word options are enumerations whose names are ubdump's values ("0"/"1", "auto"/"roce"/...);
  * numbers are decimal, EtherTypes hexadecimal (0x88B5 or 88B5). A change re-registers the UDP port, EtherTypes
  * and link type (packet-neigh.c). */
@@ -30,16 +30,17 @@ static const enum_val_t *words_enum(const ub_opt_desc *d)
     return e;
 }
 
-void ub_neigh_register_prefs(module_t *ub_module, module_t *sue_module)
+void ub_neigh_register_prefs(module_t *ub_module, module_t *sue_module, module_t *flit_module)
 {
     ub_opts def;
     ub_opts_default(&def);
     ub_opt_desc d;
     for (unsigned i = 0; ub_opt_desc_get(i, &d) && n_prefs < NB_PREFS_MAX; i++) {
         if (!d.neighbour || d.kind == UB_OPTK_OTHER) continue;
-        gboolean sue = strncmp(d.name, "sue.", 4) == 0;
-        module_t *m = sue ? sue_module : ub_module;
-        const char *name = sue ? d.name + 4 : d.name;
+        module_t *m = ub_module;
+        const char *name = d.name;
+        if (strncmp(d.name, "sue.", 4) == 0) m = sue_module, name = d.name + 4;
+        else if (strncmp(d.name, "pcieflit.", 9) == 0) m = flit_module, name = d.name + 9;
         char *title = g_strdup(d.meaning); /* short (Wireshark limits titles): to the first " (", at most 60 */
         char *cut = strstr(title, " (");
         if (cut) *cut = 0;

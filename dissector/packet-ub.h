@@ -53,9 +53,9 @@ void proto_register_ub_neigh(void);
 void proto_reg_handoff_ub_neigh(void);
 /* packet-neigh.c: (re-)register the UDP port, EtherTypes and link type of the options in force */
 void ub_neigh_apply(void);
-/* packet-neigh-prefs.c: the neighbours' options as preferences of ub_module (udp4791, dlt.pcieflit, ...)
- * and sue_module (sue.*), from the library's option table; their values into o */
-void ub_neigh_register_prefs(module_t *ub_module, module_t *sue_module);
+/* packet-neigh-prefs.c: the neighbours' options as preferences of ub_module (udp4791, dlt.pcieflit, ...),
+ * sue_module (sue.*) and flit_module (pcieflit.*), from the library's option table; their values into o */
+void ub_neigh_register_prefs(module_t *ub_module, module_t *sue_module, module_t *flit_module);
 void ub_neigh_prefs_to_opts(ub_opts *o);
 /* packet-ub.c: the preferences changed (the ub module's and the sue module's apply callback) */
 void ub_ws_apply_prefs(void);

@@ -1,4 +1,5 @@
-# Shared by the bash tests t_install.sh, t_logs.sh, t_completion.sh (sourced after `set -euo pipefail`).
+# Shared by t_install.sh, t_logs.sh, t_completion.sh (sourced after `set -euo pipefail`) and, through
+# peer_lib.sh, the ubpeer tests (POSIX sh, `set -u`).
 # ub_check_init NAME: a scratch directory $tmp removed at exit, counters and the assertion helpers:
 #   ok / bad MESSAGE           count a pass / report a failure
 #   eq DESCRIPTION GOT WANT    exact string comparison
@@ -6,7 +7,7 @@
 #   ub_check_done              prints the totals; exit 1 when something failed
 ub_check_init() {
     UB_CHECK_NAME=$1
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || { echo "FAIL: mktemp"; exit 1; }
     trap 'rm -rf "$tmp"' EXIT INT TERM
     pass=0
     fail=0

@@ -1,25 +1,79 @@
 # shellcheck shell=sh
-# Shared by tests/t_peer_udp.sh and tests/t_peer_veth.sh: start ubpeer, wait until it is ready,
-# run the tiny sender, wait for ubpeer to stop (--count), audit what it saved.
-# Needs: UBPEER, PEER_SENDER, UBDUMP, a scratch directory $tmp, counters via ok/bad.
+# Shared by the tests that run ubpeer (t_peer_udp, t_peer_veth, t_replay_udp, t_replay_veth,
+# t_lua_scenario): scratch directory and counters, the private network namespace with its veth pair,
+# ubpeer started in the background / waited for / stopped, the rule ids of audit reports.
+# Needs: S (source dir) and UBPEER; run_peer and audit_ids also UBDUMP (and the tiny sender the caller runs).
+. "$S/tests/check_lib.sh"
 
-# run_peer NAME COUNT PEER_ARGS... : ubpeer in the background (--count COUNT -w $tmp/NAME.pcapng),
-# returns when its ready file exists; sets PEER_PID, PEER_READY (file contents)
-run_peer() {
-    name=$1 count=$2
-    shift 2
-    rm -f "$tmp/$name.ready" "$tmp/$name.pcapng"
-    "$UBPEER" --count "$count" --ready-file "$tmp/$name.ready" -w "$tmp/$name.pcapng" -q "$@" \
-        > "$tmp/$name.out" 2> "$tmp/$name.err" &
+# peer_test_init NAME: check_lib.sh's scratch directory $tmp and ok/bad counters; at exit a ubpeer
+# still running ($PEER_PID) is killed
+peer_test_init() {
+    ub_check_init "$1"
+    PEER_PID=
+    trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+}
+
+# netns_enter "$0" "$@": unless already inside, runs this test again in a user + network namespace of
+# its own (unshare -rn: nothing sent there leaves it); exit 77 (skipped) where that cannot be made
+netns_enter() {
+    PATH=$PATH:/usr/sbin:/sbin # ip(8) is in /usr/sbin on Debian
+    [ "${UB_IN_NETNS:-}" = 1 ] && return 0
+    if ! command -v unshare >/dev/null 2>&1 || ! unshare -rn true 2>/dev/null; then
+        echo "SKIP: cannot create a user + network namespace here (unshare -rn failed)"
+        exit 77
+    fi
+    if ! command -v ip >/dev/null 2>&1; then
+        echo "SKIP: iproute2 ('ip') not installed (scripts/deps.sh installs it)"
+        exit 77
+    fi
+    UB_IN_NETNS=1 exec unshare -rn sh "$@"
+}
+
+# veth_up: inside the namespace, lo up and a veth pair va <-> vb up, no IPv6 autoconfiguration chatter
+# on the links (raw mode sees every frame); exit 77 (skipped) where a veth pair cannot be made
+veth_up() {
+    echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null
+    echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 2>/dev/null
+    ip link set lo up
+    if ! ip link add va type veth peer name vb 2>"$tmp/ip.err"; then
+        echo "SKIP: cannot create a veth pair in the namespace: $(cat "$tmp/ip.err")"
+        exit 77
+    fi
+    ip link set va up && ip link set vb up || { bad "veth up"; exit 1; }
+}
+
+# start_peer NAME OUT ERR UBPEER_ARGS...: ubpeer -q --ready-file $tmp/NAME.ready in the background
+# (stdout to OUT, stderr to ERR); returns when the ready file has content, false when ubpeer stopped
+# or did not get ready in 20 s (a safety net only); sets PEER_PID and PEER_READY (the file contents)
+start_peer() {
+    name=$1 peer_out=$2 peer_err=$3
+    shift 3
+    rm -f "$tmp/$name.ready"
+    "$UBPEER" -q --ready-file "$tmp/$name.ready" "$@" > "$peer_out" 2> "$peer_err" &
     PEER_PID=$!
     i=0
-    while [ ! -s "$tmp/$name.ready" ] && [ $i -lt 200 ]; do # safety net only: 20 s
+    while [ ! -s "$tmp/$name.ready" ] && [ $i -lt 200 ]; do
         kill -0 "$PEER_PID" 2>/dev/null || break
         sleep 0.1
         i=$((i + 1))
     done
     PEER_READY=$(cat "$tmp/$name.ready" 2>/dev/null)
     [ -n "$PEER_READY" ]
+}
+
+# stop_peer: kill the ubpeer of start_peer and reap it
+stop_peer() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_PID=; }
+
+# report_ids FILE: the rule ids at warning or error level of a text audit report, sorted, space separated
+report_ids() { grep -E '^(error|warning) +UB-' "$1" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+
+# run_peer NAME COUNT PEER_ARGS... : ubpeer in the background (--count COUNT -w $tmp/NAME.pcapng,
+# output in $tmp/NAME.out and .err), returns when it is ready (start_peer)
+run_peer() {
+    name=$1 count=$2
+    shift 2
+    rm -f "$tmp/$name.pcapng"
+    start_peer "$name" "$tmp/$name.out" "$tmp/$name.err" --count "$count" -w "$tmp/$name.pcapng" "$@"
 }
 
 # wait_peer NAME: wait for ubpeer to stop by itself (--count); killed after 30 s as a safety net
@@ -38,7 +92,7 @@ wait_peer() {
 audit_ids() {
     "$UBDUMP" -r "$1" -q --audit --response-timeout 0 --audit-examples 1 > "$1.audit" 2>&1
     AUDIT_RC=$?
-    AUDIT_IDS=$(grep -E '^(error|warning) +UB-' "$1.audit" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//')
+    AUDIT_IDS=$(report_ids "$1.audit")
 }
 
 # expect_audit NAME WANT_RC "WANT IDS"
@@ -52,25 +106,14 @@ expect_audit() {
 
 # peer_audit_ids NAME: the ids in ubpeer's own --audit report (its stdout), like AUDIT_IDS
 peer_audit_ids() {
-    PEER_IDS=$(grep -E '^(error|warning) +UB-' "$tmp/$1.out" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//')
+    PEER_IDS=$(report_ids "$tmp/$1.out")
 }
 
-# udp_peer NAME [FAULT]: ubpeer -q on 127.0.0.1 (a free port) in the background until killed, with one
-# --fault knob; returns when it is ready; sets PEER_PID and PORT
+# udp_peer NAME [FAULT]: ubpeer on 127.0.0.1 (a free port) in the background until stop_peer, with one
+# --fault knob when FAULT is not empty (stderr in $tmp/NAME.peer.err); returns when it is ready; sets
+# PEER_PID and PORT
 udp_peer() {
-    rm -f "$tmp/$1.ready"
-    if [ $# -gt 1 ]; then
-        "$UBPEER" --udp 127.0.0.1:0 --ready-file "$tmp/$1.ready" -q --fault "$2" > /dev/null 2> "$tmp/$1.peer.err" &
-    else
-        "$UBPEER" --udp 127.0.0.1:0 --ready-file "$tmp/$1.ready" -q > /dev/null 2> "$tmp/$1.peer.err" &
-    fi
-    PEER_PID=$!
-    i=0
-    while [ ! -s "$tmp/$1.ready" ] && [ $i -lt 200 ]; do # safety net only
-        kill -0 "$PEER_PID" 2>/dev/null || break
-        sleep 0.1
-        i=$((i + 1))
-    done
-    PORT=$(cat "$tmp/$1.ready" 2>/dev/null)
+    start_peer "$1" /dev/null "$tmp/$1.peer.err" --udp 127.0.0.1:0 ${2:+--fault "$2"}
+    PORT=$PEER_READY
     [ -n "$PORT" ]
 }

@@ -9,12 +9,8 @@ set -u
 U=${UBDUMP:?}
 G=${UBGEN:?}
 S=${UB_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_audit
 have_py=0
 command -v python3 >/dev/null 2>&1 && have_py=1
 [ $have_py = 1 ] || echo "note: python3 not found: JSON/SARIF/JUnit structure checks skipped"
@@ -327,5 +323,4 @@ done
 "$U" -r "$C9" -q --audit --response-timeout 0.01 --expect-taack --gaps-are-notes --max-links 4 --max-channels 16 --max-transactions 16 --max-mgmt 16 > /dev/null; rc=$?
 [ $rc -le 1 ] && ok || bad "engine options: exit $rc"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -15,12 +15,8 @@ S=${UB_SOURCE_DIR:?}
 case $U in /*) ;; *) U=$(pwd)/$U ;; esac # (some checks run in other directories)
 case $G in /*) ;; *) G=$(pwd)/$G ;; esac
 case $S in /*) ;; *) S=$(pwd)/$S ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_audit_report
 if ! python3 -c 'import jsonschema' 2>/dev/null; then
     echo "python3 with jsonschema is required (Debian: python3-jsonschema, scripts/deps.sh)"
     exit 1
@@ -215,5 +211,4 @@ PY
 # one -T fields line per record, as tshark: record 1 completes no unit (issue #9 item 6)
 printf '1\t\t\t\t\t\n2\t\t0x11\t\t5\t\n3\t0x03\t\t1\t\t\n' | cmp -s - "$tmp/if32.txt" && [ $rc -eq 0 ] && ok || { bad "interface 32 merged with interface 0 (exit $rc):"; cat "$tmp/if32.txt"; }
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -10,13 +10,9 @@ set -u
 : "${UB_SOURCE_DIR:?}" "${UBDUMP:?}" "${UBGEN:?}"
 U=$UBDUMP
 S=$UB_SOURCE_DIR
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_claim
 expect() { [ "$2" = "$3" ] && ok || bad "$1: got '$3', want '$2'"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubclaim.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
 M=$S/captures/mixed_eth.pcapng
 C=$S/captures/cfg3_plain_ip.pcapng
 frames() { "$U" -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
@@ -66,15 +62,13 @@ grep -q 'UTP data' "$tmp/z" && bad "-z ub,cfg counts CTP as UTP" || ok
 grep -q 'records, 2 packets' "$tmp/z" && ok || bad "-z ub,cfg counts what is not UB"
 
 # ---- tshark with the plugin: the same frames are UB, the rest is Wireshark's
-PLUGIN=
-for p in "${UB_BINARY_DIR:-/nonexistent}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-if [ -n "$PLUGIN" ] && command -v tshark > /dev/null 2>&1; then
-    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-    mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
-    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
+if ls "${UB_BINARY_DIR:-/nonexistent}"/plugins/*/epan/ub.so > /dev/null 2>&1 && command -v tshark > /dev/null 2>&1; then
+    fail() { bad "$*"; exit 1; }
+    mkdir -p "$tmp/home"
     cp "$M" "$C" "$tmp/home/"
     # shellcheck disable=SC1091
     . "$S/tests/tshark_lib.sh"
+    ub_plugin_install
     tf() { ts -n -r "$tmp/home/$1" -Y "$2" -T fields -e frame.number 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
     expect "tshark: UB frames of mixed_eth" "$(frames "$M" ub)" "$(tf mixed_eth.pcapng ub)"
     expect "tshark: TCP stays TCP" "1 11" "$(tf mixed_eth.pcapng tcp)"
@@ -91,5 +85,4 @@ else
     echo "SKIP: no plugin build or no tshark: the tshark checks are not run"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

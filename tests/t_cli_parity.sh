@@ -8,12 +8,8 @@ set -eu
 U=${UBDUMP:?}
 S=${UB_SOURCE_DIR:?}
 C=$S/captures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_cli_parity
 # same NAME WANT GOT: exact string comparison
 same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
 
@@ -257,7 +253,7 @@ assert not v.is_valid(bad)
 print(n)
 PY
 )
-same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 939 "$got"
+same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 963 "$got"
 
 # the neighbours are not UB: their headers are top-level protocols (as Wireshark's own dissectors show
 # them), the plain IP inside a UB CFG 3 packet is Wireshark's ip/udp
@@ -265,17 +261,13 @@ got=$("$U" -r "$C/rocev2_cfg3.pcapng" -T json -c 1 2> /dev/null | python3 -c 'im
 same "-T json: RoCEv2 inside UB CFG 3" "frame ub ip udp infiniband 5 0x000012" "$got"
 
 # ---------------------------------------------------------------- -T json / -T ek vs tshark with our plugin
-PLUGIN=
-for p in "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-if [ -z "$PLUGIN" ]; then
+if ! ls "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so > /dev/null 2>&1; then
     bad "plugin not built (needs -DUB_DISSECTOR=ON): -T json not compared with tshark"
 else
-    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
     fail() { echo "FAIL: $*"; exit 1; }
-    mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
-    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
+    mkdir -p "$tmp/home"
     . "$S/tests/tshark_lib.sh"
-    ub_require_plugin
+    ub_plugin_install
     "$U" -G fields | cut -f1 > "$tmp/schema.txt"
     # every UB capture whose packets the plugin dissects alone (not: raw flit streams, grouped per
     # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads and the neighbours (RoCEv2,
@@ -362,5 +354,4 @@ assert n > 100, n
 PY
 fi
 
-echo "t_cli_parity: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -11,26 +11,17 @@
 set -u
 : "${UBREPLAY:?}" "${UBPEER:?}"
 S=${UB_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-PEER_PID=
-trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
 . "$S/tests/peer_lib.sh"
-peer() { udp_peer "$@"; }
-stop() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_PID=; }
+peer_test_init t_lua_scenario
 # run NAME WANT_RC SCRIPT [FAULT] [ubreplay args...]
 run() {
     name=$1 want=$2 script=$3 fault=$4
     shift 4
-    if [ -n "$fault" ]; then peer "$name" "$fault"; else peer "$name"; fi || { bad "$name: ubpeer did not start"; return; }
+    udp_peer "$name" "$fault" || { bad "$name: ubpeer did not start"; return; }
     # wide default windows: the machine may be loaded (timing is not what these tests judge)
     "$UBREPLAY" --udp "127.0.0.1:$PORT" --scenario "$script" --within 500ms --tol 100ms "$@" > "$tmp/$name.out" 2>&1
     rc=$?
-    stop
+    stop_peer
     [ "$rc" -eq "$want" ] && ok || { bad "$name: exit $rc, want $want"; cat "$tmp/$name.out"; }
 }
 
@@ -79,5 +70,4 @@ run chk 1 "$tmp/chk.lua" ""
 grep -E '^error +UB-SC-005' "$tmp/chk.out" > /dev/null && ok || bad "chk: no UB-SC-005"
 grep -q 'one is not two.*chk.lua:3' "$tmp/chk.out" && ok || bad "chk: not at chk.lua:3"
 
-echo "t_lua_scenario: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -6,19 +6,10 @@
 set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 : "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}"
-command -v tshark >/dev/null 2>&1 || fail "tshark is not installed"
+. "$UB_SOURCE_DIR/tests/tshark_setup.sh"
 tshark -v 2>/dev/null | grep -q 'with Lua' || fail "this tshark has no Lua support"
-PLUGIN=
-for p in "$UB_BINARY_DIR"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-[ -n "$PLUGIN" ] || fail "plugin not built ($UB_BINARY_DIR/plugins/<ver>/epan/ub.so)"
-WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubluats.XXXXXX") || fail mktemp
-trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark"
-cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
 cp "$UB_SOURCE_DIR/lua/wireshark_psn_tap.lua" "$UB_SOURCE_DIR/captures/audit_rtp_lossy.pcapng" "$tmp/" || fail copy
-. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
-ub_require_plugin
+chmod -R a+rX "$tmp"
 
 ts -q -n -X "lua_script:$tmp/wireshark_psn_tap.lua" -r "$tmp/audit_rtp_lossy.pcapng" > "$tmp/tap.txt" 2> "$tmp/tap.err" ||
     { cat "$tmp/tap.err"; fail "tshark with the Lua tap"; }

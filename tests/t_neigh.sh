@@ -25,7 +25,7 @@ expect "rocev2_rc findings" "IB-RC-001@6 IB-RC-002@8 IB-RC-002@9 IB-RC-003@15 IB
 expect "rocev2_cfg3 findings" "IB-RC-005@3" "$(findings "$C/rocev2_cfg3.pcapng")"
 expect "sue_std findings" "SUE-TP-001@5 SUE-TP-002@7 SUE-TP-002@8 SUE-TP-003@10 SUE-TP-005@11 SUE-TP-007@6" "$(findings "$C/sue_std.pcapng")"
 expect "sue_afh findings" "SUE-TP-004@6 SUE-TP-007@5" "$(findings "$C/sue_afh.pcapng")"
-expect "pcie_flit findings" "PCIE-FL-001@5 PCIE-FL-002@7 PCIE-FL-002@7 PCIE-FL-003@9 PCIE-FL-004@12 PCIE-FL-006@11 PCIE-FL-006@6 PCIE-FL-008@13" \
+expect "pcie_flit findings" "PCIE-FL-001@5 PCIE-FL-002@7 PCIE-FL-002@7 PCIE-FL-003@9 PCIE-FL-004@12 PCIE-FL-006@11 PCIE-FL-006@6 PCIE-FL-008@13 PCIE-FL-010@6 PCIE-FL-016@5" \
     "$(findings "$C/pcie_flit.pcapng")"
 # document 004/003 limits (st_sue.c, st_pcie.c): bank/VC, CNP spacing (only with TIMER_THR given), runs, IDLE, replay timeout
 expect "sue_limits findings" "SUE-TP-009@3 SUE-TP-009@4" "$(findings "$C/sue_limits.pcapng")"
@@ -36,17 +36,24 @@ expect "sue_limits, TIMER_THR 4 us" "SUE-TP-009@3 SUE-TP-009@4" \
     "$("$U" -o sue.cnp_merge_us=4 -r "$C/sue_limits.pcapng" -q --audit --audit-format json --audit-examples 100 --fail-on never 2>/dev/null |
         python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted("%s@%d" % (r["id"], f["frame"]) for r in d["rules"] for f in r["findings"])))')"
 expect "pcie_limits findings" "PCIE-FL-007@4 PCIE-FL-008@8" "$(findings "$C/pcie_limits.pcapng")"
-# the replay timeout: the same trace without its IDLE flit, then 60 records of 25 NOP flits (built here: 384 KB)
+# the replay timeout: the same trace without its IDLE flit, then 60 records of 25 NOP flits (built here: 384 KB),
+# 3 with an explicit sequence number and 1 with an Ack (of nothing: 1023) in turn (runs of 3, PCIE-FL-016)
 : "${UBGEN:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sed '/^@packet ts=0.000008/,$d' "$C/pcie_limits.ub" > "$tmp/to.ub"
 i=0
+k=0
 while [ $i -lt 60 ]; do
     i=$((i + 1))
     printf '@packet ts=0.%06d dir=out\npcieflit\n' $((i + 100))
     j=0
-    while [ $j -lt 25 ]; do j=$((j + 1)); echo 'pcieflit usage=0 seq=7'; done
+    while [ $j -lt 25 ]; do
+        j=$((j + 1))
+        k=$((k + 1))
+        if [ $k = 1 ]; then echo 'pcieflit usage=0 seq=7 prior_payload=1'; # after Payload flit 7
+        elif [ $((k % 4)) = 0 ]; then echo 'pcieflit usage=0 replay_cmd=1 seq=1023'; else echo 'pcieflit usage=0 seq=7'; fi
+    done
 done >> "$tmp/to.ub"
 "$UBGEN" -w "$tmp/to.pcapng" "$tmp/to.ub" 2>/dev/null || bad "ubgen replay-timeout trace"
 expect "replay timeout findings" "PCIE-FL-007@4 PCIE-FL-009@67" "$(findings "$tmp/to.pcapng")"

@@ -12,12 +12,8 @@ set -u
 : "${UB_SOURCE_DIR:?}" "${UBDUMP:?}"
 U=$UBDUMP
 S=$UB_SOURCE_DIR
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubns3.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$S/tests/check_lib.sh"
+ub_check_init t_ns3ub
 python3 "$S/tests/ns3ub_gen.py" "$tmp/gen" && ok || { bad "tests/ns3ub_gen.py"; exit 1; }
 N="-o profile=ns3ub"
 
@@ -134,15 +130,13 @@ else
 fi
 
 # ---- tshark with the plugin's profile preference prints the same fields
-PLUGIN=
-for p in "${UB_BINARY_DIR:-/nonexistent}"/plugins/*/epan/ub.so; do [ -f "$p" ] && PLUGIN=$p; done
-if [ -n "$PLUGIN" ] && command -v tshark > /dev/null 2>&1; then
-    WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-    mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home"
-    cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
+if ls "${UB_BINARY_DIR:-/nonexistent}"/plugins/*/epan/ub.so > /dev/null 2>&1 && command -v tshark > /dev/null 2>&1; then
+    fail() { bad "$*"; exit 1; }
+    mkdir -p "$tmp/home"
     cp "$G"/*.pcap "$tmp/home/"
     # shellcheck disable=SC1091
     . "$S/tests/tshark_lib.sh"
+    ub_plugin_install
     F="-e frame.number -e ub.lph.rt -e ub.rtph.psn -e ub.btah.ini_tassn -e ub.atah.ini_tassn -e ub.maetah.length -e ub.crd_ack.crd_num_vl2 -e ub.crd_ack.crd_num_vl9 -e ub.cetph.hint -e ub.saetph.maxrcvpsn -e ub.error"
     for t in urma sack dcqcn ldst caqm; do
         # shellcheck disable=SC2086
@@ -155,5 +149,4 @@ else
     echo "SKIP: no plugin build or no tshark: the tshark comparison is not run"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -9,14 +9,8 @@
 set -u
 : "${UBPEER:?}" "${PEER_SENDER:?}" "${UBDUMP:?}"
 S=${UB_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
-PEER_PID=
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 . "$S/tests/peer_lib.sh"
+peer_test_init t_peer_udp
 
 TXN=$S/captures/audit_txn_clean.pcapng
 RTP=$S/captures/audit_rtp_clean.pcapng
@@ -112,5 +106,4 @@ else
     bad "sig: ubpeer not ready"
 fi
 
-echo "t_peer_udp: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+ub_check_done

@@ -11,40 +11,14 @@
 # Skipped, with a message, only where user/network namespaces cannot be created.
 # Nothing leaves the namespace.
 set -u
-PATH=$PATH:/usr/sbin:/sbin # ip(8) is in /usr/sbin on Debian
 : "${UBPEER:?}" "${PEER_SENDER:?}" "${UBDUMP:?}"
 S=${UB_SOURCE_DIR:?}
-if [ "${UB_IN_NETNS:-}" != 1 ]; then
-    if ! command -v unshare >/dev/null 2>&1 || ! unshare -rn true 2>/dev/null; then
-        echo "SKIP: cannot create a user + network namespace here (unshare -rn failed)"
-        exit 77
-    fi
-    if ! command -v ip >/dev/null 2>&1; then
-        echo "SKIP: iproute2 ('ip') not installed (scripts/deps.sh installs it)"
-        exit 77
-    fi
-    UB_IN_NETNS=1 exec unshare -rn sh "$0" "$@"
-fi
+. "$S/tests/peer_lib.sh"
+netns_enter "$0" "$@"
 
 # ---- inside the private network namespace
-tmp=$(mktemp -d)
-PEER_PID=
-trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-. "$S/tests/peer_lib.sh"
-
-# no IPv6 autoconfiguration chatter on the links (raw mode sees every frame)
-echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null
-echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 2>/dev/null
-ip link set lo up
-if ! ip link add va type veth peer name vb 2>"$tmp/ip.err"; then
-    echo "SKIP: cannot create a veth pair in the namespace: $(cat "$tmp/ip.err")"
-    exit 77
-fi
-ip link set va up && ip link set vb up || { bad "veth up"; exit 1; }
+peer_test_init t_peer_veth
+veth_up
 
 TXN=$S/captures/audit_txn_clean.pcapng
 RTP=$S/captures/audit_rtp_clean.pcapng
@@ -106,5 +80,4 @@ case_run raw_bcrc raw "$TXN" 1 "UB-DL-006 UB-TA-001 UB-TP-002" --raw flit --faul
 case_run raw_msn raw "$TXN" 1 "UB-MG-005 UB-MG-007" --raw flit --fault "wrong-msn:nth=1"
 case_run raw_mgop raw "$TXN" 1 "UB-MG-006" --raw flit --fault "wrong-opcode:filter=ub.mgmtetah"
 
-echo "t_peer_veth: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+ub_check_done

@@ -12,12 +12,8 @@ R=${UBREPLAY:?}
 U=${UBDUMP:?}
 G=${UBGEN:?}
 S=${UB_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_replay
 C=$S/captures
 TXN=$C/audit_txn_clean.pcapng
 fields() { f=$1; shift; "$U" -r "$f" -T fields "$@" 2>/dev/null; }
@@ -162,5 +158,4 @@ grep -q 'not convertible' "$tmp/e.log" && ok || bad "--framing eth: unconvertibl
 [ "$(fields "$tmp/u.pcapng" -e ub.rtph.psn -e ub.utph.tpopcode | grep -c .)" -eq "$(fields "$C/uboe.pcapng" -e frame.number | wc -l)" ] \
     && ok || bad "--framing tph: not every UBoE packet carried"
 
-echo "t_replay: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+ub_check_done

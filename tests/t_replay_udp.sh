@@ -10,26 +10,16 @@
 set -u
 : "${UBREPLAY:?}" "${UBPEER:?}" "${UBDUMP:?}"
 S=${UB_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-PEER_PID=
-trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/peer_lib.sh"
+peer_test_init t_replay_udp
 TXN=$S/captures/audit_txn_clean.pcapng
 RTP=$S/captures/audit_rtp_clean.pcapng
 SC=$S/tests/replay/write_read.ubs
 
-. "$S/tests/peer_lib.sh"
-peer() { udp_peer "$@"; }
-stop_peer() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_PID=; }
-ids() { grep -E '^(error|warning) +UB-' "$1" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
-
 # ---------------------------------------------------------------- clean exchanges
 for cap in "$TXN" "$RTP"; do
     n=$(basename "$cap" .pcapng)
-    if ! peer "$n"; then bad "$n: ubpeer not ready"; continue; fi
+    if ! udp_peer "$n"; then bad "$n: ubpeer not ready"; continue; fi
     "$UBREPLAY" --udp "127.0.0.1:$PORT" --requests --check --save "$tmp/$n.pcapng" --report json \
         --report-output "$tmp/$n.json" "$cap" > "$tmp/$n.out" 2>&1
     rc=$?
@@ -50,21 +40,21 @@ EOF
 done
 
 # ---------------------------------------------------------------- a fault knob
-if peer knob 'no-response:filter=ub.btah.taopcode == "Read"'; then
+if udp_peer knob 'no-response:filter=ub.btah.taopcode == "Read"'; then
     "$UBREPLAY" --udp "127.0.0.1:$PORT" --requests --check "$TXN" > "$tmp/knob.out" 2>&1; rc=$?
     stop_peer
-    [ $rc -eq 1 ] && [ "$(ids "$tmp/knob.out")" = "UB-TA-001" ] && ok || { bad "no-response: exit $rc ids '$(ids "$tmp/knob.out")'"; head -20 "$tmp/knob.out"; }
+    [ $rc -eq 1 ] && [ "$(report_ids "$tmp/knob.out")" = "UB-TA-001" ] && ok || { bad "no-response: exit $rc ids '$(report_ids "$tmp/knob.out")'"; head -20 "$tmp/knob.out"; }
 else
     bad "knob: ubpeer not ready"
 fi
 
 # ---------------------------------------------------------------- the scenario
-if peer sc; then
+if udp_peer sc; then
     "$UBREPLAY" --udp "127.0.0.1:$PORT" --scenario "$SC" > "$tmp/sc.out" 2>&1; rc=$?
     stop_peer
     [ $rc -eq 0 ] && grep -q 'expectations 6 met of 6' "$tmp/sc.out" && ok || { bad "scenario: exit $rc"; cat "$tmp/sc.out"; }
 fi
-if peer sc2 'wrong-opcode:filter=ub.btah.taopcode == "Read"'; then
+if udp_peer sc2 'wrong-opcode:filter=ub.btah.taopcode == "Read"'; then
     "$UBREPLAY" --udp "127.0.0.1:$PORT" --scenario "$SC" --report json > "$tmp/sc2.json" 2> "$tmp/sc2.err"; rc=$?
     stop_peer
     [ $rc -eq 1 ] && ok || bad "scenario with wrong-opcode: exit $rc"
@@ -76,7 +66,7 @@ EOF
 fi
 
 # ---------------------------------------------------------------- rate, statistics, caps
-if peer rate; then
+if udp_peer rate; then
     "$UBREPLAY" --udp "127.0.0.1:$PORT" --pps 2000 --limit 40 --loop 0 --stats 0.01 --json "$TXN" > "$tmp/rate.json" 2> "$tmp/rate.err"; rc=$?
     [ $rc -eq 0 ] && ok || bad "--pps --limit: exit $rc"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['replay']; assert d['sent']==40 and d['requested_pps']==2000, d" "$tmp/rate.json" \
@@ -88,5 +78,4 @@ if peer rate; then
         || { bad "--max-packets 100: exit $rc"; cat "$tmp/cap.out"; }
 fi
 
-echo "t_replay_udp: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+ub_check_done

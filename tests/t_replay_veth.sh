@@ -15,57 +15,20 @@
 # Skipped, with a message, only where user/network namespaces cannot be created. Nothing leaves the
 # namespace. No wall-clock thresholds: only exit statuses, rule ids, lines and packet counts.
 set -u
-PATH=$PATH:/usr/sbin:/sbin
 : "${UBREPLAY:?}" "${UBPEER:?}" "${UBDUMP:?}"
 S=${UB_SOURCE_DIR:?}
-if [ "${UB_IN_NETNS:-}" != 1 ]; then
-    if ! command -v unshare >/dev/null 2>&1 || ! unshare -rn true 2>/dev/null; then
-        echo "SKIP: cannot create a user + network namespace here (unshare -rn failed)"
-        exit 77
-    fi
-    if ! command -v ip >/dev/null 2>&1; then
-        echo "SKIP: iproute2 ('ip') not installed (scripts/deps.sh installs it)"
-        exit 77
-    fi
-    UB_IN_NETNS=1 exec unshare -rn sh "$0" "$@"
-fi
+. "$S/tests/peer_lib.sh"
+netns_enter "$0" "$@"
 
-tmp=$(mktemp -d)
-PEER_PID=
-trap 'kill "$PEER_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 2>/dev/null
-echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 2>/dev/null
-ip link set lo up
-if ! ip link add va type veth peer name vb 2>"$tmp/ip.err"; then
-    echo "SKIP: cannot create a veth pair in the namespace: $(cat "$tmp/ip.err")"
-    exit 77
-fi
-ip link set va up && ip link set vb up || { bad "veth up"; exit 1; }
+peer_test_init t_replay_veth
+veth_up
 
 # peer NAME ARGS...: ubpeer in the background until stop_peer; returns when it is ready
 peer() {
     name=$1
     shift
-    rm -f "$tmp/$name.ready"
-    "$UBPEER" --ready-file "$tmp/$name.ready" -q "$@" > "$tmp/$name.peer.out" 2> "$tmp/$name.peer.err" &
-    PEER_PID=$!
-    i=0
-    while [ ! -s "$tmp/$name.ready" ] && [ $i -lt 200 ]; do # safety net only
-        kill -0 "$PEER_PID" 2>/dev/null || break
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ -s "$tmp/$name.ready" ]
+    start_peer "$name" "$tmp/$name.peer.out" "$tmp/$name.peer.err" "$@"
 }
-stop_peer() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_PID=; }
-
-# ids FILE: the rule ids at warning or error level of a text report, sorted
-ids() { grep -E '^(error|warning) +UB-' "$1" | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
 # replay NAME WANT_RC "WANT_IDS" "PEER_ARGS" "FAULT" UBREPLAY_ARGS...: WANT_IDS "*" = do not compare;
 # PEER_ARGS are split on blanks, FAULT (one --fault value, may contain blanks) is passed as it is
@@ -78,7 +41,7 @@ replay() {
     "$UBREPLAY" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
     rc=$?
     stop_peer
-    got=$(ids "$tmp/$name.out")
+    got=$(report_ids "$tmp/$name.out")
     if [ "$rc" = "$want" ] && { [ "$wids" = "*" ] || [ "$got" = "$wids" ]; }; then ok; else
         bad "$name: exit $rc ids '$got', want exit $want ids '$wids'"
         head -30 "$tmp/$name.out"
@@ -229,5 +192,4 @@ else
     bad "caps: ubpeer not ready"
 fi
 
-echo "t_replay_veth: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+ub_check_done

@@ -3,7 +3,7 @@
 # docs/neighbours.md "Wireshark"), against ubdump on the sample captures:
 #  * every sue.* / pcieflit.* field of ubdump exists in tshark (one schema);
 #  * tshark -T fields == ubdump -T fields for every sue.*, pcieflit.* and shared infiniband.* field on
-#    sue_std, sue_afh, sue_limits, pcie_flit, pcie_limits, rocev2_rc, rocev2_cfg3 (integers compared as numbers: tshark pads hex
+#    sue_std, sue_afh, sue_limits, pcie_flit, pcie_limits, pcie_nak, rocev2_rc, rocev2_cfg3 (integers compared as numbers: tshark pads hex
 #    to the container width, ubdump to the field width); the only differences are Wireshark's own
 #    InfiniBand dissector's, listed below;
 #  * infiniband.reth.va / .r_key name the RETH's and the AtomicETH's rows (as in Wireshark): fields,
@@ -27,7 +27,7 @@ LC_ALL=C comm -12 "$tmp/uf" "$tmp/tf" > "$tmp/both"
 # ---- field values, every field, every capture (one run of each tool per capture, compared per column)
 E=$(sed 's/^/-e /' "$tmp/both" | tr '\n' ' ')
 : > "$tmp/diffs"
-for c in sue_std sue_afh sue_limits pcie_flit pcie_limits rocev2_rc rocev2_cfg3; do
+for c in sue_std sue_afh sue_limits pcie_flit pcie_limits pcie_nak rocev2_rc rocev2_cfg3; do
     # shellcheck disable=SC2086  # $E: the -e list
     "$U" -r "$C/$c.pcapng" -T fields -e frame.number $E 2>/dev/null | norm > "$tmp/a"
     # shellcheck disable=SC2086
@@ -118,7 +118,7 @@ import re, sys  # rule findings only (Wireshark says "Malformed" on an IETH it d
 print(" ".join(sorted("%s@%s" % (m.split(" ")[0], l.split("\t")[0]) for l in sys.stdin
                       for m in l.rstrip("\n").split("\t")[1].split("|") if re.match(r"[A-Z]+-[A-Z]+-[0-9]+ ", m))))'
 }
-for c in sue_std sue_afh sue_limits pcie_flit pcie_limits rocev2_rc; do
+for c in sue_std sue_afh sue_limits pcie_flit pcie_limits pcie_nak rocev2_rc; do
     want=$(audit "$C/$c.pcapng")
     [ -n "$want" ] || bad "$c: ubdump finds nothing"
     expect "$c expert findings" "$want" "$(experts "$C/$c.pcapng")"

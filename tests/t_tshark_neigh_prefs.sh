@@ -2,7 +2,8 @@
 # The Wireshark preferences of the neighbouring interconnects (dissector/packet-neigh-prefs.c, generated
 # from libubparse's option table; docs/neighbours.md "Wireshark"): each option set to a non-default value
 # in both tools gives the same fields, the same UDP 4791 split and the same findings:
-#   ubdump -o sue.X=V  ==  tshark -o sue.X:V       ubdump -o Y=V  ==  tshark -o ub.Y:V (udp4791, dlt.pcieflit, ib.engine)
+#   ubdump -o sue.X=V  ==  tshark -o sue.X:V  (pcieflit.encoding likewise)
+#   ubdump -o Y=V      ==  tshark -o ub.Y:V   (udp4791, dlt.pcieflit, ib.engine)
 # and each value changes the decode (so a preference that were ignored fails the test).
 # tshark runs unprivileged with a private copy of the built ub.so (tests/tshark_lib.sh); FAILS (never
 # skips) when tshark, python3 or the plugin is missing or not loaded.
@@ -12,9 +13,9 @@ set -eu
 : "${UBGEN:?}"
 
 # the preferences exist with ubdump's defaults
-ts -G defaultprefs 2>/dev/null | grep -E '^#(sue|ub)\.(port|ethertype[12]|rh_order|afh|tc_in_sa|cnp_merge_us|icrc|udp4791|dlt\.pcieflit|ib\.engine):' |
+ts -G defaultprefs 2>/dev/null | grep -E '^#(sue|ub|pcieflit)\.(port|ethertype[12]|rh_order|afh|tc_in_sa|cnp_merge_us|icrc|udp4791|dlt\.pcieflit|ib\.engine|encoding):' |
     LC_ALL=C sort > "$tmp/prefs"
-expect "preferences and defaults" "#sue.afh: auto #sue.cnp_merge_us: 0 #sue.ethertype1: 0x88b5 #sue.ethertype2: 0x88b6 #sue.icrc: 0 #sue.port: 4791 #sue.rh_order: be #sue.tc_in_sa: 1 #ub.dlt.pcieflit: 150 #ub.ib.engine: 0 #ub.udp4791: auto" \
+expect "preferences and defaults" "#pcieflit.encoding: 1b1b #sue.afh: auto #sue.cnp_merge_us: 0 #sue.ethertype1: 0x88b5 #sue.ethertype2: 0x88b6 #sue.icrc: 0 #sue.port: 4791 #sue.rh_order: be #sue.tc_in_sa: 1 #ub.dlt.pcieflit: 150 #ub.ib.engine: 0 #ub.udp4791: auto" \
     "$(tr '\n' ' ' < "$tmp/prefs" | sed 's/ $//')"
 
 # every sue.* / pcieflit.* field (a payload that is neither RoCEv2 nor SUE goes to Wireshark's InfiniBand
@@ -103,7 +104,7 @@ audit() {
         python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted("%s@%d" % (r["id"], f["frame"]) for r in d["rules"] for f in r["findings"])))'
 }
 experts() {
-    ts -n -2 "$@" -Y 'sue.analysis.finding || ibrc_audit.analysis.finding' -T fields -E aggregator='|' -e frame.number \
+    ts -n -2 "$@" -Y 'sue.analysis.finding || ibrc_audit.analysis.finding || pcieflit.analysis.finding' -T fields -E aggregator='|' -e frame.number \
         -e _ws.expert.message 2>/dev/null | python3 -c '
 import re, sys
 print(" ".join(sorted("%s@%s" % (m.split(" ")[0], l.split("\t")[0]) for l in sys.stdin
@@ -113,6 +114,18 @@ expect "cnp_merge_us=10 ubdump" "SUE-TP-008@6 SUE-TP-009@3 SUE-TP-009@4" "$(audi
 expect "cnp_merge_us=10 tshark" "SUE-TP-008@6 SUE-TP-009@3 SUE-TP-009@4" "$(experts -o sue.cnp_merge_us:10 -r "$C/sue_limits.pcapng")"
 expect "ib.engine=1" "$(audit -o ib.engine=1 -r "$C/rocev2_rc.pcapng")" "$(experts -o ub.ib.engine:1 -r "$C/rocev2_rc.pcapng")"
 expect "ib.engine=1 finds IB-RC-008" "yes" "$(experts -o ub.ib.engine:1 -r "$C/rocev2_rc.pcapng" | grep -q 'IB-RC-008@1 ' && echo yes)"
+# pcieflit.encoding: the sequence-number handshake limit (PCIE-FL-012), 512 flits with 1b1b, 256 otherwise.
+# A: an IDLE flit, then 21 records of 25 explicit NOP flits, every 4th with an Ack; B: one IDLE flit
+python3 -c '
+print("@capture format=pcapng\n@packet ts=0.000001 dir=out\npcieflit\npcieflit\n@packet ts=0.000002 dir=in\npcieflit\npcieflit")
+for r in range(21):
+    print("@packet ts=0.%06d dir=out\npcieflit" % (r + 11))
+    for j in range(25): print("pcieflit usage=0 seq=1023" + (" replay_cmd=1" if (r * 25 + j) % 4 == 3 else ""))' > "$tmp/hs.ub"
+"$UBGEN" -w "$tmp/hs.pcapng" "$tmp/hs.ub" 2>/dev/null || bad "ubgen handshake"
+expect "encoding 1b1b" "PCIE-FL-012@23" "$(experts -r "$tmp/hs.pcapng" | tr ' ' '\n' | grep PCIE-FL-012)"
+expect "encoding 8b10b ubdump" "PCIE-FL-012@13" "$(audit -o pcieflit.encoding=8b10b -r "$tmp/hs.pcapng" | tr ' ' '\n' | grep PCIE-FL-012)"
+expect "encoding 8b10b tshark" "PCIE-FL-012@13" "$(experts -o pcieflit.encoding:8b10b -r "$tmp/hs.pcapng" | tr ' ' '\n' | grep PCIE-FL-012)"
+expect "encoding 8b10b, all findings" "$(audit -o pcieflit.encoding=8b10b -r "$tmp/hs.pcapng")" "$(experts -o pcieflit.encoding:8b10b -r "$tmp/hs.pcapng")"
 
 echo "$pass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

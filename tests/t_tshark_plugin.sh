@@ -26,30 +26,15 @@ UBDUMP=${UBDUMP:-}
 GOLD="$UB_SOURCE_DIR/tests/golden/tshark"
 REGEN=${UB_REGEN:-0}
 
-command -v tshark >/dev/null 2>&1 || fail "tshark is not installed (Debian: apt-get install tshark); this test must run"
 command -v editcap >/dev/null 2>&1 || fail "editcap is not installed (Debian: apt-get install wireshark-common)"
 command -v mergecap >/dev/null 2>&1 || fail "mergecap is not installed (Debian: apt-get install wireshark-common)"
 
-PLUGIN=
-for p in "$UB_BINARY_DIR"/plugins/*/epan/ub.so; do
-    [ -f "$p" ] && PLUGIN=$p
-done
-[ -n "$PLUGIN" ] || fail "plugin not built: no $UB_BINARY_DIR/plugins/<ver>/epan/ub.so (needs wireshark-dev and -DUB_DISSECTOR=ON)"
-WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
-TSVER=$(tshark -v 2>/dev/null | sed -n '1s/.*(Wireshark) \([0-9]*\.[0-9]*\).*/\1/p')
-[ "$TSVER" = "$WSVER" ] || fail "tshark is Wireshark $TSVER but the plugin was built for $WSVER"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtshark.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/home2/.config/wireshark" \
-         "$tmp/home3/.config/wireshark" "$tmp/caps" "$tmp/out"
-cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
+. "$UB_SOURCE_DIR/tests/tshark_setup.sh"
+mkdir -p "$tmp/home2/.config/wireshark" "$tmp/home3/.config/wireshark" "$tmp/out"
 # DLT_USER table entry for DLT 147 (User 0): the user's choice must win over the plugin
 echo '"User 0 (DLT=147)","data","0","","0",""' > "$tmp/home2/.config/wireshark/user_dlts"
 cp "$UB_SOURCE_DIR/dissector/profile/UnifiedBus/colorfilters" "$tmp/home3/.config/wireshark/colorfilters" || fail "colorfilters missing"
-
-. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
-ub_require_plugin
+chmod -R a+rX "$tmp"
 info "tshark $TSVER loads $PLUGIN (via ${RUN:-direct run})"
 
 # ---- 2. fields

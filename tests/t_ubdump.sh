@@ -7,12 +7,8 @@ U=${UBDUMP:?}
 G=${UBGEN:?}
 S=${UB_SOURCE_DIR:?}
 GOLD=$S/tests/golden/ubdump
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$S/tests/check_lib.sh"
+ub_check_init t_ubdump
 check_golden() { # name file
     if [ "${UB_REGEN:-0}" = 1 ]; then cp "$2" "$GOLD/$1"; ok; return; fi
     if [ ! -f "$GOLD/$1" ]; then bad "missing golden $1 (run with UB_REGEN=1)"; return; fi
@@ -88,5 +84,4 @@ c=$("$U" -r "$S/captures/cfg7_rtp.pcapng" -c 3 | wc -l); [ "$c" -eq 3 ] && ok ||
 # repeated fields are comma-separated (two atomic operands, two URPC DMA entries)
 v=$("$U" -r "$S/captures/urpc.pcapng" -T fields -e ub.urpc_dma.size -c 1); [ "$v" = "4096,8192" ] && ok || bad "aggregated field: '$v'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+ub_check_done

@@ -1,5 +1,5 @@
-# Shared by t_tshark_plugin.sh and t_tshark_analysis.sh (sourced; POSIX sh).
-# Needs: $tmp (scratch dir with plugins/$WSVER/epan/ub.so and home*/ dirs), $WSVER, fail().
+# Shared by the tests that run tshark (sourced; POSIX sh), most through tshark_setup.sh.
+# Needs: $tmp (scratch dir with home*/ dirs), fail(); ub_plugin_install puts the plugin into $tmp/plugins.
 # UB_TS_PLUGIN_DIR: another plugin folder (default $tmp/plugins; t_install.sh: the installed one).
 # tshark ignores personal plugins and WIRESHARK_PLUGIN_DIR when run as root: drop privileges with
 # unshare -U (or setpriv as a fallback; UB_TSHARK_PRIVDROP=setpriv forces it, to test the fallback).
@@ -39,8 +39,9 @@ ub_require_plugin() {
     }
 }
 
-# ub_plugin_install: copy the built ub.so ($UB_BINARY_DIR/plugins/<ver>/epan) into $tmp/plugins (sets
-# WSVER); fails when tshark or the plugin is missing. Call ub_require_plugin afterwards.
+# ub_plugin_install: the built ub.so ($UB_BINARY_DIR/plugins/<ver>/epan) copied into $tmp/plugins (sets
+# PLUGIN, WSVER and TSVER, the Wireshark version of tshark); FAILS when tshark or the plugin is missing,
+# the plugin was built for another Wireshark version, or tshark does not load it (ub_require_plugin).
 ub_plugin_install() {
     command -v tshark >/dev/null 2>&1 || fail "tshark is not installed (Debian: apt-get install tshark); this test must run"
     PLUGIN=
@@ -49,7 +50,10 @@ ub_plugin_install() {
     done
     [ -n "$PLUGIN" ] || fail "plugin not built: no $UB_BINARY_DIR/plugins/<ver>/epan/ub.so (needs wireshark-dev and -DUB_DISSECTOR=ON)"
     WSVER=$(basename "$(dirname "$(dirname "$PLUGIN")")")
+    TSVER=$(tshark -v 2>/dev/null | sed -n '1s/.*(Wireshark) \([0-9]*\.[0-9]*\).*/\1/p')
+    [ "$TSVER" = "$WSVER" ] || fail "tshark is Wireshark $TSVER but the plugin was built for $WSVER"
     mkdir -p "$tmp/plugins/$WSVER/epan"
     cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so" || fail "copy plugin"
     chmod -R a+rX "$tmp"
+    ub_require_plugin
 }

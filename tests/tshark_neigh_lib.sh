@@ -1,17 +1,12 @@
 # Shared by t_tshark_neigh.sh and t_tshark_neigh_prefs.sh (sourced; POSIX sh): the scratch dir, the
-# plugin installed and loaded (tshark_lib.sh), the counters and the comparison helpers.
+# plugin installed and loaded (tshark_setup.sh), the counters and the comparison helpers.
 # Needs: UB_SOURCE_DIR, UB_BINARY_DIR, UBDUMP. Sets U (ubdump), C (captures/), tmp.
 fail() { echo "FAIL: $*" >&2; exit 1; }
 : "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}"
 U=$UBDUMP
 C=$UB_SOURCE_DIR/captures
 command -v python3 >/dev/null 2>&1 || fail "python3 is not installed"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubtsnb.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/home/.config/wireshark"
-. "$UB_SOURCE_DIR/tests/tshark_lib.sh"
-ub_plugin_install
-ub_require_plugin
+. "$UB_SOURCE_DIR/tests/tshark_setup.sh"
 
 pass=0
 nfail=0

@@ -1,14 +1,8 @@
-# Sourced by tshark tests (set -eu, fail() defined, UB_BINARY_DIR and S = source dir set): finds the
-# built plugin, makes $tmp (removed at exit) with a private plugin dir and an empty profile home,
-# sources tshark_lib.sh (ts, unprivileged tshark) and FAILS unless tshark loads our ub.so.
-command -v tshark >/dev/null 2>&1 || fail "tshark is missing (apt-get install tshark): this test must run, never skip"
-PLUGIN=$(ls "${UB_BINARY_DIR:?}"/plugins/*/epan/ub.so 2>/dev/null | tail -n 1)
-[ -f "$PLUGIN" ] || fail "the plugin was not built (-DUB_DISSECTOR=ON, wireshark-dev)"
-WSVER=${PLUGIN%/epan/ub.so}
-WSVER=${WSVER##*/}
+# Sourced by tshark tests (fail() defined, UB_SOURCE_DIR and UB_BINARY_DIR set): makes $tmp (removed at
+# exit) with an empty profile home and caps/, sources tshark_lib.sh (ts, unprivileged tshark) and
+# copies the built plugin into a private plugin dir: FAILS unless tshark loads our ub.so.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ubts.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/$WSVER/epan" "$tmp/home/.config/wireshark" "$tmp/caps"
-cp "$PLUGIN" "$tmp/plugins/$WSVER/epan/ub.so"
-. "$S/tests/tshark_lib.sh"
-ub_require_plugin
+mkdir -p "$tmp/home/.config/wireshark" "$tmp/caps"
+. "${UB_SOURCE_DIR:?}/tests/tshark_lib.sh"
+ub_plugin_install

@@ -81,8 +81,9 @@ typedef struct app {
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
     uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */
     ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */
-    /* -T fields on a raw flit stream: one line per record (as tshark), values of all its units */
+    /* -T fields|json|ek on a raw flit stream: one line / document per record (as tshark), values of all its units */
     bool rec_mode;
+    ubx_jrec *jrec;           /* -T json|ek: the units of the record (ubdump_json.c) */
     bool rec_match;
     unsigned rec_units;
     sbuf *fb;
@@ -385,16 +386,17 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             if (!e->f[k]) continue;
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
-            ub_format_value(e->f[k], &val, false, buf, sizeof buf);
+            size_t n = ub_format_value(e->f[k], &val, false, buf, sizeof buf);
             if (b->any) sb_putc(b, UBX_OCC_SEP);
-            sb_puts(b, buf);
+            sb_put(b, buf, n < sizeof buf ? n : strlen(buf));
             b->any = true;
         }
     }
 }
 
-/* -T json|ek -e FIELD...: the occurrences of each field (the -T fields values) */
-static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p)
+/* -T json|ek -e FIELD...: the occurrences of each field (the -T fields values); rec: a raw flit-stream
+ * record, its units' values already collected */
+static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p, bool rec)
 {
     enum { MAXE = 256 };
     const char *names[MAXE], *vals[MAXE];
@@ -402,9 +404,11 @@ static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p)
     unsigned n = a->ne < MAXE ? a->ne : MAXE;
     for (unsigned i = 0; i < n; i++) {
         sbuf *b = &a->fb[i];
-        b->n = 0;
-        b->any = false;
-        if (!frame_field(a, r, &a->e[i], b)) view_field(a, a->v, &a->e[i], b);
+        if (!rec) {
+            b->n = 0;
+            b->any = false;
+        }
+        if (!frame_field(a, r, &a->e[i], b) && !rec) view_field(a, a->v, &a->e[i], b);
         names[i] = a->e[i].name;
         vals[i] = b->p ? b->p : "";
         lens[i] = b->n;
@@ -435,9 +439,20 @@ static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t cap
     return ub_filter_match_pkt(a->yf, v, &pk);
 }
 
-/* -T fields, raw flit stream: the line of one record (tshark prints one per frame: an empty value where
- * the record completes no unit, all units' values where it completes several) */
-static void rec_line(app *a, const ub_rec *r)
+/* -T json|ek, raw flit stream: the document of one record (tshark: one per frame, its units nested) */
+static void rec_json(app *a, const ub_rec *r, const ub_units *u)
+{
+    static const ub_view none;
+    ubx_pkt p = { r, &none, r->caplen, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
+    ub_units_rinfo ri;
+    if (a->ne) json_efields(a, r, &p, true);
+    else ubx_jrec_emit(stdout, a->jrec, &p, ub_units_rec_info(u, r->frame, &ri) ? &ri : NULL, a->out == OUT_EK, a->json_first);
+    a->json_first = false;
+}
+
+/* -T fields|json|ek, raw flit stream: the line / document of one record (tshark prints one per frame:
+ * an empty value where the record completes no unit, all units' values where it completes several) */
+static void rec_line(app *a, const ub_rec *r, const ub_units *u)
 {
     static ub_view empty; /* a record that completes no unit: only frame.* can match */
     empty.kind = UB_KIND_DLLDP; /* a flit-stream record is UB even when it completes no unit (as in tshark) */
@@ -448,7 +463,11 @@ static void rec_line(app *a, const ub_rec *r)
         ub_filter_acc_reset(a->yacc);
     }
     if (!a->yf || a->rec_match) a->rec_sel = true;
-    if (!a->quiet && (!a->yf || a->rec_match)) {
+    if (!a->quiet && (!a->yf || a->rec_match) && a->out != OUT_FIELDS) {
+        a->nshown++;
+        rec_json(a, r, u);
+        shown(a, r);
+    } else if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
         for (unsigned i = 0; i < a->ne; i++) {
             if (i) putchar(a->csv.sep);
@@ -464,6 +483,7 @@ static void rec_line(app *a, const ub_rec *r)
         a->fb[i].n = 0;
         a->fb[i].any = false;
     }
+    if (a->jrec) ubx_jrec_emit(NULL, a->jrec, NULL, NULL, false, false); /* not shown: forgotten */
     a->rec_units = 0;
     a->rec_match = false;
 }
@@ -542,7 +562,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_iostat_view(a->io, v, &pk);
         a->io_views++;
     }
-    if (a->rec_mode) { /* -T fields on a raw flit stream: collected for the record's line */
+    if (a->rec_mode) { /* -T fields|json|ek on a raw flit stream: collected for the record's line / document */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
         a->rec_units++;
         if (a->yf) {
@@ -551,8 +571,11 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         }
         for (unsigned i = 0; i < a->ne; i++)
             if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
+        if (a->jrec && !a->ne && !a->quiet) ubx_jrec_unit(a->jrec, v, a->out == OUT_EK);
         return;
     }
+    /* the open unit flushed at the end (or at -c): tshark shows no frame for it; text shows it */
+    if ((unit_flags & UB_UNIT_PARTIAL) && (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK)) return;
     if (a->quiet && !a->wr) return;
     if (a->yf && !ymatch(a, v, r, len, wire)) return;
     a->rec_sel = true;
@@ -570,7 +593,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     uint64_t d = r->ts_ns - a->t0;
     if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
         ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf) };
-        if (a->ne) json_efields(a, r, &p);
+        if (a->ne) json_efields(a, r, &p, false);
         else if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
         else ubx_ek_packet(stdout, &p);
         a->json_first = false;
@@ -981,13 +1004,15 @@ int main(int argc, char **argv)
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
         if (!a->fb) return 2;
     }
+    if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
-        a->rec_mode = a->out == OUT_FIELDS && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
+        a->rec_mode = (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK) &&
+                      ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
         ub_units_record(units, &r, unit_cb, a);
-        if (a->rec_mode) rec_line(a, &r);
+        if (a->rec_mode) rec_line(a, &r, units);
         if (a->io) {
             ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
             if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
@@ -1136,6 +1161,7 @@ int main(int argc, char **argv)
     free(a->fb);
     free(a->e);
     ub_filter_acc_free(a->yacc);
+    ubx_jrec_free(a->jrec);
     ub_iostat_free(a->io);
     for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
     ub_sttree_free(a->tree);

@@ -7,6 +7,7 @@
 #include "ubparse/filter.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -204,6 +205,27 @@ static int row_of(const ub_layer *l, const char *abbrev)
     return -1;
 }
 
+/* ub.cna: the plugin's hidden field, both CNAs of the packet's first NTH (FT_UINT24, hex) after its
+ * headers; false when the view has none */
+static bool cna_kvs(FILE *f, const ub_view *v, kv_fn kv, void *ctx)
+{
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr || (l->hdr->id != UB_H_NTH16 && l->hdr->id != UB_H_NTH24)) continue;
+        int s = row_of(l, "ub.nth.scna"), d = row_of(l, "ub.nth.dcna");
+        ub_val a, b;
+        if (s < 0 || d < 0 || ub_field_value(l, &l->hdr->fields[s], &a) != 0 || ub_field_value(l, &l->hdr->fields[d], &b) != 0)
+            return false;
+        char t[16];
+        snprintf(t, sizeof t, "0x%06" PRIx64, a.u & 0xffffff);
+        kv(f, ctx, "ub", "ub.cna", t, false);
+        snprintf(t, sizeof t, "0x%06" PRIx64, b.u & 0xffffff);
+        kv(f, ctx, "ub", "ub.cna", t, false);
+        return true;
+    }
+    return false;
+}
+
 /* a Wireshark name's value as tshark shows it: the row's own text, or a span of rows / a scaled row
  * / a wider hex field / a boolean as a number */
 static bool ws_text(const ub_layer *l, const ub_wsname *w, char *buf, size_t n)
@@ -258,15 +280,10 @@ static void top_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn k
     else layer_kvs(f, l, proto, kv, ctx);
 }
 
-void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
+/* the layers of one view: outer protocols, then "ub" holding the UB headers nested by depth and the
+ * errors (a packet's document, or one unit of a raw flit-stream record inside its unit_tree) */
+static void json_view(FILE *f, const ub_view *v, jctx *j)
 {
-    const ub_view *v = p->v;
-    doc_open(f, p, false, first);
-    jctx j = { true, 4 };
-    json_open(f, &j, "frame");
-    frame_kvs(f, p, json_kv, &j, false);
-    json_close(f, &j);
-    /* outer protocols, then "ub" holding the UB headers nested by depth */
     bool in_ub = false, ub_open = false;
     int open = 0; /* UB header objects open inside "ub" */
     unsigned plo = 0, phi = 0;
@@ -276,40 +293,56 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
         const ub_layer *l = &v->layer[i];
         const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
         while (open > (op ? 0 : (int)l->depth)) {
-            json_close(f, &j);
+            json_close(f, j);
             open--;
         }
         if (op) { /* one object per protocol run: infiniband.bth, payload, infiniband.invariant in one */
-            if (ub_open) { json_close(f, &j); ub_open = false; }
+            if (ub_open) { json_close(f, j); ub_open = false; }
             bool more = strcmp(op, "data") == 0 && top[0] && i + 1 < v->nlayers && i + 1 < UB_MAX_LAYERS &&
                         v->layer[i + 1].hdr && foreign_proto(v->layer[i + 1].hdr, nbuf, sizeof nbuf) &&
                         strcmp(nbuf, top) == 0;
             if (more) op = top;
             if (!top[0] || strcmp(top, op) != 0) {
-                if (top[0]) json_close(f, &j);
-                json_open(f, &j, op);
+                if (top[0]) json_close(f, j);
+                json_open(f, j, op);
                 snprintf(top, sizeof top, "%s", op);
             }
-            top_layer_kvs(f, l, op, json_kv, &j, &j);
+            top_layer_kvs(f, l, op, json_kv, j, j);
             continue;
         }
-        if (top[0]) { json_close(f, &j); top[0] = 0; }
-        if (!ub_open) json_open(f, &j, "ub");
+        if (top[0]) { json_close(f, j); top[0] = 0; }
+        if (!ub_open) json_open(f, j, "ub");
         in_ub = ub_open = true;
         char key[64];
         snprintf(key, sizeof key, "ub.%s", l->hdr->abbrev);
-        json_open(f, &j, key);
+        json_open(f, j, key);
         open++;
-        layer_kvs(f, l, "ub", json_kv, &j);
+        layer_kvs(f, l, "ub", json_kv, j);
     }
-    while (open-- > 0) json_close(f, &j);
-    if (top[0]) json_close(f, &j);
-    if (!ub_open && v->nerrs) { json_open(f, &j, "ub"); ub_open = true; }
+    while (open-- > 0) json_close(f, j);
+    if (top[0]) json_close(f, j);
+    if (!ub_open && v->nerrs) { json_open(f, j, "ub"); ub_open = true; }
     for (unsigned i = 0; ub_open && i < v->nerrs; i++) {
         const ub_err_info *ei = ub_err_get(v->err[i].code);
-        json_kv(f, &j, "ub", "ub.error", ei ? ei->name : "?", false);
+        json_kv(f, j, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    if (ub_open) json_close(f, &j);
+    if (ub_open) cna_kvs(f, v, json_kv, j);
+    if (ub_open) json_close(f, j);
+}
+
+static void json_frame(FILE *f, const ubx_pkt *p, jctx *j, bool first)
+{
+    doc_open(f, p, false, first);
+    json_open(f, j, "frame");
+    frame_kvs(f, p, json_kv, j, false);
+    json_close(f, j);
+}
+
+void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
+{
+    jctx j = { true, 4 };
+    json_frame(f, p, &j, first);
+    json_view(f, p->v, &j);
     fputs("\n      }\n    }\n  }", f);
 }
 
@@ -317,7 +350,7 @@ void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 /* flattened "proto_abbrev_with_underscores": value; a key seen twice becomes an array (tshark) */
 typedef struct ekv {
     char key[96];
-    const char *proto;
+    char proto[32]; /* a copy: foreign protocols' names are built in a caller's buffer */
     unsigned off, len; /* value in the text pool */
     bool boolean;
 } ekv;
@@ -338,7 +371,7 @@ static void ek_kv(FILE *f, void *ctx, const char *proto, const char *key, const 
     snprintf(k->key, sizeof k->key, "%s_%s", proto, key);
     for (char *c = k->key; *c; c++)
         if (*c == '.') *c = '_';
-    k->proto = proto;
+    snprintf(k->proto, sizeof k->proto, "%s", proto);
     k->off = e->used;
     k->len = (unsigned)vl;
     k->boolean = boolean;
@@ -353,13 +386,9 @@ static void ek_val(FILE *f, const ectx *e, const ekv *k)
     else jstr(f, v);
 }
 
-void ubx_ek_packet(FILE *f, const ubx_pkt *p)
+/* the flattened pairs of one view, after those already in e */
+static void ek_view(FILE *f, ectx *e, const ub_view *v)
 {
-    static ectx e; /* ubdump is single-threaded here; too big for the stack */
-    const ub_view *v = p->v;
-    e.n = 0;
-    e.used = 0;
-    frame_kvs(f, p, ek_kv, &e, true);
     bool in_ub = false;
     unsigned plo = 0, phi = 0;
     if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
@@ -368,43 +397,174 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p)
         const ub_layer *l = &v->layer[i];
         const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
         if (!op) in_ub = true;
-        if (op) top_layer_kvs(f, l, op, ek_kv, &e, NULL);
-        else layer_kvs(f, l, "ub", ek_kv, &e);
+        if (op) top_layer_kvs(f, l, op, ek_kv, e, NULL);
+        else layer_kvs(f, l, "ub", ek_kv, e);
     }
     for (unsigned i = 0; i < v->nerrs; i++) {
         const ub_err_info *ei = ub_err_get(v->err[i].code);
-        ek_kv(f, &e, "ub", "ub.error", ei ? ei->name : "?", false);
+        ek_kv(f, e, "ub", "ub.error", ei ? ei->name : "?", false);
     }
-    doc_open(f, p, true, false);
+    if (in_ub || v->nerrs) cna_kvs(f, v, ek_kv, e);
+}
+
+/* pair i repeats an earlier key (printed with its first occurrence) */
+static bool ek_dup(const ectx *e, unsigned i)
+{
+    for (unsigned j = 0; j < i; j++)
+        if (strcmp(e->kv[j].key, e->kv[i].key) == 0) return true;
+    return false;
+}
+
+/* pair i as "key":value, a key seen several times as one array at its first occurrence; false (nothing
+ * printed) when an earlier pair already printed it */
+static bool ek_pair(FILE *f, const ectx *e, unsigned i, bool comma)
+{
+    const ekv *k = &e->kv[i];
+    if (ek_dup(e, i)) return false;
+    if (comma) fputc(',', f);
+    jstr(f, k->key);
+    fputc(':', f);
+    unsigned cnt = 0;
+    for (unsigned j = i; j < e->n; j++) cnt += strcmp(e->kv[j].key, k->key) == 0;
+    if (cnt == 1) {
+        ek_val(f, e, k);
+        return true;
+    }
+    fputc('[', f);
+    for (unsigned j = i, m = 0; j < e->n; j++)
+        if (strcmp(e->kv[j].key, k->key) == 0) {
+            if (m++) fputc(',', f);
+            ek_val(f, e, &e->kv[j]);
+        }
+    fputc(']', f);
+    return true;
+}
+
+/* the pairs as "proto":{...} objects, one per protocol run */
+static void ek_protos(FILE *f, const ectx *e)
+{
     const char *proto = NULL;
-    for (unsigned i = 0; i < e.n; i++) {
-        const ekv *k = &e.kv[i];
-        bool seen = false;
-        for (unsigned j = 0; j < i && !seen; j++) seen = strcmp(e.kv[j].key, k->key) == 0;
-        if (seen) continue; /* printed with its first occurrence */
-        if (!proto || strcmp(proto, k->proto) != 0) {
-            fprintf(f, "%s\"%s\":{", proto ? "}," : "", k->proto);
-            proto = k->proto;
-        } else {
-            fputc(',', f);
-        }
-        jstr(f, k->key);
-        fputc(':', f);
-        unsigned cnt = 0;
-        for (unsigned j = i; j < e.n; j++) cnt += strcmp(e.kv[j].key, k->key) == 0;
-        if (cnt == 1) {
-            ek_val(f, &e, k);
-            continue;
-        }
-        fputc('[', f);
-        for (unsigned j = i, m = 0; j < e.n; j++)
-            if (strcmp(e.kv[j].key, k->key) == 0) {
-                if (m++) fputc(',', f);
-                ek_val(f, &e, &e.kv[j]);
-            }
-        fputc(']', f);
+    for (unsigned i = 0; i < e->n; i++) {
+        if (ek_dup(e, i)) continue;
+        bool same = proto && strcmp(proto, e->kv[i].proto) == 0;
+        if (!same) fprintf(f, "%s\"%s\":{", proto ? "}," : "", e->kv[i].proto);
+        ek_pair(f, e, i, same);
+        proto = e->kv[i].proto;
     }
-    fputs(proto ? "}}}\n" : "}}\n", f);
+    if (proto) fputc('}', f);
+}
+
+static ectx ek_e; /* ubdump is single-threaded here; too big for the stack */
+
+void ubx_ek_packet(FILE *f, const ubx_pkt *p)
+{
+    ectx *e = &ek_e;
+    e->n = 0;
+    e->used = 0;
+    frame_kvs(f, p, ek_kv, e, true);
+    ek_view(f, e, p->v);
+    doc_open(f, p, true, false);
+    ek_protos(f, e);
+    fputs("}}\n", f);
+}
+
+/* ------------------------------------------------------------------ raw flit-stream records */
+struct ubx_jrec {
+    FILE *mf; /* the units' text so far (open_memstream) */
+    char *buf;
+    size_t len;
+    unsigned n;
+};
+
+static void jrec_reset(ubx_jrec *r)
+{
+    if (r->mf) fclose(r->mf);
+    free(r->buf);
+    r->mf = NULL;
+    r->buf = NULL;
+    r->len = 0;
+    r->n = 0;
+}
+
+ubx_jrec *ubx_jrec_new(void) { return calloc(1, sizeof(ubx_jrec)); }
+
+void ubx_jrec_free(ubx_jrec *r)
+{
+    if (!r) return;
+    jrec_reset(r);
+    free(r);
+}
+
+void ubx_jrec_unit(ubx_jrec *r, const ub_view *v, bool ek)
+{
+    if (!r->mf && !(r->mf = open_memstream(&r->buf, &r->len))) return;
+    r->n++;
+    if (ek) { /* the unit's pairs flattened into one object, as tshark's "ub" of the unit_tree */
+        ectx *e = &ek_e;
+        e->n = 0;
+        e->used = 0;
+        ek_view(r->mf, e, v);
+        fputs(r->n > 1 ? ",{" : "{", r->mf);
+        for (unsigned i = 0, any = 0; i < e->n; i++) any |= ek_pair(r->mf, e, i, any);
+        fputc('}', r->mf);
+        return;
+    }
+    jctx j = { false, 5 }; /* inside "ub" of the frame: ",\n<unit>" */
+    char t[16];
+    snprintf(t, sizeof t, "%u", r->n);
+    json_kv(r->mf, &j, "ub", "ub.stream.unit", t, false);
+    json_open(r->mf, &j, "ub.stream.unit_tree");
+    json_view(r->mf, v, &j);
+    json_close(r->mf, &j);
+}
+
+void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo *ri, bool ek, bool first)
+{
+    if (!f) {
+        jrec_reset(r);
+        return;
+    }
+    const char *units = "";
+    size_t ulen = 0;
+    if (r->mf && fflush(r->mf) == 0) {
+        units = r->buf;
+        ulen = r->len;
+    }
+    char started[16] = "", open[16] = "";
+    if (ri && ri->started_in && ri->started_in != p->r->frame) snprintf(started, sizeof started, "%" PRIu32, ri->started_in);
+    if (ri && ri->tail_open) snprintf(open, sizeof open, "%" PRIu32, ri->open_bytes);
+    if (ek) {
+        ectx *e = &ek_e;
+        e->n = 0;
+        e->used = 0;
+        frame_kvs(f, p, ek_kv, e, true);
+        doc_open(f, p, true, false);
+        ek_protos(f, e);
+        fputs(",\"ub\":{", f);
+        bool any = false;
+        if (started[0]) fprintf(f, "\"ub_ub_stream_started_in\":\"%s\"", started), any = true;
+        if (r->n) {
+            fprintf(f, "%s\"ub_ub_stream_unit\":%s", any ? "," : "", r->n > 1 ? "[" : "");
+            for (unsigned i = 1; i <= r->n; i++) fprintf(f, "%s\"%u\"", i > 1 ? "," : "", i);
+            fprintf(f, "%s,\"ub\":%s", r->n > 1 ? "]" : "", r->n > 1 ? "[" : "");
+            fwrite(units, 1, ulen, f);
+            if (r->n > 1) fputc(']', f);
+            any = true;
+        }
+        if (open[0]) fprintf(f, "%s\"ub_ub_stream_open_bytes\":\"%s\"", any ? "," : "", open);
+        fputs("}}}\n", f);
+    } else {
+        jctx j = { true, 4 };
+        json_frame(f, p, &j, first);
+        json_open(f, &j, "ub");
+        if (started[0]) json_kv(f, &j, "ub", "ub.stream.started_in", started, false);
+        if (ulen) fwrite(units + (j.first ? 1 : 0), 1, ulen - (j.first ? 1 : 0), f); /* each unit starts with ',' */
+        if (r->n) j.first = false;
+        if (open[0]) json_kv(f, &j, "ub", "ub.stream.open_bytes", open, false);
+        json_close(f, &j);
+        fputs("\n      }\n    }\n  }", f);
+    }
+    jrec_reset(r);
 }
 
 /* -T json|ek with -e: only the named fields, each an array of its occurrences (tshark) */

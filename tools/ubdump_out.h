@@ -52,6 +52,8 @@ int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
 /* also writes the interfaces not used by any written record; 0 ok, -1 I/O error */
 int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);
 
+#include "ubparse/audit.h"
+
 /* -T json / -T ek in tshark's shape (ubdump_json.c) */
 typedef struct ubx_pkt {
     const ub_rec *r;
@@ -67,9 +69,19 @@ void ubx_ek_packet(FILE *f, const ubx_pkt *p);
 void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
                       const char *const *vals, const size_t *lens);
 
+/* -T json / -T ek on raw flit-stream records: one document per record (tshark), the units it
+ * completes nested under ub.stream.unit_tree ("ub" of the bulk form: an array of the units) */
+typedef struct ubx_jrec ubx_jrec;
+ubx_jrec *ubx_jrec_new(void);
+/* one unit the record completes, in order */
+void ubx_jrec_unit(ubx_jrec *r, const ub_view *v, bool ek);
+/* the record's document (p->v unused), ub.stream.* from ri (NULL: none); forgets the units (f NULL:
+ * only that) */
+void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo *ri, bool ek, bool first);
+void ubx_jrec_free(ubx_jrec *r);
+
 /* --write-cited: after an --audit run, re-read the capture `in` and write to `out` the records the
  * report cites (every kept example's frame and related frames). Records written, or -1 (err). */
-#include "ubparse/audit.h"
 long ubx_write_cited(const char *in, const char *out, const ub_collect *c, char *err, size_t errlen);
 
 /* --version / -v */

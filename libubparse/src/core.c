@@ -175,7 +175,6 @@ int ub_field_index(const ub_hdr *h, const char *short_name)
     return -1;
 }
 
-#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3" */
 #define UB_RSVD_SPAN 32u                      /* bytes covered by ub_view.rsvd_mask */
 
 static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f);
@@ -250,28 +249,6 @@ static inline const struct ub_rsvd_ent *rsvd_ent(ub_view *v, const ub_hdr *h)
     return e;
 }
 
-/* Any reserved bit under e's masks set in p (the first e->span bytes present)? */
-static inline bool rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p)
-{
-    uint64_t acc = 0, w;
-    if (e->span >= 8) {
-        for (unsigned k = 0; k < e->nw; k++) {
-            memcpy(&w, p + e->woff[k], 8);
-            acc |= w & e->mask[k];
-        }
-        return acc != 0;
-    }
-    if (e->span >= 4) {
-        uint32_t a, b;
-        memcpy(&a, p, 4);
-        memcpy(&b, p + e->woff[1], 4);
-        return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
-    }
-    const uint8_t *mb = (const uint8_t *)e->mask;
-    for (unsigned i = 0; i < e->span; i++) acc |= (uint64_t)(p[i] & mb[i]);
-    return acc != 0;
-}
-
 /* §0.2: reserved fields must be zero. One masked compare over the header's reserved bits; only when
  * it finds one set (or the layer is short) are the rows read one by one, in table order. */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
@@ -279,7 +256,7 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     const struct ub_rsvd_ent *e = rsvd_ent(d->v, l->hdr);
     if (e) {
         uint64_t m = e->rows;
-        if (e->span && l->len >= e->span && !rsvd_any(e, l->data))
+        if (e->span && l->len >= e->span && !ub_rsvd_any(e, l->data, l->len))
             m = e->slow; /* the masked rows are all zero */
         if (m) check_rsvd_rows(d, l, m);
         return;
@@ -374,38 +351,20 @@ __attribute__((noinline)) static ub_layer *push_general(ub_dec *d, unsigned hdr_
     return l;
 }
 
-/* a reserved bit is set: the rows one by one (errors in table order) */
-__attribute__((noinline)) static ub_layer *push_rsvd(ub_dec *d, ub_layer *l, uint64_t m)
-{
-    check_rsvd_rows(d, l, m);
-    return l;
-}
-
-/* ub_push of a layer that lies whole in the buffer: one entry, one cached reserved-mask probe. Every
- * other case (short layer, too deep, unknown id, a reserved bit set) takes the general path, which
- * reports exactly as before. */
-ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
+/* Everything but the fast path of ub_push (internal.h): short layers, too deep, unknown ids, first
+ * use of a table in this view, a reserved bit set. Reports exactly as the general path always did. */
+ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_view *v = d->v;
-    if (__builtin_expect(hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off, 1)) {
-        const ub_hdr *h = d->tbl && d->tbl[hdr_id] ? d->tbl[hdr_id] : ub_registry[hdr_id];
+    if (hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off) {
+        const ub_hdr *h = ub_dec_hdr(d, hdr_id);
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
         if (h && len >= h->len && v->rsvd_magic == UB_RSVD_MAGIC && e->hdr == h) {
             const uint8_t *p = d->p + off;
             uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !rsvd_any(e, p)) m = e->slow;
-            ub_layer *l = &v->layer[v->nlayers++];
-            l->hdr = h;
-            l->data = p;
-            l->off = off;
-            l->len = len;
-            l->aux = 0;
-            l->status = 0;
-            l->variant = 0;
-            l->depth = d->depth;
-            l->flags = d->lflags;
-            l->wlen = len;
-            if (__builtin_expect(m != 0, 0)) return push_rsvd(d, l, m);
+            if (m && e->span && len >= e->span && !ub_rsvd_any(e, p, d->len - off)) m = e->slow;
+            ub_layer *l = ub_push_fill(d, h, off, len);
+            if (m) check_rsvd_rows(d, l, m);
             return l;
         }
     }
@@ -416,6 +375,10 @@ ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uin
 {
     uint32_t wend = end;
     if (end > d->len) end = d->len;
+    if (off <= end && len <= end - off) { /* whole inside [off, end): exactly ub_push (no truncation) */
+        const ub_hdr *h = ub_dec_hdr(d, hdr_id);
+        if (h && len >= h->len) return ub_push(d, hdr_id, off, len);
+    }
     if (off > end) off = end;
     ub_layer *l = ub_push_buf(d, hdr_id, d->p, end, off, len, d->lflags);
     if (!l) return NULL;

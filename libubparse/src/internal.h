@@ -114,25 +114,50 @@ static inline bool ub_rd_bits(const uint8_t *p, uint32_t len, uint32_t bit_off, 
     *out = v;
     return true;
 }
-/* The same for rows that are not compile-time constants (field handles, ub_field_value): with
- * len >= 8 a row of up to 8 bytes is one big-endian 8-byte load — at its first byte, or ending at
- * the last byte present — instead of a byte loop. (ub_rd_bits stays small so it inlines.) */
-static inline bool ub_rd_bits_var(const uint8_t *p, uint32_t len, uint32_t bit_off, uint32_t bits, uint64_t *out)
-{
+/* The same for rows that are not compile-time constants (ub_lget, field handles, ub_field_value):
+ * with len >= 8 a row of up to 8 bytes is one big-endian 8-byte load — at its first byte, or ending
+ * at the last byte present — and with len >= 4 a row inside 4 bytes one 4-byte load, instead of a
+ * byte loop. Forced inline (UB_INLINE): as calls, these small readers cost more than they save. */
+#define UB_INLINE static inline __attribute__((always_inline))
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-    uint64_t end = (uint64_t)bit_off + bits;
-    if (len >= 8 && bits >= 1 && bits <= 64 && end <= (uint64_t)len * 8u &&
-        ((end - 1) >> 3) - (bit_off >> 3) < 8u) {
-        uint32_t first = bit_off >> 3, base = first + 8u <= len ? first : len - 8u;
-        uint64_t w;
+/* The bits of p before bit `end`, right-aligned, from one big-endian load of n (8 or 4) bytes at
+ * byte `first` or ending at byte len (len >= n): the row [end - 8n + lead, end) is inside it. */
+UB_INLINE uint64_t ub_ld_window(const uint8_t *p, uint32_t len, uint32_t first, uint64_t end, uint32_t n)
+{
+    uint32_t base = first + n <= len ? first : len - n;
+    uint64_t w;
+    if (n == 8) {
         memcpy(&w, p + base, 8);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         w = __builtin_bswap64(w);
 #endif
-        w >>= (uint64_t)base * 8u + 64u - end;
-        if (bits < 64) w &= (1ull << bits) - 1u;
-        *out = w;
+    } else {
+        uint32_t w4;
+        memcpy(&w4, p + base, 4);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        w4 = __builtin_bswap32(w4);
+#endif
+        w = w4;
+    }
+    return w >> ((uint64_t)base * 8u + n * 8u - end);
+}
+#endif
+UB_INLINE bool ub_rd_bits_var(const uint8_t *p, uint32_t len, uint32_t bit_off, uint32_t bits, uint64_t *out)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+    uint64_t end = (uint64_t)bit_off + bits;
+    if (bits - 1u < 64u && end <= (uint64_t)len * 8u && len >= 4) {
+        uint32_t first = bit_off >> 3, last = (uint32_t)((end - 1) >> 3);
+        uint64_t w;
+        if (len >= 8 && last - first < 8u) /* a row of up to 8 bytes: one 8-byte load */
+            w = ub_ld_window(p, len, first, end, 8);
+        else if (last - first < 4u) /* 4..7 bytes (LPH, compact BTAH, BCRC ...): one 4-byte load */
+            w = ub_ld_window(p, len, first, end, 4);
+        else
+            return ub_rd_bits(p, len, bit_off, bits, out);
+        *out = bits < 64 ? w & ((1ull << bits) - 1u) : w;
         return true;
     }
 #endif
@@ -254,7 +279,67 @@ static inline uint32_t ub_dec_avail(const ub_dec *d, uint32_t off, uint32_t end)
  * if the header has a fixed length and fewer bytes remain, the layer is flagged truncated and
  * UB_E_TRUNCATED is recorded. Reserved fields are checked (UB_E_RSVD_BITS). NULL if the layer
  * table is full (UB_E_TOO_DEEP recorded once). */
-ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
+ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
+#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3": ub_view.rsvd[] is valid */
+/* Any reserved bit under e's masks set in p (the first e->span bytes present; `avail` bytes may be
+ * read)? A span under 4 bytes is one 4-byte load when 4 bytes may be read (the mask is 0 past span). */
+UB_INLINE bool ub_rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p, uint32_t avail)
+{
+    uint64_t acc = 0, w;
+    if (e->span >= 8) {
+        for (unsigned k = 0; k < e->nw; k++) {
+            memcpy(&w, p + e->woff[k], 8);
+            acc |= w & e->mask[k];
+        }
+        return acc != 0;
+    }
+    if (e->span >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + e->woff[1], 4);
+        return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
+    }
+    if (avail >= 4) {
+        uint32_t a;
+        memcpy(&a, p, 4);
+        return (a & (uint32_t)e->mask[0]) != 0;
+    }
+    const uint8_t *mb = (const uint8_t *)e->mask;
+    for (unsigned i = 0; i < e->span; i++) acc |= (uint64_t)(p[i] & mb[i]);
+    return acc != 0;
+}
+/* the next layer entry, whole in the buffer (the caller checked room and bounds) */
+UB_INLINE ub_layer *ub_push_fill(ub_dec *d, const ub_hdr *h, uint32_t off, uint32_t len)
+{
+    ub_layer *l = &d->v->layer[d->v->nlayers++];
+    l->hdr = h;
+    l->data = d->p + off;
+    l->off = off;
+    l->len = len;
+    l->aux = 0;
+    l->status = 0;
+    l->variant = 0;
+    l->depth = d->depth;
+    l->flags = d->lflags;
+    l->wlen = len;
+    return l;
+}
+/* ub_push, inlined for the common case: a layer whole in the buffer, its table's reserved masks
+ * cached, no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
+UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
+{
+    ub_view *v = d->v;
+    if (__builtin_expect(hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off, 1)) {
+        const ub_hdr *h = d->tbl && d->tbl[hdr_id] ? d->tbl[hdr_id] : ub_registry[hdr_id];
+        const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
+        if (__builtin_expect(h && len >= h->len && e->hdr == h && v->rsvd_magic == UB_RSVD_MAGIC, 1)) {
+            uint64_t m = e->rows;
+            if (m && e->span && len >= e->span && !ub_rsvd_any(e, d->p + off, d->len - off)) m = e->slow;
+            if (__builtin_expect(m == 0, 1)) return ub_push_fill(d, h, off, len);
+        }
+    }
+    return ub_push_slow(d, hdr_id, off, len);
+}
 /* Same on an explicit buffer (used for record-level layers while p is the netbuf). */
 ub_layer *ub_push_buf(ub_dec *d, unsigned hdr_id, const uint8_t *buf, uint32_t buflen, uint32_t off,
                       uint32_t len, uint8_t lflags);
@@ -269,13 +354,13 @@ void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t act
               const char *what);
 /* Value of field index `idx` of a layer (0 if absent). Integer rows only need the bit reader. */
 uint64_t ub_lget_slow(const ub_layer *l, unsigned idx);
-static inline uint64_t ub_lget(const ub_layer *l, unsigned idx)
+UB_INLINE uint64_t ub_lget(const ub_layer *l, unsigned idx)
 {
     if (!l || idx >= l->hdr->nfields) return 0;
     const ub_field *f = &l->hdr->fields[idx];
     if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED))) {
         uint64_t v;
-        return ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v) ? v : 0;
+        return ub_rd_bits_var(l->data, l->len, f->bit_off, f->bits, &v) ? v : 0;
     }
     return ub_lget_slow(l, idx);
 }

@@ -11,6 +11,7 @@ typedef struct iocol {
     ub_filter *f;
     ub_filter_acc *acc;
     uint64_t *frames, *bytes; /* [nrows] */
+    size_t cur_row;         /* the last interval this column counted a frame in */
 } iocol;
 
 struct ub_iostat {
@@ -18,7 +19,7 @@ struct ub_iostat {
     unsigned ndec;          /* decimals of the interval as written (row labels) */
     iocol col[IO_MAXCOL];
     unsigned ncol;
-    size_t nrows, caprows, cur_row;
+    size_t nrows, caprows;
     uint64_t last_rel;
     bool any;
     bool oom;
@@ -70,6 +71,13 @@ ub_iostat *ub_iostat_new(const char *spec, char *err, size_t errlen)
         if (!col->text) { snprintf(err, errlen, "out of memory"); goto bad; }
         memcpy(col->text, p, n);
         col->text[n] = 0;
+        static const char *const calc[] = { "COUNT(", "SUM(", "MIN(", "MAX(", "AVG(", "LOAD(" };
+        for (size_t k = 0; k < sizeof calc / sizeof calc[0]; k++)
+            if (strncmp(col->text, calc[k], strlen(calc[k])) == 0) {
+                snprintf(err, errlen, "io,stat column %u '%s': tshark's %.*s(FIELD) calculations are not supported (a column counts "
+                         "the frames and bytes matching a filter)", s->ncol, col->text, (int)strlen(calc[k]) - 1, calc[k]);
+                goto bad;
+            }
         char fe[256];
         col->f = ub_filter_compile(col->text, fe, sizeof fe);
         if (!col->f) { snprintf(err, errlen, "io,stat column %u '%s': %s", s->ncol, col->text, fe); goto bad; }
@@ -119,9 +127,6 @@ void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk)
     if (!s || !pk) return;
     uint64_t rel = pk->ts_ns >= pk->t0_ns ? pk->ts_ns - pk->t0_ns : 0;
     size_t row = s->ival_ns ? (size_t)(rel / s->ival_ns) : 0;
-    if (row < s->cur_row) row = s->cur_row; /* tshark's interval only moves forward: an earlier frame
-                                             * (out of order) counts in the current one */
-    s->cur_row = row;
     if (row > (1u << 24)) row = 1u << 24; /* bounded: a capture of days at a µs interval */
     if (!rows(s, row + 1)) s->oom = true;
     if (rel > s->last_rel) s->last_rel = rel;
@@ -131,8 +136,11 @@ void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk)
         bool m = !c->acc || ub_filter_acc_match(c->acc, pk);
         if (c->acc) ub_filter_acc_reset(c->acc);
         if (!m || s->oom) continue;
-        c->frames[row]++;
-        c->bytes[row] += pk->len;
+        /* tshark: each column's tap moves forward only: a frame earlier than the last one the column
+         * counted (out of order) counts in that interval */
+        if (row > c->cur_row) c->cur_row = row;
+        c->frames[c->cur_row]++;
+        c->bytes[c->cur_row] += pk->len;
     }
     if (!s->oom && row + 1 > s->nrows) s->nrows = row + 1;
 }
@@ -253,14 +261,14 @@ void ub_iostat_print(const ub_iostat *s, FILE *o)
         snprintf(b, sizeof b, i ? "|    %2u: " : "| Col%2u: ", i + 1);
         while (lf > max_w && max_w > 0) { /* wrapped at the last space before the border */
             int cut = max_w;
-            for (int k = max_w - 1; k > 0; k--)
+            for (int k = max_w - 1; k >= 0; k--)
                 if (f[k] == ' ') { cut = k; break; }
             fprintf(o, "%s%.*s", b, cut, f);
             rep(o, ' ', borderlen - 1 - (int)strlen(b) - cut);
             fputs("|\n", o);
             f += cut < max_w || f[cut] == ' ' ? cut + (f[cut] == ' ') : cut;
             lf = (int)strlen(f);
-            snprintf(b, sizeof b, "|         ");
+            snprintf(b, sizeof b, "|        "); /* tshark's continuation prefix */
         }
         fprintf(o, "%s%s", b, f);
         rep(o, ' ', borderlen - 1 - (int)strlen(b) - lf);

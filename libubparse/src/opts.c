@@ -58,6 +58,7 @@ static const optdef opt_table[] = {
     { "sue.tc_in_sa", K_BOOL, OFF(sue_tc_in_sa), 1, "sue.tc_in_sa=0|1                   AFH_GEN1: SA[47:40] is the Traffic Class (1)", OF_NB },
     { "ib.engine", K_BOOL, OFF(ib_engine), 1, "ib.engine=0|1                      audit IB RC as document 002's RDMA engine: SE=1, AckReq=1 on every request (0)", OF_NB },
     { "sue.cnp_merge_us", K_U16, OFF(sue_cnp_merge_us), 65535, "sue.cnp_merge_us=N                 SUE CNP MERGE TIMER_THR in µs: closer CNPs per QP are SUE-TP-008 (0 off)", OF_NB },
+    { "pcieflit.encoding", K_WORDS, OFF(pcieflit_encoding), 2, "pcieflit.encoding=1b1b|8b10b|128b130b  PCIe flit link encoding: handshake limit 512 or 256 flits (1b1b)", OF_NB },
     { "sue.icrc", K_BOOL, OFF(sue_icrc), 1, "sue.icrc=0|1                       a 4-byte ICRC follows the SUE payload (0)", OF_NB },
 };
 /* word values of K_WORDS options, index = stored value */
@@ -66,8 +67,10 @@ static const char *const *opt_words(const char *name)
     static const char *const w4791[] = { "auto", "roce", "sue", NULL };
     static const char *const word_rh[] = { "be", "le", NULL };
     static const char *const word_afh[] = { "auto", "gen1", "gen2", NULL };
+    static const char *const word_enc[] = { "1b1b", "8b10b", "128b130b", NULL };
     if (strcmp(name, "udp4791") == 0) return w4791;
     if (strcmp(name, "sue.rh_order") == 0) return word_rh;
+    if (strcmp(name, "pcieflit.encoding") == 0) return word_enc;
     return word_afh;
 }
 #undef OFF

@@ -226,7 +226,27 @@
     R(FL_IDLE_L0, "PCIE-FL-008", "PCIe flit link", UB_SEV_WARN, "document 003 IDLE flit handshake", \
       "IDLE flit after the first non-IDLE flit (in L0 no IDLE flit follows; else the link went through Recovery)", "frame; frames: first non-IDLE flit") \
     R(FL_REPLAY_TIMEOUT, "PCIE-FL-009", "PCIe flit link", UB_SEV_ERROR, "document 003 flit replay rules (REPLAY_TIMEOUT_FLIT_COUNT)", \
-      "1500 flits sent with flits unacknowledged and no Ack, Nak or replay (replay timeout missed)", "frame; frames: oldest unacknowledged flit; values: flits sent, sequence number")
+      "1500 flits sent with flits unacknowledged and no Ack, Nak or replay (replay timeout missed)", "frame; frames: oldest unacknowledged flit; values: flits sent, sequence number") \
+    R(FL_NAK_RUN, "PCIE-FL-010", "PCIe flit link", UB_SEV_WARN, "document 003 normal flit exchange, transmitter rules (CONSECUTIVE_TX_NAK_FLITS)", \
+      "Nak flits in a run shorter than 3 in normal flit exchange (not after a replay timeout, not ended by an IDLE flit)", "frame (first Nak of the run); frames: the flit ending it; values: run length") \
+    R(FL_NAK_CHANGE, "PCIE-FL-011", "PCIe flit link", UB_SEV_ERROR, "document 003 Ack, Nak and discard rules; Nak Schedule 1-7", \
+      "Nak changed within a run of Nak flits: NAK_SCHEDULED keeps TX_ACKNAK_FLIT_SEQ_NUM; only a Selective Nak may become a Standard Nak (Nak Schedule 4-7), and only then move forward (Nak Schedule 5)", \
+      "frame; frames: first Nak of the run; values: sequence number, previous sequence number, replay command, previous replay command") \
+    R(FL_HANDSHAKE, "PCIE-FL-012", "PCIe flit link", UB_SEV_ERROR, "document 003 sequence number handshake, general rules (-o pcieflit.encoding)", \
+      "sequence number handshake longer than 512 flits (1b/1b) or 256 flits (8b/10b, 128b/130b) without going to Recovery", \
+      "frame (first flit past the limit); frames: first flit of the handshake; values: flits sent, limit, Acks counted, explicit-sequence flits") \
+    R(FL_STATUS_NOP, "PCIE-FL-013", "PCIe flit link", UB_SEV_ERROR, "document 003 DLP bytes, Table 4-16, Table 4-19", \
+      "Flit_Status nullified or poisoned in a flit that is not a Payload flit (no TLP can end there)", "frame; values: Flit_Status, Flit Usage") \
+    R(FL_STATUS_REPLAY, "PCIE-FL-014", "PCIe flit link", UB_SEV_ERROR, "document 003 transmitter rules (TX retry buffer stores the Flit status)", \
+      "replayed Payload flit with a Flit_Status other than the original's", "frame; values: sequence number, Flit_Status, original Flit_Status") \
+    R(FL_NOP_SEQ, "PCIE-FL-015", "PCIe flit link", UB_SEV_ERROR, "document 003 flit sequence number rules (NOP flits)", \
+      "explicit-sequence-number NOP flit not carrying NEXT_TX_FLIT_SEQ_NUM - 1 (the newest Payload flit's number)", "frame; values: sequence number, newest Payload flit sent") \
+    R(FL_RUN_LONG, "PCIE-FL-016", "PCIe flit link", UB_SEV_WARN, "document 003 flit replay command rules (CONSECUTIVE_TX_EXPLICIT_SEQ_NUM_FLITS < 3)", \
+      "more than 3 explicit-sequence-number flits in a row (6 after a replay timeout, Replay Schedule Rule 0)", "frame (first flit past the limit); frames: first of the run; values: run length, limit") \
+    R(FL_PRIOR, "PCIE-FL-017", "PCIe flit link", UB_SEV_WARN, "document 003 Table 4-17 DLP0[5] (Prior Flit was Payload)", \
+      "Prior Flit was Payload disagrees with the previous flit of the direction (or flits are missing from the capture)", "frame; frames: previous flit; values: Prior Flit was Payload, previous Flit Usage") \
+    R(FL_HS_ALT, "PCIE-FL-018", "PCIe flit link", UB_SEV_WARN, "document 003 sequence number handshake, flit replay command rules (priority 1)", \
+      "Ack or Nak flit in the sequence number handshake with no explicit-sequence flit before it (3 explicit flits and one Ack or Nak in turn)", "frame; frames: first flit of the handshake")
 
 enum ub_rule_idx {
 #define UB_RULE_ENUM(name, ...) UB_R_##name,

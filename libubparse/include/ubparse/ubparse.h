@@ -276,6 +276,7 @@ typedef struct ub_opts {
     bool sue_icrc;           /* a 4-byte ICRC follows the SUE payload (optional for TYPE1; default 0) */
     bool ib_engine;          /* audit IB RC with document 002's RDMA-engine profile (SE, AckReq on every request) */
     uint16_t sue_cnp_merge_us; /* SUE CNP MERGE TIMER_THR in µs (document 004 §12.8); 0 = merge off, not audited */
+    uint8_t pcieflit_encoding; /* PCIe flit link encoding: 0 1b/1b (default), 1 8b/10b, 2 128b/130b (document 003 handshake limit) */
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
