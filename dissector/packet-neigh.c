@@ -214,10 +214,13 @@ void proto_register_ub_neigh(void)
     h_udp = register_dissector("sue.udp", dissect_udp, proto_nb[NP_SUE]);
     h_eth = register_dissector("sue.afh", dissect_eth, proto_nb[NP_SUE]);
     h_flit = register_dissector("pcieflit", dissect_flit, proto_nb[NP_FLIT]);
+    /* the options of docs/neighbours.md: sue.* / pcieflit.* here, the others under "ub" (packet-neigh-prefs.c) */
+    ub_neigh_register_prefs(prefs_find_module("ub"), prefs_register_protocol(proto_nb[NP_SUE], ub_ws_apply_prefs),
+                            prefs_register_protocol(proto_nb[NP_FLIT], ub_ws_apply_prefs));
 }
 
 /* (Re-)register the ports, EtherTypes and link type of the options in force (prefs change them). */
-static void ub_neigh_apply(void)
+void ub_neigh_apply(void)
 {
     if (!h_udp) return;
     const ub_opts *o = ub_ws_opts();

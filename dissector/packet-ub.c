@@ -174,6 +174,7 @@ static void prefs_to_opts(void)
             }
         g_opts.n_udp_more = (uint8_t)(n > 1 ? n - 1 : 0);
     }
+    ub_neigh_prefs_to_opts(&g_opts); /* sue.*, udp4791, dlt.pcieflit, ... (packet-neigh-prefs.c) */
 }
 
 static void opts_to_prefs_defaults(void)
@@ -948,7 +949,9 @@ static void apply_prefs(void)
 {
     prefs_to_opts();
     if (fh_user[0]) register_user_dlts();
+    ub_neigh_apply();
 }
+void ub_ws_apply_prefs(void) { apply_prefs(); }
 
 void proto_register_ub(void)
 {

@@ -51,5 +51,13 @@ void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx);
 /* packet-neigh.c: SUE, PCIe flits, the RoCEv2 audit (docs/neighbours.md) */
 void proto_register_ub_neigh(void);
 void proto_reg_handoff_ub_neigh(void);
+/* packet-neigh.c: (re-)register the UDP port, EtherTypes and link type of the options in force */
+void ub_neigh_apply(void);
+/* packet-neigh-prefs.c: the neighbours' options as preferences of ub_module (udp4791, dlt.pcieflit, ...),
+ * sue_module (sue.*) and flit_module (pcieflit.*), from the library's option table; their values into o */
+void ub_neigh_register_prefs(module_t *ub_module, module_t *sue_module, module_t *flit_module);
+void ub_neigh_prefs_to_opts(ub_opts *o);
+/* packet-ub.c: the preferences changed (the ub module's and the sue module's apply callback) */
+void ub_ws_apply_prefs(void);
 
 #endif

@@ -65,7 +65,7 @@ expect "flits, one flow kept" "total=18 links=0 channels=0 transactions=0 manage
     "$(evictions "$C/pcie_flit.pcapng" --max-channels 1)"
 expect "flits, sharded" "total=18 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0 nb_flows=18 nb_pairs=0" \
     "$(evictions "$C/pcie_flit.pcapng" --max-channels 1 --threads 2)"
-expect "SUE, one flow kept" "total=2 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0 nb_flows=1 nb_pairs=1" \
+expect "SUE, one flow kept" "total=2 links=0 channels=0 transactions=0 management=0 tp_pairs=0 requesters=0 ta_channels=0 hops=0 nb_flows=1 nb_pairs=1 sue_pairs=0 sue_cnps=0" \
     "$(evictions "$C/sue_std.pcapng" --max-channels 1)"
 expect "flits, default bound" "$ub0 nb_flows=0 nb_pairs=0" "$(evictions "$C/pcie_flit.pcapng")"
 expect "UB only: no neighbour keys" "$ub0" "$(evictions "$C/audit_rtp_lossy.pcapng")"

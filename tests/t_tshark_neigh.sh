@@ -6,6 +6,8 @@
 #    sue_std, sue_afh, sue_limits, pcie_flit, pcie_limits, pcie_nak, rocev2_rc, rocev2_cfg3 (integers compared as numbers: tshark pads hex
 #    to the container width, ubdump to the field width); the only differences are Wireshark's own
 #    InfiniBand dissector's, listed below;
+#  * infiniband.reth.va / .r_key name the RETH's and the AtomicETH's rows (as in Wireshark): fields,
+#    filters and JSON keys equal tshark's;
 #  * the mixed UDP 4791 capture is split identically (SUE frames 1-12, RoCEv2 frame 13);
 #  * display filters on every sue.* / pcieflit.* name (and some values) select the same frames;
 #  * the audit findings (rule@frame) shown as expert infos == ubdump --audit.
@@ -13,26 +15,7 @@
 # skips) when tshark, python3 or the plugin is missing or not loaded.
 set -eu
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-: "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}" "${UBDUMP:?}" "${UBGEN:?}"
-U=$UBDUMP
-C=$UB_SOURCE_DIR/captures
-command -v python3 >/dev/null 2>&1 || fail "python3 is not installed"
-. "$UB_SOURCE_DIR/tests/tshark_setup.sh"
-
-pass=0
-nfail=0
-ok() { pass=$((pass + 1)); }
-bad() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
-expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi; }
-# integers as numbers, per column and occurrence (tshark: 0x00, ubdump: 0x0 for a 2-bit hex field)
-norm() {
-    python3 -c '
-import re, sys
-n = lambda t: str(int(t, 16)) if re.fullmatch(r"0x[0-9a-fA-F]+", t) else t
-for line in sys.stdin:
-    print("\t".join(",".join(n(x) for x in c.split(",")) for c in line.rstrip("\n").split("\t")))'
-}
+. "$UB_SOURCE_DIR/tests/tshark_neigh_lib.sh"
 
 # ---- one schema: ubdump's sue.* / pcieflit.* names are tshark fields
 "$U" -G fields 2>/dev/null | awk -F'\t' '$1 ~ /^(sue|pcieflit|infiniband)\./ { print $1 }' | LC_ALL=C sort -u > "$tmp/uf"
@@ -58,10 +41,37 @@ for la, lb in zip(open(sys.argv[2]), open(sys.argv[3])):
     for i, n in enumerate(names):
         if a[i] != b[i]: print(sys.argv[4], n, a[0])' "$tmp/both" "$tmp/a" "$tmp/b" "$c" >> "$tmp/diffs"
 done
-# Wireshark 4.0's InfiniBand dissector: the AtomicETH VA and R_Key under infiniband.reth.*, no ICRC item
-# for Send-with-Invalidate, RoCEv2 CNP and UD
-expect "field differences" "rocev2_rc infiniband.invariant.crc 21 rocev2_rc infiniband.invariant.crc 22 rocev2_rc infiniband.invariant.crc 23 rocev2_rc infiniband.reth.r_key 13 rocev2_rc infiniband.reth.va 13" \
+# Wireshark 4.0's InfiniBand dissector: no ICRC item for Send-with-Invalidate, RoCEv2 CNP and UD
+expect "field differences" "rocev2_rc infiniband.invariant.crc 21 rocev2_rc infiniband.invariant.crc 22 rocev2_rc infiniband.invariant.crc 23" \
     "$(LC_ALL=C sort "$tmp/diffs" | tr '\n' ' ' | sed 's/ $//')"
+# ---- one name in two headers, as Wireshark: the AtomicETH VA and R_Key are infiniband.reth.va / .r_key
+# (frames 3, 11: RETH of a Write and a Read; frame 13: the AtomicETH of a Compare&Swap)
+rv="3	0x0000000010000000	0x00000077 11	0x0000000020000000	0x00000078 13	0x0000000030000000	0x00000079"
+expect "reth.va/r_key ubdump" "$rv" "$("$U" -r "$C/rocev2_rc.pcapng" -Y infiniband.reth.va -T fields -e frame.number -e infiniband.reth.va \
+    -e infiniband.reth.r_key 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+expect "reth.va/r_key tshark" "$rv" "$(ts -n -2 -r "$C/rocev2_rc.pcapng" -Y infiniband.reth.va -T fields -e frame.number -e infiniband.reth.va \
+    -e infiniband.reth.r_key 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+for y in 'infiniband.reth.va == 0x30000000' 'infiniband.reth.r_key == 0x79 || infiniband.reth.r_key == 0x77' 'infiniband.reth.va && infiniband.atomiceth' \
+    'infiniband.reth.va && !infiniband.reth'; do
+    expect "filter '$y' ubdump = tshark" "$(ts -n -r "$C/rocev2_rc.pcapng" -Y "$y" -T fields -e frame.number 2>/dev/null | tr '\n' ' ')" \
+        "$("$U" -r "$C/rocev2_rc.pcapng" -Y "$y" -T fields -e frame.number 2>/dev/null | tr '\n' ' ')"
+done
+expect "filter reth.va == 0x30000000" "13" "$("$U" -r "$C/rocev2_rc.pcapng" -Y 'infiniband.reth.va == 0x30000000' -T fields -e frame.number 2>/dev/null)"
+expect "filter reth.va without a RETH" "13" "$("$U" -r "$C/rocev2_rc.pcapng" -Y 'infiniband.reth.va && !infiniband.reth' -T fields -e frame.number 2>/dev/null)"
+# JSON: the AtomicETH's keys are tshark's (tshark nests them in infiniband.atomiceth_tree, ubdump is flat)
+jkeys='import json, sys
+def walk(o, out):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k.startswith(("infiniband.reth", "infiniband.atomiceth.")) and not k.endswith("_tree"): out.append("%s=%s" % (k, v))
+            walk(v, out)
+    elif isinstance(o, list):
+        for v in o: walk(v, out)
+out = []; walk(json.load(sys.stdin), out); print(" ".join(out))'
+expect "AtomicETH JSON keys ubdump" "infiniband.reth.va=0x0000000030000000 infiniband.reth.r_key=0x00000079 infiniband.atomiceth.swapdt=0x0000000000000005 infiniband.atomiceth.cmpdt=0x0000000000000004" \
+    "$("$U" -r "$C/rocev2_rc.pcapng" -Y 'frame.number == 13' -T json 2>/dev/null | python3 -c "$jkeys")"
+expect "AtomicETH JSON keys tshark" "infiniband.reth.va=0x0000000030000000 infiniband.reth.r_key=0x00000079 infiniband.atomiceth.swapdt=5 infiniband.atomiceth.cmpdt=4" \
+    "$(ts -n -r "$C/rocev2_rc.pcapng" -Y 'frame.number == 13' -T json 2>/dev/null | python3 -c "$jkeys")"
 expect "SUE RH values" "3	0	0	1	0x0003" "$(ts -n -2 -r "$C/sue_std.pcapng" -Y 'sue.rh.fack == 1 && sue.rh.psn == 0' -T fields \
     -e frame.number -e sue.rh.opcode -e sue.rh.psn -e sue.rh.fack -e sue.rh.dest_qp 2>/dev/null)"
 expect "AFH values" "0x82	0x0001	0x0002" "$(ts -n -2 -r "$C/sue_afh.pcapng" -Y 'frame.number == 1' -T fields -e sue.afh.key_words -e sue.afh.src_addr -e sue.afh.dst_addr 2>/dev/null)"

@@ -68,6 +68,8 @@ static void t_rocev2(void)
     CHECK_EQ(dec(ETH4791 "ib_bth opcode=0x13 p_key=0xffff destqp=0x12 psn=11\nib_atomiceth va=0x2000 r_key=9 swapdt=5 cmpdt=4\nib_icrc\n", UB_ENTRY_ETH), 0);
     CHECK_EQ(get("infiniband.atomiceth.cmpdt"), 4);
     CHECK_EQ(get("infiniband.atomiceth.swapdt"), 5);
+    CHECK_EQ(get("infiniband.reth.va"), 0x2000); /* Wireshark's name for the AtomicETH VA and R_Key */
+    CHECK_EQ(get("infiniband.reth.r_key"), 9);
     /* UD send with immediate: BTH, DETH, ImmDt; send with invalidate: IETH; CNP */
     CHECK_EQ(dec(ETH4791 "ib_bth opcode=0x65 p_key=0xffff destqp=1 psn=1\nib_deth q_key=0x11111111 srcqp=0x99\nib_immdt data=0xabcd\ndata inc=8\nib_icrc\n", UB_ENTRY_ETH), 0);
     CHECK_EQ(get("infiniband.deth.srcqp"), 0x99);

@@ -283,11 +283,13 @@ static void t_evict(void)
     CHECK_EQ(st.tbl[UB_TBL_NB_PAIRS].evicted, 3);
     CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].first_evict_frame, 3);
     CHECK_EQ(st.tbl[UB_TBL_NB_FLOWS].last_evict_frame, 5);
-    CHECK_EQ(st.evicted_total, 6);
+    CHECK_EQ(st.tbl[UB_TBL_SUE_PAIRS].evicted, 3); /* st_sue.c: the bank/VC of each (sender, receiver) */
+    CHECK_EQ(st.tbl[UB_TBL_SUE_CNPS].bound, 2);
+    CHECK_EQ(st.evicted_total, 9);
     CHECK_STR(ub_state_table_name(UB_TBL_NB_FLOWS), "neighbour flows");
     ub_state_finish(s);
     ub_state_free(s);
-    CHECK_STR(found, "UB-ST-001@3(8,3,2) UB-ST-001@3(9,3,2)");
+    CHECK_STR(found, "UB-ST-001@3(8,3,2) UB-ST-001@3(9,3,2) UB-ST-001@3(10,3,2)");
 }
 
 int main(void)

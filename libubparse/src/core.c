@@ -159,13 +159,19 @@ uint64_t ub_lget_slow(const ub_layer *l, unsigned idx)
     return v.u;
 }
 
+const char *ub_field_short(const ub_hdr *h, const ub_field *f)
+{
+    const char *ns = ub_hdr_ns(h), *a = f->abbrev;
+    size_t nl = strlen(ns), al = strlen(h->abbrev);
+    if (strncmp(a, ns, nl) == 0 && strncmp(a + nl, h->abbrev, al) == 0 && a[nl + al] == '.') return a + nl + al + 1;
+    const char *dot = strrchr(a, '.'); /* a row named under another header (infiniband.reth.va in the AtomicETH) */
+    return dot ? dot + 1 : a;
+}
+
 int ub_field_index(const ub_hdr *h, const char *short_name)
 {
-    size_t pl = strlen(ub_hdr_ns(h)) + strlen(h->abbrev) + 1; /* ["ub."] abbrev "." */
-    for (unsigned i = 0; i < h->nfields; i++) {
-        const char *a = h->fields[i].abbrev;
-        if (strlen(a) > pl && strcmp(a + pl, short_name) == 0) return (int)i;
-    }
+    for (unsigned i = 0; i < h->nfields; i++)
+        if (strcmp(ub_field_short(h, &h->fields[i]), short_name) == 0) return (int)i;
     return -1;
 }
 
@@ -643,7 +649,9 @@ int ub_view_get_val(const ub_view *v, const char *abbrev, const ub_field **fout,
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
         size_t al = strlen(h->abbrev), nl = strlen(ub_hdr_ns(h));
-        if (strncmp(abbrev, ub_hdr_ns(h), nl) != 0 || strncmp(abbrev + nl, h->abbrev, al) != 0 || abbrev[nl + al] != '.')
+        /* a neighbour's row may be named under another of its headers (infiniband.reth.va in the AtomicETH) */
+        if (!ub_hdr_foreign(h) &&
+            (strncmp(abbrev, ub_hdr_ns(h), nl) != 0 || strncmp(abbrev + nl, h->abbrev, al) != 0 || abbrev[nl + al] != '.'))
             continue;
         for (unsigned k = 0; k < h->nfields; k++) {
             if (strcmp(h->fields[k].abbrev, abbrev) == 0 && ub_field_value(&v->layer[i], &h->fields[k], out) == 0) {

@@ -65,8 +65,9 @@ static const ub_field aeth_fields[] = {
 UB_HDR_DEF(ib_aeth, UB_H_IB_AETH, "ib_aeth", "infiniband.aeth", "ACK Extended Transport Header", "IBTA §9.3.5", 4, aeth_fields);
 
 static const ub_field atomic_fields[] = {
-    NU("infiniband.atomiceth.va", "Virtual Address", 0, 64, UB_BASE_HEX, NULL, "IBTA §9.3.4", ""),
-    NU("infiniband.atomiceth.r_key", "Remote Key", 64, 32, UB_BASE_HEX, NULL, "IBTA §9.3.4", ""),
+    /* Wireshark names the AtomicETH VA and R_Key like the RETH's: one name in two headers (ub_field_find) */
+    NU("infiniband.reth.va", "Virtual Address", 0, 64, UB_BASE_HEX, NULL, "IBTA §9.3.4", ""),
+    NU("infiniband.reth.r_key", "Remote Key", 64, 32, UB_BASE_HEX, NULL, "IBTA §9.3.4", ""),
     NU("infiniband.atomiceth.swapdt", "Swap (Or Add) Data", 96, 64, UB_BASE_HEX, NULL, "IBTA §9.3.4", ""),
     NU("infiniband.atomiceth.cmpdt", "Compare Data", 160, 64, UB_BASE_HEX, NULL, "IBTA §9.3.4", ""),
 };

@@ -380,6 +380,8 @@ UB_INLINE uint64_t ub_lget(const ub_layer *l, unsigned idx)
 }
 /* Index of field with short name (after the last '.') in a header, -1 if none (builder use). */
 int ub_field_index(const ub_hdr *h, const char *short_name);
+/* a row's name inside its header ("va" of infiniband.reth.va, also in the AtomicETH) */
+const char *ub_field_short(const ub_hdr *h, const ub_field *f);
 /* Check reserved fields of a layer and warn (called by ub_push). */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l);
 

@@ -333,7 +333,8 @@ static void json_finding(FILE *f, const ub_finding *x)
 
 /* "evictions":{"total":N,"links":N,...} — table keys are stable names */
 static const char *const tbl_key[UB_TBL__COUNT] = { "links", "channels", "transactions", "management", "tp_pairs",
-                                                    "requesters", "ta_channels", "hops", "nb_flows", "nb_pairs" };
+                                                    "requesters", "ta_channels", "hops", "nb_flows", "nb_pairs",
+                                                    "sue_pairs", "sue_cnps" };
 const char *ub_rep_table_key(unsigned t) { return t < UB_TBL__COUNT ? tbl_key[t] : "?"; }
 
 void ub_rep_json_evictions(FILE *f, const ub_report_info *ri, const char *sp)

@@ -297,16 +297,13 @@ size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **f
         if (!h) continue;
         const char *ns = ub_hdr_ns(h); /* "ub." or "" (a neighbouring protocol's own names) */
         size_t nl = strlen(ns);
-        if (strncmp(abbrev, ns, nl) != 0) continue;
-        const char *rest = abbrev + nl;
-        size_t al = strlen(h->abbrev);
-        if (strncmp(rest, h->abbrev, al) != 0) continue;
-        if (rest[al] == '\0') { /* header itself */
+        if (strncmp(abbrev, ns, nl) == 0 && strcmp(abbrev + nl, h->abbrev) == 0) { /* header itself */
             if (n < max) { hdrs[n] = h; flds[n] = NULL; }
             n++;
             continue;
         }
-        if (rest[al] != '.') continue;
+        /* every row, not only those under the header's prefix: a name may sit in two headers as in
+         * Wireshark (infiniband.reth.va in the RETH and the AtomicETH) */
         for (unsigned i = 0; i < h->nfields; i++) {
             if (strcmp(h->fields[i].abbrev, abbrev) == 0) {
                 if (n < max) { hdrs[n] = h; flds[n] = &h->fields[i]; }

@@ -248,6 +248,14 @@ void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t 
 /* Register a module's table: counted in ub_state_get_stats, its evictions reported as UB-ST-001 at
  * the end of the capture (what: what the evicted entries were, e.g. "outstanding transactions"). */
 void ub_st_table(ub_state *s, unsigned id, ub_tbl *t, const char *what);
+/* A module's bounded tables, each of cap entries, made and registered with ub_st_table; the table's
+ * name is ub_state_table_name(id). 0, or -1 with none of them left allocated. */
+typedef struct ub_st_tbldef {
+    unsigned id;      /* UB_TBL_* */
+    size_t off, size; /* offsetof(module, its ub_tbl), the size of one entry */
+    const char *what; /* what an eviction loses (UB-ST-001) */
+} ub_st_tbldef;
+int ub_st_tables(ub_state *s, void *mod, const ub_st_tbldef *d, unsigned n, uint32_t cap);
 void ub_st_match(ub_state *s, const ub_match *m);
 void ub_st_note(ub_state *s, const ub_pkt_note *n);
 /* printable address */

@@ -21,7 +21,8 @@ typedef struct sue_cnp {
 } sue_cnp;
 
 typedef struct mod_sue {
-    ub_tbl pairs, cnps;
+    ub_tbl pairs, cnps; /* made at the first SUE packet, bounded by --max-channels (UB_TBL_SUE_*) */
+    uint8_t ready;      /* 0 not yet, 1 made, 2 could not be made */
     ub_fh op, qp, pcp, tc, dscp, km, et_eth, et_vlan;
 } mod_sue;
 
@@ -34,13 +35,7 @@ static size_t size_sue(const ub_state_cfg *c)
 static int init_sue(void *mv, ub_state *s)
 {
     mod_sue *m = mv;
-    uint32_t n = s->cfg.max_channels ? s->cfg.max_channels : 1;
-    if (n > 4096) n = 4096;
-    if (ub_tbl_init(&m->pairs, "SUE bank/VC pairs", n, sizeof(sue_pair)) != 0) return -1;
-    if (ub_tbl_init(&m->cnps, "SUE CNP QPs", n, sizeof(sue_cnp)) != 0) {
-        ub_tbl_free(&m->pairs);
-        return -1;
-    }
+    (void)s;
     ub_fh_init(&m->op, "sue.rh.opcode");
     ub_fh_init(&m->qp, "sue.rh.dest_qp");
     ub_fh_init(&m->pcp, "ub.vlan.pcp");
@@ -52,9 +47,24 @@ static int init_sue(void *mv, ub_state *s)
     return 0;
 }
 
+/* the tables, at the first SUE packet: evictions are UB-ST-001 findings and make the audit INCOMPLETE;
+ * the JSON evictions keys sue_pairs / sue_cnps appear when the capture had SUE traffic */
+static bool tables(mod_sue *m, ub_state *s)
+{
+    static const ub_st_tbldef tbls[] = {
+        { UB_TBL_SUE_PAIRS, offsetof(mod_sue, pairs), sizeof(sue_pair),
+          "SUE (sender, receiver) pairs evicted: the VC of their banks restarted (SUE-TP-009)" },
+        { UB_TBL_SUE_CNPS, offsetof(mod_sue, cnps), sizeof(sue_cnp),
+          "SUE CNP QPs evicted: the time of their last CNP was forgotten (SUE-TP-008)" },
+    };
+    if (!m->ready) m->ready = ub_st_tables(s, m, tbls, 2, s->cfg.max_channels ? s->cfg.max_channels : 1) == 0 ? 1 : 2;
+    return m->ready == 1;
+}
+
 static void fini_sue(void *mv)
 {
     mod_sue *m = mv;
+    if (m->ready != 1) return;
     ub_tbl_free(&m->pairs);
     ub_tbl_free(&m->cnps);
 }
@@ -82,7 +92,7 @@ static void packet_sue(void *mv, ub_state *s, const ub_pkt *p)
 {
     mod_sue *m = mv;
     const ub_layer *r = p->crc_bad ? NULL : last(p->v, UB_H_SUE_RH);
-    if (!r) return;
+    if (!r || !tables(m, s)) return;
     const ub_opts *o = p->v->opts;
     unsigned op = (unsigned)ub_fh_get(&m->op, r);
     uint32_t qp = (uint32_t)ub_fh_get(&m->qp, r);

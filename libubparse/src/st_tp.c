@@ -344,14 +344,11 @@ static size_t size_tp(const ub_state_cfg *c)
 static int init_tp(void *mv, ub_state *s)
 {
     mod_tp *m = mv;
-    uint32_t n = s->cfg.max_channels ? s->cfg.max_channels : 1;
-    if (ub_tbl_init(&m->chan, "TP channels", n, sizeof(tp_chan)) != 0) return -1;
-    if (ub_tbl_init(&m->pair, "TP address pairs", n, sizeof(tp_pair)) != 0) {
-        ub_tbl_free(&m->chan);
-        return -1;
-    }
-    ub_st_table(s, UB_TBL_CHANNELS, &m->chan, "TP channels evicted: their PSN and acknowledgement state restarted");
-    ub_st_table(s, UB_TBL_TP_PAIRS, &m->pair, "TP address pairs evicted: their channel association restarted");
+    static const ub_st_tbldef tbls[] = {
+        { UB_TBL_CHANNELS, offsetof(mod_tp, chan), sizeof(tp_chan), "TP channels evicted: their PSN and acknowledgement state restarted" },
+        { UB_TBL_TP_PAIRS, offsetof(mod_tp, pair), sizeof(tp_pair), "TP address pairs evicted: their channel association restarted" },
+    };
+    if (ub_st_tables(s, m, tbls, 2, s->cfg.max_channels ? s->cfg.max_channels : 1) != 0) return -1;
     ub_fh_init(&m->f_last, "ub.rtph.last");
     ub_fh_init(&m->f_cnp_ecn, "ub.cetph.ecn");
     ub_fh_init(&m->f_cnp_loc, "ub.cetph.loc");

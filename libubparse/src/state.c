@@ -345,6 +345,17 @@ void ub_st_table(ub_state *s, unsigned id, ub_tbl *t, const char *what)
     t->frame_now = &s->cur_frame;
 }
 
+int ub_st_tables(ub_state *s, void *mod, const ub_st_tbldef *d, unsigned n, uint32_t cap)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (ub_tbl_init((ub_tbl *)((char *)mod + d[i].off), ub_state_table_name(d[i].id), cap, d[i].size) == 0) continue;
+        while (i-- > 0) ub_tbl_free((ub_tbl *)((char *)mod + d[i].off));
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) ub_st_table(s, d[i].id, (ub_tbl *)((char *)mod + d[i].off), d[i].what);
+    return 0;
+}
+
 /* End of capture: one UB-ST-001 per table that evicted, with the real totals (issue #9 item 5) */
 static void report_evictions(ub_state *s)
 {
@@ -371,6 +382,8 @@ static const struct {
     [UB_TBL_HOPS] = { "hop-copy digests", "--max-channels", 1 },
     [UB_TBL_NB_FLOWS] = { "neighbour flows", "--max-channels", 1 },
     [UB_TBL_NB_PAIRS] = { "neighbour address pairs", "--max-channels", 1 },
+    [UB_TBL_SUE_PAIRS] = { "SUE bank/VC pairs", "--max-channels", 1 },
+    [UB_TBL_SUE_CNPS] = { "SUE CNP QPs", "--max-channels", 1 },
 };
 const char *ub_state_table_name(unsigned t) { return t < UB_TBL__COUNT ? tbl_info[t].name : NULL; }
 const char *ub_state_table_option(unsigned t, unsigned *divisor)

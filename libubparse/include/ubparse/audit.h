@@ -32,6 +32,22 @@ extern "C" {
 int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen);
 /* One line per option: "name=values   meaning" (ubdump -o help). */
 void ub_opts_help(FILE *f);
+/* The options ub_opts_set knows, for front ends that offer them otherwise (the Wireshark plugin's
+ * preferences of the neighbouring interconnects): one table, no second list. */
+enum ub_opt_kind { UB_OPTK_NUM, UB_OPTK_BOOL, UB_OPTK_WORDS, UB_OPTK_OTHER };
+typedef struct ub_opt_desc {
+    const char *name;         /* as ub_opts_set takes it: "sue.port" */
+    unsigned kind;            /* ub_opt_kind (UB_OPTK_OTHER: a list or word pair of its own) */
+    uint32_t max;             /* UB_OPTK_NUM, UB_OPTK_WORDS: values 0..max */
+    const char *const *words; /* UB_OPTK_WORDS: the value names, index = value */
+    const char *meaning;      /* the help line without its "name=values" part */
+    bool hex;                 /* a number best shown in hexadecimal (EtherTypes) */
+    bool neighbour;           /* an option of the neighbouring interconnects (docs/neighbours.md) */
+} ub_opt_desc;
+/* Option i = 0, 1, ...: false past the last. */
+bool ub_opt_desc_get(unsigned i, ub_opt_desc *d);
+/* Option i's value in o (UB_OPTK_WORDS: the word's index); 0 for UB_OPTK_OTHER or past the last. */
+uint32_t ub_opt_value(const ub_opts *o, unsigned i);
 
 /* ================================================================ records -> units */
 /* Turns capture records into decodable units: one unit per record, except raw flit streams

@@ -147,6 +147,8 @@ enum ub_state_table {
     UB_TBL_HOPS,         /* hop-copy digests of merged capture points (ns-3-UB profile; max_channels) */
     UB_TBL_NB_FLOWS,     /* neighbour flows: RoCEv2 RC, SUE TYPE1, PCIe flit directions (max_channels) */
     UB_TBL_NB_PAIRS,     /* neighbour address pairs: the QP acks are taken for (max_channels) */
+    UB_TBL_SUE_PAIRS,    /* SUE (sender, receiver) pairs: the VC of each bank (max_channels) */
+    UB_TBL_SUE_CNPS,     /* SUE CNP QPs: the last CNP under CNP MERGE (max_channels) */
     UB_TBL__COUNT
 };
 typedef struct ub_state_tblstat {

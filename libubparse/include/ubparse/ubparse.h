@@ -154,7 +154,8 @@ const ub_hdr *ub_hdr_get(unsigned id);
  * be one of these: same id and row indexes as ub_hdr_get(id), other bit positions or encodings. */
 unsigned ub_hdr_variant_count(void);
 const ub_hdr *ub_hdr_variant(unsigned n);
-/* Find every (header, field) whose abbrev equals `abbrev` (format variants share names).
+/* Find every (header, field) whose abbrev equals `abbrev` (format variants share names, and as in
+ * Wireshark a neighbour's name may sit in two headers: infiniband.reth.va in the RETH and the AtomicETH).
  * Also accepts a header abbrev ("ub.btah") with *flds[i] == NULL. Returns the count found. */
 size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **flds, size_t max);
 const char *ub_vname_lookup(const ub_vname *vals, uint64_t v);
