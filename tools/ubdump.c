@@ -420,7 +420,9 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             if (!e->f[k]) continue;
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
-            size_t n = ub_format_value(e->f[k], &val, false, buf, sizeof buf);
+            size_t n = ub_hdr_foreign(l->hdr) ? 0 : ubx_value_ws(e->f[k], &val, buf, sizeof buf); /* tshark's FT_UINTn digits */
+            if (!n && e->f[k]->type == UB_FT_BYTES && val.nbytes == 0) n = (size_t)snprintf(buf, sizeof buf, "<MISSING>"); /* tshark's text of empty bytes */
+            if (!n) n = ub_format_value(e->f[k], &val, false, buf, sizeof buf);
             if (b->any) sb_putc(b, UBX_OCC_SEP);
             sb_put(b, buf, n < sizeof buf ? n : strlen(buf));
             b->any = true;

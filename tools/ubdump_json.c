@@ -71,18 +71,7 @@ static bool field_text(const ub_layer *l, const ub_field *fd, char *buf, size_t 
         for (uint32_t i = 0; i < val.nbytes && k + 4 < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ":%02x" : "%02x", val.bytes[i]);
         return true;
     }
-    if ((fd->type == UB_FT_UINT || fd->type == UB_FT_BOOL) && fd->base == UB_BASE_HEX && !(fd->flags & UB_FF_SIGNED)) {
-        /* the plugin's FT_UINTn: the bytes the bit range spans (virtual fields: its width) */
-        unsigned nb = fd->flags & UB_FF_VIRTUAL ? ((fd->bits ? fd->bits : 64) + 7) / 8
-                                                : (fd->bit_off + fd->bits - 1) / 8 - fd->bit_off / 8 + 1;
-        if (nb < 1) nb = 1;
-        snprintf(buf, n, "0x%0*" PRIx64, (int)(nb > 4 ? 16 : 2 * nb), val.u); /* FT_UINT40..64: 16 digits */
-        return true;
-    }
-    if ((fd->type == UB_FT_UINT || fd->type == UB_FT_BOOL) && fd->base == UB_BASE_DEC_HEX && !(fd->flags & UB_FF_SIGNED)) {
-        snprintf(buf, n, "%" PRIu64, val.u); /* tshark's JSON shows BASE_DEC_HEX values in decimal */
-        return true;
-    }
+    if (ubx_value_ws(fd, &val, buf, n)) return true;
     ub_format_value(fd, &val, false, buf, n);
     return true;
 }

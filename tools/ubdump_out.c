@@ -194,3 +194,25 @@ void ubx_version(FILE *f)
     fprintf(f, "Compiled with %s.\n", ub_lua_version());
     fprintf(f, "Capture file formats: pcap (us and ns), pcapng (several interfaces, if_tsresol, EPB flags).\n");
 }
+
+size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)
+{
+    if (fd->type == UB_FT_GUID_WS) { /* wire order, not R-34's canonical GUID */
+        size_t k = 0;
+        if (n) buf[0] = '\0';
+        for (uint32_t i = 0; i < v->nbytes && k + 3 <= n; i++) k += (size_t)snprintf(buf + k, n - k, "%02x", v->bytes[i]);
+        return k;
+    }
+    uint64_t u = v->u;
+    if ((fd->type != UB_FT_UINT && fd->type != UB_FT_BOOL) || (fd->flags & UB_FF_SIGNED)) return 0;
+    if (fd->base == UB_BASE_DEC_HEX) { /* tshark shows BASE_DEC_HEX values in decimal */
+        int w = snprintf(buf, n, "%" PRIu64, u);
+        return w < 0 ? 0 : (size_t)w;
+    }
+    if (fd->base != UB_BASE_HEX) return 0;
+    unsigned nb = fd->flags & UB_FF_VIRTUAL ? ((fd->bits ? fd->bits : 64) + 7) / 8
+                                            : (fd->bit_off + fd->bits - 1) / 8 - fd->bit_off / 8 + 1;
+    if (nb < 1) nb = 1;
+    int w = snprintf(buf, n, "0x%0*" PRIx64, (int)(nb > 4 ? 16 : 2 * nb), u);
+    return w < 0 ? 0 : (size_t)w;
+}

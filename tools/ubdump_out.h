@@ -13,6 +13,11 @@
  * header's first byte announced by a marker line "-- 0014 ub.rtph  Reliable Transport Header, 12 bytes"
  * before the line holding it. A multi-block DLLDP's de-interleaved network packet (UB_LF_NETBUF
  * layers) follows as a second block, as tshark prints its reassembled data sources. */
+/* tshark's text of an integer where it differs from the tree's (-T fields, JSON): BASE_HEX as "0x" and
+ * the digits of the plugin's FT_UINTn, the bytes the bit range spans (virtual fields: their width;
+ * FT_UINT40..64: 16 digits), not of the bit width; BASE_DEC_HEX in decimal; R-34 GUIDs in wire order.
+ * 0: not such a field. */
+size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n);
 void ubx_hexdump(FILE *f, const ub_view *v, const uint8_t *data, uint32_t len);
 
 /* -t: tshark's time formats */

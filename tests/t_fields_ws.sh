@@ -1,0 +1,56 @@
+#!/bin/sh
+# ubdump -T fields prints every ub.* field exactly as `tshark -n -2 -T fields` with our plugin (issue
+# #10): on EVERY bundled capture, every ub.* header field both tools know (tshark -G fields ∩ ubdump
+# -G fields; the analysis fields are t_fields_an's; ubdump's ub.eth/ipv4/udp/... aliases of
+# Wireshark's outer layers are not plugin fields), all occurrences, line by line. tshark's text is
+# not the tree's: hex integers carry the digits of their FT_UINTn (0x01 for a 4-bit field, 0x0020
+# for 6 bits across two bytes), BASE_DEC_HEX values are decimal, R-34 GUIDs are in wire order and an
+# empty byte string is <MISSING>. Explicit values below make the test fail if both tools change alike.
+# tshark runs unprivileged with the built plugin (tests/tshark_lib.sh); FAILS (never skips) without it.
+set -eu
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+U=${UBDUMP:?UBDUMP not set (run through ctest)}
+S=${UB_SOURCE_DIR:?UB_SOURCE_DIR not set (run through ctest)}
+. "$S/tests/tshark_setup.sh"
+
+ts -G fields 2> "$tmp/g.err" | awk -F'\t' '$1 == "F" { print $3 }' | sort -u > "$tmp/tf"
+"$U" -G fields | awk -F'\t' '$1 ~ /^ub\./ && $3 != "analysis" { print $1 }' | sort -u > "$tmp/uf"
+comm -12 "$tmp/tf" "$tmp/uf" | grep -v '^ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|sll\)\.' > "$tmp/both" || true
+nf=$(wc -l < "$tmp/both")
+[ "$nf" -ge 500 ] || fail "only $nf ub.* fields known to both tools"
+split -l 100 "$tmp/both" "$tmp/batch."
+
+ncap=0 nval=0
+for c in "$S"/captures/*.pcapng; do
+    name=$(basename "$c" .pcapng)
+    uo= to=
+    [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
+    for b in "$tmp"/batch.*; do
+        E=$(sed 's/^/-e /' "$b" | tr '\n' ' ')
+        # shellcheck disable=SC2086
+        ts -n -2 $to -r "$c" -T fields -e frame.number $E > "$tmp/ts.txt" 2> "$tmp/ts.err" ||
+            { cat "$tmp/ts.err"; fail "$name: tshark -T fields"; }
+        # shellcheck disable=SC2086
+        "$U" $uo -r "$c" -T fields -e frame.number $E > "$tmp/ub.txt" 2> "$tmp/ub.err" ||
+            { cat "$tmp/ub.err"; fail "$name: ubdump -T fields"; }
+        if ! cmp -s "$tmp/ts.txt" "$tmp/ub.txt"; then
+            diff "$tmp/ts.txt" "$tmp/ub.txt" | head -6 || true
+            fail "$name: ubdump -T fields differs from tshark's (< tshark, > ubdump; fields: $(tr '\n' ' ' < "$b" | cut -c1-200)...)"
+        fi
+        nval=$((nval + $(tr '\t' '\n' < "$tmp/ub.txt" | grep -c . || true)))
+    done
+    ncap=$((ncap + 1))
+done
+[ "$ncap" -ge 30 ] || fail "only $ncap captures compared"
+[ "$nval" -ge 5000 ] || fail "only $nval values compared"
+
+# explicit values (ubdump; tshark agreed above)
+expect() { [ "$2" = "$3" ] || fail "$1: got '$3', want '$2'"; }
+expect "dllcb frame 4 lch ctrl/sub_ctrl/fixed" "0x0c	0x08	0x0020" \
+    "$("$U" -r "$S/captures/dllcb.pcapng" -T fields -Y frame.number==4 -e ub.lch.ctrl -e ub.lch.sub_ctrl -e ub.lch.fixed)"
+expect "urpc request_id (BASE_DEC_HEX)" "4097" \
+    "$("$U" -r "$S/captures/urpc.pcapng" -T fields -e ub.urpc.request_id | grep . | head -1)"
+expect "cfg6_enum scan GUID in wire order" "00000009000000001200000012345678" \
+    "$("$U" -r "$S/captures/cfg6_enum.pcapng" -T fields -e ub.scan.guid | grep . | head -1)"
+echo "t_fields_ws: $nf fields, $ncap captures, $nval values identical to tshark"
