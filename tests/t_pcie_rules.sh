@@ -41,6 +41,23 @@ printf '@packet ts=0.000024 dir=in\npcieflit\npcieflit usage=0 replay_cmd=1 seq=
 expect "Ack behind ACKD_FLIT_SEQ_NUM" "PCIE-FL-003@23:5,8: PCIE-FL-010@17:1:19 PCIE-FL-011@20:5,5,3,2:20 PCIE-FL-014@14:2,0,2: PCIE-FL-017@22:1,0:20" \
     "$(findings "$tmp/back.pcapng" | mine)"
 
+# ---- a Nak run (3 Standard Naks for 1) whose later Naks arrive after the replay began (frame 3): one
+# replay asked, so no PCIE-FL-004; the replay starting at 3 instead of 2 is PCIE-FL-004 at frame 3
+nakrun() { # $1: first replayed flit
+    printf '@capture format=pcapng\n@packet ts=0.000001 dir=out\npcieflit\npcieflit usage=1 seq=1\n'
+    printf 'pcieflit usage=1 seq=2 prior_payload=1\npcieflit usage=1 seq=3 prior_payload=1\n'
+    printf '@packet ts=0.000002 dir=in\npcieflit\npcieflit usage=0 replay_cmd=2 seq=1\n'
+    printf '@packet ts=0.000003 dir=out\npcieflit\npcieflit usage=1 seq=%s prior_payload=1\n' "$1"
+    printf '@packet ts=0.000004 dir=in\npcieflit\npcieflit usage=0 replay_cmd=2 seq=1\npcieflit usage=0 replay_cmd=2 seq=1\n'
+    printf '@packet ts=0.000005 dir=out\npcieflit\npcieflit usage=1 seq=3 prior_payload=1\npcieflit usage=1 seq=4 prior_payload=1\n'
+    printf '@packet ts=0.000006 dir=in\npcieflit\npcieflit usage=0 replay_cmd=1 seq=4\n'
+}
+fl004() { findings "$1" | tr ' ' '\n' | { grep -E '^PCIE-FL-00[46]@' || true; } | tr '\n' ' ' | sed 's/ $//'; }
+nakrun 2 > "$tmp/nakrun.ub" && "$UBGEN" -w "$tmp/nakrun.pcapng" "$tmp/nakrun.ub" 2>/dev/null || bad "ubgen nakrun"
+expect "Nak run across the replay" "PCIE-FL-006@2:1,2: PCIE-FL-006@4:1,2: PCIE-FL-006@4:1,2:" "$(fl004 "$tmp/nakrun.pcapng")"
+nakrun 3 > "$tmp/nakrun3.ub" && "$UBGEN" -w "$tmp/nakrun3.pcapng" "$tmp/nakrun3.ub" 2>/dev/null || bad "ubgen nakrun3"
+expect "replay not at the Nak's flit" "PCIE-FL-004@3:3,2:2 PCIE-FL-006@2:1,2: PCIE-FL-006@4:1,2: PCIE-FL-006@4:1,2:" "$(fl004 "$tmp/nakrun3.pcapng")"
+
 # ---- PCIE-FL-012: A sends IDLE, then 21 records of 25 flits (3 explicit NOP flits and an Ack, repeated);
 # B sends only an IDLE flit, so no Ack of A counts and the handshake never ends
 hs() { # $1: 0 = B sends an IDLE flit, 1 = and then explicit flits, 2 = B is not in the capture

@@ -20,6 +20,7 @@ typedef struct nb_flow {
         rt_flow f; /* PCIe flits: the light tracker */
     };
     rt_msn_st msn; /* IB AETH MSN */
+    uint16_t run_nak; /* PCIe: command << 10 | number of this direction's previous flit if a Nak (a Nak run) */
     uint8_t proto;
     char key[112];
 } nb_flow;
@@ -296,6 +297,10 @@ static void pkt_flits(mod_nb *m, ub_state *s, const ub_pkt *p)
             if (cmd == 0) rt_data(s, &rt_pcie_flit, &f->f, seq, p, f->key);
             else if (f->f.started) rt_data(s, &rt_pcie_flit, &f->f, rt_psn(&rt_pcie_flit, f->f.next), p, f->key);
         }
+        /* the Naks of a run (NAK_SCHEDULED, at least 3) ask for one replay: the later ones may arrive after it began */
+        uint16_t nk = cmd >= 2 && seq ? (uint16_t)(cmd << 10 | (seq & 1023)) : 0;
+        bool rerun = nk && f->run_nak == nk;
+        f->run_nak = nk;
         if (cmd == 0 || seq == 0) continue; /* Ack/Nak with sequence number 0 are ignored */
         nb_flow *g = flow(m, NB_FLIT, &none, &none, peer);
         if (!g) return;
@@ -304,7 +309,7 @@ static void pkt_flits(mod_nb *m, ub_state *s, const ub_pkt *p)
             rt_ack(s, &rt_pcie_flit, &g->f, seq, p, g->key);
         } else {
             note(s, UB_R_FL_NAK, p, seq, cmd, cmd == 2 ? "Standard Nak: replay every unacknowledged flit" : "Selective Nak: replay one flit", g);
-            rt_nak(s, &rt_pcie_flit, &g->f, rt_psn(&rt_pcie_flit, rt_idx(&rt_pcie_flit, seq) + 1), p, g->key);
+            if (!rerun) rt_nak(s, &rt_pcie_flit, &g->f, rt_psn(&rt_pcie_flit, rt_idx(&rt_pcie_flit, seq) + 1), p, g->key);
         }
     }
 }
