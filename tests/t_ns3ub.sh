@@ -61,7 +61,7 @@ expect "urma TPACK + ATAH (D13)" "0x02${T}0x11" "$(val $G/urma.pcap 4 ub.rtph.tp
 expect "urma read response in a BTAH" "0x12${T}2048" "$(val $G/urma.pcap 61 ub.btah.taopcode ub.maetah.length)"
 expect "urma Crd_Ack VL2 (D3)" "17${T}0${T}1${T}1" "$(val $G/urma.pcap 67 ub.crd_ack.crd_num_vl2 ub.crd_ack.crd_num_vl13 ub.crd_ack.t ub.crd_ack.sd)"
 expect "urma Crd_Ack VL9" "5${T}40" "$(val $G/urma.pcap 68 ub.crd_ack.crd_num_vl2 ub.crd_ack.crd_num_vl9)"
-expect "ldst store: LE CNAs (D6), LBF, RT 11, VA<<6 (D18)" "0x0051${T}0x0091${T}0x02${T}3${T}0x000000000001200${T}3" \
+expect "ldst store: LE CNAs (D6), LBF, RT 11, VA<<6 (D18)" "0x0051${T}0x0091${T}0x02${T}3${T}0x0000000000001200${T}3" \
     "$(val $G/ldst.pcap 3 ub.nth.scna ub.nth.dcna ub.nth.lbf ub.lph.rt ub.maetah.address ub.maetah.length)"
 expect "ldst load request with payload (D17)" "0x06${T}8" "$(val $G/ldst.pcap 9 ub.btah.taopcode ub.btah.ini_tassn)"
 expect "ldst load response" "0x12${T}8" "$(val $G/ldst.pcap 11 ub.atah.taopcode ub.atah.ini_tassn)"

@@ -100,7 +100,7 @@ cmp -s "$tmp/f.a" "$tmp/f.b" && ok || bad "map changed other fields"
 grep -q '[1-9][0-9]* modified' "$tmp/m.log" && ok || bad "map: no modified count"
 # --set through the schema, any header; only matching packets change
 "$R" -w "$tmp/s.pcapng" --set ub.maetah.tokenid=0x777 "$TXN" > /dev/null 2>&1
-fields "$tmp/s.pcapng" -e ub.maetah.tokenid | grep -v '^$' | sort -u | tr -d '\n' | grep -qx '0x00777' && ok || bad "--set tokenid: $(fields "$tmp/s.pcapng" -e ub.maetah.tokenid | sort -u | tr '\n' ' ')"
+fields "$tmp/s.pcapng" -e ub.maetah.tokenid | grep -v '^$' | sort -u | tr -d '\n' | grep -qx '0x000777' && ok || bad "--set tokenid: $(fields "$tmp/s.pcapng" -e ub.maetah.tokenid | sort -u | tr '\n' ' ')"
 fields "$tmp/s.pcapng" -e ub.error | grep -q . && bad "--set left bad CRCs" || ok
 # --fuzz: reproducible with --seed, different with another seed, CRCs fixed
 "$R" -w "$tmp/z1.pcapng" --fuzz ub.maetah.address --seed 5 "$TXN" > /dev/null 2>&1
