@@ -213,6 +213,12 @@ size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)
     unsigned nb = fd->flags & UB_FF_VIRTUAL ? ((fd->bits ? fd->bits : 64) + 7) / 8
                                             : (fd->bit_off + fd->bits - 1) / 8 - fd->bit_off / 8 + 1;
     if (nb < 1) nb = 1;
-    int w = snprintf(buf, n, "0x%0*" PRIx64, (int)(nb > 4 ? 16 : 2 * nb), u);
-    return w < 0 ? 0 : (size_t)w;
+    unsigned digits = nb > 4 ? 16 : 2 * nb;
+    while (digits < 16 && (u >> (4 * digits))) digits++; /* never cut a value (as %0*x) */
+    if (n < digits + 3) return 0;
+    buf[0] = '0';
+    buf[1] = 'x';
+    for (unsigned i = 0; i < digits; i++) buf[2 + i] = "0123456789abcdef"[(u >> (4 * (digits - 1 - i))) & 15]; /* no printf per value */
+    buf[2 + digits] = '\0';
+    return digits + 2;
 }
