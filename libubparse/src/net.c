@@ -398,12 +398,13 @@ static void push_cci(ub_dec *d, uint32_t off)
 {
     if (off + 2 > d->len) return;
     uint64_t mode = ub_row_at(d->p + off, &cci_caqm_fields[CCI_MODE]);
-    unsigned id = mode == 0 ? UB_H_CCI_CAQM : mode == 4 ? UB_H_CCI_FECN : mode == 2 ? UB_H_CCI_FECN_RTT : UB_H_CCI_RSVD;
     d->depth++;
-    ub_layer *l = ub_push(d, id, off, 2);
+    ub_layer *l = mode == 0 ? UB_PUSH_FIXED(d, cci_caqm, off) /* the id a constant in each push */
+                  : mode == 4 ? UB_PUSH_FIXED(d, cci_fecn, off)
+                  : mode == 2 ? UB_PUSH_FIXED(d, cci_fecn_rtt, off) : UB_PUSH_FIXED(d, cci_rsvd, off);
     if (l) l->flags |= UB_LF_OVERLAY;
     d->depth--;
-    if (id == UB_H_CCI_RSVD) ub_error(d, UB_E_RSVD_VALUE, id, off, mode, 0, "ub.cci.mode"); /* NW-02 */
+    if (mode != 0 && mode != 4 && mode != 2) ub_error(d, UB_E_RSVD_VALUE, UB_H_CCI_RSVD, off, mode, 0, "ub.cci.mode"); /* NW-02 */
 }
 
 /* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7); carried at end..end+3. */
