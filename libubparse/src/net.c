@@ -483,7 +483,7 @@ static uint32_t dec_upi_eid(ub_dec *d, uint32_t off, bool compact)
 }
 
 /* TP data packet body after the TPH: [off, end) holds [UPI/EID] TAH .. payload, padding, [ICV]. */
-static void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end, unsigned nlp, bool ctp)
+UB_INLINE void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end, unsigned nlp, bool ctp)
 {
     unsigned pad = d->tp_padding;
     bool cip = nlp == 3;
@@ -612,7 +612,7 @@ void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
 }
 
 /* CTPH (§6.2.1 Fig 6-10) and what follows; end excludes the ICRC */
-static void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
+UB_INLINE void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
 {
     const ub_layer *t = UB_PUSH_FIXED(d, ctph, off);
     d->tph_off = off;
