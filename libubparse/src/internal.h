@@ -392,6 +392,13 @@ uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n);
 uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n);
 uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n);
 bool ub_crc_clmul(void);
+/* ub_crc32_or: ub_crc32(0, ·) of p[0..n) with p[i] | orm[i] for i < UB_CRC_ORM_SPAN — the ICRC's
+ * masked fields (§5.3.7) set to ones in registers, no copy. orm: UB_CRC_ORM_LEN bytes, zero from
+ * UB_CRC_ORM_SPAN on (the last 16-byte load may read them). *_tables: the portable path. */
+#define UB_CRC_ORM_SPAN 80u
+#define UB_CRC_ORM_LEN 96u
+uint32_t ub_crc32_or(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
+uint32_t ub_crc32_or_tables(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
 /* Map an offset in the current buffer to a record offset. */
 uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
 

@@ -413,36 +413,33 @@ static void push_icrc(ub_dec *d, uint32_t start, uint32_t end, const icrc_mask *
     ub_layer *l = ub_push(d, UB_H_ICRC, end, 4);
     if (!l) return;
     if (l->flags & UB_LF_TRUNC) { l->status = UB_CK_UNVERIFIED; return; }
-    uint32_t crc = 0, pos = start, hi = start;
-    for (unsigned i = 0; i < nm; i++) { /* the masks that apply (in order, inside [start, end)) end at hi */
+    /* the masks that apply (in order, inside [start, end)) as an OR pattern over the head: the CRC
+     * sets them to ones in registers (ub_crc32_or), no copy of the packet */
+    uint8_t orm[UB_CRC_ORM_LEN] = { 0 };
+    uint32_t crc = 0, pos = start;
+    unsigned i = 0;
+    for (; i < nm; i++) {
         uint32_t mo = start + m[i].off;
         if (mo < pos || mo + m[i].len > end) continue;
-        pos = hi = mo + m[i].len;
+        if (mo + m[i].len - start > UB_CRC_ORM_SPAN) break;
+        for (uint32_t k = 0; k < m[i].len; k++) orm[mo - start + k] = (uint8_t)~m[i].keep_mask;
+        pos = mo + m[i].len;
     }
-    pos = start;
-    uint8_t head[64];
-    if (hi - start <= sizeof head) { /* the masked head as one copy: two CRC runs instead of one per byte */
-        memcpy(head, d->p + start, hi - start);
-        for (unsigned i = 0; i < nm; i++) {
+    if (i == nm) {
+        crc = ub_crc32_or(d->p + start, end - start, orm);
+        pos = end;
+    } else { /* a mask beyond the pattern (not in any header today): byte by byte */
+        pos = start;
+        for (i = 0; i < nm; i++) {
             uint32_t mo = start + m[i].off;
             if (mo < pos || mo + m[i].len > end) continue;
-            for (uint32_t k = 0; k < m[i].len; k++)
-                head[mo - start + k] = (uint8_t)((head[mo - start + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+            crc = ub_crc32(crc, d->p + pos, mo - pos);
+            for (uint32_t k = 0; k < m[i].len; k++) {
+                uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+                crc = ub_crc32(crc, &b, 1);
+            }
             pos = mo + m[i].len;
         }
-        crc = ub_crc32(ub_crc32(0, head, hi - start), d->p + hi, end - hi);
-        nm = 0;
-        pos = end;
-    }
-    for (unsigned i = 0; i < nm; i++) {
-        uint32_t mo = start + m[i].off;
-        if (mo < pos || mo + m[i].len > end) continue;
-        crc = ub_crc32(crc, d->p + pos, mo - pos);
-        for (uint32_t k = 0; k < m[i].len; k++) {
-            uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
-            crc = ub_crc32(crc, &b, 1);
-        }
-        pos = mo + m[i].len;
     }
     crc = ub_crc32(crc, d->p + pos, end - pos);
     uint32_t be = ((uint32_t)d->p[end] << 24) | ((uint32_t)d->p[end + 1] << 16) | ((uint32_t)d->p[end + 2] << 8) | d->p[end + 3];
