@@ -670,8 +670,11 @@ static uint32_t crc32_raw_or(uint32_t c, const uint8_t *p, size_t n, const uint8
 #define CRC32_P 0x1db710641ull
 #define CRC32_MU 0x1f7011641ull
 
-static inline bool clmul_ok(void)
+/* The implementation for this CPU: 2 = AVX (3-operand VEX forms), 1 = SSSE3, 0 = tables. One test
+ * of libgcc's __cpu_model, which is set before main and only read afterwards. */
+static inline int clmul_level(void)
 {
+    if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx")) return 2;
     return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
 }
 
@@ -687,26 +690,43 @@ static const uint8_t crc_keep[32] = {
     0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
 };
 #define LDU(q) _mm_loadu_si128((const __m128i *)(const void *)(q))
+#define CLMUL_INLINE UB_CLMUL_FN static inline __attribute__((always_inline))
 
-UB_CLMUL_FN static inline __m128i fold16(__m128i x, __m128i k)
+CLMUL_INLINE __m128i fold16(__m128i x, __m128i k, __m128i next)
 {
-    return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
 }
 
+/* fold the whole blocks [q, e) into x: 4 per loop step, then 3, 2 or 1 (LOAD(q, i): block at q + i) */
+#define FOLD2(x, k, q, LOAD) (x = fold16(x, k, LOAD(q, 0)), x = fold16(x, k, LOAD(q, 16)))
+#define FOLD3(x, k, q, LOAD) (FOLD2(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 32)))
+#define FOLD4(x, k, q, LOAD) (FOLD3(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 48)))
+#define FOLD_BLOCKS(x, k, q, e, LOAD)                                  \
+    do {                                                               \
+        for (; (e) - (q) >= 64; (q) += 64) FOLD4(x, k, q, LOAD);       \
+        switch (((e) - (q)) >> 4) {                                    \
+        case 3: FOLD3(x, k, q, LOAD), (q) += 48; break;                \
+        case 2: FOLD2(x, k, q, LOAD), (q) += 32; break;                \
+        case 1: x = fold16(x, k, LOAD(q, 0)), (q) += 16; break;        \
+        default: break;                                                \
+        }                                                              \
+    } while (0)
+
 /* CRC30 register a (left-aligned, a = r << 2) over n >= 16 bytes; returns the left-aligned register */
-UB_CLMUL_FN static uint32_t crc30_clmul(uint32_t a, const uint8_t *p, size_t n)
+CLMUL_INLINE uint32_t crc30_core(uint32_t a, const uint8_t *p, size_t n)
 {
     const __m128i bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m128i k = _mm_set_epi64x((long long)CRC30_K192, (long long)CRC30_K128);
+    const uint8_t *q = p + 16, *e = p + n;
     __m128i x = _mm_xor_si128(_mm_shuffle_epi8(LDU(p), bswap), _mm_set_epi32((int)a, 0, 0, 0));
-    size_t i = 16;
-    for (; i + 16 <= n; i += 16) x = _mm_xor_si128(fold16(x, k), _mm_shuffle_epi8(LDU(p + i), bswap));
-    size_t r = n - i;
+#define LD30(q, i) _mm_shuffle_epi8(LDU((q) + (i)), bswap)
+    FOLD_BLOCKS(x, k, q, e, LD30);
+    size_t r = (size_t)(e - q);
     if (r) { /* byte-reversed state: its first r bytes are lanes 15 .. 16 − r */
-        __m128i t = _mm_shuffle_epi8(_mm_and_si128(LDU(p + n - 16), LDU(crc_keep + r)), bswap);
+        __m128i t = _mm_shuffle_epi8(_mm_and_si128(LDU(e - 16), LDU(crc_keep + r)), bswap);
         __m128i d1 = _mm_shuffle_epi8(x, LDU(crc_shuf + 32 - r)); /* down by 16 − r */
         __m128i d2 = _mm_shuffle_epi8(x, LDU(crc_shuf + 16 - r)); /* up by r */
-        x = _mm_xor_si128(fold16(d1, k), _mm_xor_si128(d2, t));
+        x = fold16(d1, k, _mm_xor_si128(d2, t));
     }
     /* S·x^32 mod P: T = S_hi·(x^96 mod P) + S_lo·x^32 (96 bits), U = T_hi·(x^64 mod P) + T_lo
      * (64 bits), then Barrett: q = (U_hi·mu) div x^32, CRC = (U + q·P) mod x^32 */
@@ -714,58 +734,126 @@ UB_CLMUL_FN static uint32_t crc30_clmul(uint32_t a, const uint8_t *p, size_t n)
     const __m128i b = _mm_set_epi64x((long long)CRC30_P, (long long)CRC30_MU);
     __m128i t = _mm_xor_si128(_mm_clmulepi64_si128(x, k2, 0x01), _mm_slli_si128(_mm_move_epi64(x), 4));
     __m128i u = _mm_xor_si128(_mm_clmulepi64_si128(_mm_srli_si128(t, 8), k2, 0x10), _mm_move_epi64(t));
-    __m128i q = _mm_srli_epi64(_mm_clmulepi64_si128(_mm_srli_epi64(u, 32), b, 0x00), 32);
-    return (uint32_t)_mm_cvtsi128_si32(_mm_xor_si128(u, _mm_clmulepi64_si128(q, b, 0x10)));
+    __m128i qt = _mm_srli_epi64(_mm_clmulepi64_si128(_mm_srli_epi64(u, 32), b, 0x00), 32);
+    return (uint32_t)_mm_cvtsi128_si32(_mm_xor_si128(u, _mm_clmulepi64_si128(qt, b, 0x10)));
 }
 
-/* CRC32 reflected register c over n >= 16 bytes, the first UB_CRC_ORM_SPAN or'ed with orm (when
- * not NULL; orm holds UB_CRC_ORM_LEN bytes, zero from UB_CRC_ORM_SPAN on) */
-UB_CLMUL_FN static inline __attribute__((always_inline)) uint32_t crc32_clmul_core(uint32_t c, const uint8_t *p, size_t n,
-                                                                                const uint8_t *orm)
+/* CRC32 reflected register c over n >= 16 bytes; with orm, the first UB_CRC_ORM_SPAN bytes are
+ * or'ed with orm (UB_CRC_ORM_LEN bytes, zero from UB_CRC_ORM_SPAN on) */
+CLMUL_INLINE uint32_t crc32_core(uint32_t c, const uint8_t *p, size_t n, const uint8_t *orm)
 {
     const __m128i k = _mm_set_epi64x((long long)CRC32_K4, (long long)CRC32_K3);
+    const uint8_t *q = p + 16, *e = p + n;
     __m128i x = LDU(p);
     if (orm) x = _mm_or_si128(x, LDU(orm));
     x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
-    size_t i = 16;
-    if (orm)
-        for (; i + 16 <= n && i < UB_CRC_ORM_SPAN; i += 16)
-            x = _mm_xor_si128(fold16(x, k), _mm_or_si128(LDU(p + i), LDU(orm + i)));
-    for (; i + 16 <= n; i += 16) x = _mm_xor_si128(fold16(x, k), LDU(p + i));
-    size_t r = n - i;
+#define LD32(q, i) LDU((q) + (i))
+#define LD32M(q, i) _mm_or_si128(LDU((q) + (i)), LDU(orm + 16 + (i)))
+    if (orm) { /* blocks 1 .. 4 (UB_CRC_ORM_SPAN = 80) */
+        switch ((e - q) >> 4) {
+        case 0: break;
+        case 1: x = fold16(x, k, LD32M(q, 0)), q += 16; break;
+        case 2: FOLD2(x, k, q, LD32M), q += 32; break;
+        case 3: FOLD3(x, k, q, LD32M), q += 48; break;
+        default: FOLD4(x, k, q, LD32M), q += 64; break;
+        }
+    }
+    FOLD_BLOCKS(x, k, q, e, LD32);
+    size_t r = (size_t)(e - q);
     if (r) { /* the state's first r bytes are lanes 0 .. r − 1 */
-        __m128i t = LDU(p + n - 16);
+        __m128i t = LDU(e - 16);
         if (orm && n - 16 < UB_CRC_ORM_SPAN) t = _mm_or_si128(t, LDU(orm + n - 16));
         t = _mm_and_si128(t, LDU(crc_keep + r));
         __m128i d1 = _mm_shuffle_epi8(x, LDU(crc_shuf + r));      /* up by 16 − r */
         __m128i d2 = _mm_shuffle_epi8(x, LDU(crc_shuf + 16 + r)); /* down by r */
-        x = _mm_xor_si128(fold16(d1, k), _mm_xor_si128(d2, t));
+        x = fold16(d1, k, _mm_xor_si128(d2, t));
     }
     /* 128 -> 64 bits (k4, then k5 on the low 32), Barrett with P' and mu; CRC in lane bits 32..63 */
     const __m128i lo32 = _mm_setr_epi32(~0, 0, ~0, 0);
     x = _mm_xor_si128(_mm_srli_si128(x, 8), _mm_clmulepi64_si128(x, k, 0x10));
-    x = _mm_xor_si128(_mm_srli_si128(x, 4), _mm_clmulepi64_si128(_mm_and_si128(x, lo32), _mm_cvtsi64_si128((long long)CRC32_K5), 0x00));
+    x = _mm_xor_si128(_mm_srli_si128(x, 4),
+                      _mm_clmulepi64_si128(_mm_and_si128(x, lo32), _mm_cvtsi64_si128((long long)CRC32_K5), 0x00));
     const __m128i b = _mm_set_epi64x((long long)CRC32_MU, (long long)CRC32_P);
     __m128i t = _mm_clmulepi64_si128(_mm_and_si128(x, lo32), b, 0x10);
     t = _mm_clmulepi64_si128(_mm_and_si128(t, lo32), b, 0x00);
     return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(_mm_xor_si128(x, t), 4));
 }
-UB_CLMUL_FN static uint32_t crc32_clmul(uint32_t c, const uint8_t *p, size_t n) { return crc32_clmul_core(c, p, n, NULL); }
-UB_CLMUL_FN static uint32_t crc32_clmul_or(uint32_t c, const uint8_t *p, size_t n, const uint8_t *orm)
-{
-    return crc32_clmul_core(c, p, n, orm);
-}
+
+static inline uint32_t crc30_info_bits(uint32_t a, const uint8_t *blk, size_t n, unsigned variant);
+
+/* The entry points per instruction set: the same code, VEX-encoded (3 operands, unaligned memory
+ * operands) in the AVX copies */
+#define UB_CRC_CLMUL_FNS(sfx, tgt)                                                                       \
+    __attribute__((target(tgt))) static uint32_t crc30_block_##sfx(const uint8_t *blk, size_t n, unsigned variant) \
+    {                                                                                                    \
+        return crc30_info_bits(crc30_core(UB_CRC30_INIT << 2, blk, n), blk, n, variant);                 \
+    }                                                                                                    \
+    __attribute__((target(tgt))) static uint32_t crc30_upd_##sfx(uint32_t r, const uint8_t *p, size_t n) \
+    {                                                                                                    \
+        return crc30_core(r << 2, p, n) >> 2;                                                            \
+    }                                                                                                    \
+    __attribute__((target(tgt))) static uint32_t crc32_##sfx(uint32_t crc, const uint8_t *p, size_t n)   \
+    {                                                                                                    \
+        return ~crc32_core(~crc, p, n, NULL);                                                            \
+    }                                                                                                    \
+    __attribute__((target(tgt))) static uint32_t crc32_or_##sfx(const uint8_t *p, size_t n, const uint8_t *orm) \
+    {                                                                                                    \
+        return ~crc32_core(~0u, p, n, orm);                                                              \
+    }
+UB_CRC_CLMUL_FNS(sse, "pclmul,ssse3")
+UB_CRC_CLMUL_FNS(avx, "pclmul,avx")
 #endif
 
 /* ---------------------------------------------------------------- entry points */
-/* CRC30 register r over n bytes: folded when the CPU allows and `fast`, else by the tables */
-static inline uint32_t crc30_run(uint32_t r, const uint8_t *p, size_t n, bool fast)
+/* R-03 variant 0: the 2 info bits b (bits 7..6 of the byte after the n CRC'd bytes), MSB first, on
+ * the left-aligned register a: r' = (r·x^2 + b·x^30) mod G = low 30 bits of v ^ (k·x^30 mod G) */
+static inline uint32_t crc30_info_bits(uint32_t a, const uint8_t *blk, size_t n, unsigned variant)
+{
+    if (variant != 0) return a >> 2;
+    uint32_t v = a ^ ((uint32_t)(blk[n] >> 6) << 30);
+    return (v & UB_CRC30_MASK) ^ crc30_tab[v >> 30];
+}
+
+/* the table paths of the entry points, out of line: the entry points stay a CPU test and a jump */
+__attribute__((noinline)) static uint32_t crc30_block_tab(const uint8_t *blk, size_t n, unsigned variant)
+{
+    return crc30_info_bits(crc30_bytes(UB_CRC30_INIT, blk, n) << 2, blk, n, variant);
+}
+__attribute__((noinline)) static uint32_t crc32_tab_path(uint32_t crc, const uint8_t *p, size_t n)
+{
+    return ~crc32_raw(~crc, p, n);
+}
+__attribute__((noinline)) static uint32_t crc32_or_tab(const uint8_t *p, size_t n, const uint8_t *orm)
+{
+    return ~crc32_raw_or(~0u, p, n, orm);
+}
+
+/* Each CRC on path lv (2 AVX, 1 SSSE3, else the tables) */
+#ifdef UB_HAVE_CLMUL
+#define CRC_ON(lv, fn, tab, ...) \
+    return (lv) == 2 ? fn##_avx(__VA_ARGS__) : (lv) == 1 ? fn##_sse(__VA_ARGS__) : tab(__VA_ARGS__)
+#else
+#define CRC_ON(lv, fn, tab, ...) return ((void)(lv), tab(__VA_ARGS__))
+#endif
+static inline uint32_t crc30_block_on(int lv, const uint8_t *blk, size_t n, unsigned variant)
+{
+    CRC_ON(lv, crc30_block, crc30_block_tab, blk, n, variant);
+}
+static inline uint32_t crc30_on(int lv, uint32_t r, const uint8_t *p, size_t n) { CRC_ON(lv, crc30_upd, crc30_bytes, r, p, n); }
+static inline uint32_t crc32_on(int lv, uint32_t crc, const uint8_t *p, size_t n) { CRC_ON(lv, crc32, crc32_tab_path, crc, p, n); }
+static inline uint32_t crc32_or_on(int lv, const uint8_t *p, size_t n, const uint8_t *orm)
+{
+    CRC_ON(lv, crc32_or, crc32_or_tab, p, n, orm);
+}
+/* the path of this CPU for n bytes (the carry-less paths take n >= 16) */
+static inline int cpu_level(size_t n)
 {
 #ifdef UB_HAVE_CLMUL
-    if (fast && n >= 16 && clmul_ok()) return crc30_clmul(r << 2, p, n) >> 2;
+    return n >= 16 ? clmul_level() : 0;
+#else
+    (void)n;
+    return 0;
 #endif
-    (void)fast;
-    return crc30_bytes(r, p, n);
 }
 
 /* Block of `flits` flits: bytes 0 .. 20·flits−5 (everything before the BCRC field), then — R-03
@@ -774,53 +862,43 @@ static inline uint32_t crc30_run(uint32_t r, const uint8_t *p, size_t n, bool fa
 uint32_t ub_crc30_block(const uint8_t *blk, unsigned flits, unsigned variant)
 {
     if (!blk || flits == 0) return 0;
-    size_t n = (size_t)flits * 20u - 4u;
-    uint32_t a; /* the register left-aligned (r << 2) */
-#ifdef UB_HAVE_CLMUL
-    if (clmul_ok()) a = crc30_clmul(UB_CRC30_INIT << 2, blk, n);
-    else
-#endif
-        a = crc30_bytes(UB_CRC30_INIT, blk, n) << 2;
-    if (variant != 0) return a >> 2;
-    /* two more bits b (MSB first): r' = (r·x^2 + b·x^30) mod G = low 30 bits ^ (k·x^30 mod G) */
-    uint32_t v = a ^ ((uint32_t)(blk[n] >> 6) << 30);
-    return (v & UB_CRC30_MASK) ^ crc30_tab[v >> 30];
+    size_t n = (size_t)flits * 20u - 4u; /* >= 16 */
+    return crc30_block_on(cpu_level(n), blk, n, variant);
 }
-
+uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n) { return crc30_on(cpu_level(n), r, p, n); }
 uint32_t ub_crc32(uint32_t crc, const uint8_t *p, size_t n)
 {
     if (!p) return crc;
-#ifdef UB_HAVE_CLMUL
-    if (n >= 16 && clmul_ok()) return ~crc32_clmul(~crc, p, n);
-#endif
-    return ~crc32_raw(~crc, p, n);
+    return crc32_on(cpu_level(n), crc, p, n);
 }
-
 uint32_t ub_crc32_or(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN])
 {
-#ifdef UB_HAVE_CLMUL
-    if (n >= 16 && clmul_ok()) return ~crc32_clmul_or(~0u, p, n, orm);
-#endif
-    return ~crc32_raw_or(~0u, p, n, orm);
+    return crc32_or_on(cpu_level(n), p, n, orm);
 }
 
-/* The same CRCs on the table path only (tests compare both paths) */
-uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n)
+/* The same CRCs on a chosen path (tests compare all): lv 0 tables, 1 SSSE3, 2 AVX; a path this CPU
+ * lacks is taken as the best one it has */
+static int path_level(int lv, size_t n)
 {
-    if (!p) return crc;
-    return ~crc32_raw(~crc, p, n);
+    int have = cpu_level(n);
+    return lv < have ? lv : have;
 }
-uint32_t ub_crc32_or_tables(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN])
+uint32_t ub_crc30_path(int lv, uint32_t r, const uint8_t *p, size_t n) { return crc30_on(path_level(lv, n), r, p, n); }
+uint32_t ub_crc30_block_path(int lv, const uint8_t *blk, unsigned flits, unsigned variant)
 {
-    return ~crc32_raw_or(~0u, p, n, orm);
+    size_t n = (size_t)flits * 20u - 4u;
+    return crc30_block_on(path_level(lv, n), blk, n, variant);
 }
-uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n) { return crc30_run(r, p, n, false); }
-uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n) { return crc30_run(r, p, n, true); }
-bool ub_crc_clmul(void)
+uint32_t ub_crc32_path(int lv, uint32_t crc, const uint8_t *p, size_t n) { return crc32_on(path_level(lv, n), crc, p, n); }
+uint32_t ub_crc32_or_path(int lv, const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN])
+{
+    return crc32_or_on(path_level(lv, n), p, n, orm);
+}
+int ub_crc_clmul(void)
 {
 #ifdef UB_HAVE_CLMUL
-    return clmul_ok();
+    return clmul_level();
 #else
-    return false;
+    return 0;
 #endif
 }
