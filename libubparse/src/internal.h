@@ -294,7 +294,7 @@ static inline uint32_t ub_dec_avail(const ub_dec *d, uint32_t off, uint32_t end)
  * UB_E_TRUNCATED is recorded. Reserved fields are checked (UB_E_RSVD_BITS). NULL if the layer
  * table is full (UB_E_TOO_DEEP recorded once). */
 ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
-#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3": ub_view.rsvd[] is valid */
+#define UB_RSVD_MAGIC 0x5542525356444d34ull /* "UBRSVDM4" + profile index: ub_view.rsvd[] is valid for it */
 /* Any reserved bit under e's masks set in p (the first e->span bytes present; `avail` bytes may be
  * read)? A span under 4 bytes is one 4-byte load when 4 bytes may be read (the mask is 0 past span). */
 UB_INLINE bool ub_rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p, uint32_t avail)
@@ -339,18 +339,18 @@ UB_INLINE ub_layer *ub_push_fill(ub_dec *d, const ub_hdr *h, uint32_t off, uint3
     return l;
 }
 /* ub_push, inlined for the common case: a layer whole in the buffer, its table's reserved masks
- * cached, no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
+ * cached (the cache entry's table is the profile's table of the id: ub_decode_wire keys the cache by
+ * profile), no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
 UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_view *v = d->v;
-    if (__builtin_expect(hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off, 1)) {
-        const ub_hdr *h = d->tbl && d->tbl[hdr_id] ? d->tbl[hdr_id] : ub_registry[hdr_id];
+    if (__builtin_expect(hdr_id < UB_H__COUNT, 1)) {
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
-        if (__builtin_expect(h && len >= h->len && e->hdr == h && v->rsvd_magic == UB_RSVD_MAGIC, 1)) {
-            uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !ub_rsvd_any(e, d->p + off, d->len - off)) m = e->slow;
-            if (__builtin_expect(m == 0, 1)) return ub_push_fill(d, h, off, len);
-        }
+        const ub_hdr *h = e->hdr;
+        if (__builtin_expect(h && e->fast && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off &&
+                                 len >= h->len, 1) &&
+            __builtin_expect(e->fast == 1 || (len >= e->span && !ub_rsvd_any(e, d->p + off, d->len - off)), 1))
+            return ub_push_fill(d, h, off, len);
     }
     return ub_push_slow(d, hdr_id, off, len);
 }

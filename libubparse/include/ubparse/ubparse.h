@@ -356,7 +356,8 @@ typedef struct ub_view {
     ub_err err[UB_MAX_ERRS];
     uint8_t netbuf[UB_MAX_NETPKT]; /* de-interleaved payload of multi-block DLLDPs */
     /* per-view cache of which rows of each table are reserved (derived from the schema on first
-     * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
+     * use, kept across ub_decode calls on the same view; validated by rsvd_magic, which also names the
+     * profile the entries' tables belong to) */
     uint64_t rsvd_magic;
     struct ub_rsvd_ent {     /* one cache line per header id */
         const ub_hdr *hdr;   /* the table the entry was derived from */
@@ -367,6 +368,7 @@ typedef struct ub_view {
         uint8_t nw;          /* words to load: 8-byte words (span >= 8), else 4-byte words, else bytes */
         uint8_t woff[4];     /* their offsets, all inside the first span bytes (the last may overlap) */
         uint8_t zrow;        /* 1 + index of a slow row "reserved bytes to the layer's end" (padding), 0 if none */
+        uint8_t fast;        /* ub_push's inline path: 0 never, 1 no reserved rows, 2 the masks cover them all */
     } rsvd[UB_H__COUNT];
 } ub_view;
 
