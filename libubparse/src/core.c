@@ -239,7 +239,10 @@ static void rsvd_learn(struct ub_rsvd_ent *e, const ub_hdr *h)
         if (w > 1) memcpy(&e->mask[k], m + o, w);
     }
     if (w == 1) memcpy(e->mask, m, 4);
-    e->fast = rows == 0 ? 1 : slow == 0 && span ? 2 : 0;
+    e->fast = rows == 0 ? 1 : slow || !span ? 0 : span <= 4 ? 2 : span < 8 ? 3 : 4;
+    uint32_t minlen = h->len > span ? h->len : span;
+    if (minlen > UINT16_MAX) e->fast = 0;
+    e->minlen = (uint16_t)minlen;
     e->hdr = h;
 }
 
@@ -288,6 +291,20 @@ static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f)
         if (v.u == 0) return;
     } else if (f->type == UB_FT_UINT) {
         if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v.u) || v.u == 0) return;
+    } else if (f->type == UB_FT_BYTES && !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT))) {
+        /* a reserved byte string (DLLCB bodies, padding): zero words skipped before building the value
+         * (the bounds are ub_field_value's) */
+        uint32_t start = f->bit_off / 8u;
+        if (start > l->len) return;
+        uint32_t n = f->bits ? f->bits / 8u : l->len - start, i = 0;
+        if (n > l->len - start) return;
+        const uint8_t *p = l->data + start;
+        for (uint64_t w; i + 8 <= n; i += 8) {
+            memcpy(&w, p + i, 8);
+            if (w) break;
+        }
+        while (i < n && p[i] == 0) i++;
+        if (i >= n || ub_field_value(l, f, &v) != 0) return;
     } else if (ub_field_value(l, f, &v) != 0) {
         return;
     }
@@ -811,7 +828,10 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     const ub_profile *pf = ub_profile_of(o);
     uint64_t magic = UB_RSVD_MAGIC + (uint64_t)(pf - ub_profiles);
     if (__builtin_expect(v->rsvd_magic != magic, 0)) { /* a new view, or another profile's tables */
-        for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
+        for (unsigned i = 0; i < UB_H__COUNT; i++) {
+            v->rsvd[i].hdr = NULL;
+            v->rsvd[i].fast = 0;
+        }
         v->rsvd_magic = magic;
     }
     d.pf = pf->sw;

@@ -627,7 +627,7 @@ static uint32_t plen_flits(unsigned plength)
  * in CRC mode, END in the last flit of the DLLDP otherwise) goes in the flit where the payload ends if it
  * fits there, else in one extra flit. PLENGTH[4:0] = x−1 (x ≤ 16 ending in the last flit, or x ≥ 17 ending
  * in the 2nd-to-last flit), x+11 otherwise. */
-static unsigned plen_end(uint32_t t, uint32_t x, bool crc_mode, uint32_t *n)
+UB_INLINE unsigned plen_end(uint32_t t, uint32_t x, bool crc_mode, uint32_t *n)
 {
     uint32_t trailer = crc_mode ? BCRC_LEN : END_LEN;
     bool in_place = (crc_mode && t % BLK_FLITS == BLK_FLITS - 1) || x + flit_hdr(t) + trailer <= FLIT;
@@ -656,7 +656,7 @@ int ub_plength_encode(unsigned len, bool crc_mode)
 /* Decode PLENGTH (digest §2.4 receiver table). Returns the payload length, -1 for a reserved PLENGTH[4:0]
  * code of the mode, -2 for a code that is allowed but inconsistent (x does not fit, not what a sender
  * would produce for that length). */
-static inline int plength_decode(unsigned plength, bool crc)
+UB_INLINE int plength_decode(unsigned plength, bool crc)
 {
     plength &= 0x3FFFu;
     unsigned tail = plen_part(plength, LPH_PLENGTH_TAIL), x;
@@ -771,6 +771,11 @@ static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
     for (uint64_t w; i + 8 <= l->len; i += 8) {
         memcpy(&w, l->data + i, 8);
         if (w) break;
+    }
+    if (i + 4 <= l->len) { /* 4 more (the padding of a 4-byte aligned payload is often just that) */
+        uint32_t w;
+        memcpy(&w, l->data + i, 4);
+        if (!w) i += 4;
     }
     for (; i < l->len; i++) {
         if (l->data[i]) { /* DL-08 */
@@ -929,7 +934,8 @@ static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
             }
         }
         if (b == nblk - 1 && pl > 0) {
-            uint32_t ps = ub_dll_pkt_to_rec(crc, (uint32_t)pl - 1u) + 1u;
+            /* one block: the payload is contiguous after the LPH (its BCRC follows it) */
+            uint32_t ps = nblk == 1 ? LPH_LEN + (uint32_t)pl : ub_dll_pkt_to_rec(crc, (uint32_t)pl - 1u) + 1u;
             if (ps % (BLK_FLITS * FLIT) == 0) ps += LBH_LEN; /* payload filled a block; trailer flit has an LBH */
             dec_padding(d, ps, total - (crc ? BCRC_LEN : END_LEN));
         }

@@ -264,8 +264,8 @@ typedef struct ub_dec {
     uint32_t len;        /* bytes of it present */
     uint32_t wlen;       /* its length on the wire (> len when the record was cut by the snapshot
                           * length): lengths are checked against wlen, reads stay below len */
-    uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf */
     uint8_t depth;       /* depth for new layers */
+    uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf (after depth, as in ub_layer: one copy) */
     uint32_t rec_base;   /* offset of p[0] in the record (contiguous case) */
     int cfg;             /* CFG of the packet being decoded, -1 if none */
     uint8_t tp_kind;     /* enum ub_tp_kind of the TPH seen */
@@ -338,6 +338,29 @@ UB_INLINE ub_layer *ub_push_fill(ub_dec *d, const ub_hdr *h, uint32_t off, uint3
     l->wlen = len;
     return l;
 }
+/* Any reserved bit set under the masks of an entry of kind k (2..4, ub_rsvd_ent.fast) in p, whose first
+ * e->minlen bytes are present (avail bytes may be read)? Too few bytes to load a word: true (the caller
+ * takes the general path, which decides). */
+UB_INLINE bool ub_rsvd_fast_any(const struct ub_rsvd_ent *e, unsigned k, const uint8_t *p, uint32_t avail)
+{
+    uint32_t a, b;
+    if (k == 2) { /* span <= 4: one word at 0 (the mask is 0 past span) */
+        if (avail < 4) return true;
+        memcpy(&a, p, 4);
+        return (a & (uint32_t)e->mask[0]) != 0;
+    }
+    if (k == 3) { /* 4 < span < 8: words at 0 and span - 4 */
+        memcpy(&a, p, 4);
+        memcpy(&b, p + e->woff[1], 4);
+        return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
+    }
+    uint64_t acc = 0, w;
+    for (unsigned i = 0; i < e->nw; i++) {
+        memcpy(&w, p + e->woff[i], 8);
+        acc |= w & e->mask[i];
+    }
+    return acc != 0;
+}
 /* ub_push, inlined for the common case: a layer whole in the buffer, its table's reserved masks
  * cached (the cache entry's table is the profile's table of the id: ub_decode_wire keys the cache by
  * profile), no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
@@ -346,11 +369,10 @@ UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t l
     ub_view *v = d->v;
     if (__builtin_expect(hdr_id < UB_H__COUNT, 1)) {
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
-        const ub_hdr *h = e->hdr;
-        if (__builtin_expect(h && e->fast && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off &&
-                                 len >= h->len, 1) &&
-            __builtin_expect(e->fast == 1 || (len >= e->span && !ub_rsvd_any(e, d->p + off, d->len - off)), 1))
-            return ub_push_fill(d, h, off, len);
+        unsigned k = e->fast;
+        if (__builtin_expect(k && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off && len >= e->minlen, 1) &&
+            __builtin_expect(k == 1 || !ub_rsvd_fast_any(e, k, d->p + off, d->len - off), 1))
+            return ub_push_fill(d, e->hdr, off, len);
     }
     return ub_push_slow(d, hdr_id, off, len);
 }
