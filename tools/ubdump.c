@@ -68,6 +68,7 @@ typedef struct app {
     bool have_shown;
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    bool rest;                /* show_rest: a unit is wanted after its decode and the session */
     bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
@@ -544,6 +545,7 @@ static void count_neigh(app *a, const ub_view *v)
     }
 }
 
+static void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags);
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
@@ -571,6 +573,15 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    if (a->rest) show_rest(a, r, data, len, wire, unit_flags);
+}
+
+/* after the decode, the counts and the session: statistics tables, printing, -w selection (a->rest:
+ * any of them is wanted; plain -q wants none) */
+static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire,
+                                                unsigned unit_flags)
+{
+    ub_view *v = a->v;
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
     for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
         if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
@@ -1063,6 +1074,8 @@ int main(int argc, char **argv)
     }
     ubx_lb_init(&a->lb, stdout, line_buf || a->lua); /* scripts may print between the lines */
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
+    a->rest = !a->quiet || a->wr || a->tags || any_conv(a) || a->nconvf || a->treef || a->tree || a->io ||
+              a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
