@@ -72,8 +72,16 @@ static uint64_t addr_fold(uint64_t h, const ub_addr *a)
 {
     uint64_t w0 = 0, w1 = 0;
     unsigned n = a->len > 16 ? 16 : a->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    memcpy(&w0, a->b, 8);
+    memcpy(&w1, a->b + 8, 8);
+    w0 = n >= 8 ? w0 : n ? w0 & ~0ull >> (64u - 8u * n) : 0;
+    w1 = n >= 16 ? w1 : n > 8 ? w1 & ~0ull >> (64u - 8u * (n - 8)) : 0;
+#else
     memcpy(&w0, a->b, n < 8 ? n : 8);
     if (n > 8) memcpy(&w1, a->b + 8, n - 8);
+#endif
     return wmix(wmix(wmix(h, n), w0), w1);
 }
 /* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
