@@ -105,7 +105,7 @@ static UB_FH_INLINE bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
  * shorter layer (or a field without a precomputed read) takes ub_fh_get/ub_fh_has, field by field:
  * the values and the presence bits are exactly theirs. */
 #define UB_ROWS_MAX 12
-#define UB_ROWS_VAR 3
+#define UB_ROWS_VAR 4
 typedef struct ub_rows {
     const ub_fh *fh[UB_ROWS_MAX];
     uint8_t n, nvar;
@@ -113,8 +113,9 @@ typedef struct ub_rows {
         const ub_hdr *h;
         uint32_t lmin;   /* layers of at least lmin bytes: every field by its window (UINT32_MAX: never) */
         uint32_t lmin4;  /* shorter layers of at least lmin4 bytes: every field by its 4-byte window */
+        uint32_t need;   /* layers of need..3 bytes (CCI): every field from the whole layer */
         uint32_t has;    /* bit k: this table defines field k */
-        uint8_t b8[UB_ROWS_MAX], s8[UB_ROWS_MAX], b4[UB_ROWS_MAX], s4[UB_ROWS_MAX];
+        uint8_t b8[UB_ROWS_MAX], s8[UB_ROWS_MAX], b4[UB_ROWS_MAX], s4[UB_ROWS_MAX], end[UB_ROWS_MAX];
         uint64_t mask[UB_ROWS_MAX]; /* 0 where the table has no such field: it reads as 0 */
     } var[UB_ROWS_VAR];
 } ub_rows;
@@ -143,6 +144,12 @@ static UB_FH_INLINE uint32_t ub_rows_read(const ub_rows *r, const ub_layer *l, u
                 memcpy(&w, l->data + x->b4[k], 4);
                 out[k] = (uint64_t)(__builtin_bswap32(w) >> x->s4[k]) & x->mask[k];
             }
+            return x->has | UB_ROWS_FAST;
+        }
+        if (l->len < 4 && l->len >= x->need) {
+            uint32_t w = 0;
+            for (uint32_t i = 0; i < l->len; i++) w = w << 8 | l->data[i];
+            for (unsigned k = 0; k < r->n; k++) out[k] = (uint64_t)(w >> (l->len * 8u - x->end[k])) & x->mask[k];
             return x->has | UB_ROWS_FAST;
         }
         break;
@@ -199,6 +206,13 @@ static inline void ub_key_add(ub_key *k, const void *p, size_t n)
 }
 static inline void ub_key_addr(ub_key *k, const ub_addr *a)
 {
+    if (k->len + 1u + sizeof a->b <= UB_KEY_MAX && a->len <= sizeof a->b) {
+        /* a fixed-size copy of the whole b[] (the key's bytes past its length are never read) */
+        k->b[k->len] = a->len;
+        memcpy(k->b + k->len + 1, a->b, sizeof a->b);
+        k->len = (uint8_t)(k->len + 1u + a->len);
+        return;
+    }
     ub_key_add(k, &a->len, 1);
     ub_key_add(k, a->b, a->len);
 }
@@ -286,7 +300,9 @@ struct ub_state {
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
-    ub_rows rows_rtph, rows_lph; /* the summary's RTPH and LPH fields (pktsum.h) */
+    ub_rows rows_rtph, rows_lph, rows_cci; /* the summary's RTPH, LPH and CCI fields (pktsum.h) */
+    /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
+    struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the
      * loss signals per endpoint pair, allocated on the first such packet */
     ub_tbl hops;

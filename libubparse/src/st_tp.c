@@ -119,7 +119,8 @@ static uint8_t fecn_level(const mod_tp *m, const ub_pkt *p)
 {
     if (!p->cci || (p->cci->hdr->id != UB_H_CCI_FECN && p->cci->hdr->id != UB_H_CCI_FECN_RTT)) return 0;
     static const uint8_t lvl[4] = { 1, 3, 2, 4 };
-    return lvl[ub_fh_get(&m->f_fecn, p->cci) & 3];
+    (void)m;
+    return lvl[p->sum.cci_fecn & 3]; /* the CCI's FECN (pktsum.h) */
 }
 
 /* signature of the network framing of a packet: CFG and NTH/IP header (NW-07); 0 without a CFG

@@ -91,19 +91,22 @@ void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n)
         struct ub_rows_var *x = &r->var[v];
         x->lmin = 8;
         x->lmin4 = 4;
+        x->need = 1;
         for (unsigned k = 0; k < r->n; k++) {
             const ub_fh *f = fh[k];
             unsigned i = 0;
             while (i < f->n && f->h[i] != x->h) i++; /* the entry ub_fh_get takes */
             if (i == f->n) continue;                  /* not in this table: 0, not present */
             const struct ub_fh_rd *d = &f->rd[i];
-            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->lmin4 = UINT32_MAX; continue; }
+            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->lmin4 = x->need = UINT32_MAX; continue; }
             x->has |= 1u << k;
             x->b8[k] = d->b8;
             x->s8[k] = d->s8;
             x->b4[k] = d->b4;
             x->s4[k] = d->s4;
             x->mask[k] = d->mask;
+            x->end[k] = d->end;
+            if (d->need > x->need && x->need != UINT32_MAX) x->need = d->need;
             if (d->l8 > x->lmin) x->lmin = d->l8;
             if (d->l4 == 0xFF) x->lmin4 = UINT32_MAX;
             else if (d->l4 > x->lmin4 && x->lmin4 != UINT32_MAX) x->lmin4 = d->l4;
@@ -214,9 +217,14 @@ static bool key_eq(const ub_key *a, const ub_key *b)
         memcpy(&y, b->b + i, 8);
         if (x != y) return false;
     }
-    for (; i < n; i++)
-        if (a->b[i] != b->b[i]) return false;
-    return true;
+    if (i == n) return true;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&x, a->b + i, 8); /* the last 1-7 bytes (i <= 48: 8 bytes of b[] are there) */
+    memcpy(&y, b->b + i, 8);
+    return ((x ^ y) & ~0ull >> (64u - 8u * (n - i))) == 0;
+#else
+    return memcmp(a->b + i, b->b + i, n - i) == 0;
+#endif
 }
 
 /* the canonical order of entries: hash, then key bytes */
@@ -550,17 +558,42 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
 }
 
 /* ================================================================ packet extraction */
-static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh)
+/* the whole-byte address rows of a handle's entries (addr_from) */
+static void addr_prepare(struct ub_addr_rd *ar, const ub_fh *fh)
+{
+    for (unsigned i = 0; i < fh->n; i++) {
+        const ub_field *f = fh->f[i];
+        ar[i].whole = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) &&
+                      !(f->bits & 7) && f->bits && f->bits <= 64 && f->bit_off / 8 < 0xF8;
+        ar[i].off = ar[i].whole ? (uint8_t)(f->bit_off / 8) : 0;
+        ar[i].n = ar[i].whole ? (uint8_t)(f->bits / 8) : 0;
+    }
+}
+
+/* n (1..8) bytes: two overlapping fixed-size copies */
+static inline void copy_small(uint8_t *d, const uint8_t *s, unsigned n)
+{
+    if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n >= 2) {
+        memcpy(d, s, 2);
+        memcpy(d + n - 2, s + n - 2, 2);
+    } else {
+        d[0] = s[0];
+    }
+}
+
+static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh, const struct ub_addr_rd *ar)
 {
     a->len = 0;
     if (!l) return;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
         const ub_field *f = fh->f[i];
-        if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) && !(f->bits & 7) &&
-            f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) { /* whole bytes: the value's bytes as they are */
-            a->len = (uint8_t)(f->bits / 8);
-            memcpy(a->b, l->data + f->bit_off / 8, a->len);
+        if (ar[i].whole && (uint32_t)ar[i].off + ar[i].n <= l->len) { /* whole bytes: the value's bytes as they are */
+            a->len = ar[i].n;
+            copy_small(a->b, l->data + ar[i].off, ar[i].n);
             return;
         }
         ub_val v;
@@ -595,6 +628,7 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
 /* the summary's fields, in the order of the handles given to ub_rows_init */
 enum { RS_OP, RS_LAST, RS_RSPST, RS_RSPINFO, RS_SRC, RS_DST, RS_PSN, RS_A, RS_F, RS_TPMSN, RS__N };
 enum { LS_CRD, LS_ACK, LS_CRD_VL, LS_VL, LS_RT, LS__N };
+enum { CS_MODE, CS_FECN, CS_C, CS_EN, CS__N };
 
 static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
@@ -654,11 +688,11 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         }
     }
     if (p->nth) {
-        addr_from(&p->src, p->nth, &s->f_scna);
-        addr_from(&p->dst, p->nth, &s->f_dcna);
+        addr_from(&p->src, p->nth, &s->f_scna, s->ar[0]);
+        addr_from(&p->dst, p->nth, &s->f_dcna, s->ar[1]);
     } else if (p->ip) {
-        addr_from(&p->src, p->ip, &s->f_ip_src);
-        addr_from(&p->dst, p->ip, &s->f_ip_dst);
+        addr_from(&p->src, p->ip, &s->f_ip_src, s->ar[2]);
+        addr_from(&p->dst, p->ip, &s->f_ip_dst, s->ar[3]);
     }
     if (eidh) {
         p->seid = eid_from(eidh, &s->f_seid);
@@ -689,6 +723,15 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         u->lph_crd_vl = (uint8_t)x[LS_CRD_VL];
         u->lph_vl = (uint8_t)x[LS_VL];
         u->lph_rt = (uint8_t)x[LS_RT];
+    }
+    if (p->cci) { /* §5.3.5 */
+        uint64_t x[CS__N];
+        ub_rows_read(&s->rows_cci, p->cci, x);
+        u->fl |= UB_PS_CCI;
+        u->cci_mode = (uint8_t)x[CS_MODE];
+        u->cci_fecn = (uint8_t)x[CS_FECN];
+        u->cci_c = (uint8_t)x[CS_C];
+        u->cci_en = (uint8_t)x[CS_EN];
     }
     if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
@@ -791,6 +834,9 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     const ub_fh *lp[LS__N] = { [LS_CRD] = &s->f_lph_crd, [LS_ACK] = &s->f_lph_ack, [LS_CRD_VL] = &s->f_lph_crd_vl,
                                [LS_VL] = &s->f_lph_vl, [LS_RT] = &s->f_lph_rt };
     ub_rows_init(&s->rows_lph, lp, LS__N);
+    const ub_fh *cc[CS__N] = { [CS_MODE] = &s->f_cci_mode, [CS_FECN] = &s->f_cci_fecn, [CS_C] = &s->f_cci_c,
+                               [CS_EN] = &s->f_cci_en };
+    ub_rows_init(&s->rows_cci, cc, CS__N);
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
@@ -799,6 +845,10 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     for (unsigned i = 0; i < v6.n && s->f_ip_src.n < UB_FH_MAX; i++) { s->f_ip_src.h[s->f_ip_src.n] = v6.h[i]; s->f_ip_src.f[s->f_ip_src.n++] = v6.f[i]; }
     ub_fh_init(&v6, "ub.ipv6.dst");
     for (unsigned i = 0; i < v6.n && s->f_ip_dst.n < UB_FH_MAX; i++) { s->f_ip_dst.h[s->f_ip_dst.n] = v6.h[i]; s->f_ip_dst.f[s->f_ip_dst.n++] = v6.f[i]; }
+    addr_prepare(s->ar[0], &s->f_scna);
+    addr_prepare(s->ar[1], &s->f_dcna);
+    addr_prepare(s->ar[2], &s->f_ip_src);
+    addr_prepare(s->ar[3], &s->f_ip_dst);
     for (unsigned i = 0; i < sizeof all_modules / sizeof all_modules[0]; i++) {
         const ub_st_module *m = all_modules[i];
         if (!(cfg->layers & m->layer)) continue;
@@ -905,8 +955,8 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
     if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
     if (p.cci && (s->cfg.layers & UB_ST_NW) && !p.crc_bad) { /* NW-02: congestion seen on the way (every hop) */
-        uint64_t mode = ub_fh_get(&s->f_cci_mode, p.cci), fecn = ub_fh_get(&s->f_cci_fecn, p.cci);
-        uint64_t c = ub_fh_get(&s->f_cci_c, p.cci) && (ub_fh_get(&s->f_cci_en, p.cci) || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
+        uint64_t mode = p.sum.cci_mode, fecn = p.sum.cci_fecn;
+        uint64_t c = p.sum.cci_c && (p.sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
         bool marked = ((mode == 4 || mode == 2) && (fecn == 1 || fecn == 3)) || (mode == 0 && c);
         if (marked) {
             int64_t vals[2] = { (int64_t)mode, (int64_t)(mode == 0 ? c : fecn) };
