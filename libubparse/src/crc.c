@@ -1,8 +1,9 @@
 /* CRCs of the UB link and network layers (carry-less multiply or tables, constant tables, no state).
  *   ub_crc30_block — BCRC, §4.7.2 (digest §2.5), coverage per R-03
  *   ub_crc32       — ICRC algorithm = zlib crc32 / CRC-32/ISO-HDLC (§5.3.7, digest §3.8)
- * Tables generated from the polynomials below; tests/test_dll.c checks them against bit-serial
- * references and the digest §13.1 vectors. */
+ *   ub_crc32_or    — the ICRC with its masked fields set to ones (an OR pattern, no copy)
+ * Tables generated from the polynomials below (the portable path and lengths < 16); tests/test_crc.c
+ * checks every path against bit-serial references, tests/test_dll.c the digest §13.1 vectors. */
 #include "internal.h"
 
 /* §4.7.2: x^30+x^28+x^26+x^24+x^23+x^21+x^19+x^16+x^14+x^11+x^9+x^7+x^6+x^4+x^2+1 (x^30 implicit) */
@@ -649,9 +650,11 @@ static uint32_t crc32_raw_or(uint32_t c, const uint8_t *p, size_t n, const uint8
  * (one 16-byte load ending at the last byte, masked) are the next block. The 128-bit state is then
  * reduced to 32 bits by two folds and a Barrett reduction (quotient by mu = x^64 div P). CRC30 runs
  * as the 32-bit MSB-first CRC with P = x^2·G(x) (register left-aligned: a = r << 2); CRC32 is the
- * reflected form with the paper's constants. Lengths below 16 take the tables. The CPU check is
- * one test of libgcc's __cpu_model (set before main, read-only after: reentrant, thread-safe).
- * tests/test_crc.c compares both paths with bit-serial references on every length and alignment. */
+ * reflected form with the paper's constants. Lengths below 16 take the tables. One source, two
+ * copies (SSSE3; AVX: VEX 3-operand forms, unaligned memory operands), picked per call by a test
+ * of libgcc's __cpu_model (set before main, read-only after: no state of ours, reentrant,
+ * thread-safe). tests/test_crc.c compares every path with bit-serial references on every length
+ * 0..400 at 8 alignments. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(UB_NO_CLMUL)
 #include <immintrin.h>
 #define UB_HAVE_CLMUL 1
