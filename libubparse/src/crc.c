@@ -700,19 +700,16 @@ CLMUL_INLINE __m128i fold16(__m128i x, __m128i k, __m128i next)
     return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
 }
 
-/* fold the whole blocks [q, e) into x: 4 per loop step, then 3, 2 or 1 (LOAD(q, i): block at q + i) */
+/* fold the whole blocks [q, e) into x: 4 per loop step, then 2 and 1 (LOAD(q, i): block at q + i) */
 #define FOLD2(x, k, q, LOAD) (x = fold16(x, k, LOAD(q, 0)), x = fold16(x, k, LOAD(q, 16)))
 #define FOLD3(x, k, q, LOAD) (FOLD2(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 32)))
 #define FOLD4(x, k, q, LOAD) (FOLD3(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 48)))
 #define FOLD_BLOCKS(x, k, q, e, LOAD)                                  \
     do {                                                               \
         for (; (e) - (q) >= 64; (q) += 64) FOLD4(x, k, q, LOAD);       \
-        switch (((e) - (q)) >> 4) {                                    \
-        case 3: FOLD3(x, k, q, LOAD), (q) += 48; break;                \
-        case 2: FOLD2(x, k, q, LOAD), (q) += 32; break;                \
-        case 1: x = fold16(x, k, LOAD(q, 0)), (q) += 16; break;        \
-        default: break;                                                \
-        }                                                              \
+        size_t rb_ = (size_t)((e) - (q)) >> 4;                         \
+        if (rb_ & 2) FOLD2(x, k, q, LOAD), (q) += 32;                  \
+        if (rb_ & 1) x = fold16(x, k, LOAD(q, 0)), (q) += 16;          \
     } while (0)
 
 /* CRC30 register a (left-aligned, a = r << 2) over n >= 16 bytes; returns the left-aligned register */
