@@ -825,8 +825,9 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     memset(&d, 0, sizeof d);
     d.v = v;
     d.o = o;
-    const ub_profile *pf = ub_profile_of(o);
-    uint64_t magic = UB_RSVD_MAGIC + (uint64_t)(pf - ub_profiles);
+    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
+    const ub_profile *pf = &ub_profiles[pidx];
+    uint64_t magic = UB_RSVD_MAGIC + pidx;
     if (__builtin_expect(v->rsvd_magic != magic, 0)) { /* a new view, or another profile's tables */
         for (unsigned i = 0; i < UB_H__COUNT; i++) {
             v->rsvd[i].hdr = NULL;

@@ -842,7 +842,7 @@ static void dec_dllcb(ub_dec *d)
 
 /* Run the network-layer decoder over the payload. Single block: contiguous view of the record; several
  * blocks: de-interleaved copy in v->netbuf (offsets map back with ub_dll_pkt_to_rec). */
-static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint32_t paylen)
+UB_INLINE void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint32_t paylen)
 {
     ub_view *v = d->v;
     const uint8_t *sp = d->p;
