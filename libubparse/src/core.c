@@ -424,6 +424,12 @@ ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uin
 
 uint64_t ub_peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
 {
+    if (idx < h->nfields) { /* ub_lget's plain rows, without building the layer */
+        const ub_field *f = &h->fields[idx];
+        uint64_t v;
+        if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)))
+            return ub_rd_bits_var(d->p + off, ub_dec_avail(d, off, end), f->bit_off, f->bits, &v) ? v : 0;
+    }
     ub_layer t;
     memset(&t, 0, sizeof t);
     t.hdr = h;

@@ -728,7 +728,7 @@ static void rec_vs_flits(ub_dec *d, unsigned hdr, uint32_t want, const char *wha
 }
 
 /* BCRC of the block [bstart, bstart + flits·20) of the current buffer */
-static void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
+UB_INLINE void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
 {
     uint32_t off = bstart + flits * FLIT - BCRC_LEN;
     if (off >= d->len) return;
