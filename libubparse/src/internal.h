@@ -416,13 +416,21 @@ const char *ub_field_short(const ub_hdr *h, const ub_field *f);
 /* Check reserved fields of a layer and warn (called by ub_push). */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l);
 
-/* crc.c: the CRC paths, for tests. ub_crc30_update: CRC30 register r (30 bits, MSB-first) over n
- * bytes, carry-less multiply when the CPU has it; *_tables: the portable table path only;
- * ub_crc_clmul: true when the PCLMULQDQ path is used on this CPU. */
+/* crc.c. ub_crc32_or: ub_crc32(0, ·) of p[0..n) with p[i] | orm[i] for i < UB_CRC_ORM_SPAN — the
+ * ICRC's masked fields (§5.3.7) set to ones in registers, no copy. orm: UB_CRC_ORM_LEN bytes, zero
+ * from UB_CRC_ORM_SPAN on (the last 16-byte load may read them). ub_crc30_update: CRC30 register r
+ * (30 bits, MSB-first) over n bytes. For tests: ub_crc_clmul, the carry-less path this CPU uses
+ * (2 AVX, 1 SSSE3, 0 none: tables); *_path: a CRC on path lv (0 tables, 1 SSSE3, 2 AVX; capped at
+ * what the CPU has). */
+#define UB_CRC_ORM_SPAN 80u
+#define UB_CRC_ORM_LEN 96u
+uint32_t ub_crc32_or(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
 uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n);
-uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n);
-uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n);
-bool ub_crc_clmul(void);
+int ub_crc_clmul(void);
+uint32_t ub_crc30_path(int lv, uint32_t r, const uint8_t *p, size_t n);
+uint32_t ub_crc30_block_path(int lv, const uint8_t *blk, unsigned flits, unsigned variant);
+uint32_t ub_crc32_path(int lv, uint32_t crc, const uint8_t *p, size_t n);
+uint32_t ub_crc32_or_path(int lv, const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
 /* Map an offset in the current buffer to a record offset. */
 uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
 

@@ -159,6 +159,11 @@ const ub_hdr *ub_hdr_variant(unsigned n);
  * Also accepts a header abbrev ("ub.btah") with *flds[i] == NULL. Returns the count found. */
 size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **flds, size_t max);
 const char *ub_vname_lookup(const ub_vname *vals, uint64_t v);
+/* Bytes (1..8) of the Wireshark FT_(U)INTn an integer row is registered as: the bytes its bits span on
+ * the wire (a value stored shifted (R-24) or bit-reversed, an auxiliary value, a little-endian word row:
+ * the bytes of its value). tshark writes hex values with 2 digits a byte of it and refuses filter
+ * literals above its maximum. 0 for rows that are not integers or booleans. */
+unsigned ub_field_ws_bytes(const ub_field *f);
 
 /* ------------------------------------------------------------------------- */
 /* Errors                                                                     */
