@@ -760,7 +760,7 @@ static void dec_end(ub_dec *d, uint32_t off, bool dllcb)
         ub_error(d, UB_E_ERROR_FLAG, UB_H_END, off, 1, 0, dllcb ? "ub.end.error_flag (in a DLLCB)" : "ub.end.error_flag");
 }
 
-static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
+UB_INLINE void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
 {
     if (start >= end || start >= d->len) return;
     ub_layer *l = ub_push(d, UB_H_FLITPAD, start, end - start);
