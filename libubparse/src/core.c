@@ -424,6 +424,12 @@ ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uin
 
 uint64_t ub_peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
 {
+    if (idx < h->nfields) { /* ub_lget's plain rows, without building the layer */
+        const ub_field *f = &h->fields[idx];
+        uint64_t v;
+        if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)))
+            return ub_rd_bits_var(d->p + off, ub_dec_avail(d, off, end), f->bit_off, f->bits, &v) ? v : 0;
+    }
     ub_layer t;
     memset(&t, 0, sizeof t);
     t.hdr = h;
@@ -825,8 +831,9 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     memset(&d, 0, sizeof d);
     d.v = v;
     d.o = o;
-    const ub_profile *pf = ub_profile_of(o);
-    uint64_t magic = UB_RSVD_MAGIC + (uint64_t)(pf - ub_profiles);
+    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
+    const ub_profile *pf = &ub_profiles[pidx];
+    uint64_t magic = UB_RSVD_MAGIC + pidx;
     if (__builtin_expect(v->rsvd_magic != magic, 0)) { /* a new view, or another profile's tables */
         for (unsigned i = 0; i < UB_H__COUNT; i++) {
             v->rsvd[i].hdr = NULL;

@@ -728,7 +728,7 @@ static void rec_vs_flits(ub_dec *d, unsigned hdr, uint32_t want, const char *wha
 }
 
 /* BCRC of the block [bstart, bstart + flits·20) of the current buffer */
-static void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
+UB_INLINE void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
 {
     uint32_t off = bstart + flits * FLIT - BCRC_LEN;
     if (off >= d->len) return;
@@ -760,7 +760,7 @@ static void dec_end(ub_dec *d, uint32_t off, bool dllcb)
         ub_error(d, UB_E_ERROR_FLAG, UB_H_END, off, 1, 0, dllcb ? "ub.end.error_flag (in a DLLCB)" : "ub.end.error_flag");
 }
 
-static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
+UB_INLINE void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
 {
     if (start >= end || start >= d->len) return;
     ub_layer *l = ub_push(d, UB_H_FLITPAD, start, end - start);
@@ -842,7 +842,7 @@ static void dec_dllcb(ub_dec *d)
 
 /* Run the network-layer decoder over the payload. Single block: contiguous view of the record; several
  * blocks: de-interleaved copy in v->netbuf (offsets map back with ub_dll_pkt_to_rec). */
-static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint32_t paylen)
+UB_INLINE void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint32_t paylen)
 {
     ub_view *v = d->v;
     const uint8_t *sp = d->p;
@@ -894,6 +894,32 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
     d->netbuf_multi = false;
 }
 
+/* The common shape at fixed offsets: one DLLDB of nf flits in CRC mode, the record exactly that long,
+ * a consistent PLENGTH giving pl > 0 payload bytes. The layers and checks of the general path below
+ * for this shape (no length error can arise): payload [4, 4 + pl), padding to the BCRC, BCRC. */
+static void dec_dlldp_one(ub_dec *d, int cfg, bool known_cfg, uint32_t pl, uint32_t nf)
+{
+    ub_view *v = d->v;
+    const uint8_t *sp = d->p;
+    uint32_t slen = d->len, sbase = d->rec_base, total = nf * FLIT;
+    uint8_t slf = d->lflags;
+    v->pkt = d->p + LPH_LEN;
+    v->pkt_len = pl;
+    v->pkt_off = d->rec_base + LPH_LEN;
+    d->p += LPH_LEN;
+    d->len = d->wlen = pl;
+    d->rec_base += LPH_LEN;
+    if (known_cfg) ub_dec_netpkt(d, cfg);
+    else ub_push(d, UB_H_DATA, 0, pl);
+    d->p = sp;
+    d->len = d->wlen = slen;
+    d->rec_base = sbase;
+    d->lflags = slf;
+    d->netbuf_multi = false;
+    dec_padding(d, LPH_LEN + pl, total - BCRC_LEN);
+    dec_bcrc(d, 0, nf, ROLE_LAST);
+}
+
 /* DLLDP with flits (LINKTYPE_USER0): LPH, network packet, then LBHs / padding / BCRCs / END */
 static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
 {
@@ -911,6 +937,10 @@ static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
     uint32_t nfl = (nblk - 1u) * BLK_FLITS + flast, total = nfl * FLIT;
     unsigned vl = row_in(w, 32, &lph_fields[LPH_VL]);
     int pl = plength_decode(plength, crc);
+    if (nblk == 1 && crc && pl > 0 && d->len == total && d->wlen == total) {
+        dec_dlldp_one(d, (int)cfg, known_cfg, (uint32_t)pl, flast);
+        return;
+    }
     if (pl == -1)
         ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, row_in(w, 32, &lph_fields[LPH_PLENGTH_TAIL]), 0, "ub.lph.plength_tail");
     else if (pl < 0)

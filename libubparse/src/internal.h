@@ -162,6 +162,15 @@ UB_INLINE bool ub_rd_bits_var(const uint8_t *p, uint32_t len, uint32_t bit_off, 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
     uint64_t end = (uint64_t)bit_off + bits;
+    if (len >= 8 && end <= 64u && bits - 1u < 64u) { /* a row in the first 8 bytes (most rows): one load */
+        uint64_t w;
+        memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        *out = (w >> (64u - end)) & (~0ull >> (64u - bits));
+        return true;
+    }
     if (bits - 1u < 64u && end <= (uint64_t)len * 8u && len >= 4) {
         uint32_t first = bit_off >> 3, last = (uint32_t)((end - 1) >> 3);
         uint64_t w;
