@@ -1061,10 +1061,13 @@ int main(int argc, char **argv)
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
-        if (!a->fb || !(a->fs = ubx_fset_new())) return 2;
-        for (unsigned i = 0; i < a->ne; i++)
-            for (size_t k = 0; k < a->e[i].n; k++)
-                if (ubx_fset_add(a->fs, i, a->e[i].h[k], a->e[i].f[k]) != 0) return 2;
+        bool ok = a->fb && (a->fs = ubx_fset_new());
+        for (unsigned i = 0; ok && i < a->ne; i++)
+            for (size_t k = 0; ok && k < a->e[i].n; k++) ok = ubx_fset_add(a->fs, i, a->e[i].h[k], a->e[i].f[k]) == 0;
+        if (!ok) {
+            fprintf(stderr, "ubdump: out of memory\n");
+            return 2;
+        }
     }
     ubx_lb_init(&a->lb, stdout, line_buf || a->lua); /* scripts may print between the lines */
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
