@@ -157,17 +157,19 @@ void ub_ta_rc_sent(rc_ent *rc, uint16_t sn)
 ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn)
 {
     if (!rc) return NULL;
-    for (unsigned i = 0; i < RING; i++) { /* newest first */
-        ring_ent *e = &rc->ring[(rc->rhead + RING - 1 - i) % RING];
-        if (e->req_frame && e->sn == sn) return e;
-    }
+    /* newest first: from the head down to 0, then from the end down to the head */
+    for (unsigned i = rc->rhead % RING; i-- > 0;)
+        if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
+    for (unsigned i = RING; i-- > rc->rhead % RING;)
+        if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
     return NULL;
 }
-ring_ent *ub_ta_ring_push(rc_ent *rc)
+ring_ent *ub_ta_ring_push(rc_ent *rc, uint16_t sn)
 {
     ring_ent *e = &rc->ring[rc->rhead];
     rc->rhead = (uint8_t)((rc->rhead + 1) % RING);
     memset(e, 0, sizeof *e);
+    e->sn = sn;
     return e;
 }
 
@@ -337,8 +339,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
     if ((c.flags & TXF_ORDERED) && rc->out_ordered) rc->out_ordered--;
     if ((c.flags & TXF_ALLOC) && rc->alloc_pending && rc->alloc_tassn == c.tassn) rc->alloc_pending = 0;
     if (r->op == 0x11) rc->taack_seen = 1;
-    ring_ent *e = ub_ta_ring_push(rc);
-    e->sn = c.tassn;
+    ring_ent *e = ub_ta_ring_push(rc, c.tassn);
     e->op = c.op;
     e->flags = (uint8_t)(R_ANSWERED | (r->abnormal_retry ? R_RETRYABLE : 0) | (r->failed ? R_FAILED : 0) |
                          ((c.flags & TXF_COMPACT) ? R_COMPACT : 0));
@@ -414,7 +415,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     ub_state *s = m->s;
     const ub_layer *b = p->btah;
     uint64_t bx[TB__N];
-    ub_rows_read(&m->bt_rows, b, bx); /* every BTAH field at once */
+    ub_rows_read(&m->bt_rows, b, bx, TB__N); /* every BTAH field at once */
     unsigned op = (unsigned)bx[TB_OP];
     if (op == 0x02 || op == 0x16 || op > 0x18 || (op >= 0x10 && op <= 0x13)) return; /* reserved: decode finding */
     bool compact = b->hdr->id == UB_H_BTAH_C;
@@ -604,8 +605,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
             if (!rc->alloc_pending) { rc->alloc_pending = 1; rc->alloc_tassn = tassn; }
         }
     } else {
-        ring_ent *e = ub_ta_ring_push(rc);
-        e->sn = tassn;
+        ring_ent *e = ub_ta_ring_push(rc, tassn);
         e->op = (uint8_t)op;
         e->flags = (uint8_t)((need == NEED_NONE ? R_NONE : R_SPEC) | (compact ? R_COMPACT : 0));
         e->req_frame = frame;

@@ -46,7 +46,7 @@ static void fh_prepare(ub_fh *fh, unsigned i)
         r->b8 = (uint8_t)b8;
         r->s8 = (uint8_t)(b8 * 8u + 64u - end);
         r->need = (uint8_t)need;
-        r->end = (uint8_t)(end < 0xFF ? end : 0xFF); /* only read for layers of 1-3 bytes */
+        r->end = (uint8_t)(end < 0xFF ? end : 0xFF); /* only read for layers of 1-7 bytes */
         r->mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
         if (end - first * 8u <= 32u) { /* the row spans at most 4 bytes */
             uint32_t b4 = need >= 4 ? need - 4 : 0;
@@ -90,28 +90,24 @@ void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n)
     for (unsigned v = 0; v < r->nvar; v++) {
         struct ub_rows_var *x = &r->var[v];
         x->lmin = 8;
-        x->lmin4 = 4;
         x->need = 1;
+        memset(x->end, 64, sizeof x->end); /* absent fields: no shift, mask 0 */
         for (unsigned k = 0; k < r->n; k++) {
             const ub_fh *f = fh[k];
             unsigned i = 0;
             while (i < f->n && f->h[i] != x->h) i++; /* the entry ub_fh_get takes */
             if (i == f->n) continue;                  /* not in this table: 0, not present */
             const struct ub_fh_rd *d = &f->rd[i];
-            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->lmin4 = x->need = UINT32_MAX; continue; }
+            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->need = UINT32_MAX; continue; }
             x->has |= 1u << k;
             x->b8[k] = d->b8;
             x->s8[k] = d->s8;
-            x->b4[k] = d->b4;
-            x->s4[k] = d->s4;
             x->mask[k] = d->mask;
             x->end[k] = d->end;
             if (d->need > x->need && x->need != UINT32_MAX) x->need = d->need;
             if (d->l8 > x->lmin) x->lmin = d->l8;
-            if (d->l4 == 0xFF) x->lmin4 = UINT32_MAX;
-            else if (d->l4 > x->lmin4 && x->lmin4 != UINT32_MAX) x->lmin4 = d->l4;
         }
-        if (x->lmin4 >= x->lmin) x->lmin4 = UINT32_MAX; /* the 8-byte windows serve */
+        if (x->need > 7) x->need = UINT32_MAX; /* 8 bytes and more: the windows */
     }
 }
 
@@ -702,7 +698,7 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     ub_pktsum *u = &p->sum;
     if (p->rtph) { /* §6.2.1: the summary the modules read, all fields in one go */
         uint64_t x[RS__N];
-        uint32_t has = ub_rows_read(&s->rows_rtph, p->rtph, x);
+        uint32_t has = ub_rows_read(&s->rows_rtph, p->rtph, x, RS__N);
         u->fl |= UB_PS_RTPH | (has & 1u << RS_PSN ? UB_PS_RTPH_PSN : 0) | (has & 1u << RS_TPMSN ? UB_PS_RTPH_TPMSN : 0);
         u->rt_op = (uint8_t)x[RS_OP];
         u->rt_last = (uint8_t)x[RS_LAST];
@@ -717,7 +713,7 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     }
     if (p->lph) { /* §4.3.2.2.2 */
         uint64_t x[LS__N];
-        u->fl |= UB_PS_LPH | (ub_rows_read(&s->rows_lph, p->lph, x) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
+        u->fl |= UB_PS_LPH | (ub_rows_read(&s->rows_lph, p->lph, x, LS__N) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
         u->lph_crd = (uint8_t)x[LS_CRD];
         u->lph_ack = (uint8_t)x[LS_ACK];
         u->lph_crd_vl = (uint8_t)x[LS_CRD_VL];
@@ -726,7 +722,7 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     }
     if (p->cci) { /* §5.3.5 */
         uint64_t x[CS__N];
-        ub_rows_read(&s->rows_cci, p->cci, x);
+        ub_rows_read(&s->rows_cci, p->cci, x, CS__N);
         u->fl |= UB_PS_CCI;
         u->cci_mode = (uint8_t)x[CS_MODE];
         u->cci_fecn = (uint8_t)x[CS_FECN];
