@@ -15,6 +15,9 @@ enum {
     UB_PS_LPH = 1u << 3,      /* an LPH: lph_* are its values */
     UB_PS_LPH_FAST = 1u << 4, /* ... all read from the whole LPH (not truncated) */
     UB_PS_CCI = 1u << 5,      /* a CCI: cci_* are its values */
+    UB_PS_BTAH = 1u << 6,     /* p->btah (a BTAH of a request): bt_* are its values */
+    UB_PS_BT_TASSN = 1u << 7, /* its INI_TASSN field is present (not truncated) */
+    UB_PS_BT_ODR = 1u << 8,   /* its format has an ODR field */
 };
 
 typedef struct ub_pktsum {
@@ -26,6 +29,10 @@ typedef struct ub_pktsum {
     uint8_t lph_crd, lph_ack, lph_crd_vl, lph_vl, lph_rt;
     /* §5.3.5 CCI (the fields its format has; the others read 0) */
     uint8_t cci_mode, cci_fecn, cci_c, cci_en;
+    /* §7.2.1 BTAH (its format's fields; the others read 0) */
+    uint32_t bt_rcid;
+    uint16_t bt_tassn;
+    uint8_t bt_op, bt_rctype, bt_notaack, bt_odr, bt_retry, bt_alloc;
 } ub_pktsum;
 
 #endif

@@ -312,7 +312,8 @@ struct ub_state {
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
-    ub_rows rows_rtph, rows_lph, rows_cci; /* the summary's RTPH, LPH and CCI fields (pktsum.h) */
+    ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
+    ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the

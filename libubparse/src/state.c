@@ -625,6 +625,7 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
 enum { RS_OP, RS_LAST, RS_RSPST, RS_RSPINFO, RS_SRC, RS_DST, RS_PSN, RS_A, RS_F, RS_TPMSN, RS__N };
 enum { LS_CRD, LS_ACK, LS_CRD_VL, LS_VL, LS_RT, LS__N };
 enum { CS_MODE, CS_FECN, CS_C, CS_EN, CS__N };
+enum { BS_OP, BS_TASSN, BS_RCTYPE, BS_RCID, BS_NOTAACK, BS_ODR, BS_RETRY, BS_ALLOC, BS__N };
 
 static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
@@ -732,10 +733,21 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
     } else if (p->btah) {
-        uint64_t op = ub_fh_get(&s->f_bt_op, p->btah);
-        if (op >= 0x11 && op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
+        uint64_t x[BS__N];
+        uint32_t has = ub_rows_read(&s->rows_btah, p->btah, x, BS__N);
+        if (x[BS_OP] >= 0x11 && x[BS_OP] <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
             p->atah = p->btah;
             p->btah = NULL;
+        } else { /* §7.2.1: the request's values */
+            u->fl |= UB_PS_BTAH | (has & 1u << BS_TASSN ? UB_PS_BT_TASSN : 0) | (has & 1u << BS_ODR ? UB_PS_BT_ODR : 0);
+            u->bt_op = (uint8_t)x[BS_OP];
+            u->bt_tassn = (uint16_t)x[BS_TASSN];
+            u->bt_rctype = (uint8_t)x[BS_RCTYPE];
+            u->bt_rcid = (uint32_t)x[BS_RCID];
+            u->bt_notaack = (uint8_t)x[BS_NOTAACK];
+            u->bt_odr = (uint8_t)x[BS_ODR];
+            u->bt_retry = (uint8_t)x[BS_RETRY];
+            u->bt_alloc = (uint8_t)x[BS_ALLOC];
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
@@ -833,6 +845,17 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     const ub_fh *cc[CS__N] = { [CS_MODE] = &s->f_cci_mode, [CS_FECN] = &s->f_cci_fecn, [CS_C] = &s->f_cci_c,
                                [CS_EN] = &s->f_cci_en };
     ub_rows_init(&s->rows_cci, cc, CS__N);
+    ub_fh_init(&s->f_bt_tassn, "ub.btah.ini_tassn");
+    ub_fh_init(&s->f_bt_rctype, "ub.btah.ini_rc_type");
+    ub_fh_init(&s->f_bt_rcid, "ub.btah.ini_rc_id");
+    ub_fh_init(&s->f_bt_notaack, "ub.btah.no_taack");
+    ub_fh_init(&s->f_bt_odr, "ub.btah.odr");
+    ub_fh_init(&s->f_bt_retry, "ub.btah.retry");
+    ub_fh_init(&s->f_bt_alloc, "ub.btah.alloc");
+    const ub_fh *bt[BS__N] = { [BS_OP] = &s->f_bt_op, [BS_TASSN] = &s->f_bt_tassn, [BS_RCTYPE] = &s->f_bt_rctype,
+                               [BS_RCID] = &s->f_bt_rcid, [BS_NOTAACK] = &s->f_bt_notaack, [BS_ODR] = &s->f_bt_odr,
+                               [BS_RETRY] = &s->f_bt_retry, [BS_ALLOC] = &s->f_bt_alloc };
+    ub_rows_init(&s->rows_btah, bt, BS__N);
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
