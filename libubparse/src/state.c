@@ -621,11 +621,15 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
     return 0;
 }
 
-/* the summary's fields, in the order of the handles given to ub_rows_init */
-enum { RS_OP, RS_LAST, RS_RSPST, RS_RSPINFO, RS_SRC, RS_DST, RS_PSN, RS_A, RS_F, RS_TPMSN, RS__N };
-enum { LS_CRD, LS_ACK, LS_CRD_VL, LS_VL, LS_RT, LS__N };
-enum { CS_MODE, CS_FECN, CS_C, CS_EN, CS__N };
-enum { BS_OP, BS_TASSN, BS_RCTYPE, BS_RCID, BS_NOTAACK, BS_ODR, BS_RETRY, BS_ALLOC, BS__N };
+/* the fields of a header into the summary (dst: its values, in the order of the rows' handles) */
+static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint32_t *dst, const unsigned n)
+{
+    uint64_t x[UB_ROWS_MAX];
+    uint32_t has = ub_rows_read(r, l, x, n);
+    UB_ROWS_UNROLL
+    for (unsigned k = 0; k < n; k++) dst[k] = (uint32_t)x[k];
+    return has;
+}
 
 static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
@@ -698,56 +702,25 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
     ub_pktsum *u = &p->sum;
     if (p->rtph) { /* §6.2.1: the summary the modules read, all fields in one go */
-        uint64_t x[RS__N];
-        uint32_t has = ub_rows_read(&s->rows_rtph, p->rtph, x, RS__N);
-        u->fl |= UB_PS_RTPH | (has & 1u << RS_PSN ? UB_PS_RTPH_PSN : 0) | (has & 1u << RS_TPMSN ? UB_PS_RTPH_TPMSN : 0);
-        u->rt_op = (uint8_t)x[RS_OP];
-        u->rt_last = (uint8_t)x[RS_LAST];
-        u->rt_rspst = (uint8_t)x[RS_RSPST];
-        u->rt_rspinfo = (uint8_t)x[RS_RSPINFO];
-        u->rt_stpn = (uint32_t)x[RS_SRC];
-        u->rt_dtpn = (uint32_t)x[RS_DST];
-        u->rt_psn = (uint32_t)x[RS_PSN];
-        u->rt_a = (uint8_t)x[RS_A];
-        u->rt_f = (uint8_t)x[RS_F];
-        u->rt_tpmsn = (uint32_t)x[RS_TPMSN];
+        uint32_t has = sum_rows(&s->rows_rtph, p->rtph, u->rt, PS_RT__N);
+        u->fl |= UB_PS_RTPH | (has & 1u << PS_RT_PSN ? UB_PS_RTPH_PSN : 0) | (has & 1u << PS_RT_TPMSN ? UB_PS_RTPH_TPMSN : 0);
     }
-    if (p->lph) { /* §4.3.2.2.2 */
-        uint64_t x[LS__N];
-        u->fl |= UB_PS_LPH | (ub_rows_read(&s->rows_lph, p->lph, x, LS__N) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
-        u->lph_crd = (uint8_t)x[LS_CRD];
-        u->lph_ack = (uint8_t)x[LS_ACK];
-        u->lph_crd_vl = (uint8_t)x[LS_CRD_VL];
-        u->lph_vl = (uint8_t)x[LS_VL];
-        u->lph_rt = (uint8_t)x[LS_RT];
-    }
+    if (p->lph) /* §4.3.2.2.2 */
+        u->fl |= UB_PS_LPH | (sum_rows(&s->rows_lph, p->lph, u->lph, PS_LPH__N) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
     if (p->cci) { /* §5.3.5 */
-        uint64_t x[CS__N];
-        ub_rows_read(&s->rows_cci, p->cci, x, CS__N);
+        sum_rows(&s->rows_cci, p->cci, u->cci, PS_CCI__N);
         u->fl |= UB_PS_CCI;
-        u->cci_mode = (uint8_t)x[CS_MODE];
-        u->cci_fecn = (uint8_t)x[CS_FECN];
-        u->cci_c = (uint8_t)x[CS_C];
-        u->cci_en = (uint8_t)x[CS_EN];
     }
     if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
     } else if (p->btah) {
-        uint64_t x[BS__N];
-        uint32_t has = ub_rows_read(&s->rows_btah, p->btah, x, BS__N);
-        if (x[BS_OP] >= 0x11 && x[BS_OP] <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
+        uint32_t has = sum_rows(&s->rows_btah, p->btah, u->bt, PS_BT__N);
+        if (u->bt_op >= 0x11 && u->bt_op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
             p->atah = p->btah;
             p->btah = NULL;
+            memset(u->bt, 0, sizeof u->bt);
         } else { /* §7.2.1: the request's values */
-            u->fl |= UB_PS_BTAH | (has & 1u << BS_TASSN ? UB_PS_BT_TASSN : 0) | (has & 1u << BS_ODR ? UB_PS_BT_ODR : 0);
-            u->bt_op = (uint8_t)x[BS_OP];
-            u->bt_tassn = (uint16_t)x[BS_TASSN];
-            u->bt_rctype = (uint8_t)x[BS_RCTYPE];
-            u->bt_rcid = (uint32_t)x[BS_RCID];
-            u->bt_notaack = (uint8_t)x[BS_NOTAACK];
-            u->bt_odr = (uint8_t)x[BS_ODR];
-            u->bt_retry = (uint8_t)x[BS_RETRY];
-            u->bt_alloc = (uint8_t)x[BS_ALLOC];
+            u->fl |= UB_PS_BTAH | (has & 1u << PS_BT_TASSN ? UB_PS_BT_TASSN : 0) | (has & 1u << PS_BT_ODR ? UB_PS_BT_ODR : 0);
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
@@ -835,16 +808,16 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     ub_fh_init(&s->f_lph_crd_vl, "ub.lph.crd_vl");
     ub_fh_init(&s->f_lph_vl, "ub.lph.vl");
     ub_fh_init(&s->f_lph_rt, "ub.lph.rt");
-    const ub_fh *rt[RS__N] = { [RS_OP] = &s->f_rt_op, [RS_LAST] = &s->f_rt_last, [RS_RSPST] = &s->f_rt_rspst,
-                               [RS_RSPINFO] = &s->f_rt_rspinfo, [RS_SRC] = &s->f_rt_src, [RS_DST] = &s->f_rt_dst,
-                               [RS_PSN] = &s->f_rt_psn, [RS_A] = &s->f_rt_a, [RS_F] = &s->f_rt_f, [RS_TPMSN] = &s->f_rt_tpmsn };
-    ub_rows_init(&s->rows_rtph, rt, RS__N);
-    const ub_fh *lp[LS__N] = { [LS_CRD] = &s->f_lph_crd, [LS_ACK] = &s->f_lph_ack, [LS_CRD_VL] = &s->f_lph_crd_vl,
-                               [LS_VL] = &s->f_lph_vl, [LS_RT] = &s->f_lph_rt };
-    ub_rows_init(&s->rows_lph, lp, LS__N);
-    const ub_fh *cc[CS__N] = { [CS_MODE] = &s->f_cci_mode, [CS_FECN] = &s->f_cci_fecn, [CS_C] = &s->f_cci_c,
-                               [CS_EN] = &s->f_cci_en };
-    ub_rows_init(&s->rows_cci, cc, CS__N);
+    const ub_fh *rt[PS_RT__N] = { [PS_RT_OP] = &s->f_rt_op, [PS_RT_LAST] = &s->f_rt_last, [PS_RT_RSPST] = &s->f_rt_rspst,
+                               [PS_RT_RSPINFO] = &s->f_rt_rspinfo, [PS_RT_SRC] = &s->f_rt_src, [PS_RT_DST] = &s->f_rt_dst,
+                               [PS_RT_PSN] = &s->f_rt_psn, [PS_RT_A] = &s->f_rt_a, [PS_RT_F] = &s->f_rt_f, [PS_RT_TPMSN] = &s->f_rt_tpmsn };
+    ub_rows_init(&s->rows_rtph, rt, PS_RT__N);
+    const ub_fh *lp[PS_LPH__N] = { [PS_LPH_CRD] = &s->f_lph_crd, [PS_LPH_ACK] = &s->f_lph_ack, [PS_LPH_CRD_VL] = &s->f_lph_crd_vl,
+                               [PS_LPH_VL] = &s->f_lph_vl, [PS_LPH_RT] = &s->f_lph_rt };
+    ub_rows_init(&s->rows_lph, lp, PS_LPH__N);
+    const ub_fh *cc[PS_CCI__N] = { [PS_CCI_MODE] = &s->f_cci_mode, [PS_CCI_FECN] = &s->f_cci_fecn, [PS_CCI_C] = &s->f_cci_c,
+                               [PS_CCI_EN] = &s->f_cci_en };
+    ub_rows_init(&s->rows_cci, cc, PS_CCI__N);
     ub_fh_init(&s->f_bt_tassn, "ub.btah.ini_tassn");
     ub_fh_init(&s->f_bt_rctype, "ub.btah.ini_rc_type");
     ub_fh_init(&s->f_bt_rcid, "ub.btah.ini_rc_id");
@@ -852,10 +825,10 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     ub_fh_init(&s->f_bt_odr, "ub.btah.odr");
     ub_fh_init(&s->f_bt_retry, "ub.btah.retry");
     ub_fh_init(&s->f_bt_alloc, "ub.btah.alloc");
-    const ub_fh *bt[BS__N] = { [BS_OP] = &s->f_bt_op, [BS_TASSN] = &s->f_bt_tassn, [BS_RCTYPE] = &s->f_bt_rctype,
-                               [BS_RCID] = &s->f_bt_rcid, [BS_NOTAACK] = &s->f_bt_notaack, [BS_ODR] = &s->f_bt_odr,
-                               [BS_RETRY] = &s->f_bt_retry, [BS_ALLOC] = &s->f_bt_alloc };
-    ub_rows_init(&s->rows_btah, bt, BS__N);
+    const ub_fh *bt[PS_BT__N] = { [PS_BT_OP] = &s->f_bt_op, [PS_BT_TASSN] = &s->f_bt_tassn, [PS_BT_RCTYPE] = &s->f_bt_rctype,
+                               [PS_BT_RCID] = &s->f_bt_rcid, [PS_BT_NOTAACK] = &s->f_bt_notaack, [PS_BT_ODR] = &s->f_bt_odr,
+                               [PS_BT_RETRY] = &s->f_bt_retry, [PS_BT_ALLOC] = &s->f_bt_alloc };
+    ub_rows_init(&s->rows_btah, bt, PS_BT__N);
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
