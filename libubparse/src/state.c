@@ -151,7 +151,7 @@ static uint32_t pow2_at_least(uint32_t v)
 }
 
 /* one 64-bit hash of a key, eight bytes at a time */
-static uint64_t key_hash(const ub_key *k)
+static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ k->len, w;
     unsigned n = k->len > UB_KEY_MAX ? UB_KEY_MAX : k->len, i = 0;
@@ -202,7 +202,7 @@ size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t-
 static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
 
 /* equal keys: word compares of the used bytes (both keys hold UB_KEY_MAX bytes) */
-static bool key_eq(const ub_key *a, const ub_key *b)
+static UB_FH_INLINE bool key_eq(const ub_key *a, const ub_key *b)
 {
     unsigned n = a->len, i = 0;
     if (n != b->len) return false;
@@ -290,7 +290,7 @@ static void tbl_remove_slot(ub_tbl *t, uint32_t i)
     }
 }
 
-static ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
+static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
 {
     uint32_t mask = t->cap - 1;
     for (uint32_t i = (uint32_t)h & mask, dist = 0;; i = (i + 1) & mask, dist++) {
