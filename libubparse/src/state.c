@@ -580,27 +580,32 @@ static inline void copy_small(uint8_t *d, const uint8_t *s, unsigned n)
     }
 }
 
-static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh, const struct ub_addr_rd *ar)
+/* an address that is not whole bytes within the layer: its value as ub_field_value gives it */
+static void addr_value(ub_addr *a, const ub_layer *l, const ub_field *f)
+{
+    ub_val v;
+    if (ub_field_value(l, f, &v) != 0) return;
+    if (f->type == UB_FT_UINT) {
+        unsigned n = (f->bits + 7) / 8;
+        a->len = (uint8_t)n;
+        for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
+    } else {
+        a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
+        memcpy(a->b, v.bytes, a->len);
+    }
+}
+
+static UB_FH_INLINE void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh, const struct ub_addr_rd *ar)
 {
     a->len = 0;
     if (!l) return;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        const ub_field *f = fh->f[i];
         if (ar[i].whole && (uint32_t)ar[i].off + ar[i].n <= l->len) { /* whole bytes: the value's bytes as they are */
             a->len = ar[i].n;
             copy_small(a->b, l->data + ar[i].off, ar[i].n);
-            return;
-        }
-        ub_val v;
-        if (ub_field_value(l, f, &v) != 0) return;
-        if (f->type == UB_FT_UINT) {
-            unsigned n = (f->bits + 7) / 8;
-            a->len = (uint8_t)n;
-            for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
         } else {
-            a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
-            memcpy(a->b, v.bytes, a->len);
+            addr_value(a, l, fh->f[i]);
         }
         return;
     }
