@@ -353,10 +353,12 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
         proto_item *li;
         proto_tree *sub;
         char hsum[256]; /* "Reliable Transport Header, RTP data, PSN 17, TPN 0x101→0x202" (hdrsum.c) */
-        if (!PTREE_DATA(parent)->visible) g_strlcpy(hsum, l->hdr->name ? l->hdr->name : "?", sizeof hsum);
+        gboolean vis = PTREE_DATA(parent)->visible;
+        if (!vis) g_strlcpy(hsum, l->hdr->name ? l->hdr->name : "?", sizeof hsum);
         else if (!ub_layer_summary(l, hsum, sizeof hsum)) g_strlcpy(hsum, "?", sizeof hsum);
         if (slot >= 0) {
-            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", hsum);
+            li = vis ? ub_ws_add_labelled(parent, ub_hf_ids[slot], ltvb, off, len, hsum)
+                     : proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", hsum);
             sub = proto_item_add_subtree(li, ett);
         } else {
             sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, hsum);

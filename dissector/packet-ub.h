@@ -30,6 +30,8 @@ extern GArray *ub_hf_neigh;   /* the same for the neighbours' rows (sue.*, pcief
 extern int *ub_hf_ids;        /* their ids */
 extern int *ub_hdr_hf_slot;   /* [UB_H__COUNT] -> index into ub_hf_ids of the header item, -1 none */
 extern gint *ub_ett_hdr;      /* [UB_H__COUNT] subtree of a header table */
+/* an FT_NONE item of a visible tree labelled text (proto_tree_add_none_format(..., "%s", text) without printf) */
+proto_item *ub_ws_add_labelled(proto_tree *tree, int hf, tvbuff_t *tvb, gint off, gint len, const char *text);
 void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
                             packet_info *pinfo);
 
