@@ -280,6 +280,13 @@ int main(void)
     CHECK_ERR("ub.btah && ub.nope", 12, "unknown field 'ub.nope'");
     CHECK_ERR("ub.btah.taopcode == ", 21, "missing value");
     CHECK_ERR("ub.btah.taopcode == \"Reed\"", 21, "not a value name of 'ub.btah.taopcode'");
+    /* tshark's limits: a literal above the field's FT_UINTn maximum is refused, named fields say so */
+    CHECK_ERR("ub.btah.ini_tassn < 1000000", 21, "\"1000000\" too big for this field, maximum 65535.");
+    CHECK_ERR("ub.btah.ini_tassn in {1, 70000}", 26, "\"70000\" too big for this field, maximum 65535.");
+    CHECK_ERR("ub.btah.ini_tassn in {1..0x10000}", 26, "\"0x10000\" too big for this field, maximum 65535.");
+    CHECK_ERR("ub.lph.cfg == 300", 15, "\"300\" cannot be found among the possible values for ub.lph.cfg.");
+    CHECK(strcmp(cerr("ub.btah.ini_tassn == 65535 || ub.lph.cfg == 255"), "") == 0);
+    CHECK(strcmp(cerr("ub.maetah.address == 0xffffffffffffffff"), "") == 0);
     CHECK_ERR("ub.btah.taopcode == Read", 21, "value names go in quotes");
     CHECK_ERR("ub.btah.ini_tassn == \"x\"", 22, "no value names");
     CHECK_ERR("(ub.btah", 9, "missing ')'");

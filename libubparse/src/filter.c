@@ -641,6 +641,27 @@ static bool parse_slice(parser *p, ftest *t)
     return true;
 }
 
+/* tshark refuses an integer literal above the maximum of the field's FT_UINTn (ub_field_ws_bytes):
+ * false (with its message) when v exceeds it for every candidate of the name */
+static bool lit_fits(parser *p, const ftest *t, const char *ls, size_t ln, size_t pos, uint64_t v, const char *name)
+{
+    uint64_t max = 0;
+    bool named = false;
+    for (unsigned k = 0; k < t->nc; k++) {
+        const ub_field *f = t->f[k];
+        unsigned nb = f->type == UB_FT_UINT && !(f->flags & UB_FF_SIGNED) ? ub_field_ws_bytes(f) : 0;
+        if (!nb) return true;
+        uint64_t m = nb >= 8 ? UINT64_MAX : (1ull << (8 * nb)) - 1u;
+        if (m > max) max = m;
+        if (f->vals) named = true;
+    }
+    if (v <= max) return true;
+    int w = (int)(ln > 64 ? 64 : ln);
+    if (named) perr(p, pos, "\"%.*s\" cannot be found among the possible values for %s.", w, ls, name);
+    else perr(p, pos, "\"%.*s\" too big for this field, maximum %llu.", w, ls, (unsigned long long)max);
+    return false;
+}
+
 /* compile the literal token lt for test t with operator op (OP_RANGE: lt is "lo..hi") */
 static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt, const char *name)
 {
@@ -658,6 +679,10 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         if (t->kind == K_FIELD || kind_is_num(t)) {
             if (dd && parse_word_lit(ls, (size_t)(dd - ls), &A) && parse_word_lit(dd + 2, ln - (size_t)(dd - ls) - 2, &B) &&
                 A.num_ok && B.num_ok) {
+                if (t->kind == K_FIELD && !t->slice &&
+                    (!lit_fits(p, t, ls, (size_t)(dd - ls), lt->pos, A.num, name) ||
+                     !lit_fits(p, t, dd + 2, ln - (size_t)(dd - ls) - 2, lt->pos + (size_t)(dd + 2 - ls), B.num, name)))
+                    return;
                 t->lit = A.num;
                 t->hi = B.num;
                 if (t->kind == K_FIELD)
@@ -808,6 +833,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         } else if (L.prefix >= 0) {
             if (f->type == UB_FT_IPV4 && L.nbytes == 4) { t->cmode[k] = CM_NUM; t->num[k] = L.num; any = true; }
         } else if (L.num_ok) {
+            if (!lit_fits(p, t, ls, ln, lt->pos, L.num, name)) return;
             t->cmode[k] = CM_NUM;
             t->num[k] = L.num;
             any = true;

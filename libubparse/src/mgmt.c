@@ -11,6 +11,7 @@
  *  - Link Neighbor Query request: rows port_idx0 .. port_idx31 (the first 32 list entries) and
  *    port_idx_rest (bytes) for a longer list. */
 #include "internal.h"
+#include "rowfast.h"
 
 /* Exported helper (prototype to be added to ubparse.h). */
 
@@ -283,8 +284,8 @@ uint32_t ub_dec_tlvs(ub_dec *d, uint32_t off, uint32_t end)
             ub_push_in(d, UB_H_TLV_OTHER, off, 2, end, true);
             return end;
         }
-        unsigned type = (unsigned)ub_peek(d, &ub_hdr_tlv_other, TLV_TYPE, off, end);
-        unsigned tlen = (unsigned)ub_peek(d, &ub_hdr_tlv_other, TLV_LENGTH, off, end);
+        unsigned type = (unsigned)ub_row_at(d->p + off, &f_tlv_other[TLV_TYPE]); /* 2 bytes present */
+        unsigned tlen = (unsigned)ub_row_at(d->p + off, &f_tlv_other[TLV_LENGTH]);
         unsigned id, need;
         bool rsvd;
         tlv_kind(type, &id, &need, &rsvd);
@@ -353,7 +354,7 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
     /* §10.4.3.1: 2 bytes of padding */
     ub_layer *pad = ub_push_in(d, UB_H_ENUMPAD, off, 2, end, true);
     if (!pad || (pad->flags & UB_LF_TRUNC)) return end;
-    uint64_t pv = ub_lget(pad, PAD_PADDING);
+    uint64_t pv = UB_LROW(pad, f_enumpad, PAD_PADDING);
     if (pv) ub_error(d, UB_E_PADDING, UB_H_ENUMPAD, off, pv, 0, "ub.enumpad.padding");
 
     /* Scan Header (§10.4.3.2 Fig 10-22) */
@@ -362,10 +363,11 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
         ub_push_in(d, UB_H_SCANHDR, sh, 4, end, true);
         return end;
     }
-    unsigned r = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_R, sh, end);
-    unsigned type = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_TYPE, sh, end);
-    unsigned hops = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_HOPS, sh, end);
-    unsigned step = (unsigned)ub_peek(d, &ub_hdr_scanhdr, SH_STEP, sh, end);
+    const uint8_t *shp = d->p + sh; /* its first 4 bytes are present (end <= d->len) */
+    unsigned r = (unsigned)ub_row_at(shp, &f_scanhdr[SH_R]);
+    unsigned type = (unsigned)ub_row_at(shp, &f_scanhdr[SH_TYPE]);
+    unsigned hops = (unsigned)ub_row_at(shp, &f_scanhdr[SH_HOPS]);
+    unsigned step = (unsigned)ub_row_at(shp, &f_scanhdr[SH_STEP]);
     unsigned w = scan_width(type);
     if (!w) { /* Type >= 3: path sizes unknown, nothing after it can be located */
         ub_layer *l = ub_push_in(d, UB_H_SCANHDR, sh, 4, end, true);
@@ -395,13 +397,14 @@ uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
         ub_error(d, UB_E_TRUNCATED, UB_H_SCANPDU_REQ, pdu, 0, 24, "scan PDU missing");
         return end;
     }
-    unsigned opcode = (unsigned)ub_peek(d, &ub_hdr_scanpdu_req, SQ_OPCODE, pdu, end);
+    unsigned opcode = avail >= 3 ? (unsigned)ub_row_at(d->p + pdu, &f_scanpdu_req[SQ_OPCODE]) : 0;
     bool rsp = avail > 2 && opcode == 0; /* Opcode 0 = response for every CMD */
     ub_layer *pl = ub_push_in(d, rsp ? UB_H_SCANPDU_RSP : UB_H_SCANPDU_REQ, pdu, 24, end, true);
     if (!pl || (pl->flags & UB_LF_TRUNC)) return end;
-    unsigned ver = (unsigned)ub_lget(pl, SQ_VERSION);
-    unsigned cmd = (unsigned)ub_lget(pl, SQ_CMD);
-    uint32_t L = 4u * (uint32_t)ub_lget(pl, SQ_LENGTH); /* whole Scan PDU */
+    /* request and response tables: the same rows (SCAN_COMMON) */
+    unsigned ver = (unsigned)ub_row_at(pl->data, &f_scanpdu_req[SQ_VERSION]);
+    unsigned cmd = (unsigned)ub_row_at(pl->data, &f_scanpdu_req[SQ_CMD]);
+    uint32_t L = 4u * (uint32_t)ub_row_at(pl->data, &f_scanpdu_req[SQ_LENGTH]); /* whole Scan PDU */
     if (ver != 1) ub_error(d, UB_E_VALUE, pl->hdr->id, pdu, ver, 1, "ub.scan.version");
     if (rsp == (r != 0)) /* MG-02: requests R = 1, responses R = 0 */
         ub_error(d, UB_E_VALUE, UB_H_SCANHDR, sh + 1, r, rsp ? 0 : 1, "ub.scanhdr.r");

@@ -3,6 +3,7 @@
  * fields through the tables. */
 #include "internal.h"
 #include "neigh.h"
+#include "rowfast.h"
 
 /* ================================================================ encapsulations */
 
@@ -395,15 +396,15 @@ static bool complete(const ub_layer *l)
 /* CCI overlay inside an NTH (§5.3.5.1) */
 static void push_cci(ub_dec *d, uint32_t off)
 {
-    uint64_t mode = 0;
-    const ub_field *mf = &cci_caqm_fields[CCI_MODE];
-    if (off + 2 > d->len || !ub_rd_bits(d->p + off, 2, mf->bit_off, mf->bits, &mode)) return;
-    unsigned id = mode == 0 ? UB_H_CCI_CAQM : mode == 4 ? UB_H_CCI_FECN : mode == 2 ? UB_H_CCI_FECN_RTT : UB_H_CCI_RSVD;
+    if (off + 2 > d->len) return;
+    uint64_t mode = ub_row_at(d->p + off, &cci_caqm_fields[CCI_MODE]);
     d->depth++;
-    ub_layer *l = ub_push(d, id, off, 2);
+    ub_layer *l = mode == 0 ? UB_PUSH_FIXED(d, cci_caqm, off) /* the id a constant in each push */
+                  : mode == 4 ? UB_PUSH_FIXED(d, cci_fecn, off)
+                  : mode == 2 ? UB_PUSH_FIXED(d, cci_fecn_rtt, off) : UB_PUSH_FIXED(d, cci_rsvd, off);
     if (l) l->flags |= UB_LF_OVERLAY;
     d->depth--;
-    if (id == UB_H_CCI_RSVD) ub_error(d, UB_E_RSVD_VALUE, id, off, mode, 0, "ub.cci.mode"); /* NW-02 */
+    if (mode != 0 && mode != 4 && mode != 2) ub_error(d, UB_E_RSVD_VALUE, UB_H_CCI_RSVD, off, mode, 0, "ub.cci.mode"); /* NW-02 */
 }
 
 /* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7); carried at end..end+3. */
@@ -413,39 +414,39 @@ static void push_icrc(ub_dec *d, uint32_t start, uint32_t end, const icrc_mask *
     ub_layer *l = ub_push(d, UB_H_ICRC, end, 4);
     if (!l) return;
     if (l->flags & UB_LF_TRUNC) { l->status = UB_CK_UNVERIFIED; return; }
-    uint32_t crc = 0, pos = start, hi = start;
-    for (unsigned i = 0; i < nm; i++) { /* the masks that apply (in order, inside [start, end)) end at hi */
-        uint32_t mo = start + m[i].off;
-        if (mo < pos || mo + m[i].len > end) continue;
-        pos = hi = mo + m[i].len;
+    /* the masks that apply (in order, inside [start, end)) as an OR pattern over the head: the CRC
+     * sets them to ones in registers (ub_crc32_or), no copy of the packet. Per mask two 4-byte
+     * stores, its value at the mask and zeros right after it (where no later mask wrote yet). */
+    uint8_t orm[UB_CRC_ORM_LEN] = { 0 };
+    uint32_t crc = 0, pos = start;
+    unsigned i = 0;
+    for (; i < nm; i++) {
+        uint32_t mo = start + m[i].off, ml = m[i].len;
+        if (mo < pos || mo + ml > end) continue;
+        if (mo + ml - start > UB_CRC_ORM_SPAN || ml > 4) break;
+        uint32_t w = (uint32_t)(uint8_t)~m[i].keep_mask * 0x01010101u, zero = 0;
+        memcpy(orm + (mo - start), &w, 4);
+        memcpy(orm + (mo - start) + ml, &zero, 4);
+        pos = mo + ml;
     }
-    pos = start;
-    uint8_t head[64];
-    if (hi - start <= sizeof head) { /* the masked head as one copy: two CRC runs instead of one per byte */
-        memcpy(head, d->p + start, hi - start);
-        for (unsigned i = 0; i < nm; i++) {
+    if (i == nm) {
+        crc = ub_crc32_or(d->p + start, end - start, orm);
+    } else { /* a mask the pattern does not hold (none in any header today): byte by byte */
+        pos = start;
+        for (i = 0; i < nm; i++) {
             uint32_t mo = start + m[i].off;
             if (mo < pos || mo + m[i].len > end) continue;
-            for (uint32_t k = 0; k < m[i].len; k++)
-                head[mo - start + k] = (uint8_t)((head[mo - start + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+            crc = ub_crc32(crc, d->p + pos, mo - pos);
+            for (uint32_t k = 0; k < m[i].len; k++) {
+                uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+                crc = ub_crc32(crc, &b, 1);
+            }
             pos = mo + m[i].len;
         }
-        crc = ub_crc32(ub_crc32(0, head, hi - start), d->p + hi, end - hi);
-        nm = 0;
-        pos = end;
+        crc = ub_crc32(crc, d->p + pos, end - pos);
     }
-    for (unsigned i = 0; i < nm; i++) {
-        uint32_t mo = start + m[i].off;
-        if (mo < pos || mo + m[i].len > end) continue;
-        crc = ub_crc32(crc, d->p + pos, mo - pos);
-        for (uint32_t k = 0; k < m[i].len; k++) {
-            uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
-            crc = ub_crc32(crc, &b, 1);
-        }
-        pos = mo + m[i].len;
-    }
-    crc = ub_crc32(crc, d->p + pos, end - pos);
-    uint32_t be = ((uint32_t)d->p[end] << 24) | ((uint32_t)d->p[end + 1] << 16) | ((uint32_t)d->p[end + 2] << 8) | d->p[end + 3];
+    const uint8_t *ic = d->p + end;
+    uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
     uint32_t le = __builtin_bswap32(be);
     l->aux = crc;
     if (crc == le) { l->status = UB_CK_GOOD; l->variant = 1; }       /* R-15 default: little-endian */
@@ -473,16 +474,16 @@ static void push_data(ub_dec *d, unsigned id, uint32_t off, uint32_t end)
 /* UPIH + EIDH pair selected by an NLP */
 static uint32_t dec_upi_eid(ub_dec *d, uint32_t off, bool compact)
 {
-    const ub_layer *u = push_fixed(d, compact ? UB_H_UPIH16 : UB_H_UPIH32, off);
+    const ub_layer *u = compact ? UB_PUSH_FIXED(d, upih16, off) : UB_PUSH_FIXED(d, upih32, off);
     if (!complete(u)) return UINT32_MAX;
     off += u->len;
-    const ub_layer *e = push_fixed(d, compact ? UB_H_EIDH40 : UB_H_EIDH256, off);
+    const ub_layer *e = compact ? UB_PUSH_FIXED(d, eidh40, off) : UB_PUSH_FIXED(d, eidh256, off);
     if (!complete(e)) return UINT32_MAX;
     return off + e->len;
 }
 
 /* TP data packet body after the TPH: [off, end) holds [UPI/EID] TAH .. payload, padding, [ICV]. */
-static void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end, unsigned nlp, bool ctp)
+UB_INLINE void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end, unsigned nlp, bool ctp)
 {
     unsigned pad = d->tp_padding;
     bool cip = nlp == 3;
@@ -504,9 +505,9 @@ static void dec_tp_body(ub_dec *d, uint32_t tph_off, uint32_t off, uint32_t end,
         ta = dec_upi_eid(d, off, true);
         break;
     case 3: {
-        const ub_layer *c = push_fixed(d, UB_H_CIPH, off);
+        const ub_layer *c = UB_PUSH_FIXED(d, ciph, off);
         if (!complete(c)) return;
-        unsigned cn = (unsigned)ub_lget(c, CIPH_NLP);
+        unsigned cn = (unsigned)UB_LROW(c, ciph_fields, CIPH_NLP);
         ta = off + c->len;
         if (cn == 0) ta = dec_upi_eid(d, ta, false);
         else if (cn == 1) ta = dec_upi_eid(d, ta, true);
@@ -568,25 +569,24 @@ static void dec_ack_body(ub_dec *d, uint32_t off, uint32_t end, unsigned op)
 
 void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
 {
-    uint64_t op7 = 0;
-    const ub_field *of = &rtph_fields[RTPH_OP];
-    ub_rd_bits(d->p + off, ub_dec_avail(d, off, end), of->bit_off, of->bits, &op7);
+    /* RTPH and UTPH share bytes 0-1 (§6.2.1): read them through the RTPH rows (the ns-3-UB RTPH
+     * table is made of the same rows, RTPH_ROWS) */
+    unsigned op7 = ub_dec_avail(d, off, end) ? (unsigned)ub_row_at(d->p + off, &rtph_fields[RTPH_OP]) : 0;
     unsigned id = op7 == 0 ? UB_H_UTPH : UB_H_RTPH;
-    const ub_layer *t = push_fixed(d, id, off);
+    const ub_layer *t = op7 == 0 ? UB_PUSH_FIXED(d, utph, off) : UB_PUSH_FIXED(d, rtph, off);
     d->tph_off = off;
     if (!complete(t)) return;
     d->tp_kind = op7 == 0 ? UB_TP_UTP : UB_TP_RTP;
-    /* RTPH and UTPH share bytes 0-1 (§6.2.1): read them through the RTPH rows */
-    unsigned ver = (unsigned)ub_lget(t, RTPH_VER);
-    unsigned nlp = (unsigned)ub_lget(t, RTPH_NLP);
-    d->tp_padding = (uint8_t)ub_lget(t, RTPH_PAD);
+    unsigned ver = (unsigned)ub_row_at(t->data, &rtph_fields[RTPH_VER]);
+    unsigned nlp = (unsigned)ub_row_at(t->data, &rtph_fields[RTPH_NLP]);
+    d->tp_padding = (uint8_t)ub_row_at(t->data, &rtph_fields[RTPH_PAD]);
     if (ver != 0) ub_error(d, UB_E_VALUE, id, off + 1, ver, 0, "ub.rtph.tpver"); /* TP-01 */
     uint32_t body = off + 16;
     switch (op7) {
     case 0x0:
     case 0x1: {
-        if (id == UB_H_RTPH && (ub_lget(t, RTPH_RSPST) || ub_lget(t, RTPH_RSPINFO))) /* TP-12, §10.6 h */
-            ub_error(d, UB_E_RSVD_BITS, id, off + 12, ub_lget(t, RTPH_RSPST), 0, "ub.rtph.rspst in a data packet");
+        if (id == UB_H_RTPH && ub_row_at(t->data, &rtph_fields[RTPH_RSPST]) | ub_row_at(t->data, &rtph_fields[RTPH_RSPINFO])) /* TP-12, §10.6 h */
+            ub_error(d, UB_E_RSVD_BITS, id, off + 12, ub_row_at(t->data, &rtph_fields[RTPH_RSPST]), 0, "ub.rtph.rspst in a data packet");
         dec_tp_body(d, off, body, end, nlp, false);
         return;
     }
@@ -594,7 +594,8 @@ void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
         if (!(d->pf & UB_PF_TPOP4_NAK)) goto reserved;
         /* FALLTHROUGH */
     case 0x2: case 0x3: case 0x5: case 0x6: case 0x8: {
-        unsigned rspst = (unsigned)ub_lget(t, RTPH_RSPST), info = (unsigned)ub_lget(t, RTPH_RSPINFO);
+        unsigned rspst = (unsigned)ub_row_at(t->data, &rtph_fields[RTPH_RSPST]);
+        unsigned info = (unsigned)ub_row_at(t->data, &rtph_fields[RTPH_RSPINFO]);
         if (rspst == 4 || rspst >= 6) ub_error(d, UB_E_RSVD_VALUE, id, off + 12, rspst, 0, "ub.rtph.rspst");
         else if ((rspst == 1 || rspst == 2) && info > 19) ub_error(d, UB_E_VALUE, id, off + 12, info, 19, "RNR_Timer > 19");
         else if (rspst == 3 && info > 2) ub_error(d, UB_E_RSVD_VALUE, id, off + 12, info, 2, "ub.rtph.rspinfo");
@@ -611,14 +612,14 @@ void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end)
 }
 
 /* CTPH (§6.2.1 Fig 6-10) and what follows; end excludes the ICRC */
-static void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
+UB_INLINE void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
 {
-    const ub_layer *t = push_fixed(d, UB_H_CTPH, off);
+    const ub_layer *t = UB_PUSH_FIXED(d, ctph, off);
     d->tph_off = off;
     if (!complete(t)) return;
     d->tp_kind = UB_TP_CTP;
-    unsigned op = (unsigned)ub_lget(t, CTPH_OP), nlp = (unsigned)ub_lget(t, CTPH_NLP);
-    d->tp_padding = (uint8_t)ub_lget(t, CTPH_PAD);
+    unsigned op = (unsigned)UB_LROW(t, ctph_fields, CTPH_OP), nlp = (unsigned)UB_LROW(t, ctph_fields, CTPH_NLP);
+    d->tp_padding = (uint8_t)UB_LROW(t, ctph_fields, CTPH_PAD);
     if (op == 0) {
         dec_tp_body(d, off, off + 1, end, nlp, true);
     } else if (op == 1) { /* CNP over CTP, R-20 */
@@ -640,14 +641,14 @@ static void dec_ctph(ub_dec *d, uint32_t off, uint32_t end)
 
 static void dec_nth16(ub_dec *d, int cfg)
 {
-    const ub_layer *n = push_fixed(d, UB_H_NTH16, 0);
+    const ub_layer *n = UB_PUSH_FIXED(d, nth16, 0);
     if (!n) return;
     if (!(d->pf & UB_PF_CCI_GARBAGE)) push_cci(d, nth16_fields[NTH16_CCI].bit_off / 8); /* ns-3-UB D6 */
     if (!complete(n)) return;
-    unsigned nlp = (unsigned)ub_lget(n, NTH16_NLP);
+    unsigned nlp = (unsigned)ub_row_at(n->data, &nth16_fields[NTH16_NLP]); /* the same row in NTH16_ROWS tables */
     uint32_t off = n->len;
     if (cfg == 9) { /* TP bypass: TAH directly, no ICRC (App. B.2.6) */
-        if (ub_lget(n, NTH16_MGMT)) ub_error(d, UB_E_VALUE, UB_H_NTH16, 7, 1, 0, "ub.nth.mgmt must be 0 in CFG 9"); /* NW-01 */
+        if (ub_row_at(n->data, &nth16_fields[NTH16_MGMT])) ub_error(d, UB_E_VALUE, UB_H_NTH16, 7, 1, 0, "ub.nth.mgmt must be 0 in CFG 9"); /* NW-01 */
         if (nlp != 0) {
             ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH16, 7, nlp, 0, "ub.nth.nlp");
             push_data(d, UB_H_DATA, off, d->wlen);
@@ -665,7 +666,7 @@ static void dec_nth16(ub_dec *d, int cfg)
         dec_ctph(d, off, d->wlen - 4);
         push_icrc_nth(d, d->wlen - 4, false);
     } else if (nlp == 1) { /* enumeration (§10.4.3.1): UPIH16, 2 B padding, Scan Header, Scan PDU, [ICRC] */
-        const ub_layer *u = push_fixed(d, UB_H_UPIH16, off);
+        const ub_layer *u = UB_PUSH_FIXED(d, upih16, off);
         if (!complete(u)) return;
         uint32_t e = ub_dec_enum(d, off + 2, d->wlen);
         if (e > d->wlen) e = d->wlen;
@@ -684,11 +685,11 @@ static void dec_nth16(ub_dec *d, int cfg)
 
 static void dec_nth24(ub_dec *d)
 {
-    const ub_layer *n = push_fixed(d, UB_H_NTH24, 0);
+    const ub_layer *n = UB_PUSH_FIXED(d, nth24, 0);
     if (!n) return;
     if (!(d->pf & UB_PF_CCI_GARBAGE)) push_cci(d, nth24_fields[NTH24_CCI].bit_off / 8); /* ns-3-UB D7 */
     if (!complete(n)) return;
-    unsigned nlp = (unsigned)ub_lget(n, NTH24_NLP);
+    unsigned nlp = (unsigned)ub_row_at(n->data, &nth24_fields[NTH24_NLP]); /* the same row in NTH24_ROWS tables */
     uint32_t off = n->len;
     if (nlp != 0 && nlp != 2) {
         ub_error(d, UB_E_UNKNOWN_NLP, UB_H_NTH24, 9, nlp, 0, "ub.nth.nlp"); /* NW-01 */
@@ -748,9 +749,9 @@ static bool clean_since(const ub_dec *d, const dec_mark *m)
 static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_end)
 {
     if (proto == 6) {
-        const ub_layer *t = push_fixed(d, UB_H_TCP, l4);
+        const ub_layer *t = UB_PUSH_FIXED(d, tcp, l4);
         if (!complete(t)) return;
-        uint32_t hl = (uint32_t)ub_lget(t, TCP_DOFF) * 4u;
+        uint32_t hl = (uint32_t)UB_LROW(t, tcp_fields, TCP_DOFF) * 4u;
         if (hl < 20) hl = 20;
         if (l4 + hl < ip_end) push_data(d, UB_H_DATA, l4 + hl, ip_end);
         return;
@@ -775,28 +776,28 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
     const ub_layer *ip;
     v->claim = UB_CLAIM_NONE;
     if (ver == 4) {
-        ip = push_fixed(d, UB_H_IPV4, off);
+        ip = UB_PUSH_FIXED(d, ipv4, off);
         if (!complete(ip)) return;
-        unsigned ihl = (unsigned)ub_lget(ip, IP4_IHL);
-        unsigned tot = (unsigned)ub_lget(ip, IP4_TOTLEN);
-        proto = (unsigned)ub_lget(ip, IP4_PROTO);
+        unsigned ihl = (unsigned)UB_LROW(ip, ipv4_fields, IP4_IHL);
+        unsigned tot = (unsigned)UB_LROW(ip, ipv4_fields, IP4_TOTLEN);
+        proto = (unsigned)UB_LROW(ip, ipv4_fields, IP4_PROTO);
         if (ihl < 5) {
             if (cfg34) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, ihl, 5, "ub.ipv4.ihl");
             return;
         }
         l4 = off + ihl * 4;
         ip_end = off + tot;
-        frag = ub_lget(ip, IP4_FRAG) || ub_lget(ip, IP4_MF);
-        v4_rules = ihl == 5 && (ub_lget(ip, IP4_DF) || (d->pf & UB_PF_IP_DF_ANY)) && !frag;
+        frag = UB_LROW(ip, ipv4_fields, IP4_FRAG) || UB_LROW(ip, ipv4_fields, IP4_MF);
+        v4_rules = ihl == 5 && (UB_LROW(ip, ipv4_fields, IP4_DF) || (d->pf & UB_PF_IP_DF_ANY)) && !frag;
         m[nm++] = (icrc_mask){ ipv4_fields[IP4_DSCP].bit_off / 8, 1, 0 };
         m[nm++] = (icrc_mask){ ipv4_fields[IP4_TTL].bit_off / 8, 1, 0 };
         m[nm++] = (icrc_mask){ ipv4_fields[IP4_CSUM].bit_off / 8, 2, 0 };
     } else if (ver == 6) {
-        ip = push_fixed(d, UB_H_IPV6, off);
+        ip = UB_PUSH_FIXED(d, ipv6, off);
         if (!complete(ip)) return;
         l4 = off + 40;
-        ip_end = l4 + (unsigned)ub_lget(ip, IP6_PLEN);
-        proto = (unsigned)ub_lget(ip, IP6_NH);
+        ip_end = l4 + (unsigned)UB_LROW(ip, ipv6_fields, IP6_PLEN);
+        proto = (unsigned)UB_LROW(ip, ipv6_fields, IP6_NH);
         m[nm++] = (icrc_mask){ 0, 1, 0xF0 }; /* Traffic Class high nibble in byte 0 */
         m[nm++] = (icrc_mask){ 1, 3, 0x00 }; /* TC low nibble + Flow Label */
         m[nm++] = (icrc_mask){ ipv6_fields[IP6_HLIM].bit_off / 8, 1, 0 };
@@ -822,15 +823,15 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
     dec_mark mk;
     mark_take(d, &mk);
     if (proto == 17 && !frag) {
-        u = push_fixed(d, UB_H_UDP, l4);
+        u = UB_PUSH_FIXED(d, udp, l4);
         if (!complete(u)) return;
-        dport = (unsigned)ub_lget(u, UDP_DPORT);
-        ulen = (unsigned)ub_lget(u, UDP_LEN);
+        dport = (unsigned)UB_LROW(u, udp_fields, UDP_DPORT);
+        ulen = (unsigned)UB_LROW(u, udp_fields, UDP_LEN);
         m[nm++] = (icrc_mask){ l4 - off + udp_fields[UDP_CSUM].bit_off / 8, 2, 0 };
         if (udp_port_is_ub(d->o, dport)) claim = UB_CLAIM_PORT;
         else if (cfg34 && (d->pf & UB_PF_UDP_ANY_PORT)) claim = UB_CLAIM_PROFILE; /* ns-3-UB D15 */
         else if (d->o->udp_heuristic && dport != UDP_PORT_ROCEV2 && len_ok && (rem == 0 || rem == 4) &&
-                 ulen == ip_end - l4 && ulen >= 8 + 16 && !ub_lget(u, UDP_CSUM)) {
+                 ulen == ip_end - l4 && ulen >= 8 + 16 && !UB_LROW(u, udp_fields, UDP_CSUM)) {
             /* the strict heuristic: the TP and TA headers (and an ICRC if present) decode cleanly */
             dec_mark m2;
             mark_take(d, &m2);
@@ -855,7 +856,7 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
         if (cfg34 && !len_ok)
             ub_error(d, UB_E_LENGTH, ipid, off, ip_len_found, end - off, "IP length vs packet");
         if (u) {
-            if (!ub_dec_udp_neigh(d, (unsigned)ub_lget(u, UDP_SPORT), dport, l4 + 8, ip_end)) /* RoCEv2, SUE */
+            if (!ub_dec_udp_neigh(d, (unsigned)UB_LROW(u, udp_fields, UDP_SPORT), dport, l4 + 8, ip_end)) /* RoCEv2, SUE */
                 push_data(d, UB_H_DATA, l4 + 8, ip_end);
         } else {
             dec_not_ub_l4(d, proto, l4, ip_end);
@@ -869,7 +870,8 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
     if (ver == 4 && !v4_rules) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, 0, 0, "IHL 5, DF 1, no fragments (NW-03)");
     if (rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, ipid, ip_end, rem, 0, "bytes after the IP packet");
     if (ulen != ip_end - l4) ub_error(d, UB_E_LENGTH, UB_H_UDP, l4 + 4, ulen, ip_end - l4, "ub.udp.length");
-    if (ub_lget(u, UDP_CSUM)) ub_error(d, UB_E_VALUE, UB_H_UDP, l4 + 6, ub_lget(u, UDP_CSUM), 0, "UDP checksum must be 0 (NW-03)");
+    uint64_t ucsum = UB_LROW(u, udp_fields, UDP_CSUM);
+    if (ucsum) ub_error(d, UB_E_VALUE, UB_H_UDP, l4 + 6, ucsum, 0, "UDP checksum must be 0 (NW-03)");
     ub_dec_tph(d, l4 + 8, ip_end);
     if (has_icrc) push_icrc(d, off, ip_end, m, nm); /* coverage starts at the IP header (§5.3.7) */
 }
@@ -883,11 +885,11 @@ int ub_ip_claim(ub_view *v, const ub_opts *o, const uint8_t *ip, uint32_t caplen
 /* CFG 3/4: IP-based UB link header (CCI + NPI), then IP (§5.2.3) */
 static void dec_ip_link(ub_dec *d, int cfg)
 {
-    const ub_layer *n = push_fixed(d, UB_H_NTHIP, 0);
+    const ub_layer *n = UB_PUSH_FIXED(d, nthip, 0);
     if (!n) return;
     push_cci(d, 0);
     if (!complete(n)) return;
-    if (ub_lget(n, NTHIP_NPI) == 0 && !(d->pf & UB_PF_NPI_ZERO)) /* ns-3-UB D8 */
+    if (UB_LROW(n, nthip_fields, NTHIP_NPI) == 0 && !(d->pf & UB_PF_NPI_ZERO)) /* ns-3-UB D8 */
         ub_error(d, UB_E_VALUE, UB_H_NTHIP, 3, 0, 1, "NPI.ID 0 is invalid (NW-04)");
     uint64_t ver = 0;
     ub_rd_bits(d->p + 6, ub_dec_avail(d, 6, d->wlen), 0, 4, &ver);

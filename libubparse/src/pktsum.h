@@ -11,13 +11,21 @@
 enum {
     UB_PS_RTPH = 1u << 0,     /* an RTPH: rt_* are its values */
     UB_PS_RTPH_PSN = 1u << 1, /* its PSN field is present (not truncated) */
+    UB_PS_RTPH_TPMSN = 1u << 2, /* its TPMSN field is present */
+    UB_PS_LPH = 1u << 3,      /* an LPH: lph_* are its values */
+    UB_PS_LPH_FAST = 1u << 4, /* ... all read from the whole LPH (not truncated) */
+    UB_PS_CCI = 1u << 5,      /* a CCI: cci_* are its values */
 };
 
 typedef struct ub_pktsum {
     uint32_t fl;          /* UB_PS_* */
     /* §6.2.1 RTPH */
-    uint32_t rt_stpn, rt_dtpn, rt_psn;
-    uint8_t rt_op, rt_last, rt_rspst, rt_rspinfo;
+    uint32_t rt_stpn, rt_dtpn, rt_psn, rt_tpmsn;
+    uint8_t rt_op, rt_last, rt_rspst, rt_rspinfo, rt_a, rt_f;
+    /* §4.3.2.2.2 LPH */
+    uint8_t lph_crd, lph_ack, lph_crd_vl, lph_vl, lph_rt;
+    /* §5.3.5 CCI (the fields its format has; the others read 0) */
+    uint8_t cci_mode, cci_fecn, cci_c, cci_en;
 } ub_pktsum;
 
 #endif

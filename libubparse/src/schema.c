@@ -314,6 +314,19 @@ size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **f
     return n;
 }
 
+unsigned ub_field_ws_bytes(const ub_field *f)
+{
+    if (!f || (f->type != UB_FT_UINT && f->type != UB_FT_BOOL)) return 0;
+    unsigned n;
+    if (f->flags & UB_FF_VIRTUAL) n = ((f->bits ? f->bits : 64) + 7) / 8;
+    else if (f->flags & UB_FF_LEW) n = (f->bits + 7) / 8;
+    else {
+        n = (f->bit_off + f->bits - 1) / 8 - f->bit_off / 8 + 1;
+        if (n > 8 || (f->flags & (UB_FF_X64 | UB_FF_BITREV))) n = (f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 7) / 8;
+    }
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
 /* App. B Table B-1 */
 const ub_vname ub_vn_cfg[] = {
     { 0, "DLLCB" }, { 3, "IPv4" }, { 4, "IPv6" }, { 5, "Network control" },

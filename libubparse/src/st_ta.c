@@ -72,8 +72,16 @@ static uint64_t addr_fold(uint64_t h, const ub_addr *a)
 {
     uint64_t w0 = 0, w1 = 0;
     unsigned n = a->len > 16 ? 16 : a->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    memcpy(&w0, a->b, 8);
+    memcpy(&w1, a->b + 8, 8);
+    w0 = n >= 8 ? w0 : n ? w0 & ~0ull >> (64u - 8u * n) : 0;
+    w1 = n >= 16 ? w1 : n > 8 ? w1 & ~0ull >> (64u - 8u * (n - 8)) : 0;
+#else
     memcpy(&w0, a->b, n < 8 ? n : 8);
     if (n > 8) memcpy(&w1, a->b + 8, n - 8);
+#endif
     return wmix(wmix(wmix(h, n), w0), w1);
 }
 /* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
@@ -400,20 +408,23 @@ static void rsp_orphan(mod_ta *m, const ub_pkt *p, const ub_key *rks, unsigned n
 }
 
 /* ================================================================ transactions: requests */
+enum { TB_OP, TB_TASSN, TB_RCTYPE, TB_RCID, TB_NOTAACK, TB_ODR, TB_RETRY, TB_ALLOC, TB__N };
 static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
 {
     ub_state *s = m->s;
     const ub_layer *b = p->btah;
-    unsigned op = (unsigned)fget(&m->bt_op, b);
+    uint64_t bx[TB__N];
+    ub_rows_read(&m->bt_rows, b, bx); /* every BTAH field at once */
+    unsigned op = (unsigned)bx[TB_OP];
     if (op == 0x02 || op == 0x16 || op > 0x18 || (op >= 0x10 && op <= 0x13)) return; /* reserved: decode finding */
     bool compact = b->hdr->id == UB_H_BTAH_C;
-    uint16_t tassn = (uint16_t)fget(&m->bt_tassn, b);
-    unsigned rctype = compact ? 0 : (unsigned)fget(&m->bt_rctype, b);
-    uint32_t rcid = compact ? 0 : (uint32_t)fget(&m->bt_rcid, b);
+    uint16_t tassn = (uint16_t)bx[TB_TASSN];
+    unsigned rctype = compact ? 0 : (unsigned)bx[TB_RCTYPE];
+    uint32_t rcid = compact ? 0 : (uint32_t)bx[TB_RCID];
     uint32_t rck = compact ? RCK_COMPACT : rctype == 2 ? RCK_SCID : rcid;
-    bool notaack = !compact && fget(&m->bt_notaack, b); /* I-34 alternative: TAK_EN polarity unknown → 0 */
-    unsigned odr = compact ? 0 : (unsigned)fget(&m->bt_odr, b) & 3u;
-    bool retry = !compact && fget(&m->bt_retry, b), alloc = !compact && fget(&m->bt_alloc, b);
+    bool notaack = !compact && bx[TB_NOTAACK]; /* I-34 alternative: TAK_EN polarity unknown → 0 */
+    unsigned odr = compact ? 0 : (unsigned)bx[TB_ODR] & 3u;
+    bool retry = !compact && bx[TB_RETRY], alloc = !compact && bx[TB_ALLOC];
     bool last = p->rtph ? p->sum.rt_last : p->utph ? fget(&m->ut_last, p->utph) : true;
     uint32_t psn = p->sum.rt_psn; /* 0 without an RTPH */
     uint32_t h = ub_ta_pkt_hash(p, b);
@@ -950,6 +961,10 @@ static int init_ta(void *mv, ub_state *s)
     ub_fh_add(&m->at_op, "ub.btah.taopcode");
     ub_fh_add(&m->at_tassn, "ub.btah.ini_tassn");
     ub_fh_add(&m->at_rcid, "ub.btah.ini_rc_id");
+    const ub_fh *bt[TB__N] = { [TB_OP] = &m->bt_op, [TB_TASSN] = &m->bt_tassn, [TB_RCTYPE] = &m->bt_rctype,
+                               [TB_RCID] = &m->bt_rcid, [TB_NOTAACK] = &m->bt_notaack, [TB_ODR] = &m->bt_odr,
+                               [TB_RETRY] = &m->bt_retry, [TB_ALLOC] = &m->bt_alloc };
+    ub_rows_init(&m->bt_rows, bt, TB__N);
     return 0;
 fail: /* the engine frees the module memory but does not call fini after a failed init */
     fini_ta(m);

@@ -95,6 +95,7 @@ typedef struct mod_ta {
     bool ta_on, mg_on;
     ub_tbl tx, mg, rc, ch;
     ub_fh bt_op, bt_tassn, bt_notaack, bt_odr, bt_retry, bt_alloc, bt_rctype, bt_rcid;
+    ub_rows bt_rows; /* the bt_* fields of a request, read together (TB_*) */
     ub_fh at_op, at_sv, at_tassn, at_rspst, at_rspinfo, at_rcid, at_status;
     ub_fh ma_addr, ma_len, of_off;
     ub_fh ut_last; /* the RTPH values come from the packet summary (p->sum) */

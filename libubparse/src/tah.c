@@ -1,6 +1,7 @@
 /* Transaction layer (§7): BTAH/ATAH in full and compact form, every ETAH, the header chain of
  * every TAOpcode (§6.5 of the digest, Tables 7-2/7-4), payload. */
 #include "internal.h"
+#include "rowfast.h"
 
 static const ub_vname vn_ee[] = { { 1, "Non-TEE" }, { 3, "TEE" }, { 0, NULL } };
 static const ub_vname vn_odr[] = { { 0, "NO" }, { 1, "RO" }, { 2, "SO" }, { 4, "NO, completion order" },
@@ -244,10 +245,11 @@ enum { TA_UD = 1, TA_TV = 2 };
 
 static bool opcode_needs_full(unsigned op) { return op <= 0x01 || op == 0x04 || op == 0x05 || op == 0x10; } /* */
 
-static const ub_layer *push_fixed(ub_dec *d, unsigned id, uint32_t *off, uint32_t end, bool *ok)
+/* h: the header's default table (this file's ub_hdr_<sym>: id and length fold when inlined) */
+UB_INLINE const ub_layer *push_fixed(ub_dec *d, const ub_hdr *h, uint32_t *off, uint32_t end, bool *ok)
 {
     if (!*ok) return NULL;
-    const ub_hdr *h = ub_hdr_fast(id);
+    unsigned id = h->id;
     uint32_t n = h->len;
     ub_layer *l = ub_push(d, id, *off, *off + n <= end ? n : (end > *off ? end - *off : 0));
     if (!l || l->len < n) {
@@ -271,21 +273,21 @@ static void push_payload(ub_dec *d, unsigned id, uint32_t off, uint32_t end)
 static void dec_response(ub_dec *d, unsigned op, bool compact, uint32_t off, uint32_t end)
 {
     bool ok = true;
-    const ub_layer *a = push_fixed(d, compact ? UB_H_ATAH_C : UB_H_ATAH, &off, end, &ok);
+    const ub_layer *a = push_fixed(d, compact ? &ub_hdr_atah_c : &ub_hdr_atah, &off, end, &ok);
     if (!ok) return;
     if (!compact) {
-        unsigned rspst = (unsigned)ub_lget(a, AT_RSPST), info = (unsigned)ub_lget(a, AT_RSPINFO);
+        unsigned rspst = (unsigned)UB_LROW(a, atah_fields, AT_RSPST), info = (unsigned)UB_LROW(a, atah_fields, AT_RSPINFO);
         if (rspst == 4 || rspst >= 6) ub_error(d, UB_E_RSVD_VALUE, UB_H_ATAH, off - 4, rspst, 0, "ub.atah.rspst");
         else if ((rspst == 1 || rspst == 2) && info > 19) ub_error(d, UB_E_VALUE, UB_H_ATAH, off - 4, info, 19, "RNR_Timer > 19 (TA-13)");
         else if (rspst == 3 && info != 1 && info != 2) ub_error(d, UB_E_RSVD_VALUE, UB_H_ATAH, off - 4, info, 0, "ub.atah.rspinfo");
-        if (ub_lget(a, AT_RCTYPE) == 3) ub_error(d, UB_E_RSVD_VALUE, UB_H_ATAH, off - 3, 3, 0, "ub.atah.ini_rc_type");
-    } else if (ub_lget(a, ATC_STATUS) >= 2) {
-        ub_error(d, UB_E_RSVD_VALUE, UB_H_ATAH_C, off - 3, ub_lget(a, ATC_STATUS), 0, "ub.atah.status"); /* TA-13 */
+        if (UB_LROW(a, atah_fields, AT_RCTYPE) == 3) ub_error(d, UB_E_RSVD_VALUE, UB_H_ATAH, off - 3, 3, 0, "ub.atah.ini_rc_type");
+    } else if (UB_LROW(a, atah_c_fields, ATC_STATUS) >= 2) {
+        ub_error(d, UB_E_RSVD_VALUE, UB_H_ATAH_C, off - 3, UB_LROW(a, atah_c_fields, ATC_STATUS), 0, "ub.atah.status"); /* TA-13 */
     }
     /* TAIDETAH/OFSTETAH presence cannot be known without the request; opts->rsp_ext */
     if (op == 0x12 || op == 0x13) {
-        if (d->o->rsp_ext & 1) push_fixed(d, UB_H_TAIDETAH, &off, end, &ok);
-        if (op == 0x12 && (d->o->rsp_ext & 2)) push_fixed(d, UB_H_OFSTETAH, &off, end, &ok);
+        if (d->o->rsp_ext & 1) push_fixed(d, &ub_hdr_taidetah, &off, end, &ok);
+        if (op == 0x12 && (d->o->rsp_ext & 2)) push_fixed(d, &ub_hdr_ofstetah, &off, end, &ok);
         if (ok) push_payload(d, UB_H_PAYLOAD, off, end);
     } else if (off < end) { /* TAACK carries nothing */
         ub_error(d, UB_E_LENGTH, compact ? UB_H_ATAH_C : UB_H_ATAH, off, end - off, 0, "bytes after a TAACK");
@@ -307,31 +309,34 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
     bool rsp_btah = (d->pf & UB_PF_RSP_AS_BTAH) && d->tp_kind == UB_TP_RTP; /* ns-3-UB D12 */
     if (op >= 0x11 && op <= 0x13 && !rsp_btah) {
         /* a TAACK carries nothing after its ATAH: 8 bytes can only be the full format */
-        if (op == 0x11 && compact && end - off == ub_hdr_get(UB_H_ATAH)->len) compact = false;
+        if (op == 0x11 && compact && end - off == ub_hdr_atah.len) compact = false;
         d->v->tah_fmt = compact ? UB_TAH_COMPACT : UB_TAH_FULL;
         dec_response(d, op, compact, off, end);
         return;
     }
     bool ok = true;
-    unsigned bid = compact ? UB_H_BTAH_C : d->o->btah_variant ? UB_H_BTAH_ALT : UB_H_BTAH; /* I-34 */
+    const ub_hdr *bh = compact ? &ub_hdr_btah_c : d->o->btah_variant ? &ub_hdr_btah_alt : &ub_hdr_btah; /* I-34 */
+    unsigned bid = bh->id;
     uint32_t boff = off;
-    const ub_layer *b = push_fixed(d, bid, &off, end, &ok);
+    const ub_layer *b = push_fixed(d, bh, &off, end, &ok);
     if (!ok) return;
-    bool ud = ub_lget(b, BT_UD), tv = ub_lget(b, BT_TV);
-    unsigned ee = (unsigned)ub_lget(b, BT_EE);
+    /* bytes 0-3: the same rows (BTAH_COMMON_ROWS_N) in every BTAH table, profiles' included */
+    bool ud = ub_row_at(b->data, &btah_fields[BT_UD]), tv = ub_row_at(b->data, &btah_fields[BT_TV]);
+    unsigned ee = (unsigned)ub_row_at(b->data, &btah_fields[BT_EE]);
     if ((ee == 0 && !(d->pf & UB_PF_EE_ZERO)) || ee == 2) /* §10.6 h; ns-3-UB leaves EE_bits 00 */
         ub_error(d, UB_E_RSVD_ATTR, bid, boff + 1, ee, 1, "ub.btah.ee_bits");
     if (!compact) {
-        unsigned odr = (unsigned)ub_lget(b, BT_ODR);
+        unsigned odr = (unsigned)UB_LROW(b, btah_fields, BT_ODR);
         if ((odr & 3) == 3) ub_error(d, UB_E_RSVD_ATTR, bid, boff + 4, odr, 0, "ub.btah.odr"); /* TA-06 */
-        if (ub_lget(b, BT_RCTYPE) == 3) ub_error(d, UB_E_RSVD_VALUE, bid, boff + 5, 3, 0, "ub.btah.ini_rc_type");
-        bool mt = ub_lget(b, BT_MT);
+        if (UB_LROW(b, btah_fields, BT_RCTYPE) == 3) ub_error(d, UB_E_RSVD_VALUE, bid, boff + 5, 3, 0, "ub.btah.ini_rc_type");
+        bool mt = UB_LROW(b, btah_fields, BT_MT);
         bool want_mt = op <= 0x01 || op == 0x04;
         if (mt != want_mt && op != 0x10) ub_error(d, UB_E_FLAGS, bid, boff + 4, mt, want_mt, "ub.btah.mt_en (TA-05)");
     }
     if (op == 0x10 && tv) ub_error(d, UB_E_FLAGS, bid, boff + 1, 1, 0, "ub.btah.tv_en must be 0 for Management");
-    if (ud) push_fixed(d, UB_H_UDETAH, &off, end, &ok);
-    unsigned ma = compact ? UB_H_MAETAH_C : UB_H_MAETAH;
+    if (ud) push_fixed(d, &ub_hdr_udetah, &off, end, &ok);
+    const ub_hdr *mah = compact ? &ub_hdr_maetah_c : &ub_hdr_maetah;
+    unsigned ma = mah->id;
     const ub_layer *m = NULL;
     uint32_t total = end > off ? end - off : 0; /* bytes after BTAH[+UD] */
     bool no_ext = (d->pf & UB_PF_NO_TAID_OFST) != 0; /* ns-3-UB implements no TAIDETAH/OFSTETAH */
@@ -343,22 +348,22 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
     switch (op) {
     case 0x11: case 0x12: case 0x13: /* only under a profile (rsp_btah): [UD] MAETAH [TV] Payload, ns-3-UB D12 */
     case 0x03: case 0x17: /* Write, Writeback: [UD] MAETAH [TV] Payload */
-        m = push_fixed(d, ma, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (ok) push_payload(d, UB_H_PAYLOAD, off, end);
         break;
     case 0x05: /* Write_with_notify: [UD] MAETAH NTFETAH [TV] Payload */
-        m = push_fixed(d, ma, &off, end, &ok);
-        push_fixed(d, UB_H_NTFETAH, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
+        push_fixed(d, &ub_hdr_ntfetah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (ok) push_payload(d, UB_H_PAYLOAD, off, end);
         break;
     case 0x14: case 0x18: { /* Write_with_be, Writeback_with_be: [UD] MAETAH [TV] BEETAH Payload */
-        m = push_fixed(d, ma, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (!ok) break;
         /* W bits = MAETAH.Length bytes (full) or 64 B << Length (compact) */
-        uint64_t w = compact ? (64u << ub_lget(m, MAC_LEN)) : ub_lget(m, MA_LEN);
+        uint64_t w = compact ? (64u << UB_LROW(m, maetah_c_fields, MAC_LEN)) : UB_LROW(m, maetah_fields, MA_LEN);
         if (w != 64 && w != 128 && w != 256 && w != 512 && w != 1024) {
             ub_error(d, UB_E_VALUE, UB_H_BEETAH, off, w, 64, "BE width from MAETAH.Length (R-27, TA-11)");
             w = w < 64 ? 64 : w > 1024 ? 1024 : w;
@@ -370,12 +375,12 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
         break;
     }
     case 0x06: { /* Read: [UD] [TAID] [OFST] MAETAH [TV] — R-26 length arithmetic */
-        uint32_t fixed = ub_hdr_get(ma)->len + (tv ? 4 : 0);
+        uint32_t fixed = mah->len + (tv ? 4 : 0);
         uint32_t rest = total >= fixed ? total - fixed : 0;
         bool taid = false, ofst = false;
         if (no_ext) { /* ns-3-UB D17: a load request carries payload */
-            m = push_fixed(d, ma, &off, end, &ok);
-            if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+            m = push_fixed(d, mah, &off, end, &ok);
+            if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
             if (ok) push_payload(d, UB_H_PAYLOAD, off, end);
             break;
         }
@@ -389,16 +394,16 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
         } else if (rest != 0) {
             ub_error(d, UB_E_LENGTH, bid, off, total, fixed, "Read request length (R-26)");
         }
-        if (taid) push_fixed(d, UB_H_TAIDETAH, &off, end, &ok);
-        if (ofst) push_fixed(d, UB_H_OFSTETAH, &off, end, &ok);
-        m = push_fixed(d, ma, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        if (taid) push_fixed(d, &ub_hdr_taidetah, &off, end, &ok);
+        if (ofst) push_fixed(d, &ub_hdr_ofstetah, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (ok && off < end) push_payload(d, UB_H_DATA, off, end);
         break;
     }
     case 0x07: case 0x08: case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x0E: case 0x0F: {
         /* Atomics: [UD] [TAID] MAETAH [TV] Operand1 Operand2 — TAID by length */
-        uint32_t mlen = ub_hdr_get(ma)->len;
+        uint32_t mlen = mah->len;
         uint64_t alen = 0;
         ub_val v;
         const ub_hdr *mh = ub_dec_hdr(d, ma);
@@ -412,11 +417,11 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
             alen = compact ? (64u << v.u) : v.u;
             if (total == (pass ? 4u : 0u) + hdrs + 2 * alen) { taid = pass == 1; break; }
         }
-        if (taid) push_fixed(d, UB_H_TAIDETAH, &off, end, &ok);
-        m = push_fixed(d, ma, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        if (taid) push_fixed(d, &ub_hdr_taidetah, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (!ok) break;
-        alen = compact ? (64u << ub_lget(m, MAC_LEN)) : ub_lget(m, MA_LEN);
+        alen = compact ? (64u << UB_LROW(m, maetah_c_fields, MAC_LEN)) : UB_LROW(m, maetah_fields, MA_LEN);
         if (alen != 1 && alen != 2 && alen != 4 && alen != 8 && alen != 16 && alen != 32 && alen != 64)
             ub_error(d, UB_E_VALUE, ma, off, alen, 8, "atomic operand length (TA-10)");
         uint64_t addr = ub_lget(m, compact ? MAC_ADDR : MA_ADDR);
@@ -432,10 +437,10 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
         break;
     }
     case 0x00: case 0x01: { /* Send[_with_immediate]: [UD] MTETAH OFSTETAH [IMMETAH] [TV] Payload */
-        push_fixed(d, UB_H_MTETAH, &off, end, &ok);
-        push_fixed(d, UB_H_OFSTETAH, &off, end, &ok);
-        if (op == 0x01) push_fixed(d, UB_H_IMMETAH, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        push_fixed(d, &ub_hdr_mtetah, &off, end, &ok);
+        push_fixed(d, &ub_hdr_ofstetah, &off, end, &ok);
+        if (op == 0x01) push_fixed(d, &ub_hdr_immetah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (!ok) break;
         if (d->o->urpc_heuristic && off < end && ub_dec_urpc(d, off, end)) {
             const ub_layer *last = &d->v->layer[(d->v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : d->v->nlayers) - 1];
@@ -446,25 +451,26 @@ void ub_dec_tah(ub_dec *d, uint32_t off, uint32_t end)
         break;
     }
     case 0x04: /* Write_with_immediate: [UD] MTETAH MAETAH IMMETAH [TV] Payload */
-        push_fixed(d, UB_H_MTETAH, &off, end, &ok);
-        m = push_fixed(d, ma, &off, end, &ok);
-        push_fixed(d, UB_H_IMMETAH, &off, end, &ok);
-        if (tv) push_fixed(d, UB_H_TVETAH, &off, end, &ok);
+        push_fixed(d, &ub_hdr_mtetah, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
+        push_fixed(d, &ub_hdr_immetah, &off, end, &ok);
+        if (tv) push_fixed(d, &ub_hdr_tvetah, &off, end, &ok);
         if (ok) push_payload(d, UB_H_PAYLOAD, off, end);
         break;
     case 0x15: /* Prefetch_tgt: [UD] MAETAH, no payload */
-        m = push_fixed(d, ma, &off, end, &ok);
+        m = push_fixed(d, mah, &off, end, &ok);
         if (tv) ub_error(d, UB_E_FLAGS, bid, boff + 1, 1, 0, "Prefetch_tgt carries no TVETAH");
         if (ok && off < end) { ub_error(d, UB_E_LENGTH, ma, off, end - off, 0, "Prefetch_tgt has no payload"); push_payload(d, UB_H_DATA, off, end); }
         break;
     case 0x10: { /* Management: [UD] MGMTETAH PDU (§10.4.3.3) */
-        const ub_layer *g = push_fixed(d, UB_H_MGMTETAH, &off, end, &ok);
+        const ub_layer *g = push_fixed(d, &ub_hdr_mgmtetah, &off, end, &ok);
         if (!ok) break;
-        unsigned plen = (unsigned)ub_lget(g, MG_LEN);
-        unsigned code = (unsigned)ub_lget(g, MG_CODE), sub = (unsigned)ub_lget(g, MG_SUB);
-        bool rsp = ub_lget(g, MG_RSP);
+        unsigned plen = (unsigned)UB_LROW(g, mgmtetah_fields, MG_LEN);
+        unsigned code = (unsigned)UB_LROW(g, mgmtetah_fields, MG_CODE), sub = (unsigned)UB_LROW(g, mgmtetah_fields, MG_SUB);
+        bool rsp = UB_LROW(g, mgmtetah_fields, MG_RSP);
         if (plen > 1024) ub_error(d, UB_E_VALUE, UB_H_MGMTETAH, off - 2, plen, 1024, "ub.mgmtetah.pdu_length (MG-04)");
-        if (!rsp && ub_lget(g, MG_STATUS)) ub_error(d, UB_E_RSVD_BITS, UB_H_MGMTETAH, off - 3, ub_lget(g, MG_STATUS), 0, "ub.mgmtetah.status in a request");
+        uint64_t mst = UB_LROW(g, mgmtetah_fields, MG_STATUS);
+        if (!rsp && mst) ub_error(d, UB_E_RSVD_BITS, UB_H_MGMTETAH, off - 3, mst, 0, "ub.mgmtetah.status in a request");
         uint32_t pend = off + plen;
         if (pend != end) {
             ub_error(d, UB_E_LENGTH, UB_H_MGMTETAH, off - 2, plen, end - off, "ub.mgmtetah.pdu_length vs packet (MG-04)");
