@@ -52,12 +52,7 @@ typedef struct {
     uint64_t ids[(UB_H__COUNT + 63) / 64]; /* the header ids of h[]: layers of other ids are skipped at once */
 } efield;
 
-/* a growing string (the -T fields values of a raw-stream record, aggregated over its units) */
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool any;
-} sbuf;
+typedef ubx_sbuf sbuf; /* the -T fields values of a unit / raw-stream record (ubdump_out.h) */
 
 typedef struct app {
     ub_opts o;
@@ -73,6 +68,8 @@ typedef struct app {
     bool have_shown;
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
+    bool rest;                /* show_rest: a unit is wanted after its decode and the session */
+    bool tables;              /* -z tables fed per unit */
     bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
@@ -87,7 +84,9 @@ typedef struct app {
     ubx_jrec *jrec;           /* -T json|ek: the units of the record (ubdump_json.c) */
     bool rec_match;
     unsigned rec_units;
-    sbuf *fb;
+    sbuf *fb;                 /* -T fields: the values of each -e field */
+    ubx_fset *fs;             /* the schema fields of -e, compiled */
+    ubx_lbuf lb;              /* -T fields: the lines */
     ub_view *v;
     bool json_first;
     /* display filter */
@@ -314,30 +313,7 @@ static int add_efield(app *a, const char *name)
     return 0;
 }
 
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->n + n + 1 > cap) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) return;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-static void sb_putc(sbuf *b, char c) { sb_put(b, &c, 1); }
-/* one more occurrence (ub_fan_put) */
-static void sb_occ(void *ctx, const char *s)
-{
-    sbuf *b = ctx;
-    if (b->any) sb_putc(b, UBX_OCC_SEP);
-    sb_puts(b, s);
-    b->any = true;
-}
+static void sb_putc(sbuf *b, char c) { ubx_sb_put(b, &c, 1); }
 
 /* a packet was printed: -t dd counts from it */
 static void shown(app *a, const ub_rec *r)
@@ -360,7 +336,7 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 {
     char t[64];
     if (e->an && !ub_fan_field_from_view(e->an - 1)) { /* ub.analysis.*: the frame's, from the pre-pass */
-        ub_fan_values(e->an - 1, ub_fan_get(a->fan, r->frame), NULL, sb_occ, b);
+        ub_fan_values(e->an - 1, ub_fan_get(a->fan, r->frame), NULL, ubx_sb_occ, b);
         return true;
     }
     switch (e->pseudo) {
@@ -380,7 +356,7 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_FRAME_TIME: ubx_frame_time(t, sizeof t, r->ts_ns); break;
     default: return false;
     }
-    sb_puts(b, t);
+    ubx_sb_puts(b, t);
     return true;
 }
 
@@ -388,15 +364,15 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
     if (e->an) { /* ub.analysis.tp_src/tp_dst/tp_endpoint (the others: frame_field) */
-        if (ub_fan_field_from_view(e->an - 1)) ub_fan_values(e->an - 1, NULL, v, sb_occ, b);
+        if (ub_fan_field_from_view(e->an - 1)) ub_fan_values(e->an - 1, NULL, v, ubx_sb_occ, b);
         return;
     }
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
         char sum[1024], tg[256];
         ub_summary(v, sum, sizeof sum);
         if (b->any) sb_putc(b, UBX_OCC_SEP);
-        if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) sb_puts(b, tg);
-        sb_puts(b, sum);
+        if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) ubx_sb_puts(b, tg);
+        ubx_sb_puts(b, sum);
         b->any = true;
         return;
     }
@@ -404,7 +380,7 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         for (unsigned i = 0; i < v->nerrs; i++) {
             const ub_err_info *ei = ub_err_get(v->err[i].code);
             if (b->any) sb_putc(b, UBX_OCC_SEP);
-            sb_puts(b, ei ? ei->name : "?");
+            ubx_sb_puts(b, ei ? ei->name : "?");
             b->any = true;
         }
         return;
@@ -420,11 +396,9 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             if (!e->f[k]) continue;
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
-            size_t n = ub_hdr_foreign(l->hdr) ? 0 : ubx_value_ws(e->f[k], &val, buf, sizeof buf); /* tshark's FT_UINTn digits */
-            if (!n && e->f[k]->type == UB_FT_BYTES && val.nbytes == 0) n = (size_t)snprintf(buf, sizeof buf, "<MISSING>"); /* tshark's text of empty bytes */
-            if (!n) n = ub_format_value(e->f[k], &val, false, buf, sizeof buf);
+            size_t n = ubx_value_text(l->hdr, e->f[k], &val, buf, sizeof buf);
             if (b->any) sb_putc(b, UBX_OCC_SEP);
-            sb_put(b, buf, n < sizeof buf ? n : strlen(buf));
+            ubx_sb_put(b, buf, n);
             b->any = true;
         }
     }
@@ -452,14 +426,22 @@ static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p, bool rec)
     ubx_json_efields(stdout, p, a->out == OUT_EK, a->json_first, n, names, vals, lens);
 }
 
-static void print_efield(app *a, const ub_rec *r, const efield *e, FILE *out)
+/* -T fields: the line of a unit (rec false: the values are collected here) or of a raw flit-stream
+ * record (rec: its units' values are in a->fb, the frame's fields are added) */
+static void fields_line(app *a, const ub_rec *r, bool rec)
 {
-    static sbuf b;
-    b.n = 0;
-    b.any = false;
-    if (b.p) b.p[0] = '\0';
-    if (!frame_field(a, r, e, &b)) view_field(a, a->v, e, &b);
-    ubx_csv_value(out, &a->csv, b.p, b.n);
+    if (!rec) {
+        for (unsigned i = 0; i < a->ne; i++) {
+            a->fb[i].n = 0;
+            a->fb[i].any = a->fb[i].dirty = false;
+        }
+        if (a->fs) ubx_fset_view(a->fs, a->v, a->fb); /* the schema fields: one pass over the layers */
+    }
+    for (unsigned i = 0; i < a->ne; i++) {
+        /* frame.*, ub.error, _ws.col.*, ub.analysis.* (a record's units left these empty: show_rest) */
+        if (a->e[i].n == 0 && !frame_field(a, r, &a->e[i], &a->fb[i]) && !rec) view_field(a, a->v, &a->e[i], &a->fb[i]);
+    }
+    ubx_lb_line(&a->lb, &a->csv, a->fb, a->ne);
 }
 
 /* -Y: what the filter knows about record r (caplen bytes of wire on the wire) */
@@ -505,19 +487,12 @@ static void rec_line(app *a, const ub_rec *r, const ub_units *u)
         shown(a, r);
     } else if (!a->quiet && (!a->yf || a->rec_match)) {
         a->nshown++;
-        for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->csv.sep);
-            sbuf fr = { 0 };
-            if (frame_field(a, r, &a->e[i], &fr)) ubx_csv_value(stdout, &a->csv, fr.p, fr.n);
-            else ubx_csv_value(stdout, &a->csv, a->fb[i].p, a->fb[i].n);
-            free(fr.p);
-        }
-        putchar('\n');
+        fields_line(a, r, true);
         shown(a, r);
     }
     for (unsigned i = 0; i < a->ne; i++) {
         a->fb[i].n = 0;
-        a->fb[i].any = false;
+        a->fb[i].any = a->fb[i].dirty = false;
     }
     if (a->jrec) ubx_jrec_emit(NULL, a->jrec, NULL, NULL, false, false); /* not shown: forgotten */
     a->rec_units = 0;
@@ -562,6 +537,7 @@ static void count_neigh(app *a, const ub_view *v)
     }
 }
 
+static void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags);
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
@@ -589,19 +565,30 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
         if (ub_audit_packet(a->session, v, &pi) != 0) a->oom = true;
     }
+    if (a->rest) show_rest(a, r, data, len, wire, unit_flags);
+}
+
+/* after the decode, the counts and the session: statistics tables, printing, -w selection (a->rest:
+ * any of them is wanted; plain -q wants none) */
+static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire,
+                                                unsigned unit_flags)
+{
+    ub_view *v = a->v;
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
-    for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
-        if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
-    for (unsigned k = 0; k < a->nconvf + (a->treef != NULL) && !(unit_flags & UB_UNIT_PARTIAL); k++) {
-        ub_filter_pkt pk = ypkt(a, r, len, wire);
-        if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
-        else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
-    }
-    if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
-    if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
-        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        ub_iostat_view(a->io, v, &pk);
-        a->io_views++;
+    if (a->tables && !(unit_flags & UB_UNIT_PARTIAL)) { /* -z conv/endpoints, ub,tree, io,stat */
+        for (unsigned k = 0; k < UB_CONV__N; k++)
+            if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+        for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) {
+            ub_filter_pkt pk = ypkt(a, r, len, wire);
+            if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
+            else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+        }
+        if (a->tree) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
+        if (a->io) {
+            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+            ub_iostat_view(a->io, v, &pk);
+            a->io_views++;
+        }
     }
     if (a->rec_mode) { /* -T fields|json|ek on a raw flit stream: collected for the record's line / document */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -623,11 +610,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     if (a->quiet) return; /* -w without -P */
     a->nshown++;
     if (a->out == OUT_FIELDS) {
-        for (unsigned i = 0; i < a->ne; i++) {
-            if (i) putchar(a->csv.sep);
-            print_efield(a, r, &a->e[i], stdout);
-        }
-        putchar('\n');
+        fields_line(a, r, false);
         shown(a, r);
         return;
     }
@@ -1078,9 +1061,18 @@ int main(int argc, char **argv)
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
-        if (!a->fb) return 2;
+        bool ok = a->fb && (a->fs = ubx_fset_new());
+        for (unsigned i = 0; ok && i < a->ne; i++)
+            for (size_t k = 0; ok && k < a->e[i].n; k++) ok = ubx_fset_add(a->fs, i, a->e[i].h[k], a->e[i].f[k]) == 0;
+        if (!ok) {
+            fprintf(stderr, "ubdump: out of memory\n");
+            return 2;
+        }
     }
+    ubx_lb_init(&a->lb, stdout, line_buf || a->lua); /* scripts may print between the lines */
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
+    a->tables = any_conv(a) || a->nconvf || a->treef || a->tree || a->io;
+    a->rest = !a->quiet || a->wr || a->tags || a->tables || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
@@ -1130,6 +1122,7 @@ int main(int argc, char **argv)
         a->nneigh[2] += uc.pcie;
         a->sniff = uc.sniff; /* every unit went to the session */
     }
+    ubx_lb_flush(&a->lb);
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
@@ -1246,6 +1239,7 @@ int main(int argc, char **argv)
     free(a->v);
     for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
     free(a->fb);
+    ubx_fset_free(a->fs);
     free(a->e);
     ub_filter_acc_free(a->yacc);
     ubx_jrec_free(a->jrec);

@@ -150,42 +150,6 @@ int ubx_csv_option(ubx_csv *c, const char *opt, char *err, size_t errlen)
     return 0;
 }
 
-/* one occurrence, escaped: \n \r \t as tshark; a quote character inside a quoted value doubled (RFC 4180) */
-static void csv_put(FILE *f, const ubx_csv *c, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n') fputs("\\n", f);
-        else if (s[i] == '\r') fputs("\\r", f);
-        else if (s[i] == '\t' && c->sep == '\t') fputs("\\t", f);
-        else {
-            if (c->quote && s[i] == c->quote) fputc(c->quote, f);
-            fputc(s[i], f);
-        }
-    }
-}
-
-void ubx_csv_value(FILE *f, const ubx_csv *c, const char *vals, size_t len)
-{
-    if (!len) return; /* tshark: an absent field is empty, even with quote= */
-    const char *end = vals + len, *p = vals;
-    if (c->occurrence == 'l') {
-        for (const char *q = end; q > vals; q--)
-            if (q[-1] == UBX_OCC_SEP) { p = q; break; }
-    }
-    if (c->quote) fputc(c->quote, f);
-    bool first = true;
-    while (p < end) {
-        const char *q = memchr(p, UBX_OCC_SEP, (size_t)(end - p));
-        const char *e = q ? q : end;
-        if (!first) fputc(c->agg, f);
-        csv_put(f, c, p, (size_t)(e - p));
-        first = false;
-        if (c->occurrence != 'a' || !q) break;
-        p = q + 1;
-    }
-    if (c->quote) fputc(c->quote, f);
-}
-
 /* ------------------------------------------------------------------ --version */
 void ubx_version(FILE *f)
 {
@@ -193,32 +157,4 @@ void ubx_version(FILE *f)
     fprintf(f, "libubparse %s (C11; pcap/pcapng reader and writer built in: no libpcap)\n", UBPARSE_VERSION);
     fprintf(f, "Compiled with %s.\n", ub_lua_version());
     fprintf(f, "Capture file formats: pcap (us and ns), pcapng (several interfaces, if_tsresol, EPB flags).\n");
-}
-
-size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)
-{
-    if (fd->type == UB_FT_GUID_WS) { /* wire order, not R-34's canonical GUID */
-        size_t k = 0;
-        if (n) buf[0] = '\0';
-        for (uint32_t i = 0; i < v->nbytes && k + 3 <= n; i++) k += (size_t)snprintf(buf + k, n - k, "%02x", v->bytes[i]);
-        return k;
-    }
-    uint64_t u = v->u;
-    if ((fd->type != UB_FT_UINT && fd->type != UB_FT_BOOL) || (fd->flags & UB_FF_SIGNED)) return 0;
-    if (fd->base == UB_BASE_DEC_HEX) { /* tshark shows BASE_DEC_HEX values in decimal */
-        int w = snprintf(buf, n, "%" PRIu64, u);
-        return w < 0 ? 0 : (size_t)w;
-    }
-    if (fd->base != UB_BASE_HEX) return 0;
-    unsigned nb = fd->flags & UB_FF_VIRTUAL ? ((fd->bits ? fd->bits : 64) + 7) / 8
-                                            : (fd->bit_off + fd->bits - 1) / 8 - fd->bit_off / 8 + 1;
-    if (nb < 1) nb = 1;
-    unsigned digits = nb > 4 ? 16 : 2 * nb;
-    while (digits < 16 && (u >> (4 * digits))) digits++; /* never cut a value (as %0*x) */
-    if (n < digits + 3) return 0;
-    buf[0] = '0';
-    buf[1] = 'x';
-    for (unsigned i = 0; i < digits; i++) buf[2 + i] = "0123456789abcdef"[(u >> (4 * (digits - 1 - i))) & 15]; /* no printf per value */
-    buf[2 + digits] = '\0';
-    return digits + 2;
 }

@@ -13,11 +13,6 @@
  * header's first byte announced by a marker line "-- 0014 ub.rtph  Reliable Transport Header, 12 bytes"
  * before the line holding it. A multi-block DLLDP's de-interleaved network packet (UB_LF_NETBUF
  * layers) follows as a second block, as tshark prints its reassembled data sources. */
-/* tshark's text of an integer where it differs from the tree's (-T fields, JSON): BASE_HEX as "0x" and
- * the digits of the plugin's FT_UINTn, the bytes the bit range spans (virtual fields: their width;
- * FT_UINT40..64: 16 digits), not of the bit width; BASE_DEC_HEX in decimal; R-34 GUIDs in wire order.
- * 0: not such a field. */
-size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n);
 void ubx_hexdump(FILE *f, const ub_view *v, const uint8_t *data, uint32_t len);
 
 /* -t: tshark's time formats */
@@ -45,8 +40,58 @@ typedef struct ubx_csv {
 void ubx_csv_default(ubx_csv *c);
 /* one -E NAME=VALUE; -1 with a message in err */
 int ubx_csv_option(ubx_csv *c, const char *opt, char *err, size_t errlen);
-/* writes one field value: the occurrences in vals (joined by agg, selected by occurrence), quoted */
-void ubx_csv_value(FILE *f, const ubx_csv *c, const char *vals, size_t len);
+
+/* -T fields (ubdump_fields.c). tshark's text of an integer where it differs from the tree's (-T fields,
+ * JSON): BASE_HEX as "0x" and the digits of the plugin's FT_UINTn, the bytes the bit range spans
+ * (virtual fields: their width; FT_UINT40..64: 16 digits), not of the bit width; BASE_DEC_HEX in
+ * decimal; R-34 GUIDs in wire order. 0: not such a field. */
+size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n);
+/* the digits of a BASE_HEX row's text, at least (ubx_value_ws) */
+unsigned ubx_ws_hex_digits(const ub_field *fd);
+/* the -T fields text of row f of header h: ubx_value_ws, "<MISSING>" for empty bytes, else
+ * ub_format_value without names; its length */
+size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, char *buf, size_t n);
+
+/* a growing string: the occurrences of one field, UBX_OCC_SEP between them */
+typedef struct ubx_sbuf {
+    char *p;
+    size_t n, cap;
+    bool any;   /* an occurrence is in */
+    bool dirty; /* text other than ubx_fset_view's hex / decimal digits is in (set by ubx_sb_put) */
+} ubx_sbuf;
+void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n);
+void ubx_sb_puts(ubx_sbuf *b, const char *s);
+void ubx_sb_occ(void *ctx, const char *s); /* one more occurrence (ub_fan_values) */
+
+/* the schema fields of -e, compiled once: a packet is one pass over its layers for all of them */
+typedef struct ubx_fset ubx_fset;
+ubx_fset *ubx_fset_new(void);
+/* -e field number ei matches row f of header h (in the order of ub_field_find); -1: out of memory */
+int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f);
+/* the occurrences of every field in v appended to fb[ei], in layer order (as view_field) */
+void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb);
+void ubx_fset_free(ubx_fset *s);
+
+/* the output lines, built here and given to stdio in pieces of up to 64 KiB (each_line: every line
+ * at once, for -l and for scripts that print between the lines) */
+typedef struct ubx_lbuf {
+    size_t n;
+    FILE *f;
+    bool each;
+    char p[1 << 16];
+} ubx_lbuf;
+void ubx_lb_init(ubx_lbuf *lb, FILE *f, bool each_line);
+void ubx_lb_put(ubx_lbuf *lb, const char *s, size_t n);
+void ubx_lb_endline(ubx_lbuf *lb); /* '\n' */
+void ubx_lb_flush(ubx_lbuf *lb);
+static inline void ubx_lb_putc(ubx_lbuf *lb, char c)
+{
+    if (lb->n == sizeof lb->p) ubx_lb_flush(lb);
+    lb->p[lb->n++] = c;
+}
+/* one line: the values of fb[0..n) separated by the -E separator, and its end; each value the
+ * occurrences (joined by the aggregator or cut to the first / last), quoted, escaped as tshark's */
+void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n);
 
 /* -w FILE: the selected records as pcapng ("-" = stdout), with the source's interfaces (link type,
  * name; ids kept within a section, sections appended), direction flags, original lengths and comments */

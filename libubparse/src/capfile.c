@@ -95,6 +95,7 @@ struct ub_capfile {
     uint32_t comment_len[CAP_MAX_COMMENTS];
     uint32_t ncomments;
     uint32_t pcap_snaplen;
+    ub_rec scratch;  /* the record when the caller passes none */
     cap_if ifs[CAP_MAX_IFS];
     uint8_t buf[];   /* CAP_BUFSZ bytes */
 };
@@ -122,9 +123,8 @@ static inline uint64_t g64(const ub_capfile *c, const uint8_t *p)
 
 /* Make at least `need` (<= CAP_BUFSZ) unread bytes available. 1 = yes, 0 = end of file first
  * (cap_avail() tells how many are there), -1 = read error. */
-static int cap_fill(ub_capfile *c, size_t need)
+static int cap_refill(ub_capfile *c, size_t need)
 {
-    if (c->end - c->pos >= need) return 1;
     if (c->pos) {
         memmove(c->buf, c->buf + c->pos, c->end - c->pos);
         c->foff += c->pos;
@@ -143,6 +143,9 @@ static int cap_fill(ub_capfile *c, size_t need)
     }
     return c->end >= need ? 1 : 0;
 }
+
+/* the usual case, bytes already there, without a call */
+static inline int cap_fill(ub_capfile *c, size_t need) { return c->end - c->pos >= need ? 1 : cap_refill(c, need); }
 
 /* Consume n bytes (possibly more than the buffer holds). 1 = done, 0 = end of file first. */
 static int cap_skip(ub_capfile *c, uint64_t n)
@@ -193,7 +196,24 @@ static uint64_t ng_ts_ns(const cap_if *ifc, uint64_t ts)
 }
 
 /* ------------------------------------------------------------------ pcap */
-static int pcap_next(ub_capfile *c, ub_rec *r)
+/* the record at h (header hl bytes, then caplen bytes, all in the buffer) */
+static inline int pcap_rec(ub_capfile *c, ub_rec *r, const uint8_t *h, uint32_t hl, uint32_t caplen)
+{
+    uint32_t sec = g32(c, h), frac = g32(c, h + 4);
+    r->data = h + hl;
+    r->caplen = caplen;
+    r->origlen = g32(c, h + 12);
+    r->ts_ns = (uint64_t)sec * 1000000000ull + (c->pcap_ns ? frac : (uint64_t)frac * 1000u);
+    r->linktype = c->linktype;
+    r->ifindex = 0;
+    r->dir = UB_DIR_UNKNOWN;
+    r->frame = ++c->frame;
+    c->pos += (size_t)hl + caplen;
+    return 1;
+}
+
+/* a record that needs a read first, or an error */
+static __attribute__((noinline)) int pcap_next_slow(ub_capfile *c, ub_rec *r)
 {
     uint32_t hl = c->pcap_rec_len;
     int k = cap_fill(c, hl);
@@ -215,18 +235,18 @@ static int pcap_next(ub_capfile *c, ub_rec *r)
         return cap_fail(c, "record %llu at offset %llu: truncated record (%zu of %u bytes)",
                         (unsigned long long)c->frame + 1, (unsigned long long)cap_off(c),
                         cap_avail(c) - hl, caplen);
-    h = c->buf + c->pos; /* cap_fill may have moved the buffer */
-    uint32_t sec = g32(c, h), frac = g32(c, h + 4);
-    r->data = h + hl;
-    r->caplen = caplen;
-    r->origlen = g32(c, h + 12);
-    r->ts_ns = (uint64_t)sec * 1000000000ull + (c->pcap_ns ? frac : (uint64_t)frac * 1000u);
-    r->linktype = c->linktype;
-    r->ifindex = 0;
-    r->dir = UB_DIR_UNKNOWN;
-    r->frame = ++c->frame;
-    c->pos += (size_t)hl + caplen;
-    return 1;
+    return pcap_rec(c, r, c->buf + c->pos, hl, caplen); /* cap_fill may have moved the buffer */
+}
+
+static inline int pcap_next(ub_capfile *c, ub_rec *r)
+{
+    uint32_t hl = c->pcap_rec_len;
+    if (cap_avail(c) >= hl) { /* the usual case: header and data already in the buffer */
+        const uint8_t *h = c->buf + c->pos;
+        uint32_t caplen = g32(c, h + 8);
+        if (caplen <= CAP_MAX_CAPLEN && cap_avail(c) - hl >= caplen) return pcap_rec(c, r, h, hl, caplen);
+    }
+    return pcap_next_slow(c, r);
 }
 
 static int pcap_open(ub_capfile *c)
@@ -440,8 +460,36 @@ static int ng_block(ub_capfile *c, ub_rec *r)
     return rc;
 }
 
-static int ng_next(ub_capfile *c, ub_rec *r)
+/* The usual block of a pcapng file, an EPB wholly in the buffer and well-formed, read without
+ * ng_block's general checks (which run, with their messages, on anything else): 1, or 2 when
+ * ng_block must read the block. */
+static inline int ng_epb(ub_capfile *c, ub_rec *r)
 {
+    size_t avail = cap_avail(c);
+    if (avail < 32) return 2;
+    const uint8_t *b = c->buf + c->pos;
+    uint32_t len = g32(c, b + 4);
+    if (g32(c, b) != NG_EPB || len < 32 || len % 4 || len > avail || g32(c, b + len - 4) != len) return 2;
+    uint32_t ifid = g32(c, b + 8), caplen = g32(c, b + 20), end = len - 4;
+    if (ifid >= c->nifs || caplen > CAP_MAX_CAPLEN || caplen > end - 28) return 2;
+    r->dir = UB_DIR_UNKNOWN;
+    if (28 + pad4(caplen) < end && ng_options(c, b, 28 + pad4(caplen), end, "EPB", pkt_opt, r) < 0) return -1;
+    const cap_if *ifc = &c->ifs[ifid];
+    r->data = b + 28;
+    r->caplen = caplen;
+    r->origlen = g32(c, b + 24);
+    r->ts_ns = ng_ts_ns(ifc, (uint64_t)g32(c, b + 12) << 32 | g32(c, b + 16));
+    r->linktype = ifc->linktype;
+    r->ifindex = ifid;
+    r->frame = ++c->frame;
+    c->pos += len;
+    return 1;
+}
+
+static __attribute__((noinline)) int ng_next(ub_capfile *c, ub_rec *r)
+{
+    int rc = ng_epb(c, r);
+    if (rc != 2) return rc;
     for (;;) {
         int rc = ng_block(c, r);
         if (rc != 2) return rc;
@@ -529,8 +577,7 @@ unsigned ub_cap_ts_digits(const ub_capfile *c, uint32_t ifindex)
 int ub_cap_next(ub_capfile *c, ub_rec *r)
 {
     if (!c || c->failed) return -1;
-    ub_rec tmp;
-    if (!r) r = &tmp;
+    if (!r) r = &c->scratch;
     c->ncomments = 0;
     return c->pcapng ? ng_next(c, r) : pcap_next(c, r);
 }

@@ -203,8 +203,8 @@ static bool rsvd_zero_tail(const ub_field *f)
            !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW));
 }
 
-/* Derive the reserved rows of table h for the view's cache (once per table and view). */
-static void rsvd_learn(ub_view *v, const ub_hdr *h)
+/* Derive the reserved rows of table h into e (once per table and view). */
+static void rsvd_learn(struct ub_rsvd_ent *e, const ub_hdr *h)
 {
     uint64_t rows = 0, slow = 0;
     unsigned zrow = 0;
@@ -223,7 +223,6 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
         for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
         if ((f->bit_off + f->bits + 7u) / 8u > span) span = (f->bit_off + f->bits + 7u) / 8u;
     }
-    struct ub_rsvd_ent *e = &v->rsvd[h->id];
     e->rows = rows;
     e->slow = slow;
     e->span = (uint8_t)span;
@@ -240,21 +239,23 @@ static void rsvd_learn(ub_view *v, const ub_hdr *h)
         if (w > 1) memcpy(&e->mask[k], m + o, w);
     }
     if (w == 1) memcpy(e->mask, m, 4);
+    e->fast = rows == 0 ? 1 : slow || !span ? 0 : span <= 4 ? 2 : span < 8 ? 3 : 4;
+    uint32_t minlen = h->len > span ? h->len : span;
+    if (minlen > UINT16_MAX) e->fast = 0;
+    e->minlen = (uint16_t)minlen;
     e->hdr = h;
 }
 
-/* The view's entry for table h, derived on first use; NULL when the table cannot be cached. An entry
- * counts only with the view's magic AND the table it was derived from (storage may be recycled). */
-static inline const struct ub_rsvd_ent *rsvd_ent(ub_view *v, const ub_hdr *h)
+/* The view's entry for table h, derived on first use; NULL when the table cannot be cached. The view's
+ * entries hold the tables of the profile being decoded (ub_decode_wire resets them when the profile
+ * changes): a table that is not the profile's table of its id is derived into *tmp instead. */
+static inline const struct ub_rsvd_ent *rsvd_ent(const ub_dec *d, const ub_hdr *h, struct ub_rsvd_ent *tmp)
 {
     if (h->nfields > 64 || h->id >= UB_H__COUNT) return NULL;
-    struct ub_rsvd_ent *e = &v->rsvd[h->id];
-    if (__builtin_expect(v->rsvd_magic != UB_RSVD_MAGIC || e->hdr != h, 0)) {
-        if (v->rsvd_magic != UB_RSVD_MAGIC) {
-            for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
-            v->rsvd_magic = UB_RSVD_MAGIC;
-        }
-        rsvd_learn(v, h);
+    struct ub_rsvd_ent *e = &d->v->rsvd[h->id];
+    if (__builtin_expect(e->hdr != h, 0)) {
+        if (ub_dec_hdr(d, h->id) != h) e = tmp;
+        rsvd_learn(e, h);
     }
     return e;
 }
@@ -263,7 +264,8 @@ static inline const struct ub_rsvd_ent *rsvd_ent(ub_view *v, const ub_hdr *h)
  * it finds one set (or the layer is short) are the rows read one by one, in table order. */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l)
 {
-    const struct ub_rsvd_ent *e = rsvd_ent(d->v, l->hdr);
+    struct ub_rsvd_ent tmp;
+    const struct ub_rsvd_ent *e = rsvd_ent(d, l->hdr, &tmp);
     if (e) {
         uint64_t m = e->rows;
         if (e->span && l->len >= e->span && !ub_rsvd_any(e, l->data, l->len))
@@ -289,6 +291,20 @@ static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f)
         if (v.u == 0) return;
     } else if (f->type == UB_FT_UINT) {
         if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v.u) || v.u == 0) return;
+    } else if (f->type == UB_FT_BYTES && !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT))) {
+        /* a reserved byte string (DLLCB bodies, padding): zero words skipped before building the value
+         * (the bounds are ub_field_value's) */
+        uint32_t start = f->bit_off / 8u;
+        if (start > l->len) return;
+        uint32_t n = f->bits ? f->bits / 8u : l->len - start, i = 0;
+        if (n > l->len - start) return;
+        const uint8_t *p = l->data + start;
+        for (uint64_t w; i + 8 <= n; i += 8) {
+            memcpy(&w, p + i, 8);
+            if (w) break;
+        }
+        while (i < n && p[i] == 0) i++;
+        if (i >= n || ub_field_value(l, f, &v) != 0) return;
     } else if (ub_field_value(l, f, &v) != 0) {
         return;
     }
@@ -369,7 +385,7 @@ ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
     if (hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off) {
         const ub_hdr *h = ub_dec_hdr(d, hdr_id);
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
-        if (h && len >= h->len && v->rsvd_magic == UB_RSVD_MAGIC && e->hdr == h) {
+        if (h && len >= h->len && e->hdr == h) {
             const uint8_t *p = d->p + off;
             uint64_t m = e->rows;
             if (m && e->span && len >= e->span && !ub_rsvd_any(e, p, d->len - off)) m = e->slow;
@@ -408,6 +424,12 @@ ub_layer *ub_push_in(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len, uin
 
 uint64_t ub_peek(const ub_dec *d, const ub_hdr *h, unsigned idx, uint32_t off, uint32_t end)
 {
+    if (idx < h->nfields) { /* ub_lget's plain rows, without building the layer */
+        const ub_field *f = &h->fields[idx];
+        uint64_t v;
+        if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)))
+            return ub_rd_bits_var(d->p + off, ub_dec_avail(d, off, end), f->bit_off, f->bits, &v) ? v : 0;
+    }
     ub_layer t;
     memset(&t, 0, sizeof t);
     t.hdr = h;
@@ -775,7 +797,7 @@ static void dec_eth(ub_dec *d)
 
 void ub_view_init(ub_view *v)
 {
-    v->rsvd_magic = 0;
+    v->rsvd_magic = 0; /* ub_decode_wire derives the entries again */
     for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
     v->nlayers = 0;
     v->nerrs = 0;
@@ -809,7 +831,16 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     memset(&d, 0, sizeof d);
     d.v = v;
     d.o = o;
-    const ub_profile *pf = ub_profile_of(o);
+    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
+    const ub_profile *pf = &ub_profiles[pidx];
+    uint64_t magic = UB_RSVD_MAGIC + pidx;
+    if (__builtin_expect(v->rsvd_magic != magic, 0)) { /* a new view, or another profile's tables */
+        for (unsigned i = 0; i < UB_H__COUNT; i++) {
+            v->rsvd[i].hdr = NULL;
+            v->rsvd[i].fast = 0;
+        }
+        v->rsvd_magic = magic;
+    }
     d.pf = pf->sw;
     d.tbl = pf->tables;
     d.p = rec;

@@ -1,8 +1,9 @@
-/* CRCs of the UB link and network layers (table-driven, constant tables, no state).
+/* CRCs of the UB link and network layers (carry-less multiply or tables, constant tables, no state).
  *   ub_crc30_block — BCRC, §4.7.2 (digest §2.5), coverage per R-03
  *   ub_crc32       — ICRC algorithm = zlib crc32 / CRC-32/ISO-HDLC (§5.3.7, digest §3.8)
- * Tables generated from the polynomials below; tests/test_dll.c checks them against bit-serial
- * references and the digest §13.1 vectors. */
+ *   ub_crc32_or    — the ICRC with its masked fields set to ones (an OR pattern, no copy)
+ * Tables generated from the polynomials below (the portable path and lengths < 16); tests/test_crc.c
+ * checks every path against bit-serial references, tests/test_dll.c the digest §13.1 vectors. */
 #include "internal.h"
 
 /* §4.7.2: x^30+x^28+x^26+x^24+x^23+x^21+x^19+x^16+x^14+x^11+x^9+x^7+x^6+x^4+x^2+1 (x^30 implicit) */
@@ -324,106 +325,6 @@ static const uint32_t crc30_s8[8][256] = {
     },
 };
 
-static uint32_t crc30_bytes(uint32_t r, const uint8_t *p, size_t n)
-{
-    /* 8 bytes at a time with the register left-aligned (r << 2), then bytewise */
-    uint32_t a = r << 2;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint32_t hi = a ^ (((uint32_t)p[i] << 24) | ((uint32_t)p[i + 1] << 16) | ((uint32_t)p[i + 2] << 8) | p[i + 3]);
-        a = crc30_s8[7][hi >> 24] ^ crc30_s8[6][(hi >> 16) & 0xFFu] ^ crc30_s8[5][(hi >> 8) & 0xFFu] ^
-            crc30_s8[4][hi & 0xFFu] ^ crc30_s8[3][p[i + 4]] ^ crc30_s8[2][p[i + 5]] ^ crc30_s8[1][p[i + 6]] ^
-            crc30_s8[0][p[i + 7]];
-    }
-    r = a >> 2;
-    for (; i < n; i++) r = ((r << 8) & UB_CRC30_MASK) ^ crc30_tab[((r >> 22) ^ p[i]) & 0xFFu];
-    return r;
-}
-
-/* ---------------------------------------------------------------- carry-less multiply (x86-64)
- * Both CRCs fold 16 bytes per step with PCLMULQDQ when the CPU has it (checked at run time; the
- * tables above are the portable path and do the last 16 bytes and the tail): the 128-bit state S
- * becomes S·x^128 + next block, with S·x^128 = S_hi·(x^192 mod P) + S_lo·(x^128 mod P). CRC30 runs
- * as the 32-bit MSB-first CRC with P = x^2·G(x) (register left-aligned, as crc30_bytes); CRC32 is
- * the reflected form (constants as in Intel's "Fast CRC Computation Using PCLMULQDQ", fold by 1).
- * The folded state is then reduced by running the table CRC over its 16 bytes from a zero register.
- * tests/test_crc.c compares every path with bit-serial references on random data. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(UB_NO_CLMUL)
-#include <immintrin.h>
-#define UB_HAVE_CLMUL 1
-#define CRC30_K192 0x40ef013cull /* x^192 mod x^2·G, MSB-first */
-#define CRC30_K128 0xfbcc131cull /* x^128 mod x^2·G */
-#define CRC32_K_LO 0x1751997d0ull /* reflected x^160 mod P, << 1: multiplies the low (earlier) half */
-#define CRC32_K_HI 0x0ccaa009eull /* reflected x^96 mod P, << 1: the high half */
-
-static bool clmul_ok(void)
-{
-    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
-}
-
-__attribute__((target("pclmul,ssse3"))) static void crc30_fold(uint32_t a, const uint8_t *p, size_t n16, uint8_t out[16])
-{
-    const __m128i bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i k = _mm_set_epi64x((long long)CRC30_K192, (long long)CRC30_K128);
-    __m128i x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), bswap);
-    x = _mm_xor_si128(x, _mm_set_epi32((int)a, 0, 0, 0));
-    for (size_t i = 16; i < n16; i += 16) {
-        __m128i lo = _mm_clmulepi64_si128(x, k, 0x00), hi = _mm_clmulepi64_si128(x, k, 0x11);
-        __m128i b = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), bswap);
-        x = _mm_xor_si128(_mm_xor_si128(lo, hi), b);
-    }
-    _mm_storeu_si128((__m128i *)(void *)out, _mm_shuffle_epi8(x, bswap));
-}
-
-__attribute__((target("pclmul,ssse3"))) static void crc32_fold(uint32_t c, const uint8_t *p, size_t n16, uint8_t out[16])
-{
-    const __m128i k = _mm_set_epi64x((long long)CRC32_K_HI, (long long)CRC32_K_LO);
-    __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_cvtsi32_si128((int)c));
-    for (size_t i = 16; i < n16; i += 16) {
-        __m128i lo = _mm_clmulepi64_si128(x, k, 0x00), hi = _mm_clmulepi64_si128(x, k, 0x11);
-        x = _mm_xor_si128(_mm_xor_si128(lo, hi), _mm_loadu_si128((const __m128i *)(const void *)(p + i)));
-    }
-    _mm_storeu_si128((__m128i *)(void *)out, x);
-}
-#endif
-
-/* CRC30 register r over n bytes: folded when the CPU allows and `fast`, else by the tables */
-static uint32_t crc30_run(uint32_t r, const uint8_t *p, size_t n, bool fast)
-{
-#ifdef UB_HAVE_CLMUL
-    if (fast && n >= 48 && clmul_ok()) {
-        uint8_t s[16];
-        size_t n16 = n & ~(size_t)15;
-        crc30_fold(r << 2, p, n16, s);
-        return crc30_bytes(crc30_bytes(0, s, 16), p + n16, n - n16);
-    }
-#endif
-    (void)fast;
-    return crc30_bytes(r, p, n);
-}
-
-static uint32_t crc30_bit(uint32_t r, unsigned bit)
-{
-    unsigned fb = ((r >> 29) & 1u) ^ (bit & 1u);
-    r = (r << 1) & UB_CRC30_MASK;
-    return fb ? r ^ UB_CRC30_POLY : r;
-}
-
-/* Block of `flits` flits: bytes 0 .. 20·flits−5 (everything before the BCRC field), then — R-03
- * variant 0 (default) — the 2 info bits Reserved/ERROR_FLAG of flit byte 16 of the last flit
- * (MSB first); variant 1: whole bytes only. Result = CRC30[29:0]. */
-uint32_t ub_crc30_block(const uint8_t *blk, unsigned flits, unsigned variant)
-{
-    if (!blk || flits == 0) return 0;
-    size_t n = (size_t)flits * 20u - 4u;
-    uint32_t r = crc30_run(UB_CRC30_INIT, blk, n, true);
-    if (variant == 0) { /* R-03 */
-        r = crc30_bit(r, (unsigned)(blk[n] >> 7));
-        r = crc30_bit(r, (unsigned)(blk[n] >> 6));
-    }
-    return r;
-}
-
 /* zlib crc32, reflected polynomial 0xEDB88320, slicing-by-8 */
 static const uint32_t crc32_tab[8][256] = {
     {
@@ -700,6 +601,23 @@ static const uint32_t crc32_tab[8][256] = {
     },
 };
 
+/* ---------------------------------------------------------------- portable path (tables) */
+static uint32_t crc30_bytes(uint32_t r, const uint8_t *p, size_t n)
+{
+    /* 8 bytes at a time with the register left-aligned (r << 2), then bytewise */
+    uint32_t a = r << 2;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint32_t hi = a ^ (((uint32_t)p[i] << 24) | ((uint32_t)p[i + 1] << 16) | ((uint32_t)p[i + 2] << 8) | p[i + 3]);
+        a = crc30_s8[7][hi >> 24] ^ crc30_s8[6][(hi >> 16) & 0xFFu] ^ crc30_s8[5][(hi >> 8) & 0xFFu] ^
+            crc30_s8[4][hi & 0xFFu] ^ crc30_s8[3][p[i + 4]] ^ crc30_s8[2][p[i + 5]] ^ crc30_s8[1][p[i + 6]] ^
+            crc30_s8[0][p[i + 7]];
+    }
+    r = a >> 2;
+    for (; i < n; i++) r = ((r << 8) & UB_CRC30_MASK) ^ crc30_tab[((r >> 22) ^ p[i]) & 0xFFu];
+    return r;
+}
+
 /* the reflected register (no pre/post inversion) over n bytes, slicing-by-8 */
 static uint32_t crc32_raw(uint32_t c, const uint8_t *p, size_t n)
 {
@@ -715,39 +633,272 @@ static uint32_t crc32_raw(uint32_t c, const uint8_t *p, size_t n)
     return c;
 }
 
-static uint32_t crc32_run(uint32_t c, const uint8_t *p, size_t n, bool fast)
+/* crc32_raw over p[i] | orm[i] (i < UB_CRC_ORM_SPAN), the masked head copied, then the rest */
+static uint32_t crc32_raw_or(uint32_t c, const uint8_t *p, size_t n, const uint8_t *orm)
 {
-#ifdef UB_HAVE_CLMUL
-    if (fast && n >= 48 && clmul_ok()) {
-        uint8_t s[16];
-        size_t n16 = n & ~(size_t)15;
-        crc32_fold(c, p, n16, s);
-        return crc32_raw(crc32_raw(0, s, 16), p + n16, n - n16);
-    }
-#endif
-    (void)fast;
-    return crc32_raw(c, p, n);
+    uint8_t b[UB_CRC_ORM_SPAN];
+    size_t h = n < UB_CRC_ORM_SPAN ? n : UB_CRC_ORM_SPAN;
+    for (size_t i = 0; i < h; i++) b[i] = p[i] | orm[i];
+    return crc32_raw(crc32_raw(c, b, h), p + h, n - h);
 }
 
+/* ---------------------------------------------------------------- carry-less multiply (x86-64)
+ * Both CRCs fold 16 bytes per step with PCLMULQDQ from the first block (Intel, "Fast CRC Computation
+ * for Generic Polynomials Using PCLMULQDQ", 2009): the 128-bit state S becomes S·x^128 + next block,
+ * S·x^128 = S_hi·(x^192 mod P) + S_lo·(x^128 mod P). A last partial block of r bytes (n >= 16) is
+ * one more fold: the state's first r bytes are folded, the other 16 − r bytes and the r tail bytes
+ * (one 16-byte load ending at the last byte, masked) are the next block. The 128-bit state is then
+ * reduced to 32 bits by two folds and a Barrett reduction (quotient by mu = x^64 div P). CRC30 runs
+ * as the 32-bit MSB-first CRC with P = x^2·G(x) (register left-aligned: a = r << 2); CRC32 is the
+ * reflected form with the paper's constants. Lengths below 16 take the tables. One source, two
+ * copies (SSSE3; AVX: VEX 3-operand forms, unaligned memory operands), picked per call by a test
+ * of libgcc's __cpu_model (set before main, read-only after: no state of ours, reentrant,
+ * thread-safe). tests/test_crc.c compares every path with bit-serial references on every length
+ * 0..400 at 8 alignments. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(UB_NO_CLMUL)
+#include <immintrin.h>
+#define UB_HAVE_CLMUL 1
+#define UB_CLMUL_FN __attribute__((target("pclmul,ssse3")))
+/* CRC30 as 32-bit CRC, P = x^2·G = 0x1_56A52B54, MSB-first (digits: bit k = x^k) */
+#define CRC30_K192 0x40ef013cull  /* x^192 mod P */
+#define CRC30_K128 0xfbcc131cull  /* x^128 mod P */
+#define CRC30_K96 0xa8bae548ull   /* x^96 mod P */
+#define CRC30_K64 0x660547a8ull   /* x^64 mod P */
+#define CRC30_MU 0x143cb3542ull   /* x^64 div P */
+#define CRC30_P 0x156a52b54ull
+/* CRC32, reflected (bit 0 = highest power), the paper's k3, k4, k5, P' and mu */
+#define CRC32_K3 0x1751997d0ull
+#define CRC32_K4 0x0ccaa009eull
+#define CRC32_K5 0x163cd6124ull
+#define CRC32_P 0x1db710641ull
+#define CRC32_MU 0x1f7011641ull
+
+/* The implementation for this CPU: 2 = AVX (3-operand VEX forms), 1 = SSSE3, 0 = tables. One test
+ * of libgcc's __cpu_model, which is set before main and only read afterwards. */
+static inline int clmul_level(void)
+{
+    if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx")) return 2;
+    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
+}
+
+/* pshufb controls: crc_shuf + 16 − s shifts bytes up by s (towards lane 15), + 16 + s down by s;
+ * crc_keep + r keeps lanes 16 − r .. 15 (the last r bytes of a load) */
+static const uint8_t crc_shuf[48] = {
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+static const uint8_t crc_keep[32] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+#define LDU(q) _mm_loadu_si128((const __m128i *)(const void *)(q))
+#define CLMUL_INLINE UB_CLMUL_FN static inline __attribute__((always_inline))
+
+CLMUL_INLINE __m128i fold16(__m128i x, __m128i k, __m128i next)
+{
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
+}
+
+/* fold the whole blocks [q, e) into x: 4 per loop step, then 2 and 1 (LOAD(q, i): block at q + i) */
+#define FOLD2(x, k, q, LOAD) (x = fold16(x, k, LOAD(q, 0)), x = fold16(x, k, LOAD(q, 16)))
+#define FOLD3(x, k, q, LOAD) (FOLD2(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 32)))
+#define FOLD4(x, k, q, LOAD) (FOLD3(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 48)))
+#define FOLD_BLOCKS(x, k, q, e, LOAD)                                  \
+    do {                                                               \
+        for (; (e) - (q) >= 64; (q) += 64) FOLD4(x, k, q, LOAD);       \
+        size_t rb_ = (size_t)((e) - (q)) >> 4;                         \
+        if (rb_ & 2) FOLD2(x, k, q, LOAD), (q) += 32;                  \
+        if (rb_ & 1) x = fold16(x, k, LOAD(q, 0)), (q) += 16;          \
+    } while (0)
+
+/* CRC30 register a (left-aligned, a = r << 2) over n >= 16 bytes; returns the left-aligned register */
+CLMUL_INLINE uint32_t crc30_core(uint32_t a, const uint8_t *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i k = _mm_set_epi64x((long long)CRC30_K192, (long long)CRC30_K128);
+    const uint8_t *q = p + 16, *e = p + n;
+    __m128i x = _mm_xor_si128(_mm_shuffle_epi8(LDU(p), bswap), _mm_set_epi32((int)a, 0, 0, 0));
+#define LD30(q, i) _mm_shuffle_epi8(LDU((q) + (i)), bswap)
+    FOLD_BLOCKS(x, k, q, e, LD30);
+    size_t r = (size_t)(e - q);
+    if (r) { /* byte-reversed state: its first r bytes are lanes 15 .. 16 − r */
+        __m128i t = _mm_shuffle_epi8(_mm_and_si128(LDU(e - 16), LDU(crc_keep + r)), bswap);
+        __m128i d1 = _mm_shuffle_epi8(x, LDU(crc_shuf + 32 - r)); /* down by 16 − r */
+        __m128i d2 = _mm_shuffle_epi8(x, LDU(crc_shuf + 16 - r)); /* up by r */
+        x = fold16(d1, k, _mm_xor_si128(d2, t));
+    }
+    /* S·x^32 mod P: T = S_hi·(x^96 mod P) + S_lo·x^32 (96 bits), U = T_hi·(x^64 mod P) + T_lo
+     * (64 bits), then Barrett: q = (U_hi·mu) div x^32, CRC = (U + q·P) mod x^32 */
+    const __m128i k2 = _mm_set_epi64x((long long)CRC30_K64, (long long)CRC30_K96);
+    const __m128i b = _mm_set_epi64x((long long)CRC30_P, (long long)CRC30_MU);
+    __m128i t = _mm_xor_si128(_mm_clmulepi64_si128(x, k2, 0x01), _mm_slli_si128(_mm_move_epi64(x), 4));
+    __m128i u = _mm_xor_si128(_mm_clmulepi64_si128(_mm_srli_si128(t, 8), k2, 0x10), _mm_move_epi64(t));
+    __m128i qt = _mm_srli_epi64(_mm_clmulepi64_si128(_mm_srli_epi64(u, 32), b, 0x00), 32);
+    return (uint32_t)_mm_cvtsi128_si32(_mm_xor_si128(u, _mm_clmulepi64_si128(qt, b, 0x10)));
+}
+
+/* CRC32 reflected register c over n >= 16 bytes; with orm, the first UB_CRC_ORM_SPAN bytes are
+ * or'ed with orm (UB_CRC_ORM_LEN bytes, zero from UB_CRC_ORM_SPAN on) */
+CLMUL_INLINE uint32_t crc32_core(uint32_t c, const uint8_t *p, size_t n, const uint8_t *orm)
+{
+    const __m128i k = _mm_set_epi64x((long long)CRC32_K4, (long long)CRC32_K3);
+    const uint8_t *q = p + 16, *e = p + n;
+    __m128i x = LDU(p);
+    if (orm) x = _mm_or_si128(x, LDU(orm));
+    x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
+#define LD32(q, i) LDU((q) + (i))
+#define LD32M(q, i) _mm_or_si128(LDU((q) + (i)), LDU(orm + 16 + (i)))
+    if (orm) { /* blocks 1 .. 4 (UB_CRC_ORM_SPAN = 80) */
+        switch ((e - q) >> 4) {
+        case 0: break;
+        case 1: x = fold16(x, k, LD32M(q, 0)), q += 16; break;
+        case 2: FOLD2(x, k, q, LD32M), q += 32; break;
+        case 3: FOLD3(x, k, q, LD32M), q += 48; break;
+        default: FOLD4(x, k, q, LD32M), q += 64; break;
+        }
+    }
+    FOLD_BLOCKS(x, k, q, e, LD32);
+    size_t r = (size_t)(e - q);
+    if (r) { /* the state's first r bytes are lanes 0 .. r − 1 */
+        __m128i t = LDU(e - 16);
+        if (orm && n - 16 < UB_CRC_ORM_SPAN) t = _mm_or_si128(t, LDU(orm + n - 16));
+        t = _mm_and_si128(t, LDU(crc_keep + r));
+        __m128i d1 = _mm_shuffle_epi8(x, LDU(crc_shuf + r));      /* up by 16 − r */
+        __m128i d2 = _mm_shuffle_epi8(x, LDU(crc_shuf + 16 + r)); /* down by r */
+        x = fold16(d1, k, _mm_xor_si128(d2, t));
+    }
+    /* 128 -> 64 bits (k4, then k5 on the low 32), Barrett with P' and mu; CRC in lane bits 32..63 */
+    const __m128i lo32 = _mm_setr_epi32(~0, 0, ~0, 0);
+    x = _mm_xor_si128(_mm_srli_si128(x, 8), _mm_clmulepi64_si128(x, k, 0x10));
+    x = _mm_xor_si128(_mm_srli_si128(x, 4),
+                      _mm_clmulepi64_si128(_mm_and_si128(x, lo32), _mm_cvtsi64_si128((long long)CRC32_K5), 0x00));
+    const __m128i b = _mm_set_epi64x((long long)CRC32_MU, (long long)CRC32_P);
+    __m128i t = _mm_clmulepi64_si128(_mm_and_si128(x, lo32), b, 0x10);
+    t = _mm_clmulepi64_si128(_mm_and_si128(t, lo32), b, 0x00);
+    return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(_mm_xor_si128(x, t), 4));
+}
+
+static inline uint32_t crc30_info_bits(uint32_t a, const uint8_t *blk, size_t n, unsigned variant);
+
+/* The entry points per instruction set: the same code, VEX-encoded (3 operands, unaligned memory
+ * operands) in the AVX copies */
+#define UB_CRC_CLMUL_FNS(sfx, tgt)                                                                       \
+    __attribute__((target(tgt))) static uint32_t crc30_block_##sfx(const uint8_t *blk, size_t n, unsigned variant) \
+    {                                                                                                    \
+        return crc30_info_bits(crc30_core(UB_CRC30_INIT << 2, blk, n), blk, n, variant);                 \
+    }                                                                                                    \
+    __attribute__((target(tgt))) static uint32_t crc30_upd_##sfx(uint32_t r, const uint8_t *p, size_t n) \
+    {                                                                                                    \
+        return crc30_core(r << 2, p, n) >> 2;                                                            \
+    }                                                                                                    \
+    __attribute__((target(tgt))) static uint32_t crc32_##sfx(uint32_t crc, const uint8_t *p, size_t n)   \
+    {                                                                                                    \
+        return ~crc32_core(~crc, p, n, NULL);                                                            \
+    }                                                                                                    \
+    __attribute__((target(tgt))) static uint32_t crc32_or_##sfx(const uint8_t *p, size_t n, const uint8_t *orm) \
+    {                                                                                                    \
+        return ~crc32_core(~0u, p, n, orm);                                                              \
+    }
+UB_CRC_CLMUL_FNS(sse, "pclmul,ssse3")
+UB_CRC_CLMUL_FNS(avx, "pclmul,avx")
+#endif
+
+/* ---------------------------------------------------------------- entry points */
+/* R-03 variant 0: the 2 info bits b (bits 7..6 of the byte after the n CRC'd bytes), MSB first, on
+ * the left-aligned register a: r' = (r·x^2 + b·x^30) mod G = low 30 bits of v ^ (k·x^30 mod G) */
+static inline uint32_t crc30_info_bits(uint32_t a, const uint8_t *blk, size_t n, unsigned variant)
+{
+    if (variant != 0) return a >> 2;
+    uint32_t v = a ^ ((uint32_t)(blk[n] >> 6) << 30);
+    return (v & UB_CRC30_MASK) ^ crc30_tab[v >> 30];
+}
+
+/* the table paths of the entry points, out of line: the entry points stay a CPU test and a jump */
+__attribute__((noinline)) static uint32_t crc30_block_tab(const uint8_t *blk, size_t n, unsigned variant)
+{
+    return crc30_info_bits(crc30_bytes(UB_CRC30_INIT, blk, n) << 2, blk, n, variant);
+}
+__attribute__((noinline)) static uint32_t crc32_tab_path(uint32_t crc, const uint8_t *p, size_t n)
+{
+    return ~crc32_raw(~crc, p, n);
+}
+__attribute__((noinline)) static uint32_t crc32_or_tab(const uint8_t *p, size_t n, const uint8_t *orm)
+{
+    return ~crc32_raw_or(~0u, p, n, orm);
+}
+
+/* Each CRC on path lv (2 AVX, 1 SSSE3, else the tables) */
+#ifdef UB_HAVE_CLMUL
+#define CRC_ON(lv, fn, tab, ...) \
+    return (lv) == 2 ? fn##_avx(__VA_ARGS__) : (lv) == 1 ? fn##_sse(__VA_ARGS__) : tab(__VA_ARGS__)
+#else
+#define CRC_ON(lv, fn, tab, ...) return ((void)(lv), tab(__VA_ARGS__))
+#endif
+static inline uint32_t crc30_block_on(int lv, const uint8_t *blk, size_t n, unsigned variant)
+{
+    CRC_ON(lv, crc30_block, crc30_block_tab, blk, n, variant);
+}
+static inline uint32_t crc30_on(int lv, uint32_t r, const uint8_t *p, size_t n) { CRC_ON(lv, crc30_upd, crc30_bytes, r, p, n); }
+static inline uint32_t crc32_on(int lv, uint32_t crc, const uint8_t *p, size_t n) { CRC_ON(lv, crc32, crc32_tab_path, crc, p, n); }
+static inline uint32_t crc32_or_on(int lv, const uint8_t *p, size_t n, const uint8_t *orm)
+{
+    CRC_ON(lv, crc32_or, crc32_or_tab, p, n, orm);
+}
+/* the path of this CPU for n bytes (the carry-less paths take n >= 16) */
+static inline int cpu_level(size_t n)
+{
+#ifdef UB_HAVE_CLMUL
+    return n >= 16 ? clmul_level() : 0;
+#else
+    (void)n;
+    return 0;
+#endif
+}
+
+/* Block of `flits` flits: bytes 0 .. 20·flits−5 (everything before the BCRC field), then — R-03
+ * variant 0 (default) — the 2 info bits Reserved/ERROR_FLAG of flit byte 16 of the last flit
+ * (MSB first); variant 1: whole bytes only. Result = CRC30[29:0]. */
+uint32_t ub_crc30_block(const uint8_t *blk, unsigned flits, unsigned variant)
+{
+    if (!blk || flits == 0) return 0;
+    size_t n = (size_t)flits * 20u - 4u; /* >= 16 */
+    return crc30_block_on(cpu_level(n), blk, n, variant);
+}
+uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n) { return crc30_on(cpu_level(n), r, p, n); }
 uint32_t ub_crc32(uint32_t crc, const uint8_t *p, size_t n)
 {
     if (!p) return crc;
-    return crc32_run(crc ^ 0xFFFFFFFFu, p, n, true) ^ 0xFFFFFFFFu;
+    return crc32_on(cpu_level(n), crc, p, n);
+}
+uint32_t ub_crc32_or(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN])
+{
+    return crc32_or_on(cpu_level(n), p, n, orm);
 }
 
-/* The same CRCs on the table path only (tests compare both paths) */
-uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n)
+/* The same CRCs on a chosen path (tests compare all): lv 0 tables, 1 SSSE3, 2 AVX; a path this CPU
+ * lacks is taken as the best one it has */
+static int path_level(int lv, size_t n)
 {
-    if (!p) return crc;
-    return crc32_run(crc ^ 0xFFFFFFFFu, p, n, false) ^ 0xFFFFFFFFu;
+    int have = cpu_level(n);
+    return lv < have ? lv : have;
 }
-uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n) { return crc30_run(r, p, n, false); }
-uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n) { return crc30_run(r, p, n, true); }
-bool ub_crc_clmul(void)
+uint32_t ub_crc30_path(int lv, uint32_t r, const uint8_t *p, size_t n) { return crc30_on(path_level(lv, n), r, p, n); }
+uint32_t ub_crc30_block_path(int lv, const uint8_t *blk, unsigned flits, unsigned variant)
+{
+    size_t n = (size_t)flits * 20u - 4u;
+    return crc30_block_on(path_level(lv, n), blk, n, variant);
+}
+uint32_t ub_crc32_path(int lv, uint32_t crc, const uint8_t *p, size_t n) { return crc32_on(path_level(lv, n), crc, p, n); }
+uint32_t ub_crc32_or_path(int lv, const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN])
+{
+    return crc32_or_on(path_level(lv, n), p, n, orm);
+}
+int ub_crc_clmul(void)
 {
 #ifdef UB_HAVE_CLMUL
-    return clmul_ok();
+    return clmul_level();
 #else
-    return false;
+    return 0;
 #endif
 }

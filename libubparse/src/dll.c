@@ -627,7 +627,7 @@ static uint32_t plen_flits(unsigned plength)
  * in CRC mode, END in the last flit of the DLLDP otherwise) goes in the flit where the payload ends if it
  * fits there, else in one extra flit. PLENGTH[4:0] = x−1 (x ≤ 16 ending in the last flit, or x ≥ 17 ending
  * in the 2nd-to-last flit), x+11 otherwise. */
-static unsigned plen_end(uint32_t t, uint32_t x, bool crc_mode, uint32_t *n)
+UB_INLINE unsigned plen_end(uint32_t t, uint32_t x, bool crc_mode, uint32_t *n)
 {
     uint32_t trailer = crc_mode ? BCRC_LEN : END_LEN;
     bool in_place = (crc_mode && t % BLK_FLITS == BLK_FLITS - 1) || x + flit_hdr(t) + trailer <= FLIT;
@@ -656,30 +656,32 @@ int ub_plength_encode(unsigned len, bool crc_mode)
 /* Decode PLENGTH (digest §2.4 receiver table). Returns the payload length, -1 for a reserved PLENGTH[4:0]
  * code of the mode, -2 for a code that is allowed but inconsistent (x does not fit, not what a sender
  * would produce for that length). */
-static int plength_decode(unsigned plength, bool crc)
+UB_INLINE int plength_decode(unsigned plength, bool crc)
 {
     plength &= 0x3FFFu;
-    unsigned tail = plen_part(plength, LPH_PLENGTH_TAIL);
-    int n = (int)plen_flits(plength), t;
-    unsigned x;
+    unsigned tail = plen_part(plength, LPH_PLENGTH_TAIL), x;
+    uint32_t n = plen_flits(plength); /* 1..512 */
+    bool in_place;                    /* the code says: the trailer is in the flit where the payload ends */
     if (tail <= 15) {
-        t = n - 1; x = tail + 1;
+        in_place = true; x = tail + 1;
     } else if (crc ? tail <= 19 : (tail == 17 || tail == 19)) {
-        t = n - 2; x = tail + 1;
+        in_place = false; x = tail + 1;
     } else if (crc ? (tail >= 24 && tail <= 27) : tail == 27) {
-        t = n - 2; x = tail - 11;
+        in_place = false; x = tail - 11;
     } else if (!crc && tail >= 28 && tail <= 30) {
-        t = n - 1; x = tail - 11;
+        in_place = true; x = tail - 11;
     } else {
         return -1;
     }
-    if (t < 0) return -2;
+    if (!in_place && n < 2) return -2;
+    uint32_t t = in_place ? n - 1 : n - 2; /* the flit where the payload ends */
     /* what the sender model makes of this length (ub_plength_encode), without encoding: its flit loop
-     * stops at flit t exactly when 1 <= x <= flit_cap(t); (flits, tail) determine PLENGTH */
-    if ((uint32_t)t >= MAX_FLITS || x < 1 || x > flit_cap((uint32_t)t, crc)) return -2;
+     * stops at flit t exactly when 1 <= x <= flit_cap(t); plen_end then gives this tail (each branch
+     * above is one of its formulas) and these n flits exactly when it puts the trailer where the code says */
+    if (x > flit_cap(t, crc)) return -2;
     uint32_t n2;
-    if (plen_end((uint32_t)t, x, crc, &n2) != tail || n2 != (uint32_t)n || n2 > MAX_FLITS) return -2;
-    return (int)(pay_before((uint32_t)t, crc) + x);
+    if (plen_end(t, x, crc, &n2) != tail || n2 != n) return -2;
+    return (int)(pay_before(t, crc) + x);
 }
 
 int ub_plength_payload_len(unsigned plength, bool crc_mode)
@@ -726,7 +728,7 @@ static void rec_vs_flits(ub_dec *d, unsigned hdr, uint32_t want, const char *wha
 }
 
 /* BCRC of the block [bstart, bstart + flits·20) of the current buffer */
-static void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
+UB_INLINE void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
 {
     uint32_t off = bstart + flits * FLIT - BCRC_LEN;
     if (off >= d->len) return;
@@ -737,11 +739,12 @@ static void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
         return;
     }
     uint32_t comp = ub_crc30_block(d->p + bstart, flits, d->o->bcrc_variant); /* */
-    uint32_t carried = (uint32_t)ub_lget(l, BCRC_CRC30);
+    uint32_t w = ub_be32(l->data); /* the whole BCRC (not truncated) */
+    uint32_t carried = row_in(w, 32, &bcrc_fields[BCRC_CRC30]);
     l->aux = comp;
     l->status = comp == carried ? UB_CK_GOOD : UB_CK_BAD;
     if (comp != carried) ub_error(d, UB_E_BCRC_BAD, UB_H_BCRC, off, carried, comp, "ub.bcrc.crc30");
-    if (ub_lget(l, BCRC_ERROR_FLAG)) {
+    if (row_in(w, 32, &bcrc_fields[BCRC_ERROR_FLAG])) {
         static const char *const what[] = { "ub.bcrc.error_flag", "ub.bcrc.error_flag (not in the last DLLDB)",
                                             "ub.bcrc.error_flag (in a DLLCB)" };
         ub_error(d, UB_E_ERROR_FLAG, UB_H_BCRC, off, 1, 0, what[role]); /* §4.8.3, DL-07 */
@@ -753,11 +756,11 @@ static void dec_end(ub_dec *d, uint32_t off, bool dllcb)
 {
     if (off >= d->len) return;
     ub_layer *l = ub_push(d, UB_H_END, off, END_LEN);
-    if (l && ub_lget(l, END_ERROR_FLAG))
+    if (l && l->len && row_in(l->data[0], 8, &end_fields[END_ERROR_FLAG]))
         ub_error(d, UB_E_ERROR_FLAG, UB_H_END, off, 1, 0, dllcb ? "ub.end.error_flag (in a DLLCB)" : "ub.end.error_flag");
 }
 
-static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
+UB_INLINE void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
 {
     if (start >= end || start >= d->len) return;
     ub_layer *l = ub_push(d, UB_H_FLITPAD, start, end - start);
@@ -768,6 +771,11 @@ static void dec_padding(ub_dec *d, uint32_t start, uint32_t end)
     for (uint64_t w; i + 8 <= l->len; i += 8) {
         memcpy(&w, l->data + i, 8);
         if (w) break;
+    }
+    if (i + 4 <= l->len) { /* 4 more (the padding of a 4-byte aligned payload is often just that) */
+        uint32_t w;
+        memcpy(&w, l->data + i, 4);
+        if (!w) i += 4;
     }
     for (; i < l->len; i++) {
         if (l->data[i]) { /* DL-08 */
@@ -802,11 +810,12 @@ static void dec_dllcb(ub_dec *d)
     d->cfg = 0;
     ub_layer *lch = ub_push(d, UB_H_LCH, 0, LCH_LEN);
     if (!lch || (lch->flags & UB_LF_TRUNC)) return;
-    unsigned fixed0 = (unsigned)ub_lget(lch, LCH_FIXED0), fixed = (unsigned)ub_lget(lch, LCH_FIXED);
+    uint32_t w = ub_be32(lch->data); /* the whole LCH (not truncated) */
+    unsigned fixed0 = row_in(w, 32, &lch_fields[LCH_FIXED0]), fixed = row_in(w, 32, &lch_fields[LCH_FIXED]);
     if (fixed0 != 0) ub_error(d, UB_E_LCH_PATTERN, UB_H_LCH, 0, fixed0, 0, "ub.lch.fixed0");
     if (fixed != LCH_PATTERN) ub_error(d, UB_E_LCH_PATTERN, UB_H_LCH, 0, fixed, LCH_PATTERN, "ub.lch.fixed");
-    uint32_t flits = (uint32_t)ub_lget(lch, LCH_CLENGTH) + 1u, blen = flits * FLIT;
-    unsigned ctrl = (unsigned)ub_lget(lch, LCH_CTRL), sub = (unsigned)ub_lget(lch, LCH_SUB_CTRL);
+    uint32_t flits = row_in(w, 32, &lch_fields[LCH_CLENGTH]) + 1u, blen = flits * FLIT;
+    unsigned ctrl = row_in(w, 32, &lch_fields[LCH_CTRL]), sub = row_in(w, 32, &lch_fields[LCH_SUB_CTRL]);
     rec_vs_flits(d, UB_H_LCH, blen, "record length vs ub.lch.clength");
 
     const dllcb_type *ty = dllcb_lookup(ctrl, sub);
@@ -833,7 +842,7 @@ static void dec_dllcb(ub_dec *d)
 
 /* Run the network-layer decoder over the payload. Single block: contiguous view of the record; several
  * blocks: de-interleaved copy in v->netbuf (offsets map back with ub_dll_pkt_to_rec). */
-static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint32_t paylen)
+UB_INLINE void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint32_t paylen)
 {
     ub_view *v = d->v;
     const uint8_t *sp = d->p;
@@ -885,6 +894,32 @@ static void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, uint3
     d->netbuf_multi = false;
 }
 
+/* The common shape at fixed offsets: one DLLDB of nf flits in CRC mode, the record exactly that long,
+ * a consistent PLENGTH giving pl > 0 payload bytes. The layers and checks of the general path below
+ * for this shape (no length error can arise): payload [4, 4 + pl), padding to the BCRC, BCRC. */
+static void dec_dlldp_one(ub_dec *d, int cfg, bool known_cfg, uint32_t pl, uint32_t nf)
+{
+    ub_view *v = d->v;
+    const uint8_t *sp = d->p;
+    uint32_t slen = d->len, sbase = d->rec_base, total = nf * FLIT;
+    uint8_t slf = d->lflags;
+    v->pkt = d->p + LPH_LEN;
+    v->pkt_len = pl;
+    v->pkt_off = d->rec_base + LPH_LEN;
+    d->p += LPH_LEN;
+    d->len = d->wlen = pl;
+    d->rec_base += LPH_LEN;
+    if (known_cfg) ub_dec_netpkt(d, cfg);
+    else ub_push(d, UB_H_DATA, 0, pl);
+    d->p = sp;
+    d->len = d->wlen = slen;
+    d->rec_base = sbase;
+    d->lflags = slf;
+    d->netbuf_multi = false;
+    dec_padding(d, LPH_LEN + pl, total - BCRC_LEN);
+    dec_bcrc(d, 0, nf, ROLE_LAST);
+}
+
 /* DLLDP with flits (LINKTYPE_USER0): LPH, network packet, then LBHs / padding / BCRCs / END */
 static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
 {
@@ -895,14 +930,19 @@ static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
     d->cfg = (int)cfg;
     ub_layer *lph = ub_push(d, UB_H_LPH, 0, LPH_LEN);
     if (!lph || (lph->flags & UB_LF_TRUNC)) return;
-    unsigned plength = (unsigned)ub_lget(lph, LPH_PLENGTH);
-    uint32_t nblk = (uint32_t)ub_lget(lph, LPH_PLENGTH_BLOCKS) + 1u;
-    uint32_t flast = (uint32_t)ub_lget(lph, LPH_PLENGTH_FLITS) + 1u;
+    uint32_t w = ub_be32(lph->data); /* the whole LPH (not truncated) */
+    unsigned plength = row_in(w, 32, &lph_fields[LPH_PLENGTH]);
+    uint32_t nblk = row_in(w, 32, &lph_fields[LPH_PLENGTH_BLOCKS]) + 1u;
+    uint32_t flast = row_in(w, 32, &lph_fields[LPH_PLENGTH_FLITS]) + 1u;
     uint32_t nfl = (nblk - 1u) * BLK_FLITS + flast, total = nfl * FLIT;
-    unsigned vl = (unsigned)ub_lget(lph, LPH_VL);
+    unsigned vl = row_in(w, 32, &lph_fields[LPH_VL]);
     int pl = plength_decode(plength, crc);
+    if (nblk == 1 && crc && pl > 0 && d->len == total && d->wlen == total) {
+        dec_dlldp_one(d, (int)cfg, known_cfg, (uint32_t)pl, flast);
+        return;
+    }
     if (pl == -1)
-        ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, ub_lget(lph, LPH_PLENGTH_TAIL), 0, "ub.lph.plength_tail");
+        ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, row_in(w, 32, &lph_fields[LPH_PLENGTH_TAIL]), 0, "ub.lph.plength_tail");
     else if (pl < 0)
         ub_error(d, UB_E_LENGTH, UB_H_LPH, 2, plength, 0, "ub.lph.plength inconsistent");
     rec_vs_flits(d, UB_H_LPH, total, "record length vs ub.lph.plength flits");
@@ -917,13 +957,15 @@ static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
         if (b > 0) {
             ub_layer *lbh = ub_push(d, UB_H_LBH, bstart, LBH_LEN);
             if (lbh && !(lbh->flags & UB_LF_TRUNC)) { /* DL-04, R-46 */
-                unsigned bvl = (unsigned)ub_lget(lbh, LBH_VL), bcfg = (unsigned)ub_lget(lbh, LBH_CFG);
+                uint32_t bw = (uint32_t)lbh->data[0] << 8 | lbh->data[1];
+                unsigned bvl = row_in(bw, 16, &lbh_fields[LBH_VL]), bcfg = row_in(bw, 16, &lbh_fields[LBH_CFG]);
                 if (bvl != vl) ub_error(d, UB_E_LBH_MISMATCH, UB_H_LBH, bstart, bvl, vl, "ub.lbh.vl");
                 if (bcfg != cfg) ub_error(d, UB_E_LBH_MISMATCH, UB_H_LBH, bstart, bcfg, cfg, "ub.lbh.cfg");
             }
         }
         if (b == nblk - 1 && pl > 0) {
-            uint32_t ps = ub_dll_pkt_to_rec(crc, (uint32_t)pl - 1u) + 1u;
+            /* one block: the payload is contiguous after the LPH (its BCRC follows it) */
+            uint32_t ps = nblk == 1 ? LPH_LEN + (uint32_t)pl : ub_dll_pkt_to_rec(crc, (uint32_t)pl - 1u) + 1u;
             if (ps % (BLK_FLITS * FLIT) == 0) ps += LBH_LEN; /* payload filled a block; trailer flit has an LBH */
             dec_padding(d, ps, total - (crc ? BCRC_LEN : END_LEN));
         }
@@ -935,12 +977,11 @@ static void dec_dlldp(ub_dec *d, unsigned cfg, bool known_cfg)
 /* LINKTYPE_USER0: one whole DLLDP or DLLCB with flits. Dispatch on flit byte 1 b3:0 (digest §1 step 1). */
 void ub_dec_flit_record(ub_dec *d)
 {
-    ub_layer peek = peek_layer(&ub_hdr_lph, d->p, d->len);
     if (d->len < 2) { /* CFG not readable */
         ub_push(d, UB_H_LPH, 0, LPH_LEN);
         return;
     }
-    unsigned cfg = (unsigned)ub_lget(&peek, LPH_CFG);
+    unsigned cfg = row_in((uint32_t)d->p[0] << 8 | d->p[1], 16, &lph_fields[LPH_CFG]);
     switch (cfg_classify(cfg)) {
     case CFG_DLLCB:
         dec_dllcb(d);
@@ -959,12 +1000,11 @@ void ub_dec_flit_record(ub_dec *d)
 void ub_dec_pkt_record(ub_dec *d)
 {
     ub_view *v = d->v;
-    ub_layer peek = peek_layer(&ub_hdr_lph, d->p, d->len);
     if (d->len < 2) {
         ub_push(d, UB_H_LPH, 0, LPH_LEN);
         return;
     }
-    unsigned cfg = (unsigned)ub_lget(&peek, LPH_CFG);
+    unsigned cfg = row_in((uint32_t)d->p[0] << 8 | d->p[1], 16, &lph_fields[LPH_CFG]);
     enum cfg_class cls = cfg_classify(cfg);
     if (cls == CFG_DLLCB) {
         dec_dllcb(d);
@@ -976,13 +1016,14 @@ void ub_dec_pkt_record(ub_dec *d)
     d->cfg = (int)cfg;
     ub_layer *lph = ub_push(d, UB_H_LPH, 0, LPH_LEN);
     if (!lph || (lph->flags & UB_LF_TRUNC)) return;
-    unsigned plength = (unsigned)ub_lget(lph, LPH_PLENGTH);
+    uint32_t w = ub_be32(lph->data); /* the whole LPH (not truncated) */
+    unsigned plength = row_in(w, 32, &lph_fields[LPH_PLENGTH]);
     uint32_t have = d->wlen - LPH_LEN; /* on the wire */
     int pl = plength_decode(plength, d->o->crc_mode);
     bool unset = plength == 0 && (d->pf & UB_PF_PLENGTH_UNSET); /* ns-3-UB D2: the record gives the length */
     if (unset) pl = (int)have;
     if (pl == -1)
-        ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, ub_lget(lph, LPH_PLENGTH_TAIL), 0, "ub.lph.plength_tail");
+        ub_error(d, UB_E_PLENGTH_RSVD, UB_H_LPH, 3, row_in(w, 32, &lph_fields[LPH_PLENGTH_TAIL]), 0, "ub.lph.plength_tail");
     else if (pl < 0)
         ub_error(d, UB_E_LENGTH, UB_H_LPH, 2, plength, 0, "ub.lph.plength inconsistent");
     else if ((uint32_t)pl != have)

@@ -34,6 +34,19 @@ static inline ub_layer peek_layer(const ub_hdr *h, const uint8_t *p, uint32_t le
     return l;
 }
 
+/* Fixed-offset reads of the link headers (LPH, LBH, LCH, BCRC, END): the first bytes of a header loaded
+ * once as a big-endian word, each row cut out of it by its table row (bit_off/bits are constants of the
+ * spec tables, so a read is a shift and a mask). Only for plain integer rows inside the word; the
+ * profiles' versions of these tables share the rows read this way (LPH_ROWS: only RT differs). */
+static inline uint32_t ub_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint32_t row_in(uint32_t w, unsigned wbits, const ub_field *f)
+{
+    return (w >> (wbits - f->bit_off - f->bits)) & ((1u << f->bits) - 1u);
+}
+
 enum cfg_class { CFG_DLLCB, CFG_DLLDP, CFG_RESERVED };
 /* digest §1 step 1 / App. B Table B-1 */
 static inline enum cfg_class cfg_classify(unsigned cfg)

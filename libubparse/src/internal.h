@@ -162,6 +162,15 @@ UB_INLINE bool ub_rd_bits_var(const uint8_t *p, uint32_t len, uint32_t bit_off, 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
     uint64_t end = (uint64_t)bit_off + bits;
+    if (len >= 8 && end <= 64u && bits - 1u < 64u) { /* a row in the first 8 bytes (most rows): one load */
+        uint64_t w;
+        memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        *out = (w >> (64u - end)) & (~0ull >> (64u - bits));
+        return true;
+    }
     if (bits - 1u < 64u && end <= (uint64_t)len * 8u && len >= 4) {
         uint32_t first = bit_off >> 3, last = (uint32_t)((end - 1) >> 3);
         uint64_t w;
@@ -264,8 +273,8 @@ typedef struct ub_dec {
     uint32_t len;        /* bytes of it present */
     uint32_t wlen;       /* its length on the wire (> len when the record was cut by the snapshot
                           * length): lengths are checked against wlen, reads stay below len */
-    uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf */
     uint8_t depth;       /* depth for new layers */
+    uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf (after depth, as in ub_layer: one copy) */
     uint32_t rec_base;   /* offset of p[0] in the record (contiguous case) */
     int cfg;             /* CFG of the packet being decoded, -1 if none */
     uint8_t tp_kind;     /* enum ub_tp_kind of the TPH seen */
@@ -294,7 +303,7 @@ static inline uint32_t ub_dec_avail(const ub_dec *d, uint32_t off, uint32_t end)
  * UB_E_TRUNCATED is recorded. Reserved fields are checked (UB_E_RSVD_BITS). NULL if the layer
  * table is full (UB_E_TOO_DEEP recorded once). */
 ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len);
-#define UB_RSVD_MAGIC 0x5542525356444d33ull /* "UBRSVDM3": ub_view.rsvd[] is valid */
+#define UB_RSVD_MAGIC 0x5542525356444d34ull /* "UBRSVDM4" + profile index: ub_view.rsvd[] is valid for it */
 /* Any reserved bit under e's masks set in p (the first e->span bytes present; `avail` bytes may be
  * read)? A span under 4 bytes is one 4-byte load when 4 bytes may be read (the mask is 0 past span). */
 UB_INLINE bool ub_rsvd_any(const struct ub_rsvd_ent *e, const uint8_t *p, uint32_t avail)
@@ -338,19 +347,41 @@ UB_INLINE ub_layer *ub_push_fill(ub_dec *d, const ub_hdr *h, uint32_t off, uint3
     l->wlen = len;
     return l;
 }
+/* Any reserved bit set under the masks of an entry of kind k (2..4, ub_rsvd_ent.fast) in p, whose first
+ * e->minlen bytes are present (avail bytes may be read)? Too few bytes to load a word: true (the caller
+ * takes the general path, which decides). */
+UB_INLINE bool ub_rsvd_fast_any(const struct ub_rsvd_ent *e, unsigned k, const uint8_t *p, uint32_t avail)
+{
+    uint32_t a, b;
+    if (k == 2) { /* span <= 4: one word at 0 (the mask is 0 past span) */
+        if (avail < 4) return true;
+        memcpy(&a, p, 4);
+        return (a & (uint32_t)e->mask[0]) != 0;
+    }
+    if (k == 3) { /* 4 < span < 8: words at 0 and span - 4 */
+        memcpy(&a, p, 4);
+        memcpy(&b, p + e->woff[1], 4);
+        return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
+    }
+    uint64_t acc = 0, w;
+    for (unsigned i = 0; i < e->nw; i++) {
+        memcpy(&w, p + e->woff[i], 8);
+        acc |= w & e->mask[i];
+    }
+    return acc != 0;
+}
 /* ub_push, inlined for the common case: a layer whole in the buffer, its table's reserved masks
- * cached, no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
+ * cached (the cache entry's table is the profile's table of the id: ub_decode_wire keys the cache by
+ * profile), no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
 UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_view *v = d->v;
-    if (__builtin_expect(hdr_id < UB_H__COUNT && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off, 1)) {
-        const ub_hdr *h = d->tbl && d->tbl[hdr_id] ? d->tbl[hdr_id] : ub_registry[hdr_id];
+    if (__builtin_expect(hdr_id < UB_H__COUNT, 1)) {
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
-        if (__builtin_expect(h && len >= h->len && e->hdr == h && v->rsvd_magic == UB_RSVD_MAGIC, 1)) {
-            uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !ub_rsvd_any(e, d->p + off, d->len - off)) m = e->slow;
-            if (__builtin_expect(m == 0, 1)) return ub_push_fill(d, h, off, len);
-        }
+        unsigned k = e->fast;
+        if (__builtin_expect(k && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off && len >= e->minlen, 1) &&
+            __builtin_expect(k == 1 || !ub_rsvd_fast_any(e, k, d->p + off, d->len - off), 1))
+            return ub_push_fill(d, e->hdr, off, len);
     }
     return ub_push_slow(d, hdr_id, off, len);
 }
@@ -385,13 +416,21 @@ const char *ub_field_short(const ub_hdr *h, const ub_field *f);
 /* Check reserved fields of a layer and warn (called by ub_push). */
 void ub_check_rsvd(ub_dec *d, const ub_layer *l);
 
-/* crc.c: the CRC paths, for tests. ub_crc30_update: CRC30 register r (30 bits, MSB-first) over n
- * bytes, carry-less multiply when the CPU has it; *_tables: the portable table path only;
- * ub_crc_clmul: true when the PCLMULQDQ path is used on this CPU. */
+/* crc.c. ub_crc32_or: ub_crc32(0, ·) of p[0..n) with p[i] | orm[i] for i < UB_CRC_ORM_SPAN — the
+ * ICRC's masked fields (§5.3.7) set to ones in registers, no copy. orm: UB_CRC_ORM_LEN bytes, zero
+ * from UB_CRC_ORM_SPAN on (the last 16-byte load may read them). ub_crc30_update: CRC30 register r
+ * (30 bits, MSB-first) over n bytes. For tests: ub_crc_clmul, the carry-less path this CPU uses
+ * (2 AVX, 1 SSSE3, 0 none: tables); *_path: a CRC on path lv (0 tables, 1 SSSE3, 2 AVX; capped at
+ * what the CPU has). */
+#define UB_CRC_ORM_SPAN 80u
+#define UB_CRC_ORM_LEN 96u
+uint32_t ub_crc32_or(const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
 uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n);
-uint32_t ub_crc30_tables(uint32_t r, const uint8_t *p, size_t n);
-uint32_t ub_crc32_tables(uint32_t crc, const uint8_t *p, size_t n);
-bool ub_crc_clmul(void);
+int ub_crc_clmul(void);
+uint32_t ub_crc30_path(int lv, uint32_t r, const uint8_t *p, size_t n);
+uint32_t ub_crc30_block_path(int lv, const uint8_t *blk, unsigned flits, unsigned variant);
+uint32_t ub_crc32_path(int lv, uint32_t crc, const uint8_t *p, size_t n);
+uint32_t ub_crc32_or_path(int lv, const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
 /* Map an offset in the current buffer to a record offset. */
 uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
 

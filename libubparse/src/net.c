@@ -414,39 +414,39 @@ static void push_icrc(ub_dec *d, uint32_t start, uint32_t end, const icrc_mask *
     ub_layer *l = ub_push(d, UB_H_ICRC, end, 4);
     if (!l) return;
     if (l->flags & UB_LF_TRUNC) { l->status = UB_CK_UNVERIFIED; return; }
-    uint32_t crc = 0, pos = start, hi = start;
-    for (unsigned i = 0; i < nm; i++) { /* the masks that apply (in order, inside [start, end)) end at hi */
-        uint32_t mo = start + m[i].off;
-        if (mo < pos || mo + m[i].len > end) continue;
-        pos = hi = mo + m[i].len;
+    /* the masks that apply (in order, inside [start, end)) as an OR pattern over the head: the CRC
+     * sets them to ones in registers (ub_crc32_or), no copy of the packet. Per mask two 4-byte
+     * stores, its value at the mask and zeros right after it (where no later mask wrote yet). */
+    uint8_t orm[UB_CRC_ORM_LEN] = { 0 };
+    uint32_t crc = 0, pos = start;
+    unsigned i = 0;
+    for (; i < nm; i++) {
+        uint32_t mo = start + m[i].off, ml = m[i].len;
+        if (mo < pos || mo + ml > end) continue;
+        if (mo + ml - start > UB_CRC_ORM_SPAN || ml > 4) break;
+        uint32_t w = (uint32_t)(uint8_t)~m[i].keep_mask * 0x01010101u, zero = 0;
+        memcpy(orm + (mo - start), &w, 4);
+        memcpy(orm + (mo - start) + ml, &zero, 4);
+        pos = mo + ml;
     }
-    pos = start;
-    uint8_t head[64];
-    if (hi - start <= sizeof head) { /* the masked head as one copy: two CRC runs instead of one per byte */
-        memcpy(head, d->p + start, hi - start);
-        for (unsigned i = 0; i < nm; i++) {
+    if (i == nm) {
+        crc = ub_crc32_or(d->p + start, end - start, orm);
+    } else { /* a mask the pattern does not hold (none in any header today): byte by byte */
+        pos = start;
+        for (i = 0; i < nm; i++) {
             uint32_t mo = start + m[i].off;
             if (mo < pos || mo + m[i].len > end) continue;
-            for (uint32_t k = 0; k < m[i].len; k++)
-                head[mo - start + k] = (uint8_t)((head[mo - start + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+            crc = ub_crc32(crc, d->p + pos, mo - pos);
+            for (uint32_t k = 0; k < m[i].len; k++) {
+                uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+                crc = ub_crc32(crc, &b, 1);
+            }
             pos = mo + m[i].len;
         }
-        crc = ub_crc32(ub_crc32(0, head, hi - start), d->p + hi, end - hi);
-        nm = 0;
-        pos = end;
+        crc = ub_crc32(crc, d->p + pos, end - pos);
     }
-    for (unsigned i = 0; i < nm; i++) {
-        uint32_t mo = start + m[i].off;
-        if (mo < pos || mo + m[i].len > end) continue;
-        crc = ub_crc32(crc, d->p + pos, mo - pos);
-        for (uint32_t k = 0; k < m[i].len; k++) {
-            uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
-            crc = ub_crc32(crc, &b, 1);
-        }
-        pos = mo + m[i].len;
-    }
-    crc = ub_crc32(crc, d->p + pos, end - pos);
-    uint32_t be = ((uint32_t)d->p[end] << 24) | ((uint32_t)d->p[end + 1] << 16) | ((uint32_t)d->p[end + 2] << 8) | d->p[end + 3];
+    const uint8_t *ic = d->p + end;
+    uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
     uint32_t le = __builtin_bswap32(be);
     l->aux = crc;
     if (crc == le) { l->status = UB_CK_GOOD; l->variant = 1; }       /* R-15 default: little-endian */

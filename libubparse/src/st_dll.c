@@ -780,7 +780,8 @@ static void retry_block(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_
 static void dlldp(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir *peer, bool orig, bool accept,
                   uint64_t pos)
 {
-    unsigned vl = (unsigned)fv(&m->lph_vl, p->lph) & 0xFu;
+    bool sum = p->sum.fl & UB_PS_LPH_FAST; /* the LPH's values in the summary (pktsum.h) */
+    unsigned vl = (sum ? p->sum.lph_vl : (unsigned)fv(&m->lph_vl, p->lph)) & 0xFu;
     uint8_t dir = p->pi->dir;
     if (orig) {
         if (d->armed && dir != UB_DIR_UNKNOWN && !(d->bu_rep & 1u << BU_CREDIT)) {
@@ -815,8 +816,10 @@ static void dlldp(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir *p
         else if (l->hdr->id == UB_H_LBH) fc = &m->lbh_crd, fa = &m->lbh_ack, fl = &m->lbh_crd_vl;
         else continue;
         if (l->flags & UB_LF_TRUNC) continue;
-        bool crd = fv(fc, l) != 0, ack = fv(fa, l) != 0;
-        unsigned cvl = (unsigned)fv(fl, l) & 0xFu;
+        bool crd, ack;
+        unsigned cvl;
+        if (sum && l == p->lph) crd = p->sum.lph_crd != 0, ack = p->sum.lph_ack != 0, cvl = p->sum.lph_crd_vl & 0xFu;
+        else crd = fv(fc, l) != 0, ack = fv(fa, l) != 0, cvl = (unsigned)fv(fl, l) & 0xFu;
         if (crd && orig) vl_disabled(s, p, d, cvl, 16, "credit returned (CRD_VL) for a VL that the Init exchange did not enable");
         if (!accept || !peer) continue;
         if (crd && (peer->valid & V_CRD)) {

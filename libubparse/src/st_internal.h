@@ -21,14 +21,16 @@ typedef struct ub_fh {
     const ub_field *f[UB_FH_MAX];
     uint8_t n;
     /* entries [0, nfast) (those added by ub_fh_init/ub_fh_add) carry a precomputed read of a plain
-     * integer row within 8 bytes (rd[i].need = 0: not such a row): one big-endian 8-byte (or, in a
-     * layer shorter than 8 bytes, 4-byte) load, shift and mask when the layer holds the row */
+     * integer row within 8 bytes (l8 = UINT32_MAX: not such a row): a layer of at least l8 bytes
+     * holds the row in the 8 bytes at b8 (one big-endian load, shift s8, mask); a shorter one of at
+     * least l4 bytes in the 4 bytes at b4 (l4 = 0xFF: none); 1-3-byte layers (CCI) are read whole */
     uint8_t nfast;
     struct ub_fh_rd {
-        uint16_t need;  /* bytes the layer must have: the row's last byte + 1 */
-        uint8_t first;  /* the row's first byte */
-        uint8_t w4;     /* the row spans at most 4 bytes */
-        uint32_t end;   /* the row's end bit */
+        uint32_t l8;    /* max(the row's last byte + 1, 8) */
+        uint8_t b8, s8; /* 8-byte window: first byte, right shift */
+        uint8_t l4, b4, s4;
+        uint8_t need;   /* bytes the layer must have: the row's last byte + 1 */
+        uint8_t end;    /* the row's end bit (rows within the first 32 bytes when need < 4) */
         uint64_t mask;
     } rd[UB_FH_MAX];
 } ub_fh;
@@ -44,23 +46,23 @@ static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
     *u = ok ? v.u : 0;
     return ok;
 }
-/* entry i of the handle read from l through its precomputed 8-byte window; false: take ub_fh_read */
+/* entry i of the handle read from l through its precomputed window; false: take ub_fh_read */
 static inline bool ub_fh_fast(const ub_fh *fh, unsigned i, const ub_layer *l, uint64_t *u)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const struct ub_fh_rd *r = &fh->rd[i];
-    if (i >= fh->nfast || !r->need || l->len < r->need) return false;
-    if (l->len >= 8) {
-        uint32_t base = r->first + 8u <= l->len ? r->first : l->len - 8u; /* the 8 bytes hold the row */
+    if (i >= fh->nfast) return false;
+    if (__builtin_expect(l->len >= r->l8, 1)) { /* the 8 bytes at b8 hold the row */
         uint64_t w;
-        memcpy(&w, l->data + base, 8);
-        *u = (__builtin_bswap64(w) >> (base * 8u + 64u - r->end)) & r->mask;
+        memcpy(&w, l->data + r->b8, 8);
+        *u = (__builtin_bswap64(w) >> r->s8) & r->mask;
         return true;
     }
-    if (l->len >= 4 && r->w4) { /* a short layer: a 4-byte window */
-        uint32_t base = r->first + 4u <= l->len ? r->first : l->len - 4u, w;
-        memcpy(&w, l->data + base, 4);
-        *u = (uint64_t)(__builtin_bswap32(w) >> (base * 8u + 32u - r->end)) & r->mask;
+    if (l->len >= 8 || l->len < r->need) return false;
+    if (l->len >= r->l4) { /* a short layer: the 4-byte window */
+        uint32_t w;
+        memcpy(&w, l->data + r->b4, 4);
+        *u = (uint64_t)(__builtin_bswap32(w) >> r->s4) & r->mask;
         return true;
     }
     if (l->len < 4) { /* 1-3 bytes (CCI): the whole layer */
@@ -95,6 +97,82 @@ static UB_FH_INLINE bool ub_fh_has(const ub_fh *fh, const ub_layer *l)
         if (fh->h[i] == l->hdr) return ub_fh_fast(fh, i, l, &u) || ub_fh_read(l, fh->f[i], &u);
     }
     return false;
+}
+
+/* Several fields of one header read together (the per-packet summary, pktsum.h): for each header
+ * table (variant) the handles resolve to, the precomputed windows of every field, so that a layer
+ * long enough for all of them costs one load, shift and mask per field and no handle search. A
+ * shorter layer (or a field without a precomputed read) takes ub_fh_get/ub_fh_has, field by field:
+ * the values and the presence bits are exactly theirs. */
+#define UB_ROWS_MAX 12
+#define UB_ROWS_VAR 4
+typedef struct ub_rows {
+    const ub_fh *fh[UB_ROWS_MAX];
+    uint8_t n, nvar;
+    struct ub_rows_var {
+        const ub_hdr *h;
+        uint32_t lmin;   /* layers of at least lmin bytes: every field by its window (UINT32_MAX: never) */
+        uint32_t need;   /* layers of need..7 bytes: every field from the whole layer */
+        uint32_t has;    /* bit k: this table defines field k */
+        uint8_t b8[UB_ROWS_MAX], s8[UB_ROWS_MAX], end[UB_ROWS_MAX];
+        uint64_t mask[UB_ROWS_MAX]; /* 0 where the table has no such field: it reads as 0 */
+    } var[UB_ROWS_VAR];
+} ub_rows;
+/* fields fh[0..n) of every table they are defined in (n <= UB_ROWS_MAX) */
+void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n);
+#if defined(__GNUC__)
+#define UB_ROWS_UNROLL _Pragma("GCC unroll 12")
+#else
+#define UB_ROWS_UNROLL
+#endif
+#define UB_ROWS_FAST (1u << 31) /* ub_rows_read: every field came from its precomputed window */
+/* out[k] = ub_fh_get(fh[k], l), k < n; returns the ub_fh_has bits (bit k) | UB_ROWS_FAST when the windows
+ * were used (the values ub_fh_fast gives) */
+static UB_FH_INLINE uint32_t ub_rows_read(const ub_rows *r, const ub_layer *l, uint64_t *out, const unsigned n)
+{ /* n: r->n, a constant at the call (the loops unroll) */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (unsigned v = 0; v < r->nvar; v++) {
+        const struct ub_rows_var *x = &r->var[v];
+        if (x->h != l->hdr) continue;
+        const uint32_t len = l->len;
+        const uint8_t *d = l->data;
+        if (len >= x->lmin) {
+            UB_ROWS_UNROLL
+            for (unsigned k = 0; k < n; k++) {
+                uint64_t w;
+                memcpy(&w, d + x->b8[k], 8);
+                w = (__builtin_bswap64(w) >> x->s8[k]) & x->mask[k];
+                out[k] = w;
+            }
+            return x->has | UB_ROWS_FAST;
+        }
+        if (len < 8 && len >= x->need) { /* a short layer (LPH, compact BTAH, CCI): read whole */
+            uint64_t w = 0;
+            uint32_t i = 0;
+            if (len >= 4) {
+                uint32_t a;
+                memcpy(&a, d, 4);
+                w = __builtin_bswap32(a);
+                i = 4;
+            }
+            for (; i < len; i++) w = w << 8 | d[i];
+            w <<= 64u - len * 8u; /* left-aligned: field k ends s = 64 - end bits from the right */
+            UB_ROWS_UNROLL
+            for (unsigned k = 0; k < n; k++) {
+                uint64_t v = (w >> (64u - x->end[k])) & x->mask[k];
+                out[k] = v;
+            }
+            return x->has | UB_ROWS_FAST;
+        }
+        break;
+    }
+#endif
+    uint32_t has = 0;
+    for (unsigned k = 0; k < n; k++) {
+        out[k] = ub_fh_get(r->fh[k], l);
+        if (ub_fh_has(r->fh[k], l)) has |= 1u << k;
+    }
+    return has;
 }
 
 /* ---------------------------------------------------------------- the packet as the rules see it */
@@ -140,6 +218,13 @@ static inline void ub_key_add(ub_key *k, const void *p, size_t n)
 }
 static inline void ub_key_addr(ub_key *k, const ub_addr *a)
 {
+    if (k->len + 1u + sizeof a->b <= UB_KEY_MAX && a->len <= sizeof a->b) {
+        /* a fixed-size copy of the whole b[] (the key's bytes past its length are never read) */
+        k->b[k->len] = a->len;
+        memcpy(k->b + k->len + 1, a->b, sizeof a->b);
+        k->len = (uint8_t)(k->len + 1u + a->len);
+        return;
+    }
     ub_key_add(k, &a->len, 1);
     ub_key_add(k, a->b, a->len);
 }
@@ -226,6 +311,11 @@ struct ub_state {
     /* handles used by the packet extraction */
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
+    ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
+    ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
+    ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
+    /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
+    struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the
      * loss signals per endpoint pair, allocated on the first such packet */
     ub_tbl hops;

@@ -91,7 +91,7 @@ static const ub_layer *last(const ub_view *v, unsigned id)
 static void packet_sue(void *mv, ub_state *s, const ub_pkt *p)
 {
     mod_sue *m = mv;
-    const ub_layer *r = p->crc_bad ? NULL : last(p->v, UB_H_SUE_RH);
+    const ub_layer *r = p->crc_bad || !p->nb ? NULL : last(p->v, UB_H_SUE_RH); /* nb: an RH (or IB BTH) is there */
     if (!r || !tables(m, s)) return;
     const ub_opts *o = p->v->opts;
     unsigned op = (unsigned)ub_fh_get(&m->op, r);

@@ -72,8 +72,16 @@ static uint64_t addr_fold(uint64_t h, const ub_addr *a)
 {
     uint64_t w0 = 0, w1 = 0;
     unsigned n = a->len > 16 ? 16 : a->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    memcpy(&w0, a->b, 8);
+    memcpy(&w1, a->b + 8, 8);
+    w0 = n >= 8 ? w0 : n ? w0 & ~0ull >> (64u - 8u * n) : 0;
+    w1 = n >= 16 ? w1 : n > 8 ? w1 & ~0ull >> (64u - 8u * (n - 8)) : 0;
+#else
     memcpy(&w0, a->b, n < 8 ? n : 8);
     if (n > 8) memcpy(&w1, a->b + 8, n - 8);
+#endif
     return wmix(wmix(wmix(h, n), w0), w1);
 }
 /* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
@@ -149,17 +157,19 @@ void ub_ta_rc_sent(rc_ent *rc, uint16_t sn)
 ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn)
 {
     if (!rc) return NULL;
-    for (unsigned i = 0; i < RING; i++) { /* newest first */
-        ring_ent *e = &rc->ring[(rc->rhead + RING - 1 - i) % RING];
-        if (e->req_frame && e->sn == sn) return e;
-    }
+    /* newest first: from the head down to 0, then from the end down to the head */
+    for (unsigned i = rc->rhead % RING; i-- > 0;)
+        if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
+    for (unsigned i = RING; i-- > rc->rhead % RING;)
+        if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
     return NULL;
 }
-ring_ent *ub_ta_ring_push(rc_ent *rc)
+ring_ent *ub_ta_ring_push(rc_ent *rc, uint16_t sn)
 {
     ring_ent *e = &rc->ring[rc->rhead];
     rc->rhead = (uint8_t)((rc->rhead + 1) % RING);
     memset(e, 0, sizeof *e);
+    e->sn = sn;
     return e;
 }
 
@@ -329,8 +339,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
     if ((c.flags & TXF_ORDERED) && rc->out_ordered) rc->out_ordered--;
     if ((c.flags & TXF_ALLOC) && rc->alloc_pending && rc->alloc_tassn == c.tassn) rc->alloc_pending = 0;
     if (r->op == 0x11) rc->taack_seen = 1;
-    ring_ent *e = ub_ta_ring_push(rc);
-    e->sn = c.tassn;
+    ring_ent *e = ub_ta_ring_push(rc, c.tassn);
     e->op = c.op;
     e->flags = (uint8_t)(R_ANSWERED | (r->abnormal_retry ? R_RETRYABLE : 0) | (r->failed ? R_FAILED : 0) |
                          ((c.flags & TXF_COMPACT) ? R_COMPACT : 0));
@@ -404,16 +413,17 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
 {
     ub_state *s = m->s;
     const ub_layer *b = p->btah;
-    unsigned op = (unsigned)fget(&m->bt_op, b);
+    const ub_pktsum *u = &p->sum; /* the BTAH's values (pktsum.h) */
+    unsigned op = u->bt_op;
     if (op == 0x02 || op == 0x16 || op > 0x18 || (op >= 0x10 && op <= 0x13)) return; /* reserved: decode finding */
     bool compact = b->hdr->id == UB_H_BTAH_C;
-    uint16_t tassn = (uint16_t)fget(&m->bt_tassn, b);
-    unsigned rctype = compact ? 0 : (unsigned)fget(&m->bt_rctype, b);
-    uint32_t rcid = compact ? 0 : (uint32_t)fget(&m->bt_rcid, b);
+    uint16_t tassn = u->bt_tassn;
+    unsigned rctype = compact ? 0 : u->bt_rctype;
+    uint32_t rcid = compact ? 0 : u->bt_rcid;
     uint32_t rck = compact ? RCK_COMPACT : rctype == 2 ? RCK_SCID : rcid;
-    bool notaack = !compact && fget(&m->bt_notaack, b); /* I-34 alternative: TAK_EN polarity unknown → 0 */
-    unsigned odr = compact ? 0 : (unsigned)fget(&m->bt_odr, b) & 3u;
-    bool retry = !compact && fget(&m->bt_retry, b), alloc = !compact && fget(&m->bt_alloc, b);
+    bool notaack = !compact && u->bt_notaack; /* I-34 alternative: TAK_EN polarity unknown → 0 */
+    unsigned odr = compact ? 0 : u->bt_odr & 3u;
+    bool retry = !compact && u->bt_retry, alloc = !compact && u->bt_alloc;
     bool last = p->rtph ? p->sum.rt_last : p->utph ? fget(&m->ut_last, p->utph) : true;
     uint32_t psn = p->sum.rt_psn; /* 0 without an RTPH */
     uint32_t h = ub_ta_pkt_hash(p, b);
@@ -593,8 +603,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
             if (!rc->alloc_pending) { rc->alloc_pending = 1; rc->alloc_tassn = tassn; }
         }
     } else {
-        ring_ent *e = ub_ta_ring_push(rc);
-        e->sn = tassn;
+        ring_ent *e = ub_ta_ring_push(rc, tassn);
         e->op = (uint8_t)op;
         e->flags = (uint8_t)((need == NEED_NONE ? R_NONE : R_SPEC) | (compact ? R_COMPACT : 0));
         e->req_frame = frame;
@@ -815,8 +824,8 @@ static void packet_ta(void *mv, ub_state *s, const ub_pkt *p)
         }
     }
     if (p->btah) {
-        if (!ub_fh_has(&m->bt_tassn, p->btah)) goto out; /* truncated */
-        unsigned op = (unsigned)fget(&m->bt_op, p->btah);
+        if (!(p->sum.fl & UB_PS_BT_TASSN)) goto out; /* truncated */
+        unsigned op = p->sum.bt_op;
         if (op == 0x10) {
             if (m->mg_on && p->mgmtetah) ub_mg_config(m, p);
         } else if (m->ta_on) {

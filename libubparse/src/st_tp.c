@@ -112,14 +112,15 @@ static bool fh_bytes(const ub_fh *fh, const ub_layer *l, ub_val *v)
 }
 
 /* LPH RT[0] = 1: per-packet load balancing (Table 5-7) — this capture point may see one path only */
-static bool per_packet_lb(const mod_tp *m, const ub_pkt *p) { return p->lph && (ub_fh_get(&m->f_rt, p->lph) & 1); }
+static bool per_packet_lb(const mod_tp *m, const ub_pkt *p) { (void)m; return p->lph && (p->sum.lph_rt & 1); }
 
 /* §5.3.5.1: FECN 00 not markable, 10 none, 01 light, 11 heavy -> level 1..4 (0 = no FECN CCI) */
 static uint8_t fecn_level(const mod_tp *m, const ub_pkt *p)
 {
     if (!p->cci || (p->cci->hdr->id != UB_H_CCI_FECN && p->cci->hdr->id != UB_H_CCI_FECN_RTT)) return 0;
     static const uint8_t lvl[4] = { 1, 3, 2, 4 };
-    return lvl[ub_fh_get(&m->f_fecn, p->cci) & 3];
+    (void)m;
+    return lvl[p->sum.cci_fecn & 3]; /* the CCI's FECN (pktsum.h) */
 }
 
 /* signature of the network framing of a packet: CFG and NTH/IP header (NW-07); 0 without a CFG
@@ -173,11 +174,11 @@ static rt_ctx chan_ctx(ub_state *s, const tp_chan *c, const ub_pkt *p, bool as_n
 /* ================================================================ data packets */
 static tp_chan *tp_data(mod_tp *m, ub_state *s, const ub_pkt *p)
 {
-    const ub_layer *r = p->rtph;
-    uint32_t stpn = (uint32_t)ub_fh_get(&m->f_stpn, r), dtpn = (uint32_t)ub_fh_get(&m->f_dtpn, r);
-    uint32_t psn = (uint32_t)ub_fh_get(&m->f_psn, r);
-    bool last = ub_fh_get(&m->f_last, r) != 0, areq = ub_fh_get(&m->f_a, r) != 0, fake = ub_fh_get(&m->f_f, r) != 0;
-    uint32_t tpmsn = (uint32_t)ub_fh_get(&m->f_tpmsn, r);
+    const ub_pktsum *u = &p->sum; /* the RTPH's values (pktsum.h) */
+    uint32_t stpn = u->rt_stpn, dtpn = u->rt_dtpn;
+    uint32_t psn = u->rt_psn;
+    bool last = u->rt_last != 0, areq = u->rt_a != 0, fake = u->rt_f != 0;
+    uint32_t tpmsn = u->rt_tpmsn;
     tp_chan *c = chan_get(m, s, &p->src, &p->dst, stpn, dtpn);
     if (!c) return NULL;
     uint64_t fr = p->pi->frame;
@@ -240,11 +241,11 @@ static unsigned sack_order(const ub_pkt *p)
 
 static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool nak_op)
 {
-    const ub_layer *r = p->rtph;
+    const ub_pktsum *u = &p->sum; /* the RTPH's values (pktsum.h) */
     /* the ack travels receiver -> sender: swap to the data direction */
-    uint32_t stpn = (uint32_t)ub_fh_get(&m->f_dtpn, r), dtpn = (uint32_t)ub_fh_get(&m->f_stpn, r);
-    uint32_t psn = (uint32_t)ub_fh_get(&m->f_psn, r);
-    unsigned rspst = (unsigned)ub_fh_get(&m->f_rspst, r), rspinfo = (unsigned)ub_fh_get(&m->f_rspinfo, r);
+    uint32_t stpn = u->rt_dtpn, dtpn = u->rt_stpn;
+    uint32_t psn = u->rt_psn;
+    unsigned rspst = u->rt_rspst, rspinfo = u->rt_rspinfo;
     bool sack = op == OP_SACK || op == OP_SACK_CC, cc = op == OP_ACK_CC || op == OP_SACK_CC;
     bool nak = nak_op || (!sack && rspst == RSP_COMPLETER_ERR && rspinfo == 0); /* TPNAK: RSPST 011, PSN Error */
     uint32_t maxrcv = p->saetph ? (uint32_t)ub_fh_get(&m->f_sae_maxrcv, p->saetph) : 0;
@@ -320,8 +321,8 @@ static void nw_packet(mod_tp *m, ub_state *s, const ub_pkt *p)
     }
     /* NW-06 (Table 7-14, §7.3.2.2 item 2): ordered requests over CTP / TP Bypass need one path */
     if (p->btah && per_packet_lb(m, p) && (p->tp_kind == UB_TP_CTP || (p->tp_kind == UB_TP_NONE && p->cfg == 9)) &&
-        ub_fh_has(&m->f_odr, p->btah)) {
-        unsigned odr = (unsigned)ub_fh_get(&m->f_odr, p->btah) & 3;
+        (p->sum.fl & UB_PS_BT_ODR)) {
+        unsigned odr = p->sum.bt_odr & 3u; /* the BTAH's ODR (pktsum.h) */
         if (odr == 1 || odr == 2) {
             tp_pair *pr = pair_lookup(m, &p->src, &p->dst, true);
             if (pr && !(pr->flags & PR_RT_ORDER)) {
@@ -395,8 +396,8 @@ static void packet_tp(void *mv, ub_state *s, const ub_pkt *p)
                        "data sender <- CNP sender", kt);
     }
     if (p->rtph) {
-        if (p->rtph->len < 16 || !ub_fh_has(&m->f_tpmsn, p->rtph)) return; /* truncated RTPH: no state */
-        unsigned op = (unsigned)ub_fh_get(&m->f_op, p->rtph);
+        if (p->rtph->len < 16 || !(p->sum.fl & UB_PS_RTPH_TPMSN)) return; /* truncated RTPH: no state */
+        unsigned op = p->sum.rt_op;
         if (op == OP_DATA) {
             tp_chan *c = tp_data(m, s, p);
             if (c && !(c->reported & RP_PAIR)) {

@@ -29,20 +29,31 @@ void ub_fh_init(ub_fh *fh, const char *abbrev)
     ub_fh_add(fh, abbrev);
 }
 
-/* the precomputed 8-byte-window read of entry i (ub_fh_fast) */
+/* the precomputed window reads of entry i (ub_fh_fast): any window that covers the row gives its value */
 static void fh_prepare(ub_fh *fh, unsigned i)
 {
     const ub_field *f = fh->f[i];
     uint32_t first = f->bit_off >> 3, end = f->bit_off + f->bits;
     struct ub_fh_rd *r = &fh->rd[i];
     memset(r, 0, sizeof *r);
+    r->l8 = UINT32_MAX;
+    r->l4 = 0xFF;
+    r->need = 0xFF;
     if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 &&
         f->bits <= 64 && first < 0xF0 && ((end - 1) >> 3) - first < 8u) {
-        r->need = (uint16_t)((end + 7) / 8);
-        r->first = (uint8_t)first;
-        r->w4 = end - first * 8u <= 32u;
-        r->end = end;
+        uint32_t need = (end + 7) / 8, b8 = need >= 8 ? need - 8 : 0;
+        r->l8 = b8 + 8;
+        r->b8 = (uint8_t)b8;
+        r->s8 = (uint8_t)(b8 * 8u + 64u - end);
+        r->need = (uint8_t)need;
+        r->end = (uint8_t)(end < 0xFF ? end : 0xFF); /* only read for layers of 1-7 bytes */
         r->mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
+        if (end - first * 8u <= 32u) { /* the row spans at most 4 bytes */
+            uint32_t b4 = need >= 4 ? need - 4 : 0;
+            r->l4 = (uint8_t)(b4 + 4);
+            r->b4 = (uint8_t)b4;
+            r->s4 = (uint8_t)(b4 * 8u + 32u - end);
+        }
     }
 }
 
@@ -60,6 +71,43 @@ void ub_fh_add(ub_fh *fh, const char *abbrev)
             fh->nfast++;
         }
         fh->n++;
+    }
+}
+
+void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n)
+{
+    memset(r, 0, sizeof *r);
+    r->n = (uint8_t)(n < UB_ROWS_MAX ? n : UB_ROWS_MAX);
+    for (unsigned k = 0; k < r->n; k++) r->fh[k] = fh[k];
+    /* the tables: every one that defines any of the fields */
+    for (unsigned k = 0; k < r->n; k++)
+        for (unsigned i = 0; i < fh[k]->n; i++) {
+            const ub_hdr *h = fh[k]->h[i];
+            unsigned v = 0;
+            while (v < r->nvar && r->var[v].h != h) v++;
+            if (v == r->nvar && r->nvar < UB_ROWS_VAR) r->var[r->nvar++].h = h;
+        }
+    for (unsigned v = 0; v < r->nvar; v++) {
+        struct ub_rows_var *x = &r->var[v];
+        x->lmin = 8;
+        x->need = 1;
+        memset(x->end, 64, sizeof x->end); /* absent fields: no shift, mask 0 */
+        for (unsigned k = 0; k < r->n; k++) {
+            const ub_fh *f = fh[k];
+            unsigned i = 0;
+            while (i < f->n && f->h[i] != x->h) i++; /* the entry ub_fh_get takes */
+            if (i == f->n) continue;                  /* not in this table: 0, not present */
+            const struct ub_fh_rd *d = &f->rd[i];
+            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->need = UINT32_MAX; continue; }
+            x->has |= 1u << k;
+            x->b8[k] = d->b8;
+            x->s8[k] = d->s8;
+            x->mask[k] = d->mask;
+            x->end[k] = d->end;
+            if (d->need > x->need && x->need != UINT32_MAX) x->need = d->need;
+            if (d->l8 > x->lmin) x->lmin = d->l8;
+        }
+        if (x->need > 7) x->need = UINT32_MAX; /* 8 bytes and more: the windows */
     }
 }
 
@@ -103,7 +151,7 @@ static uint32_t pow2_at_least(uint32_t v)
 }
 
 /* one 64-bit hash of a key, eight bytes at a time */
-static uint64_t key_hash(const ub_key *k)
+static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ k->len, w;
     unsigned n = k->len > UB_KEY_MAX ? UB_KEY_MAX : k->len, i = 0;
@@ -112,9 +160,14 @@ static uint64_t key_hash(const ub_key *k)
         h = (h ^ w) * 0xff51afd7ed558ccdull;
         h ^= h >> 29;
     }
-    if (i < n) {
+    if (i < n) { /* the last 1-7 bytes as a little-endian word (i <= 48: 8 bytes of b[] are there) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&w, k->b + i, 8);
+        w &= ~0ull >> (64u - 8u * (n - i));
+#else
         w = 0;
-        memcpy(&w, k->b + i, n - i);
+        for (unsigned j = n; j-- > i;) w = w << 8 | k->b[j];
+#endif
         h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     }
     h ^= h >> 33;
@@ -148,7 +201,27 @@ size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t-
 
 static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
 
-static bool key_eq(const ub_key *a, const ub_key *b) { return a->len == b->len && memcmp(a->b, b->b, a->len) == 0; }
+/* equal keys: word compares of the used bytes (both keys hold UB_KEY_MAX bytes) */
+static UB_FH_INLINE bool key_eq(const ub_key *a, const ub_key *b)
+{
+    unsigned n = a->len, i = 0;
+    if (n != b->len) return false;
+    if (n > UB_KEY_MAX) n = UB_KEY_MAX;
+    uint64_t x, y;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, a->b + i, 8);
+        memcpy(&y, b->b + i, 8);
+        if (x != y) return false;
+    }
+    if (i == n) return true;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&x, a->b + i, 8); /* the last 1-7 bytes (i <= 48: 8 bytes of b[] are there) */
+    memcpy(&y, b->b + i, 8);
+    return ((x ^ y) & ~0ull >> (64u - 8u * (n - i))) == 0;
+#else
+    return memcmp(a->b + i, b->b + i, n - i) == 0;
+#endif
+}
 
 /* the canonical order of entries: hash, then key bytes */
 static int ent_cmp(const ub_tent *a, const ub_tent *b)
@@ -217,7 +290,7 @@ static void tbl_remove_slot(ub_tbl *t, uint32_t i)
     }
 }
 
-static ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
+static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
 {
     uint32_t mask = t->cap - 1;
     for (uint32_t i = (uint32_t)h & mask, dist = 0;; i = (i + 1) & mask, dist++) {
@@ -481,28 +554,58 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
 }
 
 /* ================================================================ packet extraction */
-static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh)
+/* the whole-byte address rows of a handle's entries (addr_from) */
+static void addr_prepare(struct ub_addr_rd *ar, const ub_fh *fh)
+{
+    for (unsigned i = 0; i < fh->n; i++) {
+        const ub_field *f = fh->f[i];
+        ar[i].whole = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) &&
+                      !(f->bits & 7) && f->bits && f->bits <= 64 && f->bit_off / 8 < 0xF8;
+        ar[i].off = ar[i].whole ? (uint8_t)(f->bit_off / 8) : 0;
+        ar[i].n = ar[i].whole ? (uint8_t)(f->bits / 8) : 0;
+    }
+}
+
+/* n (1..8) bytes: two overlapping fixed-size copies */
+static inline void copy_small(uint8_t *d, const uint8_t *s, unsigned n)
+{
+    if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n >= 2) {
+        memcpy(d, s, 2);
+        memcpy(d + n - 2, s + n - 2, 2);
+    } else {
+        d[0] = s[0];
+    }
+}
+
+/* an address that is not whole bytes within the layer: its value as ub_field_value gives it */
+static void addr_value(ub_addr *a, const ub_layer *l, const ub_field *f)
+{
+    ub_val v;
+    if (ub_field_value(l, f, &v) != 0) return;
+    if (f->type == UB_FT_UINT) {
+        unsigned n = (f->bits + 7) / 8;
+        a->len = (uint8_t)n;
+        for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
+    } else {
+        a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
+        memcpy(a->b, v.bytes, a->len);
+    }
+}
+
+static UB_FH_INLINE void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh, const struct ub_addr_rd *ar)
 {
     a->len = 0;
     if (!l) return;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        const ub_field *f = fh->f[i];
-        if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) && !(f->bits & 7) &&
-            f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) { /* whole bytes: the value's bytes as they are */
-            a->len = (uint8_t)(f->bits / 8);
-            memcpy(a->b, l->data + f->bit_off / 8, a->len);
-            return;
-        }
-        ub_val v;
-        if (ub_field_value(l, f, &v) != 0) return;
-        if (f->type == UB_FT_UINT) {
-            unsigned n = (f->bits + 7) / 8;
-            a->len = (uint8_t)n;
-            for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
+        if (ar[i].whole && (uint32_t)ar[i].off + ar[i].n <= l->len) { /* whole bytes: the value's bytes as they are */
+            a->len = ar[i].n;
+            copy_small(a->b, l->data + ar[i].off, ar[i].n);
         } else {
-            a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
-            memcpy(a->b, v.bytes, a->len);
+            addr_value(a, l, fh->f[i]);
         }
         return;
     }
@@ -521,6 +624,16 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
         return h;
     }
     return 0;
+}
+
+/* the fields of a header into the summary (dst: its values, in the order of the rows' handles) */
+static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint32_t *dst, const unsigned n)
+{
+    uint64_t x[UB_ROWS_MAX];
+    uint32_t has = ub_rows_read(r, l, x, n);
+    UB_ROWS_UNROLL
+    for (unsigned k = 0; k < n; k++) dst[k] = (uint32_t)x[k];
+    return has;
 }
 
 static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
@@ -581,40 +694,38 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
         }
     }
     if (p->nth) {
-        addr_from(&p->src, p->nth, &s->f_scna);
-        addr_from(&p->dst, p->nth, &s->f_dcna);
+        addr_from(&p->src, p->nth, &s->f_scna, s->ar[0]);
+        addr_from(&p->dst, p->nth, &s->f_dcna, s->ar[1]);
     } else if (p->ip) {
-        addr_from(&p->src, p->ip, &s->f_ip_src);
-        addr_from(&p->dst, p->ip, &s->f_ip_dst);
+        addr_from(&p->src, p->ip, &s->f_ip_src, s->ar[2]);
+        addr_from(&p->dst, p->ip, &s->f_ip_dst, s->ar[3]);
     }
     if (eidh) {
         p->seid = eid_from(eidh, &s->f_seid);
         p->deid = eid_from(eidh, &s->f_deid);
     }
     if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
-    if (p->rtph) { /* §6.2.1: the summary the modules read */
-        ub_pktsum *u = &p->sum;
-        u->fl |= UB_PS_RTPH;
-        u->rt_op = (uint8_t)ub_fh_get(&s->f_rt_op, p->rtph);
-        u->rt_last = (uint8_t)ub_fh_get(&s->f_rt_last, p->rtph);
-        u->rt_rspst = (uint8_t)ub_fh_get(&s->f_rt_rspst, p->rtph);
-        u->rt_rspinfo = (uint8_t)ub_fh_get(&s->f_rt_rspinfo, p->rtph);
-        u->rt_stpn = (uint32_t)ub_fh_get(&s->f_rt_src, p->rtph);
-        u->rt_dtpn = (uint32_t)ub_fh_get(&s->f_rt_dst, p->rtph);
-        uint64_t psn = 0;
-        if (ub_fh_has(&s->f_rt_psn, p->rtph)) {
-            u->fl |= UB_PS_RTPH_PSN;
-            psn = ub_fh_get(&s->f_rt_psn, p->rtph);
-        }
-        u->rt_psn = (uint32_t)psn;
+    ub_pktsum *u = &p->sum;
+    if (p->rtph) { /* §6.2.1: the summary the modules read, all fields in one go */
+        uint32_t has = sum_rows(&s->rows_rtph, p->rtph, u->rt, PS_RT__N);
+        u->fl |= UB_PS_RTPH | (has & 1u << PS_RT_PSN ? UB_PS_RTPH_PSN : 0) | (has & 1u << PS_RT_TPMSN ? UB_PS_RTPH_TPMSN : 0);
+    }
+    if (p->lph) /* §4.3.2.2.2 */
+        u->fl |= UB_PS_LPH | (sum_rows(&s->rows_lph, p->lph, u->lph, PS_LPH__N) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
+    if (p->cci) { /* §5.3.5 */
+        sum_rows(&s->rows_cci, p->cci, u->cci, PS_CCI__N);
+        u->fl |= UB_PS_CCI;
     }
     if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
     } else if (p->btah) {
-        uint64_t op = ub_fh_get(&s->f_bt_op, p->btah);
-        if (op >= 0x11 && op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
+        uint32_t has = sum_rows(&s->rows_btah, p->btah, u->bt, PS_BT__N);
+        if (u->bt_op >= 0x11 && u->bt_op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
             p->atah = p->btah;
             p->btah = NULL;
+            memset(u->bt, 0, sizeof u->bt);
+        } else { /* §7.2.1: the request's values */
+            u->fl |= UB_PS_BTAH | (has & 1u << PS_BT_TASSN ? UB_PS_BT_TASSN : 0) | (has & 1u << PS_BT_ODR ? UB_PS_BT_ODR : 0);
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
@@ -694,6 +805,35 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     ub_fh_init(&s->f_rt_src, "ub.rtph.srctpn");
     ub_fh_init(&s->f_rt_dst, "ub.rtph.dsttpn");
     ub_fh_init(&s->f_rt_psn, "ub.rtph.psn");
+    ub_fh_init(&s->f_rt_a, "ub.rtph.a");
+    ub_fh_init(&s->f_rt_f, "ub.rtph.f");
+    ub_fh_init(&s->f_rt_tpmsn, "ub.rtph.tpmsn");
+    ub_fh_init(&s->f_lph_crd, "ub.lph.crd");
+    ub_fh_init(&s->f_lph_ack, "ub.lph.ack");
+    ub_fh_init(&s->f_lph_crd_vl, "ub.lph.crd_vl");
+    ub_fh_init(&s->f_lph_vl, "ub.lph.vl");
+    ub_fh_init(&s->f_lph_rt, "ub.lph.rt");
+    const ub_fh *rt[PS_RT__N] = { [PS_RT_OP] = &s->f_rt_op, [PS_RT_LAST] = &s->f_rt_last, [PS_RT_RSPST] = &s->f_rt_rspst,
+                               [PS_RT_RSPINFO] = &s->f_rt_rspinfo, [PS_RT_SRC] = &s->f_rt_src, [PS_RT_DST] = &s->f_rt_dst,
+                               [PS_RT_PSN] = &s->f_rt_psn, [PS_RT_A] = &s->f_rt_a, [PS_RT_F] = &s->f_rt_f, [PS_RT_TPMSN] = &s->f_rt_tpmsn };
+    ub_rows_init(&s->rows_rtph, rt, PS_RT__N);
+    const ub_fh *lp[PS_LPH__N] = { [PS_LPH_CRD] = &s->f_lph_crd, [PS_LPH_ACK] = &s->f_lph_ack, [PS_LPH_CRD_VL] = &s->f_lph_crd_vl,
+                               [PS_LPH_VL] = &s->f_lph_vl, [PS_LPH_RT] = &s->f_lph_rt };
+    ub_rows_init(&s->rows_lph, lp, PS_LPH__N);
+    const ub_fh *cc[PS_CCI__N] = { [PS_CCI_MODE] = &s->f_cci_mode, [PS_CCI_FECN] = &s->f_cci_fecn, [PS_CCI_C] = &s->f_cci_c,
+                               [PS_CCI_EN] = &s->f_cci_en };
+    ub_rows_init(&s->rows_cci, cc, PS_CCI__N);
+    ub_fh_init(&s->f_bt_tassn, "ub.btah.ini_tassn");
+    ub_fh_init(&s->f_bt_rctype, "ub.btah.ini_rc_type");
+    ub_fh_init(&s->f_bt_rcid, "ub.btah.ini_rc_id");
+    ub_fh_init(&s->f_bt_notaack, "ub.btah.no_taack");
+    ub_fh_init(&s->f_bt_odr, "ub.btah.odr");
+    ub_fh_init(&s->f_bt_retry, "ub.btah.retry");
+    ub_fh_init(&s->f_bt_alloc, "ub.btah.alloc");
+    const ub_fh *bt[PS_BT__N] = { [PS_BT_OP] = &s->f_bt_op, [PS_BT_TASSN] = &s->f_bt_tassn, [PS_BT_RCTYPE] = &s->f_bt_rctype,
+                               [PS_BT_RCID] = &s->f_bt_rcid, [PS_BT_NOTAACK] = &s->f_bt_notaack, [PS_BT_ODR] = &s->f_bt_odr,
+                               [PS_BT_RETRY] = &s->f_bt_retry, [PS_BT_ALLOC] = &s->f_bt_alloc };
+    ub_rows_init(&s->rows_btah, bt, PS_BT__N);
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
@@ -702,6 +842,10 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     for (unsigned i = 0; i < v6.n && s->f_ip_src.n < UB_FH_MAX; i++) { s->f_ip_src.h[s->f_ip_src.n] = v6.h[i]; s->f_ip_src.f[s->f_ip_src.n++] = v6.f[i]; }
     ub_fh_init(&v6, "ub.ipv6.dst");
     for (unsigned i = 0; i < v6.n && s->f_ip_dst.n < UB_FH_MAX; i++) { s->f_ip_dst.h[s->f_ip_dst.n] = v6.h[i]; s->f_ip_dst.f[s->f_ip_dst.n++] = v6.f[i]; }
+    addr_prepare(s->ar[0], &s->f_scna);
+    addr_prepare(s->ar[1], &s->f_dcna);
+    addr_prepare(s->ar[2], &s->f_ip_src);
+    addr_prepare(s->ar[3], &s->f_ip_dst);
     for (unsigned i = 0; i < sizeof all_modules / sizeof all_modules[0]; i++) {
         const ub_st_module *m = all_modules[i];
         if (!(cfg->layers & m->layer)) continue;
@@ -808,8 +952,8 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
     if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
     if (p.cci && (s->cfg.layers & UB_ST_NW) && !p.crc_bad) { /* NW-02: congestion seen on the way (every hop) */
-        uint64_t mode = ub_fh_get(&s->f_cci_mode, p.cci), fecn = ub_fh_get(&s->f_cci_fecn, p.cci);
-        uint64_t c = ub_fh_get(&s->f_cci_c, p.cci) && (ub_fh_get(&s->f_cci_en, p.cci) || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
+        uint64_t mode = p.sum.cci_mode, fecn = p.sum.cci_fecn;
+        uint64_t c = p.sum.cci_c && (p.sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
         bool marked = ((mode == 4 || mode == 2) && (fecn == 1 || fecn == 3)) || (mode == 0 && c);
         if (marked) {
             int64_t vals[2] = { (int64_t)mode, (int64_t)(mode == 0 ? c : fecn) };

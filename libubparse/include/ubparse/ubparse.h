@@ -361,9 +361,10 @@ typedef struct ub_view {
     ub_err err[UB_MAX_ERRS];
     uint8_t netbuf[UB_MAX_NETPKT]; /* de-interleaved payload of multi-block DLLDPs */
     /* per-view cache of which rows of each table are reserved (derived from the schema on first
-     * use, kept across ub_decode calls on the same view; validated by rsvd_magic) */
+     * use, kept across ub_decode calls on the same view; validated by rsvd_magic, which also names the
+     * profile the entries' tables belong to) */
     uint64_t rsvd_magic;
-    struct ub_rsvd_ent {     /* one cache line per header id */
+    struct ub_rsvd_ent {     /* one per header id */
         const ub_hdr *hdr;   /* the table the entry was derived from */
         uint64_t rows;       /* its reserved rows (bit i = row i) */
         uint64_t slow;       /* the reserved rows the mask does not cover (checked row by row) */
@@ -372,6 +373,9 @@ typedef struct ub_view {
         uint8_t nw;          /* words to load: 8-byte words (span >= 8), else 4-byte words, else bytes */
         uint8_t woff[4];     /* their offsets, all inside the first span bytes (the last may overlap) */
         uint8_t zrow;        /* 1 + index of a slow row "reserved bytes to the layer's end" (padding), 0 if none */
+        uint8_t fast;        /* ub_push's inline path: 0 none, 1 no reserved rows, 2/3/4 the masks cover them all
+                              * (one 4-byte word, two 4-byte words, nw 8-byte words) */
+        uint16_t minlen;     /* the inline path's shortest layer: the table's length, at least span */
     } rsvd[UB_H__COUNT];
 } ub_view;
 

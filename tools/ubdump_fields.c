@@ -1,0 +1,403 @@
+/* ubdump -T fields (ubdump_out.h): the -e fields of the schema compiled once into one list of
+ * (header, row, text form) per header id, so that a packet is one pass over its layers for all
+ * fields; the values' text in tshark's form; the lines built in an own buffer and handed to stdio
+ * in large pieces. */
+#include "ubdump_out.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ growing strings */
+/* room for k more bytes and the NUL; false: out of memory (the value is dropped) */
+static bool sb_reserve(ubx_sbuf *b, size_t k)
+{
+    if (b->n + k + 1 <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (b->n + k + 1 > cap) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) return false;
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n)
+{
+    b->dirty = true;
+    if (!sb_reserve(b, n)) return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+void ubx_sb_puts(ubx_sbuf *b, const char *s) { ubx_sb_put(b, s, strlen(s)); }
+
+void ubx_sb_occ(void *ctx, const char *s)
+{
+    ubx_sbuf *b = ctx;
+    if (b->any) ubx_sb_put(b, (const char[1]){ UBX_OCC_SEP }, 1);
+    ubx_sb_puts(b, s);
+    b->any = true;
+}
+
+/* ------------------------------------------------------------------ one value's text */
+static const char hexd[] = "0123456789abcdef";
+
+/* "0x" and `digits` hex digits of u, more when u needs them (never cut a value, as %0*x) */
+static size_t put_hex_ws(char *buf, uint64_t u, unsigned digits)
+{
+    while (digits < 16 && (u >> (4 * digits))) digits++;
+    buf[0] = '0';
+    buf[1] = 'x';
+    char *e = buf + 2 + digits;
+    *e = '\0';
+    for (unsigned i = 0; i < digits; i++, u >>= 4) *--e = hexd[u & 15]; /* from the last digit */
+    return digits + 2;
+}
+
+/* the decimal digits of u, written from the last (no reversal pass) */
+static size_t put_dec(char *buf, uint64_t u)
+{
+    size_t k = 1;
+    for (uint64_t t = u; t >= 10; t /= 10) k++;
+    for (size_t i = k; i-- > 0; u /= 10) buf[i] = (char)('0' + u % 10);
+    buf[k] = '\0';
+    return k;
+}
+
+unsigned ubx_ws_hex_digits(const ub_field *fd)
+{
+    unsigned nb = fd->flags & UB_FF_VIRTUAL ? ((fd->bits ? fd->bits : 64) + 7) / 8
+                                            : (fd->bit_off + fd->bits - 1) / 8 - fd->bit_off / 8 + 1;
+    if (nb < 1) nb = 1;
+    return nb > 4 ? 16 : 2 * nb;
+}
+
+size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)
+{
+    if (fd->type == UB_FT_GUID_WS) { /* wire order, not R-34's canonical GUID */
+        size_t k = 0;
+        if (n) buf[0] = '\0';
+        for (uint32_t i = 0; i < v->nbytes && k + 3 <= n; i++) {
+            buf[k++] = hexd[v->bytes[i] >> 4];
+            buf[k++] = hexd[v->bytes[i] & 15];
+            buf[k] = '\0';
+        }
+        return k;
+    }
+    uint64_t u = v->u;
+    if ((fd->type != UB_FT_UINT && fd->type != UB_FT_BOOL) || (fd->flags & UB_FF_SIGNED)) return 0;
+    if (fd->base == UB_BASE_DEC_HEX) { /* tshark shows BASE_DEC_HEX values in decimal */
+        if (n > 20) return put_dec(buf, u);
+        int w = snprintf(buf, n, "%" PRIu64, u);
+        return w < 0 ? 0 : (size_t)w;
+    }
+    if (fd->base != UB_BASE_HEX) return 0;
+    unsigned digits = ubx_ws_hex_digits(fd), need = digits;
+    while (need < 16 && (u >> (4 * need))) need++; /* never cut a value (as %0*x) */
+    if (n < need + 3) return 0;
+    return put_hex_ws(buf, u, digits); /* no printf per value */
+}
+
+size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, char *buf, size_t n)
+{
+    size_t k = ub_hdr_foreign(h) ? 0 : ubx_value_ws(f, val, buf, n); /* tshark's FT_UINTn digits */
+    if (!k && f->type == UB_FT_BYTES && val->nbytes == 0) { /* tshark's text of empty bytes */
+        static const char miss[] = "<MISSING>";
+        k = sizeof miss - 1 < n ? sizeof miss - 1 : n - 1;
+        memcpy(buf, miss, k);
+        buf[k] = '\0';
+    }
+    if (!k) k = ub_format_value(f, val, false, buf, n);
+    return k < n ? k : strlen(buf);
+}
+
+/* ------------------------------------------------------------------ the compiled fields */
+/* ubx_value_text; "0x" + digits; decimal; the bytes in hex (all as ubx_value_text gives them) */
+enum { K_TEXT, K_HEX, K_DEC, K_HEXB };
+enum { TEXT_MAX = 2199 }; /* view_field's text of one value is cut there (ub_format_value into 2200 bytes) */
+
+typedef struct fop {
+    const ub_hdr *h;
+    const ub_field *f;
+    unsigned ei;    /* the -e field */
+    uint8_t kind;   /* K_* */
+    uint8_t digits; /* K_HEX: at least these */
+    /* a plain big-endian row inside 8 bytes (no virtual, encoded or signed row): read here as
+     * ub_field_value reads it (MSB-first bit numbering, absent unless wholly inside the layer) */
+    bool plain;
+    uint8_t first, nb, shift; /* its bytes [first, first + nb), the bits after it in the last one */
+    uint32_t need;            /* bytes the layer must have */
+    uint64_t mask;
+} fop;
+
+struct ubx_fset {
+    fop *op;                        /* sorted by header id, in the order added within one id */
+    unsigned nop, cap;
+    uint16_t first[UB_H__COUNT];    /* op[first[id] .. first[id] + cnt[id]) */
+    uint16_t cnt[UB_H__COUNT];
+};
+
+ubx_fset *ubx_fset_new(void) { return calloc(1, sizeof(ubx_fset)); }
+
+void ubx_fset_free(ubx_fset *s)
+{
+    if (!s) return;
+    free(s->op);
+    free(s);
+}
+
+int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f)
+{
+    if (!h || !f || h->id >= UB_H__COUNT) return 0; /* never matches a layer (view_field: the same) */
+    if (s->nop == s->cap) {
+        unsigned cap = s->cap ? 2 * s->cap : 16;
+        if (cap > UINT16_MAX) return -1;
+        fop *n = realloc(s->op, cap * sizeof *n);
+        if (!n) return -1;
+        s->op = n;
+        s->cap = cap;
+    }
+    fop o = { .h = h, .f = f, .ei = ei, .kind = K_TEXT };
+    bool uint = (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && !(f->flags & UB_FF_SIGNED);
+    bool foreign = ub_hdr_foreign(h);
+    if (uint && !foreign && f->base == UB_BASE_HEX) {
+        o.kind = K_HEX;
+        o.digits = (uint8_t)ubx_ws_hex_digits(f);
+    } else if (uint && (f->base == UB_BASE_DEC || (f->base == UB_BASE_DEC_HEX && !foreign))) {
+        o.kind = K_DEC; /* ubx_value_ws (DEC_HEX) or ub_format_value (DEC, no names): the decimal digits */
+    }
+    if (!(f->flags & UB_FF_VIRTUAL) && (f->type == UB_FT_BYTES || f->type == UB_FT_GUID ||
+                                        (f->type == UB_FT_GUID_WS && !foreign && f->bits && f->bits <= 8 * 1000)))
+        o.kind = K_HEXB; /* ub_format_value's (or, R-34 GUIDs, ubx_value_ws's wire-order) hex, "<MISSING>" when empty */
+    uint64_t end = (uint64_t)f->bit_off + f->bits;
+    if ((o.kind == K_HEX || o.kind == K_DEC) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 && f->bits <= 64 &&
+        (end - 1) / 8 - f->bit_off / 8 < 8 && f->bit_off / 8 <= UINT8_MAX) {
+        o.plain = true;
+        o.first = (uint8_t)(f->bit_off / 8);
+        o.nb = (uint8_t)((end - 1) / 8 - f->bit_off / 8 + 1);
+        o.shift = (uint8_t)(o.nb * 8u - (f->bit_off & 7u) - f->bits);
+        o.need = (uint32_t)((end + 7) / 8);
+        o.mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
+    }
+    /* insert after the last op of the same id: ops stay grouped by id, in the order added */
+    unsigned at = s->cnt[h->id] ? s->first[h->id] + s->cnt[h->id] : s->nop;
+    memmove(&s->op[at + 1], &s->op[at], (s->nop - at) * sizeof *s->op);
+    s->op[at] = o;
+    s->nop++;
+    for (unsigned id = 0; id < UB_H__COUNT; id++)
+        if (s->cnt[id] && s->first[id] >= at && id != h->id) s->first[id]++;
+    if (!s->cnt[h->id]) s->first[h->id] = (uint16_t)at;
+    s->cnt[h->id]++;
+    return 0;
+}
+
+/* a value of the general kind, appended */
+static __attribute__((noinline)) void text_occ(ubx_sbuf *b, const fop *o, const ub_val *val)
+{
+    char buf[2200];
+    size_t k = ubx_value_text(o->h, o->f, val, buf, sizeof buf);
+    ubx_sb_put(b, buf, k);
+}
+
+/* "00" .. "ff": the two digits of each byte value */
+static const char hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* a byte string's hex, appended */
+static void hexb_occ(ubx_sbuf *b, const fop *o, const ub_val *val)
+{
+    if (val->nbytes == 0) {
+        if (o->f->type == UB_FT_BYTES) ubx_sb_put(b, "<MISSING>", 9); /* tshark's text of empty bytes */
+        return;
+    }
+    size_t k = 2 * (size_t)val->nbytes < TEXT_MAX ? 2 * (size_t)val->nbytes : TEXT_MAX;
+    if (!sb_reserve(b, k)) return;
+    char *w = b->p + b->n;
+    for (size_t i = 0; i < k / 2; i++) memcpy(w + 2 * i, hex2 + 2 * val->bytes[i], 2);
+    if (k & 1) w[k - 1] = hexd[val->bytes[k / 2] >> 4]; /* cut at TEXT_MAX */
+    b->n += k;
+    b->p[b->n] = '\0';
+}
+
+void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        unsigned id = l->hdr->id;
+        if (id >= UB_H__COUNT || !s->cnt[id]) continue;
+        for (const fop *o = &s->op[s->first[id]], *e = o + s->cnt[id]; o < e; o++) {
+            if (l->hdr != o->h) continue;
+            ub_val val;
+            if (o->plain) {
+                if (l->len < o->need) continue; /* not wholly inside the layer: absent */
+                uint64_t u = 0;
+                for (const uint8_t *p = l->data + o->first, *pe = p + o->nb; p < pe; p++) u = u << 8 | *p;
+                val.u = u >> o->shift & o->mask;
+            } else if (ub_field_value(l, o->f, &val) != 0) {
+                continue;
+            }
+            ubx_sbuf *b = &fb[o->ei];
+            if (!sb_reserve(b, 1 + 20)) continue; /* a separator and an integer's text */
+            char *w = b->p + b->n;
+            if (b->any) *w++ = UBX_OCC_SEP;
+            b->any = true;
+            size_t k;
+            switch (o->kind) {
+            case K_HEX: k = put_hex_ws(w, val.u, o->digits); break;
+            case K_DEC: k = put_dec(w, val.u); break;
+            case K_HEXB:
+                b->n = (size_t)(w - b->p);
+                hexb_occ(b, o, &val);
+                continue;
+            default:
+                b->n = (size_t)(w - b->p);
+                text_occ(b, o, &val);
+                continue;
+            }
+            b->n = (size_t)(w - b->p) + k;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ the lines */
+void ubx_lb_init(ubx_lbuf *lb, FILE *f, bool each_line)
+{
+    lb->n = 0;
+    lb->f = f;
+    lb->each = each_line;
+}
+
+void ubx_lb_flush(ubx_lbuf *lb)
+{
+    if (lb->n) fwrite(lb->p, 1, lb->n, lb->f);
+    lb->n = 0;
+}
+
+void ubx_lb_put(ubx_lbuf *lb, const char *s, size_t n)
+{
+    if (lb->n + n > sizeof lb->p) {
+        ubx_lb_flush(lb);
+        if (n > sizeof lb->p) {
+            fwrite(s, 1, n, lb->f);
+            return;
+        }
+    }
+    memcpy(lb->p + lb->n, s, n);
+    lb->n += n;
+}
+
+#define lb_putc ubx_lb_putc
+
+void ubx_lb_endline(ubx_lbuf *lb)
+{
+    lb_putc(lb, '\n');
+    if (lb->each || lb->n > sizeof lb->p - 4096) ubx_lb_flush(lb);
+}
+
+/* one occurrence, escaped: \n \r \t as tshark; a quote character inside a quoted value doubled (RFC 4180) */
+static void csv_put(ubx_lbuf *lb, const ubx_csv *c, const char *s, size_t n)
+{
+    size_t run = 0; /* s[run..i): plain bytes not yet written */
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool esc = ch == '\n' || ch == '\r' || (ch == '\t' && c->sep == '\t');
+        if (!esc && !(c->quote && ch == c->quote)) continue;
+        ubx_lb_put(lb, s + run, i - run);
+        run = i + 1;
+        if (esc) ubx_lb_put(lb, ch == '\n' ? "\\n" : ch == '\r' ? "\\r" : "\\t", 2);
+        else {
+            lb_putc(lb, c->quote);
+            lb_putc(lb, c->quote);
+        }
+    }
+    ubx_lb_put(lb, s + run, n - run);
+}
+
+static void csv_any(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len);
+
+/* one field value: the occurrences in vals (joined by agg, selected by occurrence), quoted, escaped
+ * (dirty false: vals holds only hex and decimal text, nothing to escape) */
+static inline void lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len, bool dirty)
+{
+    if (!len) return; /* tshark: an absent field is empty, even with quote= */
+    if (!dirty && c->occurrence == 'a' && lb->n + len + 2 <= sizeof lb->p) { /* digits, occurrences joined */
+        char *w = lb->p + lb->n;
+        if (c->quote) *w++ = c->quote;
+        if (len < 32) { /* short: a byte loop beats the calls */
+            for (size_t i = 0; i < len; i++) *w++ = vals[i] == UBX_OCC_SEP ? c->agg : vals[i];
+        } else {
+            for (const char *p = vals, *e = vals + len;;) {
+                const char *q = memchr(p, UBX_OCC_SEP, (size_t)(e - p));
+                size_t k = (size_t)((q ? q : e) - p);
+                memcpy(w, p, k);
+                w += k;
+                if (!q) break;
+                *w++ = c->agg;
+                p = q + 1;
+            }
+        }
+        if (c->quote) *w++ = c->quote;
+        lb->n = (size_t)(w - lb->p);
+        return;
+    }
+    if (c->occurrence == 'a' && lb->n + 2 * len + 2 <= sizeof lb->p) { /* all occurrences: one pass, in place */
+        char *w = lb->p + lb->n;
+        if (c->quote) *w++ = c->quote;
+        for (size_t i = 0; i < len; i++) {
+            char ch = vals[i];
+            if ((unsigned char)ch > '\'') *w++ = ch; /* above every byte that needs care */
+            else if (ch == UBX_OCC_SEP) *w++ = c->agg;
+            else if (ch == '\n' || ch == '\r' || (ch == '\t' && c->sep == '\t')) {
+                *w++ = '\\';
+                *w++ = ch == '\n' ? 'n' : ch == '\r' ? 'r' : 't';
+            } else {
+                if (c->quote && ch == c->quote) *w++ = ch;
+                *w++ = ch;
+            }
+        }
+        if (c->quote) *w++ = c->quote;
+        lb->n = (size_t)(w - lb->p);
+        return;
+    }
+    csv_any(lb, c, vals, len);
+}
+
+void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (i) lb_putc(lb, c->sep);
+        lb_csv(lb, c, fb[i].p, fb[i].n, fb[i].dirty);
+    }
+    ubx_lb_endline(lb);
+}
+
+static void csv_any(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len)
+{
+    const char *end = vals + len, *p = vals;
+    if (c->occurrence == 'l') {
+        for (const char *q = end; q > vals; q--)
+            if (q[-1] == UBX_OCC_SEP) { p = q; break; }
+    }
+    if (c->quote) lb_putc(lb, c->quote);
+    bool first = true;
+    while (p < end) {
+        const char *q = memchr(p, UBX_OCC_SEP, (size_t)(end - p));
+        const char *e = q ? q : end;
+        if (!first) lb_putc(lb, c->agg);
+        csv_put(lb, c, p, (size_t)(e - p));
+        first = false;
+        if (c->occurrence != 'a' || !q) break;
+        p = q + 1;
+    }
+    if (c->quote) lb_putc(lb, c->quote);
+}
