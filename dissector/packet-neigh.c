@@ -53,7 +53,7 @@ static ub_view *frame_view(tvbuff_t *tvb, packet_info *pinfo, tvbuff_t **ds, con
     if (flen == 0 || len == 0 || roff < 0 || (guint32)roff + len > flen) return NULL;
     *frame = tvb_get_ptr(*ds, 0, (gint)flen);
     if (tvb_get_ptr(tvb, 0, (gint)len) != *frame + roff) return NULL; /* not a plain part of the frame */
-    ub_view *v = ub_ws_view_new(pinfo->pool);
+    ub_view *v = ub_ws_view_new(pinfo);
     guint32 wire = tvb_reported_length(*ds);
     ub_decode_wire(v, ub_ws_opts(), ub_entry_for_linktype(ub_ws_opts(), lt), *frame, flen, wire > flen ? wire : flen);
     return v;
@@ -175,7 +175,7 @@ static int dissect_flit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
     guint32 len = tvb_captured_length(tvb), wire = tvb_reported_length(tvb);
     static const guint8 empty[1] = { 0 };
     const guint8 *p = len ? tvb_get_ptr(tvb, 0, (gint)len) : empty;
-    ub_view *v = ub_ws_view_new(pinfo->pool);
+    ub_view *v = ub_ws_view_new(pinfo);
     ub_decode_wire(v, ub_ws_opts(), UB_ENTRY_PCIEFLIT, p, len, wire > len ? wire : len);
     show(tvb, tvb, p, pinfo, tree, v, NP_FLIT);
     return (int)len;

@@ -254,36 +254,72 @@ static const an_frame *ub_an_frame_lookup(guint32 frame)
 
 /* ---- engine callbacks (called inside ub_state_packet / ub_state_finish) */
 
-static void fmt_val(GString *s, gint64 v)
+/* decimal / hex digits of u into s (no printf: findings are formatted per shown packet) */
+static void put_u64(wmem_strbuf_t *s, guint64 u, gboolean hex)
 {
-    if (v >= -4096 && v < 4096) g_string_append_printf(s, "%" G_GINT64_FORMAT, v);
-    else if (v > 0) g_string_append_printf(s, "%" G_GINT64_FORMAT " (0x%" G_GINT64_MODIFIER "x)", v, (guint64)v);
-    else g_string_append_printf(s, "%" G_GINT64_FORMAT, v);
+    char d[24], *o = d + sizeof d;
+    *--o = '\0';
+    do {
+        *--o = hex ? "0123456789abcdef"[u & 15] : (char)('0' + u % 10);
+        u = hex ? u >> 4 : u / 10;
+    } while (u);
+    wmem_strbuf_append(s, o);
+}
+
+static void put_i64(wmem_strbuf_t *s, gint64 v)
+{
+    if (v < 0) wmem_strbuf_append_c(s, '-');
+    put_u64(s, v < 0 ? (guint64)0 - (guint64)v : (guint64)v, FALSE);
+}
+
+static void fmt_val(wmem_strbuf_t *s, gint64 v)
+{
+    put_i64(s, v);
+    if (v >= 4096) { /* "%d (0x%x)" */
+        wmem_strbuf_append(s, " (0x");
+        put_u64(s, (guint64)v, TRUE);
+        wmem_strbuf_append_c(s, ')');
+    }
 }
 
 /* "UB-TP-002 <title>: <detail>; TP channel <key>; values a, b; frames x" (ubdump's finding line), in scope */
 static const char *an_find_text(wmem_allocator_t *scope, const an_find *x)
 {
     const ub_rule *r = ub_rule_get(x->rule);
-    GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "%s %s", r->id, r->title);
-    if (x->detail && *x->detail && strcmp(x->detail, r->title) != 0) g_string_append_printf(s, ": %s", x->detail);
-    if (x->keytext) g_string_append_printf(s, "; %s %.64s", x->key ? x->key : "key", x->keytext);
-    else if (x->key && (!x->detail || strcmp(x->key, x->detail) != 0)) g_string_append_printf(s, " (%s)", x->key);
+    wmem_strbuf_t *s = wmem_strbuf_sized_new(scope, 160, 0);
+    wmem_strbuf_append(s, r->id);
+    wmem_strbuf_append_c(s, ' ');
+    wmem_strbuf_append(s, r->title);
+    if (x->detail && *x->detail && strcmp(x->detail, r->title) != 0) {
+        wmem_strbuf_append(s, ": ");
+        wmem_strbuf_append(s, x->detail);
+    }
+    if (x->keytext) {
+        wmem_strbuf_append(s, "; ");
+        wmem_strbuf_append(s, x->key ? x->key : "key");
+        wmem_strbuf_append_c(s, ' ');
+        const char *z = memchr(x->keytext, '\0', 64);
+        wmem_strbuf_append_len(s, x->keytext, z ? (gsize)(z - x->keytext) : 64); /* "%.64s" */
+    } else if (x->key && (!x->detail || strcmp(x->key, x->detail) != 0)) {
+        wmem_strbuf_append(s, " (");
+        wmem_strbuf_append(s, x->key);
+        wmem_strbuf_append_c(s, ')');
+    }
     if (x->nvalues) {
-        g_string_append(s, "; values ");
+        wmem_strbuf_append(s, "; values ");
         for (unsigned i = 0; i < x->nvalues; i++) {
-            if (i) g_string_append(s, ", ");
+            if (i) wmem_strbuf_append(s, ", ");
             fmt_val(s, x->values[i]);
         }
     }
     if (x->nrel) {
-        g_string_append(s, "; frames ");
-        for (unsigned i = 0; i < x->nrel; i++) g_string_append_printf(s, "%s%u", i ? ", " : "", x->rel[i]);
+        wmem_strbuf_append(s, "; frames ");
+        for (unsigned i = 0; i < x->nrel; i++) {
+            if (i) wmem_strbuf_append(s, ", ");
+            put_u64(s, x->rel[i], FALSE);
+        }
     }
-    char *t = wmem_strdup(scope, s->str);
-    g_string_free(s, TRUE);
-    return t;
+    return wmem_strbuf_get_str(s);
 }
 
 /* Kept as it comes (a few copies, no formatting): most findings are never shown in a tree. */
@@ -581,7 +617,7 @@ static const ub_view *full_frame_view(tvbuff_t *tvb, packet_info *pinfo, const u
     gint roff = tvb_raw_offset(tvb);
     if (flen == 0 || len == 0 || roff < 0 || (guint32)roff + len > flen) return v;
     const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
-    ub_view *fv = ub_ws_view_new(pinfo->pool);
+    ub_view *fv = ub_ws_view_new(pinfo);
     guint32 wire = tvb_reported_length(ds);
     ub_decode_wire(fv, ub_ws_opts(), ub_entry_for_linktype(ub_ws_opts(), lt), frame, flen, wire > flen ? wire : flen);
     unsigned nl = fv->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : fv->nlayers;

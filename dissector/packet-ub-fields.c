@@ -28,15 +28,26 @@ typedef struct row_map {
     guint8 signed_;   /* display as signed */
     guint8 bits;      /* integer width (sign extension) */
     guint8 le;        /* little-endian on the wire (profile rows, UB_FF_LE) */
+    guint8 byval;     /* RK_ITEM integer / boolean: added with its container value read here (proto_tree_add_uint
+                       * and friends: what proto_tree_add_item would read, without its tvb and encoding work) */
     guint32 cstart;   /* container start, bytes from the layer start */
     guint32 clen;     /* container length in bytes (0 for BYTES rows: from the row / rest of layer) */
 } row_map;
+
+/* The rows of one table that a CRC layer's checksum text needs (checksum_text), found once. */
+typedef struct ck_rows {
+    gint16 carried;   /* the carried value's row, -1 none */
+    gint16 aux;       /* the computed value's row, -1 none */
+    gint16 status;    /* the status row, -1 none: no checksum text */
+} ck_rows;
 
 int *ub_hf_ids;                      /* every generated hf id */
 int *ub_hdr_hf_slot;                 /* [UB_H__COUNT] -> slot of the header item hf, -1 none */
 gint *ub_ett_hdr;                    /* [UB_H__COUNT] */
 static row_map *row_maps[UB_H__COUNT];   /* [id][row] */
 static row_map **row_maps_v;             /* [ub_hdr.vidx][row]: profile tables (docs/interop.md) */
+static ck_rows ck_of[UB_H__COUNT];       /* [id] */
+static ck_rows *ck_of_v;                 /* [ub_hdr.vidx] */
 static unsigned n_variants;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -228,12 +239,14 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
                 const void *tfs = f->vals ? vals_for(f->vals, 2) : NULL;
                 m->hf_slot = new_hf(name, f->abbrev, FT_BOOLEAN, mask ? (int)(n * 8) : BASE_NONE, tfs, mask, blurb);
                 m->ftype = FT_BOOLEAN;
+                m->byval = n <= 4; /* proto_tree_add_boolean takes 32 bits */
             } else {
                 enum ftenum t = ft_uint_bytes(n, sgn);
                 const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
                 int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
                 m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, mask, blurb);
                 m->ftype = (guint8)t;
+                m->byval = 1;
             }
             m->kind = RK_ITEM;
         } else {
@@ -277,6 +290,22 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
     }
 }
 
+/* the rows checksum_text reads: the status row, the first computed (aux) row, and the widest plain
+ * unsigned row (the carried CRC) */
+static ck_rows ck_find(const ub_hdr *h)
+{
+    ck_rows c = { -1, -1, -1 };
+    for (unsigned k = 0; h && k < h->nfields && k < G_MAXINT16; k++) {
+        const ub_field *f = &h->fields[k];
+        if (f->flags & UB_FF_STATUS) c.status = (gint16)k;
+        else if (f->flags & UB_FF_AUX) { if (c.aux < 0) c.aux = (gint16)k; }
+        else if (!(f->flags & (UB_FF_VARIANT | UB_FF_RSVD)) && f->type == UB_FT_UINT &&
+                 (c.carried < 0 || f->bits > h->fields[c.carried].bits))
+            c.carried = (gint16)k;
+    }
+    return c;
+}
+
 void ub_ws_register_fields(void)
 {
     guint total = 16;
@@ -301,6 +330,7 @@ void ub_ws_register_fields(void)
         ub_hdr_hf_slot[id] = -1;
         ub_ett_hdr[id] = -1;
         row_maps[id] = NULL;
+        ck_of[id] = ck_find(ub_hdr_get(id));
     }
     for (unsigned id = 1; id < UB_H__COUNT; id++) {
         const ub_hdr *h = ub_hdr_get(id);
@@ -330,10 +360,12 @@ void ub_ws_register_fields(void)
     }
     /* profile tables: same header item and subtree as their id, rows of their own (same abbrevs) */
     row_maps_v = g_new0(row_map *, n_variants + 1);
+    ck_of_v = g_new0(ck_rows, n_variants + 1);
     for (unsigned n = 1; n <= n_variants; n++) {
         const ub_hdr *h = ub_hdr_variant(n);
         gboolean nb = ub_hdr_foreign(h);
         hf_target = nb ? ub_hf_neigh : ub_hf_array;
+        ck_of_v[n] = ck_find(h);
         row_maps_v[n] = nb && !shown_foreign(h->abbrev) ? NULL : g_new0(row_map, h->nfields ? h->nfields : 1);
         for (unsigned k = 0; row_maps_v[n] && k < h->nfields; k++) map_row(h, &h->fields[k], &row_maps_v[n][k]);
     }
@@ -366,43 +398,78 @@ static proto_item *add_value(proto_tree *t, int hf, const row_map *m, tvbuff_t *
 }
 
 /* proto_tree_add_checksum-style text on the carried value of a CRC layer (one with a status row). */
-static void checksum_text(const ub_layer *l, proto_item **items)
+static void checksum_text(const ub_layer *l, const ck_rows *c, proto_item *carried)
 {
-    const ub_hdr *h = l->hdr;
-    int carried = -1, aux = -1, status = -1;
-    for (unsigned k = 0; k < h->nfields; k++) {
-        const ub_field *f = &h->fields[k];
-        if (f->flags & UB_FF_STATUS) status = (int)k;
-        else if (f->flags & UB_FF_AUX) { if (aux < 0) aux = (int)k; }
-        else if (!(f->flags & (UB_FF_VARIANT | UB_FF_RSVD)) && f->type == UB_FT_UINT &&
-                 (carried < 0 || f->bits > h->fields[carried].bits))
-            carried = (int)k;
-    }
-    if (status < 0 || carried < 0 || !items[carried]) return;
-    unsigned digits = (h->fields[carried].bits + 3) / 4;
+    unsigned digits = (l->hdr->fields[c->carried].bits + 3) / 4;
     switch (l->status) {
-    case UB_CK_GOOD: proto_item_append_text(items[carried], " [correct]"); break;
+    case UB_CK_GOOD: proto_item_append_text(carried, " [correct]"); break;
     case UB_CK_BAD:
-        if (aux >= 0)
-            proto_item_append_text(items[carried], " [incorrect, should be 0x%0*" G_GINT64_MODIFIER "x]",
+        if (c->aux >= 0)
+            proto_item_append_text(carried, " [incorrect, should be 0x%0*" G_GINT64_MODIFIER "x]",
                                    (int)digits, (guint64)l->aux);
         else
-            proto_item_append_text(items[carried], " [incorrect]");
+            proto_item_append_text(carried, " [incorrect]");
         break;
-    case UB_CK_UNVERIFIED: proto_item_append_text(items[carried], " [unverified]"); break;
+    case UB_CK_UNVERIFIED: proto_item_append_text(carried, " [unverified]"); break;
     default: break;
     }
 }
 
+proto_item *ub_ws_add_labelled(proto_tree *tree, int hf, tvbuff_t *tvb, gint off, gint len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n >= ITEM_LABEL_LENGTH) return proto_tree_add_none_format(tree, hf, tvb, off, len, "%s", text); /* truncated */
+    proto_item *it = proto_tree_add_item(tree, hf, tvb, off, len, ENC_NA);
+    field_info *fi = it ? PITEM_FINFO(it) : NULL;
+    if (!fi || proto_item_is_hidden(it)) return it; /* as proto_tree_set_representation */
+    fi->rep = wmem_new(PNODE_POOL(it), item_label_t);
+    memcpy(fi->rep->representation, text, n + 1);
+    return it;
+}
+
+/* the container of an RK_ITEM row, as proto_tree_add_item reads it (clen <= 8 bytes, inside the layer) */
+static guint64 container(const guint8 *p, const row_map *m)
+{
+    guint64 u = 0;
+    if (m->le)
+        for (guint32 i = m->clen; i-- > 0;) u = u << 8 | p[i];
+    else
+        for (guint32 i = 0; i < m->clen; i++) u = u << 8 | p[i];
+    return u;
+}
+
+/* an RK_ITEM integer or boolean row with its container value (proto_tree_add_item's result, see byval) */
+static proto_item *add_container(proto_tree *t, int hf, const row_map *m, tvbuff_t *tvb, gint off, guint64 u)
+{
+    enum ftenum ft = (enum ftenum)m->ftype;
+    if (ft == FT_BOOLEAN) return proto_tree_add_boolean(t, hf, tvb, off, (gint)m->clen, (guint32)u);
+    if (m->signed_) {
+        gint64 s = sign_extend(u, m->clen * 8);
+        return ft_is_64(ft) ? proto_tree_add_int64(t, hf, tvb, off, (gint)m->clen, s)
+                            : proto_tree_add_int(t, hf, tvb, off, (gint)m->clen, (gint32)s);
+    }
+    return ft_is_64(ft) ? proto_tree_add_uint64(t, hf, tvb, off, (gint)m->clen, u)
+                        : proto_tree_add_uint(t, hf, tvb, off, (gint)m->clen, (guint32)u);
+}
+
 void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
-                             packet_info *pinfo)
+                             packet_info *pinfo _U_)
 {
     const ub_hdr *h = l->hdr;
-    const row_map *rm = h->vidx ? (h->vidx <= n_variants ? row_maps_v[h->vidx] : NULL) : row_maps[h->id];
-    if (!rm) return;
-    proto_item **items = wmem_alloc0(pinfo->pool, sizeof(proto_item *) * h->nfields);
+    const row_map *rm;
+    const ck_rows *ck;
+    if (h->vidx) {
+        if (h->vidx > n_variants) return;
+        rm = row_maps_v[h->vidx];
+        ck = &ck_of_v[h->vidx];
+    } else {
+        rm = row_maps[h->id];
+        ck = &ck_of[h->id];
+    }
+    if (!rm || !sub) return;
+    proto_item *carried = NULL; /* the item of the row ck->carried */
     gboolean has_status = FALSE;
-    gboolean visible = sub && PTREE_DATA(sub)->visible;
+    gboolean visible = PTREE_DATA(sub)->visible;
     for (unsigned k = 0; k < h->nfields; k++) {
         const ub_field *f = &h->fields[k];
         const row_map *m = &rm[k];
@@ -411,22 +478,25 @@ void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, g
         /* an invisible tree (tshark -T fields / -Y / taps) keeps only referenced fields: skip the
          * value and the item of the others (proto_tree_add_* would fake them anyway) */
         if (!visible && !proto_field_is_referenced(sub, hf)) continue;
-        ub_val val;
-        /* container items: the bounds check below is the presence check (Wireshark reads the bits);
-         * the others need the decoded value */
-        if (m->kind != RK_ITEM && ub_field_value(l, f, &val) != 0) continue; /* not inside the (truncated) layer */
         proto_item *it = NULL;
+        if (m->kind == RK_ITEM) { /* the bounds check is the presence check (the container is read here) */
+            if ((gint)(m->cstart + m->clen) > llen) continue;
+            if (m->byval && l->data)
+                it = add_container(sub, hf, m, tvb, loff + (gint)m->cstart, container(l->data + m->cstart, m));
+            else
+                it = proto_tree_add_item(sub, hf, tvb, loff + (gint)m->cstart, (gint)m->clen,
+                                         m->ftype == FT_ETHER || m->ftype == FT_IPv6 ? ENC_NA
+                                         : m->le ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN);
+            if ((int)k == ck->carried) carried = it;
+            continue;
+        }
+        ub_val val; /* the others need the decoded value */
+        if (ub_field_value(l, f, &val) != 0) continue; /* not inside the (truncated) layer */
         switch (m->kind) {
         case RK_VIRT:
             it = add_value(sub, hf, m, tvb, loff, 0, val.u);
             proto_item_set_generated(it);
             if (f->flags & UB_FF_STATUS) has_status = TRUE;
-            break;
-        case RK_ITEM:
-            if ((gint)(m->cstart + m->clen) > llen) continue;
-            it = proto_tree_add_item(sub, hf, tvb, loff + (gint)m->cstart, (gint)m->clen,
-                                     m->ftype == FT_ETHER || m->ftype == FT_IPv6 ? ENC_NA
-                                     : m->le ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN);
             break;
         case RK_UVAL:
         case RK_SVAL:
@@ -446,9 +516,9 @@ void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, g
         }
         default: break;
         }
-        items[k] = it;
+        if ((int)k == ck->carried) carried = it;
     }
-    if (has_status) checksum_text(l, items);
+    if (has_status && ck->status >= 0 && carried) checksum_text(l, ck, carried);
 }
 
 /* ub.analysis.* and ub.stream.*: hf from libubparse's table (ubparse/anfields.h), one for all */

@@ -63,13 +63,35 @@ const ub_opts *ub_ws_opts(void)
     return &g_opts;
 }
 
-/* A view for ub_decode from scope (NULL: g_malloc, free with g_free).  Pool memory is recycled
- * between packets, so the per-view reserved-row cache (ub_view.rsvd_magic) must start invalid (ub_view_init). */
-ub_view *ub_ws_view_new(wmem_allocator_t *scope)
+/* A view for ub_decode in this dissection (pinfo NULL: g_malloc'ed, free it with g_free).  Views are
+ * recycled: the k-th view asked for in one dissection is slot k, kept from the earlier frames, so that
+ * libubparse's per-view reserved-row cache (ub_view.rsvd_magic) stays warm as in ubdump, which decodes
+ * every record into one view.  A view lives until the end of its dissection (taps included); the count
+ * is proto data of pinfo->pool, new for every dissection.  Beyond UB_WS_VIEWS in one dissection (a raw
+ * flit-stream record completing many units), from the packet pool, initialised each time. */
+#define UB_WS_VIEWS 16
+static ub_view *view_slot[UB_WS_VIEWS];
+
+ub_view *ub_ws_view_new(packet_info *pinfo)
 {
-    ub_view *v = scope ? wmem_new(scope, ub_view) : g_new(ub_view, 1);
-    ub_view_init(v);
-    return v;
+    ub_view *v;
+    if (!pinfo) {
+        v = g_new(ub_view, 1);
+        ub_view_init(v);
+        return v;
+    }
+    guint k = GPOINTER_TO_UINT(p_get_proto_data(pinfo->pool, pinfo, proto_ub, UB_PD_VIEWS));
+    if (k >= UB_WS_VIEWS) {
+        v = wmem_new(pinfo->pool, ub_view);
+        ub_view_init(v);
+        return v;
+    }
+    p_set_proto_data(pinfo->pool, pinfo, proto_ub, UB_PD_VIEWS, GUINT_TO_POINTER(k + 1));
+    if (!view_slot[k]) {
+        view_slot[k] = g_new(ub_view, 1);
+        ub_view_init(view_slot[k]);
+    }
+    return view_slot[k];
 }
 
 /* Preference names mirror ubdump's -o names (ubdump -o help): "ub.read_ext4:2" here is
@@ -353,10 +375,12 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
         proto_item *li;
         proto_tree *sub;
         char hsum[256]; /* "Reliable Transport Header, RTP data, PSN 17, TPN 0x101→0x202" (hdrsum.c) */
-        if (!PTREE_DATA(parent)->visible) g_strlcpy(hsum, l->hdr->name ? l->hdr->name : "?", sizeof hsum);
+        gboolean vis = PTREE_DATA(parent)->visible;
+        if (!vis) g_strlcpy(hsum, l->hdr->name ? l->hdr->name : "?", sizeof hsum);
         else if (!ub_layer_summary(l, hsum, sizeof hsum)) g_strlcpy(hsum, "?", sizeof hsum);
         if (slot >= 0) {
-            li = proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", hsum);
+            li = vis ? ub_ws_add_labelled(parent, ub_hf_ids[slot], ltvb, off, len, hsum)
+                     : proto_tree_add_none_format(parent, ub_hf_ids[slot], ltvb, off, len, "%s", hsum);
             sub = proto_item_add_subtree(li, ett);
         } else {
             sub = proto_tree_add_subtree(parent, ltvb, off, len, ett, &li, hsum);
@@ -454,7 +478,7 @@ static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub
 {
     guint32 len;
     const guint8 *data = tvb_bytes(tvb, &len);
-    ub_view *v = ub_ws_view_new(pinfo->pool);
+    ub_view *v = ub_ws_view_new(pinfo);
     guint32 wire = tvb_reported_length(tvb); /* a record cut by the snapshot length: no error for what is missing */
     ub_decode_wire(v, &g_opts, entry, data, len, wire > len ? wire : len);
     return dissect_view(tvb, pinfo, tree, v);
@@ -491,7 +515,7 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
     if (ip < 0) return NULL;
     ub_opts o = g_opts;
     if (extra_port && o.n_udp_more < UB_UDP_MORE) o.udp_more[o.n_udp_more++] = (uint16_t)extra_port;
-    ub_view *v = ub_ws_view_new(pinfo->pool);
+    ub_view *v = ub_ws_view_new(pinfo);
     guint32 wire = tvb_reported_length(ds);
     ub_decode_wire(v, &o, UB_ENTRY_RAWIP, frame + ip, flen - (guint32)ip, wire > flen ? wire - (guint32)ip : flen - (guint32)ip);
     v->opts = &g_opts; /* o ends with this function; the state engine reads the view's options later */
@@ -872,7 +896,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         }
         guint32 ul;
         const guint8 *up = tvb_bytes(ut, &ul);
-        ub_view *v = ub_ws_view_new(pinfo->pool);
+        ub_view *v = ub_ws_view_new(pinfo);
         ub_decode(v, &g_opts, UB_ENTRY_FLIT, up, ul);
         sum[0] = '\0';
         ub_summary(v, sum, sizeof sum);

@@ -13,8 +13,12 @@ void proto_reg_handoff_ub(void);
 
 /* packet-ub.c: the libubparse options in force (from the preferences) */
 const ub_opts *ub_ws_opts(void);
-/* packet-ub.c: a view to decode into, from scope (NULL: g_malloc'ed, g_free it) */
-ub_view *ub_ws_view_new(wmem_allocator_t *scope);
+/* packet-ub.c: a view to decode into, valid until the end of this dissection (recycled); pinfo NULL:
+ * g_malloc'ed, g_free it */
+ub_view *ub_ws_view_new(packet_info *pinfo);
+/* keys of proto_ub's proto data: 0 file scope (raw flit streams), pinfo->pool: 7 first view of the frame
+ * (packet-ub-analysis.c), 8 views handed out in this dissection */
+#define UB_PD_VIEWS 8
 /* packet-ub.c: the DLT_USER dissector when its table has an entry for this DLT, else NULL */
 dissector_handle_t ub_ws_user_dlt(guint dlt);
 /* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
@@ -30,6 +34,8 @@ extern GArray *ub_hf_neigh;   /* the same for the neighbours' rows (sue.*, pcief
 extern int *ub_hf_ids;        /* their ids */
 extern int *ub_hdr_hf_slot;   /* [UB_H__COUNT] -> index into ub_hf_ids of the header item, -1 none */
 extern gint *ub_ett_hdr;      /* [UB_H__COUNT] subtree of a header table */
+/* an FT_NONE item of a visible tree labelled text (proto_tree_add_none_format(..., "%s", text) without printf) */
+proto_item *ub_ws_add_labelled(proto_tree *tree, int hf, tvbuff_t *tvb, gint off, gint len, const char *text);
 void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
                             packet_info *pinfo);
 

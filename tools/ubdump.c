@@ -69,6 +69,7 @@ typedef struct app {
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
     bool rest;                /* show_rest: a unit is wanted after its decode and the session */
+    bool tables;              /* -z tables fed per unit */
     bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
@@ -83,7 +84,7 @@ typedef struct app {
     ubx_jrec *jrec;           /* -T json|ek: the units of the record (ubdump_json.c) */
     bool rec_match;
     unsigned rec_units;
-    sbuf *fb;                 /* -T fields: the values of each -e field (fb[ne]: a frame's own) */
+    sbuf *fb;                 /* -T fields: the values of each -e field */
     ubx_fset *fs;             /* the schema fields of -e, compiled */
     ubx_lbuf lb;              /* -T fields: the lines */
     ub_view *v;
@@ -432,24 +433,15 @@ static void fields_line(app *a, const ub_rec *r, bool rec)
     if (!rec) {
         for (unsigned i = 0; i < a->ne; i++) {
             a->fb[i].n = 0;
-            a->fb[i].any = false;
+            a->fb[i].any = a->fb[i].dirty = false;
         }
         if (a->fs) ubx_fset_view(a->fs, a->v, a->fb); /* the schema fields: one pass over the layers */
     }
     for (unsigned i = 0; i < a->ne; i++) {
-        const efield *e = &a->e[i];
-        sbuf *b = &a->fb[i];
-        if (e->n == 0) { /* frame.*, ub.error, _ws.col.*, ub.analysis.* */
-            sbuf *fr = &a->fb[a->ne]; /* the frame's own values (a record's units' are kept) */
-            fr->n = 0;
-            fr->any = false;
-            if (frame_field(a, r, e, fr)) b = fr;
-            else if (!rec) view_field(a, a->v, e, b);
-        }
-        if (i) ubx_lb_putc(&a->lb, a->csv.sep);
-        ubx_lb_csv(&a->lb, &a->csv, b->p, b->n);
+        /* frame.*, ub.error, _ws.col.*, ub.analysis.* (a record's units left these empty: show_rest) */
+        if (a->e[i].n == 0 && !frame_field(a, r, &a->e[i], &a->fb[i]) && !rec) view_field(a, a->v, &a->e[i], &a->fb[i]);
     }
-    ubx_lb_endline(&a->lb);
+    ubx_lb_line(&a->lb, &a->csv, a->fb, a->ne);
 }
 
 /* -Y: what the filter knows about record r (caplen bytes of wire on the wire) */
@@ -500,7 +492,7 @@ static void rec_line(app *a, const ub_rec *r, const ub_units *u)
     }
     for (unsigned i = 0; i < a->ne; i++) {
         a->fb[i].n = 0;
-        a->fb[i].any = false;
+        a->fb[i].any = a->fb[i].dirty = false;
     }
     if (a->jrec) ubx_jrec_emit(NULL, a->jrec, NULL, NULL, false, false); /* not shown: forgotten */
     a->rec_units = 0;
@@ -583,18 +575,20 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
 {
     ub_view *v = a->v;
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
-    for (unsigned k = 0; k < UB_CONV__N && !(unit_flags & UB_UNIT_PARTIAL); k++)
-        if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
-    for (unsigned k = 0; k < a->nconvf + (a->treef != NULL) && !(unit_flags & UB_UNIT_PARTIAL); k++) {
-        ub_filter_pkt pk = ypkt(a, r, len, wire);
-        if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
-        else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
-    }
-    if (a->tree && !(unit_flags & UB_UNIT_PARTIAL)) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
-    if (a->io && !(unit_flags & UB_UNIT_PARTIAL)) {
-        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        ub_iostat_view(a->io, v, &pk);
-        a->io_views++;
+    if (a->tables && !(unit_flags & UB_UNIT_PARTIAL)) { /* -z conv/endpoints, ub,tree, io,stat */
+        for (unsigned k = 0; k < UB_CONV__N; k++)
+            if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
+        for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) {
+            ub_filter_pkt pk = ypkt(a, r, len, wire);
+            if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
+            else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+        }
+        if (a->tree) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
+        if (a->io) {
+            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+            ub_iostat_view(a->io, v, &pk);
+            a->io_views++;
+        }
     }
     if (a->rec_mode) { /* -T fields|json|ek on a raw flit stream: collected for the record's line / document */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -1066,16 +1060,19 @@ int main(int argc, char **argv)
     a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->treef && !a->tree && !a->io && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
-        a->fb = calloc(a->ne + 1, sizeof *a->fb);
-        if (!a->fb || !(a->fs = ubx_fset_new())) return 2;
-        for (unsigned i = 0; i < a->ne; i++)
-            for (size_t k = 0; k < a->e[i].n; k++)
-                if (ubx_fset_add(a->fs, i, a->e[i].h[k], a->e[i].f[k]) != 0) return 2;
+        a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
+        bool ok = a->fb && (a->fs = ubx_fset_new());
+        for (unsigned i = 0; ok && i < a->ne; i++)
+            for (size_t k = 0; ok && k < a->e[i].n; k++) ok = ubx_fset_add(a->fs, i, a->e[i].h[k], a->e[i].f[k]) == 0;
+        if (!ok) {
+            fprintf(stderr, "ubdump: out of memory\n");
+            return 2;
+        }
     }
     ubx_lb_init(&a->lb, stdout, line_buf || a->lua); /* scripts may print between the lines */
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
-    a->rest = !a->quiet || a->wr || a->tags || any_conv(a) || a->nconvf || a->treef || a->tree || a->io ||
-              a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
+    a->tables = any_conv(a) || a->nconvf || a->treef || a->tree || a->io;
+    a->rest = !a->quiet || a->wr || a->tags || a->tables || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
@@ -1240,7 +1237,7 @@ int main(int argc, char **argv)
     lua_cleanup();
     ub_units_free(units);
     free(a->v);
-    for (unsigned i = 0; a->fb && i <= a->ne; i++) free(a->fb[i].p);
+    for (unsigned i = 0; a->fb && i < a->ne; i++) free(a->fb[i].p);
     free(a->fb);
     ubx_fset_free(a->fs);
     free(a->e);

@@ -24,6 +24,7 @@ static bool sb_reserve(ubx_sbuf *b, size_t k)
 
 void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n)
 {
+    b->dirty = true;
     if (!sb_reserve(b, n)) return;
     memcpy(b->p + b->n, s, n);
     b->n += n;
@@ -49,8 +50,9 @@ static size_t put_hex_ws(char *buf, uint64_t u, unsigned digits)
     while (digits < 16 && (u >> (4 * digits))) digits++;
     buf[0] = '0';
     buf[1] = 'x';
-    for (unsigned i = 0; i < digits; i++) buf[2 + i] = hexd[(u >> (4 * (digits - 1 - i))) & 15];
-    buf[2 + digits] = '\0';
+    char *e = buf + 2 + digits;
+    *e = '\0';
+    for (unsigned i = 0; i < digits; i++, u >>= 4) *--e = hexd[u & 15]; /* from the last digit */
     return digits + 2;
 }
 
@@ -112,7 +114,9 @@ size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, cha
 }
 
 /* ------------------------------------------------------------------ the compiled fields */
-enum { K_TEXT, K_HEX, K_DEC }; /* ubx_value_text; "0x" + digits; decimal (both as ubx_value_text gives them) */
+/* ubx_value_text; "0x" + digits; decimal; the bytes in hex (all as ubx_value_text gives them) */
+enum { K_TEXT, K_HEX, K_DEC, K_HEXB };
+enum { TEXT_MAX = 2199 }; /* view_field's text of one value is cut there (ub_format_value into 2200 bytes) */
 
 typedef struct fop {
     const ub_hdr *h;
@@ -164,8 +168,11 @@ int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f)
     } else if (uint && (f->base == UB_BASE_DEC || (f->base == UB_BASE_DEC_HEX && !foreign))) {
         o.kind = K_DEC; /* ubx_value_ws (DEC_HEX) or ub_format_value (DEC, no names): the decimal digits */
     }
+    if (!(f->flags & UB_FF_VIRTUAL) && (f->type == UB_FT_BYTES || f->type == UB_FT_GUID ||
+                                        (f->type == UB_FT_GUID_WS && !foreign && f->bits && f->bits <= 8 * 1000)))
+        o.kind = K_HEXB; /* ub_format_value's (or, R-34 GUIDs, ubx_value_ws's wire-order) hex, "<MISSING>" when empty */
     uint64_t end = (uint64_t)f->bit_off + f->bits;
-    if (o.kind != K_TEXT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 && f->bits <= 64 &&
+    if ((o.kind == K_HEX || o.kind == K_DEC) && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits >= 1 && f->bits <= 64 &&
         (end - 1) / 8 - f->bit_off / 8 < 8 && f->bit_off / 8 <= UINT8_MAX) {
         o.plain = true;
         o.first = (uint8_t)(f->bit_off / 8);
@@ -186,9 +193,43 @@ int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f)
     return 0;
 }
 
-void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
+/* a value of the general kind, appended */
+static __attribute__((noinline)) void text_occ(ubx_sbuf *b, const fop *o, const ub_val *val)
 {
     char buf[2200];
+    size_t k = ubx_value_text(o->h, o->f, val, buf, sizeof buf);
+    ubx_sb_put(b, buf, k);
+}
+
+/* "00" .. "ff": the two digits of each byte value */
+static const char hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* a byte string's hex, appended */
+static void hexb_occ(ubx_sbuf *b, const fop *o, const ub_val *val)
+{
+    if (val->nbytes == 0) {
+        if (o->f->type == UB_FT_BYTES) ubx_sb_put(b, "<MISSING>", 9); /* tshark's text of empty bytes */
+        return;
+    }
+    size_t k = 2 * (size_t)val->nbytes < TEXT_MAX ? 2 * (size_t)val->nbytes : TEXT_MAX;
+    if (!sb_reserve(b, k)) return;
+    char *w = b->p + b->n;
+    for (size_t i = 0; i < k / 2; i++) memcpy(w + 2 * i, hex2 + 2 * val->bytes[i], 2);
+    if (k & 1) w[k - 1] = hexd[val->bytes[k / 2] >> 4]; /* cut at TEXT_MAX */
+    b->n += k;
+    b->p[b->n] = '\0';
+}
+
+void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
+{
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
@@ -214,10 +255,13 @@ void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
             switch (o->kind) {
             case K_HEX: k = put_hex_ws(w, val.u, o->digits); break;
             case K_DEC: k = put_dec(w, val.u); break;
+            case K_HEXB:
+                b->n = (size_t)(w - b->p);
+                hexb_occ(b, o, &val);
+                continue;
             default:
                 b->n = (size_t)(w - b->p);
-                k = ubx_value_text(o->h, o->f, &val, buf, sizeof buf);
-                ubx_sb_put(b, buf, k);
+                text_occ(b, o, &val);
                 continue;
             }
             b->n = (size_t)(w - b->p) + k;
@@ -279,9 +323,33 @@ static void csv_put(ubx_lbuf *lb, const ubx_csv *c, const char *s, size_t n)
     ubx_lb_put(lb, s + run, n - run);
 }
 
-void ubx_lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len)
+static void csv_any(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len);
+
+/* one field value: the occurrences in vals (joined by agg, selected by occurrence), quoted, escaped
+ * (dirty false: vals holds only hex and decimal text, nothing to escape) */
+static inline void lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len, bool dirty)
 {
     if (!len) return; /* tshark: an absent field is empty, even with quote= */
+    if (!dirty && c->occurrence == 'a' && lb->n + len + 2 <= sizeof lb->p) { /* digits, occurrences joined */
+        char *w = lb->p + lb->n;
+        if (c->quote) *w++ = c->quote;
+        if (len < 32) { /* short: a byte loop beats the calls */
+            for (size_t i = 0; i < len; i++) *w++ = vals[i] == UBX_OCC_SEP ? c->agg : vals[i];
+        } else {
+            for (const char *p = vals, *e = vals + len;;) {
+                const char *q = memchr(p, UBX_OCC_SEP, (size_t)(e - p));
+                size_t k = (size_t)((q ? q : e) - p);
+                memcpy(w, p, k);
+                w += k;
+                if (!q) break;
+                *w++ = c->agg;
+                p = q + 1;
+            }
+        }
+        if (c->quote) *w++ = c->quote;
+        lb->n = (size_t)(w - lb->p);
+        return;
+    }
     if (c->occurrence == 'a' && lb->n + 2 * len + 2 <= sizeof lb->p) { /* all occurrences: one pass, in place */
         char *w = lb->p + lb->n;
         if (c->quote) *w++ = c->quote;
@@ -301,6 +369,20 @@ void ubx_lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len)
         lb->n = (size_t)(w - lb->p);
         return;
     }
+    csv_any(lb, c, vals, len);
+}
+
+void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (i) lb_putc(lb, c->sep);
+        lb_csv(lb, c, fb[i].p, fb[i].n, fb[i].dirty);
+    }
+    ubx_lb_endline(lb);
+}
+
+static void csv_any(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len)
+{
     const char *end = vals + len, *p = vals;
     if (c->occurrence == 'l') {
         for (const char *q = end; q > vals; q--)

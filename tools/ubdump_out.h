@@ -56,7 +56,8 @@ size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, cha
 typedef struct ubx_sbuf {
     char *p;
     size_t n, cap;
-    bool any; /* an occurrence is in */
+    bool any;   /* an occurrence is in */
+    bool dirty; /* text other than ubx_fset_view's hex / decimal digits is in (set by ubx_sb_put) */
 } ubx_sbuf;
 void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n);
 void ubx_sb_puts(ubx_sbuf *b, const char *s);
@@ -88,8 +89,9 @@ static inline void ubx_lb_putc(ubx_lbuf *lb, char c)
     if (lb->n == sizeof lb->p) ubx_lb_flush(lb);
     lb->p[lb->n++] = c;
 }
-/* one field value: the occurrences in vals (joined by agg, selected by occurrence), quoted, escaped */
-void ubx_lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len);
+/* one line: the values of fb[0..n) separated by the -E separator, and its end; each value the
+ * occurrences (joined by the aggregator or cut to the first / last), quoted, escaped as tshark's */
+void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n);
 
 /* -w FILE: the selected records as pcapng ("-" = stdout), with the source's interfaces (link type,
  * name; ids kept within a section, sections appended), direction flags, original lengths and comments */

@@ -460,8 +460,36 @@ static int ng_block(ub_capfile *c, ub_rec *r)
     return rc;
 }
 
+/* The usual block of a pcapng file, an EPB wholly in the buffer and well-formed, read without
+ * ng_block's general checks (which run, with their messages, on anything else): 1, or 2 when
+ * ng_block must read the block. */
+static inline int ng_epb(ub_capfile *c, ub_rec *r)
+{
+    size_t avail = cap_avail(c);
+    if (avail < 32) return 2;
+    const uint8_t *b = c->buf + c->pos;
+    uint32_t len = g32(c, b + 4);
+    if (g32(c, b) != NG_EPB || len < 32 || len % 4 || len > avail || g32(c, b + len - 4) != len) return 2;
+    uint32_t ifid = g32(c, b + 8), caplen = g32(c, b + 20), end = len - 4;
+    if (ifid >= c->nifs || caplen > CAP_MAX_CAPLEN || caplen > end - 28) return 2;
+    r->dir = UB_DIR_UNKNOWN;
+    if (28 + pad4(caplen) < end && ng_options(c, b, 28 + pad4(caplen), end, "EPB", pkt_opt, r) < 0) return -1;
+    const cap_if *ifc = &c->ifs[ifid];
+    r->data = b + 28;
+    r->caplen = caplen;
+    r->origlen = g32(c, b + 24);
+    r->ts_ns = ng_ts_ns(ifc, (uint64_t)g32(c, b + 12) << 32 | g32(c, b + 16));
+    r->linktype = ifc->linktype;
+    r->ifindex = ifid;
+    r->frame = ++c->frame;
+    c->pos += len;
+    return 1;
+}
+
 static __attribute__((noinline)) int ng_next(ub_capfile *c, ub_rec *r)
 {
+    int rc = ng_epb(c, r);
+    if (rc != 2) return rc;
     for (;;) {
         int rc = ng_block(c, r);
         if (rc != 2) return rc;

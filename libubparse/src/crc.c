@@ -1,8 +1,9 @@
 /* CRCs of the UB link and network layers (carry-less multiply or tables, constant tables, no state).
  *   ub_crc30_block — BCRC, §4.7.2 (digest §2.5), coverage per R-03
  *   ub_crc32       — ICRC algorithm = zlib crc32 / CRC-32/ISO-HDLC (§5.3.7, digest §3.8)
- * Tables generated from the polynomials below; tests/test_dll.c checks them against bit-serial
- * references and the digest §13.1 vectors. */
+ *   ub_crc32_or    — the ICRC with its masked fields set to ones (an OR pattern, no copy)
+ * Tables generated from the polynomials below (the portable path and lengths < 16); tests/test_crc.c
+ * checks every path against bit-serial references, tests/test_dll.c the digest §13.1 vectors. */
 #include "internal.h"
 
 /* §4.7.2: x^30+x^28+x^26+x^24+x^23+x^21+x^19+x^16+x^14+x^11+x^9+x^7+x^6+x^4+x^2+1 (x^30 implicit) */
@@ -649,9 +650,11 @@ static uint32_t crc32_raw_or(uint32_t c, const uint8_t *p, size_t n, const uint8
  * (one 16-byte load ending at the last byte, masked) are the next block. The 128-bit state is then
  * reduced to 32 bits by two folds and a Barrett reduction (quotient by mu = x^64 div P). CRC30 runs
  * as the 32-bit MSB-first CRC with P = x^2·G(x) (register left-aligned: a = r << 2); CRC32 is the
- * reflected form with the paper's constants. Lengths below 16 take the tables. The CPU check is
- * one test of libgcc's __cpu_model (set before main, read-only after: reentrant, thread-safe).
- * tests/test_crc.c compares both paths with bit-serial references on every length and alignment. */
+ * reflected form with the paper's constants. Lengths below 16 take the tables. One source, two
+ * copies (SSSE3; AVX: VEX 3-operand forms, unaligned memory operands), picked per call by a test
+ * of libgcc's __cpu_model (set before main, read-only after: no state of ours, reentrant,
+ * thread-safe). tests/test_crc.c compares every path with bit-serial references on every length
+ * 0..400 at 8 alignments. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(UB_NO_CLMUL)
 #include <immintrin.h>
 #define UB_HAVE_CLMUL 1
@@ -697,19 +700,16 @@ CLMUL_INLINE __m128i fold16(__m128i x, __m128i k, __m128i next)
     return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
 }
 
-/* fold the whole blocks [q, e) into x: 4 per loop step, then 3, 2 or 1 (LOAD(q, i): block at q + i) */
+/* fold the whole blocks [q, e) into x: 4 per loop step, then 2 and 1 (LOAD(q, i): block at q + i) */
 #define FOLD2(x, k, q, LOAD) (x = fold16(x, k, LOAD(q, 0)), x = fold16(x, k, LOAD(q, 16)))
 #define FOLD3(x, k, q, LOAD) (FOLD2(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 32)))
 #define FOLD4(x, k, q, LOAD) (FOLD3(x, k, q, LOAD), x = fold16(x, k, LOAD(q, 48)))
 #define FOLD_BLOCKS(x, k, q, e, LOAD)                                  \
     do {                                                               \
         for (; (e) - (q) >= 64; (q) += 64) FOLD4(x, k, q, LOAD);       \
-        switch (((e) - (q)) >> 4) {                                    \
-        case 3: FOLD3(x, k, q, LOAD), (q) += 48; break;                \
-        case 2: FOLD2(x, k, q, LOAD), (q) += 32; break;                \
-        case 1: x = fold16(x, k, LOAD(q, 0)), (q) += 16; break;        \
-        default: break;                                                \
-        }                                                              \
+        size_t rb_ = (size_t)((e) - (q)) >> 4;                         \
+        if (rb_ & 2) FOLD2(x, k, q, LOAD), (q) += 32;                  \
+        if (rb_ & 1) x = fold16(x, k, LOAD(q, 0)), (q) += 16;          \
     } while (0)
 
 /* CRC30 register a (left-aligned, a = r << 2) over n >= 16 bytes; returns the left-aligned register */

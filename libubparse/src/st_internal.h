@@ -112,51 +112,63 @@ typedef struct ub_rows {
     struct ub_rows_var {
         const ub_hdr *h;
         uint32_t lmin;   /* layers of at least lmin bytes: every field by its window (UINT32_MAX: never) */
-        uint32_t lmin4;  /* shorter layers of at least lmin4 bytes: every field by its 4-byte window */
-        uint32_t need;   /* layers of need..3 bytes (CCI): every field from the whole layer */
+        uint32_t need;   /* layers of need..7 bytes: every field from the whole layer */
         uint32_t has;    /* bit k: this table defines field k */
-        uint8_t b8[UB_ROWS_MAX], s8[UB_ROWS_MAX], b4[UB_ROWS_MAX], s4[UB_ROWS_MAX], end[UB_ROWS_MAX];
+        uint8_t b8[UB_ROWS_MAX], s8[UB_ROWS_MAX], end[UB_ROWS_MAX];
         uint64_t mask[UB_ROWS_MAX]; /* 0 where the table has no such field: it reads as 0 */
     } var[UB_ROWS_VAR];
 } ub_rows;
 /* fields fh[0..n) of every table they are defined in (n <= UB_ROWS_MAX) */
 void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n);
+#if defined(__GNUC__)
+#define UB_ROWS_UNROLL _Pragma("GCC unroll 12")
+#else
+#define UB_ROWS_UNROLL
+#endif
 #define UB_ROWS_FAST (1u << 31) /* ub_rows_read: every field came from its precomputed window */
-/* out[k] = ub_fh_get(fh[k], l); returns the ub_fh_has bits (bit k) | UB_ROWS_FAST when the windows
+/* out[k] = ub_fh_get(fh[k], l), k < n; returns the ub_fh_has bits (bit k) | UB_ROWS_FAST when the windows
  * were used (the values ub_fh_fast gives) */
-static UB_FH_INLINE uint32_t ub_rows_read(const ub_rows *r, const ub_layer *l, uint64_t *out)
-{
+static UB_FH_INLINE uint32_t ub_rows_read(const ub_rows *r, const ub_layer *l, uint64_t *out, const unsigned n)
+{ /* n: r->n, a constant at the call (the loops unroll) */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     for (unsigned v = 0; v < r->nvar; v++) {
         const struct ub_rows_var *x = &r->var[v];
         if (x->h != l->hdr) continue;
-        if (l->len >= x->lmin) {
-            for (unsigned k = 0; k < r->n; k++) {
+        const uint32_t len = l->len;
+        const uint8_t *d = l->data;
+        if (len >= x->lmin) {
+            UB_ROWS_UNROLL
+            for (unsigned k = 0; k < n; k++) {
                 uint64_t w;
-                memcpy(&w, l->data + x->b8[k], 8);
-                out[k] = (__builtin_bswap64(w) >> x->s8[k]) & x->mask[k];
+                memcpy(&w, d + x->b8[k], 8);
+                w = (__builtin_bswap64(w) >> x->s8[k]) & x->mask[k];
+                out[k] = w;
             }
             return x->has | UB_ROWS_FAST;
         }
-        if (l->len >= x->lmin4) {
-            for (unsigned k = 0; k < r->n; k++) {
-                uint32_t w;
-                memcpy(&w, l->data + x->b4[k], 4);
-                out[k] = (uint64_t)(__builtin_bswap32(w) >> x->s4[k]) & x->mask[k];
+        if (len < 8 && len >= x->need) { /* a short layer (LPH, compact BTAH, CCI): read whole */
+            uint64_t w = 0;
+            uint32_t i = 0;
+            if (len >= 4) {
+                uint32_t a;
+                memcpy(&a, d, 4);
+                w = __builtin_bswap32(a);
+                i = 4;
             }
-            return x->has | UB_ROWS_FAST;
-        }
-        if (l->len < 4 && l->len >= x->need) {
-            uint32_t w = 0;
-            for (uint32_t i = 0; i < l->len; i++) w = w << 8 | l->data[i];
-            for (unsigned k = 0; k < r->n; k++) out[k] = (uint64_t)(w >> (l->len * 8u - x->end[k])) & x->mask[k];
+            for (; i < len; i++) w = w << 8 | d[i];
+            w <<= 64u - len * 8u; /* left-aligned: field k ends s = 64 - end bits from the right */
+            UB_ROWS_UNROLL
+            for (unsigned k = 0; k < n; k++) {
+                uint64_t v = (w >> (64u - x->end[k])) & x->mask[k];
+                out[k] = v;
+            }
             return x->has | UB_ROWS_FAST;
         }
         break;
     }
 #endif
     uint32_t has = 0;
-    for (unsigned k = 0; k < r->n; k++) {
+    for (unsigned k = 0; k < n; k++) {
         out[k] = ub_fh_get(r->fh[k], l);
         if (ub_fh_has(r->fh[k], l)) has |= 1u << k;
     }
@@ -300,7 +312,8 @@ struct ub_state {
     ub_fh f_scna, f_dcna, f_seid, f_deid, f_upi, f_ip_src, f_ip_dst, f_bcrc_status, f_icrc_status;
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
-    ub_rows rows_rtph, rows_lph, rows_cci; /* the summary's RTPH, LPH and CCI fields (pktsum.h) */
+    ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
+    ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the

@@ -53,8 +53,7 @@ static void mg_answered(mod_ta *m, const ub_key *rk, const mg_ent *c, uint64_t r
 {
     rc_ent *rc = ub_ta_rc_get(m, rk);
     if (!rc) return;
-    ring_ent *e = ub_ta_ring_push(rc);
-    e->sn = c->msn;
+    ring_ent *e = ub_ta_ring_push(rc, c->msn);
     e->op = c->code;
     e->flags = R_ANSWERED;
     e->aux = c->aux;
@@ -83,8 +82,7 @@ void ub_mg_config(mod_ta *m, const ub_pkt *p)
             ub_ta_rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rcid, 0);
             rc_ent *tr = ub_ta_rc_get(m, &rk);
             if (tr) {
-                ring_ent *e = ub_ta_ring_push(tr);
-                e->sn = msn;
+                ring_ent *e = ub_ta_ring_push(tr, msn);
                 e->op = 0x10;
                 e->flags = R_NONE;
                 e->req_frame = frame;
@@ -101,8 +99,7 @@ void ub_mg_config(mod_ta *m, const ub_pkt *p)
         if (rc) ub_ta_rc_sent(rc, msn);
         if (need == MN_NONE) {
             if (!rc) return;
-            ring_ent *e = ub_ta_ring_push(rc);
-            e->sn = msn;
+            ring_ent *e = ub_ta_ring_push(rc, msn);
             e->op = cs;
             e->flags = R_NONE;
             e->aux = rcid;

@@ -157,17 +157,19 @@ void ub_ta_rc_sent(rc_ent *rc, uint16_t sn)
 ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn)
 {
     if (!rc) return NULL;
-    for (unsigned i = 0; i < RING; i++) { /* newest first */
-        ring_ent *e = &rc->ring[(rc->rhead + RING - 1 - i) % RING];
-        if (e->req_frame && e->sn == sn) return e;
-    }
+    /* newest first: from the head down to 0, then from the end down to the head */
+    for (unsigned i = rc->rhead % RING; i-- > 0;)
+        if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
+    for (unsigned i = RING; i-- > rc->rhead % RING;)
+        if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
     return NULL;
 }
-ring_ent *ub_ta_ring_push(rc_ent *rc)
+ring_ent *ub_ta_ring_push(rc_ent *rc, uint16_t sn)
 {
     ring_ent *e = &rc->ring[rc->rhead];
     rc->rhead = (uint8_t)((rc->rhead + 1) % RING);
     memset(e, 0, sizeof *e);
+    e->sn = sn;
     return e;
 }
 
@@ -337,8 +339,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
     if ((c.flags & TXF_ORDERED) && rc->out_ordered) rc->out_ordered--;
     if ((c.flags & TXF_ALLOC) && rc->alloc_pending && rc->alloc_tassn == c.tassn) rc->alloc_pending = 0;
     if (r->op == 0x11) rc->taack_seen = 1;
-    ring_ent *e = ub_ta_ring_push(rc);
-    e->sn = c.tassn;
+    ring_ent *e = ub_ta_ring_push(rc, c.tassn);
     e->op = c.op;
     e->flags = (uint8_t)(R_ANSWERED | (r->abnormal_retry ? R_RETRYABLE : 0) | (r->failed ? R_FAILED : 0) |
                          ((c.flags & TXF_COMPACT) ? R_COMPACT : 0));
@@ -408,23 +409,21 @@ static void rsp_orphan(mod_ta *m, const ub_pkt *p, const ub_key *rks, unsigned n
 }
 
 /* ================================================================ transactions: requests */
-enum { TB_OP, TB_TASSN, TB_RCTYPE, TB_RCID, TB_NOTAACK, TB_ODR, TB_RETRY, TB_ALLOC, TB__N };
 static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
 {
     ub_state *s = m->s;
     const ub_layer *b = p->btah;
-    uint64_t bx[TB__N];
-    ub_rows_read(&m->bt_rows, b, bx); /* every BTAH field at once */
-    unsigned op = (unsigned)bx[TB_OP];
+    const ub_pktsum *u = &p->sum; /* the BTAH's values (pktsum.h) */
+    unsigned op = u->bt_op;
     if (op == 0x02 || op == 0x16 || op > 0x18 || (op >= 0x10 && op <= 0x13)) return; /* reserved: decode finding */
     bool compact = b->hdr->id == UB_H_BTAH_C;
-    uint16_t tassn = (uint16_t)bx[TB_TASSN];
-    unsigned rctype = compact ? 0 : (unsigned)bx[TB_RCTYPE];
-    uint32_t rcid = compact ? 0 : (uint32_t)bx[TB_RCID];
+    uint16_t tassn = u->bt_tassn;
+    unsigned rctype = compact ? 0 : u->bt_rctype;
+    uint32_t rcid = compact ? 0 : u->bt_rcid;
     uint32_t rck = compact ? RCK_COMPACT : rctype == 2 ? RCK_SCID : rcid;
-    bool notaack = !compact && bx[TB_NOTAACK]; /* I-34 alternative: TAK_EN polarity unknown → 0 */
-    unsigned odr = compact ? 0 : (unsigned)bx[TB_ODR] & 3u;
-    bool retry = !compact && bx[TB_RETRY], alloc = !compact && bx[TB_ALLOC];
+    bool notaack = !compact && u->bt_notaack; /* I-34 alternative: TAK_EN polarity unknown → 0 */
+    unsigned odr = compact ? 0 : u->bt_odr & 3u;
+    bool retry = !compact && u->bt_retry, alloc = !compact && u->bt_alloc;
     bool last = p->rtph ? p->sum.rt_last : p->utph ? fget(&m->ut_last, p->utph) : true;
     uint32_t psn = p->sum.rt_psn; /* 0 without an RTPH */
     uint32_t h = ub_ta_pkt_hash(p, b);
@@ -604,8 +603,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
             if (!rc->alloc_pending) { rc->alloc_pending = 1; rc->alloc_tassn = tassn; }
         }
     } else {
-        ring_ent *e = ub_ta_ring_push(rc);
-        e->sn = tassn;
+        ring_ent *e = ub_ta_ring_push(rc, tassn);
         e->op = (uint8_t)op;
         e->flags = (uint8_t)((need == NEED_NONE ? R_NONE : R_SPEC) | (compact ? R_COMPACT : 0));
         e->req_frame = frame;
@@ -826,8 +824,8 @@ static void packet_ta(void *mv, ub_state *s, const ub_pkt *p)
         }
     }
     if (p->btah) {
-        if (!ub_fh_has(&m->bt_tassn, p->btah)) goto out; /* truncated */
-        unsigned op = (unsigned)fget(&m->bt_op, p->btah);
+        if (!(p->sum.fl & UB_PS_BT_TASSN)) goto out; /* truncated */
+        unsigned op = p->sum.bt_op;
         if (op == 0x10) {
             if (m->mg_on && p->mgmtetah) ub_mg_config(m, p);
         } else if (m->ta_on) {
@@ -961,10 +959,6 @@ static int init_ta(void *mv, ub_state *s)
     ub_fh_add(&m->at_op, "ub.btah.taopcode");
     ub_fh_add(&m->at_tassn, "ub.btah.ini_tassn");
     ub_fh_add(&m->at_rcid, "ub.btah.ini_rc_id");
-    const ub_fh *bt[TB__N] = { [TB_OP] = &m->bt_op, [TB_TASSN] = &m->bt_tassn, [TB_RCTYPE] = &m->bt_rctype,
-                               [TB_RCID] = &m->bt_rcid, [TB_NOTAACK] = &m->bt_notaack, [TB_ODR] = &m->bt_odr,
-                               [TB_RETRY] = &m->bt_retry, [TB_ALLOC] = &m->bt_alloc };
-    ub_rows_init(&m->bt_rows, bt, TB__N);
     return 0;
 fail: /* the engine frees the module memory but does not call fini after a failed init */
     fini_ta(m);

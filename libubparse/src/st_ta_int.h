@@ -95,7 +95,6 @@ typedef struct mod_ta {
     bool ta_on, mg_on;
     ub_tbl tx, mg, rc, ch;
     ub_fh bt_op, bt_tassn, bt_notaack, bt_odr, bt_retry, bt_alloc, bt_rctype, bt_rcid;
-    ub_rows bt_rows; /* the bt_* fields of a request, read together (TB_*) */
     ub_fh at_op, at_sv, at_tassn, at_rspst, at_rspinfo, at_rcid, at_status;
     ub_fh ma_addr, ma_len, of_off;
     ub_fh ut_last; /* the RTPH values come from the packet summary (p->sum) */
@@ -148,7 +147,7 @@ void ub_ta_emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1, 
 rc_ent *ub_ta_rc_get(mod_ta *m, const ub_key *rk);
 void ub_ta_rc_sent(rc_ent *rc, uint16_t sn);
 ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn);
-ring_ent *ub_ta_ring_push(rc_ent *rc);
+ring_ent *ub_ta_ring_push(rc_ent *rc, uint16_t sn); /* the next slot, cleared, for sequence number sn */
 void ub_ta_send_match(mod_ta *m, uint64_t req_frame, uint64_t req_ts, uint64_t rsp_frame, uint64_t rsp_ts, uint8_t kind,
                       uint16_t op);
 /* st_mg.c: management (§10.5) */

@@ -321,8 +321,8 @@ static void nw_packet(mod_tp *m, ub_state *s, const ub_pkt *p)
     }
     /* NW-06 (Table 7-14, §7.3.2.2 item 2): ordered requests over CTP / TP Bypass need one path */
     if (p->btah && per_packet_lb(m, p) && (p->tp_kind == UB_TP_CTP || (p->tp_kind == UB_TP_NONE && p->cfg == 9)) &&
-        ub_fh_has(&m->f_odr, p->btah)) {
-        unsigned odr = (unsigned)ub_fh_get(&m->f_odr, p->btah) & 3;
+        (p->sum.fl & UB_PS_BT_ODR)) {
+        unsigned odr = p->sum.bt_odr & 3u; /* the BTAH's ODR (pktsum.h) */
         if (odr == 1 || odr == 2) {
             tp_pair *pr = pair_lookup(m, &p->src, &p->dst, true);
             if (pr && !(pr->flags & PR_RT_ORDER)) {

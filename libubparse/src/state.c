@@ -46,7 +46,7 @@ static void fh_prepare(ub_fh *fh, unsigned i)
         r->b8 = (uint8_t)b8;
         r->s8 = (uint8_t)(b8 * 8u + 64u - end);
         r->need = (uint8_t)need;
-        r->end = (uint8_t)(end < 0xFF ? end : 0xFF); /* only read for layers of 1-3 bytes */
+        r->end = (uint8_t)(end < 0xFF ? end : 0xFF); /* only read for layers of 1-7 bytes */
         r->mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
         if (end - first * 8u <= 32u) { /* the row spans at most 4 bytes */
             uint32_t b4 = need >= 4 ? need - 4 : 0;
@@ -90,28 +90,24 @@ void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n)
     for (unsigned v = 0; v < r->nvar; v++) {
         struct ub_rows_var *x = &r->var[v];
         x->lmin = 8;
-        x->lmin4 = 4;
         x->need = 1;
+        memset(x->end, 64, sizeof x->end); /* absent fields: no shift, mask 0 */
         for (unsigned k = 0; k < r->n; k++) {
             const ub_fh *f = fh[k];
             unsigned i = 0;
             while (i < f->n && f->h[i] != x->h) i++; /* the entry ub_fh_get takes */
             if (i == f->n) continue;                  /* not in this table: 0, not present */
             const struct ub_fh_rd *d = &f->rd[i];
-            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->lmin4 = x->need = UINT32_MAX; continue; }
+            if (i >= f->nfast || d->l8 == UINT32_MAX) { x->lmin = x->need = UINT32_MAX; continue; }
             x->has |= 1u << k;
             x->b8[k] = d->b8;
             x->s8[k] = d->s8;
-            x->b4[k] = d->b4;
-            x->s4[k] = d->s4;
             x->mask[k] = d->mask;
             x->end[k] = d->end;
             if (d->need > x->need && x->need != UINT32_MAX) x->need = d->need;
             if (d->l8 > x->lmin) x->lmin = d->l8;
-            if (d->l4 == 0xFF) x->lmin4 = UINT32_MAX;
-            else if (d->l4 > x->lmin4 && x->lmin4 != UINT32_MAX) x->lmin4 = d->l4;
         }
-        if (x->lmin4 >= x->lmin) x->lmin4 = UINT32_MAX; /* the 8-byte windows serve */
+        if (x->need > 7) x->need = UINT32_MAX; /* 8 bytes and more: the windows */
     }
 }
 
@@ -155,7 +151,7 @@ static uint32_t pow2_at_least(uint32_t v)
 }
 
 /* one 64-bit hash of a key, eight bytes at a time */
-static uint64_t key_hash(const ub_key *k)
+static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ k->len, w;
     unsigned n = k->len > UB_KEY_MAX ? UB_KEY_MAX : k->len, i = 0;
@@ -206,7 +202,7 @@ size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t-
 static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
 
 /* equal keys: word compares of the used bytes (both keys hold UB_KEY_MAX bytes) */
-static bool key_eq(const ub_key *a, const ub_key *b)
+static UB_FH_INLINE bool key_eq(const ub_key *a, const ub_key *b)
 {
     unsigned n = a->len, i = 0;
     if (n != b->len) return false;
@@ -294,7 +290,7 @@ static void tbl_remove_slot(ub_tbl *t, uint32_t i)
     }
 }
 
-static ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
+static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
 {
     uint32_t mask = t->cap - 1;
     for (uint32_t i = (uint32_t)h & mask, dist = 0;; i = (i + 1) & mask, dist++) {
@@ -584,27 +580,32 @@ static inline void copy_small(uint8_t *d, const uint8_t *s, unsigned n)
     }
 }
 
-static void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh, const struct ub_addr_rd *ar)
+/* an address that is not whole bytes within the layer: its value as ub_field_value gives it */
+static void addr_value(ub_addr *a, const ub_layer *l, const ub_field *f)
+{
+    ub_val v;
+    if (ub_field_value(l, f, &v) != 0) return;
+    if (f->type == UB_FT_UINT) {
+        unsigned n = (f->bits + 7) / 8;
+        a->len = (uint8_t)n;
+        for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
+    } else {
+        a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
+        memcpy(a->b, v.bytes, a->len);
+    }
+}
+
+static UB_FH_INLINE void addr_from(ub_addr *a, const ub_layer *l, const ub_fh *fh, const struct ub_addr_rd *ar)
 {
     a->len = 0;
     if (!l) return;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
-        const ub_field *f = fh->f[i];
         if (ar[i].whole && (uint32_t)ar[i].off + ar[i].n <= l->len) { /* whole bytes: the value's bytes as they are */
             a->len = ar[i].n;
             copy_small(a->b, l->data + ar[i].off, ar[i].n);
-            return;
-        }
-        ub_val v;
-        if (ub_field_value(l, f, &v) != 0) return;
-        if (f->type == UB_FT_UINT) {
-            unsigned n = (f->bits + 7) / 8;
-            a->len = (uint8_t)n;
-            for (unsigned k = 0; k < n; k++) a->b[k] = (uint8_t)(v.u >> (8 * (n - 1 - k)));
         } else {
-            a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
-            memcpy(a->b, v.bytes, a->len);
+            addr_value(a, l, fh->f[i]);
         }
         return;
     }
@@ -625,10 +626,15 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
     return 0;
 }
 
-/* the summary's fields, in the order of the handles given to ub_rows_init */
-enum { RS_OP, RS_LAST, RS_RSPST, RS_RSPINFO, RS_SRC, RS_DST, RS_PSN, RS_A, RS_F, RS_TPMSN, RS__N };
-enum { LS_CRD, LS_ACK, LS_CRD_VL, LS_VL, LS_RT, LS__N };
-enum { CS_MODE, CS_FECN, CS_C, CS_EN, CS__N };
+/* the fields of a header into the summary (dst: its values, in the order of the rows' handles) */
+static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint32_t *dst, const unsigned n)
+{
+    uint64_t x[UB_ROWS_MAX];
+    uint32_t has = ub_rows_read(r, l, x, n);
+    UB_ROWS_UNROLL
+    for (unsigned k = 0; k < n; k++) dst[k] = (uint32_t)x[k];
+    return has;
+}
 
 static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
@@ -701,45 +707,25 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     if (upih) p->upi = (uint32_t)ub_fh_get(&s->f_upi, upih);
     ub_pktsum *u = &p->sum;
     if (p->rtph) { /* §6.2.1: the summary the modules read, all fields in one go */
-        uint64_t x[RS__N];
-        uint32_t has = ub_rows_read(&s->rows_rtph, p->rtph, x);
-        u->fl |= UB_PS_RTPH | (has & 1u << RS_PSN ? UB_PS_RTPH_PSN : 0) | (has & 1u << RS_TPMSN ? UB_PS_RTPH_TPMSN : 0);
-        u->rt_op = (uint8_t)x[RS_OP];
-        u->rt_last = (uint8_t)x[RS_LAST];
-        u->rt_rspst = (uint8_t)x[RS_RSPST];
-        u->rt_rspinfo = (uint8_t)x[RS_RSPINFO];
-        u->rt_stpn = (uint32_t)x[RS_SRC];
-        u->rt_dtpn = (uint32_t)x[RS_DST];
-        u->rt_psn = (uint32_t)x[RS_PSN];
-        u->rt_a = (uint8_t)x[RS_A];
-        u->rt_f = (uint8_t)x[RS_F];
-        u->rt_tpmsn = (uint32_t)x[RS_TPMSN];
+        uint32_t has = sum_rows(&s->rows_rtph, p->rtph, u->rt, PS_RT__N);
+        u->fl |= UB_PS_RTPH | (has & 1u << PS_RT_PSN ? UB_PS_RTPH_PSN : 0) | (has & 1u << PS_RT_TPMSN ? UB_PS_RTPH_TPMSN : 0);
     }
-    if (p->lph) { /* §4.3.2.2.2 */
-        uint64_t x[LS__N];
-        u->fl |= UB_PS_LPH | (ub_rows_read(&s->rows_lph, p->lph, x) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
-        u->lph_crd = (uint8_t)x[LS_CRD];
-        u->lph_ack = (uint8_t)x[LS_ACK];
-        u->lph_crd_vl = (uint8_t)x[LS_CRD_VL];
-        u->lph_vl = (uint8_t)x[LS_VL];
-        u->lph_rt = (uint8_t)x[LS_RT];
-    }
+    if (p->lph) /* §4.3.2.2.2 */
+        u->fl |= UB_PS_LPH | (sum_rows(&s->rows_lph, p->lph, u->lph, PS_LPH__N) & UB_ROWS_FAST ? UB_PS_LPH_FAST : 0);
     if (p->cci) { /* §5.3.5 */
-        uint64_t x[CS__N];
-        ub_rows_read(&s->rows_cci, p->cci, x);
+        sum_rows(&s->rows_cci, p->cci, u->cci, PS_CCI__N);
         u->fl |= UB_PS_CCI;
-        u->cci_mode = (uint8_t)x[CS_MODE];
-        u->cci_fecn = (uint8_t)x[CS_FECN];
-        u->cci_c = (uint8_t)x[CS_C];
-        u->cci_en = (uint8_t)x[CS_EN];
     }
     if (p->rtph && p->sum.rt_op >= 2) {
         p->btah = p->atah = NULL; /* a TAH after a transport ack or CNP (ns-3-UB D13) answers nothing */
     } else if (p->btah) {
-        uint64_t op = ub_fh_get(&s->f_bt_op, p->btah);
-        if (op >= 0x11 && op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
+        uint32_t has = sum_rows(&s->rows_btah, p->btah, u->bt, PS_BT__N);
+        if (u->bt_op >= 0x11 && u->bt_op <= 0x13) { /* a response carried in a BTAH (ns-3-UB D12) */
             p->atah = p->btah;
             p->btah = NULL;
+            memset(u->bt, 0, sizeof u->bt);
+        } else { /* §7.2.1: the request's values */
+            u->fl |= UB_PS_BTAH | (has & 1u << PS_BT_TASSN ? UB_PS_BT_TASSN : 0) | (has & 1u << PS_BT_ODR ? UB_PS_BT_ODR : 0);
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
@@ -827,16 +813,27 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     ub_fh_init(&s->f_lph_crd_vl, "ub.lph.crd_vl");
     ub_fh_init(&s->f_lph_vl, "ub.lph.vl");
     ub_fh_init(&s->f_lph_rt, "ub.lph.rt");
-    const ub_fh *rt[RS__N] = { [RS_OP] = &s->f_rt_op, [RS_LAST] = &s->f_rt_last, [RS_RSPST] = &s->f_rt_rspst,
-                               [RS_RSPINFO] = &s->f_rt_rspinfo, [RS_SRC] = &s->f_rt_src, [RS_DST] = &s->f_rt_dst,
-                               [RS_PSN] = &s->f_rt_psn, [RS_A] = &s->f_rt_a, [RS_F] = &s->f_rt_f, [RS_TPMSN] = &s->f_rt_tpmsn };
-    ub_rows_init(&s->rows_rtph, rt, RS__N);
-    const ub_fh *lp[LS__N] = { [LS_CRD] = &s->f_lph_crd, [LS_ACK] = &s->f_lph_ack, [LS_CRD_VL] = &s->f_lph_crd_vl,
-                               [LS_VL] = &s->f_lph_vl, [LS_RT] = &s->f_lph_rt };
-    ub_rows_init(&s->rows_lph, lp, LS__N);
-    const ub_fh *cc[CS__N] = { [CS_MODE] = &s->f_cci_mode, [CS_FECN] = &s->f_cci_fecn, [CS_C] = &s->f_cci_c,
-                               [CS_EN] = &s->f_cci_en };
-    ub_rows_init(&s->rows_cci, cc, CS__N);
+    const ub_fh *rt[PS_RT__N] = { [PS_RT_OP] = &s->f_rt_op, [PS_RT_LAST] = &s->f_rt_last, [PS_RT_RSPST] = &s->f_rt_rspst,
+                               [PS_RT_RSPINFO] = &s->f_rt_rspinfo, [PS_RT_SRC] = &s->f_rt_src, [PS_RT_DST] = &s->f_rt_dst,
+                               [PS_RT_PSN] = &s->f_rt_psn, [PS_RT_A] = &s->f_rt_a, [PS_RT_F] = &s->f_rt_f, [PS_RT_TPMSN] = &s->f_rt_tpmsn };
+    ub_rows_init(&s->rows_rtph, rt, PS_RT__N);
+    const ub_fh *lp[PS_LPH__N] = { [PS_LPH_CRD] = &s->f_lph_crd, [PS_LPH_ACK] = &s->f_lph_ack, [PS_LPH_CRD_VL] = &s->f_lph_crd_vl,
+                               [PS_LPH_VL] = &s->f_lph_vl, [PS_LPH_RT] = &s->f_lph_rt };
+    ub_rows_init(&s->rows_lph, lp, PS_LPH__N);
+    const ub_fh *cc[PS_CCI__N] = { [PS_CCI_MODE] = &s->f_cci_mode, [PS_CCI_FECN] = &s->f_cci_fecn, [PS_CCI_C] = &s->f_cci_c,
+                               [PS_CCI_EN] = &s->f_cci_en };
+    ub_rows_init(&s->rows_cci, cc, PS_CCI__N);
+    ub_fh_init(&s->f_bt_tassn, "ub.btah.ini_tassn");
+    ub_fh_init(&s->f_bt_rctype, "ub.btah.ini_rc_type");
+    ub_fh_init(&s->f_bt_rcid, "ub.btah.ini_rc_id");
+    ub_fh_init(&s->f_bt_notaack, "ub.btah.no_taack");
+    ub_fh_init(&s->f_bt_odr, "ub.btah.odr");
+    ub_fh_init(&s->f_bt_retry, "ub.btah.retry");
+    ub_fh_init(&s->f_bt_alloc, "ub.btah.alloc");
+    const ub_fh *bt[PS_BT__N] = { [PS_BT_OP] = &s->f_bt_op, [PS_BT_TASSN] = &s->f_bt_tassn, [PS_BT_RCTYPE] = &s->f_bt_rctype,
+                               [PS_BT_RCID] = &s->f_bt_rcid, [PS_BT_NOTAACK] = &s->f_bt_notaack, [PS_BT_ODR] = &s->f_bt_odr,
+                               [PS_BT_RETRY] = &s->f_bt_retry, [PS_BT_ALLOC] = &s->f_bt_alloc };
+    ub_rows_init(&s->rows_btah, bt, PS_BT__N);
     ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
     ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
