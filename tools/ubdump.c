@@ -597,8 +597,10 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
             ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
             ub_filter_acc_add(a->yacc, v, &pk);
         }
+        if (a->fs) ubx_fset_view(a->fs, v, a->fb); /* the schema fields */
         for (unsigned i = 0; i < a->ne; i++)
-            if (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO) view_field(a, v, &a->e[i], &a->fb[i]);
+            if (a->e[i].n == 0 && (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO))
+                view_field(a, v, &a->e[i], &a->fb[i]);
         if (a->jrec && !a->ne && !a->quiet) ubx_jrec_unit(a->jrec, v, a->out == OUT_EK);
         return;
     }
