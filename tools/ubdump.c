@@ -160,7 +160,9 @@ static void usage(FILE *f)
             "  -P               with -w: print the packet lines too\n"
             "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
             "                   frame and related frames; --audit-examples sets how many per rule)\n"
-            "  -l               flush standard output after every line\n"
+            "  -l               flush standard output after every line (the default when it is a terminal)\n"
+            "  -n, -2           accepted for tshark habits: ubdump resolves no names, and its analysis always sees\n"
+            "                   the whole capture first (as tshark -2)\n"
             "  -Y FILTER        print only packets matching the display filter, e.g.\n"
             "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
             "                   'ip.addr == 10.0.0.0/8', 'ub.rtph.psn in {1..5}', 'ub.analysis.retransmission';\n"
@@ -733,7 +735,7 @@ int main(int argc, char **argv)
     };
     int c;
     unsigned long long u;
-    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:P", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'V': a->verbose = 1; break;
@@ -764,6 +766,7 @@ int main(int argc, char **argv)
             if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
             break;
         case 'l': line_buf = true; break;
+        case 'n': case '2': break; /* as tshark: no name resolution (ubdump does none); two passes (the analysis always sees the whole capture first) */
         case 'w': wpath = optarg; break;
         case 'P': wprint = true; break;
         case LO_WCITED: wcited = true; break;
@@ -986,6 +989,7 @@ int main(int argc, char **argv)
     ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     static char obuf[1 << 16];
+    if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */
     setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
