@@ -53,4 +53,16 @@ expect "urpc request_id (BASE_DEC_HEX)" "4097" \
     "$("$U" -r "$S/captures/urpc.pcapng" -T fields -e ub.urpc.request_id | grep . | head -1)"
 expect "cfg6_enum scan GUID in wire order" "00000009000000001200000012345678" \
     "$("$U" -r "$S/captures/cfg6_enum.pcapng" -T fields -e ub.scan.guid | grep . | head -1)"
+# a long byte string (a 1,500-byte payload) is printed whole, as tshark does (-T fields and -T json -e)
+UBGEN=${UBGEN:?UBGEN not set (run through ctest)}
+sed 's/^payload inc=64$/payload inc=1500/' "$S/bench/write64.ub" > "$tmp/big.ub"
+grep -q '^payload inc=1500$' "$tmp/big.ub" || fail "bench/write64.ub has no 'payload inc=64' line to grow"
+"$UBGEN" -w "$tmp/big.pcap" "$tmp/big.ub" > /dev/null || fail "ubgen big.pcap"
+ts -n -r "$tmp/big.pcap" -T fields -e ub.payload.data -e ub.bcrc.crc30 > "$tmp/ts.txt" 2>&1 || fail "tshark big.pcap"
+"$U" -r "$tmp/big.pcap" -T fields -e ub.payload.data -e ub.bcrc.crc30 > "$tmp/ub.txt" 2>&1 || fail "ubdump big.pcap"
+cmp -s "$tmp/ts.txt" "$tmp/ub.txt" || { cut -c1-100 "$tmp/ts.txt" "$tmp/ub.txt"; fail "1,500-byte payload: ubdump -T fields differs from tshark's"; }
+expect "1,500-byte payload: hex digits" 3000 "$(cut -f1 "$tmp/ub.txt" | tr -d '\n' | wc -c | tr -d ' ')"
+expect "1,500-byte payload: its last bytes" "d9dadb" "$(cut -f1 "$tmp/ub.txt" | tail -c 7 | tr -d '\n')"
+expect "1,500-byte payload: -T json -e" 3000 \
+    "$("$U" -r "$tmp/big.pcap" -T json -e ub.payload.data | grep -A1 '"ub.payload.data"' | tail -1 | tr -d ' "\n' | wc -c | tr -d ' ')"
 echo "t_fields_ws: $nf fields, $ncap captures, $nval values identical to tshark"

@@ -398,10 +398,13 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
             if (!e->f[k]) continue;
             ub_val val;
             if (ub_field_value(l, e->f[k], &val) != 0) continue;
-            size_t n = ubx_value_text(l->hdr, e->f[k], &val, buf, sizeof buf);
             if (b->any) sb_putc(b, UBX_OCC_SEP);
-            ubx_sb_put(b, buf, n);
             b->any = true;
+            if (e->f[k]->type == UB_FT_BYTES && !(e->f[k]->flags & UB_FF_VIRTUAL) && val.nbytes) { /* hex, never cut */
+                ubx_sb_hex(b, val.bytes, val.nbytes);
+                continue;
+            }
+            ubx_sb_put(b, buf, ubx_value_text(l->hdr, e->f[k], &val, buf, sizeof buf));
         }
     }
 }

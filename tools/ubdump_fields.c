@@ -116,7 +116,6 @@ size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, cha
 /* ------------------------------------------------------------------ the compiled fields */
 /* ubx_value_text; "0x" + digits; decimal; the bytes in hex (all as ubx_value_text gives them) */
 enum { K_TEXT, K_HEX, K_DEC, K_HEXB };
-enum { TEXT_MAX = 2199 }; /* view_field's text of one value is cut there (ub_format_value into 2200 bytes) */
 
 typedef struct fop {
     const ub_hdr *h;
@@ -219,11 +218,15 @@ static void hexb_occ(ubx_sbuf *b, const fop *o, const ub_val *val)
         if (o->f->type == UB_FT_BYTES) ubx_sb_put(b, "<MISSING>", 9); /* tshark's text of empty bytes */
         return;
     }
-    size_t k = 2 * (size_t)val->nbytes < TEXT_MAX ? 2 * (size_t)val->nbytes : TEXT_MAX;
+    ubx_sb_hex(b, val->bytes, val->nbytes);
+}
+
+void ubx_sb_hex(ubx_sbuf *b, const uint8_t *p, size_t n)
+{
+    size_t k = 2 * n; /* every byte, as tshark: no cut however long the value */
     if (!sb_reserve(b, k)) return;
     char *w = b->p + b->n;
-    for (size_t i = 0; i < k / 2; i++) memcpy(w + 2 * i, hex2 + 2 * val->bytes[i], 2);
-    if (k & 1) w[k - 1] = hexd[val->bytes[k / 2] >> 4]; /* cut at TEXT_MAX */
+    for (size_t i = 0; i < n; i++) memcpy(w + 2 * i, hex2 + 2 * p[i], 2);
     b->n += k;
     b->p[b->n] = '\0';
 }

@@ -61,6 +61,7 @@ typedef struct ubx_sbuf {
 } ubx_sbuf;
 void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n);
 void ubx_sb_puts(ubx_sbuf *b, const char *s);
+void ubx_sb_hex(ubx_sbuf *b, const uint8_t *p, size_t n); /* n bytes as 2n hex digits, never cut */
 void ubx_sb_occ(void *ctx, const char *s); /* one more occurrence (ub_fan_values) */
 
 /* the schema fields of -e, compiled once: a packet is one pass over its layers for all of them */
