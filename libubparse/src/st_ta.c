@@ -938,9 +938,7 @@ static int init_ta(void *mv, ub_state *s)
     }
     static const struct { size_t off; const char *name; } fh[] = {
 #define FH(f, n) { offsetof(mod_ta, f), n }
-        FH(bt_op, "ub.btah.taopcode"), FH(bt_tassn, "ub.btah.ini_tassn"), FH(bt_notaack, "ub.btah.no_taack"),
-        FH(bt_odr, "ub.btah.odr"), FH(bt_retry, "ub.btah.retry"), FH(bt_alloc, "ub.btah.alloc"),
-        FH(bt_rctype, "ub.btah.ini_rc_type"), FH(bt_rcid, "ub.btah.ini_rc_id"),
+        FH(bt_tassn, "ub.btah.ini_tassn"), FH(bt_rcid, "ub.btah.ini_rc_id"),
         FH(at_op, "ub.atah.taopcode"), FH(at_sv, "ub.atah.sv"), FH(at_tassn, "ub.atah.ini_tassn"),
         FH(at_rspst, "ub.atah.rspst"), FH(at_rspinfo, "ub.atah.rspinfo"), FH(at_rcid, "ub.atah.ini_rc_id"),
         FH(at_status, "ub.atah.status"),
