@@ -36,6 +36,9 @@ typedef struct ub_fh {
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
+/* the same answers from the engine's start-up name index (module init functions) */
+void ub_st_fh_init(ub_state *s, ub_fh *fh, const char *abbrev);
+void ub_st_fh_add(ub_state *s, ub_fh *fh, const char *abbrev);
 /* ub_field_value's integer for f in l (plain bit rows read inline); false when not present */
 static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
 {
@@ -294,6 +297,7 @@ struct ub_state {
     ub_state_cfg cfg;
     ub_finding_cb fcb;
     void *fctx;
+    struct ub_fidx *fidx;             /* name index, during ub_state_new only */
     ub_finding_keep_cb fkeep;         /* NULL: every finding is kept (format its keytext) */
     /* the last fkeep answer (ub_st_want_text), valid until the next finding or packet */
     unsigned kq_rule;

@@ -349,17 +349,17 @@ static int init_tp(void *mv, ub_state *s)
         { UB_TBL_TP_PAIRS, offsetof(mod_tp, pair), sizeof(tp_pair), "TP address pairs evicted: their channel association restarted" },
     };
     if (ub_st_tables(s, m, tbls, 2, s->cfg.max_channels ? s->cfg.max_channels : 1) != 0) return -1;
-    ub_fh_init(&m->f_cnp_ecn, "ub.cetph.ecn");
-    ub_fh_init(&m->f_cnp_loc, "ub.cetph.loc");
-    ub_fh_init(&m->f_utp_op, "ub.utph.tpopcode");
-    ub_fh_init(&m->f_ctp_op, "ub.ctph.tpopcode");
-    ub_fh_init(&m->f_sae_maxrcv, "ub.saetph.maxrcvpsn");
-    ub_fh_init(&m->f_sae_bitmap, "ub.saetph.bitmap");
-    ub_fh_init(&m->f_ack_seq, "ub.cetph.ack_seq");
-    ub_fh_init(&m->f_mgmt, "ub.nth.mgmt");
-    ub_fh_init(&m->f_scan_r, "ub.scanhdr.r");
-    ub_fh_init(&m->f_mg_rsp, "ub.mgmtetah.rsp");
-    ub_fh_init(&m->f_mg_code, "ub.mgmtetah.code");
+    ub_st_fh_init(s, &m->f_cnp_ecn, "ub.cetph.ecn");
+    ub_st_fh_init(s, &m->f_cnp_loc, "ub.cetph.loc");
+    ub_st_fh_init(s, &m->f_utp_op, "ub.utph.tpopcode");
+    ub_st_fh_init(s, &m->f_ctp_op, "ub.ctph.tpopcode");
+    ub_st_fh_init(s, &m->f_sae_maxrcv, "ub.saetph.maxrcvpsn");
+    ub_st_fh_init(s, &m->f_sae_bitmap, "ub.saetph.bitmap");
+    ub_st_fh_init(s, &m->f_ack_seq, "ub.cetph.ack_seq");
+    ub_st_fh_init(s, &m->f_mgmt, "ub.nth.mgmt");
+    ub_st_fh_init(s, &m->f_scan_r, "ub.scanhdr.r");
+    ub_st_fh_init(s, &m->f_mg_rsp, "ub.mgmtetah.rsp");
+    ub_st_fh_init(s, &m->f_mg_code, "ub.mgmtetah.code");
     return 0;
 }
 
