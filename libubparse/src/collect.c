@@ -147,6 +147,13 @@ void ub_collect_add(ub_collect *c, const ub_finding *f, uint64_t pkt_seq, uint8_
 {
     if (!c || !f) return;
     ckey k = { pkt_seq, seq, phase, NULL };
+    if (f->rule < c->ng) { /* a finding only counted reads rule, severity and frame: nothing is copied */
+        cgroup *g = &c->g[f->rule];
+        if (c->K == 0 || (g->nex == c->K && key_cmp(f, &k, &g->ex[g->nex - 1], &g->key[g->nex - 1]) >= 0)) {
+            g->count[f->severity > 2 ? 2 : f->severity]++;
+            return;
+        }
+    }
     add_keyed(c, f, &k, true);
 }
 
