@@ -37,6 +37,8 @@ typedef struct ub_fh {
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
 /* the same answers from the engine's start-up name index (module init functions) */
+/* the audit engine: findings its keep callback declines go to cb (rule, severity), not to fcb */
+void ub_st_set_count_cb(ub_state *s, void (*cb)(void *ctx, unsigned rule, unsigned sev));
 void ub_st_fh_init(ub_state *s, ub_fh *fh, const char *abbrev);
 void ub_st_fh_add(ub_state *s, ub_fh *fh, const char *abbrev);
 /* ub_field_value's integer for f in l (plain bit rows read inline); false when not present */
@@ -298,6 +300,7 @@ struct ub_state {
     ub_finding_cb fcb;
     void *fctx;
     struct ub_fidx *fidx;             /* name index, during ub_state_new only */
+    void (*fcount)(void *ctx, unsigned rule, unsigned sev); /* a finding fkeep declined: counted only */
     ub_finding_keep_cb fkeep;         /* NULL: every finding is kept (format its keytext) */
     /* the last fkeep answer (ub_st_want_text), valid until the next finding or packet */
     unsigned kq_rule;

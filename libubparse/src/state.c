@@ -476,6 +476,10 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
         keep = s->kq_set && s->kq_rule == rule && s->kq_frame == frame ? s->kq_keep : s->fkeep(s->fctx, rule, frame);
         s->kq_set = false; /* the collector changes with this finding */
     }
+    if (!keep && s->fcount) {
+        s->fcount(s->fctx, rule, sev >= 0 ? (unsigned)sev : rule_table[rule].severity);
+        return;
+    }
     if (!keep) {
         /* only counted (the audit collector without hooks): rule, severity and frame are read, the
          * rest is left empty — no 200-byte clear, no copies of frames, values or keytext */
@@ -978,6 +982,7 @@ void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx)
     s->mcb = cb;
     s->mctx = ctx;
 }
+void ub_st_set_count_cb(ub_state *s, void (*cb)(void *ctx, unsigned rule, unsigned sev)) { s->fcount = cb; }
 void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb)
 {
     s->fkeep = cb;
