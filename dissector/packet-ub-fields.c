@@ -397,20 +397,34 @@ static proto_item *add_value(proto_tree *t, int hf, const row_map *m, tvbuff_t *
                         : proto_tree_add_uint(t, hf, tvb, off, len, (guint32)u);
 }
 
+/* proto_item_append_text(it, "%s", text) without printf: the item's label (made from its value when it has
+ * none yet) gets text appended, as far as it fits; nothing for a hidden item or an invisible tree */
+static void label_append(proto_item *it, const char *text)
+{
+    if (!it || !PTREE_DATA(it)->visible) return;
+    field_info *fi = PITEM_FINFO(it);
+    if (!fi || proto_item_is_hidden(it)) return;
+    if (!fi->rep) {
+        fi->rep = wmem_new(PNODE_POOL(it), item_label_t);
+        proto_item_fill_label(fi, fi->rep->representation);
+    }
+    g_strlcat(fi->rep->representation, text, ITEM_LABEL_LENGTH);
+}
+
 /* proto_tree_add_checksum-style text on the carried value of a CRC layer (one with a status row). */
 static void checksum_text(const ub_layer *l, const ck_rows *c, proto_item *carried)
 {
     unsigned digits = (l->hdr->fields[c->carried].bits + 3) / 4;
     switch (l->status) {
-    case UB_CK_GOOD: proto_item_append_text(carried, " [correct]"); break;
+    case UB_CK_GOOD: label_append(carried, " [correct]"); break;
     case UB_CK_BAD:
         if (c->aux >= 0)
             proto_item_append_text(carried, " [incorrect, should be 0x%0*" G_GINT64_MODIFIER "x]",
                                    (int)digits, (guint64)l->aux);
         else
-            proto_item_append_text(carried, " [incorrect]");
+            label_append(carried, " [incorrect]");
         break;
-    case UB_CK_UNVERIFIED: proto_item_append_text(carried, " [unverified]"); break;
+    case UB_CK_UNVERIFIED: label_append(carried, " [unverified]"); break;
     default: break;
     }
 }
