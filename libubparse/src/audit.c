@@ -7,6 +7,7 @@
  * engine class: link/all 0, pair shard 1, external 2, emission order within its engine). */
 #include "audit_int.h"
 #include "internal.h"
+#include "st_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,14 @@ static bool eng_keep(void *ctx, unsigned rule, uint64_t frame)
     return ub_collect_would_keep(e->fc, rule, frame, e->cur_pkt, e->phase, e->seq);
 }
 
+/* a finding eng_keep declined: counted, in the emission order (seq) like one collect() receives */
+static void eng_count(void *ctx, unsigned rule, unsigned sev)
+{
+    ub_eng *e = ctx;
+    e->seq++;
+    ub_collect_count_only(e->fc, rule, sev);
+}
+
 static void eng_match(void *ctx, const ub_match *m)
 {
     ub_eng *e = ctx;
@@ -145,7 +154,10 @@ int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hoo
     if (!(e->lat = ub_lat_new())) return -1;
     e->st = ub_state_new(&c, a->cfg.findings || hooks ? eng_finding : NULL, e);
     if (!e->st) return -1;
-    if (e->fc) ub_state_set_keep_cb(e->st, eng_keep);
+    if (e->fc) {
+        ub_state_set_keep_cb(e->st, eng_keep);
+        ub_st_set_count_cb(e->st, eng_count);
+    }
     if ((a->cfg.stats & (UB_STATS_SRT | UB_STATS_MGMT | UB_STATS_TP | UB_STATS_SRT_WS)) || (hooks && a->have_match))
         ub_state_set_match_cb(e->st, eng_match, e);
     /* TP notes: -z ub,tp, the note hook, and ub_audit_last_flags() of a single-engine session */

@@ -48,6 +48,8 @@ typedef struct ub_eng {
     ub_latset *lat;
 } ub_eng;
 
+/* count a finding of `rule` that is not kept as an example (collect.c) */
+void ub_collect_count_only(ub_collect *c, unsigned rule, unsigned sev);
 int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hooks);
 static inline void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
 {

@@ -2,6 +2,7 @@
  * deterministic order — (frame, rule, emitting packet, engine class, emission order) — so that sharded
  * runs (several engines, merged) keep exactly the examples one engine keeps. Kept findings own copies
  * of their strings (detail, key, message, source file): a script's strings may not outlive the call. */
+#include "audit_int.h"
 #include "ubparse/audit.h"
 
 #include <stdlib.h>
@@ -147,7 +148,19 @@ void ub_collect_add(ub_collect *c, const ub_finding *f, uint64_t pkt_seq, uint8_
 {
     if (!c || !f) return;
     ckey k = { pkt_seq, seq, phase, NULL };
+    if (f->rule < c->ng) { /* a finding only counted reads rule, severity and frame: nothing is copied */
+        cgroup *g = &c->g[f->rule];
+        if (c->K == 0 || (g->nex == c->K && key_cmp(f, &k, &g->ex[g->nex - 1], &g->key[g->nex - 1]) >= 0)) {
+            g->count[f->severity > 2 ? 2 : f->severity]++;
+            return;
+        }
+    }
     add_keyed(c, f, &k, true);
+}
+
+void ub_collect_count_only(ub_collect *c, unsigned rule, unsigned sev)
+{
+    if (c && rule < c->ng) c->g[rule].count[sev > 2 ? 2 : sev]++;
 }
 
 bool ub_collect_would_keep(const ub_collect *c, unsigned rule, uint64_t frame, uint64_t pkt_seq, uint8_t phase,

@@ -971,11 +971,11 @@ static size_t size_dll(const ub_state_cfg *c)
     return sizeof(mod_dll);
 }
 
-static void fh(ub_fh *h, const char *fmt, unsigned n)
+static void fh(ub_state *s, ub_fh *h, const char *fmt, unsigned n)
 {
     char name[64];
     snprintf(name, sizeof name, fmt, n);
-    ub_fh_init(h, name);
+    ub_st_fh_init(s, h, name);
 }
 
 static int init_dll(void *mp, ub_state *s)
@@ -986,41 +986,41 @@ static int init_dll(void *mp, ub_state *s)
         return -1;
     m->links.mod = m; /* no on_evict: counted, reported at the end (UB-ST-001) */
     ub_st_table(s, UB_TBL_LINKS, &m->links, "link directions evicted: their credit, retry and Init state restarted");
-    ub_fh_init(&m->lph_crd, "ub.lph.crd");
-    ub_fh_init(&m->lph_ack, "ub.lph.ack");
-    ub_fh_init(&m->lph_crd_vl, "ub.lph.crd_vl");
-    ub_fh_init(&m->lph_vl, "ub.lph.vl");
-    ub_fh_init(&m->lbh_crd, "ub.lbh.crd");
-    ub_fh_init(&m->lbh_ack, "ub.lbh.ack");
-    ub_fh_init(&m->lbh_crd_vl, "ub.lbh.crd_vl");
-    ub_fh_init(&m->crd_sd, "ub.crd_ack.sd");
-    ub_fh_init(&m->crd_t, "ub.crd_ack.t");
-    ub_fh_init(&m->crd_ack_num, "ub.crd_ack.ack_num");
-    ub_fh_init(&m->in_feature, "ub.init_block.feature_id");
-    ub_fh_init(&m->in_share, "ub.init_block.rxbuf_vl_share");
-    ub_fh_init(&m->in_data_ack, "ub.init_block.data_ack_grain_size");
-    ub_fh_init(&m->in_ctrl_ack, "ub.init_block.ctrl_ack_grain_size");
-    ub_fh_init(&m->in_flow, "ub.init_block.flow_ctrl_size");
-    ub_fh_init(&m->in_vl_enable, "ub.init_block.vl_enable");
-    ub_fh_init(&m->in_depth, "ub.init_block.retry_buf_depth");
-    ub_fh_init(&m->in_pmi, "ub.init_block.packet_min_interval");
+    ub_st_fh_init(s, &m->lph_crd, "ub.lph.crd");
+    ub_st_fh_init(s, &m->lph_ack, "ub.lph.ack");
+    ub_st_fh_init(s, &m->lph_crd_vl, "ub.lph.crd_vl");
+    ub_st_fh_init(s, &m->lph_vl, "ub.lph.vl");
+    ub_st_fh_init(s, &m->lbh_crd, "ub.lbh.crd");
+    ub_st_fh_init(s, &m->lbh_ack, "ub.lbh.ack");
+    ub_st_fh_init(s, &m->lbh_crd_vl, "ub.lbh.crd_vl");
+    ub_st_fh_init(s, &m->crd_sd, "ub.crd_ack.sd");
+    ub_st_fh_init(s, &m->crd_t, "ub.crd_ack.t");
+    ub_st_fh_init(s, &m->crd_ack_num, "ub.crd_ack.ack_num");
+    ub_st_fh_init(s, &m->in_feature, "ub.init_block.feature_id");
+    ub_st_fh_init(s, &m->in_share, "ub.init_block.rxbuf_vl_share");
+    ub_st_fh_init(s, &m->in_data_ack, "ub.init_block.data_ack_grain_size");
+    ub_st_fh_init(s, &m->in_ctrl_ack, "ub.init_block.ctrl_ack_grain_size");
+    ub_st_fh_init(s, &m->in_flow, "ub.init_block.flow_ctrl_size");
+    ub_st_fh_init(s, &m->in_vl_enable, "ub.init_block.vl_enable");
+    ub_st_fh_init(s, &m->in_depth, "ub.init_block.retry_buf_depth");
+    ub_st_fh_init(s, &m->in_pmi, "ub.init_block.packet_min_interval");
     for (unsigned v = 0; v < NVL; v++) {
-        fh(&m->crd_num[v], "ub.crd_ack.crd_num_vl%u", v);
-        fh(&m->in_ctrl_grain[v], "ub.init_block.ctrl_credit_grain_size_vl%u", v);
-        fh(&m->in_data_grain[v], "ub.init_block.data_credit_grain_size_vl%u", v);
+        fh(s, &m->crd_num[v], "ub.crd_ack.crd_num_vl%u", v);
+        fh(s, &m->in_ctrl_grain[v], "ub.init_block.ctrl_credit_grain_size_vl%u", v);
+        fh(s, &m->in_data_grain[v], "ub.init_block.data_credit_grain_size_vl%u", v);
     }
-    ub_fh_init(&m->rq_rcvptr, "ub.retry_req.rcvptr");
-    ub_fh_init(&m->rq_phy, "ub.retry_req.num_phy_reinit");
-    ub_fh_init(&m->rq_retry, "ub.retry_req.num_retry");
-    ub_fh_init(&m->ra_free, "ub.retry_ack.numfreebuf");
-    ub_fh_init(&m->ra_rdptr, "ub.retry_ack.rdptr");
-    ub_fh_init(&m->ra_wrptr, "ub.retry_ack.wrptr");
-    ub_fh_init(&m->bmc_type, "ub.block_mode_chg.type");
-    ub_fh_init(&m->lm_req_id, "ub.lane_manage.req_id");
-    ub_fh_init(&m->lm_rsp_id, "ub.lane_manage.rsp_id");
-    ub_fh_init(&m->lm_tlw, "ub.lane_manage.tlw");
-    ub_fh_init(&m->lm_rlw, "ub.lane_manage.rlw");
-    for (unsigned k = 0; k < 6; k++) fh(&m->pe_data[k], "ub.param_exchg.data%u", k);
+    ub_st_fh_init(s, &m->rq_rcvptr, "ub.retry_req.rcvptr");
+    ub_st_fh_init(s, &m->rq_phy, "ub.retry_req.num_phy_reinit");
+    ub_st_fh_init(s, &m->rq_retry, "ub.retry_req.num_retry");
+    ub_st_fh_init(s, &m->ra_free, "ub.retry_ack.numfreebuf");
+    ub_st_fh_init(s, &m->ra_rdptr, "ub.retry_ack.rdptr");
+    ub_st_fh_init(s, &m->ra_wrptr, "ub.retry_ack.wrptr");
+    ub_st_fh_init(s, &m->bmc_type, "ub.block_mode_chg.type");
+    ub_st_fh_init(s, &m->lm_req_id, "ub.lane_manage.req_id");
+    ub_st_fh_init(s, &m->lm_rsp_id, "ub.lane_manage.rsp_id");
+    ub_st_fh_init(s, &m->lm_tlw, "ub.lane_manage.tlw");
+    ub_st_fh_init(s, &m->lm_rlw, "ub.lane_manage.rlw");
+    for (unsigned k = 0; k < 6; k++) fh(s, &m->pe_data[k], "ub.param_exchg.data%u", k);
     return 0;
 }
 

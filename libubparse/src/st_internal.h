@@ -36,6 +36,11 @@ typedef struct ub_fh {
 } ub_fh;
 void ub_fh_init(ub_fh *fh, const char *abbrev); /* aborts nothing: unknown names give n = 0 */
 void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a layer has it */
+/* the same answers from the engine's start-up name index (module init functions) */
+/* the audit engine: findings its keep callback declines go to cb (rule, severity), not to fcb */
+void ub_st_set_count_cb(ub_state *s, void (*cb)(void *ctx, unsigned rule, unsigned sev));
+void ub_st_fh_init(ub_state *s, ub_fh *fh, const char *abbrev);
+void ub_st_fh_add(ub_state *s, ub_fh *fh, const char *abbrev);
 /* ub_field_value's integer for f in l (plain bit rows read inline); false when not present */
 static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
 {
@@ -294,7 +299,13 @@ struct ub_state {
     ub_state_cfg cfg;
     ub_finding_cb fcb;
     void *fctx;
+    struct ub_fidx *fidx;             /* name index, during ub_state_new only */
+    void (*fcount)(void *ctx, unsigned rule, unsigned sev); /* a finding fkeep declined: counted only */
     ub_finding_keep_cb fkeep;         /* NULL: every finding is kept (format its keytext) */
+    /* the last fkeep answer (ub_st_want_text), valid until the next finding or packet */
+    unsigned kq_rule;
+    uint64_t kq_frame;
+    bool kq_keep, kq_set;
     ub_match_cb mcb;
     void *mctx;
     ub_note_cb ncb;
@@ -326,9 +337,16 @@ struct ub_state {
 /* Emit a finding. frames: up to UB_FINDING_FRAMES related frames (0 = none); vals: nvals values.
  * keytext may be NULL. Severity defaults to the rule's; pass sev >= 0 to lower/raise it. */
 /* Format the keytext of a finding of `rule` at `frame`? (false: it would only be counted) */
-static inline bool ub_st_want_text(const ub_state *s, unsigned rule, uint64_t frame)
+static inline bool ub_st_want_text(ub_state *s, unsigned rule, uint64_t frame)
 {
-    return s->fcb && (!s->fkeep || s->fkeep(s->fctx, rule, frame));
+    if (!s->fcb) return false;
+    if (!s->fkeep) return true;
+    bool k = s->fkeep(s->fctx, rule, frame);
+    s->kq_rule = rule; /* ub_st_emit of this finding reuses the answer */
+    s->kq_frame = frame;
+    s->kq_keep = k;
+    s->kq_set = true;
+    return k;
 }
 void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
                 const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext);

@@ -47,25 +47,25 @@ static int init_nb(void *mv, ub_state *s)
 {
     mod_nb *m = mv;
     (void)s;
-    ub_fh_init(&m->bth_op, "infiniband.bth.opcode");
-    ub_fh_init(&m->bth_psn, "infiniband.bth.psn");
-    ub_fh_init(&m->bth_qp, "infiniband.bth.destqp");
-    ub_fh_init(&m->bth_a, "infiniband.bth.a");
-    ub_fh_init(&m->bth_se, "infiniband.bth.se");
-    ub_fh_init(&m->bth_m, "infiniband.bth.m");
-    ub_fh_init(&m->bth_fecn, "infiniband.bth.fecn");
-    ub_fh_init(&m->bth_becn, "infiniband.bth.becn");
-    ub_fh_init(&m->aeth_op, "infiniband.aeth.syndrome.opcode");
-    ub_fh_init(&m->aeth_val, "infiniband.aeth.syndrome.value");
-    ub_fh_init(&m->aeth_msn, "infiniband.aeth.msn");
-    ub_fh_init(&m->rh_op, "sue.rh.opcode");
-    ub_fh_init(&m->rh_psn, "sue.rh.psn");
-    ub_fh_init(&m->rh_qp, "sue.rh.dest_qp");
-    ub_fh_init(&m->rh_fack, "sue.rh.fack");
-    ub_fh_init(&m->rh_syn, "sue.rh.aeth_syndrome");
-    ub_fh_init(&m->fl_usage, "pcieflit.flit.usage");
-    ub_fh_init(&m->fl_cmd, "pcieflit.flit.replay_cmd");
-    ub_fh_init(&m->fl_seq, "pcieflit.flit.seq");
+    ub_st_fh_init(s, &m->bth_op, "infiniband.bth.opcode");
+    ub_st_fh_init(s, &m->bth_psn, "infiniband.bth.psn");
+    ub_st_fh_init(s, &m->bth_qp, "infiniband.bth.destqp");
+    ub_st_fh_init(s, &m->bth_a, "infiniband.bth.a");
+    ub_st_fh_init(s, &m->bth_se, "infiniband.bth.se");
+    ub_st_fh_init(s, &m->bth_m, "infiniband.bth.m");
+    ub_st_fh_init(s, &m->bth_fecn, "infiniband.bth.fecn");
+    ub_st_fh_init(s, &m->bth_becn, "infiniband.bth.becn");
+    ub_st_fh_init(s, &m->aeth_op, "infiniband.aeth.syndrome.opcode");
+    ub_st_fh_init(s, &m->aeth_val, "infiniband.aeth.syndrome.value");
+    ub_st_fh_init(s, &m->aeth_msn, "infiniband.aeth.msn");
+    ub_st_fh_init(s, &m->rh_op, "sue.rh.opcode");
+    ub_st_fh_init(s, &m->rh_psn, "sue.rh.psn");
+    ub_st_fh_init(s, &m->rh_qp, "sue.rh.dest_qp");
+    ub_st_fh_init(s, &m->rh_fack, "sue.rh.fack");
+    ub_st_fh_init(s, &m->rh_syn, "sue.rh.aeth_syndrome");
+    ub_st_fh_init(s, &m->fl_usage, "pcieflit.flit.usage");
+    ub_st_fh_init(s, &m->fl_cmd, "pcieflit.flit.replay_cmd");
+    ub_st_fh_init(s, &m->fl_seq, "pcieflit.flit.seq");
     return 0;
 }
 

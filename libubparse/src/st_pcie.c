@@ -70,11 +70,11 @@ static int init_fl(void *mv, ub_state *s)
     (void)s;
     mod_fl *m = mv;
     memset(m->d, 0, sizeof m->d);
-    ub_fh_init(&m->usage, "pcieflit.flit.usage");
-    ub_fh_init(&m->cmd, "pcieflit.flit.replay_cmd");
-    ub_fh_init(&m->seq, "pcieflit.flit.seq");
-    ub_fh_init(&m->fstatus, "pcieflit.marker.status");
-    ub_fh_init(&m->prior, "pcieflit.flit.prior_payload");
+    ub_st_fh_init(s, &m->usage, "pcieflit.flit.usage");
+    ub_st_fh_init(s, &m->cmd, "pcieflit.flit.replay_cmd");
+    ub_st_fh_init(s, &m->seq, "pcieflit.flit.seq");
+    ub_st_fh_init(s, &m->fstatus, "pcieflit.marker.status");
+    ub_st_fh_init(s, &m->prior, "pcieflit.flit.prior_payload");
     return 0;
 }
 

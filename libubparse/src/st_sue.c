@@ -36,14 +36,14 @@ static int init_sue(void *mv, ub_state *s)
 {
     mod_sue *m = mv;
     (void)s;
-    ub_fh_init(&m->op, "sue.rh.opcode");
-    ub_fh_init(&m->qp, "sue.rh.dest_qp");
-    ub_fh_init(&m->pcp, "ub.vlan.pcp");
-    ub_fh_init(&m->tc, "sue.afh.tc");
-    ub_fh_init(&m->dscp, "ub.ipv4.dscp");
-    ub_fh_init(&m->km, "sue.afh.key_words.m");
-    ub_fh_init(&m->et_eth, "ub.eth.type");
-    ub_fh_init(&m->et_vlan, "ub.vlan.type");
+    ub_st_fh_init(s, &m->op, "sue.rh.opcode");
+    ub_st_fh_init(s, &m->qp, "sue.rh.dest_qp");
+    ub_st_fh_init(s, &m->pcp, "ub.vlan.pcp");
+    ub_st_fh_init(s, &m->tc, "sue.afh.tc");
+    ub_st_fh_init(s, &m->dscp, "ub.ipv4.dscp");
+    ub_st_fh_init(s, &m->km, "sue.afh.key_words.m");
+    ub_st_fh_init(s, &m->et_eth, "ub.eth.type");
+    ub_st_fh_init(s, &m->et_vlan, "ub.vlan.type");
     return 0;
 }
 

@@ -938,9 +938,7 @@ static int init_ta(void *mv, ub_state *s)
     }
     static const struct { size_t off; const char *name; } fh[] = {
 #define FH(f, n) { offsetof(mod_ta, f), n }
-        FH(bt_op, "ub.btah.taopcode"), FH(bt_tassn, "ub.btah.ini_tassn"), FH(bt_notaack, "ub.btah.no_taack"),
-        FH(bt_odr, "ub.btah.odr"), FH(bt_retry, "ub.btah.retry"), FH(bt_alloc, "ub.btah.alloc"),
-        FH(bt_rctype, "ub.btah.ini_rc_type"), FH(bt_rcid, "ub.btah.ini_rc_id"),
+        FH(bt_tassn, "ub.btah.ini_tassn"), FH(bt_rcid, "ub.btah.ini_rc_id"),
         FH(at_op, "ub.atah.taopcode"), FH(at_sv, "ub.atah.sv"), FH(at_tassn, "ub.atah.ini_tassn"),
         FH(at_rspst, "ub.atah.rspst"), FH(at_rspinfo, "ub.atah.rspinfo"), FH(at_rcid, "ub.atah.ini_rc_id"),
         FH(at_status, "ub.atah.status"),
@@ -954,11 +952,11 @@ static int init_ta(void *mv, ub_state *s)
         FH(sc_guid, "ub.scan.guid"), FH(tlv_slice, "ub.slice_info.slice_id"),
 #undef FH
     };
-    for (size_t i = 0; i < sizeof fh / sizeof fh[0]; i++) ub_fh_init((ub_fh *)((uint8_t *)m + fh[i].off), fh[i].name);
+    for (size_t i = 0; i < sizeof fh / sizeof fh[0]; i++) ub_st_fh_init(s, (ub_fh *)((uint8_t *)m + fh[i].off), fh[i].name);
     /* a response carried in a BTAH (a profile's dialect, ns-3-UB D12: state.c hands it over as p->atah) */
-    ub_fh_add(&m->at_op, "ub.btah.taopcode");
-    ub_fh_add(&m->at_tassn, "ub.btah.ini_tassn");
-    ub_fh_add(&m->at_rcid, "ub.btah.ini_rc_id");
+    ub_st_fh_add(s, &m->at_op, "ub.btah.taopcode");
+    ub_st_fh_add(s, &m->at_tassn, "ub.btah.ini_tassn");
+    ub_st_fh_add(s, &m->at_rcid, "ub.btah.ini_rc_id");
     return 0;
 fail: /* the engine frees the module memory but does not call fini after a failed init */
     fini_ta(m);

@@ -94,7 +94,7 @@ typedef struct mod_ta {
     uint64_t frame; /* frame being processed (eviction findings) */
     bool ta_on, mg_on;
     ub_tbl tx, mg, rc, ch;
-    ub_fh bt_op, bt_tassn, bt_notaack, bt_odr, bt_retry, bt_alloc, bt_rctype, bt_rcid;
+    ub_fh bt_tassn, bt_rcid; /* the other BTAH values come from the packet summary (p->sum) */
     ub_fh at_op, at_sv, at_tassn, at_rspst, at_rspinfo, at_rcid, at_status;
     ub_fh ma_addr, ma_len, of_off;
     ub_fh ut_last; /* the RTPH values come from the packet summary (p->sum) */

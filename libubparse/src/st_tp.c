@@ -56,11 +56,10 @@ typedef struct mod_tp {
     ub_tbl chan, pair;
     bool other_valid;             /* cache: the address pair last marked PR_OTHER */
     ub_addr other_src, other_dst;
-    ub_fh f_last, f_op, f_stpn, f_dtpn, f_a, f_f, f_psn, f_rspst, f_rspinfo, f_tpmsn;
     ub_fh f_cnp_ecn, f_cnp_loc;
     ub_fh f_utp_op, f_ctp_op;
     ub_fh f_sae_maxrcv, f_sae_bitmap, f_ack_seq;
-    ub_fh f_rt, f_mgmt, f_fecn, f_odr, f_scan_r, f_mg_rsp, f_mg_code;
+    ub_fh f_mgmt, f_scan_r, f_mg_rsp, f_mg_code;
 } mod_tp;
 
 /* ================================================================ helpers */
@@ -350,30 +349,17 @@ static int init_tp(void *mv, ub_state *s)
         { UB_TBL_TP_PAIRS, offsetof(mod_tp, pair), sizeof(tp_pair), "TP address pairs evicted: their channel association restarted" },
     };
     if (ub_st_tables(s, m, tbls, 2, s->cfg.max_channels ? s->cfg.max_channels : 1) != 0) return -1;
-    ub_fh_init(&m->f_last, "ub.rtph.last");
-    ub_fh_init(&m->f_cnp_ecn, "ub.cetph.ecn");
-    ub_fh_init(&m->f_cnp_loc, "ub.cetph.loc");
-    ub_fh_init(&m->f_op, "ub.rtph.tpopcode");
-    ub_fh_init(&m->f_stpn, "ub.rtph.srctpn");
-    ub_fh_init(&m->f_dtpn, "ub.rtph.dsttpn");
-    ub_fh_init(&m->f_a, "ub.rtph.a");
-    ub_fh_init(&m->f_f, "ub.rtph.f");
-    ub_fh_init(&m->f_psn, "ub.rtph.psn");
-    ub_fh_init(&m->f_rspst, "ub.rtph.rspst");
-    ub_fh_init(&m->f_rspinfo, "ub.rtph.rspinfo");
-    ub_fh_init(&m->f_tpmsn, "ub.rtph.tpmsn");
-    ub_fh_init(&m->f_utp_op, "ub.utph.tpopcode");
-    ub_fh_init(&m->f_ctp_op, "ub.ctph.tpopcode");
-    ub_fh_init(&m->f_sae_maxrcv, "ub.saetph.maxrcvpsn");
-    ub_fh_init(&m->f_sae_bitmap, "ub.saetph.bitmap");
-    ub_fh_init(&m->f_ack_seq, "ub.cetph.ack_seq");
-    ub_fh_init(&m->f_rt, "ub.lph.rt");
-    ub_fh_init(&m->f_mgmt, "ub.nth.mgmt");
-    ub_fh_init(&m->f_fecn, "ub.cci.fecn");
-    ub_fh_init(&m->f_odr, "ub.btah.odr");
-    ub_fh_init(&m->f_scan_r, "ub.scanhdr.r");
-    ub_fh_init(&m->f_mg_rsp, "ub.mgmtetah.rsp");
-    ub_fh_init(&m->f_mg_code, "ub.mgmtetah.code");
+    ub_st_fh_init(s, &m->f_cnp_ecn, "ub.cetph.ecn");
+    ub_st_fh_init(s, &m->f_cnp_loc, "ub.cetph.loc");
+    ub_st_fh_init(s, &m->f_utp_op, "ub.utph.tpopcode");
+    ub_st_fh_init(s, &m->f_ctp_op, "ub.ctph.tpopcode");
+    ub_st_fh_init(s, &m->f_sae_maxrcv, "ub.saetph.maxrcvpsn");
+    ub_st_fh_init(s, &m->f_sae_bitmap, "ub.saetph.bitmap");
+    ub_st_fh_init(s, &m->f_ack_seq, "ub.cetph.ack_seq");
+    ub_st_fh_init(s, &m->f_mgmt, "ub.nth.mgmt");
+    ub_st_fh_init(s, &m->f_scan_r, "ub.scanhdr.r");
+    ub_st_fh_init(s, &m->f_mg_rsp, "ub.mgmtetah.rsp");
+    ub_st_fh_init(s, &m->f_mg_code, "ub.mgmtetah.code");
     return 0;
 }
 

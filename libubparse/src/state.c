@@ -57,21 +57,107 @@ static void fh_prepare(ub_fh *fh, unsigned i)
     }
 }
 
+static void fh_push(ub_fh *fh, const ub_hdr *h, const ub_field *f)
+{
+    if (!f || fh->n >= UB_FH_MAX) return;
+    fh->h[fh->n] = h;
+    fh->f[fh->n] = f;
+    if (fh->nfast == fh->n) { /* contiguous with the precomputed entries */
+        fh_prepare(fh, fh->n);
+        fh->nfast++;
+    }
+    fh->n++;
+}
+
 void ub_fh_add(ub_fh *fh, const char *abbrev)
 {
     const ub_hdr *h[16];
     const ub_field *f[16];
     size_t n = ub_field_find(abbrev, h, f, 16);
-    for (size_t i = 0; i < n && i < 16 && fh->n < UB_FH_MAX; i++) {
-        if (!f[i]) continue;
-        fh->h[fh->n] = h[i];
-        fh->f[fh->n] = f[i];
-        if (fh->nfast == fh->n) { /* contiguous with the precomputed entries */
-            fh_prepare(fh, fh->n);
-            fh->nfast++;
+    for (size_t i = 0; i < n && i < 16; i++) fh_push(fh, h[i], f[i]);
+}
+
+/* Engine start-up: every schema row by name, sorted, in ub_field_find's order among equal names
+ * (header id, then row), so that ~200 handle lookups are binary searches, not scans of every row. */
+typedef struct {
+    const char *name;
+    const ub_hdr *h;
+    const ub_field *f;
+    uint32_t ord;
+} fidx_ent;
+typedef struct ub_fidx ub_fidx;
+struct ub_fidx {
+    fidx_ent *e;
+    size_t n;
+};
+
+static int fidx_cmp(const void *a, const void *b)
+{
+    const fidx_ent *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+static ub_fidx *fidx_new(void)
+{
+    ub_fidx *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    unsigned top = UB_H__COUNT + ub_hdr_variant_count();
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+        size_t n = 0;
+        for (unsigned id = 1; id < top; id++) { /* the registry, then the profile tables (ub_field_find) */
+            const ub_hdr *h = id < UB_H__COUNT ? ub_registry[id] : ub_hdr_variant(id - UB_H__COUNT + 1);
+            if (!h) continue;
+            const char *ns = ub_hdr_ns(h);
+            size_t nl = strlen(ns);
+            for (unsigned i = 0; i < h->nfields; i++) {
+                const char *nm = h->fields[i].abbrev;
+                /* a name that is the header's own: ub_field_find answers the header, not its rows */
+                if (!nm || (strncmp(nm, ns, nl) == 0 && strcmp(nm + nl, h->abbrev) == 0)) continue;
+                if (pass) x->e[n] = (fidx_ent){ nm, h, &h->fields[i], (uint32_t)n };
+                n++;
+            }
         }
-        fh->n++;
+        if (!pass) {
+            x->e = malloc((n ? n : 1) * sizeof *x->e);
+            if (!x->e) {
+                free(x);
+                return NULL;
+            }
+        }
+        x->n = n;
     }
+    qsort(x->e, x->n, sizeof *x->e, fidx_cmp);
+    return x;
+}
+
+static void fidx_free(ub_fidx *x)
+{
+    if (x) free(x->e);
+    free(x);
+}
+
+void ub_st_fh_add(ub_state *s, ub_fh *fh, const char *abbrev)
+{
+    const ub_fidx *x = s->fidx;
+    if (!x || !abbrev) {
+        ub_fh_add(fh, abbrev);
+        return;
+    }
+    size_t lo = 0, hi = x->n; /* the first entry not below abbrev */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(x->e[mid].name, abbrev) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (unsigned k = 0; lo < x->n && k < 16 && strcmp(x->e[lo].name, abbrev) == 0; lo++, k++)
+        fh_push(fh, x->e[lo].h, x->e[lo].f);
+}
+
+void ub_st_fh_init(ub_state *s, ub_fh *fh, const char *abbrev)
+{
+    fh->n = fh->nfast = 0;
+    ub_st_fh_add(s, fh, abbrev);
 }
 
 void ub_rows_init(ub_rows *r, const ub_fh *const *fh, unsigned n)
@@ -385,6 +471,32 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
 {
     if (!s->fcb || rule >= UB_R__COUNT) return;
     ub_finding f;
+    bool keep = true;
+    if (s->fkeep) {
+        keep = s->kq_set && s->kq_rule == rule && s->kq_frame == frame ? s->kq_keep : s->fkeep(s->fctx, rule, frame);
+        s->kq_set = false; /* the collector changes with this finding */
+    }
+    if (!keep && s->fcount) {
+        s->fcount(s->fctx, rule, sev >= 0 ? (unsigned)sev : rule_table[rule].severity);
+        return;
+    }
+    if (!keep) {
+        /* only counted (the audit collector without hooks): rule, severity and frame are read, the
+         * rest is left empty — no 200-byte clear, no copies of frames, values or keytext */
+        f.rule = (uint16_t)rule;
+        f.severity = (uint8_t)(sev >= 0 ? sev : rule_table[rule].severity);
+        f.frame = frame;
+        f.nframes = 0;
+        f.nvalues = 0;
+        f.detail = detail;
+        f.key = key;
+        f.keytext[0] = 0;
+        f.message = NULL;
+        f.src_uri = NULL;
+        f.src_line = 0;
+        s->fcb(s->fctx, &f);
+        return;
+    }
     memset(&f, 0, sizeof f);
     f.rule = (uint16_t)rule;
     f.severity = (uint8_t)(sev >= 0 ? sev : rule_table[rule].severity);
@@ -784,35 +896,36 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     s->cfg = *cfg;
     s->fcb = fcb;
     s->fctx = ctx;
-    ub_fh_init(&s->f_scna, "ub.nth.scna");
-    ub_fh_init(&s->f_dcna, "ub.nth.dcna");
-    ub_fh_init(&s->f_seid, "ub.eidh.seid");
-    ub_fh_init(&s->f_deid, "ub.eidh.deid");
-    ub_fh_init(&s->f_upi, "ub.upih.upi");
-    ub_fh_init(&s->f_bt_op, "ub.btah.taopcode");
-    ub_fh_init(&s->f_cci_mode, "ub.cci.mode");
-    ub_fh_init(&s->f_cci_fecn, "ub.cci.fecn");
-    ub_fh_init(&s->f_cci_c, "ub.cci.c");
-    ub_fh_init(&s->f_cci_en, "ub.cci.enable");
+    s->fidx = fidx_new(); /* NULL: the handles are found by ub_field_find */
+    ub_st_fh_init(s, &s->f_scna, "ub.nth.scna");
+    ub_st_fh_init(s, &s->f_dcna, "ub.nth.dcna");
+    ub_st_fh_init(s, &s->f_seid, "ub.eidh.seid");
+    ub_st_fh_init(s, &s->f_deid, "ub.eidh.deid");
+    ub_st_fh_init(s, &s->f_upi, "ub.upih.upi");
+    ub_st_fh_init(s, &s->f_bt_op, "ub.btah.taopcode");
+    ub_st_fh_init(s, &s->f_cci_mode, "ub.cci.mode");
+    ub_st_fh_init(s, &s->f_cci_fecn, "ub.cci.fecn");
+    ub_st_fh_init(s, &s->f_cci_c, "ub.cci.c");
+    ub_st_fh_init(s, &s->f_cci_en, "ub.cci.enable");
     static const char *const hopmask[] = { "ub.nth.cci", "ub.ipv4.dscp", "ub.ipv4.ecn", "ub.ipv4.ttl", "ub.ipv4.checksum",
                                            "ub.ipv6.traffic_class", "ub.ipv6.flow_label", "ub.ipv6.hop_limit",
                                            "ub.udp.checksum" };
-    for (unsigned i = 0; i < sizeof hopmask / sizeof hopmask[0]; i++) ub_fh_init(&s->f_hopmask[i], hopmask[i]);
-    ub_fh_init(&s->f_rt_op, "ub.rtph.tpopcode");
-    ub_fh_init(&s->f_rt_rspst, "ub.rtph.rspst");
-    ub_fh_init(&s->f_rt_rspinfo, "ub.rtph.rspinfo");
-    ub_fh_init(&s->f_rt_last, "ub.rtph.last");
-    ub_fh_init(&s->f_rt_src, "ub.rtph.srctpn");
-    ub_fh_init(&s->f_rt_dst, "ub.rtph.dsttpn");
-    ub_fh_init(&s->f_rt_psn, "ub.rtph.psn");
-    ub_fh_init(&s->f_rt_a, "ub.rtph.a");
-    ub_fh_init(&s->f_rt_f, "ub.rtph.f");
-    ub_fh_init(&s->f_rt_tpmsn, "ub.rtph.tpmsn");
-    ub_fh_init(&s->f_lph_crd, "ub.lph.crd");
-    ub_fh_init(&s->f_lph_ack, "ub.lph.ack");
-    ub_fh_init(&s->f_lph_crd_vl, "ub.lph.crd_vl");
-    ub_fh_init(&s->f_lph_vl, "ub.lph.vl");
-    ub_fh_init(&s->f_lph_rt, "ub.lph.rt");
+    for (unsigned i = 0; i < sizeof hopmask / sizeof hopmask[0]; i++) ub_st_fh_init(s, &s->f_hopmask[i], hopmask[i]);
+    ub_st_fh_init(s, &s->f_rt_op, "ub.rtph.tpopcode");
+    ub_st_fh_init(s, &s->f_rt_rspst, "ub.rtph.rspst");
+    ub_st_fh_init(s, &s->f_rt_rspinfo, "ub.rtph.rspinfo");
+    ub_st_fh_init(s, &s->f_rt_last, "ub.rtph.last");
+    ub_st_fh_init(s, &s->f_rt_src, "ub.rtph.srctpn");
+    ub_st_fh_init(s, &s->f_rt_dst, "ub.rtph.dsttpn");
+    ub_st_fh_init(s, &s->f_rt_psn, "ub.rtph.psn");
+    ub_st_fh_init(s, &s->f_rt_a, "ub.rtph.a");
+    ub_st_fh_init(s, &s->f_rt_f, "ub.rtph.f");
+    ub_st_fh_init(s, &s->f_rt_tpmsn, "ub.rtph.tpmsn");
+    ub_st_fh_init(s, &s->f_lph_crd, "ub.lph.crd");
+    ub_st_fh_init(s, &s->f_lph_ack, "ub.lph.ack");
+    ub_st_fh_init(s, &s->f_lph_crd_vl, "ub.lph.crd_vl");
+    ub_st_fh_init(s, &s->f_lph_vl, "ub.lph.vl");
+    ub_st_fh_init(s, &s->f_lph_rt, "ub.lph.rt");
     const ub_fh *rt[PS_RT__N] = { [PS_RT_OP] = &s->f_rt_op, [PS_RT_LAST] = &s->f_rt_last, [PS_RT_RSPST] = &s->f_rt_rspst,
                                [PS_RT_RSPINFO] = &s->f_rt_rspinfo, [PS_RT_SRC] = &s->f_rt_src, [PS_RT_DST] = &s->f_rt_dst,
                                [PS_RT_PSN] = &s->f_rt_psn, [PS_RT_A] = &s->f_rt_a, [PS_RT_F] = &s->f_rt_f, [PS_RT_TPMSN] = &s->f_rt_tpmsn };
@@ -823,24 +936,24 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     const ub_fh *cc[PS_CCI__N] = { [PS_CCI_MODE] = &s->f_cci_mode, [PS_CCI_FECN] = &s->f_cci_fecn, [PS_CCI_C] = &s->f_cci_c,
                                [PS_CCI_EN] = &s->f_cci_en };
     ub_rows_init(&s->rows_cci, cc, PS_CCI__N);
-    ub_fh_init(&s->f_bt_tassn, "ub.btah.ini_tassn");
-    ub_fh_init(&s->f_bt_rctype, "ub.btah.ini_rc_type");
-    ub_fh_init(&s->f_bt_rcid, "ub.btah.ini_rc_id");
-    ub_fh_init(&s->f_bt_notaack, "ub.btah.no_taack");
-    ub_fh_init(&s->f_bt_odr, "ub.btah.odr");
-    ub_fh_init(&s->f_bt_retry, "ub.btah.retry");
-    ub_fh_init(&s->f_bt_alloc, "ub.btah.alloc");
+    ub_st_fh_init(s, &s->f_bt_tassn, "ub.btah.ini_tassn");
+    ub_st_fh_init(s, &s->f_bt_rctype, "ub.btah.ini_rc_type");
+    ub_st_fh_init(s, &s->f_bt_rcid, "ub.btah.ini_rc_id");
+    ub_st_fh_init(s, &s->f_bt_notaack, "ub.btah.no_taack");
+    ub_st_fh_init(s, &s->f_bt_odr, "ub.btah.odr");
+    ub_st_fh_init(s, &s->f_bt_retry, "ub.btah.retry");
+    ub_st_fh_init(s, &s->f_bt_alloc, "ub.btah.alloc");
     const ub_fh *bt[PS_BT__N] = { [PS_BT_OP] = &s->f_bt_op, [PS_BT_TASSN] = &s->f_bt_tassn, [PS_BT_RCTYPE] = &s->f_bt_rctype,
                                [PS_BT_RCID] = &s->f_bt_rcid, [PS_BT_NOTAACK] = &s->f_bt_notaack, [PS_BT_ODR] = &s->f_bt_odr,
                                [PS_BT_RETRY] = &s->f_bt_retry, [PS_BT_ALLOC] = &s->f_bt_alloc };
     ub_rows_init(&s->rows_btah, bt, PS_BT__N);
-    ub_fh_init(&s->f_ip_src, "ub.ipv4.src");
-    ub_fh_init(&s->f_ip_dst, "ub.ipv4.dst");
+    ub_st_fh_init(s, &s->f_ip_src, "ub.ipv4.src");
+    ub_st_fh_init(s, &s->f_ip_dst, "ub.ipv4.dst");
     /* IPv6 addresses: add the ipv6 tables to the same handles */
     ub_fh v6;
-    ub_fh_init(&v6, "ub.ipv6.src");
+    ub_st_fh_init(s, &v6, "ub.ipv6.src");
     for (unsigned i = 0; i < v6.n && s->f_ip_src.n < UB_FH_MAX; i++) { s->f_ip_src.h[s->f_ip_src.n] = v6.h[i]; s->f_ip_src.f[s->f_ip_src.n++] = v6.f[i]; }
-    ub_fh_init(&v6, "ub.ipv6.dst");
+    ub_st_fh_init(s, &v6, "ub.ipv6.dst");
     for (unsigned i = 0; i < v6.n && s->f_ip_dst.n < UB_FH_MAX; i++) { s->f_ip_dst.h[s->f_ip_dst.n] = v6.h[i]; s->f_ip_dst.f[s->f_ip_dst.n++] = v6.f[i]; }
     addr_prepare(s->ar[0], &s->f_scna);
     addr_prepare(s->ar[1], &s->f_dcna);
@@ -859,6 +972,8 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
         s->mods_def[s->nmods] = m;
         s->nmods++;
     }
+    fidx_free(s->fidx); /* only the start-up looks names up */
+    s->fidx = NULL;
     return s;
 }
 
@@ -867,7 +982,12 @@ void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx)
     s->mcb = cb;
     s->mctx = ctx;
 }
-void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb) { s->fkeep = cb; }
+void ub_st_set_count_cb(ub_state *s, void (*cb)(void *ctx, unsigned rule, unsigned sev)) { s->fcount = cb; }
+void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb)
+{
+    s->fkeep = cb;
+    s->kq_set = false;
+}
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
 {
     s->ncb = cb;
@@ -947,6 +1067,7 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 {
     ub_pkt p;
     s->cur_frame = pi->frame;
+    s->kq_set = false;
     extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
@@ -970,6 +1091,7 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 
 void ub_state_finish(ub_state *s)
 {
+    s->kq_set = false;
     report_evictions(s); /* first: they happened before what is still outstanding */
     for (unsigned i = 0; i < s->nmods; i++)
         if (s->mods_def[i]->finish) s->mods_def[i]->finish(s->mods[i], s);
@@ -978,6 +1100,7 @@ void ub_state_finish(ub_state *s)
 void ub_state_free(ub_state *s)
 {
     if (!s) return;
+    fidx_free(s->fidx);
     if (s->hops.mem) ub_tbl_free(&s->hops);
     for (unsigned i = 0; i < s->nmods; i++) {
         if (s->mods_def[i]->fini) s->mods_def[i]->fini(s->mods[i]);
