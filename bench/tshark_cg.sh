@@ -12,7 +12,9 @@
 # UB_BUILD_DIR loaded in all four, the analysis on: ub.analyze is the default):
 #   ub      the mixed capture
 #   ub-off  the same with --disable-protocol ub --disable-protocol user_dlt: the frames go to Data
-#   ib      the RoCEv2 capture
+#   ib      the RoCEv2 capture with -d udp.port==4791,infiniband: Wireshark's own InfiniBand dissector
+#           takes UDP 4791 directly (the plugin loaded in front of it would otherwise decode every RoCEv2
+#           frame and run its IB RC audit first, and that work would be counted as the IB dissector's)
 #   ib-off  the same with -d udp.port==4791,data: the UDP payload goes to Data (not to UDP's heuristics)
 # dissector work per packet = (Ir(on) - Ir(off)) / N: tshark's start-up, file reading, the frame (and
 # Ethernet/IP/UDP) dissection and the output cancel out; what is left is the dissector under test minus
@@ -73,7 +75,7 @@ ibf=$work/$(basename "$ibcap")
 # sanity: every record is UB / InfiniBand, and the baselines dissect none of them
 c=$((N < 1000 ? N : 1000))
 nub=$("${ts[@]}" tshark -n -r "$ubf" -c "$c" -Y ub -T fields -e frame.number 2>/dev/null | wc -l)
-nib=$("${ts[@]}" tshark -n -r "$ibf" -c "$c" -Y infiniband -T fields -e frame.number 2>/dev/null | wc -l)
+nib=$("${ts[@]}" tshark -n -r "$ibf" -c "$c" -d udp.port==4791,infiniband -Y "infiniband && !sue && !ibrc_audit" -T fields -e frame.number 2>/dev/null | wc -l)
 nub0=$("${ts[@]}" tshark -n -r "$ubf" -c "$c" --disable-protocol ub --disable-protocol user_dlt -Y data -T fields -e frame.number 2>/dev/null | wc -l)
 nib0=$("${ts[@]}" tshark -n -r "$ibf" -c "$c" -d udp.port==4791,data -Y data -T fields -e frame.number 2>/dev/null | wc -l)
 if [ "$nub $nib $nub0 $nib0" != "$c $c $c $c" ]; then
@@ -103,7 +105,7 @@ for m in $MODES; do
     esac
     IR[$m.ub]=$(cg "$m.ub" "$ubf" "${args[@]}")
     IR[$m.ub0]=$(cg "$m.ub0" "$ubf" --disable-protocol ub --disable-protocol user_dlt "${args[@]}")
-    IR[$m.ib]=$(cg "$m.ib" "$ibf" "${args[@]}")
+    IR[$m.ib]=$(cg "$m.ib" "$ibf" -d udp.port==4791,infiniband "${args[@]}")
     IR[$m.ib0]=$(cg "$m.ib0" "$ibf" -d udp.port==4791,data "${args[@]}")
     printf '%-8s Ir: ub %s ub-off %s ib %s ib-off %s\n' "$m" "${IR[$m.ub]}" "${IR[$m.ub0]}" "${IR[$m.ib]}" "${IR[$m.ib0]}"
 done

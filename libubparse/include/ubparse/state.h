@@ -123,8 +123,9 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx);
 void ub_state_set_match_cb(ub_state *s, ub_match_cb cb, void *ctx);
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx);
 /* Optional: would the finding callback keep a finding of `rule` cited at `frame` (called with the
- * finding callback's ctx)? When it says no, the finding is still delivered (counts) but its keytext
- * is not formatted. Without it every finding's keytext is formatted. */
+ * finding callback's ctx)? When it says no, the finding is still delivered, for its count only: rule,
+ * severity, frame, detail and key are filled; related frames, values and the keytext are not. Without
+ * it every finding is delivered whole. */
 typedef bool (*ub_finding_keep_cb)(void *ctx, unsigned rule, uint64_t frame);
 void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb);
 /* Feed one decoded packet (views are not retained). */
