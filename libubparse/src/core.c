@@ -240,6 +240,10 @@ static void rsvd_learn(struct ub_rsvd_ent *e, const ub_hdr *h)
     }
     if (w == 1) memcpy(e->mask, m, 4);
     e->fast = rows == 0 ? 1 : slow || !span ? 0 : span <= 4 ? 2 : span < 8 ? 3 : 4;
+    if (!span && zrow && rows == 1ull << (zrow - 1) && h->fields[zrow - 1].bit_off / 8u <= UINT8_MAX) {
+        e->fast = 5; /* only "zero bytes from woff[0] to the end" (TP padding) */
+        e->woff[0] = (uint8_t)(h->fields[zrow - 1].bit_off / 8u);
+    }
     uint32_t minlen = h->len > span ? h->len : span;
     if (minlen > UINT16_MAX) e->fast = 0;
     e->minlen = (uint16_t)minlen;
