@@ -382,6 +382,29 @@ static void t_pdus(void)
     CHECK_NOERR(&V, "cfg read 20");
     CHECK_EQ(V.layer[0].len, 20);
     CHECK_EQ(td_get(&V, "ub.cfgmsg.rsvd3"), 0);
+    /* reserved rows with the trailing RSVD outside the 16-byte table: checked only when the layer holds it
+     * (twice each: the first push learns the view's reserved-row cache, the second uses it) */
+    for (int rep = 0; rep < 2; rep++) {
+        b[19] = 0x01; /* rsvd3 */
+        run_pdu(b, 20, 2, 0, false);
+        CHECK_EQ(V.nerrs, 1);
+        CHECK_EQ(V.err[0].code, UB_E_RSVD_BITS);
+        CHECK_EQ(V.err[0].hdr, UB_H_MG_CFG_REQ);
+        CHECK_EQ(V.err[0].off, 16);
+        run_pdu(b, 16, 2, 0, false); /* the same bytes as a 16-byte request: byte 19 is not in it */
+        CHECK_NOERR(&V, "cfg read 16, byte 19 set");
+        b[19] = 0;
+        b[9] = 0x80; /* rsvd2 */
+        run_pdu(b, 20, 2, 0, false);
+        CHECK_EQ(V.nerrs, 1);
+        CHECK_EQ(V.err[0].code, UB_E_RSVD_BITS);
+        CHECK_EQ(V.err[0].off, 8);
+        run_pdu(b, 16, 2, 0, false);
+        CHECK_EQ(V.nerrs, 1);
+        CHECK_EQ(V.err[0].code, UB_E_RSVD_BITS);
+        CHECK_EQ(V.err[0].off, 8);
+        b[9] = 0;
+    }
     run_pdu(b, 18, 2, 0, false);
     CHECK_EQ(td_nerr(&V, UB_E_LENGTH), 1);
     /* response */

@@ -203,13 +203,21 @@ static bool rsvd_zero_tail(const ub_field *f)
            !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW));
 }
 
+/* The layer (len bytes) holds none of the rows past the table's length (which a row too long for its
+ * layer skips): the mask and the slow rows cover all it has. */
+static inline bool rsvd_no_tail(const struct ub_rsvd_ent *e, uint32_t len)
+{
+    return !e->tailmax || len <= e->tailmax;
+}
+
 /* Derive the reserved rows of table h into e (once per table and view). */
 static void rsvd_learn(struct ub_rsvd_ent *e, const ub_hdr *h)
 {
-    uint64_t rows = 0, slow = 0;
+    uint64_t rows = 0, slow = 0, tail = 0;
     unsigned zrow = 0;
     uint8_t m[UB_RSVD_SPAN];
     unsigned span = 0;
+    uint32_t maxlen = UINT32_MAX;
     memset(m, 0, sizeof m);
     for (unsigned i = 0; i < h->nfields; i++) {
         const ub_field *f = &h->fields[i];
@@ -218,6 +226,13 @@ static void rsvd_learn(struct ub_rsvd_ent *e, const ub_hdr *h)
         if (!rsvd_maskable(f)) {
             slow |= 1ull << i;
             if (rsvd_zero_tail(f)) zrow = i + 1;
+            continue;
+        }
+        if (h->len && f->bit_off + f->bits > h->len * 8u) {
+            /* a row past the table's length (the 20-byte alternative's trailing RSVD, R-35): not in the
+             * mask; a layer long enough to hold one is checked row by row (rsvd_no_tail) */
+            tail |= 1ull << i;
+            if ((f->bit_off + f->bits - 1u) / 8u < maxlen) maxlen = (f->bit_off + f->bits - 1u) / 8u;
             continue;
         }
         for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++) m[b / 8u] |= (uint8_t)(0x80u >> (b % 8u));
@@ -240,9 +255,14 @@ static void rsvd_learn(struct ub_rsvd_ent *e, const ub_hdr *h)
     }
     if (w == 1) memcpy(e->mask, m, 4);
     e->fast = rows == 0 ? 1 : slow || !span ? 0 : span <= 4 ? 2 : span < 8 ? 3 : 4;
+    if (!span && zrow && rows == 1ull << (zrow - 1) && h->fields[zrow - 1].bit_off / 8u <= UINT8_MAX) {
+        e->fast = 5; /* only "zero bytes from woff[0] to the end" (TP padding) */
+        e->woff[0] = (uint8_t)(h->fields[zrow - 1].bit_off / 8u);
+    }
     uint32_t minlen = h->len > span ? h->len : span;
-    if (minlen > UINT16_MAX) e->fast = 0;
+    if (minlen > UINT16_MAX || tail) e->fast = 0;
     e->minlen = (uint16_t)minlen;
+    e->tailmax = tail ? (uint16_t)maxlen : 0;
     e->hdr = h;
 }
 
@@ -268,7 +288,7 @@ void ub_check_rsvd(ub_dec *d, const ub_layer *l)
     const struct ub_rsvd_ent *e = rsvd_ent(d, l->hdr, &tmp);
     if (e) {
         uint64_t m = e->rows;
-        if (e->span && l->len >= e->span && !ub_rsvd_any(e, l->data, l->len))
+        if (e->span && l->len >= e->span && rsvd_no_tail(e, l->len) && !ub_rsvd_any(e, l->data, l->len))
             m = e->slow; /* the masked rows are all zero */
         if (m) check_rsvd_rows(d, l, m);
         return;
@@ -388,7 +408,7 @@ ub_layer *ub_push_slow(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
         if (h && len >= h->len && e->hdr == h) {
             const uint8_t *p = d->p + off;
             uint64_t m = e->rows;
-            if (m && e->span && len >= e->span && !ub_rsvd_any(e, p, d->len - off)) m = e->slow;
+            if (m && e->span && len >= e->span && rsvd_no_tail(e, len) && !ub_rsvd_any(e, p, d->len - off)) m = e->slow;
             if (m && e->zrow && m == 1ull << (e->zrow - 1)) { /* only a zero-to-end row left: all zero? */
                 uint32_t i = h->fields[e->zrow - 1].bit_off / 8u;
                 while (i < len && p[i] == 0) i++;

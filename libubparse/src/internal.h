@@ -347,10 +347,11 @@ UB_INLINE ub_layer *ub_push_fill(ub_dec *d, const ub_hdr *h, uint32_t off, uint3
     l->wlen = len;
     return l;
 }
-/* Any reserved bit set under the masks of an entry of kind k (2..4, ub_rsvd_ent.fast) in p, whose first
- * e->minlen bytes are present (avail bytes may be read)? Too few bytes to load a word: true (the caller
- * takes the general path, which decides). */
-UB_INLINE bool ub_rsvd_fast_any(const struct ub_rsvd_ent *e, unsigned k, const uint8_t *p, uint32_t avail)
+/* Any reserved bit set under the masks of an entry of kind k (2..5, ub_rsvd_ent.fast) in the layer p of
+ * len bytes, whose first e->minlen bytes are present (avail bytes may be read)? Too few bytes to load a
+ * word: true (the caller takes the general path, which decides). */
+UB_INLINE bool ub_rsvd_fast_any(const struct ub_rsvd_ent *e, unsigned k, const uint8_t *p, uint32_t len,
+                                uint32_t avail)
 {
     uint32_t a, b;
     if (k == 2) { /* span <= 4: one word at 0 (the mask is 0 past span) */
@@ -364,6 +365,15 @@ UB_INLINE bool ub_rsvd_fast_any(const struct ub_rsvd_ent *e, unsigned k, const u
         return ((a & (uint32_t)e->mask[0]) | (b & (uint32_t)e->mask[1])) != 0;
     }
     uint64_t acc = 0, w;
+    if (k == 5) { /* a zero-to-the-end row (TP padding): bytes [woff[0], len) zero, a word at a time */
+        uint32_t i = e->woff[0];
+        for (; i + 8 <= len; i += 8) {
+            memcpy(&w, p + i, 8);
+            acc |= w;
+        }
+        for (; i < len; i++) acc |= p[i];
+        return acc != 0;
+    }
     for (unsigned i = 0; i < e->nw; i++) {
         memcpy(&w, p + e->woff[i], 8);
         acc |= w & e->mask[i];
@@ -372,7 +382,8 @@ UB_INLINE bool ub_rsvd_fast_any(const struct ub_rsvd_ent *e, unsigned k, const u
 }
 /* ub_push, inlined for the common case: a layer whole in the buffer, its table's reserved masks
  * cached (the cache entry's table is the profile's table of the id: ub_decode_wire keys the cache by
- * profile), no reserved bit set (one to four masked loads). Everything else: ub_push_slow. */
+ * profile), no reserved bit set (one to four masked loads, or padding's zero bytes). Everything else:
+ * ub_push_slow. */
 UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t len)
 {
     ub_view *v = d->v;
@@ -380,7 +391,7 @@ UB_INLINE ub_layer *ub_push(ub_dec *d, unsigned hdr_id, uint32_t off, uint32_t l
         const struct ub_rsvd_ent *e = &v->rsvd[hdr_id];
         unsigned k = e->fast;
         if (__builtin_expect(k && v->nlayers < UB_MAX_LAYERS && off <= d->len && len <= d->len - off && len >= e->minlen, 1) &&
-            __builtin_expect(k == 1 || !ub_rsvd_fast_any(e, k, d->p + off, d->len - off), 1))
+            __builtin_expect(k == 1 || !ub_rsvd_fast_any(e, k, d->p + off, len, d->len - off), 1))
             return ub_push_fill(d, e->hdr, off, len);
     }
     return ub_push_slow(d, hdr_id, off, len);

@@ -376,6 +376,8 @@ typedef struct ub_view {
         uint8_t fast;        /* ub_push's inline path: 0 none, 1 no reserved rows, 2/3/4 the masks cover them all
                               * (one 4-byte word, two 4-byte words, nw 8-byte words) */
         uint16_t minlen;     /* the inline path's shortest layer: the table's length, at least span */
+        uint16_t tailmax;    /* rows past the table's length (R-35), outside the masks: the longest layer that
+                              * holds none of them (0: no such rows; longer layers: row by row) */
     } rsvd[UB_H__COUNT];
 } ub_view;
 
