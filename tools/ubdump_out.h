@@ -61,6 +61,14 @@ typedef struct ubx_sbuf {
 } ubx_sbuf;
 void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n);
 void ubx_sb_puts(ubx_sbuf *b, const char *s);
+/* ubdump_help.c: -h and the -G listings */
+struct ub_ruleset;
+void ubx_usage(FILE *f);
+void ubx_list_fields(void);
+void ubx_list_errors(void);
+void ubx_list_headers(void);
+void ubx_list_profiles(void);
+void ubx_list_rules(const struct ub_ruleset *rs); /* NULL: the built-in rules */
 void ubx_sb_hex(ubx_sbuf *b, const uint8_t *p, size_t n); /* n bytes as 2n hex digits, never cut */
 void ubx_sb_occ(void *ctx, const char *s); /* one more occurrence (ub_fan_values) */
 

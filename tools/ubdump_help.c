@@ -1,0 +1,154 @@
+/* ubdump's help text (-h) and its -G listings (fields, errors, headers, profiles, rules): one line per
+ * item, tab-separated, read by scripts/completion and docs (scripts/gen-docs.sh). */
+#include "ubparse/audit.h"
+#include "ubparse/expert.h"
+#include "ubparse/ubparse.h"
+#include "ubdump_out.h"
+
+#include <stdio.h>
+
+static const char *const sev_name[] = { "note", "warning", "error" };
+
+void ubx_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ubdump -r FILE [options]\n"
+            "  -r FILE          read pcap/pcapng FILE ('-' = standard input)\n"
+            "  -V               print the full decode tree of every packet\n"
+            "  -x               hex + ASCII dump of every printed packet, a '-- OFFSET ub.HDR' line where each header starts\n"
+            "  -t r|a|ad|d|dd|e|u|ud   time format as tshark (relative, absolute local/with date, delta from the previous\n"
+            "                   captured/printed packet, epoch, UTC), at the capture's precision (default r)\n"
+            "  -T text|fields|json|ek|ubjson   output format (default text: one summary line per packet); json and ek\n"
+            "                   in tshark's shape, ubjson the native one (docs/ubjson.schema.json)\n"
+            "  -e FIELD         with -T fields (or json/ek): field to print (repeatable), e.g. ub.btah.taopcode, ub.error,\n"
+            "                   frame.number, frame.len, frame.time, frame.time_relative, frame.time_epoch, frame.time_delta,\n"
+            "                   frame.time_delta_displayed, _ws.col.Info (the summary), _ws.col.Time (as -t),\n"
+            "                   ub.analysis.* and ub.stream.* (the plugin's analysis, as tshark -2; -G fields lists them)\n"
+            "  -E OPTION        with -T fields (as tshark): header=y|n, separator=/t|/s|C, aggregator=,|/s|C,\n"
+            "                   quote=d|s|n, occurrence=f|l|a\n"
+            "  -w FILE          write the records selected by -Y to FILE as pcapng ('-' = standard output), interfaces\n"
+            "                   (name, description, snaplen, timestamp resolution), direction flags and every comment\n"
+            "                   kept; nothing is printed unless -P\n"
+            "  -P               with -w: print the packet lines too\n"
+            "  --write-cited    with -w and --audit: write the records the report cites instead (each kept example's\n"
+            "                   frame and related frames; --audit-examples sets how many per rule)\n"
+            "  -l               flush standard output after every line (the default when it is a terminal)\n"
+            "  -n, -2           accepted for tshark habits: ubdump resolves no names, and its analysis always sees\n"
+            "                   the whole capture first (as tshark -2)\n"
+            "  -Y FILTER        print only packets matching the display filter, e.g.\n"
+            "                   'ub.btah.taopcode == \"Read\" && ub.lph.vl != 0', 'ub.error', 'ub.icrc.status == \"Bad\"'\n"
+            "                   'ip.addr == 10.0.0.0/8', 'ub.rtph.psn in {1..5}', 'ub.analysis.retransmission';\n"
+            "                   Wireshark's language and names (docs/filters.md)\n"
+            "                   (the audit and the statistics still see every packet)\n"
+            "  -c COUNT         stop after COUNT records\n"
+            "  -v, --version    print the versions and exit\n"
+            "  -q               decode everything, print only the totals (and the audit / statistics)\n"
+            "  -o NAME=VALUE    decoder option, also NAME:VALUE (ubdump -o help lists them)\n"
+            "  --noncrc         links run in Non-CRC mode (END instead of BCRC)\n"
+            "  -G fields|errors|headers|rules|profiles|lua  list every field / error name / header table / audit rule\n"
+            "                   (with the --lua scripts' rules) / decoding profile deviation / the Lua module reference,\n"
+            "                   and exit\n"
+            "audit (protocol-state checks, rule catalogue: ubdump -G rules, docs/rules.md):\n"
+            "  --audit          check every packet, print the findings grouped by rule after the run\n"
+            "  --audit-format text|json|sarif|junit   report format (default text); json/sarif/junit on\n"
+            "                   standard output suppress the packet lines and move -z output to stderr\n"
+            "  --audit-output FILE   write the report to FILE instead of standard output\n"
+            "  --audit-examples N    findings shown per rule (default 5 in text, 100 otherwise)\n"
+            "  --fail-on error|warning|never   exit 1 when a finding has this severity or above (default error);\n"
+            "                   notes never change the exit status; never: always exit 0 once the file was read\n"
+            "  --allow-incomplete   evicted state (see --max-*) is reported but does not make the result\n"
+            "                   INCOMPLETE (exit 3)\n"
+            "  --response-timeout MS   unanswered requests are errors only after MS ms of capture (default 100)\n"
+            "  --loss-timeout MS   loss timer: outstanding PSNs neither acked nor resent for MS ms (default 100, 0 off)\n"
+            "  --expect-taack   RTP Writes/Sends expect TAACKs (§10.6 a)\n"
+            "  --gaps-are-notes PSN gaps are notes (per-packet load balancing, one path captured; §10.6 c)\n"
+            "  --max-links N, --max-channels N, --max-transactions N, --max-mgmt N   state table bounds;\n"
+            "                   state evicted from a full table makes the result INCOMPLETE\n"
+            "  --threads N      N threads in all: one reads and decodes, N-1 run the audit engines (same output as 1;\n"
+            "                   -j N is a deprecated alias)\n"
+            "  --log-dir DIR    write JSON Lines tables for data engines into DIR: transactions, mgmt,\n"
+            "                   tp_channels, findings (docs/logs.md); runs the audit engine in one thread\n"
+            "statistics, printed after the run:\n"
+            "  -z ub,cfg        packets per CFG, header, TAOpcode, TPOpcode, DLLCB type, management code\n"
+            "  -z ub,tp         per TP channel: packets, bytes, retransmissions, reordering, losses, acks\n"
+            "  -z ub,srt[,FILTER]  response times per TAOpcode, management Code, ack TPOpcode: tshark's SRT table\n"
+            "                   (FILTER: only the matches tapped in frames it selects, as tshark's)\n"
+            "  -z ub,latency    transaction response times per TAOpcode (min/median/p99/max, histogram)\n"
+            "  -z ub,mgmt       management response times per Code\n"
+            "  -z ub,tree[,FILTER]  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
+            "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
+            "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's; each\n"
+            "                   conv/endpoints table takes tshark's ,FILTER (only the packets it selects)\n"
+            "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
+            "  -z conv,ub_tp, -z endpoints,ub_tp     TP channels / TP endpoints, as tshark's\n"
+            "  -z expert[,error|warn|note][,FILTER]  expert items per severity, group and summary (as tshark -2 -z expert\n"
+            "                   with the plugin): of that severity and above, of the frames FILTER selects\n"
+            "Lua scripts (docs/lua.md):\n"
+            "  --lua FILE       run a Lua 5.4 script (repeatable): hooks on_packet/on_match/on_finding/on_end,\n"
+            "                   script rules (ub.rule, ub.report) reported like built-in rules; without --audit\n"
+            "                   the report holds the scripts' rules only (printed when they exist or fired)\n"
+            "  --lua-arg K=V    value for the scripts (ub.args.K), repeatable\n"
+            "  --lua-budget N   VM instructions per callback (default 100000000, 0 = unlimited)\n"
+            "  --lua-memory MB  memory per script (default 256, 0 = unlimited)\n"
+            "  --lua-max-errors N   errors after which a hook is disabled (default 10)\n"
+            "  --lua-unsafe     open io/os/package/debug and bytecode loading (trusted scripts only)\n"
+            "Exit status: 0 file read (and audit clean), 1 audit findings at or above --fail-on, 2 usage or I/O error,\n"
+            "3 audit INCOMPLETE: state was evicted before it could be judged (the report names the --max-* to raise).\n");
+}
+
+void ubx_list_fields(void)
+{
+    for (unsigned id = 1; id < UB_H__COUNT; id++) {
+        const ub_hdr *h = ub_hdr_get(id);
+        if (!h) continue;
+        for (unsigned k = 0; k < h->nfields; k++)
+            printf("%s\t%s\t%s\t%s\n", h->fields[k].abbrev, h->fields[k].name, h->key, h->fields[k].spec);
+    }
+    printf("ub.error\tError names\t-\t-\n");
+    char nb[96];
+    const char *nm, *label;
+    for (int i = 0; (nm = ub_fan_field_name(i, nb, sizeof nb, &label)) != NULL; i++)
+        printf("%s\t%s\tanalysis\t-\n", nm, label); /* ubparse/anfields.h, expert.h */
+}
+
+void ubx_list_errors(void)
+{
+    static const char *grp[] = { "malformed", "protocol", "sequence", "checksum" };
+    for (unsigned c = 1; c < UB_E__COUNT; c++) {
+        const ub_err_info *e = ub_err_get(c);
+        if (e) printf("%s\t%s\t%s\t%s\n", e->name, sev_name[e->severity], grp[e->group], e->desc);
+    }
+}
+
+void ubx_list_headers(void)
+{
+    for (unsigned id = 1; id < UB_H__COUNT; id++) {
+        const ub_hdr *h = ub_hdr_get(id);
+        if (h) printf("%s\t%s%s\t%s\t%u\t%s\n", h->key, ub_hdr_ns(h), h->abbrev, h->name, h->len, h->spec);
+    }
+}
+
+/* profile, deviation id, where, dialect, spec, handling (docs/interop.md) */
+void ubx_list_profiles(void)
+{
+    for (unsigned p = 0; ub_profile_name(p); p++) {
+        unsigned n = 0;
+        const char *title = ub_profile_describe(p, &n);
+        printf("%s\t-\t%s\t-\t-\t-\n", ub_profile_name(p), title);
+        for (unsigned i = 0; i < n; i++) {
+            const ub_deviation *d = ub_profile_deviation(p, i);
+            printf("%s\t%s\t%s\t%s\t%s\t%s\n", ub_profile_name(p), d->id, d->where, d->dialect, d->spec, d->handling);
+        }
+    }
+}
+
+/* id, layer, severity, spec, title, evidence (rs: with the scripts' rules; NULL: built-in) */
+void ubx_list_rules(const ub_ruleset *rs)
+{
+    unsigned n = rs ? ub_ruleset_count(rs) : ub_rule_count();
+    for (unsigned i = 0; i < n; i++) {
+        const ub_rule *r = rs ? ub_ruleset_get(rs, i) : ub_rule_get(i);
+        if (r) printf("%s\t%s\t%s\t%s\t%s\t%s\n", r->id, r->layer, sev_name[r->severity > 2 ? 2 : r->severity], r->spec,
+                      r->title, r->evidence);
+    }
+}
