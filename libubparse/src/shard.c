@@ -318,17 +318,15 @@ void ub_unit_count(ub_unit_counts *c, const ub_view *v)
     if (ub_view_ub(v)) c->ub++;
     else c->other++;
     /* one pass over the layers (was three ub_view_find calls: ~270 instructions a unit) */
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    bool ib = false, sue = false, pcie = false;
+    static const uint8_t bit[UB_H__COUNT] = { [UB_H_IB_BTH] = 1, [UB_H_SUE_RH] = 2, [UB_H_PCIEFLIT] = 4 };
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
     for (unsigned i = 0; i < nl; i++) {
         unsigned id = v->layer[i].hdr->id;
-        ib |= id == UB_H_IB_BTH;
-        sue |= id == UB_H_SUE_RH;
-        pcie |= id == UB_H_PCIEFLIT;
+        seen |= id < UB_H__COUNT ? bit[id] : 0u;
     }
-    c->ib += ib;
-    c->sue += sue;
-    c->pcie += pcie;
+    c->ib += seen & 1u;
+    c->sue += seen >> 1 & 1u;
+    c->pcie += seen >> 2 & 1u;
     if (v->opts && v->opts->profile == UB_PROFILE_SPEC) ub_sniff_view(&c->sniff, v);
 }
 
