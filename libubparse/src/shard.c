@@ -101,17 +101,22 @@ struct ub_shards {
 
 #define AL8(x) (((size_t)(x) + 7u) & ~(size_t)7u)
 
-/* room for `need` more bytes in b (grown as needed); NULL when out of memory */
-static uint8_t *buf_room(buf *b, size_t need)
+/* grow b to hold `need` more bytes; false when out of memory */
+static bool buf_grow(buf *b, size_t need)
 {
-    if (b->used + need > b->cap) {
-        size_t nc = b->cap ? b->cap : 64u * 1024u;
-        while (nc < b->used + need) nc *= 2;
-        uint8_t *np = realloc(b->p, nc);
-        if (!np) return NULL;
-        b->p = np;
-        b->cap = nc;
-    }
+    size_t nc = b->cap ? b->cap : 64u * 1024u;
+    while (nc < b->used + need) nc *= 2;
+    uint8_t *np = realloc(b->p, nc);
+    if (!np) return false;
+    b->p = np;
+    b->cap = nc;
+    return true;
+}
+
+/* room for `need` more bytes in b (grown as needed); NULL when out of memory */
+static inline uint8_t *buf_room(buf *b, size_t need)
+{
+    if (b->used + need > b->cap && !buf_grow(b, need)) return NULL;
     uint8_t *p = b->p + b->used;
     b->used += need;
     return p;
