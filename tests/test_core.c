@@ -1,7 +1,60 @@
 #include "ubtest.h"
 #include "internal.h"
+
+/* ub_field_index as it was (a full short-name compare per row): the fast one must agree */
+static int field_index_ref(const ub_hdr *h, const char *short_name)
+{
+    for (unsigned i = 0; i < h->nfields; i++)
+        if (strcmp(ub_field_short(h, &h->fields[i]), short_name) == 0) return (int)i;
+    return -1;
+}
+
+/* every row's short name, plus names that are absent or near misses, in table h; rows checked */
+static unsigned index_agrees(const ub_hdr *h)
+{
+    static const char *const absent[] = { "", "x", "ub", "va", "psn.", ".psn", "nosuchfield", "reth.va", "ub.rtph.psn" };
+    unsigned n = 0;
+    for (unsigned i = 0; i < h->nfields; i++, n++) {
+        const char *s = ub_field_short(h, &h->fields[i]);
+        CHECK_EQ(ub_field_index(h, s), field_index_ref(h, s));
+        CHECK(ub_field_index(h, s) >= 0 && ub_field_index(h, s) <= (int)i);
+        for (const char *d = h->fields[i].abbrev; d; d = strchr(d + 1, '.')) /* every tail after a dot */
+            CHECK_EQ(ub_field_index(h, d + (*d == '.')), field_index_ref(h, d + (*d == '.')));
+        char t[96];
+        snprintf(t, sizeof t, "%s_", s);
+        CHECK_EQ(ub_field_index(h, t), field_index_ref(h, t));
+        snprintf(t, sizeof t, "_%s", s);
+        CHECK_EQ(ub_field_index(h, t), field_index_ref(h, t));
+        if (*s) { /* s without its first or last character */
+            CHECK_EQ(ub_field_index(h, s + 1), field_index_ref(h, s + 1));
+            snprintf(t, sizeof t, "%.*s", (int)strlen(s) - 1, s);
+            CHECK_EQ(ub_field_index(h, t), field_index_ref(h, t));
+        }
+    }
+    for (size_t k = 0; k < sizeof absent / sizeof absent[0]; k++)
+        CHECK_EQ(ub_field_index(h, absent[k]), field_index_ref(h, absent[k]));
+    return n;
+}
+
 int main(void)
 {
+    unsigned rows = 0, tables = 0;
+    for (unsigned id = 0; id < UB_H__COUNT; id++)
+        if (ub_hdr_get(id)) { rows += index_agrees(ub_hdr_get(id)); tables++; }
+    for (unsigned n = 1; n <= ub_hdr_variant_count(); n++, tables++) rows += index_agrees(ub_hdr_variant(n));
+    CHECK(tables > 100);
+    CHECK(rows > 800);
+    /* known rows: a row of its own header, one named under another header (AtomicETH's infiniband.reth.va) */
+    const ub_hdr *rtph = ub_hdr_get(UB_H_RTPH);
+    CHECK(ub_field_index(rtph, "psn") >= 0);
+    CHECK_STR(rtph->fields[ub_field_index(rtph, "psn")].abbrev, "ub.rtph.psn");
+    CHECK_EQ(ub_field_index(rtph, "nosuchfield"), -1);
+    const ub_hdr *ae = ub_hdr_get(UB_H_IB_ATOMICETH);
+    CHECK(ub_field_index(ae, "va") >= 0);
+    CHECK_STR(ae->fields[ub_field_index(ae, "va")].abbrev, "infiniband.reth.va");
+    CHECK_STR(ae->fields[ub_field_index(ae, "cmpdt")].abbrev, "infiniband.atomiceth.cmpdt");
+    CHECK_EQ(ub_field_index(ae, "reth.va"), -1);
+
     uint8_t b[] = { 0x00, 0x09, 0x00, 0x8b };
     uint64_t v;
     CHECK(ub_rd_bits(b, 4, 12, 4, &v)); CHECK_EQ(v, 9);

@@ -168,10 +168,17 @@ const char *ub_field_short(const ub_hdr *h, const ub_field *f)
     return dot ? dot + 1 : a;
 }
 
+/* A row's short name is a suffix of its abbrev, after a '.' or the whole abbrev: rows whose abbrev
+ * does not end so are rejected on lengths, one byte and a memcmp (all inside the strings) before the full rule. */
 int ub_field_index(const ub_hdr *h, const char *short_name)
 {
-    for (unsigned i = 0; i < h->nfields; i++)
+    size_t sl = strlen(short_name);
+    for (unsigned i = 0; i < h->nfields; i++) {
+        const char *a = h->fields[i].abbrev;
+        size_t al = strlen(a);
+        if (al < sl || (al > sl && a[al - sl - 1] != '.') || memcmp(a + al - sl, short_name, sl) != 0) continue;
         if (strcmp(ub_field_short(h, &h->fields[i]), short_name) == 0) return (int)i;
+    }
     return -1;
 }
 

@@ -233,13 +233,14 @@ static void sum_tah(const ub_view *v, sbuf *s)
     static const unsigned rsp_ids[] = { UB_H_ATAH, UB_H_ATAH_C };
     static const unsigned ma_ids[] = { UB_H_MAETAH, UB_H_MAETAH_C };
     const ub_layer *b = first_of(v, req_ids, 3), *a = first_of(v, rsp_ids, 2), *m = first_of(v, ma_ids, 2);
-    if (b && fv(b, "taopcode") >= 0x11 && fv(b, "taopcode") <= 0x13) { /* a response in a BTAH (ns-3-UB D12) */
-        uint64_t op = fv(b, "taopcode");
+    uint64_t bop = b ? fv(b, "taopcode") : 0; /* looked up once: one scan of the table's rows */
+    if (b && bop >= 0x11 && bop <= 0x13) { /* a response in a BTAH (ns-3-UB D12) */
+        uint64_t op = bop;
         sb(s, " %s TASSN %" PRIu64, ub_vname_lookup(ub_vn_taopcode, op), fv(b, "ini_tassn"));
         const ub_layer *p = find(v, UB_H_PAYLOAD);
         if (p) sb(s, " len %u", p->wlen);
     } else if (b) {
-        uint64_t op = fv(b, "taopcode");
+        uint64_t op = bop;
         const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
         if (op == 0x10) {
             const ub_layer *g = find(v, UB_H_MGMTETAH);
@@ -326,9 +327,12 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
             sb(&s, " NetCtl %s", nm ? nm : "protocol");
             sb(&s, " 0x%04" PRIx64, p);
         }
+        uint64_t tpop = 0; /* the RTPH's TPOpcode (0 without one), its row looked up once */
         if ((l = find(v, UB_H_RTPH))) {
-            uint64_t op = fv(l, "tpopcode");
-            const char *nm = vname(l, "tpopcode", op); /* the layer's table: a profile may name more opcodes */
+            int oi = ub_field_index(l->hdr, "tpopcode");
+            uint64_t op = tpop = oi < 0 ? 0 : ub_lget(l, (unsigned)oi);
+            /* the layer's table: a profile may name more opcodes */
+            const char *nm = oi < 0 ? NULL : ub_vname_lookup(l->hdr->fields[oi].vals, op);
             if (op == 1) sb(&s, " RTP PSN %" PRIu64, fv(l, "psn"));
             else if (op == 2) sb(&s, " %s PSN %" PRIu64, fv(l, "rspst") == 3 ? "TPNAK" : "TPACK", fv(l, "psn"));
             else sb(&s, " %s PSN %" PRIu64, nm ? nm : "TPOpcode?", fv(l, "psn"));
@@ -348,8 +352,7 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
                       p->hdr->id == UB_H_SCANPDU_RSP ? "rsp" : "req", fv(p, "msn"));
         }
         if (find(v, UB_H_CIPH)) sb(&s, " CIP");
-        const ub_layer *tp = find(v, UB_H_RTPH);
-        if (!plain_ip && !(tp && fv(tp, "tpopcode") >= 2)) sum_tah(v, &s); /* an ATAH after an ack is no response */
+        if (!plain_ip && tpop < 2) sum_tah(v, &s); /* an ATAH after an ack is no response */
         static const unsigned urpc_ids[] = { UB_H_URPC_REQ, UB_H_URPC_ACK, UB_H_URPC_RSP };
         if ((l = first_of(v, urpc_ids, 3))) {
             static const char *kind[] = { "Request", "Ack", "Response" };
