@@ -1,6 +1,7 @@
 /* State-engine framework: rule catalogue access, bounded tables, packet extraction, findings,
  * and the decode-error module (every ub_err of a packet becomes a finding of the catalogue). */
 #include "st_internal.h"
+#include "pktship.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -748,7 +749,7 @@ static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint3
     return has;
 }
 
-static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+static void extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
     memset(p, 0, sizeof *p);
     p->v = v;
@@ -1063,18 +1064,27 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     return false;
 }
 
+void ub_state_extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
+
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 {
     ub_pkt p;
+    extract(s, v, pi, &p);
+    ub_state_packet_pkt(s, &p);
+}
+
+void ub_state_packet_pkt(ub_state *s, const ub_pkt *p)
+{
+    const ub_view *v = p->v;
+    const ub_pktinfo *pi = p->pi;
     s->cur_frame = pi->frame;
     s->kq_set = false;
-    extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
-    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
-    if (p.cci && (s->cfg.layers & UB_ST_NW) && !p.crc_bad) { /* NW-02: congestion seen on the way (every hop) */
-        uint64_t mode = p.sum.cci_mode, fecn = p.sum.cci_fecn;
-        uint64_t c = p.sum.cci_c && (p.sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
+    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, p);
+    if (p->cci && (s->cfg.layers & UB_ST_NW) && !p->crc_bad) { /* NW-02: congestion seen on the way (every hop) */
+        uint64_t mode = p->sum.cci_mode, fecn = p->sum.cci_fecn;
+        uint64_t c = p->sum.cci_c && (p->sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
         bool marked = ((mode == 4 || mode == 2) && (fecn == 1 || fecn == 3)) || (mode == 0 && c);
         if (marked) {
             int64_t vals[2] = { (int64_t)mode, (int64_t)(mode == 0 ? c : fecn) };
@@ -1083,10 +1093,10 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
                        NULL, NULL);
         }
     }
-    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, &p);
+    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, p);
     if (copy) s->hop_copies++;
     for (unsigned i = 0; i < s->nmods; i++)
-        if (!copy || s->mods_def[i] == &ub_st_mod_dll) s->mods_def[i]->packet(s->mods[i], s, &p);
+        if (!copy || s->mods_def[i] == &ub_st_mod_dll) s->mods_def[i]->packet(s->mods[i], s, p);
 }
 
 void ub_state_finish(ub_state *s)
