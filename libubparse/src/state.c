@@ -649,7 +649,7 @@ static unsigned err_rule(const ub_err *e, const ub_err_info *ei)
     return UB_R_PK_MALFORMED;
 }
 
-static void decode_findings(ub_state *s, const ub_pkt *p)
+static inline __attribute__((always_inline)) void decode_findings(ub_state *s, const ub_pkt *p)
 {
     const ub_view *v = p->v;
     for (unsigned i = 0; i < v->nerrs; i++) {
@@ -749,7 +749,7 @@ static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint3
     return has;
 }
 
-static void extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+static inline __attribute__((always_inline)) void extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
     memset(p, 0, sizeof *p);
     p->v = v;
@@ -1066,14 +1066,8 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
 
 void ub_state_extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
 
-void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
-{
-    ub_pkt p;
-    extract(s, v, pi, &p);
-    ub_state_packet_pkt(s, &p);
-}
-
-void ub_state_packet_pkt(ub_state *s, const ub_pkt *p)
+/* the packet through the engine's checks and modules (inlined in both callers) */
+static inline __attribute__((always_inline)) void packet_run(ub_state *s, const ub_pkt *p)
 {
     const ub_view *v = p->v;
     const ub_pktinfo *pi = p->pi;
@@ -1098,6 +1092,15 @@ void ub_state_packet_pkt(ub_state *s, const ub_pkt *p)
     for (unsigned i = 0; i < s->nmods; i++)
         if (!copy || s->mods_def[i] == &ub_st_mod_dll) s->mods_def[i]->packet(s->mods[i], s, p);
 }
+
+void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
+{
+    ub_pkt p;
+    extract(s, v, pi, &p);
+    packet_run(s, &p);
+}
+
+void ub_state_packet_pkt(ub_state *s, const ub_pkt *p) { packet_run(s, p); }
 
 void ub_state_finish(ub_state *s)
 {
