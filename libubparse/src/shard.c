@@ -1,10 +1,13 @@
 /* Threaded audit sessions (cfg.jobs = N > 1): a pipeline. The feeding thread reads; decoding is
  * spread over every thread by batches (ub_shards_unit: raw units; any idle worker, and the feeder when
  * decoded batches fall behind, claims the oldest undecoded batch); N - 1 worker threads run the
- * engines in capture order. A batch lives in a ring slot that every worker reads: its decoded entries
- * (copies of the views: record bytes, layers, errors, used netbuf bytes; pointers relocated on
- * arrival) each carry the set of workers they are for (the link engine sees every packet, a pair
- * engine those of its endpoint pairs), the others skip them. Handoffs are per batch (one lock, one
+ * engines in capture order. A batch lives in a ring slot that every worker reads. Decoding a unit
+ * also does all the per-packet work that needs no engine state: it keeps the view's used part and
+ * netbuf bytes in chunks that never move and extracts the packet as the rules see it (ub_pkt,
+ * pktship.h) once, next to it; each engine reads that entry in place (no copy, no second
+ * extraction: what stays sequential per engine is its modules' state work). Entries carry the set of
+ * workers they are for (the link engine sees every packet, a pair engine those of its endpoint
+ * pairs), the others skip them. Handoffs are per batch (one lock, one
  * wake-up for a few hundred packets), never per packet. Front ends that decode themselves feed views
  * (ub_shards_send) into the same ring. At the end the pair engines get the capture's end clock (a
  * tick) so their §10.6 e timeouts are judged against the same end as one engine's. audit.c chooses
@@ -35,11 +38,8 @@ typedef struct {
     uint8_t dir, entry, uflags, mode;
     uint32_t pay;          /* payload bytes after this header (multiple of 8) */
     uint32_t wire;         /* length on the wire (ub_decode_wire) */
-    uint32_t flags;        /* M_VIEW: F_* */
+    uint32_t flags;        /* 0 (reserved) */
 } rechdr;
-/* F_STABLE: the record bytes stay where the view points (a raw batch's input, alive until every
- * worker is past the batch): not copied; F_NET: a pointer into the netbuf (relocated on arrival) */
-enum { F_STABLE = 1, F_NET = 2 };
 typedef struct {
     uint64_t orig_rec, orig_net;
     uint32_t nl, ne, netlen, pad;
@@ -275,7 +275,6 @@ static int put_view(ub_shards *S, uint64_t dest, const ub_view *v, const ub_pkti
     unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
     size_t netlen = 0;
     bool ok = view_span(v, nl, &netlen);
-    if (netlen) h.flags |= F_NET;
     if (!ok) {
         h.mode = M_REC;
         h.flags = 0;
@@ -287,7 +286,7 @@ static int put_view(ub_shards *S, uint64_t dest, const ub_view *v, const ub_pkti
         memcpy(p + sizeof h, v->rec, h.len);
         return 0;
     }
-    size_t reclen = h.flags & F_STABLE ? 0 : AL8(h.len);
+    size_t reclen = AL8(h.len);
     size_t pay = AL8(sizeof(vhdr)) + reclen + nl * sizeof(ub_layer) + ne * sizeof(ub_err) + AL8(netlen);
     h.pay = (uint32_t)AL8(pay);
     uint8_t *p = reserve(S, h.pay, false);
@@ -467,8 +466,8 @@ static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const ui
 {
     const vhdr *vh = (const vhdr *)p;
     p += AL8(sizeof(vhdr));
-    const uint8_t *rec = h->flags & F_STABLE ? (const uint8_t *)(uintptr_t)vh->orig_rec : p;
-    if (!(h->flags & F_STABLE)) p += AL8(h->len);
+    const uint8_t *rec = p;
+    p += AL8(h->len);
     memcpy(v, vh->prefix, sizeof vh->prefix);
     memcpy(v->layer, p, vh->nl * sizeof(ub_layer));
     p += vh->nl * sizeof(ub_layer);
@@ -476,7 +475,6 @@ static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const ui
     p += vh->ne * sizeof(ub_err);
     if (vh->netlen) memcpy(v->netbuf, p, vh->netlen);
     v->opts = o;
-    if ((h->flags & (F_STABLE | F_NET)) == F_STABLE) return; /* every pointer is into the record, in place */
     v->rec = rec;
     v->pkt = reloc(v->pkt, vh, h->len, rec, v->netbuf);
     for (unsigned i = 0; i < vh->nl; i++) v->layer[i].data = reloc(v->layer[i].data, vh, h->len, rec, v->netbuf);
