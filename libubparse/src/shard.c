@@ -100,7 +100,8 @@ typedef struct worker {
 
 struct ub_shards {
     const ub_opts *o;
-    ub_state *xs;        /* extraction only (no modules): read by every decoding thread */
+    const ub_state *xs;  /* extraction: worker 0's engine state, whose field handles (fixed at
+                          * ub_state_new, never written again) every decoding thread reads */
     worker *w;
     unsigned n;
     uint64_t tickmask;   /* workers that get the end-of-capture tick */
@@ -597,10 +598,6 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
     pthread_cond_init(&S->cv_space, NULL);
     _Static_assert(sizeof(ub_unit_counts) == 12 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
     if (!(S->w = calloc(n, sizeof *S->w)) || decoder_init(&S->fd) != 0) goto fail;
-    ub_state_cfg xc;
-    ub_state_cfg_default(&xc);
-    xc.layers = 0;
-    if (!(S->xs = ub_state_new(&xc, NULL, NULL))) goto fail;
     for (unsigned i = 0; i < n; i++) {
         worker *w = &S->w[i];
         w->S = S;
@@ -610,6 +607,7 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
         ub_view_init(w->v);
         if (ub_eng_init(a, &w->e, spec[i].layers, spec[i].phase, false) != 0) goto fail;
     }
+    S->xs = S->w[0].e.st;
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&S->w[i].th, NULL, worker_main, &S->w[i]) != 0) goto fail;
         S->w[i].started = true;
@@ -676,7 +674,6 @@ void ub_shards_free(ub_shards *S)
         free(S->w[i].d.dv);
     }
     free(S->fd.dv);
-    ub_state_free(S->xs);
     for (unsigned k = 0; k < RING; k++) {
         for (chunk *c = S->ring[k].ck, *nx; c; c = nx) {
             nx = c->next;
