@@ -12,4 +12,49 @@ void ub_sb(ub_sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* value of the row `short_name` of layer l (0 if l or the row is absent) */
 uint64_t ub_fv(const ub_layer *l, const char *short_name);
 
+/* The appenders of the per-packet summary (no format string to parse): the text they add is that of
+ * ub_sb with "%s", "%" PRIu64, "%0*" PRIx64. They do not terminate the buffer: ub_sb_end does, once. */
+UB_INLINE void ub_sb_put(ub_sbuf *s, const char *a, size_t len)
+{
+    size_t room = s->w < s->n ? s->n - s->w - 1 : 0;
+    if (len <= room) {
+        if (len) memcpy(s->b + s->w, a, len);
+    } else if (room) {
+        memcpy(s->b + s->w, a, room);
+    }
+    s->w += len;
+}
+#define ub_sb_lit(s, lit) ub_sb_put((s), (lit), sizeof(lit) - 1) /* a string literal */
+UB_INLINE void ub_sb_str(ub_sbuf *s, const char *a) { ub_sb_put(s, a, strlen(a)); }
+UB_INLINE void ub_sb_chr(ub_sbuf *s, char c)
+{
+    if (s->w + 1 < s->n) s->b[s->w] = c;
+    s->w++;
+}
+/* digits of v: decimal, or lower-case hex zero-padded to at least `width` (at most 32) */
+size_t ub_u64_dec(char t[20], uint64_t v);
+size_t ub_u64_hex(char t[32], uint64_t v, unsigned width);
+UB_INLINE void ub_sb_u64(ub_sbuf *s, uint64_t v)
+{
+    char t[20];
+    ub_sb_put(s, t, ub_u64_dec(t, v));
+}
+UB_INLINE void ub_sb_hex(ub_sbuf *s, uint64_t v, unsigned width)
+{
+    char t[32];
+    ub_sb_put(s, t, ub_u64_hex(t, v, width));
+}
+/* terminate as snprintf does (the text cut at n - 1 bytes); returns the whole text's length */
+UB_INLINE size_t ub_sb_end(ub_sbuf *s)
+{
+    if (s->n) s->b[s->w < s->n ? s->w : s->n - 1] = '\0';
+    return s->w;
+}
+
+/* The rows the summaries read, by header id and short name, as constant row indexes (a profile's table
+ * has the same rows at the same indexes as the registered one, ubparse.h): no name lookup per packet.
+ * test_sumfmt checks every entry against ub_field_index on every table of its ids. */
+typedef struct ub_sum_row { uint8_t row; const char *name; uint16_t ids[3]; } ub_sum_row;
+const ub_sum_row *ub_sum_rows(size_t *n);
+
 #endif
