@@ -14,15 +14,15 @@ uint64_t ub_fv(const ub_layer *l, const char *short_name);
 
 /* The appenders of the per-packet summary (no format string to parse): the text they add is that of
  * ub_sb with "%s", "%" PRIu64, "%0*" PRIx64. They do not terminate the buffer: ub_sb_end does, once. */
+void ub_sb_cut(ub_sbuf *s, const char *a, size_t len); /* the end of the buffer: what fits */
 UB_INLINE void ub_sb_put(ub_sbuf *s, const char *a, size_t len)
 {
-    size_t room = s->w < s->n ? s->n - s->w - 1 : 0;
-    if (len <= room) {
-        if (len) memcpy(s->b + s->w, a, len);
-    } else if (room) {
-        memcpy(s->b + s->w, a, room);
+    if (__builtin_expect(s->w + len < s->n, 1)) {
+        memcpy(s->b + s->w, a, len);
+        s->w += len;
+    } else {
+        ub_sb_cut(s, a, len);
     }
-    s->w += len;
 }
 #define ub_sb_lit(s, lit) ub_sb_put((s), (lit), sizeof(lit) - 1) /* a string literal */
 UB_INLINE void ub_sb_str(ub_sbuf *s, const char *a) { ub_sb_put(s, a, strlen(a)); }
@@ -31,18 +31,26 @@ UB_INLINE void ub_sb_chr(ub_sbuf *s, char c)
     if (s->w + 1 < s->n) s->b[s->w] = c;
     s->w++;
 }
-/* digits of v: decimal, or lower-case hex zero-padded to at least `width` (at most 32) */
+/* digits of v at t: decimal, or lower-case hex zero-padded to at least `width` (at most 32); their count */
 size_t ub_u64_dec(char t[20], uint64_t v);
 size_t ub_u64_hex(char t[32], uint64_t v, unsigned width);
 UB_INLINE void ub_sb_u64(ub_sbuf *s, uint64_t v)
 {
-    char t[20];
-    ub_sb_put(s, t, ub_u64_dec(t, v));
+    if (__builtin_expect(s->w + 20 < s->n, 1)) {
+        s->w += ub_u64_dec(s->b + s->w, v);
+    } else {
+        char t[20];
+        ub_sb_put(s, t, ub_u64_dec(t, v));
+    }
 }
 UB_INLINE void ub_sb_hex(ub_sbuf *s, uint64_t v, unsigned width)
 {
-    char t[32];
-    ub_sb_put(s, t, ub_u64_hex(t, v, width));
+    if (__builtin_expect(s->w + 32 < s->n, 1)) {
+        s->w += ub_u64_hex(s->b + s->w, v, width);
+    } else {
+        char t[32];
+        ub_sb_put(s, t, ub_u64_hex(t, v, width));
+    }
 }
 /* terminate as snprintf does (the text cut at n - 1 bytes); returns the whole text's length */
 UB_INLINE size_t ub_sb_end(ub_sbuf *s)

@@ -75,26 +75,43 @@ const ub_sum_row *ub_sum_rows(size_t *n)
 #define hex ub_sb_hex
 typedef ub_sbuf sbuf;
 
+void ub_sb_cut(ub_sbuf *s, const char *a, size_t len)
+{
+    if (s->w + 1 < s->n) memcpy(s->b + s->w, a, s->n - 1 - s->w);
+    s->w += len;
+}
+
+static const char dig2[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+                              "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
 size_t ub_u64_dec(char t[20], uint64_t v)
 {
-    char r[20];
-    size_t k = 20;
-    do {
-        r[--k] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    memcpy(t, r + k, 20 - k);
-    return 20 - k;
+    static const uint64_t p10[20] = { 1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                      100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+                                      10000000000000ull, 100000000000000ull, 1000000000000000ull,
+                                      10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+                                      10000000000000000000ull };
+    size_t k = 1;
+    while (k < 20 && v >= p10[k]) k++;
+    char *p = t + k;
+    while (v >= 100) {
+        unsigned q = (unsigned)(v % 100u);
+        v /= 100u;
+        p -= 2;
+        memcpy(p, dig2 + 2 * q, 2);
+    }
+    if (v >= 10) memcpy(p - 2, dig2 + 2 * v, 2);
+    else p[-1] = (char)('0' + v);
+    return k;
 }
 
 size_t ub_u64_hex(char t[32], uint64_t v, unsigned width)
 {
-    size_t k = 1, pad;
-    while (k < 16 && (v >> (4 * k))) k++;
-    pad = width > 32 ? 32 - k : width > k ? width - k : 0;
-    memset(t, '0', pad);
-    for (size_t i = 0; i < k; i++) t[pad + i] = "0123456789abcdef"[(v >> (4 * (k - 1 - i))) & 15u];
-    return pad + k;
+    size_t k = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, n = width > k ? (width > 32 ? 32 : width) : k;
+    char *p = t + n;
+    for (size_t i = 0; i < k; i++, v >>= 4) *--p = "0123456789abcdef"[v & 15u];
+    while (p > t) *--p = '0';
+    return n;
 }
 
 uint64_t ub_fv(const ub_layer *l, const char *short_name)
