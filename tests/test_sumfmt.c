@@ -38,6 +38,44 @@ static void rows_match(void)
     CHECK(checked >= 60);
 }
 
+/* every name of every header's key list (ub_layer_summary) is the row ub_hdr_keys gives, in every table */
+static void keys_match(void)
+{
+    unsigned lists = 0, names = 0;
+    for (unsigned id = 0; id < UB_H__COUNT; id++) {
+        const uint8_t *rows = NULL;
+        const char *k = ub_hdr_keys(id, &rows);
+        if (!k) continue;
+        lists++;
+        unsigned r = 0;
+        for (const char *p = k; *p;) {
+            size_t len = strcspn(p, " >");
+            char nm[48];
+            CHECK(len > 0 && len < sizeof nm);
+            if (*p == '!') { p++; len--; }
+            memcpy(nm, p, len);
+            nm[len] = '\0';
+            CHECK(r < 4);
+            if (r >= 4) break;
+            for (unsigned vn = 0; vn <= ub_hdr_variant_count(); vn++) {
+                const ub_hdr *h = vn ? ub_hdr_variant(vn) : ub_hdr_get(id);
+                if (!h || h->id != id) continue;
+                int fi = ub_field_index(h, nm);
+                if (fi != rows[r]) fprintf(stderr, "key %s of %s: table has %d, ub_hdr_keys %u\n", nm, h->abbrev, fi, rows[r]);
+                CHECK_EQ(fi, rows[r]);
+                names++;
+            }
+            r++;
+            p += len;
+            while (*p == ' ' || *p == '>') p++;
+        }
+    }
+    CHECK(lists >= 30);
+    CHECK(names >= 60);
+    CHECK(ub_hdr_keys(UB_H__COUNT, NULL) == NULL);
+    CHECK(ub_hdr_keys(UB_H_PAYLOAD, NULL) == NULL);
+}
+
 static const char *dec_text(uint64_t v, char *b)
 {
     size_t k = ub_u64_dec(b, v);
@@ -145,6 +183,7 @@ int main(void)
     ub_opts_default(&O);
     ub_view_init(&V);
     rows_match();
+    keys_match();
     numbers();
     cuts();
 

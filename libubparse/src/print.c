@@ -4,21 +4,117 @@
 #include "sumfmt.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 
 #define fv ub_fv
 
 /* ---------------------------------------------------------------- verbose tree */
-static void print_field(FILE *f, const ub_layer *l, const ub_field *fd, int indent)
+/* The tree's text goes through a buffer written with one fwrite when full and at the end (no printf
+ * per field): the bytes of the fprintf calls it stands for. */
+typedef struct { FILE *f; size_t w; char b[8192]; } tout;
+
+static void to_flush(tout *o)
+{
+    if (o->w) fwrite(o->b, 1, o->w, o->f);
+    o->w = 0;
+}
+
+static void to_put(tout *o, const char *a, size_t len)
+{
+    if (o->w + len > sizeof o->b) {
+        to_flush(o);
+        if (len > sizeof o->b) {
+            fwrite(a, 1, len, o->f);
+            return;
+        }
+    }
+    memcpy(o->b + o->w, a, len);
+    o->w += len;
+}
+
+static void to_str(tout *o, const char *a) { to_put(o, a ? a : "(null)", strlen(a ? a : "(null)")); } /* "%s" */
+static void to_spaces(tout *o, int n)
+{
+    static const char sp[] = "                                                                ";
+    for (; n > 0; n -= (int)(sizeof sp - 1)) to_put(o, sp, n < (int)(sizeof sp - 1) ? (size_t)n : sizeof sp - 1);
+}
+
+static void to_printf(tout *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void to_printf(tout *o, const char *fmt, ...)
+{
+    char t[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    if (k >= 0 && (size_t)k < sizeof t) {
+        to_put(o, t, (size_t)k);
+        return;
+    }
+    to_flush(o); /* longer than the buffer: as it was */
+    va_start(ap, fmt);
+    vfprintf(o->f, fmt, ap);
+    va_end(ap);
+}
+
+/* room for len bytes at the buffer's end (flushed first if needed); NULL if it never fits */
+static char *to_room(tout *o, size_t len)
+{
+    if (o->w + len > sizeof o->b) {
+        to_flush(o);
+        if (len > sizeof o->b) return NULL;
+    }
+    char *p = o->b + o->w;
+    o->w += len;
+    return p;
+}
+
+static void print_field(tout *o, const ub_layer *l, const ub_field *fd, int indent)
 {
     ub_val v;
     char buf[1024];
     if (ub_field_value(l, fd, &v) != 0) return;
-    ub_format_value(fd, &v, true, buf, sizeof buf);
-    fprintf(f, "%*s%s: %s\n", indent, "", fd->name, buf);
+    /* ub_format_value(names = true) is the value's text, then for an integer with a value name " (<name>)"
+     * as snprintf cuts it: the name is appended here, without snprintf */
+    bool num = fd->type == UB_FT_UINT || fd->type == UB_FT_BOOL;
+    size_t bl = ub_format_value(fd, &v, !num, buf, sizeof buf);
+    const char *nm = num ? ub_vname_lookup(fd->vals, v.u) : NULL;
+    if (bl >= sizeof buf || !num) bl = strlen(buf);
+    if (nm) {
+        size_t ml = strlen(nm);
+        char *e = buf + bl, *end = buf + sizeof buf - 1;
+        if (e < end) *e++ = ' ';
+        if (e < end) *e++ = '(';
+        size_t c = ml < (size_t)(end - e) ? ml : (size_t)(end - e);
+        memcpy(e, nm, c);
+        e += c;
+        if (e < end) *e++ = ')';
+        *e = '\0';
+        bl = (size_t)(e - buf);
+    }
+    const char *name = fd->name ? fd->name : "(null)"; /* "%*s%s: %s\n" */
+    size_t nl = strlen(name), in = indent > 0 ? (size_t)indent : 0;
+    char *p = to_room(o, in + nl + 2 + bl + 1);
+    if (!p) {
+        to_spaces(o, indent);
+        to_put(o, name, nl);
+        to_put(o, ": ", 2);
+        to_put(o, buf, bl);
+        to_put(o, "\n", 1);
+        return;
+    }
+    memset(p, ' ', in);
+    p += in;
+    memcpy(p, name, nl);
+    p += nl;
+    *p++ = ':';
+    *p++ = ' ';
+    memcpy(p, buf, bl);
+    p[bl] = '\n';
 }
 
 /* decoded hop list of a Scan Header Forward Path / Return Path (§10.4.3.2, R-32) */
-static void print_path(FILE *f, const ub_view *v, unsigned li, int indent)
+static void print_path(tout *o, const ub_view *v, unsigned li, int indent)
 {
     const ub_layer *l = &v->layer[li];
     int hi = (int)li;
@@ -32,14 +128,17 @@ static void print_path(FILE *f, const ub_view *v, unsigned li, int indent)
     ub_val pv;
     if (!w || hops == 0 || ub_field_value(l, pf, &pv) != 0) return;
     if ((uint64_t)4 * ((hops * w + 31) / 32) > pv.nbytes) return;
-    fprintf(f, "%*s%s entries:", indent, "", l->hdr->id == UB_H_SCANHDR ? "Forward Path" : "Return Path");
+    to_printf(o, "%*s%s entries:", indent, "", l->hdr->id == UB_H_SCANHDR ? "Forward Path" : "Return Path");
     for (unsigned i = 0; i < hops; i++)
-        fprintf(f, " %u", ub_scan_path_entry(pv.bytes, i, w, v->opts ? v->opts->scan_packing : 0));
-    fputc('\n', f);
+        to_printf(o, " %u", ub_scan_path_entry(pv.bytes, i, w, v->opts ? v->opts->scan_packing : 0));
+    to_put(o, "\n", 1);
 }
 
 void ub_print_tree(FILE *f, const ub_view *v)
 {
+    tout o;
+    o.f = f;
+    o.w = 0;
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
         int ind = 4 * l->depth;
@@ -49,23 +148,35 @@ void ub_print_tree(FILE *f, const ub_view *v)
                      l->wlen);
         char hsum[256]; /* the Wireshark tree item's text: "Reliable Transport Header, RTP data, PSN 17, ..." */
         if (!ub_layer_summary(l, hsum, sizeof hsum)) snprintf(hsum, sizeof hsum, "%s", l->hdr->name);
-        fprintf(f, "%*s%s (%s%s), %u byte%s%s%s\n", ind, "", hsum, ub_hdr_ns(l->hdr), l->hdr->abbrev, l->len,
-                l->len == 1 ? "" : "s", (l->flags & UB_LF_NETBUF) ? " [reassembled]" : "", cut);
-        for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(f, l, &l->hdr->fields[k], ind + 4);
-        if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(f, v, i, ind + 4);
+        /* "%*s%s (%s%s), %u byte%s%s%s\n" */
+        char num[20];
+        to_spaces(&o, ind);
+        to_str(&o, hsum);
+        to_put(&o, " (", 2);
+        to_str(&o, ub_hdr_ns(l->hdr));
+        to_str(&o, l->hdr->abbrev);
+        to_put(&o, "), ", 3);
+        to_put(&o, num, ub_u64_dec(num, l->len));
+        to_str(&o, l->len == 1 ? " byte" : " bytes");
+        if (l->flags & UB_LF_NETBUF) to_str(&o, " [reassembled]");
+        to_str(&o, cut);
+        to_put(&o, "\n", 1);
+        for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(&o, l, &l->hdr->fields[k], ind + 4);
+        if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(&o, v, i, ind + 4);
     }
     for (unsigned i = 0; i < v->nerrs; i++) {
         const ub_err *e = &v->err[i];
         const ub_err_info *ei = ub_err_get(e->code);
         const ub_hdr *h = ub_hdr_get(e->hdr);
         static const char *sev[] = { "note", "warning", "error" };
-        fprintf(f, "[%s] %s at byte %u in %s: %s", ei ? sev[ei->severity] : "?", ei ? ei->name : "?", e->off,
-                h ? h->key : "-", e->what ? e->what : (ei ? ei->desc : ""));
+        to_printf(&o, "[%s] %s at byte %u in %s: %s", ei ? sev[ei->severity] : "?", ei ? ei->name : "?", e->off,
+                  h ? h->key : "-", e->what ? e->what : (ei ? ei->desc : ""));
         if (e->actual || e->expected)
-            fprintf(f, " (found 0x%" PRIx64 ", expected 0x%" PRIx64 ")", e->actual, e->expected);
-        fputc('\n', f);
+            to_printf(&o, " (found 0x%" PRIx64 ", expected 0x%" PRIx64 ")", e->actual, e->expected);
+        to_put(&o, "\n", 1);
     }
-    if (v->errs_dropped) fprintf(f, "[note] %u more errors not shown\n", v->errs_dropped);
+    if (v->errs_dropped) to_printf(&o, "[note] %u more errors not shown\n", v->errs_dropped);
+    to_flush(&o);
 }
 
 /* ---------------------------------------------------------------- JSON */

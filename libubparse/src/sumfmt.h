@@ -64,5 +64,8 @@ UB_INLINE size_t ub_sb_end(ub_sbuf *s)
  * test_sumfmt checks every entry against ub_field_index on every table of its ids. */
 typedef struct ub_sum_row { uint8_t row; const char *name; uint16_t ids[3]; } ub_sum_row;
 const ub_sum_row *ub_sum_rows(size_t *n);
+/* hdrsum.c: the key list of header id ("!tpopcode psn srctpn>dsttpn", NULL if none) and the row of each
+ * name in it, in order */
+const char *ub_hdr_keys(unsigned id, const uint8_t **rows);
 
 #endif
