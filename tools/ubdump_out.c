@@ -64,6 +64,10 @@ int ubx_tfmt_parse(const char *s, ubx_tfmt *out)
     return -1;
 }
 
+static const char dig2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+
 /* [-]seconds.fraction with `digits` (at most 9) fractional digits (truncated, as tshark): the text of
  * snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64, neg ? "-" : "", s, digits, frac), by hand (every text line) */
 static void secfrac(char *buf, size_t n, bool neg, uint64_t ns, unsigned digits)
@@ -81,11 +85,9 @@ static void secfrac(char *buf, size_t n, bool neg, uint64_t ns, unsigned digits)
     memcpy(t + k, r + m, sizeof r - m);
     k += sizeof r - m;
     t[k++] = '.';
-    unsigned w = digits ? (digits > 9 ? 9 : digits) : 1; /* width 0: one digit, as printf */
-    for (unsigned i = w; i-- > 0;) {
-        t[k + i] = (char)('0' + frac % 10u);
-        frac /= 10u;
-    }
+    unsigned w = digits ? (digits > 9 ? 9 : digits) : 1, i = w; /* width 0: one digit, as printf */
+    for (; i >= 2; i -= 2, frac /= 100u) memcpy(t + k + i - 2, dig2 + 2 * (frac % 100u), 2);
+    if (i) t[k] = (char)('0' + frac % 10u);
     k += w;
     if (n) {
         size_t c = k < n ? k : n - 1;
@@ -118,21 +120,60 @@ void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, u
     char frac[24];
     secfrac(frac, sizeof frac, false, ts % 1000000000u, digits); /* "0.ffff" */
     const char *dot = strchr(frac, '.');
-    if (fmt == UBX_T_AD || fmt == UBX_T_UD)
-        snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d%s", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                 tm.tm_min, tm.tm_sec, dot ? dot : "");
-    else
-        snprintf(buf, n, "%02d:%02d:%02d%s", tm.tm_hour, tm.tm_min, tm.tm_sec, dot ? dot : "");
+    bool date = fmt == UBX_T_AD || fmt == UBX_T_UD;
+    int year = tm.tm_year + 1900;
+    if (year < 1000 || year > 9999 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 0 || tm.tm_mday > 99 ||
+        tm.tm_hour < 0 || tm.tm_hour > 99 || tm.tm_min < 0 || tm.tm_min > 99 || tm.tm_sec < 0 || tm.tm_sec > 99) {
+        if (date)
+            snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d%s", year, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                     tm.tm_sec, dot ? dot : "");
+        else
+            snprintf(buf, n, "%02d:%02d:%02d%s", tm.tm_hour, tm.tm_min, tm.tm_sec, dot ? dot : "");
+        return;
+    }
+    /* the fields in range: the same text by hand, "%04d-%02d-%02d %02d:%02d:%02d%s" / "%02d:%02d:%02d%s" */
+    char t[48];
+    size_t k = 0;
+#define TWO(v) (t[k++] = (char)('0' + (v) / 10), t[k++] = (char)('0' + (v) % 10))
+    if (date) {
+        TWO(year / 100);
+        TWO(year % 100);
+        t[k++] = '-';
+        TWO(tm.tm_mon + 1);
+        t[k++] = '-';
+        TWO(tm.tm_mday);
+        t[k++] = ' ';
+    }
+    TWO(tm.tm_hour);
+    t[k++] = ':';
+    TWO(tm.tm_min);
+    t[k++] = ':';
+    TWO(tm.tm_sec);
+#undef TWO
+    size_t dl = dot ? strlen(dot) : 0; /* at most ".123456789" */
+    memcpy(t + k, dot ? dot : "", dl < 16 ? dl : 16);
+    k += dl < 16 ? dl : 16;
+    if (n) {
+        size_t c = k < n ? k : n - 1;
+        memcpy(buf, t, c);
+        buf[c] = '\0';
+    }
 }
 
 size_t ubx_dec_col(char *p, uint64_t v, unsigned width)
 {
     char r[20];
     size_t m = sizeof r, k = 0;
-    do {
-        r[--m] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
+    for (; v >= 100; v /= 100u) {
+        m -= 2;
+        memcpy(r + m, dig2 + 2 * (v % 100u), 2);
+    }
+    if (v >= 10) {
+        m -= 2;
+        memcpy(r + m, dig2 + 2 * v, 2);
+    } else {
+        r[--m] = (char)('0' + v);
+    }
     for (size_t d = sizeof r - m; d < width; d++) p[k++] = ' ';
     memcpy(p + k, r + m, sizeof r - m);
     return k + sizeof r - m;
