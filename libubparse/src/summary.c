@@ -9,63 +9,20 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-/* The rows the summary reads: slot, row index, short name, the header ids it holds for. */
-#define SUM_ROWS(X)                                                                                              \
-    X(CRD_T, 2, "t", UB_H_DLLCB_CRD_ACK) X(CRD_SD, 0, "sd", UB_H_DLLCB_CRD_ACK)                                   \
-    X(CRD_ACKNUM, 3, "ack_num", UB_H_DLLCB_CRD_ACK) X(RREQ_RCVPTR, 2, "rcvptr", UB_H_DLLCB_RETRY_REQ)              \
-    X(RREQ_NUM, 4, "num_retry", UB_H_DLLCB_RETRY_REQ) X(RACK_RDPTR, 3, "rdptr", UB_H_DLLCB_RETRY_ACK)            \
-    X(RACK_WRPTR, 4, "wrptr", UB_H_DLLCB_RETRY_ACK)                                                              \
-    X(NTH_SCNA, 0, "scna", UB_H_NTH16, UB_H_NTH24) X(NTH_DCNA, 1, "dcna", UB_H_NTH16, UB_H_NTH24)                \
-    X(IP4_SRC, 13, "src", UB_H_IPV4) X(IP4_DST, 14, "dst", UB_H_IPV4) X(IP4_PROTO, 11, "protocol", UB_H_IPV4)    \
-    X(IP4_FRAG, 9, "frag_offset", UB_H_IPV4) X(IP4_MF, 8, "mf", UB_H_IPV4)                                       \
-    X(IP6_SRC, 6, "src", UB_H_IPV6) X(IP6_DST, 7, "dst", UB_H_IPV6) X(IP6_NH, 4, "next_header", UB_H_IPV6)       \
-    X(L4_SPORT, 0, "srcport", UB_H_UDP, UB_H_TCP) X(L4_DPORT, 1, "dstport", UB_H_UDP, UB_H_TCP)                  \
-    X(ETH_TYPE, 2, "type", UB_H_ETH) X(SLL_PROTO, 4, "protocol", UB_H_SLL) X(SLL2_PROTO, 0, "protocol", UB_H_SLL2) \
-    X(VLAN_VID, 2, "vid", UB_H_VLAN) X(VLAN_TYPE, 3, "type", UB_H_VLAN)                                          \
-    X(ARP_OPCODE, 4, "opcode", UB_H_ARP) X(ARP_SRC_HW, 5, "src_hw", UB_H_ARP)                                    \
-    X(ARP_SRC_IP, 6, "src_ip", UB_H_ARP) X(ARP_DST_IP, 8, "dst_ip", UB_H_ARP)                                    \
-    X(NCTL_PROTO, 0, "protocol", UB_H_NCTL)                                                                      \
-    X(RTPH_LAST, 0, "last", UB_H_RTPH) X(RTPH_OP, 1, "tpopcode", UB_H_RTPH) X(RTPH_SRCTPN, 5, "srctpn", UB_H_RTPH) \
-    X(RTPH_DSTTPN, 6, "dsttpn", UB_H_RTPH) X(RTPH_PSN, 10, "psn", UB_H_RTPH) X(RTPH_RSPST, 11, "rspst", UB_H_RTPH) \
-    X(CTPH_OP, 0, "tpopcode", UB_H_CTPH)                                                                         \
-    X(SCAN_HOPS, 3, "hops", UB_H_SCANHDR) X(SCAN_STEP, 4, "step", UB_H_SCANHDR)                                  \
-    X(SPDU_CMD, 1, "cmd", UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP)                                                    \
-    X(SPDU_OPCODE, 2, "opcode", UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP)                                              \
-    X(SPDU_MSN, 6, "msn", UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP)                                                    \
-    X(BTAH_OP, 0, "taopcode", UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT)                                             \
-    X(BTAH_TASSN, 7, "ini_tassn", UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT)                                         \
-    X(MG_SUB, 0, "sub_code", UB_H_MGMTETAH) X(MG_CODE, 1, "code", UB_H_MGMTETAH)                                  \
-    X(MG_RSP, 2, "rsp", UB_H_MGMTETAH) X(MG_STATUS, 3, "status", UB_H_MGMTETAH)                                  \
-    X(MA_ADDR, 0, "address", UB_H_MAETAH, UB_H_MAETAH_C) X(MA_LEN, 4, "length", UB_H_MAETAH)                      \
-    X(MAC_LEN, 3, "length", UB_H_MAETAH_C)                                                                       \
-    X(ATAH_OP, 0, "taopcode", UB_H_ATAH, UB_H_ATAH_C) X(ATAH_TASSN, 6, "ini_tassn", UB_H_ATAH, UB_H_ATAH_C)      \
-    X(ATAH_RSPST, 7, "rspst", UB_H_ATAH) X(ATAH_RSPINFO, 8, "rspinfo", UB_H_ATAH)                                \
-    X(ATAHC_STATUS, 2, "status", UB_H_ATAH_C)                                                                    \
-    X(UREQ_ID, 11, "request_id", UB_H_URPC_REQ) X(URPC_ID, 4, "request_id", UB_H_URPC_ACK, UB_H_URPC_RSP)         \
-    X(URSP_STATUS, 2, "status", UB_H_URPC_RSP)
-
-enum {
-#define X(slot, row, name, ...) S_##slot,
-    SUM_ROWS(X)
-#undef X
-    S__N
-};
-
-static const ub_sum_row sum_rows[S__N] = {
-#define X(slot, row, name, ...) [S_##slot] = { row, name, { __VA_ARGS__ } },
-    SUM_ROWS(X)
+static const ub_sum_row sum_rows[] = {
+#define X(slot, row, name, ...) { row, name, { __VA_ARGS__ } },
+    UB_SUM_ROWS(X)
 #undef X
 };
 
 const ub_sum_row *ub_sum_rows(size_t *n)
 {
-    *n = S__N;
+    *n = sizeof sum_rows / sizeof sum_rows[0];
     return sum_rows;
 }
 
-/* value of row `slot` of layer l (0 without l), its table's row and value names */
-#define RV(l, slot) ub_lget((l), sum_rows[S_##slot].row)
-#define RF(l, slot) (&(l)->hdr->fields[sum_rows[S_##slot].row])
+#define RV UB_RV
+#define RF UB_RF
 #define RNAME(l, slot, v) ub_vname_lookup(RF(l, slot)->vals, (v))
 
 #define sb ub_sb
@@ -265,8 +222,8 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
 {
     bool v6 = ip->hdr->id == UB_H_IPV6;
     char sa[64] = "?", da[64] = "?";
-    addr_text(ip, sum_rows[v6 ? S_IP6_SRC : S_IP4_SRC].row, sa, sizeof sa);
-    addr_text(ip, sum_rows[v6 ? S_IP6_DST : S_IP4_DST].row, da, sizeof da);
+    addr_text(ip, (v6 ? UB_SR_IP6_SRC : UB_SR_IP4_SRC), sa, sizeof sa);
+    addr_text(ip, (v6 ? UB_SR_IP6_DST : UB_SR_IP4_DST), da, sizeof da);
     uint64_t proto = v6 ? RV(ip, IP6_NH) : RV(ip, IP4_PROTO);
     const ub_layer *l4 = find(v, UB_H_UDP);
     if (!l4) l4 = find(v, UB_H_TCP);
@@ -449,8 +406,8 @@ static void sum_ub(const ub_view *v, sbuf *s)
     } else if (l) {
         bool v6 = l->hdr->id == UB_H_IPV6;
         char sa[64], da[64];
-        if (addr_text(l, sum_rows[v6 ? S_IP6_SRC : S_IP4_SRC].row, sa, sizeof sa) &&
-            addr_text(l, sum_rows[v6 ? S_IP6_DST : S_IP4_DST].row, da, sizeof da)) {
+        if (addr_text(l, (v6 ? UB_SR_IP6_SRC : UB_SR_IP4_SRC), sa, sizeof sa) &&
+            addr_text(l, (v6 ? UB_SR_IP6_DST : UB_SR_IP4_DST), da, sizeof da)) {
             lit(s, " ");
             str(s, sa);
             lit(s, "→");
