@@ -7,6 +7,8 @@
 #include "rules.h"
 #include "ubparse/state.h"
 
+#include <stddef.h>
+
 /* ---------------------------------------------------------------- field handles */
 /* A field name resolved once (at engine creation) to every table that defines it; reading it from
  * a layer is then a pointer compare plus the bit reader — no string work per packet. */
@@ -201,13 +203,21 @@ typedef struct ub_pkt {
     uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */
     uint8_t nb;              /* an IB BTH or SUE RH: work for the neighbour module (st_neigh.c) */
     ub_pktsum sum;           /* header values read once (pktsum.h) */
-    /* layers of interest (NULL when absent) */
-    const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
-    const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
-    const ub_layer *btah, *atah, *maetah, *mtetah, *udetah, *taidetah, *ofstetah, *immetah, *ntfetah, *beetah, *tvetah;
-    const ub_layer *mgmtetah, *scanhdr, *scan_rpath, *scanpdu, *payload;
-    const ub_layer *cci;
+    union { /* layers of interest (NULL when absent); state.c fills lay[] through a table per header id */
+        struct {
+            /* extraction only: layers left out, UPIH, EIDH, the last bad BCRC / ICRC, an IB BTH or SUE RH */
+            const ub_layer *lx_none, *lx_upih, *lx_eidh, *lx_bcrc_bad, *lx_icrc_bad, *lx_nb;
+            const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
+            const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
+            const ub_layer *btah, *atah, *maetah, *mtetah, *udetah, *taidetah, *ofstetah, *immetah, *ntfetah, *beetah, *tvetah;
+            const ub_layer *mgmtetah, *scanhdr, *scan_rpath, *scanpdu, *payload;
+            const ub_layer *cci;
+        };
+        const ub_layer *lay[40];
+    };
 } ub_pkt;
+#define UB_PKT_LAY(m) ((uint8_t)((offsetof(ub_pkt, m) - offsetof(ub_pkt, lay)) / sizeof(const ub_layer *)))
+_Static_assert(offsetof(ub_pkt, cci) < offsetof(ub_pkt, lay) + sizeof(((ub_pkt *)0)->lay), "ub_pkt lay[] covers every layer pointer");
 
 /* ---------------------------------------------------------------- bounded tables */
 #define UB_KEY_MAX 56
@@ -324,6 +334,10 @@ struct ub_state {
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
     ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
+    /* per header id, the ub_pkt lay[] slots its layer goes to (0: none): last[checksum bad] (the last
+     * one of its kind; a bad BCRC/ICRC also in its own slot), first (the first one of its kind: IP,
+     * UDP, payload, BCRC); pay: 1 when its wire length counts into payload_len */
+    struct ub_xmap { uint8_t last[2], first, pay; } xmap[UB_H__COUNT];
     ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];

@@ -511,63 +511,89 @@ static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint3
     return has;
 }
 
+/* the table extract() dispatches the layers with: header id -> ub_pkt slots (struct ub_xmap) */
+static void xmap_init(struct ub_xmap *x)
+{
+    enum { LAST, FIRST, CRC_FIRST, CRC_LAST, PAY };
+    static const struct { uint16_t id; uint8_t slot, how; } m[] = {
+#define X(id, member, how) { id, UB_PKT_LAY(member), how }
+        X(UB_H_LPH, lph, LAST), X(UB_H_LCH, lch, LAST), X(UB_H_BCRC, bcrc, CRC_FIRST), X(UB_H_END, end, LAST),
+        X(UB_H_LNA, lna, LAST), X(UB_H_NTH16, nth, LAST), X(UB_H_NTH24, nth, LAST), X(UB_H_NTHIP, nthip, LAST),
+        X(UB_H_CCI_CAQM, cci, LAST), X(UB_H_CCI_FECN, cci, LAST), X(UB_H_CCI_FECN_RTT, cci, LAST),
+        X(UB_H_CCI_RSVD, cci, LAST), X(UB_H_IPV4, ip, FIRST), X(UB_H_IPV6, ip, FIRST), X(UB_H_UDP, udp, FIRST),
+        X(UB_H_ICRC, icrc, CRC_LAST), X(UB_H_RTPH, rtph, LAST), X(UB_H_UTPH, utph, LAST), X(UB_H_CTPH, ctph, LAST),
+        X(UB_H_CETPH_LDCP, cetph, LAST), X(UB_H_CETPH_CAQM, cetph, LAST), X(UB_H_CETPH_CNP, cetph, LAST),
+        X(UB_H_SAETPH, saetph, LAST), X(UB_H_UPIH16, lx_upih, LAST), X(UB_H_UPIH32, lx_upih, LAST),
+        X(UB_H_EIDH40, lx_eidh, LAST), X(UB_H_EIDH256, lx_eidh, LAST), X(UB_H_BTAH, btah, LAST),
+        X(UB_H_BTAH_C, btah, LAST), X(UB_H_BTAH_ALT, btah, LAST), X(UB_H_ATAH, atah, LAST), X(UB_H_ATAH_C, atah, LAST),
+        X(UB_H_MAETAH, maetah, LAST), X(UB_H_MAETAH_C, maetah, LAST), X(UB_H_MTETAH, mtetah, LAST),
+        X(UB_H_UDETAH, udetah, LAST), X(UB_H_TAIDETAH, taidetah, LAST), X(UB_H_OFSTETAH, ofstetah, LAST),
+        X(UB_H_IMMETAH, immetah, LAST), X(UB_H_NTFETAH, ntfetah, LAST), X(UB_H_BEETAH, beetah, LAST),
+        X(UB_H_TVETAH, tvetah, LAST), X(UB_H_MGMTETAH, mgmtetah, LAST), X(UB_H_SCANHDR, scanhdr, LAST),
+        X(UB_H_SCAN_RPATH, scan_rpath, LAST), X(UB_H_SCANPDU_REQ, scanpdu, LAST), X(UB_H_SCANPDU_RSP, scanpdu, LAST),
+        X(UB_H_IB_BTH, lx_nb, LAST), X(UB_H_SUE_RH, lx_nb, LAST), X(UB_H_PAYLOAD, payload, PAY),
+        X(UB_H_ATOMIC_OPS, payload, PAY),
+#undef X
+    };
+    memset(x, 0, sizeof(struct ub_xmap) * UB_H__COUNT);
+    for (unsigned id = UB_H_DLLCB_NULL; id <= UB_H_DLLCB_RSVD; id++) /* the rest of DLLCB */
+        x[id].last[0] = x[id].last[1] = UB_PKT_LAY(dllcb);
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        struct ub_xmap *e = &x[m[i].id];
+        *e = (struct ub_xmap){ { 0, 0 }, 0, 0 };
+        switch (m[i].how) {
+        case LAST: e->last[0] = e->last[1] = m[i].slot; break;
+        case FIRST: e->first = m[i].slot; break;
+        case CRC_FIRST: e->first = m[i].slot; e->last[1] = UB_PKT_LAY(lx_bcrc_bad); break; /* first, or the last bad one */
+        case CRC_LAST: e->last[0] = m[i].slot; e->last[1] = UB_PKT_LAY(lx_icrc_bad); break;
+        case PAY: e->first = m[i].slot; e->pay = 1; break;
+        }
+    }
+}
+
+/* zero the packet: 16-byte stores (a memset of this size is a rep store) */
+static UB_FH_INLINE void pkt_zero(ub_pkt *p)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+    typedef uint64_t z16 __attribute__((vector_size(16), may_alias, aligned(8)));
+    z16 *d = (z16 *)(void *)p;
+    _Pragma("GCC unroll 32")
+    for (size_t i = 0; i < sizeof(ub_pkt) / 16; i++) {
+        __asm__("" : "+r"(d)); /* keeps the compiler from making the loop a memset call again */
+        d[i] = (z16){ 0, 0 };
+    }
+    if (sizeof(ub_pkt) % 16) memset((char *)p + sizeof(ub_pkt) / 16 * 16, 0, sizeof(ub_pkt) % 16);
+#else
+    memset(p, 0, sizeof *p);
+#endif
+}
+
 static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
-    memset(p, 0, sizeof *p);
+    pkt_zero(p);
     p->v = v;
     p->pi = pi;
     p->cfg = v->cfg;
     p->kind = v->kind;
     p->upi = UINT32_MAX;
-    const ub_layer *upih = NULL, *eidh = NULL;
-    for (unsigned i = 0; i < v->nlayers; i++) {
-        const ub_layer *l = &v->layer[i];
-        switch (l->hdr->id) {
-        case UB_H_LPH: p->lph = l; break;
-        case UB_H_LCH: p->lch = l; break;
-        case UB_H_BCRC:
-            if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l;
-            if (l->status == UB_CK_BAD) p->crc_bad = true;
-            break;
-        case UB_H_END: p->end = l; break;
-        case UB_H_LNA: p->lna = l; break;
-        case UB_H_NTH16: case UB_H_NTH24: p->nth = l; break;
-        case UB_H_NTHIP: p->nthip = l; break;
-        case UB_H_CCI_CAQM: case UB_H_CCI_FECN: case UB_H_CCI_FECN_RTT: case UB_H_CCI_RSVD: p->cci = l; break;
-        case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
-        case UB_H_UDP: if (!p->udp) p->udp = l; break;
-        case UB_H_ICRC:
-            p->icrc = l;
-            if (l->status == UB_CK_BAD) p->crc_bad = true;
-            break;
-        case UB_H_RTPH: p->rtph = l; break;
-        case UB_H_UTPH: p->utph = l; break;
-        case UB_H_CTPH: p->ctph = l; break;
-        case UB_H_CETPH_LDCP: case UB_H_CETPH_CAQM: case UB_H_CETPH_CNP: p->cetph = l; break;
-        case UB_H_SAETPH: p->saetph = l; break;
-        case UB_H_UPIH16: case UB_H_UPIH32: upih = l; break;
-        case UB_H_EIDH40: case UB_H_EIDH256: eidh = l; break;
-        case UB_H_BTAH: case UB_H_BTAH_C: case UB_H_BTAH_ALT: p->btah = l; break;
-        case UB_H_ATAH: case UB_H_ATAH_C: p->atah = l; break;
-        case UB_H_MAETAH: case UB_H_MAETAH_C: p->maetah = l; break;
-        case UB_H_MTETAH: p->mtetah = l; break;
-        case UB_H_UDETAH: p->udetah = l; break;
-        case UB_H_TAIDETAH: p->taidetah = l; break;
-        case UB_H_OFSTETAH: p->ofstetah = l; break;
-        case UB_H_IMMETAH: p->immetah = l; break;
-        case UB_H_NTFETAH: p->ntfetah = l; break;
-        case UB_H_BEETAH: p->beetah = l; break;
-        case UB_H_TVETAH: p->tvetah = l; break;
-        case UB_H_MGMTETAH: p->mgmtetah = l; break;
-        case UB_H_SCANHDR: p->scanhdr = l; break;
-        case UB_H_SCAN_RPATH: p->scan_rpath = l; break;
-        case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p->scanpdu = l; break;
-        case UB_H_IB_BTH: case UB_H_SUE_RH: p->nb = 1; break;
-        case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->wlen; break;
-        default:
-            if (l->hdr->id >= UB_H_DLLCB_NULL && l->hdr->id <= UB_H_DLLCB_RSVD) p->dllcb = l;
-        }
+    /* the layers of interest without a branch per layer (the header sequence varies from packet to
+     * packet): each kind's last one, a bad BCRC/ICRC also to its own slot, the first one of IP, UDP,
+     * payload and BCRC (slot 0, lx_none, takes whatever is of no interest) */
+    const ub_layer **lay = p->lay;
+    uint32_t paylen = 0;
+    for (const ub_layer *l = v->layer, *le = v->layer + v->nlayers; l < le; l++) {
+        const unsigned id = l->hdr->id;
+        const struct ub_xmap *x = &s->xmap[id < UB_H__COUNT ? id : 0]; /* id 0 is none of them */
+        lay[x->last[l->status == UB_CK_BAD]] = l;
+        const ub_layer *f = lay[x->first];
+        lay[x->first] = f ? f : l;
+        paylen += l->wlen & (0u - (uint32_t)x->pay);
     }
+    p->payload_len = paylen;
+    if (p->lx_bcrc_bad) p->bcrc = p->lx_bcrc_bad; /* the last bad BCRC, else the first */
+    p->crc_bad = p->lx_bcrc_bad || p->lx_icrc_bad;
+    p->nb = p->lx_nb != NULL;
+    const ub_layer *upih = p->lx_upih, *eidh = p->lx_eidh;
     if (p->nth) {
         addr_from(&p->src, p->nth, &s->f_scna, s->ar[0]);
         addr_from(&p->dst, p->nth, &s->f_dcna, s->ar[1]);
@@ -722,6 +748,7 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     addr_prepare(s->ar[1], &s->f_dcna);
     addr_prepare(s->ar[2], &s->f_ip_src);
     addr_prepare(s->ar[3], &s->f_ip_dst);
+    xmap_init(s->xmap);
     for (unsigned i = 0; i < sizeof all_modules / sizeof all_modules[0]; i++) {
         const ub_st_module *m = all_modules[i];
         if (!(cfg->layers & m->layer)) continue;
@@ -848,8 +875,17 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     }
     bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, &p);
     if (copy) s->hop_copies++;
-    for (unsigned i = 0; i < s->nmods; i++)
-        if (!copy || s->mods_def[i] == &ub_st_mod_dll) s->mods_def[i]->packet(s->mods[i], s, &p);
+    /* one call site per module slot: each indirect call keeps one target */
+#define MOD_PACKET(i) \
+    if (i < s->nmods && (!copy || s->mods_def[i] == &ub_st_mod_dll)) s->mods_def[i]->packet(s->mods[i], s, &p)
+    MOD_PACKET(0);
+    MOD_PACKET(1);
+    MOD_PACKET(2);
+    MOD_PACKET(3);
+    MOD_PACKET(4);
+    MOD_PACKET(5);
+    for (unsigned i = 6; i < s->nmods; i++) MOD_PACKET(i);
+#undef MOD_PACKET
 }
 
 void ub_state_finish(ub_state *s)
