@@ -219,6 +219,9 @@ typedef struct ub_pkt {
 #define UB_PKT_LAY(m) ((uint8_t)((offsetof(ub_pkt, m) - offsetof(ub_pkt, lay)) / sizeof(const ub_layer *)))
 _Static_assert(offsetof(ub_pkt, cci) < offsetof(ub_pkt, lay) + sizeof(((ub_pkt *)0)->lay), "ub_pkt lay[] covers every layer pointer");
 
+/* the packet as the rules see it (state.c; ub_state_packet's first step, exposed for the tests) */
+void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p);
+
 /* ---------------------------------------------------------------- bounded tables */
 #define UB_KEY_MAX 56
 typedef struct ub_key {
@@ -334,10 +337,11 @@ struct ub_state {
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
     ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
-    /* per header id, the ub_pkt lay[] slots its layer goes to (0: none): last[checksum bad] (the last
-     * one of its kind; a bad BCRC/ICRC also in its own slot), first (the first one of its kind: IP,
-     * UDP, payload, BCRC); pay: 1 when its wire length counts into payload_len */
-    struct ub_xmap { uint8_t last[2], first, pay; } xmap[UB_H__COUNT];
+    /* per header id and checksum bad (index 1) or not, the ub_pkt lay[] slots its layer goes to (0:
+     * none): last (the last one of its kind; a bad BCRC in its own slot), first (the first one of its
+     * kind: IP, UDP, payload, BCRC; a bad ICRC in its own slot); pay: 1 when its wire length counts
+     * into payload_len */
+    struct ub_xmap { uint8_t last[2], first[2], pay; } xmap[UB_H__COUNT];
     ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];

@@ -511,7 +511,7 @@ static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint3
     return has;
 }
 
-/* the table extract() dispatches the layers with: header id -> ub_pkt slots (struct ub_xmap) */
+/* the table ub_st_extract dispatches the layers with: header id -> ub_pkt slots (struct ub_xmap) */
 static void xmap_init(struct ub_xmap *x)
 {
     enum { LAST, FIRST, CRC_FIRST, CRC_LAST, PAY };
@@ -540,13 +540,19 @@ static void xmap_init(struct ub_xmap *x)
         x[id].last[0] = x[id].last[1] = UB_PKT_LAY(dllcb);
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         struct ub_xmap *e = &x[m[i].id];
-        *e = (struct ub_xmap){ { 0, 0 }, 0, 0 };
+        *e = (struct ub_xmap){ { 0, 0 }, { 0, 0 }, 0 };
         switch (m[i].how) {
         case LAST: e->last[0] = e->last[1] = m[i].slot; break;
-        case FIRST: e->first = m[i].slot; break;
-        case CRC_FIRST: e->first = m[i].slot; e->last[1] = UB_PKT_LAY(lx_bcrc_bad); break; /* first, or the last bad one */
-        case CRC_LAST: e->last[0] = m[i].slot; e->last[1] = UB_PKT_LAY(lx_icrc_bad); break;
-        case PAY: e->first = m[i].slot; e->pay = 1; break;
+        case FIRST: e->first[0] = e->first[1] = m[i].slot; break;
+        case CRC_FIRST: /* the first, or the last bad one */
+            e->first[0] = e->first[1] = m[i].slot;
+            e->last[1] = UB_PKT_LAY(lx_bcrc_bad);
+            break;
+        case CRC_LAST: /* the last; a bad one marks the packet */
+            e->last[0] = e->last[1] = m[i].slot;
+            e->first[1] = UB_PKT_LAY(lx_icrc_bad);
+            break;
+        case PAY: e->first[0] = e->first[1] = m[i].slot; e->pay = 1; break;
         }
     }
 }
@@ -568,7 +574,7 @@ static UB_FH_INLINE void pkt_zero(ub_pkt *p)
 #endif
 }
 
-static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
     pkt_zero(p);
     p->v = v;
@@ -577,16 +583,17 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     p->kind = v->kind;
     p->upi = UINT32_MAX;
     /* the layers of interest without a branch per layer (the header sequence varies from packet to
-     * packet): each kind's last one, a bad BCRC/ICRC also to its own slot, the first one of IP, UDP,
-     * payload and BCRC (slot 0, lx_none, takes whatever is of no interest) */
+     * packet): each kind's last one, the first one of IP, UDP, payload and BCRC, a bad BCRC or ICRC
+     * also to its own slot (slot 0, lx_none, takes whatever is of no interest) */
     const ub_layer **lay = p->lay;
     uint32_t paylen = 0;
     for (const ub_layer *l = v->layer, *le = v->layer + v->nlayers; l < le; l++) {
         const unsigned id = l->hdr->id;
         const struct ub_xmap *x = &s->xmap[id < UB_H__COUNT ? id : 0]; /* id 0 is none of them */
-        lay[x->last[l->status == UB_CK_BAD]] = l;
-        const ub_layer *f = lay[x->first];
-        lay[x->first] = f ? f : l;
+        const unsigned bad = l->status == UB_CK_BAD;
+        lay[x->last[bad]] = l;
+        const ub_layer *f = lay[x->first[bad]];
+        lay[x->first[bad]] = f ? f : l;
         paylen += l->wlen & (0u - (uint32_t)x->pay);
     }
     p->payload_len = paylen;
@@ -858,7 +865,7 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     ub_pkt p;
     s->cur_frame = pi->frame;
     s->kq_set = false;
-    extract(s, v, pi, &p);
+    ub_st_extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
     if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
