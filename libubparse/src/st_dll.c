@@ -1128,4 +1128,4 @@ static void fini_dll(void *mp)
 
 /* End of capture: retry sets cut by the capture end are silent (§10.6 i); an unanswered Retry_Req_Set,
  * an unfinished replay or handshake cannot be judged without what follows. */
-const ub_st_module ub_st_mod_dll = { "dll", UB_ST_DLL, size_dll, init_dll, packet_dll, NULL, fini_dll };
+const ub_st_module ub_st_mod_dll = { "dll", UB_ST_DLL, size_dll, init_dll, packet_dll, NULL, fini_dll, 0 };

@@ -299,7 +299,12 @@ typedef struct ub_st_module {
     void (*packet)(void *m, ub_state *s, const ub_pkt *p);
     void (*finish)(void *m, ub_state *s);
     void (*fini)(void *m);
+    uint8_t only;    /* 0: every packet; else UB_MOD_* bits: only packets that have one of them */
 } ub_st_module;
+enum {
+    UB_MOD_NB = 1u << 0, /* checksums good and an IB BTH or SUE RH (ub_pkt nb) */
+    UB_MOD_FL = 1u << 1, /* checksums good and a PCIe flit record */
+};
 
 extern const ub_st_module ub_st_mod_dll; /* st_dll.c: digest §10.1 */
 extern const ub_st_module ub_st_mod_tp;  /* st_tp.c: §10.2, §10.3 */
@@ -327,6 +332,7 @@ struct ub_state {
     uint64_t last_ts;
     void *mods[8];                    /* module states */
     const ub_st_module *mods_def[8];  /* their definitions */
+    uint8_t mods_only[8];             /* their ub_st_module only bits, ~0 for every packet */
     unsigned nmods;
     ub_state_stats stats;             /* modules update the live/evicted counters */
     uint64_t cur_frame;               /* frame of the packet being processed */

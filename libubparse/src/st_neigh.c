@@ -340,4 +340,5 @@ static void finish_nb(void *mv, ub_state *s)
     }
 }
 
-const ub_st_module ub_st_mod_nb = { "neighbours", UB_ST_TP, size_nb, init_nb, packet_nb, finish_nb, fini_nb };
+const ub_st_module ub_st_mod_nb = { "neighbours", UB_ST_TP, size_nb, init_nb, packet_nb, finish_nb, fini_nb,
+                                    UB_MOD_NB | UB_MOD_FL };

@@ -963,4 +963,4 @@ fail: /* the engine frees the module memory but does not call fini after a faile
     return -1;
 }
 
-const ub_st_module ub_st_mod_ta = { "ta", UB_ST_TA | UB_ST_MG, size_ta, init_ta, packet_ta, finish_ta, fini_ta };
+const ub_st_module ub_st_mod_ta = { "ta", UB_ST_TA | UB_ST_MG, size_ta, init_ta, packet_ta, finish_ta, fini_ta, 0 };

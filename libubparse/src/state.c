@@ -574,7 +574,7 @@ static UB_FH_INLINE void pkt_zero(ub_pkt *p)
 #endif
 }
 
-void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+static UB_FH_INLINE void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
     pkt_zero(p);
     p->v = v;
@@ -640,6 +640,8 @@ void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *
     p->malformed = ub_view_worst(v) >= UB_SEV_ERROR;
     if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
 }
+
+void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
 
 uint64_t ub_state_pair_hash(const ub_view *v)
 {
@@ -767,6 +769,7 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
         }
         s->mods[s->nmods] = mem;
         s->mods_def[s->nmods] = m;
+        s->mods_only[s->nmods] = m->only ? m->only : 0xFF;
         s->nmods++;
     }
     fidx_free(s->fidx); /* only the start-up looks names up */
@@ -865,7 +868,7 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     ub_pkt p;
     s->cur_frame = pi->frame;
     s->kq_set = false;
-    ub_st_extract(s, v, pi, &p);
+    extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
     if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
@@ -882,9 +885,12 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     }
     bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, &p);
     if (copy) s->hop_copies++;
-    /* one call site per module slot: each indirect call keeps one target */
+    /* the modules for this packet (those for neighbour or PCIe flit traffic only when it is that);
+     * one call site per module slot: each indirect call keeps one target */
+    const unsigned have = 0x80u | (p.crc_bad ? 0u : (p.nb ? UB_MOD_NB : 0u) | (v->entry == UB_ENTRY_PCIEFLIT ? UB_MOD_FL : 0u));
 #define MOD_PACKET(i) \
-    if (i < s->nmods && (!copy || s->mods_def[i] == &ub_st_mod_dll)) s->mods_def[i]->packet(s->mods[i], s, &p)
+    if (i < s->nmods && (s->mods_only[i] & have) && (!copy || s->mods_def[i] == &ub_st_mod_dll)) \
+    s->mods_def[i]->packet(s->mods[i], s, &p)
     MOD_PACKET(0);
     MOD_PACKET(1);
     MOD_PACKET(2);
