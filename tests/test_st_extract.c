@@ -70,7 +70,34 @@ static void ref_extract(const ub_view *v, ref *p)
     }
 }
 
-static unsigned compared;
+static unsigned compared, addrs;
+
+/* the address as ub_field_value gives it (the handle's field in layer l's table) */
+static void ref_addr(const ub_layer *l, const char *abbrev, ub_addr *a)
+{
+    const ub_hdr *h[8];
+    const ub_field *f[8];
+    size_t n = ub_field_find(abbrev, h, f, 8);
+    memset(a, 0, sizeof *a);
+    for (size_t i = 0; i < n; i++) {
+        ub_val v;
+        if (h[i] != l->hdr || !f[i] || ub_field_value(l, f[i], &v) != 0) continue;
+        if (f[i]->type == UB_FT_UINT) {
+            a->len = (uint8_t)((f[i]->bits + 7) / 8);
+            for (unsigned k = 0; k < a->len; k++) a->b[k] = (uint8_t)(v.u >> (8 * (a->len - 1 - k)));
+        } else {
+            a->len = (uint8_t)(v.nbytes > 16 ? 16 : v.nbytes);
+            memcpy(a->b, v.bytes, a->len);
+        }
+        return;
+    }
+}
+static void check_addr(const ub_addr *got, const ub_addr *want)
+{
+    CHECK_EQ(got->len, want->len);
+    CHECK(memcmp(got->b, want->b, want->len) == 0);
+    addrs++;
+}
 
 /* every layer pointer of ub_pkt (before the BTAH/ATAH answer rule of ub_st_extract moves them) */
 static void compare(ub_state *s, const ub_view *v)
@@ -87,6 +114,17 @@ static void compare(ub_state *s, const ub_view *v)
     SAME(tvetah); SAME(mgmtetah); SAME(scanhdr); SAME(scan_rpath); SAME(scanpdu); SAME(payload); SAME(cci);
     SAME(crc_bad); SAME(nb); SAME(payload_len);
 #undef SAME
+    /* the endpoint addresses: the NTH's CNAs, else the first IP header's (IPv6: 16 bytes) */
+    if (r.nth || r.ip) {
+        const bool v4 = r.ip && r.ip->hdr->id == UB_H_IPV4;
+        ub_addr a;
+        ref_addr(r.nth ? r.nth : r.ip, r.nth ? "ub.nth.scna" : v4 ? "ub.ipv4.src" : "ub.ipv6.src", &a);
+        check_addr(&p.src, &a);
+        ref_addr(r.nth ? r.nth : r.ip, r.nth ? "ub.nth.dcna" : v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", &a);
+        check_addr(&p.dst, &a);
+    } else {
+        CHECK(p.src.len == 0 && p.dst.len == 0);
+    }
     /* a BTAH stays unless it answers (ns-3-UB D12) or follows a transport ack (D13) */
     if (r.btah && !(r.rtph && p.sum.rt_op >= 2)) CHECK(p.btah == r.btah || p.atah == r.btah);
     if (!r.btah) CHECK(p.btah == NULL);
@@ -175,7 +213,7 @@ int main(void)
     }
 
     /* every unit of the bundled captures */
-    static const char *const caps[] = { "cfg3_ipv4", "cfg5_netctl", "cfg6_enum", "cfg6_mgmt", "cfg7_rtp", "cfg9_coherent",
+    static const char *const caps[] = { "cfg3_ipv4", "cfg3_plain_ip", "cfg5_netctl", "cfg6_enum", "cfg6_mgmt", "cfg7_rtp", "cfg9_coherent",
                                         "dllcb", "malformed", "multiblock", "stream", "uboe", "urpc", "rocev2_rc",
                                         "sue_std", "pcie_flit", "audit_rtp_lossy", "audit_credit", "audit_mgmt",
                                         "audit_txn_clean", "mixed_eth", "cip", "noncrc" };
@@ -196,7 +234,8 @@ int main(void)
         ub_cap_close(cf);
     }
     CHECK(compared - before > 250);
-    printf("%u packets compared\n", compared);
+    CHECK(addrs > 200);
+    printf("%u packets compared, %u addresses\n", compared, addrs);
     free(v);
     ub_state_free(s);
     return ub_test_finish();

@@ -429,22 +429,28 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
 }
 
 /* ================================================================ packet extraction */
-/* the whole-byte address rows of a handle's entries (addr_from) */
+/* the whole-byte address rows of a handle's entries (addr_from): integers of up to 8 bytes without
+ * a wire transformation, byte strings (IPv6) of up to 16 bytes: ub_field_value's bytes as they are */
 static void addr_prepare(struct ub_addr_rd *ar, const ub_fh *fh)
 {
     for (unsigned i = 0; i < fh->n; i++) {
         const ub_field *f = fh->f[i];
-        ar[i].whole = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) &&
-                      !(f->bits & 7) && f->bits && f->bits <= 64 && f->bit_off / 8 < 0xF8;
+        bool as_int = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits <= 64;
+        bool as_bytes = f->type != UB_FT_UINT && f->type != UB_FT_BOOL &&
+                        !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)) && f->bits <= 128;
+        ar[i].whole = (as_int || as_bytes) && !(f->bit_off & 7) && !(f->bits & 7) && f->bits && f->bit_off / 8 < 0xF0;
         ar[i].off = ar[i].whole ? (uint8_t)(f->bit_off / 8) : 0;
         ar[i].n = ar[i].whole ? (uint8_t)(f->bits / 8) : 0;
     }
 }
 
-/* n (1..8) bytes: two overlapping fixed-size copies */
+/* n (1..16) bytes: two overlapping fixed-size copies */
 static inline void copy_small(uint8_t *d, const uint8_t *s, unsigned n)
 {
-    if (n >= 4) {
+    if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
         memcpy(d, s, 4);
         memcpy(d + n - 4, s + n - 4, 4);
     } else if (n >= 2) {
