@@ -92,6 +92,24 @@ static void ref_addr(const ub_layer *l, const char *abbrev, ub_addr *a)
         return;
     }
 }
+/* an EID as ub_field_value gives it (byte strings folded as state.c does) */
+static uint64_t ref_eid(const ub_layer *l, const char *abbrev)
+{
+    const ub_hdr *h[8];
+    const ub_field *f[8];
+    size_t n = ub_field_find(abbrev, h, f, 8);
+    for (size_t i = 0; i < n; i++) {
+        ub_val v;
+        if (h[i] != l->hdr || !f[i]) continue;
+        if (ub_field_value(l, f[i], &v) != 0) return 0;
+        if (f[i]->type == UB_FT_UINT) return v.u;
+        uint64_t x = 0;
+        for (uint32_t k = 0; k < v.nbytes; k++) x = x * 131 + v.bytes[k];
+        return x;
+    }
+    return 0;
+}
+static unsigned eids;
 static void check_addr(const ub_addr *got, const ub_addr *want)
 {
     CHECK_EQ(got->len, want->len);
@@ -125,6 +143,12 @@ static void compare(ub_state *s, const ub_view *v)
     } else {
         CHECK(p.src.len == 0 && p.dst.len == 0);
     }
+    const ub_layer *eidh = NULL;
+    for (unsigned i = 0; i < v->nlayers; i++)
+        if (v->layer[i].hdr->id == UB_H_EIDH40 || v->layer[i].hdr->id == UB_H_EIDH256) eidh = &v->layer[i];
+    CHECK_EQ(p.seid, eidh ? ref_eid(eidh, "ub.eidh.seid") : 0);
+    CHECK_EQ(p.deid, eidh ? ref_eid(eidh, "ub.eidh.deid") : 0);
+    eids += eidh != NULL;
     /* a BTAH stays unless it answers (ns-3-UB D12) or follows a transport ack (D13) */
     if (r.btah && !(r.rtph && p.sum.rt_op >= 2)) CHECK(p.btah == r.btah || p.atah == r.btah);
     if (!r.btah) CHECK(p.btah == NULL);
@@ -235,7 +259,8 @@ int main(void)
     }
     CHECK(compared - before > 250);
     CHECK(addrs > 200);
-    printf("%u packets compared, %u addresses\n", compared, addrs);
+    CHECK(eids > 0);
+    printf("%u packets compared, %u addresses, %u EIDHs\n", compared, addrs, eids);
     free(v);
     ub_state_free(s);
     return ub_test_finish();

@@ -497,6 +497,8 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
     if (!l) return 0;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
+        uint64_t u;
+        if (ub_fh_fast(fh, i, l, &u)) return u; /* an integer EID through its precomputed window */
         ub_val v;
         if (ub_field_value(l, fh->f[i], &v) != 0) return 0;
         if (fh->f[i]->type == UB_FT_UINT) return v.u;
