@@ -324,6 +324,9 @@ struct ub_state {
     unsigned kq_rule;
     uint64_t kq_frame;
     bool kq_keep, kq_set;
+    /* per rule: findings at frames above it the keep callback declines (it told so through
+     * ub_st_keep_bound; UINT64_MAX: ask it). Only ever lowered while the callback stays */
+    uint64_t keep_above[UB_R__COUNT];
     ub_match_cb mcb;
     void *mctx;
     ub_note_cb ncb;
@@ -365,7 +368,7 @@ static inline bool ub_st_want_text(ub_state *s, unsigned rule, uint64_t frame)
 {
     if (!s->fcb) return false;
     if (!s->fkeep) return true;
-    bool k = s->fkeep(s->fctx, rule, frame);
+    bool k = !(rule < UB_R__COUNT && frame > s->keep_above[rule]) && s->fkeep(s->fctx, rule, frame);
     s->kq_rule = rule; /* ub_st_emit of this finding reuses the answer */
     s->kq_frame = frame;
     s->kq_keep = k;
@@ -374,6 +377,9 @@ static inline bool ub_st_want_text(ub_state *s, unsigned rule, uint64_t frame)
 }
 void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
                 const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext);
+/* the keep callback's word: it declines every finding of `rule` at a frame above `frame` for as long as
+ * it stays set (the audit collector once it holds its examples of the rule: they only get earlier) */
+void ub_st_keep_bound(ub_state *s, unsigned rule, uint64_t frame);
 /* shorthand: one related frame, up to two values */
 void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t other_frame, int64_t v0, int64_t v1,
                  const char *detail);

@@ -236,7 +236,9 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
     ub_finding f;
     bool keep = true;
     if (s->fkeep) {
-        keep = s->kq_set && s->kq_rule == rule && s->kq_frame == frame ? s->kq_keep : s->fkeep(s->fctx, rule, frame);
+        keep = s->kq_set && s->kq_rule == rule && s->kq_frame == frame ? s->kq_keep
+               : frame > s->keep_above[rule]                           ? false
+                                                                       : s->fkeep(s->fctx, rule, frame);
         s->kq_set = false; /* the collector changes with this finding */
     }
     if (!keep && s->fcount) {
@@ -703,6 +705,7 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     s->fcb = fcb;
     s->fctx = ctx;
     s->fidx = fidx_new(); /* NULL: the handles are found by ub_field_find */
+    for (unsigned r = 0; r < UB_R__COUNT; r++) s->keep_above[r] = UINT64_MAX;
     ub_st_fh_init(s, &s->f_scna, "ub.nth.scna");
     ub_st_fh_init(s, &s->f_dcna, "ub.nth.dcna");
     ub_st_fh_init(s, &s->f_seid, "ub.eidh.seid");
@@ -795,6 +798,11 @@ void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb)
 {
     s->fkeep = cb;
     s->kq_set = false;
+    for (unsigned r = 0; r < UB_R__COUNT; r++) s->keep_above[r] = UINT64_MAX;
+}
+void ub_st_keep_bound(ub_state *s, unsigned rule, uint64_t frame)
+{
+    if (rule < UB_R__COUNT && frame < s->keep_above[rule]) s->keep_above[rule] = frame;
 }
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
 {
