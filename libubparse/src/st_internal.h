@@ -230,7 +230,12 @@ typedef struct ub_key {
 } ub_key;
 static inline void ub_key_add(ub_key *k, const void *p, size_t n)
 {
-    if (k->len + n > UB_KEY_MAX) n = UB_KEY_MAX - k->len;
+    if (k->len + n <= UB_KEY_MAX) { /* the common case: n as the caller wrote it (a constant: one move) */
+        memcpy(k->b + k->len, p, n);
+        k->len = (uint8_t)(k->len + n);
+        return;
+    }
+    n = UB_KEY_MAX - k->len;
     memcpy(k->b + k->len, p, n);
     k->len = (uint8_t)(k->len + n);
 }
