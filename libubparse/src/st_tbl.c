@@ -169,15 +169,14 @@ void *ub_tbl_find(ub_tbl *t, const ub_key *k)
     return (uint8_t *)e + sizeof(ub_tent);
 }
 
-void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
+/* ub_tbl_get of a key the table does not hold (out of line: the hit path stays small) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
 {
-    uint64_t h = key_hash(k);
-    ub_tent *e = tbl_lookup(t, k, h);
+    ub_tent *e;
     if (created) *created = false;
-    if (e) {
-        e->last = ++t->tick;
-        return (uint8_t *)e + sizeof(ub_tent);
-    }
     if (t->count + 1 > t->max) {
         /* evicting happens at full size only, so that it never depends on how the table grew */
         if (t->cap < t->full_cap && tbl_grow(t, true) != 0) return NULL;
@@ -209,6 +208,16 @@ void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
     t->count++;
     if (t->count > t->peak) t->peak = t->count;
     if (created) *created = true;
+    return (uint8_t *)e + sizeof(ub_tent);
+}
+
+void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
+{
+    uint64_t h = key_hash(k);
+    ub_tent *e = tbl_lookup(t, k, h);
+    if (!e) return tbl_insert(t, k, h, created);
+    if (created) *created = false;
+    e->last = ++t->tick;
     return (uint8_t *)e + sizeof(ub_tent);
 }
 
