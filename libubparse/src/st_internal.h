@@ -205,8 +205,8 @@ typedef struct ub_pkt {
     ub_pktsum sum;           /* header values read once (pktsum.h) */
     union { /* layers of interest (NULL when absent); state.c fills lay[] through a table per header id */
         struct {
-            /* extraction only: layers left out, UPIH, EIDH, the last bad BCRC / ICRC, an IB BTH or SUE RH */
-            const ub_layer *lx_none, *lx_upih, *lx_eidh, *lx_bcrc_bad, *lx_icrc_bad, *lx_nb;
+            /* extraction only: layers left out, UPIH, EIDH, an IB BTH or SUE RH */
+            const ub_layer *lx_none, *lx_upih, *lx_eidh, *lx_nb;
             const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
             const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
             const ub_layer *btah, *atah, *maetah, *mtetah, *udetah, *taidetah, *ofstetah, *immetah, *ntfetah, *beetah, *tvetah;
@@ -351,11 +351,10 @@ struct ub_state {
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
     ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
-    /* per header id and checksum bad (index 1) or not, the ub_pkt lay[] slots its layer goes to (0:
-     * none): last (the last one of its kind; a bad BCRC in its own slot), first (the first one of its
-     * kind: IP, UDP, payload, BCRC; a bad ICRC in its own slot); pay: 1 when its wire length counts
-     * into payload_len */
-    struct ub_xmap { uint8_t last[2], first[2], pay; } xmap[UB_H__COUNT];
+    /* per header id: the ub_pkt lay[] slot its layer goes to (0: none) and, for the kinds where the
+     * last one is not the whole answer (first IP/UDP/payload, BCRC, ICRC status, payload length),
+     * its UB_XK_* bit */
+    struct ub_xmap { uint8_t slot, kind; } xmap[UB_H__COUNT];
     ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];

@@ -521,49 +521,65 @@ static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint3
     return has;
 }
 
-/* the table ub_st_extract dispatches the layers with: header id -> ub_pkt slots (struct ub_xmap) */
+/* kinds of layer whose slot is not simply the last one of its kind (ub_xmap kind) */
+enum {
+    UB_XK_IP = 1u << 0,   /* the first IPv4/IPv6 */
+    UB_XK_UDP = 1u << 1,  /* the first UDP */
+    UB_XK_PAY = 1u << 2,  /* the first payload / atomic operands; payload_len sums them all */
+    UB_XK_BCRC = 1u << 3, /* the first BCRC, or the last bad one; any bad one sets crc_bad */
+    UB_XK_ICRC = 1u << 4, /* the last ICRC; any bad one sets crc_bad */
+};
+
+/* the table extract() dispatches the layers with: header id -> ub_pkt slot, UB_XK_* */
 static void xmap_init(struct ub_xmap *x)
 {
-    enum { LAST, FIRST, CRC_FIRST, CRC_LAST, PAY };
-    static const struct { uint16_t id; uint8_t slot, how; } m[] = {
-#define X(id, member, how) { id, UB_PKT_LAY(member), how }
-        X(UB_H_LPH, lph, LAST), X(UB_H_LCH, lch, LAST), X(UB_H_BCRC, bcrc, CRC_FIRST), X(UB_H_END, end, LAST),
-        X(UB_H_LNA, lna, LAST), X(UB_H_NTH16, nth, LAST), X(UB_H_NTH24, nth, LAST), X(UB_H_NTHIP, nthip, LAST),
-        X(UB_H_CCI_CAQM, cci, LAST), X(UB_H_CCI_FECN, cci, LAST), X(UB_H_CCI_FECN_RTT, cci, LAST),
-        X(UB_H_CCI_RSVD, cci, LAST), X(UB_H_IPV4, ip, FIRST), X(UB_H_IPV6, ip, FIRST), X(UB_H_UDP, udp, FIRST),
-        X(UB_H_ICRC, icrc, CRC_LAST), X(UB_H_RTPH, rtph, LAST), X(UB_H_UTPH, utph, LAST), X(UB_H_CTPH, ctph, LAST),
-        X(UB_H_CETPH_LDCP, cetph, LAST), X(UB_H_CETPH_CAQM, cetph, LAST), X(UB_H_CETPH_CNP, cetph, LAST),
-        X(UB_H_SAETPH, saetph, LAST), X(UB_H_UPIH16, lx_upih, LAST), X(UB_H_UPIH32, lx_upih, LAST),
-        X(UB_H_EIDH40, lx_eidh, LAST), X(UB_H_EIDH256, lx_eidh, LAST), X(UB_H_BTAH, btah, LAST),
-        X(UB_H_BTAH_C, btah, LAST), X(UB_H_BTAH_ALT, btah, LAST), X(UB_H_ATAH, atah, LAST), X(UB_H_ATAH_C, atah, LAST),
-        X(UB_H_MAETAH, maetah, LAST), X(UB_H_MAETAH_C, maetah, LAST), X(UB_H_MTETAH, mtetah, LAST),
-        X(UB_H_UDETAH, udetah, LAST), X(UB_H_TAIDETAH, taidetah, LAST), X(UB_H_OFSTETAH, ofstetah, LAST),
-        X(UB_H_IMMETAH, immetah, LAST), X(UB_H_NTFETAH, ntfetah, LAST), X(UB_H_BEETAH, beetah, LAST),
-        X(UB_H_TVETAH, tvetah, LAST), X(UB_H_MGMTETAH, mgmtetah, LAST), X(UB_H_SCANHDR, scanhdr, LAST),
-        X(UB_H_SCAN_RPATH, scan_rpath, LAST), X(UB_H_SCANPDU_REQ, scanpdu, LAST), X(UB_H_SCANPDU_RSP, scanpdu, LAST),
-        X(UB_H_IB_BTH, lx_nb, LAST), X(UB_H_SUE_RH, lx_nb, LAST), X(UB_H_PAYLOAD, payload, PAY),
-        X(UB_H_ATOMIC_OPS, payload, PAY),
+    static const struct { uint16_t id; uint8_t slot, kind; } m[] = {
+#define X(id, member, kind) { id, UB_PKT_LAY(member), kind }
+        X(UB_H_LPH, lph, 0), X(UB_H_LCH, lch, 0), X(UB_H_BCRC, bcrc, UB_XK_BCRC), X(UB_H_END, end, 0),
+        X(UB_H_LNA, lna, 0), X(UB_H_NTH16, nth, 0), X(UB_H_NTH24, nth, 0), X(UB_H_NTHIP, nthip, 0),
+        X(UB_H_CCI_CAQM, cci, 0), X(UB_H_CCI_FECN, cci, 0), X(UB_H_CCI_FECN_RTT, cci, 0), X(UB_H_CCI_RSVD, cci, 0),
+        X(UB_H_IPV4, ip, UB_XK_IP), X(UB_H_IPV6, ip, UB_XK_IP), X(UB_H_UDP, udp, UB_XK_UDP),
+        X(UB_H_ICRC, icrc, UB_XK_ICRC), X(UB_H_RTPH, rtph, 0), X(UB_H_UTPH, utph, 0), X(UB_H_CTPH, ctph, 0),
+        X(UB_H_CETPH_LDCP, cetph, 0), X(UB_H_CETPH_CAQM, cetph, 0), X(UB_H_CETPH_CNP, cetph, 0),
+        X(UB_H_SAETPH, saetph, 0), X(UB_H_UPIH16, lx_upih, 0), X(UB_H_UPIH32, lx_upih, 0),
+        X(UB_H_EIDH40, lx_eidh, 0), X(UB_H_EIDH256, lx_eidh, 0), X(UB_H_BTAH, btah, 0), X(UB_H_BTAH_C, btah, 0),
+        X(UB_H_BTAH_ALT, btah, 0), X(UB_H_ATAH, atah, 0), X(UB_H_ATAH_C, atah, 0), X(UB_H_MAETAH, maetah, 0),
+        X(UB_H_MAETAH_C, maetah, 0), X(UB_H_MTETAH, mtetah, 0), X(UB_H_UDETAH, udetah, 0),
+        X(UB_H_TAIDETAH, taidetah, 0), X(UB_H_OFSTETAH, ofstetah, 0), X(UB_H_IMMETAH, immetah, 0),
+        X(UB_H_NTFETAH, ntfetah, 0), X(UB_H_BEETAH, beetah, 0), X(UB_H_TVETAH, tvetah, 0),
+        X(UB_H_MGMTETAH, mgmtetah, 0), X(UB_H_SCANHDR, scanhdr, 0), X(UB_H_SCAN_RPATH, scan_rpath, 0),
+        X(UB_H_SCANPDU_REQ, scanpdu, 0), X(UB_H_SCANPDU_RSP, scanpdu, 0), X(UB_H_IB_BTH, lx_nb, 0),
+        X(UB_H_SUE_RH, lx_nb, 0), X(UB_H_PAYLOAD, payload, UB_XK_PAY), X(UB_H_ATOMIC_OPS, payload, UB_XK_PAY),
 #undef X
     };
     memset(x, 0, sizeof(struct ub_xmap) * UB_H__COUNT);
-    for (unsigned id = UB_H_DLLCB_NULL; id <= UB_H_DLLCB_RSVD; id++) /* the rest of DLLCB */
-        x[id].last[0] = x[id].last[1] = UB_PKT_LAY(dllcb);
+    for (unsigned id = UB_H_DLLCB_NULL; id <= UB_H_DLLCB_RSVD; id++) x[id].slot = UB_PKT_LAY(dllcb); /* the rest of DLLCB */
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        struct ub_xmap *e = &x[m[i].id];
-        *e = (struct ub_xmap){ { 0, 0 }, { 0, 0 }, 0 };
-        switch (m[i].how) {
-        case LAST: e->last[0] = e->last[1] = m[i].slot; break;
-        case FIRST: e->first[0] = e->first[1] = m[i].slot; break;
-        case CRC_FIRST: /* the first, or the last bad one */
-            e->first[0] = e->first[1] = m[i].slot;
-            e->last[1] = UB_PKT_LAY(lx_bcrc_bad);
-            break;
-        case CRC_LAST: /* the last; a bad one marks the packet */
-            e->last[0] = e->last[1] = m[i].slot;
-            e->first[1] = UB_PKT_LAY(lx_icrc_bad);
-            break;
-        case PAY: e->first[0] = e->first[1] = m[i].slot; e->pay = 1; break;
+        x[m[i].id].slot = m[i].slot;
+        x[m[i].id].kind = m[i].kind;
+    }
+}
+
+/* the kinds of `twice` (more than one layer of the kind in the packet): their slots, crc_bad and
+ * payload_len by the per-layer rules (tunnels, multi-block DLLDPs, a payload after atomic operands) */
+static void extract_again(ub_pkt *p, const ub_view *v, const struct ub_xmap *xmap, unsigned twice)
+{
+    if (twice & UB_XK_IP) p->ip = NULL;
+    if (twice & UB_XK_UDP) p->udp = NULL;
+    if (twice & UB_XK_PAY) p->payload = NULL, p->payload_len = 0;
+    if (twice & UB_XK_BCRC) p->bcrc = NULL;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        const unsigned id = l->hdr->id, k = (id < UB_H__COUNT ? xmap[id].kind : 0u) & twice;
+        const bool bad = l->status == UB_CK_BAD;
+        if (k & UB_XK_IP && !p->ip) p->ip = l;
+        if (k & UB_XK_UDP && !p->udp) p->udp = l;
+        if (k & UB_XK_PAY) {
+            if (!p->payload) p->payload = l;
+            p->payload_len += l->wlen;
         }
+        if (k & UB_XK_BCRC && (!p->bcrc || bad)) p->bcrc = l;
+        if (k & (UB_XK_BCRC | UB_XK_ICRC) && bad) p->crc_bad = true;
     }
 }
 
@@ -592,23 +608,23 @@ static UB_FH_INLINE void extract(ub_state *s, const ub_view *v, const ub_pktinfo
     p->cfg = v->cfg;
     p->kind = v->kind;
     p->upi = UINT32_MAX;
-    /* the layers of interest without a branch per layer (the header sequence varies from packet to
-     * packet): each kind's last one, the first one of IP, UDP, payload and BCRC, a bad BCRC or ICRC
-     * also to its own slot (slot 0, lx_none, takes whatever is of no interest) */
+    /* the layers of interest, one store per layer into the slot of its kind (the header sequence varies
+     * from packet to packet: no branch per layer); the kinds where the last one is not the answer are
+     * redone when the packet has more than one of them */
     const ub_layer **lay = p->lay;
-    uint32_t paylen = 0;
+    unsigned seen = 0, twice = 0;
     for (const ub_layer *l = v->layer, *le = v->layer + v->nlayers; l < le; l++) {
         const unsigned id = l->hdr->id;
-        const struct ub_xmap *x = &s->xmap[id < UB_H__COUNT ? id : 0]; /* id 0 is none of them */
-        const unsigned bad = l->status == UB_CK_BAD;
-        lay[x->last[bad]] = l;
-        const ub_layer *f = lay[x->first[bad]];
-        lay[x->first[bad]] = f ? f : l;
-        paylen += l->wlen & (0u - (uint32_t)x->pay);
+        const struct ub_xmap x = s->xmap[id < UB_H__COUNT ? id : 0]; /* id 0 is none of them */
+        lay[x.slot] = l;
+        twice |= seen & x.kind;
+        seen |= x.kind;
     }
-    p->payload_len = paylen;
-    if (p->lx_bcrc_bad) p->bcrc = p->lx_bcrc_bad; /* the last bad BCRC, else the first */
-    p->crc_bad = p->lx_bcrc_bad || p->lx_icrc_bad;
+    p->lx_none = NULL;
+    static const ub_layer none = { .status = UB_CK_NOT_PRESENT }; /* a missing one (selects, not branches) */
+    p->payload_len = (p->payload ? p->payload : &none)->wlen;
+    p->crc_bad = ((p->bcrc ? p->bcrc : &none)->status == UB_CK_BAD) | ((p->icrc ? p->icrc : &none)->status == UB_CK_BAD);
+    if (twice) extract_again(p, v, s->xmap, twice);
     p->nb = p->lx_nb != NULL;
     const ub_layer *upih = p->lx_upih, *eidh = p->lx_eidh;
     if (p->nth) {
