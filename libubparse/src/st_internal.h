@@ -340,7 +340,10 @@ struct ub_state {
     uint64_t last_ts;
     void *mods[8];                    /* module states */
     const ub_st_module *mods_def[8];  /* their definitions */
-    uint8_t mods_only[8];             /* their ub_st_module only bits, ~0 for every packet */
+    void (*mods_pkt[8])(void *m, ub_state *s, const ub_pkt *p); /* their packet functions */
+    /* the modules a packet goes to (bit i: mods[i]), by what it has: [UB_MOD_* bits], [4]: the DLL
+     * module alone (a copy of a packet seen at an earlier capture point) */
+    uint8_t mods_run[5];
     unsigned nmods;
     ub_state_stats stats;             /* modules update the live/evicted counters */
     uint64_t cur_frame;               /* frame of the packet being processed */

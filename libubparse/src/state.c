@@ -796,7 +796,10 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
         }
         s->mods[s->nmods] = mem;
         s->mods_def[s->nmods] = m;
-        s->mods_only[s->nmods] = m->only ? m->only : 0xFF;
+        s->mods_pkt[s->nmods] = m->packet;
+        for (unsigned have = 0; have < 4; have++)
+            if (!m->only || (m->only & have)) s->mods_run[have] |= (uint8_t)(1u << s->nmods);
+        if (m == &ub_st_mod_dll) s->mods_run[4] |= (uint8_t)(1u << s->nmods);
         s->nmods++;
     }
     fidx_free(s->fidx); /* only the start-up looks names up */
@@ -919,10 +922,10 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     if (copy) s->hop_copies++;
     /* the modules for this packet (those for neighbour or PCIe flit traffic only when it is that);
      * one call site per module slot: each indirect call keeps one target */
-    const unsigned have = 0x80u | (p.crc_bad ? 0u : (p.nb ? UB_MOD_NB : 0u) | (v->entry == UB_ENTRY_PCIEFLIT ? UB_MOD_FL : 0u));
+    const unsigned have = p.crc_bad ? 0u : (p.nb ? UB_MOD_NB : 0u) | (v->entry == UB_ENTRY_PCIEFLIT ? UB_MOD_FL : 0u);
+    const unsigned run = s->mods_run[have] & (copy ? s->mods_run[4] : 0xFFu);
 #define MOD_PACKET(i) \
-    if (i < s->nmods && (s->mods_only[i] & have) && (!copy || s->mods_def[i] == &ub_st_mod_dll)) \
-    s->mods_def[i]->packet(s->mods[i], s, &p)
+    if (run & 1u << (i)) s->mods_pkt[i](s->mods[i], s, &p)
     MOD_PACKET(0);
     MOD_PACKET(1);
     MOD_PACKET(2);
