@@ -1,6 +1,9 @@
 /* The packet as the rules see it (ub_pkt, st_internal.h) extracted once per packet by the threaded
  * pipeline's decoding stage (shard.c) and read in place by every engine that gets the packet,
- * instead of each engine extracting it again (issue #11 item 3). */
+ * instead of each engine extracting it again (issue #11 item 3).
+ * Contract for the modules: p->v there is a window of a view — its fields before layer[], layer[0 ..
+ * nlayers) and, when nerrs > 0, err[0 .. nerrs); the netbuf is reached only through the layers' and
+ * pkt's pointers. A module that needs more of the view must say so in shard.c (put_pkt). */
 #ifndef UB_PKTSHIP_H
 #define UB_PKTSHIP_H
 

@@ -65,12 +65,14 @@ typedef struct {
     ub_pkt p; /* p.v: the window that follows, p.pi: pi */
 } pktent;
 /* A decoded raw batch's entries live in chunks that never move (entries point into themselves);
- * each chunk has room for a whole ub_view past its last entry, so every window lies in memory. */
+ * each chunk has room for a whole ub_view past its last entry, so every window lies in memory.
+ * Chunks hold CHUNK_BYTES of entries, more when one entry needs it (an M_REC entry of a record
+ * longer than that; an M_PKT entry never copies its record and always fits). */
 #define CHUNK_BYTES (256u * 1024u)
 typedef struct chunk {
     struct chunk *next;
-    size_t used;
-    uint64_t data[]; /* CHUNK_BYTES + sizeof(ub_view) bytes */
+    size_t used, cap; /* cap: bytes of entries */
+    uint64_t data[];  /* cap + sizeof(ub_view) bytes */
 } chunk;
 enum { SL_FILLING, SL_FILLED /* raw, to decode */, SL_CLAIMED /* being decoded */, SL_READY };
 typedef struct {
@@ -100,7 +102,8 @@ typedef struct worker {
 
 struct ub_shards {
     const ub_opts *o;
-    ub_state *xs;        /* extraction only (no modules): read by every decoding thread */
+    const ub_state *xs;  /* extraction: worker 0's engine state, whose field handles (fixed at
+                          * ub_state_new, never written again) every decoding thread reads */
     worker *w;
     unsigned n;
     uint64_t tickmask;   /* workers that get the end-of-capture tick */
@@ -361,16 +364,25 @@ static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uin
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, h->len, 0, "incomplete unit at the end of the stream");
 }
 
-/* room for an entry of `need` (<= CHUNK_BYTES) bytes in the decoded batch b, *cur its chunk in use
- * (NULL before the first); NULL when out of memory */
+/* room for an entry of `need` bytes in the decoded batch b, *cur its chunk in use (NULL before the
+ * first); NULL when out of memory */
 static uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
 {
     chunk *c = *cur;
-    if (!c || c->used + need > CHUNK_BYTES) {
+    if (!c || c->used + need > c->cap) {
         chunk **nx = c ? &c->next : &b->ck;
-        if (!*nx) {
-            if (!(*nx = malloc(sizeof(chunk) + CHUNK_BYTES + sizeof(ub_view)))) return NULL;
-            (*nx)->next = NULL;
+        if (*nx && (*nx)->cap < need) { /* too small for this entry (not in use: the chunks after *cur) */
+            chunk *after = (*nx)->next;
+            free(*nx);
+            *nx = after;
+        }
+        if (!*nx || (*nx)->cap < need) {
+            size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+            chunk *n = malloc(sizeof(chunk) + cap + sizeof(ub_view));
+            if (!n) return NULL;
+            n->next = *nx;
+            n->cap = cap;
+            *nx = n;
         }
         c = *cur = *nx;
         c->used = 0;
@@ -597,10 +609,6 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
     pthread_cond_init(&S->cv_space, NULL);
     _Static_assert(sizeof(ub_unit_counts) == 12 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
     if (!(S->w = calloc(n, sizeof *S->w)) || decoder_init(&S->fd) != 0) goto fail;
-    ub_state_cfg xc;
-    ub_state_cfg_default(&xc);
-    xc.layers = 0;
-    if (!(S->xs = ub_state_new(&xc, NULL, NULL))) goto fail;
     for (unsigned i = 0; i < n; i++) {
         worker *w = &S->w[i];
         w->S = S;
@@ -610,6 +618,7 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
         ub_view_init(w->v);
         if (ub_eng_init(a, &w->e, spec[i].layers, spec[i].phase, false) != 0) goto fail;
     }
+    S->xs = S->w[0].e.st;
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&S->w[i].th, NULL, worker_main, &S->w[i]) != 0) goto fail;
         S->w[i].started = true;
@@ -676,7 +685,6 @@ void ub_shards_free(ub_shards *S)
         free(S->w[i].d.dv);
     }
     free(S->fd.dv);
-    ub_state_free(S->xs);
     for (unsigned k = 0; k < RING; k++) {
         for (chunk *c = S->ring[k].ck, *nx; c; c = nx) {
             nx = c->next;
