@@ -826,6 +826,7 @@ void ub_view_init(ub_view *v)
 {
     v->rsvd_magic = 0; /* ub_decode_wire derives the entries again */
     for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
+    ub_tmpl_reset(v);
     v->nlayers = 0;
     v->nerrs = 0;
 }
@@ -835,7 +836,8 @@ int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, 
     return ub_decode_wire(v, o, entry, rec, len, len);
 }
 
-int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen)
+int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,
+                     bool tmpl)
 {
     if (wirelen < len) wirelen = len;
     v->rec = rec;
@@ -880,6 +882,8 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
         ub_error_rec(v, UB_E_TRUNCATED, UB_H_NONE, 0, 0, 1, "empty record");
         return v->nerrs;
     }
+    /* a stack seen before (tmpl.c): filled after its checks; else the general path, then learnt */
+    if (tmpl && o && ub_tmpl_try(v, o, d.tbl, entry, rec, len, wirelen)) return 0;
     switch (entry) {
     case UB_ENTRY_FLIT:
     case UB_ENTRY_STREAM:
@@ -922,5 +926,11 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
         break;
     }
     if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;
+    if (tmpl && o && !v->nerrs) ub_tmpl_learn(v, &d, entry);
     return v->nerrs;
+}
+
+int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen)
+{
+    return ub_decode_wire_t(v, o, entry, rec, len, wirelen, true);
 }
