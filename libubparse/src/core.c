@@ -856,12 +856,14 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     v->nerrs = 0;
     v->errs_dropped = 0;
 
+    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
+    const ub_profile *pf = &ub_profiles[pidx];
+    /* a stack seen before (tmpl.c): filled after its checks; else the general path, then learnt */
+    if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
     ub_dec d;
     memset(&d, 0, sizeof d);
     d.v = v;
     d.o = o;
-    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
-    const ub_profile *pf = &ub_profiles[pidx];
     uint64_t magic = UB_RSVD_MAGIC + pidx;
     if (__builtin_expect(v->rsvd_magic != magic, 0)) { /* a new view, or another profile's tables */
         for (unsigned i = 0; i < UB_H__COUNT; i++) {
@@ -882,8 +884,6 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
         ub_error_rec(v, UB_E_TRUNCATED, UB_H_NONE, 0, 0, 1, "empty record");
         return v->nerrs;
     }
-    /* a stack seen before (tmpl.c): filled after its checks; else the general path, then learnt */
-    if (tmpl && o && ub_tmpl_try(v, o, d.tbl, entry, rec, len, wirelen)) return 0;
     switch (entry) {
     case UB_ENTRY_FLIT:
     case UB_ENTRY_STREAM:

@@ -293,12 +293,14 @@ typedef struct ub_dec {
 typedef struct ub_icrc_mask icrc_mask;
 /* §5.3.7 ICRC over p[start, end) with the masked byte ranges m[0..nm) set to ones (net.c) */
 uint32_t ub_icrc_calc(const uint8_t *p, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm);
+/* its OR pattern for ub_crc32_or (false: the masks need the byte-by-byte path) */
+bool ub_icrc_orm(uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm, uint8_t orm[96]);
 /* The CRC30 a BCRC carries (its 4 bytes at b; dll.c) */
 uint32_t ub_bcrc_carried(const uint8_t *b);
 /* tmpl.c — per-header-stack templates: a record whose stack was decoded before without any error is
  * filled from the template after its checks (masked compare of every byte the decode depends on, the
  * CRCs); false: decode it with the general path (then ub_tmpl_learn). */
-bool ub_tmpl_try(ub_view *v, const ub_opts *o, const ub_hdr *const *tbl, ub_entry entry, const uint8_t *rec,
+bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen);
 void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry);
 void ub_tmpl_reset(ub_view *v);

@@ -407,25 +407,33 @@ static void push_cci(ub_dec *d, uint32_t off)
     if (mode != 0 && mode != 4 && mode != 2) ub_error(d, UB_E_RSVD_VALUE, UB_H_CCI_RSVD, off, mode, 0, "ub.cci.mode"); /* NW-02 */
 }
 
-/* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7) */
-uint32_t ub_icrc_calc(const uint8_t *p, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm)
+/* The OR pattern of the ICRC masks that apply (in order, inside [start, end)) over the head: the CRC
+ * sets them to ones in registers (ub_crc32_or), no copy of the packet. Per mask two 4-byte stores, its
+ * value at the mask and zeros right after it (where no later mask wrote yet). False: a mask the pattern
+ * does not hold (none in any header today). */
+bool ub_icrc_orm(uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm, uint8_t orm[UB_CRC_ORM_LEN])
 {
-    /* the masks that apply (in order, inside [start, end)) as an OR pattern over the head: the CRC
-     * sets them to ones in registers (ub_crc32_or), no copy of the packet. Per mask two 4-byte
-     * stores, its value at the mask and zeros right after it (where no later mask wrote yet). */
-    uint8_t orm[UB_CRC_ORM_LEN] = { 0 };
-    uint32_t crc = 0, pos = start;
-    unsigned i = 0;
-    for (; i < nm; i++) {
+    memset(orm, 0, UB_CRC_ORM_LEN);
+    uint32_t pos = start;
+    for (unsigned i = 0; i < nm; i++) {
         uint32_t mo = start + m[i].off, ml = m[i].len;
         if (mo < pos || mo + ml > end) continue;
-        if (mo + ml - start > UB_CRC_ORM_SPAN || ml > 4) break;
+        if (mo + ml - start > UB_CRC_ORM_SPAN || ml > 4) return false;
         uint32_t w = (uint32_t)(uint8_t)~m[i].keep_mask * 0x01010101u, zero = 0;
         memcpy(orm + (mo - start), &w, 4);
         memcpy(orm + (mo - start) + ml, &zero, 4);
         pos = mo + ml;
     }
-    if (i == nm) return ub_crc32_or(p + start, end - start, orm);
+    return true;
+}
+
+/* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7) */
+uint32_t ub_icrc_calc(const uint8_t *p, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm)
+{
+    uint8_t orm[UB_CRC_ORM_LEN];
+    uint32_t crc = 0, pos;
+    unsigned i;
+    if (ub_icrc_orm(start, end, m, nm, orm)) return ub_crc32_or(p + start, end - start, orm);
     /* a mask the pattern does not hold (none in any header today): byte by byte */
     pos = start;
     for (i = 0; i < nm; i++) {

@@ -15,10 +15,13 @@
  * The cache lives in the view (ub_view.tmpl, no allocation, no global state): T_SETS x T_WAYS templates,
  * keyed by record length, entry and first 4 bytes; it is emptied when the options change. */
 #include "internal.h"
+#include <stddef.h>
 
 enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_MAXLEN = 640 /* one 32-flit block */ };
 
-typedef struct tlayer { uint16_t roff, off, len; uint8_t id, depth, flags, pad; } tlayer;
+/* a layer as ub_layer holds it: its table, off and len (one 8-byte store), status, variant, depth and
+ * flags (one 4-byte store); data is rec + roff */
+typedef struct tlayer { const ub_hdr *hdr; uint32_t offlen[2]; uint8_t sdvf[4]; uint16_t roff, pad; } tlayer;
 typedef struct tchunk { uint64_t v[2], m[2]; } tchunk;
 typedef struct tmpl {
     uint32_t key;     /* the record's first 4 bytes (LPH / LCH: all compared) */
@@ -31,11 +34,11 @@ typedef struct tmpl {
     uint8_t ic_nm;
     uint8_t grp;      /* its group (tcache.dm) */
     uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet */
-    uint16_t ic_base, ic_start, ic_end; /* ICRC over (rec + ic_base)[ic_start, ic_end) */
-    struct { uint16_t off; uint8_t len, keep; } ic_m[4];
+    uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos */
     uint16_t choff[TC_MAX];
     tlayer L[TL_MAX];
     tchunk ch[TC_MAX];
+    uint8_t ic_orm[UB_CRC_ORM_LEN]; /* the ICRC's masks (ub_icrc_orm) */
 } tmpl;
 typedef struct tcache {
     uint32_t on;  /* oc holds the options the templates were made with */
@@ -52,7 +55,9 @@ typedef struct tcache {
     tmpl t[T_SETS * T_WAYS];
 } tcache;
 _Static_assert(sizeof(tcache) <= sizeof(((ub_view *)0)->tmpl), "ub_view.tmpl too small for the template cache");
-_Static_assert(UB_H__COUNT <= 256, "layer ids fit a byte");
+_Static_assert(offsetof(ub_layer, len) == offsetof(ub_layer, off) + 4 && offsetof(ub_layer, variant) == offsetof(ub_layer, status) + 1 &&
+                   offsetof(ub_layer, depth) == offsetof(ub_layer, status) + 2 && offsetof(ub_layer, flags) == offsetof(ub_layer, status) + 3,
+               "ub_layer: off/len and status/variant/depth/flags adjacent");
 
 static inline tcache *cache_of(ub_view *v) { return (tcache *)(void *)v->tmpl; }
 
@@ -86,7 +91,7 @@ static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, u
     return (unsigned)(h >> 59); /* T_SETS = 32 */
 }
 
-bool ub_tmpl_try(ub_view *v, const ub_opts *o, const ub_hdr *const *tbl, ub_entry entry, const uint8_t *rec,
+bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen)
 {
     tcache *c = cache_of(v);
@@ -120,11 +125,8 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, const ub_hdr *const *tbl, ub_entr
         if (bcomp != ub_bcrc_carried(rec + len - 4)) return false;
     }
     if (t->icrc_li) { /* §5.3.7 */
-        icrc_mask m[4];
-        for (unsigned i = 0; i < t->ic_nm; i++) m[i] = (icrc_mask){ t->ic_m[i].off, t->ic_m[i].len, t->ic_m[i].keep };
-        const uint8_t *b = rec + t->ic_base;
-        icomp = ub_icrc_calc(b, t->ic_start, t->ic_end, m, t->ic_nm);
-        const uint8_t *ic = b + t->ic_end;
+        icomp = ub_crc32_or(rec + t->ic_first, t->ic_n, t->ic_orm);
+        const uint8_t *ic = rec + t->ic_pos;
         uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
         if (icomp != (t->ic_var == 1 ? __builtin_bswap32(be) : be)) return false;
         if (t->ic_var == 2 && icomp == __builtin_bswap32(be)) return false; /* the general path prefers LE */
@@ -141,16 +143,12 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, const ub_hdr *const *tbl, ub_entr
     ub_layer *l = v->layer;
     for (unsigned i = 0; i < t->nl; i++, l++) {
         const tlayer *s = &t->L[i];
-        const ub_hdr *h = tbl ? tbl[s->id] : NULL;
-        l->hdr = h ? h : ub_registry[s->id];
+        l->hdr = s->hdr;
         l->data = rec + s->roff;
-        l->off = s->off;
-        l->len = l->wlen = s->len;
+        memcpy(&l->off, s->offlen, 8);
         l->aux = 0;
-        l->status = 0;
-        l->variant = 0;
-        l->depth = s->depth;
-        l->flags = s->flags;
+        memcpy(&l->status, s->sdvf, 4);
+        l->wlen = s->offlen[1];
     }
     v->nlayers = t->nl;
     c->hits++;
@@ -261,21 +259,16 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
                 return;
             t.icrc_li = (uint8_t)(i + 1);
             t.ic_var = l->variant;
-            t.ic_base = (uint16_t)(d->ic.p - rec);
-            t.ic_start = (uint16_t)d->ic.start;
-            t.ic_end = (uint16_t)d->ic.end;
-            t.ic_nm = d->ic.nm;
-            if (d->ic.nm > 4) return;
-            for (unsigned k = 0; k < d->ic.nm; k++) {
-                if (d->ic.m[k].off > 0xFFFFu || d->ic.m[k].len > 0xFFu) return;
-                t.ic_m[k].off = (uint16_t)d->ic.m[k].off;
-                t.ic_m[k].len = (uint8_t)d->ic.m[k].len;
-                t.ic_m[k].keep = d->ic.m[k].keep_mask;
-            }
+            uint32_t base = (uint32_t)(d->ic.p - rec);
+            t.ic_first = (uint16_t)(base + d->ic.start);
+            t.ic_n = (uint16_t)(d->ic.end - d->ic.start);
+            t.ic_pos = (uint16_t)(base + d->ic.end);
+            if (d->ic.start > d->ic.end || d->ic.nm > 4 || !ub_icrc_orm(d->ic.start, d->ic.end, d->ic.m, d->ic.nm, t.ic_orm))
+                return;
         } else if (l->aux || l->status || l->variant) {
             return;
         }
-        t.L[i] = (tlayer){ (uint16_t)roff, (uint16_t)l->off, (uint16_t)l->len, (uint8_t)id, l->depth, l->flags, 0 };
+        t.L[i] = (tlayer){ l->hdr, { l->off, l->len }, { 0, 0, l->depth, l->flags }, (uint16_t)roff, 0 };
         memset(cov + roff, 1, l->len);
         if ((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS) continue; /* not read by the decoder */
         uint8_t lm[T_MAXLEN];
