@@ -81,11 +81,20 @@ static inline unsigned group_of(uint32_t key, uint32_t len, unsigned entry)
     h *= 0x846CA68Bu;
     return h >> 24; /* T_GROUPS = 256 */
 }
+/* word i of the set-choosing bytes: at 8i, or the record's last 8 bytes when shorter (len >= 16; no
+ * branch, a fixed number of words) */
+static inline uint32_t hash_off(unsigned i, uint32_t len)
+{
+    return 8 * i + 8 <= len ? 8 * i : len - 8;
+}
 static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, uint32_t len, unsigned entry)
 {
     const uint64_t *dm = c->dm[g];
     uint64_t h = (uint64_t)len << 32 ^ entry;
-    for (unsigned i = 0; i < T_HASH / 8 && 8 * i + 8 <= len; i++) h = (h ^ (ld64(rec + 8 * i) & dm[i])) * 0x9E3779B97F4A7C15ull;
+    if (len >= T_HASH)
+        for (unsigned i = 0; i < T_HASH / 8; i++) h = (h ^ (ld64(rec + 8 * i) & dm[i])) * 0x9E3779B97F4A7C15ull;
+    else
+        for (unsigned i = 0; i < T_HASH / 8; i++) h = (h ^ (ld64(rec + hash_off(i, len)) & dm[i])) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     return (unsigned)(h >> 59); /* T_SETS = 32 */
@@ -107,18 +116,27 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     memcpy(&key, rec, 4);
     unsigned s = set_of(c, group_of(key, len, entry), rec, len, entry);
     const uint64_t tg = tag_of(key, len, entry), *ts = &c->tag[s * T_WAYS];
-    tmpl *t = &c->t[s * T_WAYS], *te = t + T_WAYS;
-    for (; t < te; t++, ts++) { /* several stacks may share length and first word: the bytes decide */
-        if (*ts != tg) continue;
+    /* the ways of this length and first word, found without a branch per way */
+    _Static_assert(T_WAYS == 8, "one compare per way below");
+    unsigned ways = (unsigned)(ts[0] == tg) | (unsigned)(ts[1] == tg) << 1 | (unsigned)(ts[2] == tg) << 2 |
+                    (unsigned)(ts[3] == tg) << 3 | (unsigned)(ts[4] == tg) << 4 | (unsigned)(ts[5] == tg) << 5 |
+                    (unsigned)(ts[6] == tg) << 6 | (unsigned)(ts[7] == tg) << 7;
+    const tmpl *t = NULL;
+    while (ways) { /* several stacks may share length and first word: the bytes decide */
+        const tmpl *u = &c->t[s * T_WAYS + (unsigned)__builtin_ctz(ways)];
+        ways &= ways - 1;
         /* every byte the decode depends on, as when the template was made */
         uint64_t acc = 0;
-        for (unsigned i = 0; i < t->nch; i++) {
-            const uint8_t *p = rec + t->choff[i];
-            acc |= ((ld64(p) ^ t->ch[i].v[0]) & t->ch[i].m[0]) | ((ld64(p + 8) ^ t->ch[i].v[1]) & t->ch[i].m[1]);
+        for (unsigned i = 0; i < u->nch; i++) {
+            const uint8_t *p = rec + u->choff[i];
+            acc |= ((ld64(p) ^ u->ch[i].v[0]) & u->ch[i].m[0]) | ((ld64(p + 8) ^ u->ch[i].v[1]) & u->ch[i].m[1]);
         }
-        if (!acc) break;
+        if (!acc) {
+            t = u;
+            break;
+        }
     }
-    if (t == te) return false;
+    if (!t) return false;
     uint32_t bcomp = 0, icomp = 0;
     if (t->bcrc_li) { /* */
         bcomp = ub_crc30_block(rec, len / 20u, o->bcrc_variant);
@@ -140,15 +158,15 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
         v->pkt_len = t->pkt_len;
         v->pkt_off = t->pkt_off;
     }
-    ub_layer *l = v->layer;
-    for (unsigned i = 0; i < t->nl; i++, l++) {
-        const tlayer *s = &t->L[i];
-        l->hdr = s->hdr;
-        l->data = rec + s->roff;
-        memcpy(&l->off, s->offlen, 8);
+    ub_layer *restrict l = v->layer;
+    const tlayer *tl = t->L, *te = tl + t->nl;
+    for (; tl < te; tl++, l++) {
+        l->hdr = tl->hdr;
+        l->data = rec + tl->roff;
+        memcpy(&l->off, tl->offlen, 8);
         l->aux = 0;
-        memcpy(&l->status, s->sdvf, 4);
-        l->wlen = s->offlen[1];
+        memcpy(&l->status, tl->sdvf, 4);
+        l->wlen = tl->offlen[1];
     }
     v->nlayers = t->nl;
     c->hits++;
@@ -308,8 +326,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     /* the class's set-choosing mask: this template's compared bits of the first T_HASH bytes, and
      * those of every template of the class before (narrower: the class's templates are dropped) */
     unsigned g = group_of(t.key, len, entry);
-    uint64_t nm[T_HASH / 8] = { 0 };
-    for (uint32_t b = 0; b < T_HASH && b < len; b++) ((uint8_t *)nm)[b] = mk[b];
+    uint64_t nm[T_HASH / 8];
+    for (unsigned i = 0; i < T_HASH / 8; i++) memcpy(&nm[i], mk + hash_off(i, len), 8);
     bool narrower = false;
     for (unsigned i = 0; i < T_HASH / 8; i++) {
         uint64_t m = c->dm_on[g] ? c->dm[g][i] & nm[i] : nm[i];
