@@ -12,12 +12,16 @@
  * (computed and compared), and the per-packet rows below that the decoder never reads (sequence numbers,
  * TP endpoints, RC ids). Every other byte of the record is compared, covered by a layer or not.
  *
- * The cache lives in the view (ub_view.tmpl, no allocation, no global state): T_SETS x T_WAYS templates,
- * keyed by record length, entry and first 4 bytes; it is emptied when the options change. */
+ * The cache lives in the view (ub_view.tmpl, no allocation, no global state): T_SETS sets of T_WAYS
+ * templates. The set is a hash of the length, the entry and the first T_HASH bytes under the bits every
+ * template of the record's group (length, entry, first word) compares, so that the stacks of a group
+ * spread over the sets and the records of one stack meet in one; a way is found by its tag (length,
+ * entry, first word) and the masked compare. The cache is emptied when the options change. Soundness
+ * rests only on the compare and the CRCs: the hash and the tags merely pick candidates. */
 #include "internal.h"
 #include <stddef.h>
 
-enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_MAXLEN = 640 /* one 32-flit block */ };
+enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, T_MAXLEN = 640 /* one 32-flit block */ };
 
 /* a layer as ub_layer holds it: its table, off and len (one 8-byte store), status, variant, depth and
  * flags (one 4-byte store); data is rec + roff */
@@ -52,6 +56,8 @@ typedef struct tcache {
      * fewer bits narrows the group's mask and empties the group's templates */
     uint64_t dm[T_GROUPS][T_HASH / 8];
     uint8_t dm_on[T_GROUPS];
+    /* free_rows resolved per header id for the options' tables: fr_n 0xFF not yet, else how many */
+    uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
     tmpl t[T_SETS * T_WAYS];
 } tcache;
 _Static_assert(sizeof(tcache) <= sizeof(((ub_view *)0)->tmpl), "ub_view.tmpl too small for the template cache");
@@ -91,10 +97,11 @@ static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, u
 {
     const uint64_t *dm = c->dm[g];
     uint64_t h = (uint64_t)len << 32 ^ entry;
-    if (len >= T_HASH)
-        for (unsigned i = 0; i < T_HASH / 8; i++) h = (h ^ (ld64(rec + 8 * i) & dm[i])) * 0x9E3779B97F4A7C15ull;
-    else
-        for (unsigned i = 0; i < T_HASH / 8; i++) h = (h ^ (ld64(rec + hash_off(i, len)) & dm[i])) * 0x9E3779B97F4A7C15ull;
+    /* eight words, written out (a loop's exit would be one more branch per record) */
+    _Static_assert(T_HASH == 64, "eight words below");
+#define STEP(i) h = (h ^ (ld64(rec + hash_off(i, len)) & dm[i])) * 0x9E3779B97F4A7C15ull
+    STEP(0); STEP(1); STEP(2); STEP(3); STEP(4); STEP(5); STEP(6); STEP(7);
+#undef STEP
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     return (unsigned)(h >> 59); /* T_SETS = 32 */
@@ -108,6 +115,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
         memcpy(&c->oc, o, sizeof *o);
         memset(c->tag, 0, sizeof c->tag);
         memset(c->dm_on, 0, sizeof c->dm_on);
+        memset(c->fr_n, 0xFF, sizeof c->fr_n);
         c->on = 1;
         return false;
     }
@@ -215,22 +223,35 @@ static const struct { uint16_t id; uint8_t cond; const char *rows[8]; } free_row
     { UB_H_ICRC, C_ANY, { "icrc" } },
 };
 
-/* clear the bits of the free rows of layer l (at record offset roff) in mk; cond[c]: condition c holds */
-static void clear_free(uint8_t *mk, const ub_layer *l, uint32_t roff, const bool *cond)
+/* clear the bits of the free rows of layer l (at record offset roff) in mk; cond[c]: condition c holds.
+ * The rows of each id are looked up by name once per view and options (c->fr*). */
+static void clear_free(tcache *c, uint8_t *mk, const ub_layer *l, uint32_t roff, const bool *cond)
 {
     const ub_hdr *h = l->hdr;
-    for (size_t k = 0; k < sizeof free_rows / sizeof free_rows[0]; k++) {
-        if (free_rows[k].id != h->id || !cond[free_rows[k].cond]) continue;
-        for (unsigned r = 0; r < 8 && free_rows[k].rows[r]; r++) {
-            int i = ub_field_index(h, free_rows[k].rows[r]);
-            if (i < 0) continue;
-            const ub_field *f = &h->fields[i];
-            if (f->flags & (UB_FF_VIRTUAL | UB_FF_LEW) || !f->bits) continue;
-            if ((f->flags & (UB_FF_LE | UB_FF_BITREV)) && (f->bit_off % 8 || f->bits % 8)) continue;
-            if (f->bit_off + f->bits > l->len * 8u) continue;
-            for (uint32_t b = f->bit_off; b < f->bit_off + f->bits; b++)
-                mk[roff + b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+    unsigned id = h->id;
+    if (c->fr_n[id] == 0xFF) {
+        unsigned n = 0;
+        for (size_t k = 0; k < sizeof free_rows / sizeof free_rows[0]; k++) {
+            if (free_rows[k].id != id) continue;
+            for (unsigned r = 0; r < 8 && free_rows[k].rows[r] && n < T_FREE; r++) {
+                int i = ub_field_index(h, free_rows[k].rows[r]);
+                if (i < 0 || i > 255) continue;
+                c->fr[id][n] = (uint8_t)i;
+                c->frc[id][n++] = free_rows[k].cond;
+            }
         }
+        c->fr_n[id] = (uint8_t)n;
+    }
+    for (unsigned k = 0; k < c->fr_n[id]; k++) {
+        if (!cond[c->frc[id][k]]) continue;
+        const ub_field *f = &h->fields[c->fr[id][k]];
+        if (f->flags & (UB_FF_VIRTUAL | UB_FF_LEW) || !f->bits) continue;
+        if ((f->flags & (UB_FF_LE | UB_FF_BITREV)) && (f->bit_off % 8 || f->bits % 8)) continue;
+        if (f->bit_off + f->bits > l->len * 8u) continue;
+        uint32_t b = f->bit_off, e = f->bit_off + f->bits;
+        for (; b < e && b % 8; b++) mk[roff + b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+        for (; b + 8 <= e; b += 8) mk[roff + b / 8] = 0; /* whole bytes */
+        for (; b < e; b++) mk[roff + b / 8] &= (uint8_t)~(0x80u >> (b % 8));
     }
 }
 
@@ -267,8 +288,7 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
             return;
         uint32_t roff = (uint32_t)(l->data - rec);
         if (id == UB_H_BCRC) {
-            if (t.bcrc_li || !o->crc_mode || roff != len - 4 || len % 20 || l->status != UB_CK_GOOD ||
-                l->aux != ub_crc30_block(rec, len / 20u, o->bcrc_variant))
+            if (t.bcrc_li || !o->crc_mode || roff != len - 4 || len % 20 || l->status != UB_CK_GOOD)
                 return;
             t.bcrc_li = (uint8_t)(i + 1);
         } else if (id == UB_H_ICRC) {
@@ -291,7 +311,7 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         if ((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS) continue; /* not read by the decoder */
         uint8_t lm[T_MAXLEN];
         memset(lm + roff, 0xFF, l->len);
-        clear_free(lm, l, roff, cond);
+        clear_free(c, lm, l, roff, cond);
         for (uint32_t b = roff; b < roff + l->len; b++) mk[b] |= lm[b];
     }
     for (uint32_t b = 0; b < len; b++)

@@ -334,7 +334,7 @@ typedef struct ub_layer {
 
 #define UB_MAX_LAYERS 96
 #define UB_MAX_ERRS 24
-#define UB_TMPL_WORDS 29500 /* ub_view.tmpl */
+#define UB_TMPL_WORDS 29800 /* ub_view.tmpl */
 #define UB_MAX_NETPKT 10240 /* > max DLLDP payload (10 205 B, §2.1) */
 
 typedef enum ub_kind {
