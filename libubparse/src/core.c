@@ -826,6 +826,7 @@ void ub_view_init(ub_view *v)
 {
     v->rsvd_magic = 0; /* ub_decode_wire derives the entries again */
     for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
+    ub_tmpl_reset(v);
     v->nlayers = 0;
     v->nerrs = 0;
 }
@@ -835,7 +836,8 @@ int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, 
     return ub_decode_wire(v, o, entry, rec, len, len);
 }
 
-int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen)
+int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,
+                     bool tmpl)
 {
     if (wirelen < len) wirelen = len;
     v->rec = rec;
@@ -854,12 +856,14 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
     v->nerrs = 0;
     v->errs_dropped = 0;
 
+    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
+    const ub_profile *pf = &ub_profiles[pidx];
+    /* a stack seen before (tmpl.c): filled after its checks; else the general path, then learnt */
+    if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
     ub_dec d;
     memset(&d, 0, sizeof d);
     d.v = v;
     d.o = o;
-    unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
-    const ub_profile *pf = &ub_profiles[pidx];
     uint64_t magic = UB_RSVD_MAGIC + pidx;
     if (__builtin_expect(v->rsvd_magic != magic, 0)) { /* a new view, or another profile's tables */
         for (unsigned i = 0; i < UB_H__COUNT; i++) {
@@ -922,5 +926,11 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
         break;
     }
     if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;
+    if (tmpl && o && !v->nerrs) ub_tmpl_learn(v, &d, entry);
     return v->nerrs;
+}
+
+int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen)
+{
+    return ub_decode_wire_t(v, o, entry, rec, len, wirelen, true);
 }

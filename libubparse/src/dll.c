@@ -752,6 +752,11 @@ UB_INLINE void dec_bcrc(ub_dec *d, uint32_t bstart, uint32_t flits, int role)
 }
 enum { ROLE_LAST = 0, ROLE_MID = 1, ROLE_DLLCB = 2 };
 
+uint32_t ub_bcrc_carried(const uint8_t *b)
+{
+    return row_in(ub_be32(b), 32, &bcrc_fields[BCRC_CRC30]);
+}
+
 static void dec_end(ub_dec *d, uint32_t off, bool dllcb)
 {
     if (off >= d->len) return;

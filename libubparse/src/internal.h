@@ -282,7 +282,32 @@ typedef struct ub_dec {
     uint32_t tph_off;    /* offset of the TPH, UINT32_MAX if none */
     bool netbuf_multi;   /* p is the de-interleaved payload of a multi-block DLLDP */
     uint32_t netbuf_rec_start; /* record offset of the LPH (for offset mapping) */
+    struct ub_icrc_rec { /* the last ICRC pushed (push_icrc), for the stack templates (tmpl.c) */
+        uint16_t layer;      /* its layer index + 1, 0 none */
+        uint8_t nm, netbuf;  /* masks; 1 when computed over the netbuf (no template) */
+        uint32_t start, end; /* covered bytes [start, end) of the current buffer, at buffer p */
+        const uint8_t *p;
+        struct ub_icrc_mask { uint32_t off, len; uint8_t keep_mask; } m[4]; /* keep_mask: bits NOT masked */
+    } ic;
 } ub_dec;
+typedef struct ub_icrc_mask icrc_mask;
+/* §5.3.7 ICRC over p[start, end) with the masked byte ranges m[0..nm) set to ones (net.c) */
+uint32_t ub_icrc_calc(const uint8_t *p, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm);
+/* its OR pattern for ub_crc32_or (false: the masks need the byte-by-byte path) */
+bool ub_icrc_orm(uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm, uint8_t orm[96]);
+/* The CRC30 a BCRC carries (its 4 bytes at b; dll.c) */
+uint32_t ub_bcrc_carried(const uint8_t *b);
+/* tmpl.c — per-header-stack templates: a record whose stack was decoded before without any error is
+ * filled from the template after its checks (masked compare of every byte the decode depends on, the
+ * CRCs); false: decode it with the general path (then ub_tmpl_learn). */
+bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
+                 uint32_t len, uint32_t wirelen);
+void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry);
+void ub_tmpl_reset(ub_view *v);
+uint64_t ub_tmpl_hits(ub_view *v); /* records filled from a template (tests) */
+/* ub_decode_wire with the templates (tmpl true) or the general path only (tests compare the two) */
+int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,
+                     bool tmpl);
 
 /* The table the current profile uses for a header id. */
 static inline const ub_hdr *ub_dec_hdr(const ub_dec *d, unsigned id)

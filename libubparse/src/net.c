@@ -407,44 +407,64 @@ static void push_cci(ub_dec *d, uint32_t off)
     if (mode != 0 && mode != 4 && mode != 2) ub_error(d, UB_E_RSVD_VALUE, UB_H_CCI_RSVD, off, mode, 0, "ub.cci.mode"); /* NW-02 */
 }
 
-/* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7); carried at end..end+3. */
-typedef struct { uint32_t off, len; uint8_t keep_mask; } icrc_mask; /* keep_mask: bits NOT masked */
-static void push_icrc(ub_dec *d, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm)
+/* The OR pattern of the ICRC masks that apply (in order, inside [start, end)) over the head: the CRC
+ * sets them to ones in registers (ub_crc32_or), no copy of the packet. Per mask two 4-byte stores, its
+ * value at the mask and zeros right after it (where no later mask wrote yet). False: a mask the pattern
+ * does not hold (none in any header today). */
+bool ub_icrc_orm(uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm, uint8_t orm[UB_CRC_ORM_LEN])
 {
-    ub_layer *l = ub_push(d, UB_H_ICRC, end, 4);
-    if (!l) return;
-    if (l->flags & UB_LF_TRUNC) { l->status = UB_CK_UNVERIFIED; return; }
-    /* the masks that apply (in order, inside [start, end)) as an OR pattern over the head: the CRC
-     * sets them to ones in registers (ub_crc32_or), no copy of the packet. Per mask two 4-byte
-     * stores, its value at the mask and zeros right after it (where no later mask wrote yet). */
-    uint8_t orm[UB_CRC_ORM_LEN] = { 0 };
-    uint32_t crc = 0, pos = start;
-    unsigned i = 0;
-    for (; i < nm; i++) {
+    memset(orm, 0, UB_CRC_ORM_LEN);
+    uint32_t pos = start;
+    for (unsigned i = 0; i < nm; i++) {
         uint32_t mo = start + m[i].off, ml = m[i].len;
         if (mo < pos || mo + ml > end) continue;
-        if (mo + ml - start > UB_CRC_ORM_SPAN || ml > 4) break;
+        if (mo + ml - start > UB_CRC_ORM_SPAN || ml > 4) return false;
         uint32_t w = (uint32_t)(uint8_t)~m[i].keep_mask * 0x01010101u, zero = 0;
         memcpy(orm + (mo - start), &w, 4);
         memcpy(orm + (mo - start) + ml, &zero, 4);
         pos = mo + ml;
     }
-    if (i == nm) {
-        crc = ub_crc32_or(d->p + start, end - start, orm);
-    } else { /* a mask the pattern does not hold (none in any header today): byte by byte */
-        pos = start;
-        for (i = 0; i < nm; i++) {
-            uint32_t mo = start + m[i].off;
-            if (mo < pos || mo + m[i].len > end) continue;
-            crc = ub_crc32(crc, d->p + pos, mo - pos);
-            for (uint32_t k = 0; k < m[i].len; k++) {
-                uint8_t b = (uint8_t)((d->p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
-                crc = ub_crc32(crc, &b, 1);
-            }
-            pos = mo + m[i].len;
+    return true;
+}
+
+/* ICRC over [start,end) with byte ranges masked to all ones (§5.3.7) */
+uint32_t ub_icrc_calc(const uint8_t *p, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm)
+{
+    uint8_t orm[UB_CRC_ORM_LEN];
+    uint32_t crc = 0, pos;
+    unsigned i;
+    if (ub_icrc_orm(start, end, m, nm, orm)) return ub_crc32_or(p + start, end - start, orm);
+    /* a mask the pattern does not hold (none in any header today): byte by byte */
+    pos = start;
+    for (i = 0; i < nm; i++) {
+        uint32_t mo = start + m[i].off;
+        if (mo < pos || mo + m[i].len > end) continue;
+        crc = ub_crc32(crc, p + pos, mo - pos);
+        for (uint32_t k = 0; k < m[i].len; k++) {
+            uint8_t b = (uint8_t)((p[mo + k] & m[i].keep_mask) | (uint8_t)~m[i].keep_mask);
+            crc = ub_crc32(crc, &b, 1);
         }
-        crc = ub_crc32(crc, d->p + pos, end - pos);
+        pos = mo + m[i].len;
     }
+    return ub_crc32(crc, p + pos, end - pos);
+}
+
+/* The ICRC layer: computed over [start,end), carried at end..end+3. */
+static void push_icrc(ub_dec *d, uint32_t start, uint32_t end, const icrc_mask *m, unsigned nm)
+{
+    ub_layer *l = ub_push(d, UB_H_ICRC, end, 4);
+    if (!l) return;
+    if (l->flags & UB_LF_TRUNC) { l->status = UB_CK_UNVERIFIED; return; }
+    uint32_t crc = ub_icrc_calc(d->p, start, end, m, nm);
+    /* what the stack templates (tmpl.c) replay: the masks, the range, the buffer */
+    d->ic.layer = (uint16_t)d->v->nlayers;
+    d->ic.netbuf = (d->lflags & UB_LF_NETBUF) != 0;
+    d->ic.nm = (uint8_t)(nm <= 4 ? nm : 0);
+    d->ic.start = start;
+    d->ic.end = end;
+    d->ic.p = d->p;
+    if (nm <= 4) memcpy(d->ic.m, m, nm * sizeof *m);
+    else d->ic.layer = 0;
     const uint8_t *ic = d->p + end;
     uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
     uint32_t le = __builtin_bswap32(be);

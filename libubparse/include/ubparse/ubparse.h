@@ -334,6 +334,7 @@ typedef struct ub_layer {
 
 #define UB_MAX_LAYERS 96
 #define UB_MAX_ERRS 24
+#define UB_TMPL_WORDS 29800 /* ub_view.tmpl */
 #define UB_MAX_NETPKT 10240 /* > max DLLDP payload (10 205 B, §2.1) */
 
 typedef enum ub_kind {
@@ -380,6 +381,9 @@ typedef struct ub_view {
         uint16_t tailmax;    /* rows past the table's length (R-35), outside the masks: the longest layer that
                               * holds none of them (0: no such rows; longer layers: row by row) */
     } rsvd[UB_H__COUNT];
+    /* per-view cache of header-stack templates (libubparse/src/tmpl.c; internal layout, emptied by
+     * ub_view_init and when the options change) */
+    uint64_t tmpl[UB_TMPL_WORDS];
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view

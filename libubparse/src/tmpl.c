@@ -1,0 +1,369 @@
+/* Per-header-stack templates (issue #11): the decoder meets the same few header stacks again and again.
+ * After a record decoded by the general path without any error, its stack is kept as a template: the
+ * layers (table id, offsets, lengths, depth, flags), the view's fields, and a bit mask of every byte
+ * the decode depends on with those bytes' values. A later record of the same length, link entry and
+ * first word whose masked bytes are equal (one compare of 16-byte chunks), and whose CRCs (BCRC, ICRC)
+ * hold, decodes to the same layers: they are filled from the template, no dispatch. Anything else — a
+ * bit that differs (a reserved bit, an opcode, a length, a padding byte), a bad CRC — takes the general
+ * path, the reference, which reports exactly as always.
+ *
+ * What the mask leaves out, so that one template serves a flow: the bytes of payload layers (the
+ * decoder never reads them: only the ICRC covers them, and it is computed), the carried CRC values
+ * (computed and compared), and the per-packet rows below that the decoder never reads (sequence numbers,
+ * TP endpoints, RC ids). Every other byte of the record is compared, covered by a layer or not.
+ *
+ * The cache lives in the view (ub_view.tmpl, no allocation, no global state): T_SETS sets of T_WAYS
+ * templates. The set is a hash of the length, the entry and the first T_HASH bytes under the bits every
+ * template of the record's group (length, entry, first word) compares, so that the stacks of a group
+ * spread over the sets and the records of one stack meet in one; a way is found by its tag (length,
+ * entry, first word) and the masked compare. The cache is emptied when the options change. Soundness
+ * rests only on the compare and the CRCs: the hash and the tags merely pick candidates. */
+#include "internal.h"
+#include <stddef.h>
+
+enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, T_MAXLEN = 640 /* one 32-flit block */ };
+
+/* a layer as ub_layer holds it: its table, off and len (one 8-byte store), status, variant, depth and
+ * flags (one 4-byte store); data is rec + roff */
+typedef struct tlayer { const ub_hdr *hdr; uint32_t offlen[2]; uint8_t sdvf[4]; uint16_t roff, pad; } tlayer;
+typedef struct tchunk { uint64_t v[2], m[2]; } tchunk;
+typedef struct tmpl {
+    uint32_t key;     /* the record's first 4 bytes (LPH / LCH: all compared) */
+    uint16_t len;     /* record length, 0 = empty entry */
+    uint8_t entry, nl, nch, kind, claim, tah_fmt;
+    int8_t cfg;
+    uint8_t bcrc_li;  /* 1 + index of the BCRC layer (at len - 4, over len / 20 flits), 0 none */
+    uint8_t icrc_li;  /* 1 + index of the ICRC layer, 0 none */
+    uint8_t ic_var;   /* the ICRC byte order that matched (ub_layer.variant) */
+    uint8_t ic_nm;
+    uint8_t grp;      /* its group (tcache.dm) */
+    uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet */
+    uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos */
+    uint16_t choff[TC_MAX];
+    tlayer L[TL_MAX];
+    tchunk ch[TC_MAX];
+    uint8_t ic_orm[UB_CRC_ORM_LEN]; /* the ICRC's masks (ub_icrc_orm) */
+} tmpl;
+typedef struct tcache {
+    uint32_t on;  /* oc holds the options the templates were made with */
+    uint64_t hits; /* records filled from a template (tests) */
+    uint8_t rr[T_SETS];
+    ub_opts oc;
+    uint64_t tag[T_SETS * T_WAYS]; /* of each template: tag_of(), 0 = empty (one line per set to scan) */
+    /* per group (length, entry and first word, hashed to T_GROUPS), the bits of the first T_HASH bytes
+     * every template of the group compares: the set is chosen by them (with the length and the entry),
+     * so that stacks sharing length and first word spread over the sets; a template that compares
+     * fewer bits narrows the group's mask and empties the group's templates */
+    uint64_t dm[T_GROUPS][T_HASH / 8];
+    uint8_t dm_on[T_GROUPS];
+    /* free_rows resolved per header id for the options' tables: fr_n 0xFF not yet, else how many */
+    uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
+    tmpl t[T_SETS * T_WAYS];
+} tcache;
+_Static_assert(sizeof(tcache) <= sizeof(((ub_view *)0)->tmpl), "ub_view.tmpl too small for the template cache");
+_Static_assert(offsetof(ub_layer, len) == offsetof(ub_layer, off) + 4 && offsetof(ub_layer, variant) == offsetof(ub_layer, status) + 1 &&
+                   offsetof(ub_layer, depth) == offsetof(ub_layer, status) + 2 && offsetof(ub_layer, flags) == offsetof(ub_layer, status) + 3,
+               "ub_layer: off/len and status/variant/depth/flags adjacent");
+
+static inline tcache *cache_of(ub_view *v) { return (tcache *)(void *)v->tmpl; }
+
+void ub_tmpl_reset(ub_view *v) { cache_of(v)->on = 0; }
+uint64_t ub_tmpl_hits(ub_view *v) { return cache_of(v)->hits; }
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+static inline uint64_t tag_of(uint32_t key, uint32_t len, unsigned entry)
+{
+    return (uint64_t)key << 32 | len << 8 | entry | 1u << 31; /* never 0 */
+}
+static inline unsigned group_of(uint32_t key, uint32_t len, unsigned entry)
+{
+    uint32_t h = (key ^ (len << 20 | len >> 12) ^ entry << 28) * 0x9E3779B1u;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    return h >> 24; /* T_GROUPS = 256 */
+}
+/* word i of the set-choosing bytes: at 8i, or the record's last 8 bytes when shorter (len >= 16; no
+ * branch, a fixed number of words) */
+static inline uint32_t hash_off(unsigned i, uint32_t len)
+{
+    return 8 * i + 8 <= len ? 8 * i : len - 8;
+}
+static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, uint32_t len, unsigned entry)
+{
+    const uint64_t *dm = c->dm[g];
+    uint64_t h = (uint64_t)len << 32 ^ entry;
+    /* eight words, written out (a loop's exit would be one more branch per record) */
+    _Static_assert(T_HASH == 64, "eight words below");
+#define STEP(i) h = (h ^ (ld64(rec + hash_off(i, len)) & dm[i])) * 0x9E3779B97F4A7C15ull
+    STEP(0); STEP(1); STEP(2); STEP(3); STEP(4); STEP(5); STEP(6); STEP(7);
+#undef STEP
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return (unsigned)(h >> 59); /* T_SETS = 32 */
+}
+
+bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
+                 uint32_t len, uint32_t wirelen)
+{
+    tcache *c = cache_of(v);
+    if (__builtin_expect(!c->on || memcmp(&c->oc, o, sizeof *o) != 0, 0)) { /* new view or other options */
+        memcpy(&c->oc, o, sizeof *o);
+        memset(c->tag, 0, sizeof c->tag);
+        memset(c->dm_on, 0, sizeof c->dm_on);
+        memset(c->fr_n, 0xFF, sizeof c->fr_n);
+        c->on = 1;
+        return false;
+    }
+    if (len != wirelen || len < 16 || len > T_MAXLEN) return false;
+    uint32_t key;
+    memcpy(&key, rec, 4);
+    unsigned s = set_of(c, group_of(key, len, entry), rec, len, entry);
+    const uint64_t tg = tag_of(key, len, entry), *ts = &c->tag[s * T_WAYS];
+    /* the ways of this length and first word, found without a branch per way */
+    _Static_assert(T_WAYS == 8, "one compare per way below");
+    unsigned ways = (unsigned)(ts[0] == tg) | (unsigned)(ts[1] == tg) << 1 | (unsigned)(ts[2] == tg) << 2 |
+                    (unsigned)(ts[3] == tg) << 3 | (unsigned)(ts[4] == tg) << 4 | (unsigned)(ts[5] == tg) << 5 |
+                    (unsigned)(ts[6] == tg) << 6 | (unsigned)(ts[7] == tg) << 7;
+    const tmpl *t = NULL;
+    while (ways) { /* several stacks may share length and first word: the bytes decide */
+        const tmpl *u = &c->t[s * T_WAYS + (unsigned)__builtin_ctz(ways)];
+        ways &= ways - 1;
+        /* every byte the decode depends on, as when the template was made */
+        uint64_t acc = 0;
+        for (unsigned i = 0; i < u->nch; i++) {
+            const uint8_t *p = rec + u->choff[i];
+            acc |= ((ld64(p) ^ u->ch[i].v[0]) & u->ch[i].m[0]) | ((ld64(p + 8) ^ u->ch[i].v[1]) & u->ch[i].m[1]);
+        }
+        if (!acc) {
+            t = u;
+            break;
+        }
+    }
+    if (!t) return false;
+    uint32_t bcomp = 0, icomp = 0;
+    if (t->bcrc_li) { /* */
+        bcomp = ub_crc30_block(rec, len / 20u, o->bcrc_variant);
+        if (bcomp != ub_bcrc_carried(rec + len - 4)) return false;
+    }
+    if (t->icrc_li) { /* §5.3.7 */
+        icomp = ub_crc32_or(rec + t->ic_first, t->ic_n, t->ic_orm);
+        const uint8_t *ic = rec + t->ic_pos;
+        uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
+        if (icomp != (t->ic_var == 1 ? __builtin_bswap32(be) : be)) return false;
+        if (t->ic_var == 2 && icomp == __builtin_bswap32(be)) return false; /* the general path prefers LE */
+    }
+    v->claim = t->claim;
+    v->kind = t->kind;
+    v->cfg = t->cfg;
+    v->tah_fmt = t->tah_fmt;
+    if (t->pkt_off != 0xFFFFu) {
+        v->pkt = rec + t->pkt_off;
+        v->pkt_len = t->pkt_len;
+        v->pkt_off = t->pkt_off;
+    }
+    ub_layer *restrict l = v->layer;
+    const tlayer *tl = t->L, *te = tl + t->nl;
+    for (; tl < te; tl++, l++) {
+        l->hdr = tl->hdr;
+        l->data = rec + tl->roff;
+        memcpy(&l->off, tl->offlen, 8);
+        l->aux = 0;
+        memcpy(&l->status, tl->sdvf, 4);
+        l->wlen = tl->offlen[1];
+    }
+    v->nlayers = t->nl;
+    c->hits++;
+    if (t->bcrc_li) {
+        l = &v->layer[t->bcrc_li - 1];
+        l->aux = bcomp;
+        l->status = UB_CK_GOOD;
+    }
+    if (t->icrc_li) {
+        l = &v->layer[t->icrc_li - 1];
+        l->aux = icomp;
+        l->status = UB_CK_GOOD;
+        l->variant = t->ic_var;
+    }
+    return true;
+}
+
+/* Rows of a header the decoder never reads (only printers, filters and the engine do): left out of the
+ * mask. Each name was checked against every read of its table in the decoders (dll.c, net.c, tah.c,
+ * mgmt.c); the carried CRCs are checked by computing them. Some only under a condition: IP/UDP rows
+ * when the datagram was taken for UB (else the neighbour decoders look at them), MAETAH Address and
+ * Length when the TAOpcode is no atomic and no Write_with_be (they are checked then: TA-10, R-27). */
+enum { C_ANY, C_CLAIMED, C_NOATOM };
+static const struct { uint16_t id; uint8_t cond; const char *rows[8]; } free_rows[] = {
+    { UB_H_NTH16, C_ANY, { "scna", "dcna", "cci", "lbf", "sl" } },
+    { UB_H_NTH24, C_ANY, { "scna", "dcna", "cci", "lbf", "sl" } },
+    { UB_H_NTHIP, C_ANY, { "cci" } },
+    /* the CCI overlays: only the mode is read (push_cci) */
+    { UB_H_CCI_CAQM, C_ANY, { "loc", "enable", "c", "i", "hint" } },
+    { UB_H_CCI_FECN, C_ANY, { "loc", "fecn" } },
+    { UB_H_CCI_FECN_RTT, C_ANY, { "loc", "timestamp", "fecn" } },
+    { UB_H_IPV4, C_CLAIMED, { "dscp", "ecn", "identification", "ttl", "checksum", "src", "dst" } },
+    { UB_H_IPV6, C_CLAIMED, { "traffic_class", "flow_label", "hop_limit", "src", "dst" } },
+    { UB_H_UDP, C_CLAIMED, { "srcport" } },
+    { UB_H_RTPH, C_ANY, { "srctpn", "dsttpn", "psn", "tpmsn" } },
+    { UB_H_BTAH, C_ANY, { "ini_tassn", "ini_rc_id" } },
+    { UB_H_BTAH_ALT, C_ANY, { "ini_tassn", "ini_rc_id" } },
+    { UB_H_BTAH_C, C_ANY, { "ini_tassn" } },
+    { UB_H_ATAH, C_ANY, { "ini_tassn", "ini_rc_id" } },
+    { UB_H_ATAH_C, C_ANY, { "ini_tassn" } },
+    { UB_H_MAETAH, C_ANY, { "tokenid" } },
+    { UB_H_MAETAH_C, C_ANY, { "tokenid" } },
+    { UB_H_MAETAH, C_NOATOM, { "address", "length" } },
+    { UB_H_MAETAH_C, C_NOATOM, { "address", "length" } },
+    { UB_H_BCRC, C_ANY, { "crc30" } },
+    { UB_H_ICRC, C_ANY, { "icrc" } },
+};
+
+/* clear the bits of the free rows of layer l (at record offset roff) in mk; cond[c]: condition c holds.
+ * The rows of each id are looked up by name once per view and options (c->fr*). */
+static void clear_free(tcache *c, uint8_t *mk, const ub_layer *l, uint32_t roff, const bool *cond)
+{
+    const ub_hdr *h = l->hdr;
+    unsigned id = h->id;
+    if (c->fr_n[id] == 0xFF) {
+        unsigned n = 0;
+        for (size_t k = 0; k < sizeof free_rows / sizeof free_rows[0]; k++) {
+            if (free_rows[k].id != id) continue;
+            for (unsigned r = 0; r < 8 && free_rows[k].rows[r] && n < T_FREE; r++) {
+                int i = ub_field_index(h, free_rows[k].rows[r]);
+                if (i < 0 || i > 255) continue;
+                c->fr[id][n] = (uint8_t)i;
+                c->frc[id][n++] = free_rows[k].cond;
+            }
+        }
+        c->fr_n[id] = (uint8_t)n;
+    }
+    for (unsigned k = 0; k < c->fr_n[id]; k++) {
+        if (!cond[c->frc[id][k]]) continue;
+        const ub_field *f = &h->fields[c->fr[id][k]];
+        if (f->flags & (UB_FF_VIRTUAL | UB_FF_LEW) || !f->bits) continue;
+        if ((f->flags & (UB_FF_LE | UB_FF_BITREV)) && (f->bit_off % 8 || f->bits % 8)) continue;
+        if (f->bit_off + f->bits > l->len * 8u) continue;
+        uint32_t b = f->bit_off, e = f->bit_off + f->bits;
+        for (; b < e && b % 8; b++) mk[roff + b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+        for (; b + 8 <= e; b += 8) mk[roff + b / 8] = 0; /* whole bytes */
+        for (; b < e; b++) mk[roff + b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+    }
+}
+
+void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
+{
+    const ub_opts *o = d->o;
+    tcache *c = cache_of(v);
+    uint32_t len = v->rec_len, nl = v->nlayers;
+    if (!c->on || v->nerrs || v->errs_dropped || v->wire_len != len || len < 16 ||
+        len > T_MAXLEN || nl == 0 || nl > TL_MAX)
+        return;
+    if (entry != UB_ENTRY_FLIT && entry != UB_ENTRY_PKT && entry != UB_ENTRY_STREAM) return;
+    const uint8_t *rec = v->rec;
+    if (v->pkt && (v->pkt_off == UINT32_MAX || v->pkt != rec + v->pkt_off)) return; /* netbuf */
+    /* URPC (App. H) is looked for in the payload of a Send (tah.c): then the payload counts */
+    bool send = false, cond[3] = { true, v->claim != UB_CLAIM_NONE, true };
+    for (uint32_t i = 0; i < nl; i++) {
+        unsigned id = v->layer[i].hdr->id;
+        if (id != UB_H_BTAH && id != UB_H_BTAH_C && id != UB_H_BTAH_ALT) continue;
+        uint64_t op = ub_lget(&v->layer[i], 0); /* row 0: TAOpcode (Table 7-1) */
+        if (op <= 0x01 && o->urpc_heuristic) send = true;
+        if ((op >= 0x07 && op <= 0x0F) || op == 0x14 || op == 0x18) cond[C_NOATOM] = false;
+    }
+    tmpl t;
+    memset(&t, 0, sizeof t);
+    uint8_t mk[T_MAXLEN], cov[T_MAXLEN];
+    memset(mk, 0, len);
+    memset(cov, 0, len);
+    for (uint32_t i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        unsigned id = l->hdr->id;
+        if (l->data < rec || l->data + l->len > rec + len || (l->flags & (UB_LF_TRUNC | UB_LF_NETBUF)) ||
+            l->wlen != l->len || l->hdr != ub_dec_hdr(d, id))
+            return;
+        uint32_t roff = (uint32_t)(l->data - rec);
+        if (id == UB_H_BCRC) {
+            if (t.bcrc_li || !o->crc_mode || roff != len - 4 || len % 20 || l->status != UB_CK_GOOD)
+                return;
+            t.bcrc_li = (uint8_t)(i + 1);
+        } else if (id == UB_H_ICRC) {
+            if (t.icrc_li || l->status != UB_CK_GOOD || d->ic.layer != i + 1 || d->ic.netbuf || !d->ic.p ||
+                d->ic.p < rec || d->ic.p + d->ic.end + 4 > rec + len || d->ic.p + d->ic.end != l->data)
+                return;
+            t.icrc_li = (uint8_t)(i + 1);
+            t.ic_var = l->variant;
+            uint32_t base = (uint32_t)(d->ic.p - rec);
+            t.ic_first = (uint16_t)(base + d->ic.start);
+            t.ic_n = (uint16_t)(d->ic.end - d->ic.start);
+            t.ic_pos = (uint16_t)(base + d->ic.end);
+            if (d->ic.start > d->ic.end || d->ic.nm > 4 || !ub_icrc_orm(d->ic.start, d->ic.end, d->ic.m, d->ic.nm, t.ic_orm))
+                return;
+        } else if (l->aux || l->status || l->variant) {
+            return;
+        }
+        t.L[i] = (tlayer){ l->hdr, { l->off, l->len }, { 0, 0, l->depth, l->flags }, (uint16_t)roff, 0 };
+        memset(cov + roff, 1, l->len);
+        if ((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS) continue; /* not read by the decoder */
+        uint8_t lm[T_MAXLEN];
+        memset(lm + roff, 0xFF, l->len);
+        clear_free(c, lm, l, roff, cond);
+        for (uint32_t b = roff; b < roff + l->len; b++) mk[b] |= lm[b];
+    }
+    for (uint32_t b = 0; b < len; b++)
+        if (!cov[b]) mk[b] = 0xFF; /* bytes of no layer: compared as well */
+    /* 16-byte chunks over the compared bytes (the last one ends at the record's end) */
+    for (uint32_t b = 0; b < len;) {
+        if (!mk[b]) { b++; continue; }
+        if (t.nch == TC_MAX) return;
+        uint32_t s = b + 16 <= len ? b : len - 16;
+        tchunk *ch = &t.ch[t.nch];
+        t.choff[t.nch++] = (uint16_t)s;
+        uint8_t vb[16], mb[16];
+        for (unsigned k = 0; k < 16; k++) {
+            mb[k] = mk[s + k];
+            vb[k] = rec[s + k] & mb[k];
+        }
+        memcpy(ch->v, vb, 16);
+        memcpy(ch->m, mb, 16);
+        b = s + 16;
+    }
+    memcpy(&t.key, rec, 4);
+    t.len = (uint16_t)len;
+    t.entry = (uint8_t)entry;
+    t.nl = (uint8_t)nl;
+    t.kind = v->kind;
+    t.claim = v->claim;
+    t.tah_fmt = v->tah_fmt;
+    t.cfg = v->cfg;
+    t.pkt_off = v->pkt ? (uint16_t)v->pkt_off : 0xFFFFu;
+    t.pkt_len = (uint16_t)v->pkt_len;
+    if (!v->pkt && (v->pkt_len || v->pkt_off != UINT32_MAX)) return;
+    /* the class's set-choosing mask: this template's compared bits of the first T_HASH bytes, and
+     * those of every template of the class before (narrower: the class's templates are dropped) */
+    unsigned g = group_of(t.key, len, entry);
+    uint64_t nm[T_HASH / 8];
+    for (unsigned i = 0; i < T_HASH / 8; i++) memcpy(&nm[i], mk + hash_off(i, len), 8);
+    bool narrower = false;
+    for (unsigned i = 0; i < T_HASH / 8; i++) {
+        uint64_t m = c->dm_on[g] ? c->dm[g][i] & nm[i] : nm[i];
+        narrower |= c->dm_on[g] && m != c->dm[g][i];
+        c->dm[g][i] = m;
+    }
+    c->dm_on[g] = 1;
+    if (narrower)
+        for (unsigned i = 0; i < T_SETS * T_WAYS; i++)
+            if (c->tag[i] && c->t[i].grp == g) c->tag[i] = 0;
+    t.grp = (uint8_t)g;
+    unsigned s = set_of(c, g, rec, len, entry);
+    tmpl *dst = &c->t[s * T_WAYS];
+    unsigned w = 0;
+    while (w < T_WAYS && c->tag[s * T_WAYS + w]) w++;
+    if (w == T_WAYS) w = c->rr[s]++ % T_WAYS; /* all taken: round robin */
+    dst[w] = t;
+    c->tag[s * T_WAYS + w] = tag_of(t.key, len, entry);
+}
