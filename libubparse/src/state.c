@@ -1,6 +1,7 @@
 /* State-engine framework: rule catalogue access, packet extraction, findings (the bounded tables: st_tbl.c),
  * and the decode-error module (every ub_err of a packet becomes a finding of the catalogue). */
 #include "st_internal.h"
+#include "pktship.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,7 +414,7 @@ static unsigned err_rule(const ub_err *e, const ub_err_info *ei)
     return UB_R_PK_MALFORMED;
 }
 
-static void decode_findings(ub_state *s, const ub_pkt *p)
+static inline __attribute__((always_inline)) void decode_findings(ub_state *s, const ub_pkt *p)
 {
     const ub_view *v = p->v;
     for (unsigned i = 0; i < v->nerrs; i++) {
@@ -600,7 +601,7 @@ static UB_FH_INLINE void pkt_zero(ub_pkt *p)
 #endif
 }
 
-static UB_FH_INLINE void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+static inline __attribute__((always_inline)) void extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
 {
     pkt_zero(p);
     p->v = v;
@@ -913,18 +914,21 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     return false;
 }
 
-void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
+void ub_state_extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
+
+/* the packet through the engine's checks and modules (inlined in both callers) */
+static inline __attribute__((always_inline)) void packet_run(ub_state *s, const ub_pkt *p)
 {
-    ub_pkt p;
+    const ub_view *v = p->v;
+    const ub_pktinfo *pi = p->pi;
     s->cur_frame = pi->frame;
     s->kq_set = false;
-    extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
-    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
-    if (p.cci && (s->cfg.layers & UB_ST_NW) && !p.crc_bad) { /* NW-02: congestion seen on the way (every hop) */
-        uint64_t mode = p.sum.cci_mode, fecn = p.sum.cci_fecn;
-        uint64_t c = p.sum.cci_c && (p.sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
+    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, p);
+    if (p->cci && (s->cfg.layers & UB_ST_NW) && !p->crc_bad) { /* NW-02: congestion seen on the way (every hop) */
+        uint64_t mode = p->sum.cci_mode, fecn = p->sum.cci_fecn;
+        uint64_t c = p->sum.cci_c && (p->sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
         bool marked = ((mode == 4 || mode == 2) && (fecn == 1 || fecn == 3)) || (mode == 0 && c);
         if (marked) {
             int64_t vals[2] = { (int64_t)mode, (int64_t)(mode == 0 ? c : fecn) };
@@ -933,14 +937,14 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
                        NULL, NULL);
         }
     }
-    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, &p);
+    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, p);
     if (copy) s->hop_copies++;
     /* the modules for this packet (those for neighbour or PCIe flit traffic only when it is that);
      * one call site per module slot: each indirect call keeps one target */
-    const unsigned have = p.crc_bad ? 0u : (p.nb ? UB_MOD_NB : 0u) | (v->entry == UB_ENTRY_PCIEFLIT ? UB_MOD_FL : 0u);
+    const unsigned have = p->crc_bad ? 0u : (p->nb ? UB_MOD_NB : 0u) | (v->entry == UB_ENTRY_PCIEFLIT ? UB_MOD_FL : 0u);
     const unsigned run = s->mods_run[have] & (copy ? s->mods_run[4] : 0xFFu);
 #define MOD_PACKET(i) \
-    if (run & 1u << (i)) s->mods_pkt[i](s->mods[i], s, &p)
+    if (run & 1u << (i)) s->mods_pkt[i](s->mods[i], s, p)
     MOD_PACKET(0);
     MOD_PACKET(1);
     MOD_PACKET(2);
@@ -950,6 +954,15 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
     for (unsigned i = 6; i < s->nmods; i++) MOD_PACKET(i);
 #undef MOD_PACKET
 }
+
+void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
+{
+    ub_pkt p;
+    extract(s, v, pi, &p);
+    packet_run(s, &p);
+}
+
+void ub_state_packet_pkt(ub_state *s, const ub_pkt *p) { packet_run(s, p); }
 
 void ub_state_finish(ub_state *s)
 {
