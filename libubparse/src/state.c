@@ -683,8 +683,6 @@ static inline __attribute__((always_inline)) void extract(const ub_state *s, con
     if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
 }
 
-void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
-
 uint64_t ub_state_pair_hash(const ub_view *v)
 {
     /* unordered endpoint pair from the NTH or IP addresses (and EIDs); link-only traffic hashes to 0 */
