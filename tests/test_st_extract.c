@@ -1,9 +1,9 @@
-/* State engine, packet extraction (state.c, ub_st_extract): the layers of interest are placed through
+/* State engine, packet extraction (state.c, ub_state_extract): the layers of interest are placed through
  * a table per header id without a branch per layer. Checked against the plain per-layer rules they
  * implement (the last layer of each kind; the first IP, UDP and payload; the last bad BCRC else the
  * first; crc_bad from any bad BCRC/ICRC; payload_len the sum of the payload layers' wire lengths)
  * on hand-made layer sequences and on every unit of the bundled captures. */
-#include "st_internal.h"
+#include "pktship.h"
 #include "ubparse/capfile.h"
 #include "ubtest.h"
 
@@ -117,14 +117,14 @@ static void check_addr(const ub_addr *got, const ub_addr *want)
     addrs++;
 }
 
-/* every layer pointer of ub_pkt (before the BTAH/ATAH answer rule of ub_st_extract moves them) */
+/* every layer pointer of ub_pkt (before the BTAH/ATAH answer rule of ub_state_extract moves them) */
 static void compare(ub_state *s, const ub_view *v)
 {
     ref r;
     ub_pkt p;
     ub_pktinfo pi = { 1, 0, 0, 0 };
     ref_extract(v, &r);
-    ub_st_extract(s, v, &pi, &p);
+    ub_state_extract(s, v, &pi, &p);
 #define SAME(m) CHECK(p.m == r.m)
     SAME(lph); SAME(lch); SAME(dllcb); SAME(lna); SAME(bcrc); SAME(end); SAME(nth); SAME(nthip); SAME(ip);
     SAME(udp); SAME(icrc); SAME(rtph); SAME(utph); SAME(ctph); SAME(cetph); SAME(saetph); SAME(maetah);
@@ -188,14 +188,14 @@ int main(void)
     {
         unsigned ids[] = { UB_H_BCRC, UB_H_BCRC, UB_H_BCRC, UB_H_BCRC };
         synth(s, v, ids, "GBGB", NULL, 4);
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.bcrc == &v->layer[3]);
         CHECK_EQ(p.crc_bad, 1);
         synth(s, v, ids, "GBGG", NULL, 4);
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.bcrc == &v->layer[1]);
         synth(s, v, ids, "GGGG", NULL, 4);
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.bcrc == &v->layer[0]);
         CHECK_EQ(p.crc_bad, 0);
     }
@@ -204,7 +204,7 @@ int main(void)
         unsigned ids[] = { UB_H_IPV4, UB_H_UDP, UB_H_IPV6, UB_H_UDP, UB_H_ATOMIC_OPS, UB_H_PAYLOAD, UB_H_ICRC, UB_H_ICRC };
         uint32_t wl[] = { 20, 8, 40, 8, 16, 1000, 4, 4 };
         synth(s, v, ids, "--------", wl, 8);
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.ip == &v->layer[0]);
         CHECK(p.udp == &v->layer[1]);
         CHECK(p.payload == &v->layer[4]);
@@ -212,11 +212,11 @@ int main(void)
         CHECK(p.icrc == &v->layer[7]);
         CHECK_EQ(p.crc_bad, 0);
         synth(s, v, ids, "------BG", wl, 8); /* an earlier bad ICRC still marks the packet */
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.icrc == &v->layer[7]);
         CHECK_EQ(p.crc_bad, 1);
         synth(s, v, ids, "-------B", wl, 8); /* the last ICRC, bad */
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.icrc == &v->layer[7]);
         CHECK_EQ(p.crc_bad, 1);
     }
@@ -224,7 +224,7 @@ int main(void)
     {
         unsigned ids[] = { UB_H_ETH, UB_H_IB_BTH, UB_H_DLLCB_NULL, UB_H_LNA, UB_H_DLLCB_RSVD, UB_H_FLITPAD, UB_H_UPIH16 };
         synth(s, v, ids, "BBBBBBB", NULL, 7);
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK_EQ(p.nb, 1);
         CHECK(p.dllcb == &v->layer[4]);
         CHECK(p.lna == &v->layer[3]);
@@ -232,7 +232,7 @@ int main(void)
         CHECK(p.bcrc == NULL && p.icrc == NULL && p.ip == NULL && p.payload == NULL);
         unsigned none[] = { UB_H_ETH };
         synth(s, v, none, "-", NULL, 0); /* no layers at all */
-        ub_st_extract(s, v, &pi, &p);
+        ub_state_extract(s, v, &pi, &p);
         CHECK(p.lph == NULL && p.cci == NULL && p.nb == 0 && p.payload_len == 0 && p.upi == UINT32_MAX);
     }
 

@@ -219,9 +219,6 @@ typedef struct ub_pkt {
 #define UB_PKT_LAY(m) ((uint8_t)((offsetof(ub_pkt, m) - offsetof(ub_pkt, lay)) / sizeof(const ub_layer *)))
 _Static_assert(offsetof(ub_pkt, cci) < offsetof(ub_pkt, lay) + sizeof(((ub_pkt *)0)->lay), "ub_pkt lay[] covers every layer pointer");
 
-/* the packet as the rules see it (state.c; ub_state_packet's first step, exposed for the tests) */
-void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p);
-
 /* ---------------------------------------------------------------- bounded tables */
 #define UB_KEY_MAX 56
 typedef struct ub_key {
