@@ -19,6 +19,7 @@
 
 #include <wireshark.h>
 #include <epan/packet.h>
+#include <epan/column-info.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
@@ -74,6 +75,12 @@ static expert_field ei_finding[FG__N][3]; /* rules registered at run time (Lua u
  * so Expert Info and tshark -z expert group the findings per rule; all named ub.analysis.finding */
 static expert_field *ei_rule;   /* [rule][FG__N][3] */
 static unsigned ei_nrules;
+
+/* the severities of the TP-flag expert items (registration) */
+static struct tp_ei_sev {
+    expert_field *ei;
+    int sev;
+} tp_ei_sev[8];
 
 static int tap_ub = -1, tap_ub_tp = -1, tap_ub_eid = -1;
 int at_ub_cna = -1, at_ub_eid = -1; /* packet-ub-an.h */
@@ -794,9 +801,76 @@ static const char *match_op_name(const an_match *m, char *buf, size_t n)
     }
     if (m->kind == 0) nm = ub_vname_lookup(fh_vals(&f_taop_b), code);
     else nm = ub_vname_lookup(fh_vals(&f_tpop), code);
-    if (nm) g_snprintf(buf, (gulong)n, "%s", nm);
-    else g_snprintf(buf, (gulong)n, "0x%02x", code);
+    if (nm && strlen(nm) < n) return nm; /* as g_snprintf(buf, n, "%s", nm) */
+    if (nm) {
+        memcpy(buf, nm, n - 1);
+        buf[n - 1] = '\0';
+    } else { /* "0x%02x" */
+        buf[0] = '0';
+        buf[1] = 'x';
+        buf[2] = "0123456789abcdef"[code >> 4];
+        buf[3] = "0123456789abcdef"[code & 15];
+        buf[4] = '\0';
+    }
     return buf;
+}
+
+/* An item label built without printf: what proto_item_append_text(it, fmt, ...) makes of the item's
+ * own label "Name: value" (truncated to ITEM_LABEL_LENGTH - 1 bytes as there). */
+typedef struct an_label {
+    char b[ITEM_LABEL_LENGTH];
+    size_t n;
+} an_label;
+
+static void lb_str(an_label *lb, const char *s)
+{
+    size_t k = strlen(s);
+    if (k > sizeof lb->b - 1 - lb->n) k = sizeof lb->b - 1 - lb->n;
+    memcpy(lb->b + lb->n, s, k);
+    lb->n += k;
+    lb->b[lb->n] = '\0';
+}
+
+static void lb_u64(an_label *lb, guint64 u, int min_digits) /* "%u", "%09d" */
+{
+    char d[24], *o = d + sizeof d;
+    *--o = '\0';
+    do {
+        *--o = (char)('0' + u % 10);
+        u /= 10;
+        min_digits--;
+    } while (u || min_digits > 0);
+    lb_str(lb, o);
+}
+
+/* "Name: " of an item's label; FALSE when the item keeps no label (hidden, faked, invisible tree) */
+static gboolean lb_start(an_label *lb, proto_item *it)
+{
+    if (!it || !PTREE_DATA(it)->visible || proto_item_is_hidden(it) || !PITEM_FINFO(it)) return FALSE;
+    lb->n = 0;
+    lb->b[0] = '\0';
+    lb_str(lb, PITEM_FINFO(it)->hfinfo->name);
+    lb_str(lb, ": ");
+    return TRUE;
+}
+
+/* Whether every expert info of a frame must be added: there is a tree, an expert tap (-z expert, the
+ * GUI's Expert Information) or an Expert column. Else an expert info only raises the capture's highest
+ * severity (the GUI's status bar), and one of the frame's highest severity does that. */
+static gboolean experts_all(packet_info *pinfo, proto_tree *tree)
+{
+    static int expert_tap = -2;
+    if (tree) return TRUE;
+    if (expert_tap == -2) expert_tap = find_tap_id("expert"); /* registered before any dissection */
+    if (expert_tap < 0 || have_tap_listener(expert_tap)) return TRUE;
+    return col_get_writable(pinfo->cinfo, COL_EXPERT) && pinfo->cinfo->col_first[COL_EXPERT] >= 0;
+}
+
+static int tp_ei_severity(const expert_field *e)
+{
+    for (guint i = 0; i < G_N_ELEMENTS(tp_ei_sev); i++)
+        if (tp_ei_sev[i].ei == e) return tp_ei_sev[i].sev;
+    return PI_ERROR; /* not reached: every TP flag has its row */
 }
 
 void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
@@ -810,10 +884,14 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     }
     const an_frame *fa = ub_an_frame_lookup(pinfo->num);
     if (!fa) return;
-    proto_item *ai = proto_tree_add_item(tree, hf_an, tvb, 0, 0, ENC_NA);
+    proto_item *ai = tree ? proto_tree_add_item(tree, hf_an, tvb, 0, 0, ENC_NA) : NULL;
     proto_item_set_generated(ai);
     proto_tree *at = proto_item_add_subtree(ai, ett_an);
     proto_item *it;
+    an_label lb;
+    gboolean all = experts_all(pinfo, tree);
+    expert_field *top_ei = NULL; /* !all: the frame's expert info of the highest severity */
+    int top_sev = 0;
 
     if (fa->tp_channel) {
         it = proto_tree_add_uint(at, hf_an_tp_channel, tvb, 0, 0, fa->tp_channel - 1);
@@ -830,31 +908,58 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         { UB_TPF_RETRANSMISSION, &ei_retrans }, { UB_TPF_OUT_OF_ORDER, &ei_ooo }, { UB_TPF_LOST_BEFORE, &ei_lost },
         { UB_TPF_DUPLICATE, &ei_dup }, { UB_TPF_DUP_ACK, &ei_dupack }, { UB_TPF_NAK, &ei_nak }, { UB_TPF_SACK, &ei_sack },
     };
-    for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
+    for (guint i = 0; fl && i < G_N_ELEMENTS(flags); i++) {
         if (!(fl & flags[i].bit)) continue;
-        proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        if (all) proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        else if (tp_ei_severity(flags[i].ei) > top_sev) top_sev = tp_ei_severity(flags[i].ei), top_ei = flags[i].ei;
     }
     char tags[256]; /* Info-column tags shared with ubdump's summaries (ub_tp_flags_tags) */
-    if (ub_tp_flags_tags(fl, tags, sizeof tags)) col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", tags);
+    if (fl && col_get_writable(pinfo->cinfo, COL_INFO) && ub_tp_flags_tags(fl, tags, sizeof tags))
+        ub_ws_col_prepend_fence(pinfo->cinfo, COL_INFO, tags);
 
-    /* request <-> response, data <-> ack */
-    guint nm = fa->matches ? wmem_array_get_count(fa->matches) : 0;
+    /* request <-> response, data <-> ack: items only */
+    guint nm = tree && fa->matches ? wmem_array_get_count(fa->matches) : 0;
     for (guint i = 0; i < nm; i++) {
         const an_match *m = (const an_match *)wmem_array_index(fa->matches, i);
         if (!(m->flags & AN_M_SHOW)) continue;
-        char op[64];
-        match_op_name(m, op, sizeof op);
+        char opb[64];
+        const char *op = NULL; /* formatted only for a label */
         gboolean rsp = (m->flags & AN_M_RSP) != 0;
         int hf = m->kind == 2 ? (rsp ? hf_an_acks_frame : hf_an_acked_in) : (rsp ? hf_an_request_in : hf_an_response_in);
         it = proto_tree_add_uint(at, hf, tvb, 0, 0, m->other);
-        proto_item_append_text(it, " (%s %s)", match_kind_name(m->kind), op);
+        if (lb_start(&lb, it)) { /* " (%s %s)" on "Name: %u" (FT_FRAMENUM) */
+            op = match_op_name(m, opb, sizeof opb);
+            lb_u64(&lb, m->other, 1);
+            lb_str(&lb, " (");
+            lb_str(&lb, match_kind_name(m->kind));
+            lb_str(&lb, " ");
+            lb_str(&lb, op);
+            lb_str(&lb, ")");
+            ub_ws_set_label(it, lb.b, lb.n);
+        }
         proto_item_set_generated(it);
         if (rsp) {
             nstime_t ns;
             ns.secs = (time_t)(m->lat_ns / 1000000000u);
             ns.nsecs = (int)(m->lat_ns % 1000000000u);
             it = proto_tree_add_time(at, hf_an_latency, tvb, 0, 0, &ns);
-            proto_item_append_text(it, " (%s %s, since frame %u)", match_kind_name(m->kind), op, m->other);
+            if (ns.secs <= G_MAXINT32 && lb_start(&lb, it)) { /* "Name: %d.%09d seconds" (FT_RELATIVE_TIME) */
+                if (!op) op = match_op_name(m, opb, sizeof opb);
+                lb_u64(&lb, (guint64)ns.secs, 1);
+                lb_str(&lb, ".");
+                lb_u64(&lb, (guint64)ns.nsecs, 9);
+                lb_str(&lb, " seconds (");
+                lb_str(&lb, match_kind_name(m->kind));
+                lb_str(&lb, " ");
+                lb_str(&lb, op);
+                lb_str(&lb, ", since frame ");
+                lb_u64(&lb, m->other, 1);
+                lb_str(&lb, ")");
+                ub_ws_set_label(it, lb.b, lb.n);
+            } else if (it && !proto_item_is_hidden(it) && PTREE_DATA(it)->visible) {
+                if (!op) op = match_op_name(m, opb, sizeof opb);
+                proto_item_append_text(it, " (%s %s, since frame %u)", match_kind_name(m->kind), op, m->other);
+            }
             proto_item_set_generated(it);
         }
     }
@@ -864,23 +969,38 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     for (guint i = 0; i < nf; i++) {
         const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
         const ub_rule *r = ub_rule_get(x->rule);
+        unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
+        if (!all) { /* no tree: the rule item and the text would be thrown away */
+            static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
+            int sv = sev_pi[x->sev < 3 ? x->sev : 2];
+            if (sv > top_sev)
+                top_sev = sv, top_ei = r && x->rule < ei_nrules ? &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]
+                                                                : &ei_finding[g][x->sev];
+            continue;
+        }
         it = proto_tree_add_string(at, hf_an_rule, tvb, 0, 0, r ? r->id : "?");
         proto_item_set_generated(it);
-        unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
         if (r && x->rule < ei_nrules) { /* the rule's own summary; the finding's details on the rule item */
-            if (it && !proto_item_is_hidden(it)) { /* else appending is a no-op: skip the formatting */
+            if (lb_start(&lb, it)) { /* else appending is a no-op: skip the formatting */
                 size_t idl = strlen(r->id), tl = strlen(r->title);
                 const char *rest = an_find_text(pinfo->pool, x); /* "<id> <title>[: detail][; key][; values][; frames]" */
                 if (strncmp(rest, r->id, idl) == 0 && rest[idl] == ' ' && strncmp(rest + idl + 1, r->title, tl) == 0)
                     rest += idl + 1 + tl;
                 while (*rest == ':' || *rest == ';' || *rest == ' ') rest++;
-                if (*rest) proto_item_append_text(it, " (%s)", rest); /* the title is the expert summary below */
+                if (*rest) { /* " (%s)" on "Name: <id>" (FT_STRING; rule ids are plain ASCII): the title is
+                              * the expert summary below */
+                    lb_str(&lb, r->id);
+                    lb_str(&lb, " (");
+                    lb_str(&lb, rest);
+                    lb_str(&lb, ")");
+                    ub_ws_set_label(it, lb.b, lb.n);
+                }
             }
             expert_add_info(pinfo, it, &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]);
         } else {
             expert_add_info_format(pinfo, it, &ei_finding[g][x->sev], "%s", an_find_text(pinfo->pool, x));
         }
-        if (x->nrel) {
+        if (x->nrel && tree) {
             proto_tree *ft = proto_item_add_subtree(it, ett_an_finding);
             for (guint k = 0; k < x->nrel; k++) {
                 proto_item *ri = proto_tree_add_uint(ft, hf_an_related, tvb, 0, 0, x->rel[k]);
@@ -888,6 +1008,7 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
             }
         }
     }
+    if (top_ei) expert_add_info(pinfo, NULL, top_ei);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -964,6 +1085,9 @@ void ub_an_register(int proto)
                 ei[i].eiinfo.severity = sev_of[t->sev < 3 ? t->sev : 2];
             }
     }
+    for (unsigned i = 0; i < G_N_ELEMENTS(ei) && i < G_N_ELEMENTS(tp_ei_sev); i++)
+        if (g_str_has_prefix(ei[i].eiinfo.name, "ub.analysis.") && ei[i].eiinfo.name != af_find->abbrev)
+            tp_ei_sev[i] = (struct tp_ei_sev){ ei[i].ids, ei[i].eiinfo.severity };
     for (int g = 0; g < FG__N; g++)
         for (int s = 0; s < 3; s++) {
             ei_finding[g][s].ei = EI_INIT_EI;
