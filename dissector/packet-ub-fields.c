@@ -197,7 +197,7 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
     if (f->flags & UB_FF_VIRTUAL) {
         guint bits = f->bits ? f->bits : 64;
         if (bits > 64) bits = 64;
-        enum ftenum t = ft_uint_bytes((bits + 7) / 8, sgn);
+        enum ftenum t = ft_uint_bytes(ub_field_ws_bytes(f), sgn);
         const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
         int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
         m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);
@@ -213,7 +213,7 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
     case UB_FT_BOOL: {
         if (f->bits == 0 || f->bits > 64) return;
         if (f->flags & UB_FF_LEW) { /* bit_off numbers a little-endian 64-bit word (SUE RH): the value */
-            enum ftenum t = ft_uint_bytes((f->bits + 7) / 8, FALSE);
+            enum ftenum t = ft_uint_bytes(ub_field_ws_bytes(f), FALSE);
             const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
             m->hf_slot = new_hf(name, f->abbrev, t, display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0),
                                 strings, 0, blurb);
@@ -241,7 +241,7 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
                 m->ftype = FT_BOOLEAN;
                 m->byval = n <= 4; /* proto_tree_add_boolean takes 32 bits */
             } else {
-                enum ftenum t = ft_uint_bytes(n, sgn);
+                enum ftenum t = ft_uint_bytes(ub_field_ws_bytes(f), sgn);
                 const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
                 int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
                 m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, mask, blurb);
@@ -252,7 +252,7 @@ static void map_row(const ub_hdr *h, const ub_field *f, row_map *m)
         } else {
             /* 9-byte span (unaligned 57..64-bit field), a value stored without its low zero bits
              * (UB_FF_X64, R-24) or with its bits swapped (UB_FF_BITREV): add the decoded value */
-            enum ftenum t = ft_uint_bytes((f->bits + ((f->flags & UB_FF_X64) ? 6 : 0) + 7) / 8, sgn);
+            enum ftenum t = ft_uint_bytes(ub_field_ws_bytes(f), sgn);
             const void *strings = f->vals ? vals_for(f->vals, ft_is_64(t) ? 1 : 0) : NULL;
             int disp = display_for(f) | (strings && ft_is_64(t) ? BASE_VAL64_STRING : 0);
             m->hf_slot = new_hf(name, f->abbrev, t, disp, strings, 0, blurb);

@@ -496,11 +496,20 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
         shown(a, r);
         return;
     }
-    char sum[1024], t[64], tg[256];
-    ub_summary(v, sum, sizeof sum);
-    ub_tp_flags_tags(a->tpflags, tg, sizeof tg);
+    /* printf("%6" PRIu64 " %s %s%s\n", frame, time, tags, summary) built in place: the summary at most 1,023
+     * bytes, the tags 255, the time 63 */
+    char line[24 + 64 + 256 + 1024], t[64];
     pkt_time(a, r, t, sizeof t);
-    printf("%6" PRIu64 " %s %s%s\n", r->frame, t, tg, sum);
+    size_t k = ubx_dec_col(line, r->frame, 6), tl = strlen(t);
+    line[k++] = ' ';
+    memcpy(line + k, t, tl);
+    k += tl;
+    line[k++] = ' ';
+    k += ub_tp_flags_tags(a->tpflags, line + k, 256);
+    size_t sl = ub_summary(v, line + k, 1024);
+    k += sl < 1024 ? sl : 1023;
+    line[k++] = '\n';
+    fwrite(line, 1, k, stdout);
     if (a->verbose) ub_print_tree(stdout, v);
     if (a->hex) ubx_hexdump(stdout, v, data, len);
     else if (a->verbose) putchar('\n');

@@ -68,10 +68,8 @@ static size_t put_dec(char *buf, uint64_t u)
 
 unsigned ubx_ws_hex_digits(const ub_field *fd)
 {
-    unsigned nb = fd->flags & UB_FF_VIRTUAL ? ((fd->bits ? fd->bits : 64) + 7) / 8
-                                            : (fd->bit_off + fd->bits - 1) / 8 - fd->bit_off / 8 + 1;
-    if (nb < 1) nb = 1;
-    return nb > 4 ? 16 : 2 * nb;
+    unsigned nb = ub_field_ws_bytes(fd); /* the plugin's FT_UINTn */
+    return nb > 4 ? 16 : 2 * (nb ? nb : 1);
 }
 
 size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)

@@ -64,18 +64,42 @@ int ubx_tfmt_parse(const char *s, ubx_tfmt *out)
     return -1;
 }
 
-/* seconds.fraction with `digits` fractional digits (truncated, as tshark) */
-static void secfrac(char *buf, size_t n, const char *sign, uint64_t ns, unsigned digits)
+static const char dig2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+
+/* [-]seconds.fraction with `digits` (at most 9) fractional digits (truncated, as tshark): the text of
+ * snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64, neg ? "-" : "", s, digits, frac), by hand (every text line) */
+static void secfrac(char *buf, size_t n, bool neg, uint64_t ns, unsigned digits)
 {
-    uint64_t div = 1;
-    for (unsigned i = digits; i < 9; i++) div *= 10;
-    snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64, sign, ns / 1000000000u, (int)digits, (ns % 1000000000u) / div);
+    static const uint32_t div[10] = { 1000000000u, 100000000u, 10000000u, 1000000u, 100000u, 10000u, 1000u, 100u, 10u, 1u };
+    char t[48], r[20];
+    size_t k = 0, m = sizeof r;
+    if (neg) t[k++] = '-';
+    uint64_t sec = ns / 1000000000u;
+    uint32_t frac = (uint32_t)(ns % 1000000000u) / div[digits > 9 ? 9 : digits];
+    do {
+        r[--m] = (char)('0' + sec % 10u);
+        sec /= 10u;
+    } while (sec);
+    memcpy(t + k, r + m, sizeof r - m);
+    k += sizeof r - m;
+    t[k++] = '.';
+    unsigned w = digits ? (digits > 9 ? 9 : digits) : 1, i = w; /* width 0: one digit, as printf */
+    for (; i >= 2; i -= 2, frac /= 100u) memcpy(t + k + i - 2, dig2 + 2 * (frac % 100u), 2);
+    if (i) t[k] = (char)('0' + frac % 10u);
+    k += w;
+    if (n) {
+        size_t c = k < n ? k : n - 1;
+        memcpy(buf, t, c);
+        buf[c] = '\0';
+    }
 }
 
 static void delta(char *buf, size_t n, uint64_t a, uint64_t b, unsigned digits)
 {
-    if (a >= b) secfrac(buf, n, "", a - b, digits);
-    else secfrac(buf, n, "-", b - a, digits);
+    if (a >= b) secfrac(buf, n, false, a - b, digits);
+    else secfrac(buf, n, true, b - a, digits);
 }
 
 void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, uint64_t t0, uint64_t prev,
@@ -86,7 +110,7 @@ void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, u
     case UBX_T_R: delta(buf, n, ts, t0, digits); return;
     case UBX_T_D: delta(buf, n, ts, prev, digits); return;
     case UBX_T_DD: delta(buf, n, ts, prev_shown, digits); return;
-    case UBX_T_E: secfrac(buf, n, "", ts, digits); return;
+    case UBX_T_E: secfrac(buf, n, false, ts, digits); return;
     default: break;
     }
     time_t sec = (time_t)(ts / 1000000000u);
@@ -94,13 +118,65 @@ void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, u
     bool utc = fmt == UBX_T_U || fmt == UBX_T_UD;
     if (!(utc ? gmtime_r(&sec, &tm) : localtime_r(&sec, &tm))) { snprintf(buf, n, "?"); return; }
     char frac[24];
-    secfrac(frac, sizeof frac, "", ts % 1000000000u, digits); /* "0.ffff" */
+    secfrac(frac, sizeof frac, false, ts % 1000000000u, digits); /* "0.ffff" */
     const char *dot = strchr(frac, '.');
-    if (fmt == UBX_T_AD || fmt == UBX_T_UD)
-        snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d%s", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                 tm.tm_min, tm.tm_sec, dot ? dot : "");
-    else
-        snprintf(buf, n, "%02d:%02d:%02d%s", tm.tm_hour, tm.tm_min, tm.tm_sec, dot ? dot : "");
+    bool date = fmt == UBX_T_AD || fmt == UBX_T_UD;
+    int year = tm.tm_year + 1900;
+    if (year < 1000 || year > 9999 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 0 || tm.tm_mday > 99 ||
+        tm.tm_hour < 0 || tm.tm_hour > 99 || tm.tm_min < 0 || tm.tm_min > 99 || tm.tm_sec < 0 || tm.tm_sec > 99) {
+        if (date)
+            snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d%s", year, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                     tm.tm_sec, dot ? dot : "");
+        else
+            snprintf(buf, n, "%02d:%02d:%02d%s", tm.tm_hour, tm.tm_min, tm.tm_sec, dot ? dot : "");
+        return;
+    }
+    /* the fields in range: the same text by hand, "%04d-%02d-%02d %02d:%02d:%02d%s" / "%02d:%02d:%02d%s" */
+    char t[48];
+    size_t k = 0;
+#define TWO(v) (t[k++] = (char)('0' + (v) / 10), t[k++] = (char)('0' + (v) % 10))
+    if (date) {
+        TWO(year / 100);
+        TWO(year % 100);
+        t[k++] = '-';
+        TWO(tm.tm_mon + 1);
+        t[k++] = '-';
+        TWO(tm.tm_mday);
+        t[k++] = ' ';
+    }
+    TWO(tm.tm_hour);
+    t[k++] = ':';
+    TWO(tm.tm_min);
+    t[k++] = ':';
+    TWO(tm.tm_sec);
+#undef TWO
+    size_t dl = dot ? strlen(dot) : 0; /* at most ".123456789" */
+    memcpy(t + k, dot ? dot : "", dl < 16 ? dl : 16);
+    k += dl < 16 ? dl : 16;
+    if (n) {
+        size_t c = k < n ? k : n - 1;
+        memcpy(buf, t, c);
+        buf[c] = '\0';
+    }
+}
+
+size_t ubx_dec_col(char *p, uint64_t v, unsigned width)
+{
+    char r[20];
+    size_t m = sizeof r, k = 0;
+    for (; v >= 100; v /= 100u) {
+        m -= 2;
+        memcpy(r + m, dig2 + 2 * (v % 100u), 2);
+    }
+    if (v >= 10) {
+        m -= 2;
+        memcpy(r + m, dig2 + 2 * v, 2);
+    } else {
+        r[--m] = (char)('0' + v);
+    }
+    for (size_t d = sizeof r - m; d < width; d++) p[k++] = ' ';
+    memcpy(p + k, r + m, sizeof r - m);
+    return k + sizeof r - m;
 }
 
 /* frame.time as tshark prints it: local time with the zone, always ns ("Jan  1, 1970 09:00:00.000010000 JST") */

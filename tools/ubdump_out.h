@@ -25,6 +25,8 @@ void ubx_time(char *buf, size_t n, ubx_tfmt fmt, unsigned digits, uint64_t ts, u
 
 /* frame.time as tshark prints it (local time and zone, ns) */
 void ubx_frame_time(char *buf, size_t n, uint64_t ts);
+/* the decimal digits of v right-aligned in `width` columns (printf "%*" PRIu64) at p (20 + width bytes); returns their count */
+size_t ubx_dec_col(char *p, uint64_t v, unsigned width);
 
 /* -T fields: the occurrences of one field are collected separated by this byte, then joined with
  * the -E aggregator (or cut to the first / last) when printed */

@@ -111,7 +111,9 @@ static bool eng_keep(void *ctx, unsigned rule, uint64_t frame)
 {
     ub_eng *e = ctx;
     if (e->hooks && e->a->have_hooks) return true;
-    return ub_collect_would_keep(e->fc, rule, frame, e->cur_pkt, e->phase, e->seq);
+    if (ub_collect_would_keep(e->fc, rule, frame, e->cur_pkt, e->phase, e->seq)) return true;
+    if (e->fc) ub_st_keep_bound(e->st, rule, ub_collect_keep_bound(e->fc, rule)); /* later frames: no need to ask */
+    return false;
 }
 
 /* a finding eng_keep declined: counted, in the emission order (seq) like one collect() receives */

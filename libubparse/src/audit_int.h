@@ -50,6 +50,9 @@ typedef struct ub_eng {
 
 /* count a finding of `rule` that is not kept as an example (collect.c) */
 void ub_collect_count_only(ub_collect *c, unsigned rule, unsigned sev);
+/* the frame above which ub_collect_would_keep declines every finding of `rule` from now on (the last
+ * example's, once the rule's examples are complete; 0 when none are kept), UINT64_MAX: none such */
+uint64_t ub_collect_keep_bound(const ub_collect *c, unsigned rule);
 int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hooks);
 static inline void ub_eng_packet(ub_eng *e, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
 {

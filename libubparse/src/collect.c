@@ -163,6 +163,14 @@ void ub_collect_count_only(ub_collect *c, unsigned rule, unsigned sev)
     if (c && rule < c->ng) c->g[rule].count[sev > 2 ? 2 : sev]++;
 }
 
+uint64_t ub_collect_keep_bound(const ub_collect *c, unsigned rule)
+{
+    if (!c || rule >= c->ng) return UINT64_MAX;
+    if (c->K == 0) return 0;
+    const cgroup *g = &c->g[rule];
+    return g->nex < c->K ? UINT64_MAX : g->ex[g->nex - 1].frame; /* key_cmp: the frame first */
+}
+
 bool ub_collect_would_keep(const ub_collect *c, unsigned rule, uint64_t frame, uint64_t pkt_seq, uint8_t phase,
                            uint64_t seq)
 {

@@ -9,83 +9,68 @@
  *   a>b     "<common name> va→vb" when the names are prefix + shared suffix (SrcTPN/DstTPN -> "TPN"),
  *           else "<NameA> va → <NameB> vb" (SCNA/DCNA)                                                        */
 #include "internal.h"
+#include "sumfmt.h"
 
 #include <stdio.h>
 
-typedef struct { uint16_t id; const char *keys; } hdr_keys;
+/* the key list of a header and the row of each name in it, in order (constant: a profile's table has the
+ * same rows at the same indexes; test_sumfmt checks them against ub_field_index) */
+typedef struct { const char *keys; uint8_t rows[4]; } hdr_keys;
 
-static const hdr_keys key_table[] = {
+static const hdr_keys key_table[UB_H__COUNT] = {
     /* data link (§4) */
-    { UB_H_LPH, "cfg vl" }, { UB_H_LBH, "cfg vl" }, { UB_H_LCH, "ctrl sub_ctrl" },
-    { UB_H_BCRC, "crc30 !status" }, { UB_H_END, "error_flag" },
-    { UB_H_DLLCB_CRD_ACK, "t sd ack_num" }, { UB_H_DLLCB_RETRY_REQ, "rcvptr num_retry" },
-    { UB_H_DLLCB_RETRY_ACK, "rdptr wrptr" },
+    [UB_H_LPH] = { "cfg vl", { 6, 4 } }, [UB_H_LBH] = { "cfg vl", { 6, 4 } }, [UB_H_LCH] = { "ctrl sub_ctrl", { 4, 5 } },
+    [UB_H_BCRC] = { "crc30 !status", { 2, 4 } }, [UB_H_END] = { "error_flag", { 1 } },
+    [UB_H_DLLCB_CRD_ACK] = { "t sd ack_num", { 2, 0, 3 } }, [UB_H_DLLCB_RETRY_REQ] = { "rcvptr num_retry", { 2, 4 } },
+    [UB_H_DLLCB_RETRY_ACK] = { "rdptr wrptr", { 3, 4 } },
     /* capture encapsulations */
-    { UB_H_IPV4, "src>dst" }, { UB_H_IPV6, "src>dst" }, { UB_H_UDP, "srcport>dstport" },
+    [UB_H_IPV4] = { "src>dst", { 13, 14 } }, [UB_H_IPV6] = { "src>dst", { 6, 7 } }, [UB_H_UDP] = { "srcport>dstport", { 0, 1 } },
     /* network (§5) */
-    { UB_H_NTH16, "scna>dcna" }, { UB_H_NTH24, "scna>dcna" }, { UB_H_ICRC, "icrc !status" },
+    [UB_H_NTH16] = { "scna>dcna", { 0, 1 } }, [UB_H_NTH24] = { "scna>dcna", { 0, 1 } }, [UB_H_ICRC] = { "icrc !status", { 0, 2 } },
     /* transport (§6) */
-    { UB_H_RTPH, "!tpopcode psn srctpn>dsttpn" }, { UB_H_UTPH, "!tpopcode" }, { UB_H_CTPH, "!tpopcode" },
-    { UB_H_SAETPH, "maxrcvpsn" },
-    { UB_H_UPIH16, "upi" }, { UB_H_UPIH32, "upi" }, { UB_H_EIDH40, "seid>deid" }, { UB_H_CIPH, "cip_id sn" },
+    [UB_H_RTPH] = { "!tpopcode psn srctpn>dsttpn", { 1, 10, 5, 6 } }, [UB_H_UTPH] = { "!tpopcode", { 1 } }, [UB_H_CTPH] = { "!tpopcode", { 0 } },
+    [UB_H_SAETPH] = { "maxrcvpsn", { 2 } },
+    [UB_H_UPIH16] = { "upi", { 1 } }, [UB_H_UPIH32] = { "upi", { 1 } }, [UB_H_EIDH40] = { "seid>deid", { 0, 1 } }, [UB_H_CIPH] = { "cip_id sn", { 0, 1 } },
     /* transaction (§7) */
-    { UB_H_BTAH, "!taopcode ini_tassn" }, { UB_H_BTAH_C, "!taopcode ini_tassn" },
-    { UB_H_BTAH_ALT, "!taopcode ini_tassn" }, { UB_H_ATAH, "!taopcode ini_tassn" },
-    { UB_H_ATAH_C, "!taopcode ini_tassn" }, { UB_H_MAETAH, "address length" },
-    { UB_H_MAETAH_C, "address length" }, { UB_H_MGMTETAH, "code sub_code" },
+    [UB_H_BTAH] = { "!taopcode ini_tassn", { 0, 7 } }, [UB_H_BTAH_C] = { "!taopcode ini_tassn", { 0, 7 } },
+    [UB_H_BTAH_ALT] = { "!taopcode ini_tassn", { 0, 7 } }, [UB_H_ATAH] = { "!taopcode ini_tassn", { 0, 6 } },
+    [UB_H_ATAH_C] = { "!taopcode ini_tassn", { 0, 6 } }, [UB_H_MAETAH] = { "address length", { 0, 4 } },
+    [UB_H_MAETAH_C] = { "address length", { 0, 3 } }, [UB_H_MGMTETAH] = { "code sub_code", { 1, 0 } },
     /* enumeration and management (§10.4) */
-    { UB_H_SCANHDR, "hops step" }, { UB_H_SCANPDU_REQ, "cmd opcode msn" }, { UB_H_SCANPDU_RSP, "cmd opcode msn" },
+    [UB_H_SCANHDR] = { "hops step", { 3, 4 } }, [UB_H_SCANPDU_REQ] = { "cmd opcode msn", { 1, 2, 6 } }, [UB_H_SCANPDU_RSP] = { "cmd opcode msn", { 1, 2, 6 } },
     /* network control, URPC (App. F, H) */
-    { UB_H_NCTL, "!protocol" }, { UB_H_URPC_REQ, "request_id" }, { UB_H_URPC_RSP, "request_id" },
+    [UB_H_NCTL] = { "!protocol", { 0 } }, [UB_H_URPC_REQ] = { "request_id", { 11 } }, [UB_H_URPC_RSP] = { "request_id", { 4 } },
 };
 
-typedef struct { char *b; size_t n, w; } sbuf;
+typedef ub_sbuf sbuf;
+#define put ub_sb_str
 
-/* append text (per-packet path of the Wireshark tree: no printf); truncates as snprintf would */
-static void put(sbuf *s, const char *t)
+const char *ub_hdr_keys(unsigned id, const uint8_t **rows)
 {
-    if (s->w >= s->n) return;
-    size_t len = strlen(t), room = s->n - s->w - 1;
-    memcpy(s->b + s->w, t, len < room ? len : room);
-    s->w = s->w + len < s->n ? s->w + len : s->n - 1;
-    s->b[s->w] = '\0';
+    if (id >= UB_H__COUNT || !key_table[id].keys) return NULL;
+    if (rows) *rows = key_table[id].rows;
+    return key_table[id].keys;
 }
 
-/* "0x" hex / decimal digits of v into buf (at least 24 bytes) */
-static void u64_text(uint64_t v, bool hex, char *buf)
-{
-    char t[24];
-    size_t k = 0;
-    do {
-        t[k++] = hex ? "0123456789abcdef"[v & 15] : (char)('0' + v % 10);
-        v = hex ? v >> 4 : v / 10;
-    } while (v);
-    size_t o = 0;
-    if (hex) { buf[o++] = '0'; buf[o++] = 'x'; }
-    while (k) buf[o++] = t[--k];
-    buf[o] = '\0';
-}
-
-/* value text of row f of layer l ("0x301", "17", "10.0.0.1"); false if not in the layer */
+/* value text of row f of layer l ("0x301", "17", "10.0.0.1") into buf (n >= 64); false if not in the layer */
 static bool val_text(const ub_layer *l, const ub_field *f, char *buf, size_t n)
 {
     ub_val v;
     if (ub_field_value(l, f, &v) != 0) return false;
-    if ((f->type == UB_FT_UINT || f->type == UB_FT_BOOL) && n >= 24)
-        u64_text(v.u, f->base == UB_BASE_HEX, buf);
-    else
+    if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) { /* "0x" hex / decimal digits, minimal */
+        size_t k = 0;
+        if (f->base == UB_BASE_HEX) {
+            buf[k++] = '0';
+            buf[k++] = 'x';
+            k += ub_u64_hex(buf + k, v.u, 0);
+        } else {
+            k += ub_u64_dec(buf + k, v.u);
+        }
+        buf[k] = '\0';
+    } else {
         ub_format_value(f, &v, false, buf, n);
+    }
     return true;
-}
-
-static const ub_field *row(const ub_hdr *h, const char *tok, size_t len)
-{
-    char nm[48];
-    if (len == 0 || len >= sizeof nm) return NULL;
-    memcpy(nm, tok, len);
-    nm[len] = '\0';
-    int i = ub_field_index(h, nm);
-    return i < 0 ? NULL : &h->fields[i];
 }
 
 static const char *fname(const ub_field *f)
@@ -93,17 +78,12 @@ static const char *fname(const ub_field *f)
     return f->name && *f->name ? f->name : f->abbrev;
 }
 
-/* one token of a key list (see the file comment) */
-static void key_text(sbuf *s, const ub_layer *l, const char *tok, size_t len)
+/* one token of a key list (see the file comment): a, and b after '>' (else NULL), rows of the table */
+static void key_text(sbuf *s, const ub_layer *l, bool name_only, const ub_field *a, const ub_field *b)
 {
-    const ub_hdr *h = l->hdr;
-    bool name_only = tok[0] == '!';
-    if (name_only) { tok++; len--; }
-    const char *gt = memchr(tok, '>', len);
     char va[64], vb[64];
-    if (gt) {
-        const ub_field *a = row(h, tok, (size_t)(gt - tok)), *b = row(h, gt + 1, len - (size_t)(gt - tok) - 1);
-        if (!a || !b || !val_text(l, a, va, sizeof va) || !val_text(l, b, vb, sizeof vb)) return;
+    if (b) {
+        if (!val_text(l, a, va, sizeof va) || !val_text(l, b, vb, sizeof vb)) return;
         const char *na = fname(a), *nb = fname(b);
         size_t la = strlen(na), lb = strlen(nb), k = 0;
         while (k < la && k < lb && na[la - 1 - k] == nb[lb - 1 - k]) k++;
@@ -119,17 +99,15 @@ static void key_text(sbuf *s, const ub_layer *l, const char *tok, size_t len)
         put(s, vb);
         return;
     }
-    const ub_field *f = row(h, tok, len);
-    if (!f) return;
     if (name_only) { /* the value's name, else "<Name> <value>" */
         ub_val v;
-        if (ub_field_value(l, f, &v) != 0) return;
-        const char *nm = ub_vname_lookup(f->vals, v.u);
+        if (ub_field_value(l, a, &v) != 0) return;
+        const char *nm = ub_vname_lookup(a->vals, v.u);
         if (nm) { put(s, ", "); put(s, nm); return; }
     }
-    if (!val_text(l, f, va, sizeof va)) return;
+    if (!val_text(l, a, va, sizeof va)) return;
     put(s, ", ");
-    put(s, fname(f));
+    put(s, fname(a));
     put(s, " ");
     put(s, va);
 }
@@ -141,18 +119,21 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
     buf[0] = '\0';
     if (!l || !l->hdr) return 0;
     put(&s, l->hdr->name ? l->hdr->name : l->hdr->key);
-    for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
-        if (key_table[i].id != l->hdr->id) continue;
-        const char *p = key_table[i].keys;
-        while (*p) {
-            size_t len = strcspn(p, " ");
-            if (len) key_text(&s, l, p, len);
-            p += len;
-            while (*p == ' ') p++;
-        }
-        break;
+    const uint8_t *rows;
+    const char *p = ub_hdr_keys(l->hdr->id, &rows);
+    const ub_field *f = l->hdr->fields;
+    unsigned nf = l->hdr->nfields, r = 0;
+    for (; p && *p; p++) { /* tokens "f", "!f", "a>b" separated by blanks; rows[] in the order of the names */
+        if (*p == ' ') continue;
+        bool name_only = *p == '!';
+        bool pair = false;
+        while (*p && *p != ' ') pair |= *p++ == '>';
+        unsigned ra = rows[r++], rb = pair ? rows[r++] : 0;
+        if (ra < nf && (!pair || rb < nf)) key_text(&s, l, name_only, &f[ra], pair ? &f[rb] : NULL);
+        if (!*p) break;
     }
-    return s.w;
+    ub_sb_end(&s);
+    return s.w < n ? s.w : n - 1;
 }
 
 /* Layer names (spec chapters): data link §4, network §5, transport §6, transaction §7, management

@@ -316,9 +316,9 @@ size_t ub_field_find(const char *abbrev, const ub_hdr **hdrs, const ub_field **f
 
 unsigned ub_field_ws_bytes(const ub_field *f)
 {
-    if (!f || (f->type != UB_FT_UINT && f->type != UB_FT_BOOL)) return 0;
+    if (!f || (!(f->flags & UB_FF_VIRTUAL) && f->type != UB_FT_UINT && f->type != UB_FT_BOOL)) return 0;
     unsigned n;
-    if (f->flags & UB_FF_VIRTUAL) n = ((f->bits ? f->bits : 64) + 7) / 8;
+    if (f->flags & UB_FF_VIRTUAL) n = ((f->bits && f->bits < 64 ? f->bits : 64) + 7) / 8;
     else if (f->flags & UB_FF_LEW) n = (f->bits + 7) / 8;
     else {
         n = (f->bit_off + f->bits - 1) / 8 - f->bit_off / 8 + 1;

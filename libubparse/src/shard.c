@@ -1,15 +1,19 @@
 /* Threaded audit sessions (cfg.jobs = N > 1): a pipeline. The feeding thread reads; decoding is
  * spread over every thread by batches (ub_shards_unit: raw units; any idle worker, and the feeder when
  * decoded batches fall behind, claims the oldest undecoded batch); N - 1 worker threads run the
- * engines in capture order. A batch lives in a ring slot that every worker reads: its decoded entries
- * (copies of the views: record bytes, layers, errors, used netbuf bytes; pointers relocated on
- * arrival) each carry the set of workers they are for (the link engine sees every packet, a pair
- * engine those of its endpoint pairs), the others skip them. Handoffs are per batch (one lock, one
+ * engines in capture order. A batch lives in a ring slot that every worker reads. Decoding a unit
+ * also does all the per-packet work that needs no engine state: it keeps the view's used part and
+ * netbuf bytes in chunks that never move and extracts the packet as the rules see it (ub_pkt,
+ * pktship.h) once, next to it; each engine reads that entry in place (no copy, no second
+ * extraction: what stays sequential per engine is its modules' state work). Entries carry the set of
+ * workers they are for (the link engine sees every packet, a pair engine those of its endpoint
+ * pairs), the others skip them. Handoffs are per batch (one lock, one
  * wake-up for a few hundred packets), never per packet. Front ends that decode themselves feed views
  * (ub_shards_send) into the same ring. At the end the pair engines get the capture's end clock (a
  * tick) so their §10.6 e timeouts are judged against the same end as one engine's. audit.c chooses
  * the engines (see start()). */
 #include "audit_int.h"
+#include "pktship.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -17,12 +21,16 @@
 #include <string.h>
 
 /* One entry of a batch: rechdr, then (mode) the payload, 8-byte aligned:
- *   M_VIEW  the decoded view: vhdr, the record bytes, the layers, the errors, the used netbuf bytes
- *           (the worker rebuilds the view and relocates its pointers: no second decode)
+ *   M_PKT   (decoded raw units) the packet as the engines read it, in place: pktent (the packet
+ *           info and the extracted ub_pkt), the view's window (its fields up to layer[nlayers], or
+ *           up to err[nerrs] when it has errors: the rest of a ub_view is never read by an engine),
+ *           the used netbuf bytes; every pointer final (chunks never move), nothing copied again
+ *   M_VIEW  (views fed by ub_shards_send) the decoded view: vhdr, the record bytes, the layers, the
+ *           errors, the used netbuf bytes (the worker rebuilds the view and relocates its pointers)
  *   M_REC   the record bytes only (re-decoded in the worker): used when a view points outside
  *           its record and netbuf, which the decoder never does today
  *   M_TICK  end-of-capture clock (no payload) */
-enum { M_VIEW = 0, M_REC = 1, M_TICK = 2, M_RAW = 3 /* an undecoded unit (record bytes) */ };
+enum { M_VIEW = 0, M_REC = 1, M_TICK = 2, M_RAW = 3 /* an undecoded unit (record bytes) */, M_PKT = 4 };
 typedef struct {
     uint64_t dest;         /* bit i: worker i */
     uint64_t seq, frame, ts;
@@ -30,11 +38,8 @@ typedef struct {
     uint8_t dir, entry, uflags, mode;
     uint32_t pay;          /* payload bytes after this header (multiple of 8) */
     uint32_t wire;         /* length on the wire (ub_decode_wire) */
-    uint32_t flags;        /* M_VIEW: F_* */
+    uint32_t flags;        /* 0 (reserved) */
 } rechdr;
-/* F_STABLE: the record bytes stay where the view points (a raw batch's input, alive until every
- * worker is past the batch): not copied; F_NET: a pointer into the netbuf (relocated on arrival) */
-enum { F_STABLE = 1, F_NET = 2 };
 typedef struct {
     uint64_t orig_rec, orig_net;
     uint32_t nl, ne, netlen, pad;
@@ -55,10 +60,26 @@ typedef struct {
     uint8_t *p;
     size_t cap, used;
 } buf;
+typedef struct {
+    ub_pktinfo pi;
+    ub_pkt p; /* p.v: the window that follows, p.pi: pi */
+} pktent;
+/* A decoded raw batch's entries live in chunks that never move (entries point into themselves);
+ * each chunk has room for a whole ub_view past its last entry, so every window lies in memory.
+ * Chunks hold CHUNK_BYTES of entries, more when one entry needs it (an M_REC entry of a record
+ * longer than that; an M_PKT entry never copies its record and always fits). */
+#define CHUNK_BYTES (256u * 1024u)
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap; /* cap: bytes of entries */
+    uint64_t data[];  /* cap + sizeof(ub_view) bytes */
+} chunk;
 enum { SL_FILLING, SL_FILLED /* raw, to decode */, SL_CLAIMED /* being decoded */, SL_READY };
 typedef struct {
     buf in;  /* raw units (M_RAW, M_TICK) */
-    buf out; /* entries the engines read */
+    buf out; /* entries the engines read (views fed, M_VIEW) */
+    chunk *ck; /* entries of the decoded raw units: the first nck chunks (kept for reuse) */
+    unsigned nck;
     int state;
     bool raw;
 } slot;
@@ -81,6 +102,8 @@ typedef struct worker {
 
 struct ub_shards {
     const ub_opts *o;
+    const ub_state *xs;  /* extraction: worker 0's engine state, whose field handles (fixed at
+                          * ub_state_new, never written again) every decoding thread reads */
     worker *w;
     unsigned n;
     uint64_t tickmask;   /* workers that get the end-of-capture tick */
@@ -224,53 +247,52 @@ static bool has_partial_error(const ub_view *v)
     return false;
 }
 
-/* one decoded view as an entry: into the feeder's batch (out NULL) or a decoded batch's output (out;
- * the view decoded from its input: the record bytes are not copied) */
-static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
+/* where v's pointers go: false when one is outside its record and netbuf (or past the netbuf);
+ * else *netlen = the netbuf bytes they use (0: all in the record) */
+static bool view_span(const ub_view *v, unsigned nl, size_t *netlen)
 {
-    rechdr h = { dest, seq, pi->frame, pi->ts_ns, pi->ifindex, v->rec_len, pi->dir, v->entry, 0, M_VIEW, 0, v->wire_len,
-                 out ? F_STABLE : 0 };
+    uintptr_t rb = (uintptr_t)v->rec, nb = (uintptr_t)v->netbuf;
+    size_t n = 0;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (in_range(l->data, rb, v->rec_len)) continue;
+        if (!in_range(l->data, nb, UB_MAX_NETPKT)) return false;
+        size_t end = (size_t)((uintptr_t)l->data - nb) + l->len;
+        if (end > n) n = end;
+    }
+    if (v->pkt && !in_range(v->pkt, rb, v->rec_len)) {
+        if (!in_range(v->pkt, nb, UB_MAX_NETPKT)) return false;
+        size_t end = (size_t)((uintptr_t)v->pkt - nb) + v->pkt_len;
+        if (end > n) n = end;
+    }
+    *netlen = n;
+    return n <= UB_MAX_NETPKT;
+}
+
+/* one decoded view as an entry of the feeder's batch (M_VIEW, or M_REC) */
+static int put_view(ub_shards *S, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
+{
+    rechdr h = { dest, seq, pi->frame, pi->ts_ns, pi->ifindex, v->rec_len, pi->dir, v->entry, 0, M_VIEW, 0, v->wire_len, 0 };
     uintptr_t rb = (uintptr_t)v->rec, nb = (uintptr_t)v->netbuf;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
     size_t netlen = 0;
-    bool ok = true;
-    for (unsigned i = 0; i < nl && ok; i++) {
-        const ub_layer *l = &v->layer[i];
-        if (in_range(l->data, rb, v->rec_len)) continue;
-        if (in_range(l->data, nb, UB_MAX_NETPKT)) {
-            size_t end = (size_t)((uintptr_t)l->data - nb) + l->len;
-            if (end > netlen) netlen = end;
-            h.flags |= F_NET;
-        } else {
-            ok = false;
-        }
-    }
-    if (ok && v->pkt && !in_range(v->pkt, rb, v->rec_len)) {
-        if (in_range(v->pkt, nb, UB_MAX_NETPKT)) {
-            size_t end = (size_t)((uintptr_t)v->pkt - nb) + v->pkt_len;
-            if (end > netlen) netlen = end;
-            h.flags |= F_NET;
-        } else {
-            ok = false;
-        }
-    }
-    if (netlen > UB_MAX_NETPKT) ok = false;
+    bool ok = view_span(v, nl, &netlen);
     if (!ok) {
         h.mode = M_REC;
         h.flags = 0;
         h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
         h.pay = (uint32_t)AL8(h.len);
-        uint8_t *p = out ? buf_room(out, sizeof h + h.pay) : reserve(S, h.pay, false);
+        uint8_t *p = reserve(S, h.pay, false);
         if (!p) return -1;
         memcpy(p, &h, sizeof h);
         memcpy(p + sizeof h, v->rec, h.len);
         return 0;
     }
-    size_t reclen = h.flags & F_STABLE ? 0 : AL8(h.len);
+    size_t reclen = AL8(h.len);
     size_t pay = AL8(sizeof(vhdr)) + reclen + nl * sizeof(ub_layer) + ne * sizeof(ub_err) + AL8(netlen);
     h.pay = (uint32_t)AL8(pay);
-    uint8_t *p = out ? buf_room(out, sizeof h + h.pay) : reserve(S, h.pay, false);
+    uint8_t *p = reserve(S, h.pay, false);
     if (!p) return -1;
     memcpy(p, &h, sizeof h);
     p += sizeof h;
@@ -295,7 +317,7 @@ static int put_view(ub_shards *S, buf *out, uint64_t dest, const ub_view *v, con
 
 int ub_shards_send(ub_shards *S, uint64_t dest, const ub_view *v, const ub_pktinfo *pi, uint64_t seq)
 {
-    return put_view(S, NULL, dest, v, pi, seq);
+    return put_view(S, dest, v, pi, seq);
 }
 
 int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
@@ -342,17 +364,90 @@ static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uin
         ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, h->len, 0, "incomplete unit at the end of the stream");
 }
 
-/* decode a raw batch into its output (any thread, the batch claimed) */
+/* room for an entry of `need` bytes in the decoded batch b, *cur its chunk in use (NULL before the
+ * first); NULL when out of memory */
+static uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
+{
+    chunk *c = *cur;
+    if (!c || c->used + need > c->cap) {
+        chunk **nx = c ? &c->next : &b->ck;
+        if (*nx && (*nx)->cap < need) { /* too small for this entry (not in use: the chunks after *cur) */
+            chunk *after = (*nx)->next;
+            free(*nx);
+            *nx = after;
+        }
+        if (!*nx || (*nx)->cap < need) {
+            size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+            chunk *n = malloc(sizeof(chunk) + cap + sizeof(ub_view));
+            if (!n) return NULL;
+            n->next = *nx;
+            n->cap = cap;
+            *nx = n;
+        }
+        c = *cur = *nx;
+        c->used = 0;
+        b->nck++;
+    }
+    uint8_t *p = (uint8_t *)c->data + c->used;
+    c->used += need;
+    return p;
+}
+
+/* the decoded unit as an M_PKT entry: its view's window, its netbuf bytes, the packet extracted
+ * from the window (M_REC, the record to decode again, when a pointer leaves record and netbuf) */
+static int put_pkt(ub_shards *S, slot *b, chunk **cur, const rechdr *rh, uint64_t dest, const ub_view *v)
+{
+    rechdr h = *rh;
+    h.dest = dest;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
+    size_t netlen;
+    if (!view_span(v, nl, &netlen)) {
+        h.mode = M_REC;
+        h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
+        h.pay = (uint32_t)AL8(h.len);
+        uint8_t *p = chunk_room(b, cur, sizeof h + h.pay);
+        if (!p) return -1;
+        memcpy(p, &h, sizeof h);
+        memcpy(p + sizeof h, v->rec, h.len);
+        return 0;
+    }
+    size_t head = offsetof(ub_view, layer) + nl * sizeof(ub_layer);
+    size_t win = ne ? offsetof(ub_view, err) + ne * sizeof(ub_err) : head;
+    h.mode = M_PKT;
+    h.pay = (uint32_t)(AL8(sizeof(pktent)) + AL8(win) + AL8(netlen));
+    uint8_t *p = chunk_room(b, cur, sizeof h + h.pay);
+    if (!p) return -1;
+    memcpy(p, &h, sizeof h);
+    pktent *pe = (pktent *)(p + sizeof h);
+    ub_view *wv = (ub_view *)((uint8_t *)pe + AL8(sizeof(pktent)));
+    memcpy(wv, v, head);
+    if (ne) memcpy(wv->err, v->err, ne * sizeof(ub_err));
+    if (netlen) { /* the pointers into the netbuf: to its copy */
+        uint8_t *net = (uint8_t *)wv + AL8(win);
+        uintptr_t rb = (uintptr_t)v->rec, nb = (uintptr_t)v->netbuf;
+        memcpy(net, v->netbuf, netlen);
+        for (unsigned i = 0; i < nl; i++)
+            if (!in_range(wv->layer[i].data, rb, v->rec_len)) wv->layer[i].data = net + ((uintptr_t)wv->layer[i].data - nb);
+        if (wv->pkt && !in_range(wv->pkt, rb, v->rec_len)) wv->pkt = net + ((uintptr_t)wv->pkt - nb);
+    }
+    pe->pi = (ub_pktinfo){ h.frame, h.ts, h.ifindex, h.dir };
+    ub_state_extract(S->xs, wv, &pe->pi, &pe->p);
+    return 0;
+}
+
+/* decode a raw batch into its chunks (any thread, the batch claimed) */
 static void decode_slot(ub_shards *S, decoder *d, slot *b)
 {
-    b->out.used = 0;
+    chunk *cur = NULL;
+    b->nck = 0;
     bool oom = false;
     for (size_t o = 0; o < b->in.used;) {
         const rechdr *h = (const rechdr *)(b->in.p + o);
         const uint8_t *data = b->in.p + o + sizeof *h;
         o += sizeof *h + h->pay;
         if (h->mode != M_RAW) { /* the tick: as it is */
-            uint8_t *p = buf_room(&b->out, sizeof *h + h->pay);
+            uint8_t *p = chunk_room(b, &cur, sizeof *h + h->pay);
             if (p) memcpy(p, h, sizeof *h + h->pay);
             else oom = true;
             continue;
@@ -362,8 +457,7 @@ static void decode_slot(ub_shards *S, decoder *d, slot *b)
         uint64_t dest = S->allbits;
         if (S->npair) /* link-only traffic (hash 0) goes to pair engine 0 */
             dest |= ((1ull << S->pairw) - 1) << (S->pair0 + S->pairw * (unsigned)(S->npair > 1 ? ub_state_pair_hash(d->dv) % S->npair : 0));
-        ub_pktinfo pi = { h->frame, h->ts, h->ifindex, h->dir };
-        if (put_view(S, &b->out, dest, d->dv, &pi, h->seq) != 0) oom = true;
+        if (put_pkt(S, b, &cur, h, dest, d->dv) != 0) oom = true;
     }
     if (oom) {
         pthread_mutex_lock(&S->mu);
@@ -384,8 +478,8 @@ static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const ui
 {
     const vhdr *vh = (const vhdr *)p;
     p += AL8(sizeof(vhdr));
-    const uint8_t *rec = h->flags & F_STABLE ? (const uint8_t *)(uintptr_t)vh->orig_rec : p;
-    if (!(h->flags & F_STABLE)) p += AL8(h->len);
+    const uint8_t *rec = p;
+    p += AL8(h->len);
     memcpy(v, vh->prefix, sizeof vh->prefix);
     memcpy(v->layer, p, vh->nl * sizeof(ub_layer));
     p += vh->nl * sizeof(ub_layer);
@@ -393,7 +487,6 @@ static void view_receive(ub_view *v, const ub_opts *o, const rechdr *h, const ui
     p += vh->ne * sizeof(ub_err);
     if (vh->netlen) memcpy(v->netbuf, p, vh->netlen);
     v->opts = o;
-    if ((h->flags & (F_STABLE | F_NET)) == F_STABLE) return; /* every pointer is into the record, in place */
     v->rec = rec;
     v->pkt = reloc(v->pkt, vh, h->len, rec, v->netbuf);
     for (unsigned i = 0; i < vh->nl; i++) v->layer[i].data = reloc(v->layer[i].data, vh, h->len, rec, v->netbuf);
@@ -416,14 +509,28 @@ static void tick(worker *w, const ub_pktinfo *pi, uint64_t seq)
     ub_eng_packet(&w->e, v, pi, seq);
 }
 
-static void run_batch(worker *w, const slot *b)
+/* ub_eng_packet of a packet extracted by the decoding stage */
+static void eng_packet_pkt(ub_eng *e, const ub_pkt *p, uint64_t seq)
+{
+    e->cur_pkt = seq;
+    e->cur_frame = p->pi->frame;
+    e->cur_flags = 0;
+    ub_state_packet_pkt(e->st, p);
+    if (e->tp) ub_tps_add(e->tp, p->v, e->cur_flags, p->pi->frame, p->pi->ts_ns);
+}
+
+static void run_entries(worker *w, const uint8_t *at, size_t used)
 {
     const uint64_t me = 1ull << w->id;
-    for (size_t o = 0; o < b->out.used;) {
-        const rechdr *h = (const rechdr *)(b->out.p + o);
-        const uint8_t *d = b->out.p + o + sizeof *h;
+    for (size_t o = 0; o < used;) {
+        const rechdr *h = (const rechdr *)(at + o);
+        const uint8_t *d = at + o + sizeof *h;
         o += sizeof *h + h->pay;
         if (!(h->dest & me)) continue;
+        if (h->mode == M_PKT) { /* in place */
+            eng_packet_pkt(&w->e, &((const pktent *)d)->p, h->seq);
+            continue;
+        }
         ub_pktinfo pi = { h->frame, h->ts, h->ifindex, h->dir };
         if (h->mode == M_TICK) {
             tick(w, &pi, h->seq);
@@ -433,6 +540,16 @@ static void run_batch(worker *w, const slot *b)
         else decode_unit(w->v, w->S->o, h, d);
         ub_eng_packet(&w->e, w->v, &pi, h->seq);
     }
+}
+
+static void run_batch(worker *w, const slot *b)
+{
+    if (!b->raw) {
+        run_entries(w, b->out.p, b->out.used);
+        return;
+    }
+    const chunk *c = b->ck;
+    for (unsigned k = 0; k < b->nck; k++, c = c->next) run_entries(w, (const uint8_t *)c->data, c->used);
 }
 
 /* a worker: its engine's next batches when they are decoded, else the oldest undecoded batch */
@@ -501,6 +618,7 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
         ub_view_init(w->v);
         if (ub_eng_init(a, &w->e, spec[i].layers, spec[i].phase, false) != 0) goto fail;
     }
+    S->xs = S->w[0].e.st;
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&S->w[i].th, NULL, worker_main, &S->w[i]) != 0) goto fail;
         S->w[i].started = true;
@@ -568,6 +686,10 @@ void ub_shards_free(ub_shards *S)
     }
     free(S->fd.dv);
     for (unsigned k = 0; k < RING; k++) {
+        for (chunk *c = S->ring[k].ck, *nx; c; c = nx) {
+            nx = c->next;
+            free(c);
+        }
         free(S->ring[k].in.p);
         free(S->ring[k].out.p);
     }

@@ -458,13 +458,17 @@ static void init_block(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_d
 /* ================================================================ credits (DL-11, DL-12) */
 static bool vl_enabled(const dl_dir *x, unsigned vl) { return !x->neg_ok || (x->neg.vl_enable >> vl & 1u); }
 
-static void vl_disabled(ub_state *s, const ub_pkt *p, dl_dir *d, unsigned vl, unsigned bitbase, const char *what)
+static void vl_disabled_emit(ub_state *s, const ub_pkt *p, dl_dir *d, unsigned vl, unsigned bitbase, const char *what)
 {
-    if (!d->neg_ok || vl_enabled(d, vl)) return;
     uint64_t bit = 1ull << (bitbase + vl);
     if (d->vl_rep & bit) return;
     d->vl_rep |= bit;
     emit2(s, p, p->pi->dir, UB_R_DL_VL_DISABLED, -1, 0, vl, d->neg.vl_enable, what);
+}
+/* DL-12 on a VL the Init exchange did not enable (the check inline: it passes on almost every block) */
+static inline void vl_disabled(ub_state *s, const ub_pkt *p, dl_dir *d, unsigned vl, unsigned bitbase, const char *what)
+{
+    if (d->neg_ok && !vl_enabled(d, vl)) vl_disabled_emit(s, p, d, vl, bitbase, what);
 }
 
 /* A (sender of d) uses cells of credit on vl for a DLLDP that B accepted */
@@ -1128,4 +1132,4 @@ static void fini_dll(void *mp)
 
 /* End of capture: retry sets cut by the capture end are silent (§10.6 i); an unanswered Retry_Req_Set,
  * an unfinished replay or handshake cannot be judged without what follows. */
-const ub_st_module ub_st_mod_dll = { "dll", UB_ST_DLL, size_dll, init_dll, packet_dll, NULL, fini_dll };
+const ub_st_module ub_st_mod_dll = { "dll", UB_ST_DLL, size_dll, init_dll, packet_dll, NULL, fini_dll, 0 };

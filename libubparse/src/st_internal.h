@@ -7,6 +7,8 @@
 #include "rules.h"
 #include "ubparse/state.h"
 
+#include <stddef.h>
+
 /* ---------------------------------------------------------------- field handles */
 /* A field name resolved once (at engine creation) to every table that defines it; reading it from
  * a layer is then a pointer compare plus the bit reader — no string work per packet. */
@@ -201,13 +203,24 @@ typedef struct ub_pkt {
     uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */
     uint8_t nb;              /* an IB BTH or SUE RH: work for the neighbour module (st_neigh.c) */
     ub_pktsum sum;           /* header values read once (pktsum.h) */
-    /* layers of interest (NULL when absent) */
-    const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
-    const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
-    const ub_layer *btah, *atah, *maetah, *mtetah, *udetah, *taidetah, *ofstetah, *immetah, *ntfetah, *beetah, *tvetah;
-    const ub_layer *mgmtetah, *scanhdr, *scan_rpath, *scanpdu, *payload;
-    const ub_layer *cci;
+    union { /* layers of interest (NULL when absent); state.c fills lay[] through a table per header id */
+        struct {
+            /* extraction only: layers left out, UPIH, EIDH, an IB BTH or SUE RH */
+            const ub_layer *lx_none, *lx_upih, *lx_eidh, *lx_nb;
+            const ub_layer *lph, *lch, *dllcb, *lna, *bcrc, *end, *nth, *nthip, *ip, *udp, *icrc;
+            const ub_layer *rtph, *utph, *ctph, *cetph, *saetph;
+            const ub_layer *btah, *atah, *maetah, *mtetah, *udetah, *taidetah, *ofstetah, *immetah, *ntfetah, *beetah, *tvetah;
+            const ub_layer *mgmtetah, *scanhdr, *scan_rpath, *scanpdu, *payload;
+            const ub_layer *cci;
+        };
+        const ub_layer *lay[40];
+    };
 } ub_pkt;
+#define UB_PKT_LAY(m) ((uint8_t)((offsetof(ub_pkt, m) - offsetof(ub_pkt, lay)) / sizeof(const ub_layer *)))
+_Static_assert(offsetof(ub_pkt, cci) < offsetof(ub_pkt, lay) + sizeof(((ub_pkt *)0)->lay), "ub_pkt lay[] covers every layer pointer");
+
+/* the packet as the rules see it (state.c; ub_state_packet's first step, exposed for the tests) */
+void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p);
 
 /* ---------------------------------------------------------------- bounded tables */
 #define UB_KEY_MAX 56
@@ -217,7 +230,12 @@ typedef struct ub_key {
 } ub_key;
 static inline void ub_key_add(ub_key *k, const void *p, size_t n)
 {
-    if (k->len + n > UB_KEY_MAX) n = UB_KEY_MAX - k->len;
+    if (k->len + n <= UB_KEY_MAX) { /* the common case: n as the caller wrote it (a constant: one move) */
+        memcpy(k->b + k->len, p, n);
+        k->len = (uint8_t)(k->len + n);
+        return;
+    }
+    n = UB_KEY_MAX - k->len;
     memcpy(k->b + k->len, p, n);
     k->len = (uint8_t)(k->len + n);
 }
@@ -286,7 +304,12 @@ typedef struct ub_st_module {
     void (*packet)(void *m, ub_state *s, const ub_pkt *p);
     void (*finish)(void *m, ub_state *s);
     void (*fini)(void *m);
+    uint8_t only;    /* 0: every packet; else UB_MOD_* bits: only packets that have one of them */
 } ub_st_module;
+enum {
+    UB_MOD_NB = 1u << 0, /* checksums good and an IB BTH or SUE RH (ub_pkt nb) */
+    UB_MOD_FL = 1u << 1, /* checksums good and a PCIe flit record */
+};
 
 extern const ub_st_module ub_st_mod_dll; /* st_dll.c: digest §10.1 */
 extern const ub_st_module ub_st_mod_tp;  /* st_tp.c: §10.2, §10.3 */
@@ -306,6 +329,9 @@ struct ub_state {
     unsigned kq_rule;
     uint64_t kq_frame;
     bool kq_keep, kq_set;
+    /* per rule: findings at frames above it the keep callback declines (it told so through
+     * ub_st_keep_bound; UINT64_MAX: ask it). Only ever lowered while the callback stays */
+    uint64_t keep_above[UB_R__COUNT];
     ub_match_cb mcb;
     void *mctx;
     ub_note_cb ncb;
@@ -314,6 +340,10 @@ struct ub_state {
     uint64_t last_ts;
     void *mods[8];                    /* module states */
     const ub_st_module *mods_def[8];  /* their definitions */
+    void (*mods_pkt[8])(void *m, ub_state *s, const ub_pkt *p); /* their packet functions */
+    /* the modules a packet goes to (bit i: mods[i]), by what it has: [UB_MOD_* bits], [4]: the DLL
+     * module alone (a copy of a packet seen at an earlier capture point) */
+    uint8_t mods_run[5];
     unsigned nmods;
     ub_state_stats stats;             /* modules update the live/evicted counters */
     uint64_t cur_frame;               /* frame of the packet being processed */
@@ -324,6 +354,10 @@ struct ub_state {
     ub_fh f_bt_op, f_rt_op, f_rt_rspst, f_rt_rspinfo, f_rt_last, f_rt_src, f_rt_dst, f_rt_psn, f_cci_mode, f_cci_fecn, f_cci_c, f_cci_en;
     ub_fh f_rt_a, f_rt_f, f_rt_tpmsn, f_lph_crd, f_lph_ack, f_lph_crd_vl, f_lph_vl, f_lph_rt;
     ub_fh f_bt_tassn, f_bt_rctype, f_bt_rcid, f_bt_notaack, f_bt_odr, f_bt_retry, f_bt_alloc;
+    /* per header id: the ub_pkt lay[] slot its layer goes to (0: none) and, for the kinds where the
+     * last one is not the whole answer (first IP/UDP/payload, BCRC, ICRC status, payload length),
+     * its UB_XK_* bit */
+    struct ub_xmap { uint8_t slot, kind; } xmap[UB_H__COUNT];
     ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];
@@ -341,7 +375,7 @@ static inline bool ub_st_want_text(ub_state *s, unsigned rule, uint64_t frame)
 {
     if (!s->fcb) return false;
     if (!s->fkeep) return true;
-    bool k = s->fkeep(s->fctx, rule, frame);
+    bool k = !(rule < UB_R__COUNT && frame > s->keep_above[rule]) && s->fkeep(s->fctx, rule, frame);
     s->kq_rule = rule; /* ub_st_emit of this finding reuses the answer */
     s->kq_frame = frame;
     s->kq_keep = k;
@@ -350,6 +384,9 @@ static inline bool ub_st_want_text(ub_state *s, unsigned rule, uint64_t frame)
 }
 void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
                 const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext);
+/* the keep callback's word: it declines every finding of `rule` at a frame above `frame` for as long as
+ * it stays set (the audit collector once it holds its examples of the rule: they only get earlier) */
+void ub_st_keep_bound(ub_state *s, unsigned rule, uint64_t frame);
 /* shorthand: one related frame, up to two values */
 void ub_st_emit2(ub_state *s, unsigned rule, int sev, const ub_pkt *p, uint64_t other_frame, int64_t v0, int64_t v1,
                  const char *detail);

@@ -12,6 +12,7 @@
 #include "rt_core.h"
 
 #include <stdio.h>
+#include <stddef.h>
 
 enum { NB_IB = 1, NB_SUE = 2, NB_FLIT = 3 };
 typedef struct nb_flow {
@@ -81,18 +82,15 @@ static void fini_nb(void *mv)
  * evictions are UB-ST-001 findings and make the audit INCOMPLETE (ub_st_table) */
 static bool tables(mod_nb *m, ub_state *s)
 {
+    static const ub_st_tbldef d[] = {
+        { UB_TBL_NB_FLOWS, offsetof(mod_nb, flows), sizeof(nb_flow),
+          "neighbour flows evicted: their sequence and acknowledgement state restarted" },
+        { UB_TBL_NB_PAIRS, offsetof(mod_nb, pairs), sizeof(nb_pair),
+          "neighbour address pairs evicted: their acks could no longer be related to a flow" },
+    };
     if (m->ready) return m->ready == 1;
-    uint32_t n = s->cfg.max_channels ? s->cfg.max_channels : 1;
-    m->ready = 2;
-    if (ub_tbl_init(&m->flows, "neighbour flows", n, sizeof(nb_flow)) != 0) return false;
-    if (ub_tbl_init(&m->pairs, "neighbour address pairs", n, sizeof(nb_pair)) != 0) {
-        ub_tbl_free(&m->flows);
-        return false;
-    }
-    ub_st_table(s, UB_TBL_NB_FLOWS, &m->flows, "neighbour flows evicted: their sequence and acknowledgement state restarted");
-    ub_st_table(s, UB_TBL_NB_PAIRS, &m->pairs, "neighbour address pairs evicted: their acks could no longer be related to a flow");
-    m->ready = 1;
-    return true;
+    m->ready = ub_st_tables(s, m, d, 2, s->cfg.max_channels ? s->cfg.max_channels : 1) == 0 ? 1 : 2;
+    return m->ready == 1;
 }
 
 static const ub_layer *layer(const ub_pkt *p, unsigned id)
@@ -342,4 +340,5 @@ static void finish_nb(void *mv, ub_state *s)
     }
 }
 
-const ub_st_module ub_st_mod_nb = { "neighbours", UB_ST_TP, size_nb, init_nb, packet_nb, finish_nb, fini_nb };
+const ub_st_module ub_st_mod_nb = { "neighbours", UB_ST_TP, size_nb, init_nb, packet_nb, finish_nb, fini_nb,
+                                    UB_MOD_NB | UB_MOD_FL };

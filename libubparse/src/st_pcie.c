@@ -287,4 +287,4 @@ static void fini_fl(void *mv)
     (void)mv;
 }
 
-const ub_st_module ub_st_mod_pcie = { "PCIe flit limits", UB_ST_TP, size_fl, init_fl, packet_fl, finish_fl, fini_fl };
+const ub_st_module ub_st_mod_pcie = { "PCIe flit limits", UB_ST_TP, size_fl, init_fl, packet_fl, finish_fl, fini_fl, UB_MOD_FL };

@@ -146,4 +146,4 @@ static void finish_sue(void *mv, ub_state *s)
     (void)s;
 }
 
-const ub_st_module ub_st_mod_sue = { "SUE limits", UB_ST_TP, size_sue, init_sue, packet_sue, finish_sue, fini_sue };
+const ub_st_module ub_st_mod_sue = { "SUE limits", UB_ST_TP, size_sue, init_sue, packet_sue, finish_sue, fini_sue, UB_MOD_NB };

@@ -74,10 +74,17 @@ static uint64_t addr_fold(uint64_t h, const ub_addr *a)
     unsigned n = a->len > 16 ? 16 : a->len;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    /* the bytes of each word that are the address's: n (0..16) bytes */
+#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : ~0ull >> (64 - 8 * (k)))
+#define MW(k) { M8(k), M8((k) - 8) }
+    static const uint64_t mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
+                                          MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
+#undef MW
+#undef M8
     memcpy(&w0, a->b, 8);
     memcpy(&w1, a->b + 8, 8);
-    w0 = n >= 8 ? w0 : n ? w0 & ~0ull >> (64u - 8u * n) : 0;
-    w1 = n >= 16 ? w1 : n > 8 ? w1 & ~0ull >> (64u - 8u * (n - 8)) : 0;
+    w0 &= mask[n][0];
+    w1 &= mask[n][1];
 #else
     memcpy(&w0, a->b, n < 8 ? n : 8);
     if (n > 8) memcpy(&w1, a->b + 8, n - 8);
@@ -963,4 +970,4 @@ fail: /* the engine frees the module memory but does not call fini after a faile
     return -1;
 }
 
-const ub_st_module ub_st_mod_ta = { "ta", UB_ST_TA | UB_ST_MG, size_ta, init_ta, packet_ta, finish_ta, fini_ta };
+const ub_st_module ub_st_mod_ta = { "ta", UB_ST_TA | UB_ST_MG, size_ta, init_ta, packet_ta, finish_ta, fini_ta, 0 };

@@ -441,4 +441,4 @@ static void fini_tp(void *mv)
     ub_tbl_free(&m->pair);
 }
 
-const ub_st_module ub_st_mod_tp = { "tp", UB_ST_TP | UB_ST_NW, size_tp, init_tp, packet_tp, finish_tp, fini_tp };
+const ub_st_module ub_st_mod_tp = { "tp", UB_ST_TP | UB_ST_NW, size_tp, init_tp, packet_tp, finish_tp, fini_tp, 0 };

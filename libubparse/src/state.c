@@ -1,6 +1,7 @@
-/* State-engine framework: rule catalogue access, bounded tables, packet extraction, findings,
+/* State-engine framework: rule catalogue access, packet extraction, findings (the bounded tables: st_tbl.c),
  * and the decode-error module (every ub_err of a packet becomes a finding of the catalogue). */
 #include "st_internal.h"
+#include "pktship.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,243 +229,6 @@ size_t ub_addr_str(const ub_addr *a, char *buf, size_t n)
     return w < 0 ? 0 : (size_t)w;
 }
 
-/* ================================================================ bounded tables */
-static uint32_t pow2_at_least(uint32_t v)
-{
-    uint32_t p = 16;
-    while (p < v && p < (1u << 30)) p <<= 1;
-    return p;
-}
-
-/* one 64-bit hash of a key, eight bytes at a time */
-static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ k->len, w;
-    unsigned n = k->len > UB_KEY_MAX ? UB_KEY_MAX : k->len, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, k->b + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
-    }
-    if (i < n) { /* the last 1-7 bytes as a little-endian word (i <= 48: 8 bytes of b[] are there) */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(&w, k->b + i, 8);
-        w &= ~0ull >> (64u - 8u * (n - i));
-#else
-        w = 0;
-        for (unsigned j = n; j-- > i;) w = w << 8 | k->b[j];
-#endif
-        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint8_t *tbl_alloc(uint32_t cap, uint32_t esize) { return calloc((size_t)cap + 2, esize); }
-
-int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_size)
-{
-    memset(t, 0, sizeof *t);
-    t->name = name;
-    if (max_entries == 0) max_entries = 1;
-    t->max = max_entries;
-    t->full_cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
-    t->cap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0;
-    t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
-    t->mem = tbl_alloc(t->cap, t->esize);
-    return t->mem ? 0 : -1;
-}
-void ub_tbl_free(ub_tbl *t)
-{
-    free(t->mem);
-    free(t->order);
-    t->mem = NULL;
-    t->order = NULL;
-}
-size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t->esize : 0; }
-
-static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
-
-/* equal keys: word compares of the used bytes (both keys hold UB_KEY_MAX bytes) */
-static UB_FH_INLINE bool key_eq(const ub_key *a, const ub_key *b)
-{
-    unsigned n = a->len, i = 0;
-    if (n != b->len) return false;
-    if (n > UB_KEY_MAX) n = UB_KEY_MAX;
-    uint64_t x, y;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&x, a->b + i, 8);
-        memcpy(&y, b->b + i, 8);
-        if (x != y) return false;
-    }
-    if (i == n) return true;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&x, a->b + i, 8); /* the last 1-7 bytes (i <= 48: 8 bytes of b[] are there) */
-    memcpy(&y, b->b + i, 8);
-    return ((x ^ y) & ~0ull >> (64u - 8u * (n - i))) == 0;
-#else
-    return memcmp(a->b + i, b->b + i, n - i) == 0;
-#endif
-}
-
-/* the canonical order of entries: hash, then key bytes */
-static int ent_cmp(const ub_tent *a, const ub_tent *b)
-{
-    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
-    unsigned n = a->key.len < b->key.len ? a->key.len : b->key.len;
-    int c = memcmp(a->key.b, b->key.b, n);
-    return c ? c : (int)a->key.len - (int)b->key.len;
-}
-
-/* Robin Hood insert of a copy of *src (not in the table; a free slot exists); returns where it landed */
-static ub_tent *tbl_place(ub_tbl *t, const ub_tent *src)
-{
-    uint32_t mask = t->cap - 1, es = t->esize;
-    ub_tent *cur = slot(t, t->cap), *spare = slot(t, t->cap + 1), *placed = NULL;
-    if (cur != src) memcpy(cur, src, es);
-    uint32_t dist = 0;
-    for (uint32_t i = (uint32_t)cur->hash & mask;; i = (i + 1) & mask, dist++) {
-        ub_tent *e = slot(t, i);
-        if (!e->used) {
-            memcpy(e, cur, es);
-            return placed ? placed : e;
-        }
-        uint32_t ed = (i - (uint32_t)e->hash) & mask;
-        if (ed < dist || (ed == dist && ent_cmp(cur, e) < 0)) { /* cur sorts first: it takes the slot */
-            memcpy(spare, e, es);
-            memcpy(e, cur, es);
-            ub_tent *x = cur;
-            cur = spare;
-            spare = x;
-            if (!placed) placed = e;
-            dist = ed;
-        }
-    }
-}
-
-/* double the slots (up to full_cap; to full_cap at once when `full`) and re-place every entry */
-static int tbl_grow(ub_tbl *t, bool full)
-{
-    uint32_t ncap = full ? t->full_cap : t->cap * 2, ocap = t->cap;
-    uint8_t *om = t->mem, *nm = tbl_alloc(ncap, t->esize);
-    if (!nm) return -1;
-    t->mem = nm;
-    t->cap = ncap;
-    for (uint32_t i = 0; i < ocap; i++) {
-        const ub_tent *e = (const ub_tent *)(om + (size_t)i * t->esize);
-        if (e->used) tbl_place(t, e);
-    }
-    free(om);
-    return 0;
-}
-
-static void tbl_remove_slot(ub_tbl *t, uint32_t i)
-{
-    uint32_t mask = t->cap - 1;
-    slot(t, i)->used = 0;
-    t->count--;
-    /* backward shift: pull the rest of the run one slot towards its home */
-    for (;;) {
-        uint32_t j = (i + 1) & mask;
-        ub_tent *e = slot(t, j);
-        if (!e->used || (((uint32_t)j - (uint32_t)e->hash) & mask) == 0) break;
-        memcpy(slot(t, i), e, t->esize);
-        e->used = 0;
-        i = j;
-    }
-}
-
-static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
-{
-    uint32_t mask = t->cap - 1;
-    for (uint32_t i = (uint32_t)h & mask, dist = 0;; i = (i + 1) & mask, dist++) {
-        ub_tent *e = slot(t, i);
-        if (!e->used || ((i - (uint32_t)e->hash) & mask) < dist) return NULL; /* it would sit here */
-        if (e->hash == h && key_eq(&e->key, k)) return e;
-    }
-}
-
-void *ub_tbl_find(ub_tbl *t, const ub_key *k)
-{
-    ub_tent *e = tbl_lookup(t, k, key_hash(k));
-    if (!e) return NULL;
-    e->last = ++t->tick;
-    return (uint8_t *)e + sizeof(ub_tent);
-}
-
-void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
-{
-    uint64_t h = key_hash(k);
-    ub_tent *e = tbl_lookup(t, k, h);
-    if (created) *created = false;
-    if (e) {
-        e->last = ++t->tick;
-        return (uint8_t *)e + sizeof(ub_tent);
-    }
-    if (t->count + 1 > t->max) {
-        /* evicting happens at full size only, so that it never depends on how the table grew */
-        if (t->cap < t->full_cap && tbl_grow(t, true) != 0) return NULL;
-        uint32_t mask = t->cap - 1;
-        /* evict the least recently used entry among a window of probe positions */
-        uint32_t best = UINT32_MAX;
-        uint64_t best_last = UINT64_MAX;
-        for (uint32_t n = 0, i = (uint32_t)h & mask; n < 64; n++, i = (i + 7919u) & mask) {
-            ub_tent *x = slot(t, i);
-            if (x->used && x->last < best_last) { best_last = x->last; best = i; }
-        }
-        if (best == UINT32_MAX) return NULL;
-        if (t->on_evict) t->on_evict(t->mod, slot(t, best));
-        tbl_remove_slot(t, best);
-        t->evicted++;
-        uint64_t fr = t->frame_now ? *t->frame_now : 0;
-        if (!t->first_evict) t->first_evict = fr;
-        t->last_evict = fr;
-    } else if ((uint64_t)(t->count + 1) * 4 > (uint64_t)t->cap * 3 && t->cap < t->full_cap) {
-        if (tbl_grow(t, false) != 0) return NULL;
-    }
-    ub_tent *n = slot(t, t->cap); /* scratch: the new entry, placed by tbl_place */
-    memset(n, 0, t->esize);
-    n->used = 1;
-    n->hash = h;
-    n->key = *k;
-    n->last = ++t->tick;
-    e = tbl_place(t, n);
-    t->count++;
-    if (t->count > t->peak) t->peak = t->count;
-    if (created) *created = true;
-    return (uint8_t *)e + sizeof(ub_tent);
-}
-
-void ub_tbl_remove(ub_tbl *t, void *data)
-{
-    ub_tent *e = ub_tbl_hdr(data);
-    uint32_t i = (uint32_t)(((uint8_t *)e - t->mem) / t->esize);
-    tbl_remove_slot(t, i);
-}
-
-static int ent_pcmp(const void *a, const void *b) { return ent_cmp(*(ub_tent *const *)a, *(ub_tent *const *)b); }
-
-void *ub_tbl_next(ub_tbl *t, uint32_t *it)
-{
-    if (*it == 0) { /* collect and sort the entries: an order independent of the table's size */
-        free(t->order);
-        t->order = t->count ? malloc(sizeof *t->order * t->count) : NULL;
-        if (!t->order) return NULL;
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < t->cap && n < t->count; i++)
-            if (slot(t, i)->used) t->order[n++] = slot(t, i);
-        qsort(t->order, n, sizeof *t->order, ent_pcmp);
-    }
-    if (!t->order || *it >= t->count) {
-        free(t->order);
-        t->order = NULL;
-        return NULL;
-    }
-    return (uint8_t *)t->order[(*it)++] + sizeof(ub_tent);
-}
-
 /* ================================================================ findings */
 void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint64_t *frames, unsigned nframes,
                 const int64_t *vals, unsigned nvals, const char *detail, const char *key, const char *keytext)
@@ -473,7 +237,9 @@ void ub_st_emit(ub_state *s, unsigned rule, int sev, uint64_t frame, const uint6
     ub_finding f;
     bool keep = true;
     if (s->fkeep) {
-        keep = s->kq_set && s->kq_rule == rule && s->kq_frame == frame ? s->kq_keep : s->fkeep(s->fctx, rule, frame);
+        keep = s->kq_set && s->kq_rule == rule && s->kq_frame == frame ? s->kq_keep
+               : frame > s->keep_above[rule]                           ? false
+                                                                       : s->fkeep(s->fctx, rule, frame);
         s->kq_set = false; /* the collector changes with this finding */
     }
     if (!keep && s->fcount) {
@@ -648,7 +414,7 @@ static unsigned err_rule(const ub_err *e, const ub_err_info *ei)
     return UB_R_PK_MALFORMED;
 }
 
-static void decode_findings(ub_state *s, const ub_pkt *p)
+static inline __attribute__((always_inline)) void decode_findings(ub_state *s, const ub_pkt *p)
 {
     const ub_view *v = p->v;
     for (unsigned i = 0; i < v->nerrs; i++) {
@@ -666,22 +432,28 @@ static void decode_findings(ub_state *s, const ub_pkt *p)
 }
 
 /* ================================================================ packet extraction */
-/* the whole-byte address rows of a handle's entries (addr_from) */
+/* the whole-byte address rows of a handle's entries (addr_from): integers of up to 8 bytes without
+ * a wire transformation, byte strings (IPv6) of up to 16 bytes: ub_field_value's bytes as they are */
 static void addr_prepare(struct ub_addr_rd *ar, const ub_fh *fh)
 {
     for (unsigned i = 0; i < fh->n; i++) {
         const ub_field *f = fh->f[i];
-        ar[i].whole = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && !(f->bit_off & 7) &&
-                      !(f->bits & 7) && f->bits && f->bits <= 64 && f->bit_off / 8 < 0xF8;
+        bool as_int = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits <= 64;
+        bool as_bytes = f->type != UB_FT_UINT && f->type != UB_FT_BOOL &&
+                        !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)) && f->bits <= 128;
+        ar[i].whole = (as_int || as_bytes) && !(f->bit_off & 7) && !(f->bits & 7) && f->bits && f->bit_off / 8 < 0xF0;
         ar[i].off = ar[i].whole ? (uint8_t)(f->bit_off / 8) : 0;
         ar[i].n = ar[i].whole ? (uint8_t)(f->bits / 8) : 0;
     }
 }
 
-/* n (1..8) bytes: two overlapping fixed-size copies */
+/* n (1..16) bytes: two overlapping fixed-size copies */
 static inline void copy_small(uint8_t *d, const uint8_t *s, unsigned n)
 {
-    if (n >= 4) {
+    if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
         memcpy(d, s, 4);
         memcpy(d + n - 4, s + n - 4, 4);
     } else if (n >= 2) {
@@ -728,6 +500,8 @@ static uint64_t eid_from(const ub_layer *l, const ub_fh *fh)
     if (!l) return 0;
     for (unsigned i = 0; i < fh->n; i++) {
         if (fh->h[i] != l->hdr) continue;
+        uint64_t u;
+        if (ub_fh_fast(fh, i, l, &u)) return u; /* an integer EID through its precomputed window */
         ub_val v;
         if (ub_field_value(l, fh->f[i], &v) != 0) return 0;
         if (fh->f[i]->type == UB_FT_UINT) return v.u;
@@ -748,63 +522,112 @@ static UB_FH_INLINE uint32_t sum_rows(const ub_rows *r, const ub_layer *l, uint3
     return has;
 }
 
-static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+/* kinds of layer whose slot is not simply the last one of its kind (ub_xmap kind) */
+enum {
+    UB_XK_IP = 1u << 0,   /* the first IPv4/IPv6 */
+    UB_XK_UDP = 1u << 1,  /* the first UDP */
+    UB_XK_PAY = 1u << 2,  /* the first payload / atomic operands; payload_len sums them all */
+    UB_XK_BCRC = 1u << 3, /* the first BCRC, or the last bad one; any bad one sets crc_bad */
+    UB_XK_ICRC = 1u << 4, /* the last ICRC; any bad one sets crc_bad */
+};
+
+/* the table extract() dispatches the layers with: header id -> ub_pkt slot, UB_XK_* */
+static void xmap_init(struct ub_xmap *x)
 {
+    static const struct { uint16_t id; uint8_t slot, kind; } m[] = {
+#define X(id, member, kind) { id, UB_PKT_LAY(member), kind }
+        X(UB_H_LPH, lph, 0), X(UB_H_LCH, lch, 0), X(UB_H_BCRC, bcrc, UB_XK_BCRC), X(UB_H_END, end, 0),
+        X(UB_H_LNA, lna, 0), X(UB_H_NTH16, nth, 0), X(UB_H_NTH24, nth, 0), X(UB_H_NTHIP, nthip, 0),
+        X(UB_H_CCI_CAQM, cci, 0), X(UB_H_CCI_FECN, cci, 0), X(UB_H_CCI_FECN_RTT, cci, 0), X(UB_H_CCI_RSVD, cci, 0),
+        X(UB_H_IPV4, ip, UB_XK_IP), X(UB_H_IPV6, ip, UB_XK_IP), X(UB_H_UDP, udp, UB_XK_UDP),
+        X(UB_H_ICRC, icrc, UB_XK_ICRC), X(UB_H_RTPH, rtph, 0), X(UB_H_UTPH, utph, 0), X(UB_H_CTPH, ctph, 0),
+        X(UB_H_CETPH_LDCP, cetph, 0), X(UB_H_CETPH_CAQM, cetph, 0), X(UB_H_CETPH_CNP, cetph, 0),
+        X(UB_H_SAETPH, saetph, 0), X(UB_H_UPIH16, lx_upih, 0), X(UB_H_UPIH32, lx_upih, 0),
+        X(UB_H_EIDH40, lx_eidh, 0), X(UB_H_EIDH256, lx_eidh, 0), X(UB_H_BTAH, btah, 0), X(UB_H_BTAH_C, btah, 0),
+        X(UB_H_BTAH_ALT, btah, 0), X(UB_H_ATAH, atah, 0), X(UB_H_ATAH_C, atah, 0), X(UB_H_MAETAH, maetah, 0),
+        X(UB_H_MAETAH_C, maetah, 0), X(UB_H_MTETAH, mtetah, 0), X(UB_H_UDETAH, udetah, 0),
+        X(UB_H_TAIDETAH, taidetah, 0), X(UB_H_OFSTETAH, ofstetah, 0), X(UB_H_IMMETAH, immetah, 0),
+        X(UB_H_NTFETAH, ntfetah, 0), X(UB_H_BEETAH, beetah, 0), X(UB_H_TVETAH, tvetah, 0),
+        X(UB_H_MGMTETAH, mgmtetah, 0), X(UB_H_SCANHDR, scanhdr, 0), X(UB_H_SCAN_RPATH, scan_rpath, 0),
+        X(UB_H_SCANPDU_REQ, scanpdu, 0), X(UB_H_SCANPDU_RSP, scanpdu, 0), X(UB_H_IB_BTH, lx_nb, 0),
+        X(UB_H_SUE_RH, lx_nb, 0), X(UB_H_PAYLOAD, payload, UB_XK_PAY), X(UB_H_ATOMIC_OPS, payload, UB_XK_PAY),
+#undef X
+    };
+    memset(x, 0, sizeof(struct ub_xmap) * UB_H__COUNT);
+    for (unsigned id = UB_H_DLLCB_NULL; id <= UB_H_DLLCB_RSVD; id++) x[id].slot = UB_PKT_LAY(dllcb); /* the rest of DLLCB */
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        x[m[i].id].slot = m[i].slot;
+        x[m[i].id].kind = m[i].kind;
+    }
+}
+
+/* the kinds of `twice` (more than one layer of the kind in the packet): their slots, crc_bad and
+ * payload_len by the per-layer rules (tunnels, multi-block DLLDPs, a payload after atomic operands) */
+static void extract_again(ub_pkt *p, const ub_view *v, const struct ub_xmap *xmap, unsigned twice)
+{
+    if (twice & UB_XK_IP) p->ip = NULL;
+    if (twice & UB_XK_UDP) p->udp = NULL;
+    if (twice & UB_XK_PAY) p->payload = NULL, p->payload_len = 0;
+    if (twice & UB_XK_BCRC) p->bcrc = NULL;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *l = &v->layer[i];
+        const unsigned id = l->hdr->id, k = (id < UB_H__COUNT ? xmap[id].kind : 0u) & twice;
+        const bool bad = l->status == UB_CK_BAD;
+        if (k & UB_XK_IP && !p->ip) p->ip = l;
+        if (k & UB_XK_UDP && !p->udp) p->udp = l;
+        if (k & UB_XK_PAY) {
+            if (!p->payload) p->payload = l;
+            p->payload_len += l->wlen;
+        }
+        if (k & UB_XK_BCRC && (!p->bcrc || bad)) p->bcrc = l;
+        if (k & (UB_XK_BCRC | UB_XK_ICRC) && bad) p->crc_bad = true;
+    }
+}
+
+/* zero the packet: 16-byte stores (a memset of this size is a rep store) */
+static UB_FH_INLINE void pkt_zero(ub_pkt *p)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+    typedef uint64_t z16 __attribute__((vector_size(16), may_alias, aligned(8)));
+    z16 *d = (z16 *)(void *)p;
+    _Pragma("GCC unroll 32")
+    for (size_t i = 0; i < sizeof(ub_pkt) / 16; i++) {
+        __asm__("" : "+r"(d)); /* keeps the compiler from making the loop a memset call again */
+        d[i] = (z16){ 0, 0 };
+    }
+    if (sizeof(ub_pkt) % 16) memset((char *)p + sizeof(ub_pkt) / 16 * 16, 0, sizeof(ub_pkt) % 16);
+#else
     memset(p, 0, sizeof *p);
+#endif
+}
+
+static inline __attribute__((always_inline)) void extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+{
+    pkt_zero(p);
     p->v = v;
     p->pi = pi;
     p->cfg = v->cfg;
     p->kind = v->kind;
     p->upi = UINT32_MAX;
-    const ub_layer *upih = NULL, *eidh = NULL;
-    for (unsigned i = 0; i < v->nlayers; i++) {
-        const ub_layer *l = &v->layer[i];
-        switch (l->hdr->id) {
-        case UB_H_LPH: p->lph = l; break;
-        case UB_H_LCH: p->lch = l; break;
-        case UB_H_BCRC:
-            if (!p->bcrc || l->status == UB_CK_BAD) p->bcrc = l;
-            if (l->status == UB_CK_BAD) p->crc_bad = true;
-            break;
-        case UB_H_END: p->end = l; break;
-        case UB_H_LNA: p->lna = l; break;
-        case UB_H_NTH16: case UB_H_NTH24: p->nth = l; break;
-        case UB_H_NTHIP: p->nthip = l; break;
-        case UB_H_CCI_CAQM: case UB_H_CCI_FECN: case UB_H_CCI_FECN_RTT: case UB_H_CCI_RSVD: p->cci = l; break;
-        case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
-        case UB_H_UDP: if (!p->udp) p->udp = l; break;
-        case UB_H_ICRC:
-            p->icrc = l;
-            if (l->status == UB_CK_BAD) p->crc_bad = true;
-            break;
-        case UB_H_RTPH: p->rtph = l; break;
-        case UB_H_UTPH: p->utph = l; break;
-        case UB_H_CTPH: p->ctph = l; break;
-        case UB_H_CETPH_LDCP: case UB_H_CETPH_CAQM: case UB_H_CETPH_CNP: p->cetph = l; break;
-        case UB_H_SAETPH: p->saetph = l; break;
-        case UB_H_UPIH16: case UB_H_UPIH32: upih = l; break;
-        case UB_H_EIDH40: case UB_H_EIDH256: eidh = l; break;
-        case UB_H_BTAH: case UB_H_BTAH_C: case UB_H_BTAH_ALT: p->btah = l; break;
-        case UB_H_ATAH: case UB_H_ATAH_C: p->atah = l; break;
-        case UB_H_MAETAH: case UB_H_MAETAH_C: p->maetah = l; break;
-        case UB_H_MTETAH: p->mtetah = l; break;
-        case UB_H_UDETAH: p->udetah = l; break;
-        case UB_H_TAIDETAH: p->taidetah = l; break;
-        case UB_H_OFSTETAH: p->ofstetah = l; break;
-        case UB_H_IMMETAH: p->immetah = l; break;
-        case UB_H_NTFETAH: p->ntfetah = l; break;
-        case UB_H_BEETAH: p->beetah = l; break;
-        case UB_H_TVETAH: p->tvetah = l; break;
-        case UB_H_MGMTETAH: p->mgmtetah = l; break;
-        case UB_H_SCANHDR: p->scanhdr = l; break;
-        case UB_H_SCAN_RPATH: p->scan_rpath = l; break;
-        case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p->scanpdu = l; break;
-        case UB_H_IB_BTH: case UB_H_SUE_RH: p->nb = 1; break;
-        case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: if (!p->payload) p->payload = l; p->payload_len += l->wlen; break;
-        default:
-            if (l->hdr->id >= UB_H_DLLCB_NULL && l->hdr->id <= UB_H_DLLCB_RSVD) p->dllcb = l;
-        }
+    /* the layers of interest, one store per layer into the slot of its kind (the header sequence varies
+     * from packet to packet: no branch per layer); the kinds where the last one is not the answer are
+     * redone when the packet has more than one of them */
+    const ub_layer **lay = p->lay;
+    unsigned seen = 0, twice = 0;
+    for (const ub_layer *l = v->layer, *le = v->layer + v->nlayers; l < le; l++) {
+        const unsigned id = l->hdr->id;
+        const struct ub_xmap x = s->xmap[id < UB_H__COUNT ? id : 0]; /* id 0 is none of them */
+        lay[x.slot] = l;
+        twice |= seen & x.kind;
+        seen |= x.kind;
     }
+    p->lx_none = NULL;
+    static const ub_layer none = { .status = UB_CK_NOT_PRESENT }; /* a missing one (selects, not branches) */
+    p->payload_len = (p->payload ? p->payload : &none)->wlen;
+    p->crc_bad = ((p->bcrc ? p->bcrc : &none)->status == UB_CK_BAD) | ((p->icrc ? p->icrc : &none)->status == UB_CK_BAD);
+    if (twice) extract_again(p, v, s->xmap, twice);
+    p->nb = p->lx_nb != NULL;
+    const ub_layer *upih = p->lx_upih, *eidh = p->lx_eidh;
     if (p->nth) {
         addr_from(&p->src, p->nth, &s->f_scna, s->ar[0]);
         addr_from(&p->dst, p->nth, &s->f_dcna, s->ar[1]);
@@ -844,6 +667,8 @@ static void extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt 
     p->malformed = ub_view_worst(v) >= UB_SEV_ERROR;
     if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
 }
+
+void ub_st_extract(ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
 
 uint64_t ub_state_pair_hash(const ub_view *v)
 {
@@ -897,6 +722,7 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     s->fcb = fcb;
     s->fctx = ctx;
     s->fidx = fidx_new(); /* NULL: the handles are found by ub_field_find */
+    for (unsigned r = 0; r < UB_R__COUNT; r++) s->keep_above[r] = UINT64_MAX;
     ub_st_fh_init(s, &s->f_scna, "ub.nth.scna");
     ub_st_fh_init(s, &s->f_dcna, "ub.nth.dcna");
     ub_st_fh_init(s, &s->f_seid, "ub.eidh.seid");
@@ -959,6 +785,7 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
     addr_prepare(s->ar[1], &s->f_dcna);
     addr_prepare(s->ar[2], &s->f_ip_src);
     addr_prepare(s->ar[3], &s->f_ip_dst);
+    xmap_init(s->xmap);
     for (unsigned i = 0; i < sizeof all_modules / sizeof all_modules[0]; i++) {
         const ub_st_module *m = all_modules[i];
         if (!(cfg->layers & m->layer)) continue;
@@ -970,6 +797,10 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
         }
         s->mods[s->nmods] = mem;
         s->mods_def[s->nmods] = m;
+        s->mods_pkt[s->nmods] = m->packet;
+        for (unsigned have = 0; have < 4; have++)
+            if (!m->only || (m->only & have)) s->mods_run[have] |= (uint8_t)(1u << s->nmods);
+        if (m == &ub_st_mod_dll) s->mods_run[4] |= (uint8_t)(1u << s->nmods);
         s->nmods++;
     }
     fidx_free(s->fidx); /* only the start-up looks names up */
@@ -987,6 +818,11 @@ void ub_state_set_keep_cb(ub_state *s, ub_finding_keep_cb cb)
 {
     s->fkeep = cb;
     s->kq_set = false;
+    for (unsigned r = 0; r < UB_R__COUNT; r++) s->keep_above[r] = UINT64_MAX;
+}
+void ub_st_keep_bound(ub_state *s, unsigned rule, uint64_t frame)
+{
+    if (rule < UB_R__COUNT && frame < s->keep_above[rule]) s->keep_above[rule] = frame;
 }
 void ub_state_set_note_cb(ub_state *s, ub_note_cb cb, void *ctx)
 {
@@ -1063,18 +899,21 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     return false;
 }
 
-void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
+void ub_state_extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
+
+/* the packet through the engine's checks and modules (inlined in both callers) */
+static inline __attribute__((always_inline)) void packet_run(ub_state *s, const ub_pkt *p)
 {
-    ub_pkt p;
+    const ub_view *v = p->v;
+    const ub_pktinfo *pi = p->pi;
     s->cur_frame = pi->frame;
     s->kq_set = false;
-    extract(s, v, pi, &p);
     s->packets++;
     if (pi->ts_ns > s->last_ts) s->last_ts = pi->ts_ns;
-    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, &p);
-    if (p.cci && (s->cfg.layers & UB_ST_NW) && !p.crc_bad) { /* NW-02: congestion seen on the way (every hop) */
-        uint64_t mode = p.sum.cci_mode, fecn = p.sum.cci_fecn;
-        uint64_t c = p.sum.cci_c && (p.sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
+    if (s->cfg.layers & UB_ST_DECODE) decode_findings(s, p);
+    if (p->cci && (s->cfg.layers & UB_ST_NW) && !p->crc_bad) { /* NW-02: congestion seen on the way (every hop) */
+        uint64_t mode = p->sum.cci_mode, fecn = p->sum.cci_fecn;
+        uint64_t c = p->sum.cci_c && (p->sum.cci_en || ub_pf(v->opts, UB_PF_CAQM_NO_ENABLE));
         bool marked = ((mode == 4 || mode == 2) && (fecn == 1 || fecn == 3)) || (mode == 0 && c);
         if (marked) {
             int64_t vals[2] = { (int64_t)mode, (int64_t)(mode == 0 ? c : fecn) };
@@ -1083,11 +922,32 @@ void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
                        NULL, NULL);
         }
     }
-    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, &p);
+    bool copy = v->opts && ub_pf(v->opts, UB_PF_MERGED_HOPS) && hop_copy(s, p);
     if (copy) s->hop_copies++;
-    for (unsigned i = 0; i < s->nmods; i++)
-        if (!copy || s->mods_def[i] == &ub_st_mod_dll) s->mods_def[i]->packet(s->mods[i], s, &p);
+    /* the modules for this packet (those for neighbour or PCIe flit traffic only when it is that);
+     * one call site per module slot: each indirect call keeps one target */
+    const unsigned have = p->crc_bad ? 0u : (p->nb ? UB_MOD_NB : 0u) | (v->entry == UB_ENTRY_PCIEFLIT ? UB_MOD_FL : 0u);
+    const unsigned run = s->mods_run[have] & (copy ? s->mods_run[4] : 0xFFu);
+#define MOD_PACKET(i) \
+    if (run & 1u << (i)) s->mods_pkt[i](s->mods[i], s, p)
+    MOD_PACKET(0);
+    MOD_PACKET(1);
+    MOD_PACKET(2);
+    MOD_PACKET(3);
+    MOD_PACKET(4);
+    MOD_PACKET(5);
+    for (unsigned i = 6; i < s->nmods; i++) MOD_PACKET(i);
+#undef MOD_PACKET
 }
+
+void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
+{
+    ub_pkt p;
+    extract(s, v, pi, &p);
+    packet_run(s, &p);
+}
+
+void ub_state_packet_pkt(ub_state *s, const ub_pkt *p) { packet_run(s, p); }
 
 void ub_state_finish(ub_state *s)
 {

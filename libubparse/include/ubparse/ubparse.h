@@ -162,7 +162,8 @@ const char *ub_vname_lookup(const ub_vname *vals, uint64_t v);
 /* Bytes (1..8) of the Wireshark FT_(U)INTn an integer row is registered as: the bytes its bits span on
  * the wire (a value stored shifted (R-24) or bit-reversed, an auxiliary value, a little-endian word row:
  * the bytes of its value). tshark writes hex values with 2 digits a byte of it and refuses filter
- * literals above its maximum. 0 for rows that are not integers or booleans. */
+ * literals above its maximum. Virtual rows are always integers to Wireshark; for other rows that are
+ * not integers or booleans, 0. */
 unsigned ub_field_ws_bytes(const ub_field *f);
 
 /* ------------------------------------------------------------------------- */

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one-line packet summary (ubdump's text lines, the Wireshark Info column): "CFG7 0x010203→0x0a0b0c
+ * RTP PSN 17 TPN 0x101→0x202 last Write req TASSN 6 addr 0x7f0000001000 len 256". Every packet's line is
+ * built here, so it reads rows by constant index (ub_sum_rows) and appends text without a format string. */
+#include "internal.h"
+#include "neigh.h"
+#include "sumfmt.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+
+static const ub_sum_row sum_rows[] = {
+#define X(slot, row, name, ...) { row, name, { __VA_ARGS__ } },
+    UB_SUM_ROWS(X)
+#undef X
+};
+
+const ub_sum_row *ub_sum_rows(size_t *n)
+{
+    *n = sizeof sum_rows / sizeof sum_rows[0];
+    return sum_rows;
+}
+
+#define RV UB_RV
+#define RF UB_RF
+#define RNAME(l, slot, v) ub_vname_lookup(RF(l, slot)->vals, (v))
+
+#define sb ub_sb
+#define lit ub_sb_lit
+#define str ub_sb_str
+#define dec ub_sb_u64
+#define hex ub_sb_hex
+typedef ub_sbuf sbuf;
+
+void ub_sb_cut(ub_sbuf *s, const char *a, size_t len)
+{
+    if (s->w + 1 < s->n) memcpy(s->b + s->w, a, s->n - 1 - s->w);
+    s->w += len;
+}
+
+static const char dig2[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+                              "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+size_t ub_u64_dec(char t[20], uint64_t v)
+{
+    static const uint64_t p10[20] = { 1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                      100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+                                      10000000000000ull, 100000000000000ull, 1000000000000000ull,
+                                      10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+                                      10000000000000000000ull };
+    size_t k = 1;
+    while (k < 20 && v >= p10[k]) k++;
+    char *p = t + k;
+    while (v >= 100) {
+        unsigned q = (unsigned)(v % 100u);
+        v /= 100u;
+        p -= 2;
+        memcpy(p, dig2 + 2 * q, 2);
+    }
+    if (v >= 10) memcpy(p - 2, dig2 + 2 * v, 2);
+    else p[-1] = (char)('0' + v);
+    return k;
+}
+
+size_t ub_u64_hex(char t[32], uint64_t v, unsigned width)
+{
+    size_t k = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, n = width > k ? (width > 32 ? 32 : width) : k;
+    char *p = t + n;
+    for (size_t i = 0; i < k; i++, v >>= 4) *--p = "0123456789abcdef"[v & 15u];
+    while (p > t) *--p = '0';
+    return n;
+}
+
+uint64_t ub_fv(const ub_layer *l, const char *short_name)
+{
+    if (!l) return 0;
+    int i = ub_field_index(l->hdr, short_name);
+    return i < 0 ? 0 : ub_lget(l, (unsigned)i);
+}
+
+/* the directives of ub_sb: %s %d %u %x with '0', a width or '*', and l / ll (PRIu64, PRIx64) */
+static bool sb_simple(const char *fmt)
+{
+    for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+        p++;
+        if (*p == '0') p++;
+        if (*p == '*') p++;
+        else while (*p >= '0' && *p <= '9') p++;
+        while (*p == 'l') p++;
+        if (*p != 's' && *p != 'd' && *p != 'u' && *p != 'x') return false;
+        p++;
+    }
+    return true;
+}
+
+/* snprintf semantics (what fits is written and terminated, w counts the whole text) without the
+ * cost of vsnprintf (the neighbours' summaries, the rare shapes here) */
+void ub_sb(ub_sbuf *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t start = s->w;
+    if (!sb_simple(fmt)) {
+        int k = vsnprintf(s->b + (s->w < s->n ? s->w : s->n), s->w < s->n ? s->n - s->w : 0, fmt, ap);
+        va_end(ap);
+        if (k > 0) s->w += (size_t)k;
+        return;
+    }
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') {
+            size_t run = strcspn(p, "%");
+            ub_sb_put(s, p, run);
+            p += run - 1;
+            continue;
+        }
+        p++;
+        bool zero = *p == '0';
+        if (zero) p++;
+        int width = 0;
+        if (*p == '*') { width = va_arg(ap, int); p++; }
+        else while (*p >= '0' && *p <= '9') width = width * 10 + (*p++ - '0');
+        unsigned nl = 0;
+        while (*p == 'l') { nl++; p++; }
+        if (*p == 's') {
+            const char *a = va_arg(ap, const char *);
+            if (!a) a = "(null)"; /* as glibc */
+            size_t len = strlen(a);
+            for (size_t k = len; (int)k < width; k++) ub_sb_chr(s, ' ');
+            ub_sb_put(s, a, len);
+            continue;
+        }
+        unsigned long long u;
+        bool neg = false;
+        if (*p == 'd') {
+            long long d = nl >= 2 ? va_arg(ap, long long) : nl ? va_arg(ap, long) : va_arg(ap, int);
+            neg = d < 0;
+            u = neg ? 0ull - (unsigned long long)d : (unsigned long long)d;
+        } else {
+            u = nl >= 2 ? va_arg(ap, unsigned long long) : nl ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+        }
+        char t[32];
+        int k = (int)(*p == 'x' ? ub_u64_hex(t, u, 0) : ub_u64_dec(t, u));
+        int len = k + (neg ? 1 : 0);
+        if (!zero)
+            for (; len < width; len++) ub_sb_chr(s, ' ');
+        if (neg) ub_sb_chr(s, '-');
+        if (zero)
+            for (; len < width; len++) ub_sb_chr(s, '0');
+        ub_sb_put(s, t, (size_t)k);
+    }
+    va_end(ap);
+    if (start < s->n) ub_sb_end(s);
+}
+
+/* The first layer of each header the summary names (ub_view_find / first of a group), in one pass. */
+typedef struct {
+    const ub_layer *nth, *ip4, *ip6, *nctl, *rtph, *utph, *ctph, *scan, *spdu, *ciph, *btah, *atah, *maetah, *mgmt,
+        *payload, *urpc;
+} sum_layers;
+
+static void sum_find(const ub_view *v, sum_layers *x)
+{
+    memset(x, 0, sizeof *x);
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer **p;
+        switch (v->layer[i].hdr->id) {
+        case UB_H_NTH16: case UB_H_NTH24: p = &x->nth; break;
+        case UB_H_IPV4: p = &x->ip4; break;
+        case UB_H_IPV6: p = &x->ip6; break;
+        case UB_H_NCTL: p = &x->nctl; break;
+        case UB_H_RTPH: p = &x->rtph; break;
+        case UB_H_UTPH: p = &x->utph; break;
+        case UB_H_CTPH: p = &x->ctph; break;
+        case UB_H_SCANHDR: p = &x->scan; break;
+        case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p = &x->spdu; break;
+        case UB_H_CIPH: p = &x->ciph; break;
+        case UB_H_BTAH: case UB_H_BTAH_C: case UB_H_BTAH_ALT: p = &x->btah; break;
+        case UB_H_ATAH: case UB_H_ATAH_C: p = &x->atah; break;
+        case UB_H_MAETAH: case UB_H_MAETAH_C: p = &x->maetah; break;
+        case UB_H_MGMTETAH: p = &x->mgmt; break;
+        case UB_H_PAYLOAD: p = &x->payload; break;
+        case UB_H_URPC_REQ: case UB_H_URPC_ACK: case UB_H_URPC_RSP: p = &x->urpc; break;
+        default: continue;
+        }
+        if (!*p) *p = &v->layer[i];
+    }
+}
+
+static const ub_layer *find(const ub_view *v, unsigned id)
+{
+    int i = ub_view_find(v, id, 0);
+    return i < 0 ? NULL : &v->layer[i];
+}
+
+/* text of the address row `row` of l into buf (n >= 64): "10.0.0.1" by hand, other forms by
+ * ub_format_value; false if the row is not in the layer */
+static bool addr_text(const ub_layer *l, unsigned row, char *buf, size_t n)
+{
+    const ub_field *f = &l->hdr->fields[row];
+    ub_val a;
+    if (ub_field_value(l, f, &a) != 0) return false;
+    if (f->type == UB_FT_IPV4 && a.nbytes == 4) {
+        size_t o = 0;
+        for (unsigned i = 0; i < 4; i++) {
+            unsigned b = a.bytes[i];
+            if (b >= 100) buf[o++] = (char)('0' + b / 100);
+            if (b >= 10) buf[o++] = (char)('0' + b / 10 % 10);
+            buf[o++] = (char)('0' + b % 10);
+            buf[o++] = '.';
+        }
+        buf[o - 1] = '\0';
+        return true;
+    }
+    ub_format_value(f, &a, false, buf, n);
+    return true;
+}
+
+/* IP and what it carries, for traffic that is not UB transport: "IPv4/TCP 10.0.0.1:1234→10.0.0.2:80",
+ * "IPv6/UDP [fd00::1]:5000→[fd00::2]:4791 (RoCEv2)", "IPv4 proto 1 (ICMP) 10.0.0.1→10.0.0.2" */
+static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
+{
+    bool v6 = ip->hdr->id == UB_H_IPV6;
+    char sa[64] = "?", da[64] = "?";
+    addr_text(ip, (v6 ? UB_SR_IP6_SRC : UB_SR_IP4_SRC), sa, sizeof sa);
+    addr_text(ip, (v6 ? UB_SR_IP6_DST : UB_SR_IP4_DST), da, sizeof da);
+    uint64_t proto = v6 ? RV(ip, IP6_NH) : RV(ip, IP4_PROTO);
+    const ub_layer *l4 = find(v, UB_H_UDP);
+    if (!l4) l4 = find(v, UB_H_TCP);
+    bool frag = !v6 && (RV(ip, IP4_FRAG) || RV(ip, IP4_MF));
+    sb(s, "%s", v6 ? "IPv6" : "IPv4");
+    if (l4 && !frag) {
+        bool udp = l4->hdr->id == UB_H_UDP;
+        uint64_t sp = RV(l4, L4_SPORT), dp = RV(l4, L4_DPORT);
+        const char *o = v6 ? "[" : "", *c = v6 ? "]" : "";
+        sb(s, "/%s %s%s%s:%" PRIu64 "→%s%s%s:%" PRIu64, udp ? "UDP" : "TCP", o, sa, c, sp, o, da, c, dp);
+        char nb[160];
+        if (ub_neigh_summary(v, nb, sizeof nb)) sb(s, " %s", nb); /* RoCEv2, SUE: what it is (not UB) */
+        else if (udp && (dp == 4791 || sp == 4791)) sb(s, " (RoCEv2)");
+        return;
+    }
+    static const struct { unsigned p; const char *n; } pn[] = {
+        { 1, "ICMP" }, { 2, "IGMP" }, { 6, "TCP" }, { 17, "UDP" }, { 47, "GRE" }, { 50, "ESP" }, { 58, "ICMPv6" }, { 132, "SCTP" },
+    };
+    const char *nm = NULL;
+    for (unsigned i = 0; i < sizeof pn / sizeof pn[0]; i++)
+        if (pn[i].p == proto) nm = pn[i].n;
+    if (frag) sb(s, " fragment");
+    if (nm) sb(s, "/%s %s→%s", nm, sa, da);
+    else sb(s, " proto %" PRIu64 " %s→%s", proto, sa, da);
+}
+
+/* A record that is not UB (issue #9): what it is, e.g. "ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80", "ETH/ARP ..." */
+static void sum_other(const ub_view *v, sbuf *s)
+{
+    const ub_layer *l;
+    unsigned et = 0;
+    if ((l = find(v, UB_H_ETH))) {
+        sb(s, "ETH");
+        et = (unsigned)RV(l, ETH_TYPE);
+    } else if ((l = find(v, UB_H_SLL)) || (l = find(v, UB_H_SLL2))) {
+        sb(s, "SLL");
+        et = (unsigned)(l->hdr->id == UB_H_SLL ? RV(l, SLL_PROTO) : RV(l, SLL2_PROTO));
+    }
+    for (int i = ub_view_find(v, UB_H_VLAN, 0); i >= 0; i = ub_view_find(v, UB_H_VLAN, i + 1)) {
+        sb(s, "/VLAN %" PRIu64, RV(&v->layer[i], VLAN_VID));
+        et = (unsigned)RV(&v->layer[i], VLAN_TYPE);
+    }
+    const ub_layer *ip = find(v, UB_H_IPV4);
+    if (!ip) ip = find(v, UB_H_IPV6);
+    char nb[160];
+    if (!ip && ub_neigh_summary(v, nb, sizeof nb)) { /* SUE AFH frames, PCIe flits */
+        sb(s, "%s%s", s->w ? "/" : "", nb);
+        return;
+    }
+    if (ip) {
+        if (s->w) sb(s, "/");
+        sum_ip_plain(v, ip, s);
+        return;
+    }
+    if ((l = find(v, UB_H_ARP))) {
+        char spa[32] = "?", tpa[32] = "?", sha[32] = "?";
+        ub_val x;
+        if (ub_field_value(l, RF(l, ARP_SRC_IP), &x) == 0) ub_format_value(RF(l, ARP_SRC_IP), &x, false, spa, sizeof spa);
+        if (ub_field_value(l, RF(l, ARP_DST_IP), &x) == 0) ub_format_value(RF(l, ARP_DST_IP), &x, false, tpa, sizeof tpa);
+        if (ub_field_value(l, RF(l, ARP_SRC_HW), &x) == 0) ub_format_value(RF(l, ARP_SRC_HW), &x, false, sha, sizeof sha);
+        if (RV(l, ARP_OPCODE) == 2) sb(s, "/ARP %s is-at %s", spa, sha);
+        else sb(s, "/ARP who-has %s tell %s", tpa, spa);
+        return;
+    }
+    static const struct { unsigned t; const char *n; } etn[] = {
+        { 0x0806, "ARP" }, { 0x8808, "MAC control (PAUSE/PFC)" }, { 0x88CC, "LLDP" }, { 0x8035, "RARP" },
+        { 0x8915, "RoCE v1" }, { 0x8906, "FCoE" }, { 0x88E5, "MACsec" }, { 0x88F7, "PTP" },
+    };
+    const char *nm = NULL;
+    for (unsigned i = 0; i < sizeof etn / sizeof etn[0]; i++)
+        if (etn[i].t == et) nm = etn[i].n;
+    if (s->w) sb(s, " ");
+    if (nm) sb(s, "%s (0x%04x)", nm, et);
+    else if (s->w) sb(s, "EtherType 0x%04x", et);
+    else sb(s, "not UB (%u bytes)", v->rec_len);
+}
+
+/* " <TAOpcode name> TASSN n ..." of the transaction headers (§7) */
+static void sum_tah(const sum_layers *x, sbuf *s)
+{
+    const ub_layer *b = x->btah, *a = x->atah, *m = x->maetah, *p = x->payload;
+    uint64_t bop = b ? RV(b, BTAH_OP) : 0;
+    if (b && bop >= 0x11 && bop <= 0x13) { /* a response in a BTAH (ns-3-UB D12) */
+        const char *nm = ub_vname_lookup(ub_vn_taopcode, bop);
+        lit(s, " ");
+        str(s, nm ? nm : "(null)");
+        lit(s, " TASSN ");
+        dec(s, RV(b, BTAH_TASSN));
+        if (p) { lit(s, " len "); dec(s, p->wlen); }
+    } else if (b) {
+        uint64_t op = bop;
+        if (op == 0x10) {
+            const ub_layer *g = x->mgmt;
+            const char *code = g ? RNAME(g, MG_CODE, RV(g, MG_CODE)) : NULL;
+            bool rsp = RV(g, MG_RSP) != 0;
+            lit(s, " Mgmt ");
+            str(s, code ? code : "?");
+            lit(s, " sub ");
+            dec(s, RV(g, MG_SUB));
+            str(s, rsp ? " rsp MSN " : " req MSN ");
+            dec(s, RV(b, BTAH_TASSN));
+            if (g && rsp) { lit(s, " status 0x"); hex(s, RV(g, MG_STATUS), 2); }
+            return;
+        }
+        const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
+        if (nm) { lit(s, " "); str(s, nm); lit(s, " req"); }
+        else { lit(s, " TAOpcode 0x"); hex(s, op, 2); lit(s, " req"); }
+        lit(s, " TASSN ");
+        dec(s, RV(b, BTAH_TASSN));
+        if (m) {
+            uint64_t len = m->hdr->id == UB_H_MAETAH_C ? 64ull << RV(m, MAC_LEN) : RV(m, MA_LEN);
+            lit(s, " addr 0x");
+            hex(s, RV(m, MA_ADDR), 0);
+            lit(s, " len ");
+            dec(s, len);
+        }
+        if (p && !m) { lit(s, " payload "); dec(s, p->wlen); }
+    } else if (a) {
+        const char *nm = ub_vname_lookup(ub_vn_taopcode, RV(a, ATAH_OP));
+        lit(s, " ");
+        str(s, nm ? nm : "response");
+        lit(s, " TASSN ");
+        dec(s, RV(a, ATAH_TASSN));
+        if (a->hdr->id == UB_H_ATAH) {
+            uint64_t st = RV(a, ATAH_RSPST), info = RV(a, ATAH_RSPINFO);
+            if (st || info) { lit(s, " RSPST "); dec(s, st); lit(s, " RSPINFO "); dec(s, info); }
+        } else {
+            uint64_t st = RV(a, ATAHC_STATUS);
+            if (st) { lit(s, " Status "); dec(s, st); }
+        }
+        if (p) { lit(s, " len "); dec(s, p->wlen); }
+    }
+}
+
+static void sum_dllcb(const ub_view *v, sbuf *s)
+{
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const ub_layer *c = &v->layer[i];
+        unsigned id = c->hdr->id;
+        if (id < UB_H_DLLCB_NULL || id > UB_H_DLLCB_RSVD) continue;
+        lit(s, "DLLCB ");
+        str(s, c->hdr->name ? c->hdr->name : "(null)");
+        if (id == UB_H_DLLCB_CRD_ACK) {
+            lit(s, " T="); dec(s, RV(c, CRD_T));
+            lit(s, " SD="); dec(s, RV(c, CRD_SD));
+            lit(s, " ACK_NUM="); dec(s, RV(c, CRD_ACKNUM));
+        } else if (id == UB_H_DLLCB_RETRY_REQ) {
+            lit(s, " RcvPtr="); dec(s, RV(c, RREQ_RCVPTR));
+            lit(s, " NUM_RETRY="); dec(s, RV(c, RREQ_NUM));
+        } else if (id == UB_H_DLLCB_RETRY_ACK) {
+            lit(s, " RdPtr="); dec(s, RV(c, RACK_RDPTR));
+            lit(s, " WrPtr="); dec(s, RV(c, RACK_WRPTR));
+        }
+        return;
+    }
+    lit(s, "DLLCB");
+}
+
+/* the UB layers of a DLLDP or UBoE packet */
+static void sum_ub(const ub_view *v, sbuf *s)
+{
+    sum_layers x;
+    sum_find(v, &x);
+    const ub_layer *l;
+    if (v->cfg >= 0) { lit(s, "CFG"); dec(s, (uint64_t)v->cfg); }
+    else if (v->kind == UB_KIND_UBOE) lit(s, "UBoE");
+    else lit(s, "UB");
+    if ((l = x.nth)) {
+        unsigned w = l->hdr->id == UB_H_NTH24 ? 6 : 4;
+        lit(s, " 0x");
+        hex(s, RV(l, NTH_SCNA), w);
+        lit(s, "→0x");
+        hex(s, RV(l, NTH_DCNA), w);
+    }
+    bool plain_ip = false;
+    if ((l = x.ip4 ? x.ip4 : x.ip6) && v->claim == UB_CLAIM_NONE && (v->cfg == 3 || v->cfg == 4)) {
+        lit(s, " "); /* plain IP on a UB link (CFG 3/4): named, not decoded further */
+        sum_ip_plain(v, l, s);
+        plain_ip = true;
+    } else if (l) {
+        bool v6 = l->hdr->id == UB_H_IPV6;
+        char sa[64], da[64];
+        if (addr_text(l, (v6 ? UB_SR_IP6_SRC : UB_SR_IP4_SRC), sa, sizeof sa) &&
+            addr_text(l, (v6 ? UB_SR_IP6_DST : UB_SR_IP4_DST), da, sizeof da)) {
+            lit(s, " ");
+            str(s, sa);
+            lit(s, "→");
+            str(s, da);
+        }
+    }
+    if ((l = x.nctl)) {
+        uint64_t p = RV(l, NCTL_PROTO);
+        const char *nm = RNAME(l, NCTL_PROTO, p);
+        lit(s, " NetCtl ");
+        str(s, nm ? nm : "protocol");
+        lit(s, " 0x");
+        hex(s, p, 4);
+    }
+    uint64_t tpop = 0; /* the RTPH's TPOpcode (0 without one) */
+    if ((l = x.rtph)) {
+        uint64_t op = tpop = RV(l, RTPH_OP);
+        if (op == 1) lit(s, " RTP PSN ");
+        else if (op == 2) str(s, RV(l, RTPH_RSPST) == 3 ? " TPNAK PSN " : " TPACK PSN ");
+        else {
+            const char *nm = RNAME(l, RTPH_OP, op); /* the layer's table: a profile may name more opcodes */
+            lit(s, " ");
+            str(s, nm ? nm : "TPOpcode?");
+            lit(s, " PSN ");
+        }
+        dec(s, RV(l, RTPH_PSN));
+        lit(s, " TPN 0x");
+        hex(s, RV(l, RTPH_SRCTPN), 0);
+        lit(s, "→0x");
+        hex(s, RV(l, RTPH_DSTTPN), 0);
+        if (op <= 1 && RV(l, RTPH_LAST)) lit(s, " last");
+    } else if (x.utph) {
+        lit(s, " UTP");
+    } else if ((l = x.ctph)) {
+        if (RV(l, CTPH_OP) == 1) lit(s, " CTP CNP");
+    }
+    if ((l = x.scan)) {
+        const ub_layer *p = x.spdu;
+        lit(s, " Scan hops ");
+        dec(s, RV(l, SCAN_HOPS));
+        lit(s, " step ");
+        dec(s, RV(l, SCAN_STEP));
+        if (p) {
+            lit(s, " CMD ");
+            dec(s, RV(p, SPDU_CMD));
+            lit(s, " Opcode ");
+            dec(s, RV(p, SPDU_OPCODE));
+            str(s, p->hdr->id == UB_H_SCANPDU_RSP ? " rsp MSN " : " req MSN ");
+            dec(s, RV(p, SPDU_MSN));
+        }
+    }
+    if (x.ciph) lit(s, " CIP");
+    if (!plain_ip && tpop < 2) sum_tah(&x, s); /* an ATAH after an ack is no response */
+    if ((l = x.urpc)) {
+        unsigned id = l->hdr->id;
+        str(s, id == UB_H_URPC_REQ ? " URPC Request ID " : id == UB_H_URPC_ACK ? " URPC Ack ID " : " URPC Response ID ");
+        dec(s, id == UB_H_URPC_REQ ? RV(l, UREQ_ID) : RV(l, URPC_ID));
+        if (id == UB_H_URPC_RSP) { lit(s, " status "); dec(s, RV(l, URSP_STATUS)); }
+    }
+}
+
+size_t ub_summary(const ub_view *v, char *buf, size_t n)
+{
+    sbuf s = { buf, n, 0 };
+    if (n) buf[0] = '\0';
+    if (v->kind == UB_KIND_DLLCB) sum_dllcb(v, &s);
+    else if (!ub_view_ub(v)) sum_other(v, &s);
+    else sum_ub(v, &s);
+    if (v->nerrs) {
+        lit(&s, " [");
+        for (unsigned i = 0; i < v->nerrs; i++) {
+            const ub_err_info *ei = ub_err_get(v->err[i].code);
+            if (i) lit(&s, ",");
+            str(&s, ei ? ei->name : "?");
+        }
+        lit(&s, "]");
+    }
+    return ub_sb_end(&s);
+}

@@ -1,0 +1,200 @@
+/* The one-line summary's text building (sumfmt.h, summary.c): the constant rows it reads are the rows
+ * ub_field_index names in every table of their headers (profile tables too), the number appenders
+ * give printf's digits at the edges, the text is cut as snprintf cuts it, and whole lines. */
+#include "ubtest.h"
+#include "internal.h"
+#include "sumfmt.h"
+
+#include <inttypes.h>
+
+static ub_opts O;
+static ub_view V;
+
+/* every (header, short name) of ub_sum_rows is that row of the registered table and of each profile table */
+static void rows_match(void)
+{
+    size_t n = 0;
+    const ub_sum_row *r = ub_sum_rows(&n);
+    CHECK(n >= 40);
+    unsigned checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (unsigned k = 0; k < 3 && r[i].ids[k]; k++) {
+            const ub_hdr *h = ub_hdr_get(r[i].ids[k]);
+            CHECK(h != NULL);
+            if (!h) continue;
+            int fi = ub_field_index(h, r[i].name);
+            if (fi != (int)r[i].row)
+                fprintf(stderr, "row %s of %s: table has %d, ub_sum_rows %u\n", r[i].name, h->abbrev, fi, r[i].row);
+            CHECK_EQ(fi, r[i].row);
+            checked++;
+            for (unsigned vn = 1; vn <= ub_hdr_variant_count(); vn++) {
+                const ub_hdr *x = ub_hdr_variant(vn);
+                if (!x || x->id != h->id) continue;
+                CHECK_EQ(ub_field_index(x, r[i].name), r[i].row);
+                checked++;
+            }
+        }
+    }
+    CHECK(checked >= 60);
+}
+
+/* every name of every header's key list (ub_layer_summary) is the row ub_hdr_keys gives, in every table */
+static void keys_match(void)
+{
+    unsigned lists = 0, names = 0;
+    for (unsigned id = 0; id < UB_H__COUNT; id++) {
+        const uint8_t *rows = NULL;
+        const char *k = ub_hdr_keys(id, &rows);
+        if (!k) continue;
+        lists++;
+        unsigned r = 0;
+        for (const char *p = k; *p;) {
+            size_t len = strcspn(p, " >");
+            char nm[48];
+            CHECK(len > 0 && len < sizeof nm);
+            if (*p == '!') { p++; len--; }
+            memcpy(nm, p, len);
+            nm[len] = '\0';
+            CHECK(r < 4);
+            if (r >= 4) break;
+            for (unsigned vn = 0; vn <= ub_hdr_variant_count(); vn++) {
+                const ub_hdr *h = vn ? ub_hdr_variant(vn) : ub_hdr_get(id);
+                if (!h || h->id != id) continue;
+                int fi = ub_field_index(h, nm);
+                if (fi != rows[r]) fprintf(stderr, "key %s of %s: table has %d, ub_hdr_keys %u\n", nm, h->abbrev, fi, rows[r]);
+                CHECK_EQ(fi, rows[r]);
+                names++;
+            }
+            r++;
+            p += len;
+            while (*p == ' ' || *p == '>') p++;
+        }
+    }
+    CHECK(lists >= 30);
+    CHECK(names >= 60);
+    CHECK(ub_hdr_keys(UB_H__COUNT, NULL) == NULL);
+    CHECK(ub_hdr_keys(UB_H_PAYLOAD, NULL) == NULL);
+}
+
+static const char *dec_text(uint64_t v, char *b)
+{
+    size_t k = ub_u64_dec(b, v);
+    b[k] = '\0';
+    return b;
+}
+
+static const char *hex_text(uint64_t v, unsigned w, char *b)
+{
+    size_t k = ub_u64_hex(b, v, w);
+    b[k] = '\0';
+    return b;
+}
+
+static void numbers(void)
+{
+    char b[40], ref[256];
+    CHECK_STR(dec_text(0, b), "0");
+    CHECK_STR(dec_text(9, b), "9");
+    CHECK_STR(dec_text(10, b), "10");
+    CHECK_STR(dec_text(UINT64_MAX, b), "18446744073709551615");
+    CHECK_STR(dec_text(10000000000000000000ull, b), "10000000000000000000");
+    CHECK_STR(hex_text(0, 0, b), "0");
+    CHECK_STR(hex_text(0, 4, b), "0000");
+    CHECK_STR(hex_text(0x1a, 2, b), "1a");
+    CHECK_STR(hex_text(0x1a, 6, b), "00001a");
+    CHECK_STR(hex_text(0x123456, 4, b), "123456");
+    CHECK_STR(hex_text(UINT64_MAX, 0, b), "ffffffffffffffff");
+    CHECK_STR(hex_text(1ull << 63, 2, b), "8000000000000000");
+    CHECK_STR(hex_text(5, 32, b), "00000000000000000000000000000005");
+    CHECK_STR(hex_text(5, 99, b), "00000000000000000000000000000005"); /* capped at 32 digits */
+    /* against printf over a spread of values */
+    for (uint64_t v = 1, k = 0; k < 200; k++, v = v * 3 + k) {
+        snprintf(ref, sizeof ref, "%" PRIu64, v);
+        CHECK_STR(dec_text(v, b), ref);
+        snprintf(ref, sizeof ref, "%06" PRIx64, v);
+        CHECK_STR(hex_text(v, 6, b), ref);
+    }
+    /* ub_sb: the directives it does by hand give snprintf's text */
+    char out[128];
+    ub_sbuf s = { out, sizeof out, 0 };
+    ub_sb(&s, "a%s|%5s|%d|%d|%u|%04x|%*d|%" PRIu64 "|%" PRIx64 "|%lld", "x", "ab", -7, 0, 4000000000u, 0xbeu, 6, -42,
+          UINT64_MAX, UINT64_MAX, (long long)INT64_MIN);
+    snprintf(ref, sizeof ref, "a%s|%5s|%d|%d|%u|%04x|%*d|%" PRIu64 "|%" PRIx64 "|%lld", "x", "ab", -7, 0, 4000000000u,
+             0xbeu, 6, -42, UINT64_MAX, UINT64_MAX, (long long)INT64_MIN);
+    CHECK_STR(out, ref);
+    CHECK_EQ(s.w, strlen(ref));
+}
+
+/* the appenders cut as snprintf does: every buffer size keeps a terminated prefix, w the whole length */
+static void cuts(void)
+{
+    const char *full = "CFG7 0x010203→0x0a0b0c 17";
+    size_t len = strlen(full);
+    for (size_t n = 0; n <= len + 2; n++) {
+        char b[64];
+        memset(b, 'Z', sizeof b);
+        ub_sbuf s = { b, n, 0 };
+        ub_sb_lit(&s, "CFG");
+        ub_sb_u64(&s, 7);
+        ub_sb_lit(&s, " 0x");
+        ub_sb_hex(&s, 0x10203, 6);
+        ub_sb_str(&s, "→0x");
+        ub_sb_hex(&s, 0xa0b0c, 6);
+        ub_sb_chr(&s, ' ');
+        ub_sb_u64(&s, 17);
+        CHECK_EQ(ub_sb_end(&s), len);
+        if (n == 0) { CHECK_EQ(b[0], 'Z'); continue; }
+        size_t k = n - 1 < len ? n - 1 : len;
+        CHECK_EQ(strlen(b), k);
+        CHECK_EQ(memcmp(b, full, k), 0);
+        for (size_t i = k + 1; i < sizeof b; i++) /* nothing written past the terminator */
+            if (b[i] != 'Z') { CHECK_EQ(i, 0); break; }
+    }
+}
+
+static void decode_text(const char *text)
+{
+    static uint8_t rec[4096];
+    char err[200];
+    ub_entry e;
+    long n = ub_build_text(text, &O, rec, sizeof rec, &e, err, sizeof err);
+    if (n < 0) fprintf(stderr, "build: %s\n", err);
+    CHECK(n > 0);
+    if (n > 0) ub_decode(&V, &O, e, rec, (uint32_t)n);
+}
+
+/* a decoded packet's line, and the same line cut at every length */
+static void line_is(const char *want)
+{
+    char b[512], c[512];
+    size_t w = ub_summary(&V, b, sizeof b);
+    CHECK_STR(b, want);
+    CHECK_EQ(w, strlen(want));
+    for (size_t n = 1; n < w + 2 && n < sizeof c; n++) {
+        memset(c, 'Z', sizeof c);
+        CHECK_EQ(ub_summary(&V, c, n), w);
+        CHECK_EQ(strlen(c), n - 1 < w ? n - 1 : w);
+        CHECK_EQ(strncmp(c, want, n - 1), 0);
+    }
+}
+
+int main(void)
+{
+    ub_opts_default(&O);
+    ub_view_init(&V);
+    rows_match();
+    keys_match();
+    numbers();
+    cuts();
+
+    decode_text("pkt\nlph vl=2\nnth24 scna=0x010203 dcna=0x0a0b0c sl=2\n"
+                "rtph last=1 srctpn=0x101 dsttpn=0x202 psn=17 tpmsn=1\n"
+                "btah taopcode=Write ini_tassn=50\nmaetah address=0x30c80 tokenid=1 length=64\npayload inc=64\n");
+    line_is("CFG7 0x010203→0x0a0b0c RTP PSN 17 TPN 0x101→0x202 last Write req TASSN 50 addr 0x30c80 len 64");
+    decode_text("pkt\nlph vl=2\nnth24 scna=0x0a0b0c dcna=0x010203\n"
+                "rtph tpopcode=2 srctpn=0x202 dsttpn=0x101 psn=16777215 rspst=3 rspinfo=0\n");
+    line_is("CFG7 0x0a0b0c→0x010203 TPNAK PSN 16777215 TPN 0x202→0x101");
+    decode_text("flit\nlch clength=1 ctrl=2 sub_ctrl=4\ndllcb_crd_ack t=1 sd=1 ack_num=65535 crd_num_vl0=63\n");
+    line_is("DLLCB Crd_Ack Block T=1 SD=1 ACK_NUM=65535");
+    return ub_test_finish();
+}
