@@ -9,7 +9,7 @@
  * tcp.analysis.*.  Findings about outstanding state are emitted by ub_state_finish(), which runs in
  * the post-sequential-pass routine: tshark -2 and the GUI show them, single-pass tshark cannot.
  *
- * Statistics (docs/wireshark.md):
+ * Statistics (docs/wireshark.md; tables and trees in packet-ub-stats.c):
  *   tap "ub"      per decoded packet: the conversation table -z conv,ub (CNA / IP pairs),
  *                 -z ub,srt (response times from the engine's matches), -z ub,tree (packet counts)
  *   tap "ub_tp"   RTP/UTP/CTP packets: -z conv,ub_tp (TP channels: address + TPN, as ubdump -z ub,tp)
@@ -19,15 +19,13 @@
 
 #include <wireshark.h>
 #include <epan/packet.h>
+#include <epan/column-info.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
 #include <epan/address_types.h>
 #include <epan/to_str.h>
-#include <epan/conversation_table.h>
-#include <epan/srt_table.h>
-#include <epan/stats_tree.h>
 #include <epan/wmem_scopes.h>
 #include <wiretap/wtap.h>
 
@@ -37,7 +35,7 @@
 #include <ubparse/iostat.h>
 #include <ubparse/state.h>
 
-#include "packet-ub.h"
+#include "packet-ub-an.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Registration ids                                                                            */
@@ -78,8 +76,14 @@ static expert_field ei_finding[FG__N][3]; /* rules registered at run time (Lua u
 static expert_field *ei_rule;   /* [rule][FG__N][3] */
 static unsigned ei_nrules;
 
+/* the severities of the TP-flag expert items (registration) */
+static struct tp_ei_sev {
+    expert_field *ei;
+    int sev;
+} tp_ei_sev[8];
+
 static int tap_ub = -1, tap_ub_tp = -1, tap_ub_eid = -1;
-static int at_ub_cna = -1, at_ub_eid = -1;
+int at_ub_cna = -1, at_ub_eid = -1; /* packet-ub-an.h */
 
 /* preferences (names as ubdump's options) */
 static gboolean pref_analyze = TRUE;
@@ -156,8 +160,18 @@ static void fields_init(void)
     fh_add(&f_scancmd, "ub.scan.cmd");
 }
 
-/* name of a management match code (opcode >> 8): MGMTETAH Code, or enumeration CMD */
-static void mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number)
+const ub_vname *ub_an_taop_vals(void)
+{
+    return fh_vals(&f_taop_b);
+}
+
+const ub_vname *ub_an_tpop_vals(void)
+{
+    return fh_vals(&f_tpop);
+}
+
+/* name of a management match code (opcode >> 8): MGMTETAH Code, or enumeration CMD (packet-ub-an.h) */
+void ub_an_mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number)
 {
     const char *nm;
     if (code >= AN_MATCH_SCAN_CODE && code < AN_MATCH_SCAN_CODE + 8) {
@@ -177,19 +191,6 @@ static void mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number
 /* Per-capture analysis state                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct an_match {
-    guint32 other;     /* the other frame of the pair */
-    guint8 kind;       /* 0 transaction, 1 management, 2 transport data <-> ack */
-    guint8 flags;      /* AN_M_* */
-    guint16 opcode;    /* ub_match.opcode */
-    guint64 lat_ns;
-} an_match;
-enum {
-    AN_M_RSP = 1u,     /* this frame is the response / ack (other = the request) */
-    AN_M_SHOW = 2u,    /* shown in this frame's tree */
-    AN_M_SRT = 4u,     /* counted by -z ub,srt when this frame is tapped: the frame whose first-pass
-                        * dissection produced the match, so single-pass and two-pass agree */
-};
 
 typedef struct an_find {
     guint16 rule;
@@ -203,15 +204,6 @@ typedef struct an_find {
     const char *keytext;      /* file scope, NULL when empty */
 } an_find; /* the text is formatted only when shown (an_find_text) */
 
-/* What the analysis knows about one frame (file scope, only for frames with something to show). */
-struct ub_an_frame {
-    guint32 tp_channel;    /* channel index + 1, 0 none */
-    guint32 tp_flags;      /* ub_tp_flags */
-    guint32 expected_psn;
-    wmem_array_t *matches; /* an_match, NULL none */
-    wmem_array_t *finds;   /* an_find, NULL none */
-};
-typedef struct ub_an_frame an_frame;
 
 static struct {
     ub_state *st;
@@ -428,16 +420,6 @@ static int eid_to_str(const address *a, gchar *buf, int buf_len)
 static int eid_str_len(const address *a _U_) { return 40; }
 static const char *eid_col_filter(const address *a _U_, gboolean src) { return src ? "ub.eidh.seid" : "ub.eidh.deid"; }
 
-/* What the analysis and the statistics need from one view. */
-typedef struct an_pkt {
-    const ub_layer *nth, *ip, *eidh, *rtph;
-    address src, dst;       /* network endpoints: CNA, UB's CFG 3/4 IP, or the outer IP of UBoE */
-    address seid, deid;     /* EIDH */
-    guint32 stpn, dtpn;
-    guint8 tpkind;          /* TPH of the packet: 1 RTPH, 2 UTPH, 3 CTPH, 0 none */
-    address tps, tpd;       /* TP endpoints, AT_STRINGZ (when needed): RTP "address:0xTPN", UTP/CTP
-                             * "address (UTP)" (channels as ubdump -z ub,tp) */
-} an_pkt;
 
 static gboolean addr_from(wmem_allocator_t *pool, address *a, const an_fh *fh, const ub_layer *l, int type)
 {
@@ -668,12 +650,6 @@ static void an_postseq(void)
 /* Taps                                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct ub_tap_info {
-    const ub_view *v;
-    const an_pkt *p;
-    const an_frame *fa;   /* the frame's analysis, on the first UB view of the frame only (SRT) */
-    guint32 bytes;
-} ub_tap_info;
 
 /* hex digits of v (at least min digits) at o; returns the end */
 static char *hex_digits(char *o, guint32 v, int min)
@@ -820,14 +796,81 @@ static const char *match_op_name(const an_match *m, char *buf, size_t n)
     const char *nm = NULL;
     guint code = m->opcode & 0xFF;
     if (m->kind == 1) {
-        mgmt_code_name((m->opcode >> 8) & 0xFF, buf, n, FALSE);
+        ub_an_mgmt_code_name((m->opcode >> 8) & 0xFF, buf, n, FALSE);
         return buf;
     }
     if (m->kind == 0) nm = ub_vname_lookup(fh_vals(&f_taop_b), code);
     else nm = ub_vname_lookup(fh_vals(&f_tpop), code);
-    if (nm) g_snprintf(buf, (gulong)n, "%s", nm);
-    else g_snprintf(buf, (gulong)n, "0x%02x", code);
+    if (nm && strlen(nm) < n) return nm; /* as g_snprintf(buf, n, "%s", nm) */
+    if (nm) {
+        memcpy(buf, nm, n - 1);
+        buf[n - 1] = '\0';
+    } else { /* "0x%02x" */
+        buf[0] = '0';
+        buf[1] = 'x';
+        buf[2] = "0123456789abcdef"[code >> 4];
+        buf[3] = "0123456789abcdef"[code & 15];
+        buf[4] = '\0';
+    }
     return buf;
+}
+
+/* An item label built without printf: what proto_item_append_text(it, fmt, ...) makes of the item's
+ * own label "Name: value" (truncated to ITEM_LABEL_LENGTH - 1 bytes as there). */
+typedef struct an_label {
+    char b[ITEM_LABEL_LENGTH];
+    size_t n;
+} an_label;
+
+static void lb_str(an_label *lb, const char *s)
+{
+    size_t k = strlen(s);
+    if (k > sizeof lb->b - 1 - lb->n) k = sizeof lb->b - 1 - lb->n;
+    memcpy(lb->b + lb->n, s, k);
+    lb->n += k;
+    lb->b[lb->n] = '\0';
+}
+
+static void lb_u64(an_label *lb, guint64 u, int min_digits) /* "%u", "%09d" */
+{
+    char d[24], *o = d + sizeof d;
+    *--o = '\0';
+    do {
+        *--o = (char)('0' + u % 10);
+        u /= 10;
+        min_digits--;
+    } while (u || min_digits > 0);
+    lb_str(lb, o);
+}
+
+/* "Name: " of an item's label; FALSE when the item keeps no label (hidden, faked, invisible tree) */
+static gboolean lb_start(an_label *lb, proto_item *it)
+{
+    if (!it || !PTREE_DATA(it)->visible || proto_item_is_hidden(it) || !PITEM_FINFO(it)) return FALSE;
+    lb->n = 0;
+    lb->b[0] = '\0';
+    lb_str(lb, PITEM_FINFO(it)->hfinfo->name);
+    lb_str(lb, ": ");
+    return TRUE;
+}
+
+/* Whether every expert info of a frame must be added: there is a tree, an expert tap (-z expert, the
+ * GUI's Expert Information) or an Expert column. Else an expert info only raises the capture's highest
+ * severity (the GUI's status bar), and one of the frame's highest severity does that. */
+static gboolean experts_all(packet_info *pinfo, proto_tree *tree)
+{
+    static int expert_tap = -2;
+    if (tree) return TRUE;
+    if (expert_tap == -2) expert_tap = find_tap_id("expert"); /* registered before any dissection */
+    if (expert_tap < 0 || have_tap_listener(expert_tap)) return TRUE;
+    return col_get_writable(pinfo->cinfo, COL_EXPERT) && pinfo->cinfo->col_first[COL_EXPERT] >= 0;
+}
+
+static int tp_ei_severity(const expert_field *e)
+{
+    for (guint i = 0; i < G_N_ELEMENTS(tp_ei_sev); i++)
+        if (tp_ei_sev[i].ei == e) return tp_ei_sev[i].sev;
+    return PI_ERROR; /* not reached: every TP flag has its row */
 }
 
 void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
@@ -841,10 +884,14 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     }
     const an_frame *fa = ub_an_frame_lookup(pinfo->num);
     if (!fa) return;
-    proto_item *ai = proto_tree_add_item(tree, hf_an, tvb, 0, 0, ENC_NA);
+    proto_item *ai = tree ? proto_tree_add_item(tree, hf_an, tvb, 0, 0, ENC_NA) : NULL;
     proto_item_set_generated(ai);
     proto_tree *at = proto_item_add_subtree(ai, ett_an);
     proto_item *it;
+    an_label lb;
+    gboolean all = experts_all(pinfo, tree);
+    expert_field *top_ei = NULL; /* !all: the frame's expert info of the highest severity */
+    int top_sev = 0;
 
     if (fa->tp_channel) {
         it = proto_tree_add_uint(at, hf_an_tp_channel, tvb, 0, 0, fa->tp_channel - 1);
@@ -861,31 +908,58 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         { UB_TPF_RETRANSMISSION, &ei_retrans }, { UB_TPF_OUT_OF_ORDER, &ei_ooo }, { UB_TPF_LOST_BEFORE, &ei_lost },
         { UB_TPF_DUPLICATE, &ei_dup }, { UB_TPF_DUP_ACK, &ei_dupack }, { UB_TPF_NAK, &ei_nak }, { UB_TPF_SACK, &ei_sack },
     };
-    for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
+    for (guint i = 0; fl && i < G_N_ELEMENTS(flags); i++) {
         if (!(fl & flags[i].bit)) continue;
-        proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        if (all) proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        else if (tp_ei_severity(flags[i].ei) > top_sev) top_sev = tp_ei_severity(flags[i].ei), top_ei = flags[i].ei;
     }
     char tags[256]; /* Info-column tags shared with ubdump's summaries (ub_tp_flags_tags) */
-    if (ub_tp_flags_tags(fl, tags, sizeof tags)) col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", tags);
+    if (fl && col_get_writable(pinfo->cinfo, COL_INFO) && ub_tp_flags_tags(fl, tags, sizeof tags))
+        ub_ws_col_prepend_fence(pinfo->cinfo, COL_INFO, tags);
 
-    /* request <-> response, data <-> ack */
-    guint nm = fa->matches ? wmem_array_get_count(fa->matches) : 0;
+    /* request <-> response, data <-> ack: items only */
+    guint nm = tree && fa->matches ? wmem_array_get_count(fa->matches) : 0;
     for (guint i = 0; i < nm; i++) {
         const an_match *m = (const an_match *)wmem_array_index(fa->matches, i);
         if (!(m->flags & AN_M_SHOW)) continue;
-        char op[64];
-        match_op_name(m, op, sizeof op);
+        char opb[64];
+        const char *op = NULL; /* formatted only for a label */
         gboolean rsp = (m->flags & AN_M_RSP) != 0;
         int hf = m->kind == 2 ? (rsp ? hf_an_acks_frame : hf_an_acked_in) : (rsp ? hf_an_request_in : hf_an_response_in);
         it = proto_tree_add_uint(at, hf, tvb, 0, 0, m->other);
-        proto_item_append_text(it, " (%s %s)", match_kind_name(m->kind), op);
+        if (lb_start(&lb, it)) { /* " (%s %s)" on "Name: %u" (FT_FRAMENUM) */
+            op = match_op_name(m, opb, sizeof opb);
+            lb_u64(&lb, m->other, 1);
+            lb_str(&lb, " (");
+            lb_str(&lb, match_kind_name(m->kind));
+            lb_str(&lb, " ");
+            lb_str(&lb, op);
+            lb_str(&lb, ")");
+            ub_ws_set_label(it, lb.b, lb.n);
+        }
         proto_item_set_generated(it);
         if (rsp) {
             nstime_t ns;
             ns.secs = (time_t)(m->lat_ns / 1000000000u);
             ns.nsecs = (int)(m->lat_ns % 1000000000u);
             it = proto_tree_add_time(at, hf_an_latency, tvb, 0, 0, &ns);
-            proto_item_append_text(it, " (%s %s, since frame %u)", match_kind_name(m->kind), op, m->other);
+            if (ns.secs <= G_MAXINT32 && lb_start(&lb, it)) { /* "Name: %d.%09d seconds" (FT_RELATIVE_TIME) */
+                if (!op) op = match_op_name(m, opb, sizeof opb);
+                lb_u64(&lb, (guint64)ns.secs, 1);
+                lb_str(&lb, ".");
+                lb_u64(&lb, (guint64)ns.nsecs, 9);
+                lb_str(&lb, " seconds (");
+                lb_str(&lb, match_kind_name(m->kind));
+                lb_str(&lb, " ");
+                lb_str(&lb, op);
+                lb_str(&lb, ", since frame ");
+                lb_u64(&lb, m->other, 1);
+                lb_str(&lb, ")");
+                ub_ws_set_label(it, lb.b, lb.n);
+            } else if (it && !proto_item_is_hidden(it) && PTREE_DATA(it)->visible) {
+                if (!op) op = match_op_name(m, opb, sizeof opb);
+                proto_item_append_text(it, " (%s %s, since frame %u)", match_kind_name(m->kind), op, m->other);
+            }
             proto_item_set_generated(it);
         }
     }
@@ -895,23 +969,38 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     for (guint i = 0; i < nf; i++) {
         const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
         const ub_rule *r = ub_rule_get(x->rule);
+        unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
+        if (!all) { /* no tree: the rule item and the text would be thrown away */
+            static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
+            int sv = sev_pi[x->sev < 3 ? x->sev : 2];
+            if (sv > top_sev)
+                top_sev = sv, top_ei = r && x->rule < ei_nrules ? &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]
+                                                                : &ei_finding[g][x->sev];
+            continue;
+        }
         it = proto_tree_add_string(at, hf_an_rule, tvb, 0, 0, r ? r->id : "?");
         proto_item_set_generated(it);
-        unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
         if (r && x->rule < ei_nrules) { /* the rule's own summary; the finding's details on the rule item */
-            if (it && !proto_item_is_hidden(it)) { /* else appending is a no-op: skip the formatting */
+            if (lb_start(&lb, it)) { /* else appending is a no-op: skip the formatting */
                 size_t idl = strlen(r->id), tl = strlen(r->title);
                 const char *rest = an_find_text(pinfo->pool, x); /* "<id> <title>[: detail][; key][; values][; frames]" */
                 if (strncmp(rest, r->id, idl) == 0 && rest[idl] == ' ' && strncmp(rest + idl + 1, r->title, tl) == 0)
                     rest += idl + 1 + tl;
                 while (*rest == ':' || *rest == ';' || *rest == ' ') rest++;
-                if (*rest) proto_item_append_text(it, " (%s)", rest); /* the title is the expert summary below */
+                if (*rest) { /* " (%s)" on "Name: <id>" (FT_STRING; rule ids are plain ASCII): the title is
+                              * the expert summary below */
+                    lb_str(&lb, r->id);
+                    lb_str(&lb, " (");
+                    lb_str(&lb, rest);
+                    lb_str(&lb, ")");
+                    ub_ws_set_label(it, lb.b, lb.n);
+                }
             }
             expert_add_info(pinfo, it, &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]);
         } else {
             expert_add_info_format(pinfo, it, &ei_finding[g][x->sev], "%s", an_find_text(pinfo->pool, x));
         }
-        if (x->nrel) {
+        if (x->nrel && tree) {
             proto_tree *ft = proto_item_add_subtree(it, ett_an_finding);
             for (guint k = 0; k < x->nrel; k++) {
                 proto_item *ri = proto_tree_add_uint(ft, hf_an_related, tvb, 0, 0, x->rel[k]);
@@ -919,203 +1008,7 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
             }
         }
     }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Conversation tables and endpoints                                                           */
-/* ------------------------------------------------------------------------------------------ */
-
-static const char *net_filter(const address *a, conv_filter_type_e filter)
-{
-    if (a->type == at_ub_cna) {
-        if (filter == CONV_FT_SRC_ADDRESS) return "ub.nth.scna";
-        if (filter == CONV_FT_DST_ADDRESS) return "ub.nth.dcna";
-        if (filter == CONV_FT_ANY_ADDRESS) return "ub.cna";
-    } else if (a->type == AT_IPv4) {
-        if (filter == CONV_FT_SRC_ADDRESS) return "ip.src";
-        if (filter == CONV_FT_DST_ADDRESS) return "ip.dst";
-        if (filter == CONV_FT_ANY_ADDRESS) return "ip.addr";
-    } else if (a->type == AT_IPv6) {
-        if (filter == CONV_FT_SRC_ADDRESS) return "ipv6.src";
-        if (filter == CONV_FT_DST_ADDRESS) return "ipv6.dst";
-        if (filter == CONV_FT_ANY_ADDRESS) return "ipv6.addr";
-    } else if (a->type == AT_STRINGZ) { /* TP channel endpoint */
-        if (filter == CONV_FT_SRC_ADDRESS) return "ub.analysis.tp_src";
-        if (filter == CONV_FT_DST_ADDRESS) return "ub.analysis.tp_dst";
-        if (filter == CONV_FT_ANY_ADDRESS) return "ub.analysis.tp_endpoint";
-    } else if (a->type == at_ub_eid) {
-        if (filter == CONV_FT_SRC_ADDRESS) return "ub.eidh.seid";
-        if (filter == CONV_FT_DST_ADDRESS) return "ub.eidh.deid";
-        if (filter == CONV_FT_ANY_ADDRESS && a->len == 3) return "ub.eid";
-    }
-    return CONV_FILTER_INVALID;
-}
-
-static const char *conv_filter(conv_item_t *c, conv_filter_type_e f) { return net_filter(&c->src_address, f); }
-static const char *ep_filter(endpoint_item_t *e, conv_filter_type_e f) { return net_filter(&e->myaddress, f); }
-static ct_dissector_info_t ub_ct_info = { &conv_filter };
-static et_dissector_info_t ub_et_info = { &ep_filter };
-
-static tap_packet_status conv_net_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
-                                         tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pct;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->src.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_conversation_table_data(hash, &ti->p->src, &ti->p->dst, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
-                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status ep_net_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
-                                       tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pit;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->src.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_endpoint_table_data(hash, &ti->p->src, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    add_endpoint_table_data(hash, &ti->p->dst, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-/* TP channels: "address:TPN" endpoints (as ubdump -z ub,tp; the CLI shows ports only for TCP/UDP/SCTP),
- * so data and its acks are one conversation */
-static tap_packet_status conv_tp_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
-                                        tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pct;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->tps.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_conversation_table_data(hash, &ti->p->tps, &ti->p->tpd, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
-                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status ep_tp_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
-                                      tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pit;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->tps.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_endpoint_table_data(hash, &ti->p->tps, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    add_endpoint_table_data(hash, &ti->p->tpd, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status conv_eid_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
-                                         tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pct;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->seid.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_conversation_table_data(hash, &ti->p->seid, &ti->p->deid, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
-                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status ep_eid_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
-                                       tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pit;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->seid.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_endpoint_table_data(hash, &ti->p->seid, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    add_endpoint_table_data(hash, &ti->p->deid, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Service response time: -z ub,srt                                                           */
-/* ------------------------------------------------------------------------------------------ */
-
-enum { SRT_TA, SRT_MGMT, SRT_TP, SRT__N };
-
-static void srt_rows(srt_stat_table *t, const ub_vname *vals, gboolean hex)
-{
-    for (int i = 0; i < 256; i++) {
-        const char *nm = ub_vname_lookup(vals, (uint64_t)i);
-        char b[96];
-        if (hex) g_snprintf(b, sizeof b, "0x%02x %s", i, nm ? nm : "");
-        else g_snprintf(b, sizeof b, "%d %s", i, nm ? nm : "");
-        g_strchomp(b);
-        init_srt_table_row(t, i, b);
-    }
-}
-
-static void ub_srt_init(struct register_srt *srt _U_, GArray *srt_array)
-{
-    srt_stat_table *t;
-    t = init_srt_table("UB transactions (request TAOpcode)", "Transactions", srt_array, 256, "TAOpcode",
-                       "ub.btah.taopcode", NULL);
-    srt_rows(t, fh_vals(&f_taop_b), TRUE);
-    t = init_srt_table("UB management (Code; 8.. enumeration CMD)", "Management", srt_array, 256, "Code",
-                       "ub.mgmtetah.code", NULL);
-    for (int i = 0; i < 256; i++) {
-        char b[96];
-        mgmt_code_name((guint)i, b, sizeof b, TRUE);
-        init_srt_table_row(t, i, b);
-    }
-    t = init_srt_table("UB transport data to ack (ack TPOpcode)", "Transport acks", srt_array, 256, "TPOpcode",
-                       "ub.rtph.tpopcode", NULL);
-    srt_rows(t, fh_vals(&f_tpop), TRUE);
-}
-
-static tap_packet_status ub_srt_packet(void *pss, packet_info *pinfo, epan_dissect_t *edt _U_, const void *prv,
-                                       tap_flags_t flags _U_)
-{
-    srt_data_t *data = (srt_data_t *)pss;
-    const ub_tap_info *ti = (const ub_tap_info *)prv;
-    if (!ti->fa || !ti->fa->matches || data->srt_array->len < SRT__N) return TAP_PACKET_DONT_REDRAW;
-    gboolean any = FALSE;
-    for (guint i = 0; i < wmem_array_get_count(ti->fa->matches); i++) {
-        const an_match *m = (const an_match *)wmem_array_index(ti->fa->matches, i);
-        if (!(m->flags & AN_M_SRT) || m->kind >= SRT__N) continue;
-        int row = m->kind == 1 ? (m->opcode >> 8) & 0xFF : m->opcode & 0xFF;
-        srt_stat_table *t = g_array_index(data->srt_array, srt_stat_table *, m->kind);
-        nstime_t lat, req;
-        lat.secs = (time_t)(m->lat_ns / 1000000000u);
-        lat.nsecs = (int)(m->lat_ns % 1000000000u);
-        nstime_delta(&req, &pinfo->abs_ts, &lat);
-        add_srt_table_data(t, row, &req, pinfo);
-        any = TRUE;
-    }
-    return any ? TAP_PACKET_REDRAW : TAP_PACKET_DONT_REDRAW;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Stats tree: -z ub,tree (ubdump -z ub,cfg counts)                                            */
-/* ------------------------------------------------------------------------------------------ */
-
-/* the tree's shape and items come from libubparse (sttree.c), which ubdump -z ub,tree prints */
-static int st_node[UB_STTREE_NPIVOT];
-static ub_sttree *st_shape; /* field handles for ub_sttree_ticks, created once */
-
-static void ub_stats_init(stats_tree *st)
-{
-    if (!st_shape) st_shape = ub_sttree_new();
-    st_node[0] = stats_tree_create_node(st, ub_sttree_pivot_name(0), 0, STAT_DT_INT, TRUE);
-    for (unsigned i = 1; i < UB_STTREE_NPIVOT; i++)
-        st_node[i] = stats_tree_create_pivot(st, ub_sttree_pivot_name(i), st_node[0]);
-}
-
-static void st_tick(void *ctx, unsigned pivot, const char *name)
-{
-    if (pivot > 0 && pivot < UB_STTREE_NPIVOT) stats_tree_tick_pivot((stats_tree *)ctx, st_node[pivot], name);
-}
-
-static tap_packet_status ub_stats_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
-                                         const void *p, tap_flags_t flags _U_)
-{
-    const ub_tap_info *ti = (const ub_tap_info *)p;
-    tick_stat_node(st, ub_sttree_pivot_name(0), 0, FALSE);
-    if (st_shape) ub_sttree_ticks(st_shape, ti->v, st_tick, st);
-    return TAP_PACKET_REDRAW;
+    if (top_ei) expert_add_info(pinfo, NULL, top_ei);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1192,6 +1085,9 @@ void ub_an_register(int proto)
                 ei[i].eiinfo.severity = sev_of[t->sev < 3 ? t->sev : 2];
             }
     }
+    for (unsigned i = 0; i < G_N_ELEMENTS(ei) && i < G_N_ELEMENTS(tp_ei_sev); i++)
+        if (g_str_has_prefix(ei[i].eiinfo.name, "ub.analysis.") && ei[i].eiinfo.name != af_find->abbrev)
+            tp_ei_sev[i] = (struct tp_ei_sev){ ei[i].ids, ei[i].eiinfo.severity };
     for (int g = 0; g < FG__N; g++)
         for (int s = 0; s < 3; s++) {
             ei_finding[g][s].ei = EI_INIT_EI;
@@ -1223,11 +1119,7 @@ void ub_an_register(int proto)
     tap_ub = register_tap("ub");
     tap_ub_tp = register_tap("ub_tp");
     tap_ub_eid = register_tap("ub_eid");
-    register_conversation_table(proto, TRUE, conv_net_packet, ep_net_packet);
-    register_conversation_table(proto_ub_tp, TRUE, conv_tp_packet, ep_tp_packet);
-    register_conversation_table(proto_ub_eid, TRUE, conv_eid_packet, ep_eid_packet);
-    register_srt_table(proto, "ub", SRT__N, ub_srt_packet, ub_srt_init, NULL);
-    stats_tree_register_plugin("ub", "ub", "UnifiedBus/Packet counts", 0, ub_stats_packet, ub_stats_init, NULL);
+    ub_an_register_stats(proto, proto_ub_tp, proto_ub_eid); /* packet-ub-stats.c */
 
     register_init_routine(an_init);
     register_cleanup_routine(an_cleanup);

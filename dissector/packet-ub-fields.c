@@ -411,12 +411,61 @@ static void label_append(proto_item *it, const char *text)
     g_strlcat(fi->rep->representation, text, ITEM_LABEL_LENGTH);
 }
 
-/* proto_tree_add_checksum-style text on the carried value of a CRC layer (one with a status row). */
-static void checksum_text(const ub_layer *l, const ck_rows *c, proto_item *carried)
+/* label_append(it, text) on an item whose label Wireshark 4.0 would make "Name: 0x<hex>" (an unsigned
+ * integer of 1..4 bytes shown in hex, no value names; with a bitmask "..01 1010 ... = Name: 0x<hex>") from
+ * the container value u: the whole label written here, without proto_item_fill_label (proto.c
+ * fill_label_number / fill_label_bitfield: hex digits of the type's or the mask's width, the bit pattern
+ * over the container's width); FALSE for any other item (then label_append) */
+static gboolean hex_label_append(proto_item *it, guint64 u, const char *text)
+{
+    if (!it || !PTREE_DATA(it)->visible) return FALSE;
+    field_info *fi = PITEM_FINFO(it);
+    if (!fi || proto_item_is_hidden(it) || fi->rep) return FALSE;
+    const header_field_info *hi = fi->hfinfo;
+    int width = hi->type == FT_UINT8 ? 8 : hi->type == FT_UINT16 ? 16 : hi->type == FT_UINT24 ? 24
+              : hi->type == FT_UINT32 ? 32 : 0;
+    if (!width || hi->display != BASE_HEX || hi->strings) return FALSE;
+    guint64 mask = hi->bitmask;
+    if (mask >> width) return FALSE;
+    guint64 v = u & (mask ? mask : (G_GUINT64_CONSTANT(1) << width) - 1);
+    int digits = width / 4;
+    if (mask) {
+        int lo = __builtin_ctzll(mask), hi_bit = 63 - __builtin_clzll(mask);
+        digits = (hi_bit - lo + 1 + 3) / 4;
+        v >>= lo;
+    }
+    size_t nl = strlen(hi->name), tl = strlen(text);
+    if ((size_t)width * 5 / 4 + 3 + nl + 4 + (size_t)digits + tl >= ITEM_LABEL_LENGTH) return FALSE;
+    char b[ITEM_LABEL_LENGTH], *o = b;
+    if (mask) { /* other_decode_bitfield_value + " = " */
+        for (int i = 0; i < width; i++) {
+            guint64 bit = G_GUINT64_CONSTANT(1) << (width - 1 - i);
+            if (i && i % 4 == 0) *o++ = ' ';
+            *o++ = (mask & bit) ? ((u & bit) ? '1' : '0') : '.';
+        }
+        memcpy(o, " = ", 3);
+        o += 3;
+    }
+    memcpy(o, hi->name, nl);
+    o += nl;
+    memcpy(o, ": 0x", 4);
+    o += 4;
+    for (int i = digits - 1; i >= 0; i--) *o++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
+    memcpy(o, text, tl);
+    o += tl;
+    ub_ws_set_label(it, b, (size_t)(o - b));
+    return TRUE;
+}
+
+/* proto_tree_add_checksum-style text on the carried value of a CRC layer (one with a status row); u is
+ * the value of the item when known */
+static void checksum_text(const ub_layer *l, const ck_rows *c, proto_item *carried, gboolean known, guint64 u)
 {
     unsigned digits = (l->hdr->fields[c->carried].bits + 3) / 4;
     switch (l->status) {
-    case UB_CK_GOOD: label_append(carried, " [correct]"); break;
+    case UB_CK_GOOD:
+        if (!known || !hex_label_append(carried, u, " [correct]")) label_append(carried, " [correct]");
+        break;
     case UB_CK_BAD:
         if (c->aux >= 0)
             proto_item_append_text(carried, " [incorrect, should be 0x%0*" G_GINT64_MODIFIER "x]",
@@ -424,9 +473,20 @@ static void checksum_text(const ub_layer *l, const ck_rows *c, proto_item *carri
         else
             label_append(carried, " [incorrect]");
         break;
-    case UB_CK_UNVERIFIED: label_append(carried, " [unverified]"); break;
+    case UB_CK_UNVERIFIED:
+        if (!known || !hex_label_append(carried, u, " [unverified]")) label_append(carried, " [unverified]");
+        break;
     default: break;
     }
+}
+
+void ub_ws_set_label(proto_item *it, const char *text, size_t n)
+{
+    field_info *fi = it ? PITEM_FINFO(it) : NULL;
+    if (!fi || proto_item_is_hidden(it) || n >= ITEM_LABEL_LENGTH) return; /* as proto_tree_set_representation */
+    if (!fi->rep) fi->rep = wmem_new(PNODE_POOL(it), item_label_t);
+    memcpy(fi->rep->representation, text, n);
+    fi->rep->representation[n] = '\0';
 }
 
 proto_item *ub_ws_add_labelled(proto_tree *tree, int hf, tvbuff_t *tvb, gint off, gint len, const char *text)
@@ -434,10 +494,7 @@ proto_item *ub_ws_add_labelled(proto_tree *tree, int hf, tvbuff_t *tvb, gint off
     size_t n = strlen(text);
     if (n >= ITEM_LABEL_LENGTH) return proto_tree_add_none_format(tree, hf, tvb, off, len, "%s", text); /* truncated */
     proto_item *it = proto_tree_add_item(tree, hf, tvb, off, len, ENC_NA);
-    field_info *fi = it ? PITEM_FINFO(it) : NULL;
-    if (!fi || proto_item_is_hidden(it)) return it; /* as proto_tree_set_representation */
-    fi->rep = wmem_new(PNODE_POOL(it), item_label_t);
-    memcpy(fi->rep->representation, text, n + 1);
+    ub_ws_set_label(it, text, n);
     return it;
 }
 
@@ -482,6 +539,8 @@ void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, g
     }
     if (!rm || !sub) return;
     proto_item *carried = NULL; /* the item of the row ck->carried */
+    guint64 carried_u = 0;      /* its value, when carried_known */
+    gboolean carried_known = FALSE;
     gboolean has_status = FALSE;
     gboolean visible = PTREE_DATA(sub)->visible;
     for (unsigned k = 0; k < h->nfields; k++) {
@@ -495,12 +554,15 @@ void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, g
         proto_item *it = NULL;
         if (m->kind == RK_ITEM) { /* the bounds check is the presence check (the container is read here) */
             if ((gint)(m->cstart + m->clen) > llen) continue;
-            if (m->byval && l->data)
-                it = add_container(sub, hf, m, tvb, loff + (gint)m->cstart, container(l->data + m->cstart, m));
-            else
+            if (m->byval && l->data) {
+                guint64 u = container(l->data + m->cstart, m);
+                it = add_container(sub, hf, m, tvb, loff + (gint)m->cstart, u);
+                if ((int)k == ck->carried) carried_u = u, carried_known = TRUE;
+            } else {
                 it = proto_tree_add_item(sub, hf, tvb, loff + (gint)m->cstart, (gint)m->clen,
                                          m->ftype == FT_ETHER || m->ftype == FT_IPv6 ? ENC_NA
                                          : m->le ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN);
+            }
             if ((int)k == ck->carried) carried = it;
             continue;
         }
@@ -530,9 +592,9 @@ void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, g
         }
         default: break;
         }
-        if ((int)k == ck->carried) carried = it;
+        if ((int)k == ck->carried) carried = it, carried_u = val.u, carried_known = TRUE;
     }
-    if (has_status && ck->status >= 0 && carried) checksum_text(l, ck, carried);
+    if (has_status && ck->status >= 0 && carried) checksum_text(l, ck, carried, carried_known, carried_u);
 }
 
 /* ub.analysis.* and ub.stream.*: hf from libubparse's table (ubparse/anfields.h), one for all */

@@ -16,6 +16,7 @@
 
 #include <wireshark.h>
 #include <epan/packet.h>
+#include <epan/column-info.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
@@ -337,6 +338,35 @@ static gboolean layer_pos(const ub_view *v, ub_tvbs *tv, const ub_layer *l, tvbu
     return FALSE;
 }
 
+/* The decoder's errors of v as expert infos (at the item of the layer they name: litem[0..nl), else at the
+ * UB item top) and generated ub.error items under ub_tree (NULL: expert infos only). */
+static void add_view_errors(tvbuff_t *tvb, packet_info *pinfo, proto_item *top, proto_tree *ub_tree,
+                            const ub_view *v, proto_item **litem, unsigned nl)
+{
+    for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) {
+        const ub_err *e = &v->err[i];
+        const ub_err_info *ei = ub_err_get(e->code);
+        if (!ei || e->code == UB_E_NONE || e->code >= UB_E__COUNT) continue;
+        proto_item *at = NULL, *first = NULL;
+        for (unsigned k = 0; k < nl; k++) {
+            const ub_layer *l = &v->layer[k];
+            if (!litem || !litem[k] || !l->hdr || l->hdr->id != e->hdr) continue;
+            if (!first) first = litem[k];
+            gint64 lo = buf_off(l->data, v->rec, v->rec_len);
+            if (lo >= 0 && e->off >= (guint64)lo && e->off <= (guint64)lo + l->len) { at = litem[k]; break; }
+        }
+        if (!at) at = first ? first : top;
+        proto_item *si = proto_tree_add_string(ub_tree, hf_ub_error, tvb, 0, 0, ei->name);
+        proto_item_set_generated(si);
+        char txt[320];
+        ub_err_text(e, txt, sizeof txt); /* the summary ubdump -z expert counts too */
+        expert_add_info_format(pinfo, at, &ei_ub[e->code], "%s", txt);
+    }
+    if (v->errs_dropped)
+        proto_tree_add_expert_format(ub_tree, pinfo, &ei_ub[UB_E_TOO_DEEP], tvb, 0, 0,
+                                     "%u more errors not shown", v->errs_dropped);
+}
+
 /* Add the UB tree of a decoded view under `tree`. `rec` holds exactly the bytes given to ub_decode (the
  * layers are placed there); the UB item covers `tvb`. Layers with hide[i] set are left out (shown by
  * another dissector: the IP part of a plain CFG 3/4 packet, Wireshark's own Ethernet/IP/UDP of UBoE). */
@@ -344,6 +374,10 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
                                const char *title, const guint8 *hide)
 {
     proto_item *top = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
+    if (!tree) { /* plain tshark: no items, only the expert infos of the errors */
+        add_view_errors(tvb, pinfo, NULL, NULL, v, NULL, 0);
+        return NULL;
+    }
     if (title) proto_item_append_text(top, ", %s", title);
     proto_tree *ub_tree = proto_item_add_subtree(top, ett_ub);
 
@@ -393,28 +427,7 @@ static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo,
         ub_ws_add_layer_fields(sub, l, ltvb, off, len, pinfo);
     }
 
-    for (unsigned i = 0; i < v->nerrs && i < UB_MAX_ERRS; i++) {
-        const ub_err *e = &v->err[i];
-        const ub_err_info *ei = ub_err_get(e->code);
-        if (!ei || e->code == UB_E_NONE || e->code >= UB_E__COUNT) continue;
-        proto_item *at = NULL, *first = NULL;
-        for (unsigned k = 0; k < nl; k++) {
-            const ub_layer *l = &v->layer[k];
-            if (!litem[k] || !l->hdr || l->hdr->id != e->hdr) continue;
-            if (!first) first = litem[k];
-            gint64 lo = buf_off(l->data, v->rec, v->rec_len);
-            if (lo >= 0 && e->off >= (guint64)lo && e->off <= (guint64)lo + l->len) { at = litem[k]; break; }
-        }
-        if (!at) at = first ? first : top;
-        proto_item *si = proto_tree_add_string(ub_tree, hf_ub_error, tvb, 0, 0, ei->name);
-        proto_item_set_generated(si);
-        char txt[320];
-        ub_err_text(e, txt, sizeof txt); /* the summary ubdump -z expert counts too */
-        expert_add_info_format(pinfo, at, &ei_ub[e->code], "%s", txt);
-    }
-    if (v->errs_dropped)
-        proto_tree_add_expert_format(ub_tree, pinfo, &ei_ub[UB_E_TOO_DEEP], tvb, 0, 0,
-                                     "%u more errors not shown", v->errs_dropped);
+    add_view_errors(tvb, pinfo, top, ub_tree, v, litem, nl);
     return top;
 }
 
@@ -432,15 +445,52 @@ static const guint8 *tvb_bytes(tvbuff_t *tvb, guint32 *len)
 
 static dissector_handle_t ip_handle, ipv6_handle; /* plain IP on a CFG 3/4 link goes there */
 
+static size_t len_upto(const char *s, size_t max) /* strnlen */
+{
+    const char *z = memchr(s, '\0', max);
+    return z ? (size_t)(z - s) : max;
+}
+
+void ub_ws_col_prepend_fence(column_info *cinfo, gint col, const char *text)
+{
+    /* Wireshark 4.0 column-utils.c: in every column of format col, the formatted text (at most max_len - 1
+     * bytes) goes first, the fence moves by its length (or is set after it when there was none), and
+     * the earlier text follows, all of it cut at max_len - 1 bytes */
+    if (!col_get_writable(cinfo, col) || cinfo->col_first[col] < 0) return;
+    size_t max_len = col == COL_INFO ? COL_MAX_INFO_LEN : COL_MAX_LEN;
+    size_t tl = strlen(text);
+    if (tl > max_len - 1) tl = max_len - 1;
+    for (int i = cinfo->col_first[col]; i <= cinfo->col_last[col]; i++) {
+        col_item_t *c = &cinfo->columns[i];
+        if (!c->fmt_matx[col]) continue;
+        size_t keep;
+        if (c->col_data != c->col_buf) { /* set with col_set_str: the text lives elsewhere */
+            keep = len_upto(c->col_data, max_len - 1 - tl);
+            memcpy(c->col_buf + tl, c->col_data, keep);
+        } else {
+            keep = len_upto(c->col_buf, max_len - 1); /* g_strlcpy(orig_buf, col_buf, max_len) */
+            if (keep > max_len - 1 - tl) keep = max_len - 1 - tl;
+            memmove(c->col_buf + tl, c->col_buf, keep);
+        }
+        memcpy(c->col_buf, text, tl);
+        c->col_buf[tl + keep] = '\0';
+        c->col_fence = c->col_fence > 0 ? c->col_fence + (int)tl : (int)tl;
+        c->col_data = c->col_buf;
+    }
+}
+
 static void set_columns(packet_info *pinfo, const ub_view *v)
 {
     col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
-    if (pinfo->cinfo) { /* no columns (tshark -T fields without _ws.col.*): no summary to format */
-        char sum[512];
+    if (col_get_writable(pinfo->cinfo, COL_INFO) && pinfo->cinfo->col_first[COL_INFO] >= 0) {
+        /* no Info column (tshark -T fields without _ws.col.Info): no summary to format */
+        /* formatted into the packet pool, which outlives the columns: col_set_str keeps the pointer
+         * (col_add_str's copy, when a fence is set) */
+        char *sum = (char *)wmem_alloc(pinfo->pool, 512);
         sum[0] = '\0';
-        ub_summary(v, sum, sizeof sum);
+        ub_summary(v, sum, 512);
         col_clear(pinfo->cinfo, COL_INFO);
-        col_add_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
+        col_set_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
     }
 }
 
@@ -649,24 +699,28 @@ static int dissect_front_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
  * goes to Wireshark's own SLL dissector unchanged. */
 static dissector_handle_t sll_orig[2];
 
-/* A field of a fixed-position header read through its schema row (no private offsets). */
-static gboolean schema_peek(unsigned hdr_id, const char *abbrev, const guint8 *p, guint32 len, guint64 *out)
+/* The schema row abbrev of a header table, NULL none (looked up once per row by the callers). */
+static const ub_field *schema_row(unsigned hdr_id, const char *abbrev)
 {
     const ub_hdr *h = ub_hdr_get(hdr_id);
-    if (!h) return FALSE;
-    for (unsigned k = 0; k < h->nfields; k++) {
-        if (strcmp(h->fields[k].abbrev, abbrev) != 0) continue;
-        ub_layer l;
-        memset(&l, 0, sizeof l);
-        l.hdr = h;
-        l.data = p;
-        l.len = len;
-        ub_val v;
-        if (ub_field_value(&l, &h->fields[k], &v) != 0) return FALSE;
-        *out = v.u;
-        return TRUE;
-    }
-    return FALSE;
+    for (unsigned k = 0; h && k < h->nfields; k++)
+        if (strcmp(h->fields[k].abbrev, abbrev) == 0) return &h->fields[k];
+    return NULL;
+}
+
+/* A field of a fixed-position header read through its schema row (no private offsets). */
+static gboolean schema_peek(unsigned hdr_id, const ub_field *f, const guint8 *p, guint32 len, guint64 *out)
+{
+    if (!f) return FALSE;
+    ub_layer l;
+    memset(&l, 0, sizeof l);
+    l.hdr = ub_hdr_get(hdr_id);
+    l.data = p;
+    l.len = len;
+    ub_val v;
+    if (!l.hdr || ub_field_value(&l, f, &v) != 0) return FALSE;
+    *out = v.u;
+    return TRUE;
 }
 
 static int dissect_sll_front(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data, int v2)
@@ -676,8 +730,15 @@ static int dissect_sll_front(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
         const guint8 *p = tvb_bytes(tvb, &len);
         guint64 hatype = 0, pkttype = 0;
         unsigned hid = v2 ? UB_H_SLL2 : UB_H_SLL;
-        if (schema_peek(hid, v2 ? "ub.sll2.hatype" : "ub.sll.hatype", p, len, &hatype) && hatype == ARPHRD_UB) {
-            if (schema_peek(hid, v2 ? "ub.sll2.pkttype" : "ub.sll.pkttype", p, len, &pkttype)) {
+        static const ub_field *f_hatype[2], *f_pkttype[2]; /* the rows, found on the first frame */
+        static gboolean found[2];
+        if (!found[v2]) {
+            f_hatype[v2] = schema_row(hid, v2 ? "ub.sll2.hatype" : "ub.sll.hatype");
+            f_pkttype[v2] = schema_row(hid, v2 ? "ub.sll2.pkttype" : "ub.sll.pkttype");
+            found[v2] = TRUE;
+        }
+        if (schema_peek(hid, f_hatype[v2], p, len, &hatype) && hatype == ARPHRD_UB) {
+            if (schema_peek(hid, f_pkttype[v2], p, len, &pkttype)) {
                 /* as packet-sll.c: 0 host, 1 broadcast, 2 multicast -> received; 4 outgoing -> sent */
                 if (pkttype <= 2) pinfo->p2p_dir = P2P_DIR_RECV;
                 else if (pkttype == 4) pinfo->p2p_dir = P2P_DIR_SENT;

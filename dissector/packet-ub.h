@@ -36,6 +36,10 @@ extern int *ub_hdr_hf_slot;   /* [UB_H__COUNT] -> index into ub_hf_ids of the he
 extern gint *ub_ett_hdr;      /* [UB_H__COUNT] subtree of a header table */
 /* an FT_NONE item of a visible tree labelled text (proto_tree_add_none_format(..., "%s", text) without printf) */
 proto_item *ub_ws_add_labelled(proto_tree *tree, int hf, tvbuff_t *tvb, gint off, gint len, const char *text);
+/* the label of item it := text[0..n) (n < ITEM_LABEL_LENGTH; nothing for a hidden or faked item) */
+void ub_ws_set_label(proto_item *it, const char *text, size_t n);
+/* packet-ub.c: col_prepend_fence_fstr(cinfo, col, "%s", text) without printf */
+void ub_ws_col_prepend_fence(column_info *cinfo, gint col, const char *text);
 void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
                             packet_info *pinfo);
 
