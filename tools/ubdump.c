@@ -291,7 +291,6 @@ static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p, bool rec)
  * record (rec: its units' values are in a->fb, the frame's fields are added) */
 static void fields_line(app *a, const ub_rec *r, bool rec)
 {
-    if (!rec && !a->e_other && a->fs && ubx_fset_line(a->fs, a->v, &a->lb, &a->csv, a->ne)) return; /* integers, once each */
     if (!rec) {
         for (unsigned i = 0; i < a->ne; i++) {
             a->fb[i].n = 0;
@@ -475,7 +474,7 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     if (a->quiet) return; /* -w without -P */
     a->nshown++;
     if (a->out == OUT_FIELDS) {
-        fields_line(a, r, false);
+        if (a->e_other || !ubx_fset_line(a->fs, v, &a->lb, &a->csv, a->ne)) fields_line(a, r, false); /* else integers, once each */
         shown(a, r);
         return;
     }

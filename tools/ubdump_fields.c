@@ -151,6 +151,7 @@ struct ubx_fset {
     uint16_t first[UB_H__COUNT];    /* op[first[id] .. first[id] + cnt[id]) */
     uint16_t cnt[UB_H__COUNT];
     bool other; /* an op not plain (ubx_fset_line cannot write it) */
+    uint8_t want[1u << 16]; /* by ub_hdr.id (uint16_t): 1 when cnt[id], no range check per layer */
 };
 
 ubx_fset *ubx_fset_new(void) { return calloc(1, sizeof(ubx_fset)); }
@@ -205,6 +206,7 @@ int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f)
         if (s->cnt[id] && s->first[id] >= at && id != h->id) s->first[id]++;
     if (!s->cnt[h->id]) s->first[h->id] = (uint16_t)at;
     s->cnt[h->id]++;
+    s->want[h->id] = 1;
     return 0;
 }
 
@@ -262,8 +264,8 @@ void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
-        unsigned id = l->hdr->id;
-        if (id >= UB_H__COUNT || !s->cnt[id]) continue;
+        uint16_t id = l->hdr->id;
+        if (!s->want[id]) continue;
         for (const fop *o = &s->op[s->first[id]], *e = o + s->cnt[id]; o < e; o++) {
             if (l->hdr != o->h) continue;
             ub_val val;
@@ -305,8 +307,8 @@ bool ubx_fset_line(const ubx_fset *s, const ub_view *v, ubx_lbuf *lb, const ubx_
     uint32_t seen = 0;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* as ubx_fset_view */
     for (const ub_layer *l = v->layer, *le = l + nl; l < le; l++) {
-        unsigned id = l->hdr->id;
-        if (id >= UB_H__COUNT || !s->cnt[id]) continue;
+        uint16_t id = l->hdr->id;
+        if (!s->want[id]) continue;
         for (const fop *o = &s->op[s->first[id]], *e = o + s->cnt[id]; o < e; o++) {
             if (l->hdr != o->h || l->len < o->need) continue; /* not wholly inside the layer: absent */
             uint32_t bit = 1u << o->ei;
