@@ -85,6 +85,7 @@ typedef struct app {
     unsigned rec_units;
     sbuf *fb;                 /* -T fields: the values of each -e field */
     ubx_fset *fs;             /* the schema fields of -e, compiled */
+    bool e_other;             /* an -e field is not a schema field (frame.*, ub.error, _ws.col.*, ub.analysis.*) */
     ubx_lbuf lb;              /* -T fields: the lines */
     ub_view *v;
     bool json_first;
@@ -297,7 +298,7 @@ static void fields_line(app *a, const ub_rec *r, bool rec)
         }
         if (a->fs) ubx_fset_view(a->fs, a->v, a->fb); /* the schema fields: one pass over the layers */
     }
-    for (unsigned i = 0; i < a->ne; i++) {
+    for (unsigned i = 0; a->e_other && i < a->ne; i++) {
         /* frame.*, ub.error, _ws.col.*, ub.analysis.* (a record's units left these empty: show_rest) */
         if (a->e[i].n == 0 && !frame_field(a, r, &a->e[i], &a->fb[i]) && !rec) view_field(a, a->v, &a->e[i], &a->fb[i]);
     }
@@ -473,7 +474,7 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     if (a->quiet) return; /* -w without -P */
     a->nshown++;
     if (a->out == OUT_FIELDS) {
-        fields_line(a, r, false);
+        if (a->e_other || !ubx_fset_line(a->fs, v, &a->lb, &a->csv, a->ne)) fields_line(a, r, false); /* else integers, once each */
         shown(a, r);
         return;
     }
@@ -938,6 +939,7 @@ int main(int argc, char **argv)
         bool ok = a->fb && (a->fs = ubx_fset_new());
         for (unsigned i = 0; ok && i < a->ne; i++)
             for (size_t k = 0; ok && k < a->e[i].n; k++) ok = ubx_fset_add(a->fs, i, a->e[i].h[k], a->e[i].f[k]) == 0;
+        for (unsigned i = 0; i < a->ne; i++) a->e_other |= a->e[i].n == 0;
         if (!ok) {
             fprintf(stderr, "ubdump: out of memory\n");
             return 2;

@@ -44,6 +44,17 @@ void ubx_sb_occ(void *ctx, const char *s)
 /* ------------------------------------------------------------------ one value's text */
 static const char hexd[] = "0123456789abcdef";
 
+/* "00" .. "ff": the two digits of each byte value */
+static const char hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 /* "0x" and `digits` hex digits of u, more when u needs them (never cut a value, as %0*x) */
 static size_t put_hex_ws(char *buf, uint64_t u, unsigned digits)
 {
@@ -52,7 +63,12 @@ static size_t put_hex_ws(char *buf, uint64_t u, unsigned digits)
     buf[1] = 'x';
     char *e = buf + 2 + digits;
     *e = '\0';
-    for (unsigned i = 0; i < digits; i++, u >>= 4) *--e = hexd[u & 15]; /* from the last digit */
+    unsigned d = digits;
+    for (; d >= 2; d -= 2, u >>= 8) { /* two digits a step, from the last */
+        e -= 2;
+        memcpy(e, hex2 + 2 * (u & 255), 2);
+    }
+    if (d) *--e = hexd[u & 15];
     return digits + 2;
 }
 
@@ -134,6 +150,8 @@ struct ubx_fset {
     unsigned nop, cap;
     uint16_t first[UB_H__COUNT];    /* op[first[id] .. first[id] + cnt[id]) */
     uint16_t cnt[UB_H__COUNT];
+    bool other; /* an op not plain (ubx_fset_line cannot write it) */
+    uint8_t want[1u << 16]; /* by ub_hdr.id (uint16_t): 1 when cnt[id], no range check per layer */
 };
 
 ubx_fset *ubx_fset_new(void) { return calloc(1, sizeof(ubx_fset)); }
@@ -178,6 +196,7 @@ int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f)
         o.need = (uint32_t)((end + 7) / 8);
         o.mask = f->bits < 64 ? (1ull << f->bits) - 1u : ~0ull;
     }
+    if (!o.plain) s->other = true;
     /* insert after the last op of the same id: ops stay grouped by id, in the order added */
     unsigned at = s->cnt[h->id] ? s->first[h->id] + s->cnt[h->id] : s->nop;
     memmove(&s->op[at + 1], &s->op[at], (s->nop - at) * sizeof *s->op);
@@ -187,6 +206,7 @@ int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f)
         if (s->cnt[id] && s->first[id] >= at && id != h->id) s->first[id]++;
     if (!s->cnt[h->id]) s->first[h->id] = (uint16_t)at;
     s->cnt[h->id]++;
+    s->want[h->id] = 1;
     return 0;
 }
 
@@ -197,17 +217,6 @@ static __attribute__((noinline)) void text_occ(ubx_sbuf *b, const fop *o, const 
     size_t k = ubx_value_text(o->h, o->f, val, buf, sizeof buf);
     ubx_sb_put(b, buf, k);
 }
-
-/* "00" .. "ff": the two digits of each byte value */
-static const char hex2[513] =
-    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 /* a byte string's hex, appended */
 static void hexb_occ(ubx_sbuf *b, const fop *o, const ub_val *val)
@@ -229,21 +238,40 @@ void ubx_sb_hex(ubx_sbuf *b, const uint8_t *p, size_t n)
     b->p[b->n] = '\0';
 }
 
+/* a plain op's value: its bytes big-endian, one load for the usual widths (the layer holds o->need bytes) */
+static inline uint64_t plain_get(const fop *o, const uint8_t *data)
+{
+    const uint8_t *p = data + o->first;
+    uint64_t u;
+    switch (o->nb) {
+    case 1: u = p[0]; break;
+    case 2: u = (uint64_t)p[0] << 8 | p[1]; break;
+    case 4: {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        u = __builtin_bswap32(w);
+        break;
+    }
+    default:
+        u = 0;
+        for (const uint8_t *pe = p + o->nb; p < pe; p++) u = u << 8 | *p;
+    }
+    return u >> o->shift & o->mask;
+}
+
 void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
 {
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* UB_MAX_LAYERS + 1: too deep */
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
-        unsigned id = l->hdr->id;
-        if (id >= UB_H__COUNT || !s->cnt[id]) continue;
+        uint16_t id = l->hdr->id;
+        if (!s->want[id]) continue;
         for (const fop *o = &s->op[s->first[id]], *e = o + s->cnt[id]; o < e; o++) {
             if (l->hdr != o->h) continue;
             ub_val val;
             if (o->plain) {
                 if (l->len < o->need) continue; /* not wholly inside the layer: absent */
-                uint64_t u = 0;
-                for (const uint8_t *p = l->data + o->first, *pe = p + o->nb; p < pe; p++) u = u << 8 | *p;
-                val.u = u >> o->shift & o->mask;
+                val.u = plain_get(o, l->data);
             } else if (ub_field_value(l, o->f, &val) != 0) {
                 continue;
             }
@@ -268,6 +296,42 @@ void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb)
             b->n = (size_t)(w - b->p) + k;
         }
     }
+}
+
+bool ubx_fset_line(const ubx_fset *s, const ub_view *v, ubx_lbuf *lb, const ubx_csv *c, unsigned n)
+{
+    enum { MAXN = 32 };
+    if (s->other || n > MAXN) return false;
+    uint64_t val[MAXN];
+    const fop *op[MAXN];
+    uint32_t seen = 0;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers; /* as ubx_fset_view */
+    for (const ub_layer *l = v->layer, *le = l + nl; l < le; l++) {
+        uint16_t id = l->hdr->id;
+        if (!s->want[id]) continue;
+        for (const fop *o = &s->op[s->first[id]], *e = o + s->cnt[id]; o < e; o++) {
+            if (l->hdr != o->h || l->len < o->need) continue; /* not wholly inside the layer: absent */
+            uint32_t bit = 1u << o->ei;
+            if (seen & bit) return false; /* a second occurrence: the general path joins them */
+            seen |= bit;
+            val[o->ei] = plain_get(o, l->data);
+            op[o->ei] = o;
+        }
+    }
+    /* a value: a separator, quote, at most 20 decimal digits and their NUL, quote; the line end */
+    if (lb->n + (size_t)n * 24 + 1 > sizeof lb->p) ubx_lb_flush(lb);
+    char *w = lb->p + lb->n;
+    for (unsigned i = 0; i < n; i++) {
+        if (i) *w++ = c->sep;
+        if (!(seen >> i & 1)) continue; /* absent: empty, even with quote= */
+        if (c->quote) *w++ = c->quote;
+        w += op[i]->kind == K_HEX ? put_hex_ws(w, val[i], op[i]->digits) : put_dec(w, val[i]);
+        if (c->quote) *w++ = c->quote;
+    }
+    *w++ = '\n';
+    lb->n = (size_t)(w - lb->p);
+    if (lb->each || lb->n > sizeof lb->p - 4096) ubx_lb_flush(lb);
+    return true;
 }
 
 /* ------------------------------------------------------------------ the lines */

@@ -82,6 +82,10 @@ int ubx_fset_add(ubx_fset *s, unsigned ei, const ub_hdr *h, const ub_field *f);
 /* the occurrences of every field in v appended to fb[ei], in layer order (as view_field) */
 void ubx_fset_view(const ubx_fset *s, const ub_view *v, ubx_sbuf *fb);
 void ubx_fset_free(ubx_fset *s);
+struct ubx_lbuf;
+/* fields 0..n-1 all schema fields of s (no other -e): v's line written straight to lb as ubx_lb_line
+ * would write it; false (nothing written): a field occurs twice or is not a plain integer of s */
+bool ubx_fset_line(const ubx_fset *s, const ub_view *v, struct ubx_lbuf *lb, const ubx_csv *c, unsigned n);
 
 /* the output lines, built here and given to stdio in pieces of up to 64 KiB (each_line: every line
  * at once, for -l and for scripts that print between the lines) */
