@@ -71,10 +71,9 @@ static void both(const ub_opts *o, ub_entry e, const uint8_t *rec, uint32_t len,
 
 int main(void)
 {
-    VT = calloc(1, sizeof *VT);
+    VT = ub_view_new_tmpl();
     VG = calloc(1, sizeof *VG);
     if (!VT || !VG) return 1;
-    ub_view_init(VT);
     ub_view_init(VG);
     ub_opts os[3];
     ub_opts_default(&os[0]);
@@ -149,6 +148,11 @@ int main(void)
     CHECK(compared > 100000);
     CHECK(hits2 * 3 > recs2);        /* the template path is a common one (many captures are malformed on purpose) */
     CHECK(mut_hits > 1000);          /* and taken by flipped copies whose flip it may ignore */
+    /* only ub_view_new_tmpl's views have a cache; ub_view_init detaches it (free() still frees both) */
+    CHECK(VT->tmpl != NULL && VG->tmpl == NULL);
+    ub_view_init(VT);
+    CHECK(VT->tmpl == NULL);
+    CHECK_EQ(ub_tmpl_hits(VT), 0);
     for (unsigned i = 0; i < nn; i++) free(names[i]);
     free(buf);
     free(VT);

@@ -876,8 +876,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
-    a->v = malloc(sizeof *a->v);
-    if (a->v) ub_view_init(a->v);
+    a->v = ub_view_new_tmpl();
     if (!a->v) return 2;
     /* the audit session: the state engine (--audit, -z ub,tp/srt/latency/mgmt) and the -z counters; with --lua
      * also the collector of the scripts' findings. The session sees the packets when the engine or the

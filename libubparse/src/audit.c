@@ -363,8 +363,7 @@ int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len
         return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
     }
     if (!a->uv) {
-        if (!(a->uv = malloc(sizeof *a->uv))) return -1;
-        ub_view_init(a->uv);
+        if (!(a->uv = ub_view_new_tmpl())) return -1;
     }
     ub_decode_wire(a->uv, a->cfg.opts, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)

@@ -303,7 +303,6 @@ uint32_t ub_bcrc_carried(const uint8_t *b);
 bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen);
 void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry);
-void ub_tmpl_reset(ub_view *v);
 uint64_t ub_tmpl_hits(ub_view *v); /* records filled from a template (tests) */
 /* ub_decode_wire with the templates (tmpl true) or the general path only (tests compare the two) */
 int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,

@@ -587,8 +587,7 @@ static void *worker_main(void *arg)
 static int decoder_init(decoder *d)
 {
     memset(&d->cnt, 0, sizeof d->cnt);
-    if (!(d->dv = malloc(sizeof *d->dv))) return -1;
-    ub_view_init(d->dv);
+    if (!(d->dv = ub_view_new_tmpl())) return -1;
     return 0;
 }
 

@@ -12,7 +12,8 @@
  * (computed and compared), and the per-packet rows below that the decoder never reads (sequence numbers,
  * TP endpoints, RC ids). Every other byte of the record is compared, covered by a layer or not.
  *
- * The cache lives in the view (ub_view.tmpl, no allocation, no global state): T_SETS sets of T_WAYS
+ * The cache sits behind the view, in its allocation (ub_view_new_tmpl: one allocation per view, none
+ * per record, no global state; a view without one takes the general path): T_SETS sets of T_WAYS
  * templates. The set is a hash of the length, the entry and the first T_HASH bytes under the bits every
  * template of the record's group (length, entry, first word) compares, so that the stacks of a group
  * spread over the sets and the records of one stack meet in one; a way is found by its tag (length,
@@ -20,6 +21,7 @@
  * rests only on the compare and the CRCs: the hash and the tags merely pick candidates. */
 #include "internal.h"
 #include <stddef.h>
+#include <stdlib.h>
 
 enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, T_MAXLEN = 640 /* one 32-flit block */ };
 
@@ -44,7 +46,7 @@ typedef struct tmpl {
     tchunk ch[TC_MAX];
     uint8_t ic_orm[UB_CRC_ORM_LEN]; /* the ICRC's masks (ub_icrc_orm) */
 } tmpl;
-typedef struct tcache {
+typedef struct ub_tmpl_cache {
     uint32_t on;  /* oc holds the options the templates were made with */
     uint64_t hits; /* records filled from a template (tests) */
     uint8_t rr[T_SETS];
@@ -60,15 +62,26 @@ typedef struct tcache {
     uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
     tmpl t[T_SETS * T_WAYS];
 } tcache;
-_Static_assert(sizeof(tcache) <= sizeof(((ub_view *)0)->tmpl), "ub_view.tmpl too small for the template cache");
 _Static_assert(offsetof(ub_layer, len) == offsetof(ub_layer, off) + 4 && offsetof(ub_layer, variant) == offsetof(ub_layer, status) + 1 &&
                    offsetof(ub_layer, depth) == offsetof(ub_layer, status) + 2 && offsetof(ub_layer, flags) == offsetof(ub_layer, status) + 3,
                "ub_layer: off/len and status/variant/depth/flags adjacent");
 
-static inline tcache *cache_of(ub_view *v) { return (tcache *)(void *)v->tmpl; }
+static inline tcache *cache_of(ub_view *v) { return v->tmpl; }
 
-void ub_tmpl_reset(ub_view *v) { cache_of(v)->on = 0; }
-uint64_t ub_tmpl_hits(ub_view *v) { return cache_of(v)->hits; }
+ub_view *ub_view_new_tmpl(void)
+{
+    /* the cache after the view, aligned for its 8-byte words */
+    const size_t at = (sizeof(ub_view) + _Alignof(tcache) - 1) / _Alignof(tcache) * _Alignof(tcache);
+    ub_view *v = malloc(at + sizeof(tcache));
+    if (!v) return NULL;
+    ub_view_init(v);
+    v->tmpl = (tcache *)(void *)((char *)v + at);
+    v->tmpl->on = 0;
+    v->tmpl->hits = 0;
+    return v;
+}
+
+uint64_t ub_tmpl_hits(ub_view *v) { return v->tmpl ? v->tmpl->hits : 0; }
 
 static inline uint64_t ld64(const uint8_t *p)
 {
@@ -111,6 +124,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
                  uint32_t len, uint32_t wirelen)
 {
     tcache *c = cache_of(v);
+    if (!c) return false; /* a plain view */
     if (__builtin_expect(!c->on || memcmp(&c->oc, o, sizeof *o) != 0, 0)) { /* new view or other options */
         memcpy(&c->oc, o, sizeof *o);
         memset(c->tag, 0, sizeof c->tag);
@@ -259,6 +273,7 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
 {
     const ub_opts *o = d->o;
     tcache *c = cache_of(v);
+    if (!c) return;
     uint32_t len = v->rec_len, nl = v->nlayers;
     if (!c->on || v->nerrs || v->errs_dropped || v->wire_len != len || len < 16 ||
         len > T_MAXLEN || nl == 0 || nl > TL_MAX)

@@ -334,7 +334,6 @@ typedef struct ub_layer {
 
 #define UB_MAX_LAYERS 96
 #define UB_MAX_ERRS 24
-#define UB_TMPL_WORDS 29800 /* ub_view.tmpl */
 #define UB_MAX_NETPKT 10240 /* > max DLLDP payload (10 205 B, §2.1) */
 
 typedef enum ub_kind {
@@ -381,14 +380,21 @@ typedef struct ub_view {
         uint16_t tailmax;    /* rows past the table's length (R-35), outside the masks: the longest layer that
                               * holds none of them (0: no such rows; longer layers: row by row) */
     } rsvd[UB_H__COUNT];
-    /* per-view cache of header-stack templates (libubparse/src/tmpl.c; internal layout, emptied by
-     * ub_view_init and when the options change) */
-    uint64_t tmpl[UB_TMPL_WORDS];
+    /* the view's header-stack template cache (libubparse/src/tmpl.c), NULL: none (ub_view_new_tmpl) */
+    struct ub_tmpl_cache *tmpl;
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view
  * can then be reused for any number of packets. */
 void ub_view_init(ub_view *v);
+
+/* A view with a header-stack template cache behind it, in the same allocation (about 240 KB more;
+ * free() it as any view). A record whose stack the view has decoded before without error is checked
+ * against that template (every byte the decoder reads, the CRCs) and filled without dispatch; anything
+ * else takes the general path, so the result is always the general path's. For views that decode many
+ * records (ubdump, the audit session, the threads' decoders). ub_view_init detaches the cache (the view
+ * is then a plain view). NULL when out of memory. */
+ub_view *ub_view_new_tmpl(void);
 
 /* Decode one record. Never fails hard: errors are in v->err[]. Returns v->nerrs. */
 int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len);
