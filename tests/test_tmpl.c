@@ -150,6 +150,14 @@ int main(void)
     CHECK(mut_hits > 1000);          /* and taken by flipped copies whose flip it may ignore */
     /* only ub_view_new_tmpl's views have a cache; ub_view_init detaches it (free() still frees both) */
     CHECK(VT->tmpl != NULL && VG->tmpl == NULL);
+    /* a copy at another address (the threads ship view windows) is a plain view */
+    ub_view *cp = malloc(sizeof *cp);
+    if (cp) {
+        memcpy(cp, VT, sizeof *cp);
+        CHECK_EQ(ub_tmpl_hits(cp), 0);
+        CHECK(ub_tmpl_hits(VT) > 0);
+        free(cp);
+    }
     ub_view_init(VT);
     CHECK(VT->tmpl == NULL);
     CHECK_EQ(ub_tmpl_hits(VT), 0);

@@ -827,6 +827,7 @@ void ub_view_init(ub_view *v)
     v->rsvd_magic = 0; /* ub_decode_wire derives the entries again */
     for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
     v->tmpl = NULL; /* the storage may be uninitialised: ub_view_new_tmpl attaches after this */
+    v->tmpl_chk = 0;
     v->nlayers = 0;
     v->nerrs = 0;
 }

@@ -66,7 +66,13 @@ _Static_assert(offsetof(ub_layer, len) == offsetof(ub_layer, off) + 4 && offseto
                    offsetof(ub_layer, depth) == offsetof(ub_layer, status) + 2 && offsetof(ub_layer, flags) == offsetof(ub_layer, status) + 3,
                "ub_layer: off/len and status/variant/depth/flags adjacent");
 
-static inline tcache *cache_of(ub_view *v) { return v->tmpl; }
+/* the view's cache: only when tmpl_chk vouches for the pointer (a view in storage never initialised
+ * decodes as a fresh plain view, as ub_decode_wire promises) */
+static inline uint64_t chk_of(const ub_view *v, const tcache *c)
+{
+    return ((uint64_t)(uintptr_t)c ^ (uint64_t)(uintptr_t)v) * 0x9E3779B97F4A7C15ull ^ 0x7E3A1C05D2B4F689ull;
+}
+static inline tcache *cache_of(ub_view *v) { return v->tmpl_chk == chk_of(v, v->tmpl) ? v->tmpl : NULL; }
 
 ub_view *ub_view_new_tmpl(void)
 {
@@ -75,13 +81,19 @@ ub_view *ub_view_new_tmpl(void)
     ub_view *v = malloc(at + sizeof(tcache));
     if (!v) return NULL;
     ub_view_init(v);
-    v->tmpl = (tcache *)(void *)((char *)v + at);
-    v->tmpl->on = 0;
-    v->tmpl->hits = 0;
+    tcache *c = (tcache *)(void *)((char *)v + at);
+    c->on = 0;
+    c->hits = 0;
+    v->tmpl = c;
+    v->tmpl_chk = chk_of(v, c);
     return v;
 }
 
-uint64_t ub_tmpl_hits(ub_view *v) { return v->tmpl ? v->tmpl->hits : 0; }
+uint64_t ub_tmpl_hits(ub_view *v)
+{
+    const tcache *c = cache_of(v);
+    return c ? c->hits : 0;
+}
 
 static inline uint64_t ld64(const uint8_t *p)
 {

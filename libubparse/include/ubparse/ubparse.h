@@ -380,8 +380,11 @@ typedef struct ub_view {
         uint16_t tailmax;    /* rows past the table's length (R-35), outside the masks: the longest layer that
                               * holds none of them (0: no such rows; longer layers: row by row) */
     } rsvd[UB_H__COUNT];
-    /* the view's header-stack template cache (libubparse/src/tmpl.c), NULL: none (ub_view_new_tmpl) */
+    /* the view's header-stack template cache (libubparse/src/tmpl.c; ub_view_new_tmpl), valid only while
+     * tmpl_chk matches the pointer and the view's address (storage never initialised, or a copy of a
+     * view at another address, has none; ub_view_init clears it) */
     struct ub_tmpl_cache *tmpl;
+    uint64_t tmpl_chk;
 } ub_view;
 
 /* Prepare a view's storage once before its first ub_decode (not needed for zeroed memory). A view
