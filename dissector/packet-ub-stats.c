@@ -48,79 +48,48 @@ static const char *ep_filter(endpoint_item_t *e, conv_filter_type_e f) { return 
 static ct_dissector_info_t ub_ct_info = { &conv_filter };
 static et_dissector_info_t ub_et_info = { &ep_filter };
 
-static tap_packet_status conv_net_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
-                                         tap_flags_t flags)
+/* one row of a conversation / endpoint table from the address pair a table keys on (nothing when the
+ * packet has none) */
+static tap_packet_status conv_add(void *pct, packet_info *pinfo, tap_flags_t flags, const ub_tap_info *ti,
+                                  const address *s, const address *d)
 {
     conv_hash_t *hash = (conv_hash_t *)pct;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
     hash->flags = flags;
-    if (ti->p->src.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_conversation_table_data(hash, &ti->p->src, &ti->p->dst, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
-                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
+    if (s->type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_conversation_table_data(hash, s, d, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts, &pinfo->abs_ts, &ub_ct_info,
+                                CONVERSATION_NONE);
     return TAP_PACKET_REDRAW;
 }
 
-static tap_packet_status ep_net_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
-                                       tap_flags_t flags)
+static tap_packet_status ep_add(void *pit, tap_flags_t flags, const ub_tap_info *ti, const address *s, const address *d)
 {
     conv_hash_t *hash = (conv_hash_t *)pit;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
     hash->flags = flags;
-    if (ti->p->src.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_endpoint_table_data(hash, &ti->p->src, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    add_endpoint_table_data(hash, &ti->p->dst, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    if (s->type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
+    add_endpoint_table_data(hash, s, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
+    add_endpoint_table_data(hash, d, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
     return TAP_PACKET_REDRAW;
 }
 
-/* TP channels: "address:TPN" endpoints (as ubdump -z ub,tp; the CLI shows ports only for TCP/UDP/SCTP),
- * so data and its acks are one conversation */
-static tap_packet_status conv_tp_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
-                                        tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pct;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->tps.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_conversation_table_data(hash, &ti->p->tps, &ti->p->tpd, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
-                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status ep_tp_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
-                                      tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pit;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->tps.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_endpoint_table_data(hash, &ti->p->tps, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    add_endpoint_table_data(hash, &ti->p->tpd, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status conv_eid_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, const void *vip,
-                                         tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pct;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->seid.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_conversation_table_data(hash, &ti->p->seid, &ti->p->deid, 0, 0, 1, (int)ti->bytes, &pinfo->rel_ts,
-                                &pinfo->abs_ts, &ub_ct_info, CONVERSATION_NONE);
-    return TAP_PACKET_REDRAW;
-}
-
-static tap_packet_status ep_eid_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, const void *vip,
-                                       tap_flags_t flags)
-{
-    conv_hash_t *hash = (conv_hash_t *)pit;
-    const ub_tap_info *ti = (const ub_tap_info *)vip;
-    hash->flags = flags;
-    if (ti->p->seid.type == AT_NONE) return TAP_PACKET_DONT_REDRAW;
-    add_endpoint_table_data(hash, &ti->p->seid, 0, TRUE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    add_endpoint_table_data(hash, &ti->p->deid, 0, FALSE, 1, (int)ti->bytes, &ub_et_info, ENDPOINT_NONE);
-    return TAP_PACKET_REDRAW;
-}
+/* the tables: network addresses; TP channels as "address:TPN" endpoints (as ubdump -z ub,tp; the CLI
+ * shows ports only for TCP/UDP/SCTP), so data and its acks are one conversation; EIDs */
+#define UB_CONV_TAPS(name, s, d) \
+    static tap_packet_status conv_##name##_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_, \
+                                                  const void *vip, tap_flags_t flags) \
+    { \
+        const ub_tap_info *ti = (const ub_tap_info *)vip; \
+        return conv_add(pct, pinfo, flags, ti, &ti->p->s, &ti->p->d); \
+    } \
+    static tap_packet_status ep_##name##_packet(void *pit, packet_info *pinfo _U_, epan_dissect_t *edt _U_, \
+                                                const void *vip, tap_flags_t flags) \
+    { \
+        const ub_tap_info *ti = (const ub_tap_info *)vip; \
+        return ep_add(pit, flags, ti, &ti->p->s, &ti->p->d); \
+    }
+UB_CONV_TAPS(net, src, dst)
+UB_CONV_TAPS(tp, tps, tpd)
+UB_CONV_TAPS(eid, seid, deid)
+#undef UB_CONV_TAPS
 
 /* ------------------------------------------------------------------------------------------ */
 /* Service response time: -z ub,srt                                                           */
