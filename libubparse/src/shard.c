@@ -1,7 +1,7 @@
 /* Threaded audit sessions (cfg.jobs = N > 1): a pipeline. The feeding thread reads; decoding is
- * spread over every thread by batches (ub_shards_unit: raw units; any idle worker, and the feeder when
- * decoded batches fall behind, claims the oldest undecoded batch); N - 1 worker threads run the
- * engines in capture order. A batch lives in a ring slot that every worker reads. Decoding a unit
+ * spread over every thread by batches (ub_shards_unit: raw units; any idle worker claims the oldest
+ * undecoded batch, the feeder, when decoded batches fall behind, the newest); N - 1 worker threads
+ * run the engines in capture order. A thread with nothing to do polls a while before it sleeps. A batch lives in a ring slot that every worker reads. Decoding a unit
  * also does all the per-packet work that needs no engine state: it keeps the view's used part and
  * netbuf bytes in chunks that never move and extracts the packet as the rules see it (ub_pkt,
  * pktship.h) once, next to it; each engine reads that entry in place (no copy, no second
@@ -71,7 +71,6 @@ typedef struct {
  * Chunks hold CHUNK_BYTES of entries, more when one entry needs it (an M_REC entry of a record
  * longer than that; an M_PKT entry never copies its record and always fits). */
 #define CHUNK_BYTES (256u * 1024u)
-#define PF_AHEAD 2048u /* bytes of entries prefetched for writing ahead of the one written */
 typedef struct chunk {
     struct chunk *next;
     size_t used, cap; /* cap: bytes of entries */
@@ -273,15 +272,6 @@ static slot *acquire(ub_shards *S, bool raw)
     return b;
 }
 
-/* entries written up to base + used (`need` bytes the last): ask for the lines of the next `need`
- * bytes PF_AHEAD further for writing. They were last read by another core (the ring's slots and
- * chunks are reused); the requests overlap with the work on the next entries */
-static inline void prefetch_w(uint8_t *base, size_t used, size_t need, size_t cap)
-{
-    size_t a = used + PF_AHEAD, e = a + need < cap ? a + need : cap;
-    for (; a < e; a += 64) __builtin_prefetch(base + a, 1, 3);
-}
-
 /* feeder: room for one entry of `pay` payload bytes in the current batch (raw: its input); NULL when
  * out of memory */
 static uint8_t *reserve(ub_shards *S, size_t pay, bool raw)
@@ -401,7 +391,6 @@ int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t l
     }
     memcpy(p, &h, sizeof h);
     memcpy(p + sizeof h, data, len);
-    prefetch_w(S->fill->in.p, S->fill->in.used, need, S->fill->in.cap);
     return 0;
 }
 
@@ -464,7 +453,6 @@ static uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
     }
     uint8_t *p = (uint8_t *)c->data + c->used;
     c->used += need;
-    prefetch_w((uint8_t *)c->data, c->used, need, c->cap);
     return p;
 }
 
