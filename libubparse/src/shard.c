@@ -92,7 +92,7 @@ typedef struct {
 } decoder;
 
 typedef struct worker {
-    pthread_t th;
+    _Alignas(64) pthread_t th; /* a cache line of its own: each thread writes its engine's and its decoder's counters */
     bool started;
     struct ub_shards *S;
     unsigned id;
@@ -119,7 +119,8 @@ struct ub_shards {
     uint64_t min_tail;   /* feeder's cached minimum of the workers' tails */
     bool done, wait_space, oom;
     unsigned wait_data;
-    unsigned spin;       /* pause rounds a thread polls `ver` before it sleeps (0: one CPU; under mu) */
+    bool poll;           /* more than one CPU: threads poll before they sleep (fixed at start) */
+    unsigned spin;       /* pause rounds a thread polls `ver` before it sleeps (under mu) */
     _Atomic uint64_t ver; /* bumped (under mu) at every change a waiting thread waits for: a batch
                           * published or decoded, a worker's tail, the end */
     slot ring[RING];
@@ -129,6 +130,7 @@ struct ub_shards {
 
 #define SPIN_ROUNDS 1000u /* at most ~30-40 us of pause on current x86 cores */
 #define SPIN_MIN 16u
+#define LOCK_ROUNDS 64u
 #define AL8(x) (((size_t)(x) + 7u) & ~(size_t)7u)
 
 /* under S->mu: something a waiting thread may be waiting for changed */
@@ -146,6 +148,18 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* take S->mu; held by another thread, try again a few rounds before sleeping on it (every critical
+ * section here is a few hundred instructions: a thread whose poll just saw the other's change would
+ * otherwise sleep on the mutex the other still holds, two more context switches) */
+static void lock_mu(ub_shards *S)
+{
+    for (unsigned i = 0; i < LOCK_ROUNDS && S->poll; i++) {
+        if (pthread_mutex_trylock(&S->mu) == 0) return;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&S->mu);
+}
+
 /* with S->mu held, nothing to do: release it and poll for a change a while (a batch lasts tens of
  * microseconds: the other thread's next step is usually that close, and a futex sleep and wake-up
  * cost both threads more than that, in a VM far more), take it again; true when something changed
@@ -154,7 +168,7 @@ static inline void cpu_relax(void)
  * a loaded machine) and doubles after one that did, up to SPIN_ROUNDS */
 static bool spin_wait(ub_shards *S)
 {
-    if (!S->spin) return false;
+    if (!S->poll) return false;
     const uint64_t v0 = atomic_load_explicit(&S->ver, memory_order_relaxed);
     const unsigned n = S->spin;
     pthread_mutex_unlock(&S->mu);
@@ -163,7 +177,7 @@ static bool spin_wait(ub_shards *S)
         cpu_relax();
         moved = atomic_load_explicit(&S->ver, memory_order_relaxed) != v0;
     }
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     if (moved) S->spin = n * 2 < SPIN_ROUNDS ? n * 2 : SPIN_ROUNDS;
     else S->spin = n / 2 > SPIN_MIN ? n / 2 : SPIN_MIN;
     return moved || atomic_load_explicit(&S->ver, memory_order_relaxed) != v0;
@@ -219,15 +233,25 @@ static slot *claim(ub_shards *S, bool newest)
     return b;
 }
 
+/* with S->mu held: wake the threads asleep on cv after releasing mu (so they do not wake into a held
+ * mutex and sleep again on it), S->mu held again on return */
+static void wake(ub_shards *S, pthread_cond_t *cv, bool all)
+{
+    pthread_mutex_unlock(&S->mu);
+    if (all) pthread_cond_broadcast(cv);
+    else pthread_cond_signal(cv);
+    lock_mu(S);
+}
+
 /* called with S->mu held, returns with it held: decode b, mark it ready, wake the engines */
 static void decode_claimed(ub_shards *S, decoder *d, slot *b)
 {
     pthread_mutex_unlock(&S->mu);
     decode_slot(S, d, b);
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     b->state = SL_READY;
     bump(S);
-    if (S->wait_data) pthread_cond_broadcast(&S->cv_data);
+    if (S->wait_data) wake(S, &S->cv_data, true);
 }
 
 /* feeder: publish the batch being filled; then decode batches itself while two or more wait */
@@ -235,12 +259,12 @@ static void publish(ub_shards *S)
 {
     slot *b = S->fill;
     S->fill = NULL;
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     b->state = b->raw ? SL_FILLED : SL_READY;
     S->nfilled += b->raw;
     S->head++;
     bump(S);
-    if (S->wait_data) pthread_cond_broadcast(&S->cv_data);
+    if (S->wait_data) wake(S, &S->cv_data, true);
     slot *c;
     while (S->nfilled >= 2 && (c = claim(S, true))) decode_claimed(S, &S->fd, c);
     pthread_mutex_unlock(&S->mu);
@@ -251,7 +275,7 @@ static void publish(ub_shards *S)
 static slot *acquire(ub_shards *S, bool raw)
 {
     if (S->head >= S->min_tail + RING) {
-        pthread_mutex_lock(&S->mu);
+        lock_mu(S);
         while (S->head >= (S->min_tail = min_tail(S)) + RING) {
             slot *c = claim(S, true);
             if (c) {
@@ -536,7 +560,7 @@ __attribute__((noinline)) static void decode_slot(ub_shards *S, decoder *d, slot
         if (put_pkt(S, b, &cur, h, dest, v, !out) != 0) oom = true;
     }
     if (oom) {
-        pthread_mutex_lock(&S->mu);
+        lock_mu(S);
         S->oom = true;
         pthread_mutex_unlock(&S->mu);
     }
@@ -633,17 +657,17 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     ub_shards *S = w->S;
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     for (;;) {
         uint64_t upto = w->tail;
         while (upto < S->head && S->ring[upto % RING].state == SL_READY) upto++;
         if (upto > w->tail) {
             pthread_mutex_unlock(&S->mu);
             for (uint64_t k = w->tail; k < upto; k++) run_batch(w, &S->ring[k % RING]);
-            pthread_mutex_lock(&S->mu);
+            lock_mu(S);
             w->tail = upto;
             bump(S);
-            if (S->wait_space) pthread_cond_signal(&S->cv_space);
+            if (S->wait_space) wake(S, &S->cv_space, false);
             continue;
         }
         slot *c = claim(S, false);
@@ -683,11 +707,14 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
     S->pairw = pairw;
     pthread_mutex_init(&S->mu, NULL);
     atomic_init(&S->ver, 0);
-    S->spin = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? SPIN_ROUNDS : 0;
+    S->poll = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    S->spin = SPIN_ROUNDS;
     pthread_cond_init(&S->cv_data, NULL);
     pthread_cond_init(&S->cv_space, NULL);
     _Static_assert(sizeof(ub_unit_counts) == 12 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
-    if (!(S->w = calloc(n, sizeof *S->w)) || decoder_init(&S->fd) != 0) goto fail;
+    if (!(S->w = aligned_alloc(_Alignof(worker), n * sizeof *S->w))) goto fail;
+    memset(S->w, 0, n * sizeof *S->w);
+    if (decoder_init(&S->fd) != 0) goto fail;
     for (unsigned i = 0; i < n; i++) {
         worker *w = &S->w[i];
         w->S = S;
@@ -714,7 +741,7 @@ int ub_shards_stop(ub_shards *S, bool tick_end, uint64_t last_frame, uint64_t ma
     int rc = 0;
     if (!S || S->done) return 0;
     bool any = false;
-    for (unsigned i = 0; i < S->n; i++) any |= S->w[i].started;
+    for (unsigned i = 0; S->w && i < S->n; i++) any |= S->w[i].started;
     if (any && tick_end && S->tickmask) {
         rechdr t = { S->tickmask, UINT64_MAX - 1, last_frame, max_ts, 0, 0, UB_DIR_UNKNOWN, UB_ENTRY_NONE, 0, M_TICK, 0, 0, 0 };
         uint8_t *p = reserve(S, 0, S->fill && S->fill->raw);
@@ -723,12 +750,12 @@ int ub_shards_stop(ub_shards *S, bool tick_end, uint64_t last_frame, uint64_t ma
     }
     if (S->fill && (S->fill->in.used || S->fill->out.used)) publish(S);
     S->fill = NULL;
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     S->done = true;
     bump(S);
     pthread_cond_broadcast(&S->cv_data);
     pthread_mutex_unlock(&S->mu);
-    for (unsigned i = 0; i < S->n; i++)
+    for (unsigned i = 0; S->w && i < S->n; i++)
         if (S->w[i].started) {
             pthread_join(S->w[i].th, NULL);
             S->w[i].started = false;
