@@ -1,7 +1,7 @@
 /* Threaded audit sessions (cfg.jobs = N > 1): a pipeline. The feeding thread reads; decoding is
- * spread over every thread by batches (ub_shards_unit: raw units; any idle worker, and the feeder when
- * decoded batches fall behind, claims the oldest undecoded batch); N - 1 worker threads run the
- * engines in capture order. A batch lives in a ring slot that every worker reads. Decoding a unit
+ * spread over every thread by batches (ub_shards_unit: raw units; any idle worker claims the oldest
+ * undecoded batch, the feeder, when decoded batches fall behind, the newest); N - 1 worker threads
+ * run the engines in capture order. A thread with nothing to do polls a while before it sleeps. A batch lives in a ring slot that every worker reads. Decoding a unit
  * also does all the per-packet work that needs no engine state: it keeps the view's used part and
  * netbuf bytes in chunks that never move and extracts the packet as the rules see it (ub_pkt,
  * pktship.h) once, next to it; each engine reads that entry in place (no copy, no second
@@ -16,9 +16,11 @@
 #include "pktship.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One entry of a batch: rechdr, then (mode) the payload, 8-byte aligned:
  *   M_PKT   (decoded raw units) the packet as the engines read it, in place: pktent (the packet
@@ -90,7 +92,7 @@ typedef struct {
 } decoder;
 
 typedef struct worker {
-    pthread_t th;
+    _Alignas(64) pthread_t th; /* a cache line of its own: each thread writes its engine's and its decoder's counters */
     bool started;
     struct ub_shards *S;
     unsigned id;
@@ -117,12 +119,69 @@ struct ub_shards {
     uint64_t min_tail;   /* feeder's cached minimum of the workers' tails */
     bool done, wait_space, oom;
     unsigned wait_data;
+    bool poll;           /* more than one CPU: threads poll before they sleep (fixed at start) */
+    unsigned spin;       /* pause rounds a thread polls `ver` before it sleeps (under mu) */
+    _Atomic uint64_t ver; /* bumped (under mu) at every change a waiting thread waits for: a batch
+                          * published or decoded, a worker's tail, the end */
     slot ring[RING];
     slot *fill;          /* feeder: batch `head` being filled, NULL when none */
     decoder fd;          /* the feeder's decoder (it helps when decoding falls behind) */
 };
 
+#define SPIN_ROUNDS 1000u /* at most ~30-40 us of pause on current x86 cores */
+#define SPIN_MIN 16u
+#define LOCK_ROUNDS 64u
 #define AL8(x) (((size_t)(x) + 7u) & ~(size_t)7u)
+
+/* under S->mu: something a waiting thread may be waiting for changed */
+static inline void bump(ub_shards *S)
+{
+    atomic_store_explicit(&S->ver, atomic_load_explicit(&S->ver, memory_order_relaxed) + 1, memory_order_release);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* take S->mu; held by another thread, try again a few rounds before sleeping on it (every critical
+ * section here is a few hundred instructions: a thread whose poll just saw the other's change would
+ * otherwise sleep on the mutex the other still holds, two more context switches) */
+static void lock_mu(ub_shards *S)
+{
+    for (unsigned i = 0; i < LOCK_ROUNDS && S->poll; i++) {
+        if (pthread_mutex_trylock(&S->mu) == 0) return;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&S->mu);
+}
+
+/* with S->mu held, nothing to do: release it and poll for a change a while (a batch lasts tens of
+ * microseconds: the other thread's next step is usually that close, and a futex sleep and wake-up
+ * cost both threads more than that, in a VM far more), take it again; true when something changed
+ * (look again), false: sleep on the condition variable (S->mu held all along since the last look).
+ * The polling adapts: it halves after a poll that saw nothing (the other threads are not running:
+ * a loaded machine) and doubles after one that did, up to SPIN_ROUNDS */
+static bool spin_wait(ub_shards *S)
+{
+    if (!S->poll) return false;
+    const uint64_t v0 = atomic_load_explicit(&S->ver, memory_order_relaxed);
+    const unsigned n = S->spin;
+    pthread_mutex_unlock(&S->mu);
+    bool moved = false;
+    for (unsigned i = 0; i < n && !moved; i++) {
+        cpu_relax();
+        moved = atomic_load_explicit(&S->ver, memory_order_relaxed) != v0;
+    }
+    lock_mu(S);
+    if (moved) S->spin = n * 2 < SPIN_ROUNDS ? n * 2 : SPIN_ROUNDS;
+    else S->spin = n / 2 > SPIN_MIN ? n / 2 : SPIN_MIN;
+    return moved || atomic_load_explicit(&S->ver, memory_order_relaxed) != v0;
+}
 
 /* grow b to hold `need` more bytes; false when out of memory */
 static bool buf_grow(buf *b, size_t need)
@@ -155,16 +214,33 @@ static uint64_t min_tail(const ub_shards *S)
 
 static void decode_slot(ub_shards *S, decoder *d, slot *b);
 
-/* under S->mu: claim the oldest undecoded batch, or NULL */
-static slot *claim(ub_shards *S)
+/* under S->mu: claim an undecoded batch, or NULL. Workers take the oldest (the one their engines
+ * need next), the feeder the newest: a worker whose next batch is still raw decodes it itself (its
+ * entries stay in its core's cache) instead of sleeping until the feeder's decode of it ends */
+static slot *claim(ub_shards *S, bool newest)
 {
     if (!S->nfilled) return NULL;
     while (S->next_dec < S->head && S->ring[S->next_dec % RING].state != SL_FILLED) S->next_dec++;
     if (S->next_dec == S->head) return NULL;
-    slot *b = &S->ring[S->next_dec++ % RING];
+    uint64_t k = S->next_dec;
+    if (newest)
+        for (k = S->head - 1; S->ring[k % RING].state != SL_FILLED; k--) continue; /* stops at next_dec */
+    else
+        S->next_dec++;
+    slot *b = &S->ring[k % RING];
     b->state = SL_CLAIMED;
     S->nfilled--;
     return b;
+}
+
+/* with S->mu held: wake the threads asleep on cv after releasing mu (so they do not wake into a held
+ * mutex and sleep again on it), S->mu held again on return */
+static void wake(ub_shards *S, pthread_cond_t *cv, bool all)
+{
+    pthread_mutex_unlock(&S->mu);
+    if (all) pthread_cond_broadcast(cv);
+    else pthread_cond_signal(cv);
+    lock_mu(S);
 }
 
 /* called with S->mu held, returns with it held: decode b, mark it ready, wake the engines */
@@ -172,9 +248,10 @@ static void decode_claimed(ub_shards *S, decoder *d, slot *b)
 {
     pthread_mutex_unlock(&S->mu);
     decode_slot(S, d, b);
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     b->state = SL_READY;
-    if (S->wait_data) pthread_cond_broadcast(&S->cv_data);
+    bump(S);
+    if (S->wait_data) wake(S, &S->cv_data, true);
 }
 
 /* feeder: publish the batch being filled; then decode batches itself while two or more wait */
@@ -182,13 +259,14 @@ static void publish(ub_shards *S)
 {
     slot *b = S->fill;
     S->fill = NULL;
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     b->state = b->raw ? SL_FILLED : SL_READY;
     S->nfilled += b->raw;
     S->head++;
-    if (S->wait_data) pthread_cond_broadcast(&S->cv_data);
+    bump(S);
+    if (S->wait_data) wake(S, &S->cv_data, true);
     slot *c;
-    while (S->nfilled >= 2 && (c = claim(S))) decode_claimed(S, &S->fd, c);
+    while (S->nfilled >= 2 && (c = claim(S, true))) decode_claimed(S, &S->fd, c);
     pthread_mutex_unlock(&S->mu);
 }
 
@@ -197,13 +275,14 @@ static void publish(ub_shards *S)
 static slot *acquire(ub_shards *S, bool raw)
 {
     if (S->head >= S->min_tail + RING) {
-        pthread_mutex_lock(&S->mu);
+        lock_mu(S);
         while (S->head >= (S->min_tail = min_tail(S)) + RING) {
-            slot *c = claim(S);
+            slot *c = claim(S, true);
             if (c) {
                 decode_claimed(S, &S->fd, c);
                 continue;
             }
+            if (spin_wait(S)) continue;
             S->wait_space = true;
             pthread_cond_wait(&S->cv_space, &S->mu);
         }
@@ -339,22 +418,30 @@ int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t l
     return 0;
 }
 
-void ub_unit_count(ub_unit_counts *c, const ub_view *v)
+/* the layers ub_unit_count looks for: 1 IB BTH, 2 SUE RH, 4 PCIe flit (one pass over the layers;
+ * was three ub_view_find calls: ~270 instructions a unit) */
+static const uint8_t unit_bit[UB_H__COUNT] = { [UB_H_IB_BTH] = 1, [UB_H_SUE_RH] = 2, [UB_H_PCIEFLIT] = 4 };
+
+/* ub_unit_count, the layers' bits (unit_bit) found */
+static inline void count_unit(ub_unit_counts *c, const ub_view *v, unsigned seen)
 {
     c->units++;
     if (ub_view_ub(v)) c->ub++;
     else c->other++;
-    /* one pass over the layers (was three ub_view_find calls: ~270 instructions a unit) */
-    static const uint8_t bit[UB_H__COUNT] = { [UB_H_IB_BTH] = 1, [UB_H_SUE_RH] = 2, [UB_H_PCIEFLIT] = 4 };
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
-    for (unsigned i = 0; i < nl; i++) {
-        unsigned id = v->layer[i].hdr->id;
-        seen |= id < UB_H__COUNT ? bit[id] : 0u;
-    }
     c->ib += seen & 1u;
     c->sue += seen >> 1 & 1u;
     c->pcie += seen >> 2 & 1u;
     if (v->opts && v->opts->profile == UB_PROFILE_SPEC) ub_sniff_view(&c->sniff, v);
+}
+
+void ub_unit_count(ub_unit_counts *c, const ub_view *v)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
+    for (unsigned i = 0; i < nl; i++) {
+        unsigned id = v->layer[i].hdr->id;
+        seen |= id < UB_H__COUNT ? unit_bit[id] : 0u;
+    }
+    count_unit(c, v, seen);
 }
 
 static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uint8_t *d)
@@ -395,14 +482,14 @@ static uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
 
 /* the decoded unit as an M_PKT entry: its view's window, its netbuf bytes, the packet extracted
  * from the window (M_REC, the record to decode again, when a pointer leaves record and netbuf) */
-static int put_pkt(ub_shards *S, slot *b, chunk **cur, const rechdr *rh, uint64_t dest, const ub_view *v)
+static int put_pkt(ub_shards *S, slot *b, chunk **cur, const rechdr *rh, uint64_t dest, const ub_view *v, bool inrec)
 {
     rechdr h = *rh;
     h.dest = dest;
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
-    size_t netlen;
-    if (!view_span(v, nl, &netlen)) {
+    size_t netlen = 0;
+    if (!inrec && !view_span(v, nl, &netlen)) {
         h.mode = M_REC;
         h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
         h.pay = (uint32_t)AL8(h.len);
@@ -437,7 +524,8 @@ static int put_pkt(ub_shards *S, slot *b, chunk **cur, const rechdr *rh, uint64_
 }
 
 /* decode a raw batch into its chunks (any thread, the batch claimed) */
-static void decode_slot(ub_shards *S, decoder *d, slot *b)
+/* (never inlined: bench/threads.sh reads its inclusive instructions for the pipeline bound) */
+__attribute__((noinline)) static void decode_slot(ub_shards *S, decoder *d, slot *b)
 {
     chunk *cur = NULL;
     b->nck = 0;
@@ -452,15 +540,27 @@ static void decode_slot(ub_shards *S, decoder *d, slot *b)
             else oom = true;
             continue;
         }
+        const ub_view *v = d->dv;
         decode_unit(d->dv, S->o, h, data);
-        ub_unit_count(&d->cnt, d->dv);
+        /* ub_unit_count's pass over the layers, which also tells whether every pointer is in the
+         * record (put_pkt then needs no view_span) */
+        unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
+        const uintptr_t rb = (uintptr_t)v->rec, rl = v->rec_len;
+        bool out = v->pkt && (uintptr_t)v->pkt - rb > rl;
+        for (unsigned i = 0; i < nl; i++) {
+            const ub_layer *l = &v->layer[i];
+            unsigned id = l->hdr->id;
+            seen |= id < UB_H__COUNT ? unit_bit[id] : 0u;
+            out |= (uintptr_t)l->data - rb > rl;
+        }
+        count_unit(&d->cnt, v, seen);
         uint64_t dest = S->allbits;
         if (S->npair) /* link-only traffic (hash 0) goes to pair engine 0 */
             dest |= ((1ull << S->pairw) - 1) << (S->pair0 + S->pairw * (unsigned)(S->npair > 1 ? ub_state_pair_hash(d->dv) % S->npair : 0));
-        if (put_pkt(S, b, &cur, h, dest, d->dv) != 0) oom = true;
+        if (put_pkt(S, b, &cur, h, dest, v, !out) != 0) oom = true;
     }
     if (oom) {
-        pthread_mutex_lock(&S->mu);
+        lock_mu(S);
         S->oom = true;
         pthread_mutex_unlock(&S->mu);
     }
@@ -557,24 +657,26 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     ub_shards *S = w->S;
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     for (;;) {
         uint64_t upto = w->tail;
         while (upto < S->head && S->ring[upto % RING].state == SL_READY) upto++;
         if (upto > w->tail) {
             pthread_mutex_unlock(&S->mu);
             for (uint64_t k = w->tail; k < upto; k++) run_batch(w, &S->ring[k % RING]);
-            pthread_mutex_lock(&S->mu);
+            lock_mu(S);
             w->tail = upto;
-            if (S->wait_space) pthread_cond_signal(&S->cv_space);
+            bump(S);
+            if (S->wait_space) wake(S, &S->cv_space, false);
             continue;
         }
-        slot *c = claim(S);
+        slot *c = claim(S, false);
         if (c) {
             decode_claimed(S, &w->d, c);
             continue;
         }
         if (S->done && w->tail == S->head) break;
+        if (spin_wait(S)) continue;
         S->wait_data++;
         pthread_cond_wait(&S->cv_data, &S->mu);
         S->wait_data--;
@@ -604,10 +706,15 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
     S->npair = npair;
     S->pairw = pairw;
     pthread_mutex_init(&S->mu, NULL);
+    atomic_init(&S->ver, 0);
+    S->poll = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    S->spin = SPIN_ROUNDS;
     pthread_cond_init(&S->cv_data, NULL);
     pthread_cond_init(&S->cv_space, NULL);
     _Static_assert(sizeof(ub_unit_counts) == 12 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
-    if (!(S->w = calloc(n, sizeof *S->w)) || decoder_init(&S->fd) != 0) goto fail;
+    if (!(S->w = aligned_alloc(_Alignof(worker), n * sizeof *S->w))) goto fail;
+    memset(S->w, 0, n * sizeof *S->w);
+    if (decoder_init(&S->fd) != 0) goto fail;
     for (unsigned i = 0; i < n; i++) {
         worker *w = &S->w[i];
         w->S = S;
@@ -634,7 +741,7 @@ int ub_shards_stop(ub_shards *S, bool tick_end, uint64_t last_frame, uint64_t ma
     int rc = 0;
     if (!S || S->done) return 0;
     bool any = false;
-    for (unsigned i = 0; i < S->n; i++) any |= S->w[i].started;
+    for (unsigned i = 0; S->w && i < S->n; i++) any |= S->w[i].started;
     if (any && tick_end && S->tickmask) {
         rechdr t = { S->tickmask, UINT64_MAX - 1, last_frame, max_ts, 0, 0, UB_DIR_UNKNOWN, UB_ENTRY_NONE, 0, M_TICK, 0, 0, 0 };
         uint8_t *p = reserve(S, 0, S->fill && S->fill->raw);
@@ -643,11 +750,12 @@ int ub_shards_stop(ub_shards *S, bool tick_end, uint64_t last_frame, uint64_t ma
     }
     if (S->fill && (S->fill->in.used || S->fill->out.used)) publish(S);
     S->fill = NULL;
-    pthread_mutex_lock(&S->mu);
+    lock_mu(S);
     S->done = true;
+    bump(S);
     pthread_cond_broadcast(&S->cv_data);
     pthread_mutex_unlock(&S->mu);
-    for (unsigned i = 0; i < S->n; i++)
+    for (unsigned i = 0; S->w && i < S->n; i++)
         if (S->w[i].started) {
             pthread_join(S->w[i].th, NULL);
             S->w[i].started = false;
