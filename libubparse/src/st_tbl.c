@@ -48,8 +48,7 @@ int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_s
     t->full_cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
     t->cap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0;
     t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
-    t->mem = tbl_alloc(t->cap, t->esize);
-    return t->mem ? 0 : -1;
+    return 0; /* the slots with the first entry (ub_tbl_get): a table never used holds no memory */
 }
 void ub_tbl_free(ub_tbl *t)
 {
@@ -163,6 +162,7 @@ static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
 
 void *ub_tbl_find(ub_tbl *t, const ub_key *k)
 {
+    if (!t->mem) return NULL;
     ub_tent *e = tbl_lookup(t, k, key_hash(k));
     if (!e) return NULL;
     e->last = ++t->tick;
@@ -177,6 +177,7 @@ static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
 {
     ub_tent *e;
     if (created) *created = false;
+    if (!t->mem && !(t->mem = tbl_alloc(t->cap, t->esize))) return NULL; /* the first entry */
     if (t->count + 1 > t->max) {
         /* evicting happens at full size only, so that it never depends on how the table grew */
         if (t->cap < t->full_cap && tbl_grow(t, true) != 0) return NULL;
@@ -214,7 +215,7 @@ static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
 void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
 {
     uint64_t h = key_hash(k);
-    ub_tent *e = tbl_lookup(t, k, h);
+    ub_tent *e = t->mem ? tbl_lookup(t, k, h) : NULL;
     if (!e) return tbl_insert(t, k, h, created);
     if (created) *created = false;
     e->last = ++t->tick;
