@@ -12,27 +12,35 @@ typedef struct nm_ent {
     const ub_hdr *h;
     const ub_field *f;
     uint32_t hash, len;
+    uint32_t next, tail; /* entry index + 1 of the next row of the same name (0: none); tail: of the last (first entry) */
 } nm_ent;
 
 struct ub_st_names {
     uint32_t n, mask;
     nm_ent *e;      /* in ub_field_find's order: the registry by header id, then the profile tables; rows in order */
-    uint32_t *slot; /* entry index + 1, 0: empty. Linear probing without removal: equal names (one home
-                     * slot) lie along the probe sequence in insertion order, i.e. ub_field_find's */
+    uint32_t *slot; /* index + 1 of the first entry of a name, 0: empty (linear probing, one slot per distinct
+                     * name: the format variants' copies of a name are chained, in ub_field_find's order) */
 };
 
+/* the length and three words (first, middle, last) of names of 8 bytes and more, the bytes of shorter
+ * ones: names that differ elsewhere only share a hash (the lookup compares the whole name) */
 static uint32_t name_hash(const char *s, uint32_t *len)
 {
-    size_t n = strlen(s), i = 0;
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, s + i, 8);
+    size_t n = strlen(s);
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w = 0;
+    if (n >= 8) {
+        memcpy(&w, s, 8);
         h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
+        memcpy(&w, s + n / 2 - 4, 8);
+        h = (h ^ (h >> 29) ^ w) * 0xc4ceb9fe1a85ec53ull;
+        memcpy(&w, s + n - 8, 8);
+    } else {
+        for (size_t i = 0; i < n; i++) w = w << 8 | (uint8_t)s[i];
     }
-    for (w = 0; i < n; i++) w = w << 8 | (uint8_t)s[i];
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 32;
+    h = (h ^ (h >> 29) ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 33; /* the high bits into the low ones that pick the slot */
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
     *len = (uint32_t)n;
     return (uint32_t)h;
 }
@@ -46,7 +54,7 @@ ub_st_names *ub_st_names_new(void)
         if (h) rows += h->nfields;
     }
     uint32_t cap = 16;
-    while (cap < 2 * rows && cap < (1u << 30)) cap <<= 1; /* <= 1/2 load */
+    while (cap < rows + rows / 2 && cap < (1u << 30)) cap <<= 1; /* <= 2/3 load */
     ub_st_names *x = malloc(sizeof *x + (rows ? rows : 1) * sizeof(nm_ent) + (size_t)cap * sizeof(uint32_t));
     if (!x) return NULL;
     x->e = (nm_ent *)(x + 1);
@@ -69,9 +77,20 @@ ub_st_names *ub_st_names_new(void)
             e->name = nm;
             e->h = h;
             e->f = &h->fields[i];
-            uint32_t j = e->hash & x->mask;
-            while (x->slot[j]) j = (j + 1) & x->mask;
-            x->slot[j] = ++x->n;
+            e->next = 0;
+            uint32_t idx = ++x->n, j = e->hash & x->mask;
+            for (; x->slot[j]; j = (j + 1) & x->mask) {
+                nm_ent *first = &x->e[x->slot[j] - 1];
+                if (first->hash == e->hash && first->len == e->len && (first->name == nm || memcmp(first->name, nm, e->len) == 0)) break;
+            }
+            if (x->slot[j]) { /* a name seen before: after its last row */
+                nm_ent *first = &x->e[x->slot[j] - 1];
+                x->e[first->tail - 1].next = idx;
+                first->tail = idx;
+            } else {
+                x->slot[j] = idx;
+                e->tail = idx;
+            }
         }
     }
     return x;
@@ -82,11 +101,15 @@ void ub_st_names_free(ub_st_names *x) { free(x); }
 unsigned ub_st_names_find(const ub_st_names *x, const char *abbrev, const ub_hdr **h, const ub_field **f, unsigned max)
 {
     uint32_t len, hash = name_hash(abbrev, &len), n = 0;
-    for (uint32_t j = hash & x->mask; x->slot[j] && n < max; j = (j + 1) & x->mask) {
+    for (uint32_t j = hash & x->mask; x->slot[j]; j = (j + 1) & x->mask) {
         const nm_ent *e = &x->e[x->slot[j] - 1];
         if (e->hash != hash || e->len != len || memcmp(e->name, abbrev, len) != 0) continue;
-        h[n] = e->h;
-        f[n++] = e->f;
+        for (; n < max; e = &x->e[e->next - 1]) {
+            h[n] = e->h;
+            f[n++] = e->f;
+            if (!e->next) break;
+        }
+        break;
     }
     return n;
 }
