@@ -37,7 +37,18 @@ static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
     return h;
 }
 
-static uint8_t *tbl_alloc(uint32_t cap, uint32_t esize) { return calloc((size_t)cap + 2, esize); }
+/* cap slots + 2 scratch entries, every one unused. Only `used` is read before an entry is written whole
+ * (tbl_insert clears the new entry, tbl_place copies it): small tables clear that byte, not all of them;
+ * large ones come as fresh zero pages from calloc, untouched until entries land there. */
+static uint8_t *tbl_alloc(uint32_t cap, uint32_t esize)
+{
+    size_t n = (size_t)cap + 2;
+    if (n * esize >= 128u * 1024u) return calloc(n, esize);
+    uint8_t *m = malloc(n * esize);
+    if (m)
+        for (size_t i = 0; i < n; i++) ((ub_tent *)(m + i * esize))->used = 0;
+    return m;
+}
 
 int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_size)
 {
