@@ -37,6 +37,11 @@ static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
     return h;
 }
 
+/* the one slot of a table with no memory yet (cap 1): unused, so lookups miss without a test of their
+ * own; the first insert grows the table (tbl_grow) to its first real size. Never written. */
+static const ub_tent tbl_none;
+#define TBL_NONE ((uint8_t *)(uintptr_t)&tbl_none)
+
 /* cap slots + 2 scratch entries, every one unused. Only `used` is read before an entry is written whole
  * (tbl_insert clears the new entry, tbl_place copies it): small tables clear that byte, not all of them;
  * large ones come as fresh zero pages from calloc, untouched until entries land there. */
@@ -57,18 +62,19 @@ int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_s
     if (max_entries == 0) max_entries = 1;
     t->max = max_entries;
     t->full_cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
-    t->cap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0;
+    t->cap = 1;
+    t->mem = TBL_NONE; /* the slots with the first entry: a table never used holds no memory */
     t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
-    return 0; /* the slots with the first entry (ub_tbl_get): a table never used holds no memory */
+    return 0;
 }
 void ub_tbl_free(ub_tbl *t)
 {
-    free(t->mem);
+    if (t->mem != TBL_NONE) free(t->mem);
     free(t->order);
     t->mem = NULL;
     t->order = NULL;
 }
-size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t->esize : 0; }
+size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem && t->mem != TBL_NONE ? ((size_t)t->cap + 2) * t->esize : 0; }
 
 static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
 
@@ -133,6 +139,7 @@ static ub_tent *tbl_place(ub_tbl *t, const ub_tent *src)
 static int tbl_grow(ub_tbl *t, bool full)
 {
     uint32_t ncap = full ? t->full_cap : t->cap * 2, ocap = t->cap;
+    if (t->mem == TBL_NONE && !full) ncap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0; /* the first entry */
     uint8_t *om = t->mem, *nm = tbl_alloc(ncap, t->esize);
     if (!nm) return -1;
     t->mem = nm;
@@ -141,7 +148,7 @@ static int tbl_grow(ub_tbl *t, bool full)
         const ub_tent *e = (const ub_tent *)(om + (size_t)i * t->esize);
         if (e->used) tbl_place(t, e);
     }
-    free(om);
+    if (om != TBL_NONE) free(om);
     return 0;
 }
 
@@ -173,7 +180,6 @@ static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
 
 void *ub_tbl_find(ub_tbl *t, const ub_key *k)
 {
-    if (!t->mem) return NULL;
     ub_tent *e = tbl_lookup(t, k, key_hash(k));
     if (!e) return NULL;
     e->last = ++t->tick;
@@ -188,7 +194,6 @@ static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
 {
     ub_tent *e;
     if (created) *created = false;
-    if (!t->mem && !(t->mem = tbl_alloc(t->cap, t->esize))) return NULL; /* the first entry */
     if (t->count + 1 > t->max) {
         /* evicting happens at full size only, so that it never depends on how the table grew */
         if (t->cap < t->full_cap && tbl_grow(t, true) != 0) return NULL;
@@ -226,7 +231,7 @@ static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
 void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
 {
     uint64_t h = key_hash(k);
-    ub_tent *e = t->mem ? tbl_lookup(t, k, h) : NULL;
+    ub_tent *e = tbl_lookup(t, k, h);
     if (!e) return tbl_insert(t, k, h, created);
     if (created) *created = false;
     e->last = ++t->tick;
