@@ -26,6 +26,7 @@ struct ub_audit {
     bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
     ub_eng main;         /* jobs 1: the engine (all layers); sharded without link thread: the link engine */
     ub_shards *sh;
+    ub_st_names *names;  /* the engines' field-name index: built with the first, shared by all */
     ub_zcfg *zcfg;
     ub_collect *ext;     /* findings added with ub_audit_add_finding */
     uint64_t ext_seq;
@@ -154,7 +155,8 @@ int ub_eng_init(ub_audit *a, ub_eng *e, unsigned layers, uint8_t phase, bool hoo
     c.layers &= layers;
     if (a->cfg.findings && !(e->fc = ub_collect_new(hooks ? a->cfg.rules : NULL, a->cfg.examples))) return -1;
     if (!(e->lat = ub_lat_new())) return -1;
-    e->st = ub_state_new(&c, a->cfg.findings || hooks ? eng_finding : NULL, e);
+    if (!a->names) a->names = ub_st_names_new(); /* NULL: each engine builds its own */
+    e->st = ub_state_new_names(&c, a->cfg.findings || hooks ? eng_finding : NULL, e, a->names);
     if (!e->st) return -1;
     if (e->fc) {
         ub_state_set_keep_cb(e->st, eng_keep);
@@ -459,6 +461,7 @@ void ub_audit_free(ub_audit *a)
         ub_shards_free(a->sh);
     }
     ub_eng_free(&a->main);
+    ub_st_names_free(a->names);
     free(a->uv);
     ub_zcfg_free(a->zcfg);
     ub_collect_free(a->ext);

@@ -37,6 +37,8 @@ struct ub_fan_table {
     uint32_t cur;            /* the frame being read (UINT32_MAX: the end), ub_fan_match.seen */
     chslot *ch;              /* TP channels: open addressing */
     size_t capch, nch;
+    struct { const ub_hdr *h; const ub_field *f[2]; } rk[16]; /* ch_rows */
+    unsigned nrk;
     bool oom;
 };
 
@@ -116,14 +118,35 @@ static unsigned ep_put(uint8_t *o, unsigned kind, const ub_val *a, const ub_fiel
     return n;
 }
 
-static bool field_of(const ub_layer *l, const char *name, ub_val *v, const ub_field **fo)
+/* the rows a channel is keyed on, per table (format variants are tables of their own): the first row of
+ * each name, looked up once per table the capture shows instead of by name on every packet */
+static const char *const ch_names[3][2] = { { "ub.nth.scna", "ub.nth.dcna" }, { "ub.ipv4.src", "ub.ipv4.dst" },
+                                            { "ub.ipv6.src", "ub.ipv6.dst" } };
+static const char *const ch_tpn[2] = { "ub.rtph.srctpn", "ub.rtph.dsttpn" };
+
+static const ub_field *row_named(const ub_hdr *h, const char *name)
 {
-    for (unsigned i = 0; i < l->hdr->nfields; i++)
-        if (strcmp(l->hdr->fields[i].abbrev, name) == 0) {
-            *fo = &l->hdr->fields[i];
-            return ub_field_value(l, *fo, v) == 0;
-        }
-    return false;
+    for (unsigned i = 0; i < h->nfields; i++)
+        if (strcmp(h->fields[i].abbrev, name) == 0) return &h->fields[i];
+    return NULL;
+}
+
+static const ub_field *const *ch_rows(ub_fan_table *t, const ub_hdr *h, const char *const names[2])
+{
+    unsigned i = 0;
+    while (i < t->nrk && t->rk[i].h != h) i++;
+    if (i == t->nrk) {
+        if (i == sizeof t->rk / sizeof t->rk[0]) i = 0; /* full (never with today's tables): reuse */
+        else t->nrk++;
+        t->rk[i].h = h;
+        for (unsigned k = 0; k < 2; k++) t->rk[i].f[k] = row_named(h, names[k]);
+    }
+    return t->rk[i].f;
+}
+
+static bool field_of(const ub_layer *l, const ub_field *f, ub_val *v)
+{
+    return f && ub_field_value(l, f, v) == 0;
 }
 
 static uint32_t channel(ub_fan_table *t, const ub_view *v)
@@ -145,12 +168,10 @@ static uint32_t channel(ub_fan_table *t, const ub_view *v)
     if (!rtph) return 0;
     const ub_layer *al = nth ? nth : ip;
     if (!al) return 0;
-    const char *sn = nth ? "ub.nth.scna" : al->hdr->id == UB_H_IPV4 ? "ub.ipv4.src" : "ub.ipv6.src";
-    const char *dn = nth ? "ub.nth.dcna" : al->hdr->id == UB_H_IPV4 ? "ub.ipv4.dst" : "ub.ipv6.dst";
+    const ub_field *const *an = ch_rows(t, al->hdr, ch_names[nth ? 0 : al->hdr->id == UB_H_IPV4 ? 1 : 2]);
+    const ub_field *fs = an[0], *fd = an[1], *const *tn = ch_rows(t, rtph->hdr, ch_tpn);
     ub_val s, d, st, dt;
-    const ub_field *fs, *fd, *f1, *f2;
-    if (!field_of(al, sn, &s, &fs) || !field_of(al, dn, &d, &fd) || !field_of(rtph, "ub.rtph.srctpn", &st, &f1) ||
-        !field_of(rtph, "ub.rtph.dsttpn", &dt, &f2))
+    if (!field_of(al, fs, &s) || !field_of(al, fd, &d) || !field_of(rtph, tn[0], &st) || !field_of(rtph, tn[1], &dt))
         return 0;
     unsigned kind = nth ? 1 : al->hdr->id == UB_H_IPV4 ? 4 : 6;
     uint8_t e1[22], e2[22], key[CH_KEY];

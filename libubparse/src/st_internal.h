@@ -43,6 +43,15 @@ void ub_fh_add(ub_fh *fh, const char *abbrev);  /* also read this field where a 
 void ub_st_set_count_cb(ub_state *s, void (*cb)(void *ctx, unsigned rule, unsigned sev));
 void ub_st_fh_init(ub_state *s, ub_fh *fh, const char *abbrev);
 void ub_st_fh_add(ub_state *s, ub_fh *fh, const char *abbrev);
+/* The schema's row names, hashed (st_names.c): built once (per audit session), then read-only and
+ * shared by the engines made with it, also on other threads. ub_st_names_find: the (header, row)
+ * pairs named `abbrev`, in ub_field_find's order, at most max; header names give none. */
+typedef struct ub_st_names ub_st_names;
+ub_st_names *ub_st_names_new(void); /* NULL: out of memory */
+void ub_st_names_free(ub_st_names *x);
+unsigned ub_st_names_find(const ub_st_names *x, const char *abbrev, const ub_hdr **h, const ub_field **f, unsigned max);
+/* ub_state_new with a shared index (NULL: the engine builds its own for its start-up) */
+ub_state *ub_state_new_names(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx, const ub_st_names *names);
 /* ub_field_value's integer for f in l (plain bit rows read inline); false when not present */
 static inline bool ub_fh_read(const ub_layer *l, const ub_field *f, uint64_t *u)
 {
@@ -319,7 +328,7 @@ struct ub_state {
     ub_state_cfg cfg;
     ub_finding_cb fcb;
     void *fctx;
-    struct ub_fidx *fidx;             /* name index, during ub_state_new only */
+    const struct ub_st_names *names;  /* name index, during ub_state_new only */
     void (*fcount)(void *ctx, unsigned rule, unsigned sev); /* a finding fkeep declined: counted only */
     ub_finding_keep_cb fkeep;         /* NULL: every finding is kept (format its keytext) */
     /* the last fkeep answer (ub_st_want_text), valid until the next finding or packet */

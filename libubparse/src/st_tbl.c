@@ -37,7 +37,23 @@ static UB_FH_INLINE uint64_t key_hash(const ub_key *k)
     return h;
 }
 
-static uint8_t *tbl_alloc(uint32_t cap, uint32_t esize) { return calloc((size_t)cap + 2, esize); }
+/* the one slot of a table with no memory yet (cap 1): unused, so lookups miss without a test of their
+ * own; the first insert grows the table (tbl_grow) to its first real size. Never written. */
+static const ub_tent tbl_none;
+#define TBL_NONE ((uint8_t *)(uintptr_t)&tbl_none)
+
+/* cap slots + 2 scratch entries, every one unused. Only `used` is read before an entry is written whole
+ * (tbl_insert clears the new entry, tbl_place copies it): small tables clear that byte, not all of them;
+ * large ones come as fresh zero pages from calloc, untouched until entries land there. */
+static uint8_t *tbl_alloc(uint32_t cap, uint32_t esize)
+{
+    size_t n = (size_t)cap + 2;
+    if (n * esize >= 128u * 1024u) return calloc(n, esize);
+    uint8_t *m = malloc(n * esize);
+    if (m)
+        for (size_t i = 0; i < n; i++) ((ub_tent *)(m + i * esize))->used = 0;
+    return m;
+}
 
 int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_size)
 {
@@ -46,19 +62,19 @@ int ub_tbl_init(ub_tbl *t, const char *name, uint32_t max_entries, size_t data_s
     if (max_entries == 0) max_entries = 1;
     t->max = max_entries;
     t->full_cap = pow2_at_least(max_entries + max_entries / 3 + 1); /* max_entries fit at <= 3/4 load */
-    t->cap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0;
+    t->cap = 1;
+    t->mem = TBL_NONE; /* the slots with the first entry: a table never used holds no memory */
     t->esize = (uint32_t)((sizeof(ub_tent) + data_size + 7u) & ~7u);
-    t->mem = tbl_alloc(t->cap, t->esize);
-    return t->mem ? 0 : -1;
+    return 0;
 }
 void ub_tbl_free(ub_tbl *t)
 {
-    free(t->mem);
+    if (t->mem != TBL_NONE) free(t->mem);
     free(t->order);
     t->mem = NULL;
     t->order = NULL;
 }
-size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem ? ((size_t)t->cap + 2) * t->esize : 0; }
+size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem && t->mem != TBL_NONE ? ((size_t)t->cap + 2) * t->esize : 0; }
 
 static ub_tent *slot(const ub_tbl *t, uint32_t i) { return (ub_tent *)(t->mem + (size_t)i * t->esize); }
 
@@ -123,6 +139,7 @@ static ub_tent *tbl_place(ub_tbl *t, const ub_tent *src)
 static int tbl_grow(ub_tbl *t, bool full)
 {
     uint32_t ncap = full ? t->full_cap : t->cap * 2, ocap = t->cap;
+    if (t->mem == TBL_NONE && !full) ncap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0; /* the first entry */
     uint8_t *om = t->mem, *nm = tbl_alloc(ncap, t->esize);
     if (!nm) return -1;
     t->mem = nm;
@@ -131,7 +148,7 @@ static int tbl_grow(ub_tbl *t, bool full)
         const ub_tent *e = (const ub_tent *)(om + (size_t)i * t->esize);
         if (e->used) tbl_place(t, e);
     }
-    free(om);
+    if (om != TBL_NONE) free(om);
     return 0;
 }
 

@@ -78,81 +78,17 @@ void ub_fh_add(ub_fh *fh, const char *abbrev)
     for (size_t i = 0; i < n && i < 16; i++) fh_push(fh, h[i], f[i]);
 }
 
-/* Engine start-up: every schema row by name, sorted, in ub_field_find's order among equal names
- * (header id, then row), so that ~200 handle lookups are binary searches, not scans of every row. */
-typedef struct {
-    const char *name;
-    const ub_hdr *h;
-    const ub_field *f;
-    uint32_t ord;
-} fidx_ent;
-typedef struct ub_fidx ub_fidx;
-struct ub_fidx {
-    fidx_ent *e;
-    size_t n;
-};
-
-static int fidx_cmp(const void *a, const void *b)
-{
-    const fidx_ent *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-static ub_fidx *fidx_new(void)
-{
-    ub_fidx *x = calloc(1, sizeof *x);
-    if (!x) return NULL;
-    unsigned top = UB_H__COUNT + ub_hdr_variant_count();
-    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
-        size_t n = 0;
-        for (unsigned id = 1; id < top; id++) { /* the registry, then the profile tables (ub_field_find) */
-            const ub_hdr *h = id < UB_H__COUNT ? ub_registry[id] : ub_hdr_variant(id - UB_H__COUNT + 1);
-            if (!h) continue;
-            const char *ns = ub_hdr_ns(h);
-            size_t nl = strlen(ns);
-            for (unsigned i = 0; i < h->nfields; i++) {
-                const char *nm = h->fields[i].abbrev;
-                /* a name that is the header's own: ub_field_find answers the header, not its rows */
-                if (!nm || (strncmp(nm, ns, nl) == 0 && strcmp(nm + nl, h->abbrev) == 0)) continue;
-                if (pass) x->e[n] = (fidx_ent){ nm, h, &h->fields[i], (uint32_t)n };
-                n++;
-            }
-        }
-        if (!pass) {
-            x->e = malloc((n ? n : 1) * sizeof *x->e);
-            if (!x->e) {
-                free(x);
-                return NULL;
-            }
-        }
-        x->n = n;
-    }
-    qsort(x->e, x->n, sizeof *x->e, fidx_cmp);
-    return x;
-}
-
-static void fidx_free(ub_fidx *x)
-{
-    if (x) free(x->e);
-    free(x);
-}
-
+/* Engine start-up: the handles from the session's name index (st_names.c), in ub_field_find's order */
 void ub_st_fh_add(ub_state *s, ub_fh *fh, const char *abbrev)
 {
-    const ub_fidx *x = s->fidx;
-    if (!x || !abbrev) {
+    if (!s->names || !abbrev) {
         ub_fh_add(fh, abbrev);
         return;
     }
-    size_t lo = 0, hi = x->n; /* the first entry not below abbrev */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(x->e[mid].name, abbrev) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    for (unsigned k = 0; lo < x->n && k < 16 && strcmp(x->e[lo].name, abbrev) == 0; lo++, k++)
-        fh_push(fh, x->e[lo].h, x->e[lo].f);
+    const ub_hdr *h[16];
+    const ub_field *f[16];
+    unsigned n = ub_st_names_find(s->names, abbrev, h, f, 16);
+    for (unsigned i = 0; i < n; i++) fh_push(fh, h[i], f[i]);
 }
 
 void ub_st_fh_init(ub_state *s, ub_fh *fh, const char *abbrev)
@@ -727,14 +663,17 @@ void ub_state_cfg_default(ub_state_cfg *c)
 
 static const ub_st_module *const all_modules[] = { &ub_st_mod_dll, &ub_st_mod_tp, &ub_st_mod_ta, &ub_st_mod_nb, &ub_st_mod_sue, &ub_st_mod_pcie };
 
-ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
+ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx) { return ub_state_new_names(cfg, fcb, ctx, NULL); }
+
+ub_state *ub_state_new_names(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx, const ub_st_names *names)
 {
     ub_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->cfg = *cfg;
     s->fcb = fcb;
     s->fctx = ctx;
-    s->fidx = fidx_new(); /* NULL: the handles are found by ub_field_find */
+    ub_st_names *own = names ? NULL : ub_st_names_new(); /* NULL: the handles are found by ub_field_find */
+    s->names = names ? names : own;
     for (unsigned r = 0; r < UB_R__COUNT; r++) s->keep_above[r] = UINT64_MAX;
     ub_st_fh_init(s, &s->f_scna, "ub.nth.scna");
     ub_st_fh_init(s, &s->f_dcna, "ub.nth.dcna");
@@ -805,6 +744,7 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
         void *mem = calloc(1, m->size(cfg));
         if (!mem || m->init(mem, s) != 0) {
             free(mem);
+            ub_st_names_free(own);
             ub_state_free(s);
             return NULL;
         }
@@ -816,8 +756,8 @@ ub_state *ub_state_new(const ub_state_cfg *cfg, ub_finding_cb fcb, void *ctx)
         if (m == &ub_st_mod_dll) s->mods_run[4] |= (uint8_t)(1u << s->nmods);
         s->nmods++;
     }
-    fidx_free(s->fidx); /* only the start-up looks names up */
-    s->fidx = NULL;
+    ub_st_names_free(own); /* only the start-up looks names up */
+    s->names = NULL;
     return s;
 }
 
@@ -881,7 +821,7 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
 {
     const ub_view *v = p->v;
     if (!v->pkt || !v->pkt_len || v->kind == UB_KIND_DLLCB) return false;
-    if (!s->hops.mem) {
+    if (!s->hops.name) { /* the table on the first merged-hops packet */
         if (ub_tbl_init(&s->hops, "hop copies", s->cfg.max_channels ? s->cfg.max_channels : 16384, sizeof(hop_ent)) != 0)
             return false;
         ub_st_table(s, UB_TBL_HOPS, &s->hops, "packets seen at several capture points (hop copies)");
@@ -973,8 +913,7 @@ void ub_state_finish(ub_state *s)
 void ub_state_free(ub_state *s)
 {
     if (!s) return;
-    fidx_free(s->fidx);
-    if (s->hops.mem) ub_tbl_free(&s->hops);
+    ub_tbl_free(&s->hops);
     for (unsigned i = 0; i < s->nmods; i++) {
         if (s->mods_def[i]->fini) s->mods_def[i]->fini(s->mods[i]);
         free(s->mods[i]);
