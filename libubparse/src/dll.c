@@ -2,6 +2,7 @@
  * DLLCB body, the flit-record decoders (LINKTYPE_USER0/USER1), PLENGTH arithmetic (R-02), framing
  * for the builder; the raw flit-stream delimiter (LINKTYPE_USER2, §2.9, R-47) is in dll_stream.c. */
 #include "dll_int.h"
+#include "rows.h"
 
 
 /* Reserved byte string (> 64 bits): warning if any byte is non-zero */
@@ -131,7 +132,6 @@ UB_HDR_DEF(dllcb_retry_idle, UB_H_DLLCB_RETRY_IDLE, "dllcb_retry_idle", "retry_i
            "§4.3.3.4.1", FLIT, retry_idle_fields);
 
 /* §4.3.3.4.2 Fig 4-19 — R-05 */
-enum { RREQ_RSVD0, RREQ_RSVD1, RREQ_RCVPTR, RREQ_NUM_PHY_REINIT, RREQ_NUM_RETRY, RREQ_RSVD2 };
 static const ub_field retry_req_fields[] = {
     [RREQ_RSVD0] = UBR(retry_req, rsvd0, 24, 8, "§4.3.3.4.2"),
     [RREQ_RSVD1] = UBR(retry_req, rsvd1, 32, 32, "§4.3.3.4.2, R-05"),
@@ -147,7 +147,6 @@ UB_HDR_DEF(dllcb_retry_req, UB_H_DLLCB_RETRY_REQ, "dllcb_retry_req", "retry_req"
            "§4.3.3.4.2 Fig 4-19", FLIT, retry_req_fields);
 
 /* §4.3.3.4.3 Fig 4-20 — R-06 */
-enum { RACK_RSVD0, RACK_RSVD1, RACK_NUMFREEBUF, RACK_RDPTR, RACK_WRPTR, RACK_RSVD2 };
 static const ub_field retry_ack_fields[] = {
     [RACK_RSVD0] = UBR(retry_ack, rsvd0, 24, 8, "§4.3.3.4.3"),
     [RACK_RSVD1] = UBR(retry_ack, rsvd1, 32, 32, "§4.3.3.4.3, R-06"),
@@ -166,9 +165,6 @@ UB_HDR_DEF(dllcb_retry_ack, UB_H_DLLCB_RETRY_ACK, "dllcb_retry_ack", "retry_ack"
  * VLn = CRD_NUM[6n+5:6n] -> bit offset 48 + 95 - (6n+5) = 138 - 6n. */
 #define CRD_VL(n) UBU(crd_ack, crd_num_vl##n, "CRD_NUM[VL" #n "]", 138 - 6 * (n), 6, UB_BASE_DEC, NULL, \
                       "§4.3.3.5 Fig 4-21", "credits for VL" #n " in CTRL_CREDIT_GRAIN_SIZE units")
-enum { CRD_SD, CRD_RSVD0, CRD_T, CRD_ACK_NUM, CRD_VL0, CRD_VL1, CRD_VL2, CRD_VL3, CRD_VL4, CRD_VL5, CRD_VL6,
-       CRD_VL7, CRD_VL8, CRD_VL9, CRD_VL10, CRD_VL11, CRD_VL12, CRD_VL13, CRD_VL14, CRD_VL15, CRD_RSVD1,
-       CRD_RSVD2 };
 #define CRD_ACK_ROWS(VLROW) \
     [CRD_SD] = UBU(crd_ack, sd, "SD (SEND_DONE)", 24, 1, UB_BASE_DEC, ub_vn_yesno, "§4.3.3.5, R-04", \
                    "T=1 only: last initial-credit Crd_Ack"), \
