@@ -2,7 +2,6 @@
  * DLLCB body, the flit-record decoders (LINKTYPE_USER0/USER1), PLENGTH arithmetic (R-02), framing
  * for the builder; the raw flit-stream delimiter (LINKTYPE_USER2, §2.9, R-47) is in dll_stream.c. */
 #include "dll_int.h"
-#include "rows.h"
 
 
 /* Reserved byte string (> 64 bits): warning if any byte is non-zero */
@@ -55,7 +54,6 @@ UB_HDR_VAR(lph_ns3, UB_H_LPH, UB_V_LPH_NS3, "lph_ns3", "lph", "Link Packet Heade
            LPH_LEN, lph_ns3_fields);
 
 /* ---------------------------------------------------------------- LBH §4.3.2.2.3 Table 4-2, R-01 */
-enum { LBH_CRD, LBH_ACK, LBH_CRD_VL, LBH_RSVD0, LBH_VL, LBH_RSVD1, LBH_CFG };
 static const ub_field lbh_fields[] = {
     [LBH_CRD] = UBB(lbh, crd, "CRD", 0, "§4.3.2.2.3 T4-2, R-01", "1 = returns DATA_CREDIT_GRAIN_SIZE credit of VL CRD_VL"),
     [LBH_ACK] = UBB(lbh, ack, "ACK", 1, "§4.3.2.2.3 T4-2, R-01", "1 = releases DATA_ACK_GRAIN_SIZE flits of the peer Retry Buffer"),
@@ -92,7 +90,6 @@ static const ub_field bcrc_fields[] = {
 UB_HDR_DEF(bcrc, UB_H_BCRC, "bcrc", "bcrc", "Block CRC", "§4.3.2.2.4 Table 4-3", BCRC_LEN, bcrc_fields);
 
 /* ---------------------------------------------------------------- END §4.3.2.3 Table 4-4 */
-enum { END_RSVD0, END_ERROR_FLAG, END_RSVD1 };
 static const ub_field end_fields[] = {
     [END_RSVD0] = UBR(end, rsvd0, 0, 1, "§4.3.2.3 T4-4"),
     [END_ERROR_FLAG] = UBU(end, error_flag, "ERROR_FLAG", 1, 1, UB_BASE_DEC, vn_error_flag, "§4.3.2.3 T4-4, §4.8.3",

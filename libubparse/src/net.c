@@ -209,10 +209,10 @@ UB_HDR_DEF(cci_rsvd, UB_H_CCI_RSVD, "cci_rsvd", "cci", "CCI (reserved mode)", "�
 /* ICRC (§5.3.7, R-15): carried value, computed value, status and the byte order that matched */
 static const ub_vname vn_icrc_order[] = { { 0, "none" }, { 1, "little-endian" }, { 2, "big-endian" }, { 0, NULL } };
 static const ub_field icrc_fields[] = {
-    UBU(icrc, icrc, "ICRC", 0, 32, UB_BASE_HEX, NULL, "§5.3.7", "carried value, bytes as sent"),
-    UBF(icrc, computed, "ICRC computed", 0, 32, UB_FT_UINT, UB_BASE_HEX, UB_FF_AUX, NULL, "§5.3.7", "crc32 of the masked packet"),
-    UBF(icrc, status, "ICRC status", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_STATUS, ub_vn_cksum_status, "§5.3.7", ""),
-    UBF(icrc, byte_order, "ICRC byte order", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_VARIANT, vn_icrc_order, "R-15",
+    [ICRC_ICRC] = UBU(icrc, icrc, "ICRC", 0, 32, UB_BASE_HEX, NULL, "§5.3.7", "carried value, bytes as sent"),
+    [ICRC_COMPUTED] = UBF(icrc, computed, "ICRC computed", 0, 32, UB_FT_UINT, UB_BASE_HEX, UB_FF_AUX, NULL, "§5.3.7", "crc32 of the masked packet"),
+    [ICRC_STATUS] = UBF(icrc, status, "ICRC status", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_STATUS, ub_vn_cksum_status, "§5.3.7", ""),
+    [ICRC_ORDER] = UBF(icrc, byte_order, "ICRC byte order", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_VARIANT, vn_icrc_order, "R-15",
         "which byte order matched"),
 };
 UB_HDR_DEF(icrc, UB_H_ICRC, "icrc", "icrc", "Invariant CRC", "§5.3.7", 4, icrc_fields);
@@ -254,12 +254,12 @@ UB_HDR_VAR(rtph_ns3, UB_H_RTPH, UB_V_RTPH_NS3, "rtph_ns3", "rtph", "Reliable Tra
 
 /* §6.2.1 Fig 6-9 */
 static const ub_field utph_fields[] = {
-    UBB(utph, last, "TPOpcode[7] (Last)", 0, "§6.2.1", "last TP packet of the operation"),
-    UBU(utph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1", "0 = unreliable TP packet"),
-    UBU(utph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
-    UBU(utph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", ""),
-    UBU(utph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1", ""),
-    UBF(utph, rsvd0, "Reserved", 16, 112, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.1 Fig 6-9", "reserved"),
+    [UTPH_LAST] = UBB(utph, last, "TPOpcode[7] (Last)", 0, "§6.2.1", "last TP packet of the operation"),
+    [UTPH_OP] = UBU(utph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1", "0 = unreliable TP packet"),
+    [UTPH_VER] = UBU(utph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
+    [UTPH_PAD] = UBU(utph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", ""),
+    [UTPH_NLP] = UBU(utph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1", ""),
+    [UTPH_RSVD] = UBF(utph, rsvd0, "Reserved", 16, 112, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.1 Fig 6-9", "reserved"),
 };
 UB_HDR_DEF(utph, UB_H_UTPH, "utph", "utph", "Unreliable Transport Header", "§6.2.1 Fig 6-9", 16, utph_fields);
 
@@ -312,7 +312,6 @@ UB_HDR_DEF(cetph_cnp, UB_H_CETPH_CNP, "cetph_cnp", "cetph", "Congestion Extended
            cetph_cnp_fields);
 
 /* §6.2.3 Fig 6-14, Table 6-6; bitmap bit order R-18 (see ub_opts.bitmap_order) */
-enum { SAE_RSVD, SAE_SIZE, SAE_MAXRCV, SAE_BITMAP };
 static const ub_vname vn_bitmapsize[] = { { 0, "64 bits" }, { 1, "128 bits" }, { 2, "256 bits" }, { 3, "512 bits" },
                                           { 4, "1024 bits" }, { 0, NULL } };
 static const ub_field saetph_fields[] = {
@@ -330,28 +329,27 @@ UB_HDR_DEF(tppad, UB_H_TPPAD, "tppad", "tppad", "TP padding", "Table 6-2", 0, tp
 
 /* ================================================================ UPIH / EIDH / CIPH / ICV */
 static const ub_field upih16_fields[] = {
-    UBR(upih, rsvd0, 0, 1, "B.3 Fig B-14"),
-    UBU(upih, upi, "UPI", 1, 15, UB_BASE_HEX, NULL, "B.3 T B-2", "0x7FFF = UBFM"),
+    [UPIH_RSVD] = UBR(upih, rsvd0, 0, 1, "B.3 Fig B-14"),
+    [UPIH_UPI] = UBU(upih, upi, "UPI", 1, 15, UB_BASE_HEX, NULL, "B.3 T B-2", "0x7FFF = UBFM"),
 };
 UB_HDR_DEF(upih16, UB_H_UPIH16, "upih16", "upih", "UPI Header (16-bit)", "App. B.3 Fig B-14", 2, upih16_fields);
 static const ub_field upih32_fields[] = {
-    UBR(upih, rsvd0, 0, 8, "B.3 Fig B-13"),
-    UBU(upih, upi, "UPI", 8, 24, UB_BASE_HEX, NULL, "B.3 T B-2", ""),
+    [UPIH_RSVD] = UBR(upih, rsvd0, 0, 8, "B.3 Fig B-13"),
+    [UPIH_UPI] = UBU(upih, upi, "UPI", 8, 24, UB_BASE_HEX, NULL, "B.3 T B-2", ""),
 };
 UB_HDR_DEF(upih32, UB_H_UPIH32, "upih32", "upih", "UPI Header (32-bit)", "App. B.3 Fig B-13", 4, upih32_fields);
 static const ub_field eidh40_fields[] = {
-    UBU(eidh, seid, "SEID", 0, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "source EID (compact)"),
-    UBU(eidh, deid, "DEID", 20, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "destination EID (compact)"),
+    [EIDH_SEID] = UBU(eidh, seid, "SEID", 0, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "source EID (compact)"),
+    [EIDH_DEID] = UBU(eidh, deid, "DEID", 20, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "destination EID (compact)"),
 };
 UB_HDR_DEF(eidh40, UB_H_EIDH40, "eidh40", "eidh", "EID Header (20-bit EIDs)", "App. B.4 Fig B-16", 5, eidh40_fields);
 static const ub_field eidh256_fields[] = {
-    UBF(eidh, seid, "SEID", 0, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "source EID (128-bit)"),
-    UBF(eidh, deid, "DEID", 128, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "destination EID (128-bit)"),
+    [EIDH_SEID] = UBF(eidh, seid, "SEID", 0, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "source EID (128-bit)"),
+    [EIDH_DEID] = UBF(eidh, deid, "DEID", 128, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "destination EID (128-bit)"),
 };
 UB_HDR_DEF(eidh256, UB_H_EIDH256, "eidh256", "eidh", "EID Header (128-bit EIDs)", "App. B.4 Fig B-15", 32, eidh256_fields);
 
 /* §11.5.2.3, R-21: CIP ID B0-1, SN B2-5, NLP B6 b7:4, reserved rest (8 bytes) */
-enum { CIPH_ID, CIPH_SN, CIPH_NLP, CIPH_RSVD };
 static const ub_vname vn_ciph_nlp[] = { { 0, "UPIH32 + EIDH256 + TAH" }, { 1, "UPIH16 + EIDH40 + TAH" }, { 2, "TAH" }, { 0, NULL } };
 static const ub_field ciph_fields[] = {
     [CIPH_ID] = UBU(ciph, cip_id, "CIP ID", 0, 16, UB_BASE_HEX, NULL, "§11.5.2.3, R-21", "CIP policy index"),

@@ -32,9 +32,7 @@ UB_INLINE void ub_sb_chr(ub_sbuf *s, char c)
     if (s->w + 1 < s->n) s->b[s->w] = c;
     s->w++;
 }
-/* digits of v at t: decimal, or lower-case hex zero-padded to at least `width` (at most 32); their count */
-size_t ub_u64_dec(char t[20], uint64_t v);
-size_t ub_u64_hex(char t[32], uint64_t v, unsigned width);
+/* ub_u64_dec, ub_u64_hex: ubparse.h */
 UB_INLINE void ub_sb_u64(ub_sbuf *s, uint64_t v)
 {
     if (__builtin_expect(s->w + 20 < s->n, 1)) {
@@ -63,9 +61,5 @@ UB_INLINE size_t ub_sb_end(ub_sbuf *s)
 /* value of row `row` of layer l (a rows.h index of l's table; 0 without l: ub_lget), the row itself */
 #define UB_RV(l, row) ub_lget((l), (row))
 #define UB_RF(l, row) (&(l)->hdr->fields[(row)])
-
-/* hdrsum.c: the key list of header id ("!tpopcode psn srctpn>dsttpn", NULL if none) and the row of each
- * name in it, in order */
-const char *ub_hdr_keys(unsigned id, const uint8_t **rows);
 
 #endif

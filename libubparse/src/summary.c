@@ -36,8 +36,9 @@ size_t ub_u64_dec(char t[20], uint64_t v)
                                       10000000000000ull, 100000000000000ull, 1000000000000000ull,
                                       10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
                                       10000000000000000000ull };
-    size_t k = 1;
-    while (k < 20 && v >= p10[k]) k++;
+    size_t k = (size_t)(64 - __builtin_clzll(v | 1)) * 1233u >> 12; /* log10 of 2^bits, rounded down */
+    k += v >= p10[k];                                                   /* the digits of v, at least 1 */
+    k += !k;
     char *p = t + k;
     while (v >= 100) {
         unsigned q = (unsigned)(v % 100u);
@@ -50,13 +51,32 @@ size_t ub_u64_dec(char t[20], uint64_t v)
     return k;
 }
 
+/* "00" .. "ff": the two digits of each byte value */
+static const char hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 size_t ub_u64_hex(char t[32], uint64_t v, unsigned width)
 {
     size_t k = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, n = width > k ? (width > 32 ? 32 : width) : k;
     char *p = t + n;
-    for (size_t i = 0; i < k; i++, v >>= 4) *--p = "0123456789abcdef"[v & 15u];
-    while (p > t) *--p = '0';
+    for (k = n; k >= 2; k -= 2, v >>= 8) { /* two digits a step, from the last; the padding zeros too */
+        p -= 2;
+        memcpy(p, hex2 + 2 * (v & 255u), 2);
+    }
+    if (k) *--p = hex2[2 * (v & 15u) + 1];
     return n;
+}
+
+void ub_hex_bytes(char *t, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) memcpy(t + 2 * i, hex2 + 2 * p[i], 2);
 }
 
 uint64_t ub_fv(const ub_layer *l, const char *short_name)
