@@ -31,6 +31,7 @@ static const row_case row_cases[] = {
     R(RTPH_LAST, "last", UB_H_RTPH), R(RTPH_OP, "tpopcode", UB_H_RTPH), R(RTPH_SRC, "srctpn", UB_H_RTPH),
     R(RTPH_DST, "dsttpn", UB_H_RTPH), R(RTPH_PSN, "psn", UB_H_RTPH), R(RTPH_RSPST, "rspst", UB_H_RTPH),
     R(CTPH_OP, "tpopcode", UB_H_CTPH), R(SH_HOPS, "hops", UB_H_SCANHDR), R(SH_STEP, "step", UB_H_SCANHDR),
+    R(SH_TYPE, "type", UB_H_SCANHDR), R(SH_FPATH, "forward_path", UB_H_SCANHDR), R(0, "return_path", UB_H_SCAN_RPATH),
     R(SQ_CMD, "cmd", UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP), R(SQ_OPCODE, "opcode", UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP),
     R(SQ_MSN, "msn", UB_H_SCANPDU_REQ, UB_H_SCANPDU_RSP),
     R(BT_OP, "taopcode", UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT), R(BT_TASSN, "ini_tassn", UB_H_BTAH, UB_H_BTAH_C, UB_H_BTAH_ALT),

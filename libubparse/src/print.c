@@ -6,8 +6,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#define fv ub_fv
-
 /* ---------------------------------------------------------------- verbose tree */
 /* The tree's text goes through a buffer written with one fwrite when full and at the end (no printf
  * per field): the bytes of the fprintf calls it stands for. */
@@ -121,10 +119,9 @@ static void print_path(tout *o, const ub_view *v, unsigned li, int indent)
     while (hi >= 0 && v->layer[hi].hdr->id != UB_H_SCANHDR) hi--;
     if (hi < 0) return;
     const ub_layer *h = &v->layer[hi];
-    unsigned hops = (unsigned)fv(h, "hops"), type = (unsigned)fv(h, "type");
+    unsigned hops = (unsigned)ub_lget(h, SH_HOPS), type = (unsigned)ub_lget(h, SH_TYPE);
     unsigned w = type == 0 ? 4 : type == 1 ? 8 : type == 2 ? 16 : 0;
-    const ub_field *pf = &l->hdr->fields[l->hdr->id == UB_H_SCANHDR ? ub_field_index(l->hdr, "forward_path")
-                                                                       : ub_field_index(l->hdr, "return_path")];
+    const ub_field *pf = &l->hdr->fields[l->hdr->id == UB_H_SCANHDR ? SH_FPATH : 0]; /* scan_rpath: one row */
     ub_val pv;
     if (!w || hops == 0 || ub_field_value(l, pf, &pv) != 0) return;
     if ((uint64_t)4 * ((hops * w + 31) / 32) > pv.nbytes) return;

@@ -10,8 +10,6 @@
 /* a bounded output buffer: w counts every byte asked for (snprintf style), at most n - 1 are written */
 typedef struct ub_sbuf { char *b; size_t n, w; } ub_sbuf;
 void ub_sb(ub_sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* value of the row `short_name` of layer l (0 if l or the row is absent) */
-uint64_t ub_fv(const ub_layer *l, const char *short_name);
 
 /* The appenders of the per-packet summary (no format string to parse): the text they add is that of
  * ub_sb with "%s", "%" PRIu64, "%0*" PRIx64. They do not terminate the buffer: ub_sb_end does, once. */

@@ -79,13 +79,6 @@ void ub_hex_bytes(char *t, const uint8_t *p, size_t n)
     for (size_t i = 0; i < n; i++) memcpy(t + 2 * i, hex2 + 2 * p[i], 2);
 }
 
-uint64_t ub_fv(const ub_layer *l, const char *short_name)
-{
-    if (!l) return 0;
-    int i = ub_field_index(l->hdr, short_name);
-    return i < 0 ? 0 : ub_lget(l, (unsigned)i);
-}
-
 /* the directives of ub_sb: %s %d %u %x with '0', a width or '*', and l / ll (PRIu64, PRIx64) */
 static bool sb_simple(const char *fmt)
 {
