@@ -42,7 +42,6 @@ void ubx_sb_occ(void *ctx, const char *s)
 }
 
 /* ------------------------------------------------------------------ one value's text */
-static const char hexd[] = "0123456789abcdef";
 
 /* "0x" and `digits` hex digits of u, more when u needs them (never cut a value, as %0*x), terminated */
 static size_t put_hex_ws(char *buf, uint64_t u, unsigned digits)
@@ -71,14 +70,11 @@ unsigned ubx_ws_hex_digits(const ub_field *fd)
 size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)
 {
     if (fd->type == UB_FT_GUID_WS) { /* wire order, not R-34's canonical GUID */
-        size_t k = 0;
-        if (n) buf[0] = '\0';
-        for (uint32_t i = 0; i < v->nbytes && k + 3 <= n; i++) {
-            buf[k++] = hexd[v->bytes[i] >> 4];
-            buf[k++] = hexd[v->bytes[i] & 15];
-            buf[k] = '\0';
-        }
-        return k;
+        if (!n) return 0;
+        size_t nb = v->nbytes < (n - 1) / 2 ? v->nbytes : (n - 1) / 2; /* the bytes whose digits fit */
+        ub_hex_bytes(buf, v->bytes, nb);
+        buf[2 * nb] = '\0';
+        return 2 * nb;
     }
     uint64_t u = v->u;
     if ((fd->type != UB_FT_UINT && fd->type != UB_FT_BOOL) || (fd->flags & UB_FF_SIGNED)) return 0;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Row indexes of the header tables that code outside the table's own file reads by index (the one-line
- * summaries summary.c / neigh_print.c, the header one-liners hdrsum.c). Each enum is the one its table
+ * summaries summary.c / neigh_print.c, the header one-liners hdrsum.c, print.c). Each enum is the one its table
  * is written with: the table (file named) is a designated-initializer array indexed by it, [IP4_SRC] =
  * UBF(ipv4, src, ...), so a row cannot move without its index. A profile's table of the same id has the
- * same rows at the same indexes (UB_HDR_VAR). test_sumfmt checks each enum the summaries read against
- * ub_field_index of every table of its header. */
+ * same rows at the same indexes (UB_HDR_VAR). test_sumfmt checks each index read outside the table's file
+ * against ub_field_index of every table of its header, and that each enum ends where its tables do. */
 #ifndef UB_ROWS_H
 #define UB_ROWS_H
 
