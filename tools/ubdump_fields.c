@@ -42,42 +42,21 @@ void ubx_sb_occ(void *ctx, const char *s)
 }
 
 /* ------------------------------------------------------------------ one value's text */
-static const char hexd[] = "0123456789abcdef";
 
-/* "00" .. "ff": the two digits of each byte value */
-static const char hex2[513] =
-    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-
-/* "0x" and `digits` hex digits of u, more when u needs them (never cut a value, as %0*x) */
+/* "0x" and `digits` hex digits of u, more when u needs them (never cut a value, as %0*x), terminated */
 static size_t put_hex_ws(char *buf, uint64_t u, unsigned digits)
 {
-    while (digits < 16 && (u >> (4 * digits))) digits++;
     buf[0] = '0';
     buf[1] = 'x';
-    char *e = buf + 2 + digits;
-    *e = '\0';
-    unsigned d = digits;
-    for (; d >= 2; d -= 2, u >>= 8) { /* two digits a step, from the last */
-        e -= 2;
-        memcpy(e, hex2 + 2 * (u & 255), 2);
-    }
-    if (d) *--e = hexd[u & 15];
-    return digits + 2;
+    size_t k = 2 + ub_u64_hex(buf + 2, u, digits);
+    buf[k] = '\0';
+    return k;
 }
 
-/* the decimal digits of u, written from the last (no reversal pass) */
+/* the decimal digits of u, terminated */
 static size_t put_dec(char *buf, uint64_t u)
 {
-    size_t k = 1;
-    for (uint64_t t = u; t >= 10; t /= 10) k++;
-    for (size_t i = k; i-- > 0; u /= 10) buf[i] = (char)('0' + u % 10);
+    size_t k = ub_u64_dec(buf, u);
     buf[k] = '\0';
     return k;
 }
@@ -91,14 +70,11 @@ unsigned ubx_ws_hex_digits(const ub_field *fd)
 size_t ubx_value_ws(const ub_field *fd, const ub_val *v, char *buf, size_t n)
 {
     if (fd->type == UB_FT_GUID_WS) { /* wire order, not R-34's canonical GUID */
-        size_t k = 0;
-        if (n) buf[0] = '\0';
-        for (uint32_t i = 0; i < v->nbytes && k + 3 <= n; i++) {
-            buf[k++] = hexd[v->bytes[i] >> 4];
-            buf[k++] = hexd[v->bytes[i] & 15];
-            buf[k] = '\0';
-        }
-        return k;
+        if (!n) return 0;
+        size_t nb = v->nbytes < (n - 1) / 2 ? v->nbytes : (n - 1) / 2; /* the bytes whose digits fit */
+        ub_hex_bytes(buf, v->bytes, nb);
+        buf[2 * nb] = '\0';
+        return 2 * nb;
     }
     uint64_t u = v->u;
     if ((fd->type != UB_FT_UINT && fd->type != UB_FT_BOOL) || (fd->flags & UB_FF_SIGNED)) return 0;
@@ -233,7 +209,7 @@ void ubx_sb_hex(ubx_sbuf *b, const uint8_t *p, size_t n)
     size_t k = 2 * n; /* every byte, as tshark: no cut however long the value */
     if (!sb_reserve(b, k)) return;
     char *w = b->p + b->n;
-    for (size_t i = 0; i < n; i++) memcpy(w + 2 * i, hex2 + 2 * p[i], 2);
+    ub_hex_bytes(w, p, n);
     b->n += k;
     b->p[b->n] = '\0';
 }
@@ -319,8 +295,8 @@ bool ubx_fset_line(const ubx_fset *s, const ub_view *v, ubx_lbuf *lb, const ubx_
         }
     }
     /* a value: a separator, quote, at most 20 decimal digits and their NUL, quote; the line end */
-    if (lb->n + (size_t)n * 24 + 1 > sizeof lb->p) ubx_lb_flush(lb);
-    char *w = lb->p + lb->n;
+    if (lb->o.n + (size_t)n * 24 + 1 > sizeof lb->p) ubx_lb_flush(lb);
+    char *w = lb->p + lb->o.n;
     for (unsigned i = 0; i < n; i++) {
         if (i) *w++ = c->sep;
         if (!(seen >> i & 1)) continue; /* absent: empty, even with quote= */
@@ -329,36 +305,16 @@ bool ubx_fset_line(const ubx_fset *s, const ub_view *v, ubx_lbuf *lb, const ubx_
         if (c->quote) *w++ = c->quote;
     }
     *w++ = '\n';
-    lb->n = (size_t)(w - lb->p);
-    if (lb->each || lb->n > sizeof lb->p - 4096) ubx_lb_flush(lb);
+    lb->o.n = (size_t)(w - lb->p);
+    if (lb->each || lb->o.n > sizeof lb->p - 4096) ubx_lb_flush(lb);
     return true;
 }
 
 /* ------------------------------------------------------------------ the lines */
 void ubx_lb_init(ubx_lbuf *lb, FILE *f, bool each_line)
 {
-    lb->n = 0;
-    lb->f = f;
+    lb->o = (ub_obuf){ f, lb->p, 0, sizeof lb->p };
     lb->each = each_line;
-}
-
-void ubx_lb_flush(ubx_lbuf *lb)
-{
-    if (lb->n) fwrite(lb->p, 1, lb->n, lb->f);
-    lb->n = 0;
-}
-
-void ubx_lb_put(ubx_lbuf *lb, const char *s, size_t n)
-{
-    if (lb->n + n > sizeof lb->p) {
-        ubx_lb_flush(lb);
-        if (n > sizeof lb->p) {
-            fwrite(s, 1, n, lb->f);
-            return;
-        }
-    }
-    memcpy(lb->p + lb->n, s, n);
-    lb->n += n;
 }
 
 #define lb_putc ubx_lb_putc
@@ -366,7 +322,7 @@ void ubx_lb_put(ubx_lbuf *lb, const char *s, size_t n)
 void ubx_lb_endline(ubx_lbuf *lb)
 {
     lb_putc(lb, '\n');
-    if (lb->each || lb->n > sizeof lb->p - 4096) ubx_lb_flush(lb);
+    if (lb->each || lb->o.n > sizeof lb->p - 4096) ubx_lb_flush(lb);
 }
 
 /* one occurrence, escaped: \n \r \t as tshark; a quote character inside a quoted value doubled (RFC 4180) */
@@ -395,8 +351,8 @@ static void csv_any(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len
 static inline void lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size_t len, bool dirty)
 {
     if (!len) return; /* tshark: an absent field is empty, even with quote= */
-    if (!dirty && c->occurrence == 'a' && lb->n + len + 2 <= sizeof lb->p) { /* digits, occurrences joined */
-        char *w = lb->p + lb->n;
+    if (!dirty && c->occurrence == 'a' && lb->o.n + len + 2 <= sizeof lb->p) { /* digits, occurrences joined */
+        char *w = lb->p + lb->o.n;
         if (c->quote) *w++ = c->quote;
         if (len < 32) { /* short: a byte loop beats the calls */
             for (size_t i = 0; i < len; i++) *w++ = vals[i] == UBX_OCC_SEP ? c->agg : vals[i];
@@ -412,11 +368,11 @@ static inline void lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size
             }
         }
         if (c->quote) *w++ = c->quote;
-        lb->n = (size_t)(w - lb->p);
+        lb->o.n = (size_t)(w - lb->p);
         return;
     }
-    if (c->occurrence == 'a' && lb->n + 2 * len + 2 <= sizeof lb->p) { /* all occurrences: one pass, in place */
-        char *w = lb->p + lb->n;
+    if (c->occurrence == 'a' && lb->o.n + 2 * len + 2 <= sizeof lb->p) { /* all occurrences: one pass, in place */
+        char *w = lb->p + lb->o.n;
         if (c->quote) *w++ = c->quote;
         for (size_t i = 0; i < len; i++) {
             char ch = vals[i];
@@ -431,7 +387,7 @@ static inline void lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size
             }
         }
         if (c->quote) *w++ = c->quote;
-        lb->n = (size_t)(w - lb->p);
+        lb->o.n = (size_t)(w - lb->p);
         return;
     }
     csv_any(lb, c, vals, len);

@@ -90,19 +90,18 @@ bool ubx_fset_line(const ubx_fset *s, const ub_view *v, struct ubx_lbuf *lb, con
 /* the output lines, built here and given to stdio in pieces of up to 64 KiB (each_line: every line
  * at once, for -l and for scripts that print between the lines) */
 typedef struct ubx_lbuf {
-    size_t n;
-    FILE *f;
+    ub_obuf o; /* over p */
     bool each;
     char p[1 << 16];
 } ubx_lbuf;
 void ubx_lb_init(ubx_lbuf *lb, FILE *f, bool each_line);
-void ubx_lb_put(ubx_lbuf *lb, const char *s, size_t n);
+static inline void ubx_lb_put(ubx_lbuf *lb, const char *s, size_t n) { ub_obuf_put(&lb->o, s, n); }
 void ubx_lb_endline(ubx_lbuf *lb); /* '\n' */
-void ubx_lb_flush(ubx_lbuf *lb);
+static inline void ubx_lb_flush(ubx_lbuf *lb) { ub_obuf_flush(&lb->o); }
 static inline void ubx_lb_putc(ubx_lbuf *lb, char c)
 {
-    if (lb->n == sizeof lb->p) ubx_lb_flush(lb);
-    lb->p[lb->n++] = c;
+    if (lb->o.n == sizeof lb->p) ubx_lb_flush(lb);
+    lb->p[lb->o.n++] = c;
 }
 /* one line: the values of fb[0..n) separated by the -E separator, and its end; each value the
  * occurrences (joined by the aggregator or cut to the first / last), quoted, escaped as tshark's */

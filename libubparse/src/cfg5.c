@@ -2,6 +2,7 @@
  * PDUs behind it (DHCPv4/v6 with IP+UDP, IP notify, ULAP, NPIC, LLDP and user-defined protocols).
  * GUIDs here are plain big-endian (UB_FT_GUID; R-43 order Protocol, DGUID, SGUID). */
 #include "internal.h"
+#include "rows.h"
 
 
 
@@ -36,7 +37,6 @@ static const ub_vname vn_npi_perm[] = { { 0, "high" }, { 1, "low" }, { 0, NULL }
 
 /* ---------------------------------------------------------------- tables */
 #define SP_NCTL "App. F Table F-1, R-43"
-enum { NCTL_PROTOCOL, NCTL_DGUID, NCTL_SGUID, NCTL_DGUID_KIND };
 static const ub_field f_nctl[] = {
     [NCTL_PROTOCOL] = UBU(nctl, protocol, "Protocol", 0, 16, UB_BASE_HEX, vn_nctl_protocol, SP_NCTL ", Table F-2",
                           "management protocol of the PDU"),

@@ -54,7 +54,6 @@ UB_HDR_VAR(lph_ns3, UB_H_LPH, UB_V_LPH_NS3, "lph_ns3", "lph", "Link Packet Heade
            LPH_LEN, lph_ns3_fields);
 
 /* ---------------------------------------------------------------- LBH §4.3.2.2.3 Table 4-2, R-01 */
-enum { LBH_CRD, LBH_ACK, LBH_CRD_VL, LBH_RSVD0, LBH_VL, LBH_RSVD1, LBH_CFG };
 static const ub_field lbh_fields[] = {
     [LBH_CRD] = UBB(lbh, crd, "CRD", 0, "§4.3.2.2.3 T4-2, R-01", "1 = returns DATA_CREDIT_GRAIN_SIZE credit of VL CRD_VL"),
     [LBH_ACK] = UBB(lbh, ack, "ACK", 1, "§4.3.2.2.3 T4-2, R-01", "1 = releases DATA_ACK_GRAIN_SIZE flits of the peer Retry Buffer"),
@@ -91,7 +90,6 @@ static const ub_field bcrc_fields[] = {
 UB_HDR_DEF(bcrc, UB_H_BCRC, "bcrc", "bcrc", "Block CRC", "§4.3.2.2.4 Table 4-3", BCRC_LEN, bcrc_fields);
 
 /* ---------------------------------------------------------------- END §4.3.2.3 Table 4-4 */
-enum { END_RSVD0, END_ERROR_FLAG, END_RSVD1 };
 static const ub_field end_fields[] = {
     [END_RSVD0] = UBR(end, rsvd0, 0, 1, "§4.3.2.3 T4-4"),
     [END_ERROR_FLAG] = UBU(end, error_flag, "ERROR_FLAG", 1, 1, UB_BASE_DEC, vn_error_flag, "§4.3.2.3 T4-4, §4.8.3",
@@ -131,7 +129,6 @@ UB_HDR_DEF(dllcb_retry_idle, UB_H_DLLCB_RETRY_IDLE, "dllcb_retry_idle", "retry_i
            "§4.3.3.4.1", FLIT, retry_idle_fields);
 
 /* §4.3.3.4.2 Fig 4-19 — R-05 */
-enum { RREQ_RSVD0, RREQ_RSVD1, RREQ_RCVPTR, RREQ_NUM_PHY_REINIT, RREQ_NUM_RETRY, RREQ_RSVD2 };
 static const ub_field retry_req_fields[] = {
     [RREQ_RSVD0] = UBR(retry_req, rsvd0, 24, 8, "§4.3.3.4.2"),
     [RREQ_RSVD1] = UBR(retry_req, rsvd1, 32, 32, "§4.3.3.4.2, R-05"),
@@ -147,7 +144,6 @@ UB_HDR_DEF(dllcb_retry_req, UB_H_DLLCB_RETRY_REQ, "dllcb_retry_req", "retry_req"
            "§4.3.3.4.2 Fig 4-19", FLIT, retry_req_fields);
 
 /* §4.3.3.4.3 Fig 4-20 — R-06 */
-enum { RACK_RSVD0, RACK_RSVD1, RACK_NUMFREEBUF, RACK_RDPTR, RACK_WRPTR, RACK_RSVD2 };
 static const ub_field retry_ack_fields[] = {
     [RACK_RSVD0] = UBR(retry_ack, rsvd0, 24, 8, "§4.3.3.4.3"),
     [RACK_RSVD1] = UBR(retry_ack, rsvd1, 32, 32, "§4.3.3.4.3, R-06"),
@@ -166,9 +162,6 @@ UB_HDR_DEF(dllcb_retry_ack, UB_H_DLLCB_RETRY_ACK, "dllcb_retry_ack", "retry_ack"
  * VLn = CRD_NUM[6n+5:6n] -> bit offset 48 + 95 - (6n+5) = 138 - 6n. */
 #define CRD_VL(n) UBU(crd_ack, crd_num_vl##n, "CRD_NUM[VL" #n "]", 138 - 6 * (n), 6, UB_BASE_DEC, NULL, \
                       "§4.3.3.5 Fig 4-21", "credits for VL" #n " in CTRL_CREDIT_GRAIN_SIZE units")
-enum { CRD_SD, CRD_RSVD0, CRD_T, CRD_ACK_NUM, CRD_VL0, CRD_VL1, CRD_VL2, CRD_VL3, CRD_VL4, CRD_VL5, CRD_VL6,
-       CRD_VL7, CRD_VL8, CRD_VL9, CRD_VL10, CRD_VL11, CRD_VL12, CRD_VL13, CRD_VL14, CRD_VL15, CRD_RSVD1,
-       CRD_RSVD2 };
 #define CRD_ACK_ROWS(VLROW) \
     [CRD_SD] = UBU(crd_ack, sd, "SD (SEND_DONE)", 24, 1, UB_BASE_DEC, ub_vn_yesno, "§4.3.3.5, R-04", \
                    "T=1 only: last initial-credit Crd_Ack"), \

@@ -17,11 +17,7 @@
 
 extern const ub_hdr ub_hdr_lph, ub_hdr_lch, ub_hdr_bcrc; /* dll.c */
 
-/* row indexes of the LPH (§4.3.2.2.2 Table 4-1, R-01), LCH (§4.3.3.1 Table 4-5) and BCRC (Table 4-3) tables */
-enum { LPH_CRD, LPH_ACK, LPH_CRD_VL, LPH_RSVD0, LPH_VL, LPH_RSVD1, LPH_CFG, LPH_RT, LPH_PLENGTH,
-       LPH_PLENGTH_BLOCKS, LPH_PLENGTH_FLITS, LPH_PLENGTH_TAIL };
-enum { LCH_FIXED0, LCH_CLENGTH, LCH_FIXED, LCH_CFG, LCH_CTRL, LCH_SUB_CTRL };
-enum { BCRC_RSVD0, BCRC_ERROR_FLAG, BCRC_CRC30, BCRC_COMPUTED, BCRC_STATUS };
+#include "rows.h" /* row indexes of the LPH, LCH and BCRC tables (and every table read by index) */
 
 /* A layer that is not pushed: lets decoders look at bytes through a table before committing. */
 static inline ub_layer peek_layer(const ub_hdr *h, const uint8_t *p, uint32_t len)

@@ -1,56 +1,55 @@
 /* Header one-liners and protocol names (Wireshark tree items and Protocol column; ubdump -V may
  * use the same text): "Reliable Transport Header, RTP data, PSN 17, TPN 0x101→0x202".
  *
- * The key fields of each header are listed once, here, by their schema short names (the rows come
- * from the header's own table, so profile tables and truncated layers are handled by
- * ub_field_value). Token syntax:
- *   f       "<Name> <value>"                     (hex fields as 0x.., minimal digits)
- *   !f      the value's name only, e.g. "Write"  (falls back to "<Name> <value>")
- *   a>b     "<common name> va→vb" when the names are prefix + shared suffix (SrcTPN/DstTPN -> "TPN"),
- *           else "<NameA> va → <NameB> vb" (SCNA/DCNA)                                                        */
+ * The key fields of each header are listed once, here, by the row enums of the header's own table
+ * (rows.h; profile tables and truncated layers are handled by ub_field_value). Each key:
+ *   f          "<Name> <value>"                     (hex fields as 0x.., minimal digits)
+ *   NM(f)      the value's name only, e.g. "Write"  (falls back to "<Name> <value>")
+ *   PAIR(a, b) "<common name> va→vb" when the names are prefix + shared suffix (SrcTPN/DstTPN -> "TPN"),
+ *              else "<NameA> va → <NameB> vb" (SCNA/DCNA)                                                    */
 #include "internal.h"
 #include "sumfmt.h"
 
 #include <stdio.h>
 
-/* the key list of a header and the row of each name in it, in order (constant: a profile's table has the
- * same rows at the same indexes; test_sumfmt checks them against ub_field_index) */
-typedef struct { const char *keys; uint8_t rows[4]; } hdr_keys;
+/* the key rows of each header, in order (a profile's table has the same rows at the same indexes) */
+enum { K_NAME = 0x80, K_PAIR = 0x40, K_ROW = 0x3f };
+#define NM(r) (K_NAME | (r))
+#define PAIR(a, b) (K_PAIR | (a)), (b)
+typedef struct { uint8_t n, k[4]; } hdr_keys;
+#define KEYS(...) { sizeof((const uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ } }
 
 static const hdr_keys key_table[UB_H__COUNT] = {
     /* data link (§4) */
-    [UB_H_LPH] = { "cfg vl", { 6, 4 } }, [UB_H_LBH] = { "cfg vl", { 6, 4 } }, [UB_H_LCH] = { "ctrl sub_ctrl", { 4, 5 } },
-    [UB_H_BCRC] = { "crc30 !status", { 2, 4 } }, [UB_H_END] = { "error_flag", { 1 } },
-    [UB_H_DLLCB_CRD_ACK] = { "t sd ack_num", { 2, 0, 3 } }, [UB_H_DLLCB_RETRY_REQ] = { "rcvptr num_retry", { 2, 4 } },
-    [UB_H_DLLCB_RETRY_ACK] = { "rdptr wrptr", { 3, 4 } },
+    [UB_H_LPH] = KEYS(LPH_CFG, LPH_VL), [UB_H_LBH] = KEYS(LBH_CFG, LBH_VL), [UB_H_LCH] = KEYS(LCH_CTRL, LCH_SUB_CTRL),
+    [UB_H_BCRC] = KEYS(BCRC_CRC30, NM(BCRC_STATUS)), [UB_H_END] = KEYS(END_ERROR_FLAG),
+    [UB_H_DLLCB_CRD_ACK] = KEYS(CRD_T, CRD_SD, CRD_ACK_NUM), [UB_H_DLLCB_RETRY_REQ] = KEYS(RREQ_RCVPTR, RREQ_NUM_RETRY),
+    [UB_H_DLLCB_RETRY_ACK] = KEYS(RACK_RDPTR, RACK_WRPTR),
     /* capture encapsulations */
-    [UB_H_IPV4] = { "src>dst", { 13, 14 } }, [UB_H_IPV6] = { "src>dst", { 6, 7 } }, [UB_H_UDP] = { "srcport>dstport", { 0, 1 } },
+    [UB_H_IPV4] = KEYS(PAIR(IP4_SRC, IP4_DST)), [UB_H_IPV6] = KEYS(PAIR(IP6_SRC, IP6_DST)),
+    [UB_H_UDP] = KEYS(PAIR(UDP_SPORT, UDP_DPORT)),
     /* network (§5) */
-    [UB_H_NTH16] = { "scna>dcna", { 0, 1 } }, [UB_H_NTH24] = { "scna>dcna", { 0, 1 } }, [UB_H_ICRC] = { "icrc !status", { 0, 2 } },
+    [UB_H_NTH16] = KEYS(PAIR(NTH16_SCNA, NTH16_DCNA)), [UB_H_NTH24] = KEYS(PAIR(NTH24_SCNA, NTH24_DCNA)),
+    [UB_H_ICRC] = KEYS(ICRC_ICRC, NM(ICRC_STATUS)),
     /* transport (§6) */
-    [UB_H_RTPH] = { "!tpopcode psn srctpn>dsttpn", { 1, 10, 5, 6 } }, [UB_H_UTPH] = { "!tpopcode", { 1 } }, [UB_H_CTPH] = { "!tpopcode", { 0 } },
-    [UB_H_SAETPH] = { "maxrcvpsn", { 2 } },
-    [UB_H_UPIH16] = { "upi", { 1 } }, [UB_H_UPIH32] = { "upi", { 1 } }, [UB_H_EIDH40] = { "seid>deid", { 0, 1 } }, [UB_H_CIPH] = { "cip_id sn", { 0, 1 } },
+    [UB_H_RTPH] = KEYS(NM(RTPH_OP), RTPH_PSN, PAIR(RTPH_SRC, RTPH_DST)), [UB_H_UTPH] = KEYS(NM(UTPH_OP)),
+    [UB_H_CTPH] = KEYS(NM(CTPH_OP)), [UB_H_SAETPH] = KEYS(SAE_MAXRCV),
+    [UB_H_UPIH16] = KEYS(UPIH_UPI), [UB_H_UPIH32] = KEYS(UPIH_UPI), [UB_H_EIDH40] = KEYS(PAIR(EIDH_SEID, EIDH_DEID)),
+    [UB_H_CIPH] = KEYS(CIPH_ID, CIPH_SN),
     /* transaction (§7) */
-    [UB_H_BTAH] = { "!taopcode ini_tassn", { 0, 7 } }, [UB_H_BTAH_C] = { "!taopcode ini_tassn", { 0, 7 } },
-    [UB_H_BTAH_ALT] = { "!taopcode ini_tassn", { 0, 7 } }, [UB_H_ATAH] = { "!taopcode ini_tassn", { 0, 6 } },
-    [UB_H_ATAH_C] = { "!taopcode ini_tassn", { 0, 6 } }, [UB_H_MAETAH] = { "address length", { 0, 4 } },
-    [UB_H_MAETAH_C] = { "address length", { 0, 3 } }, [UB_H_MGMTETAH] = { "code sub_code", { 1, 0 } },
+    [UB_H_BTAH] = KEYS(NM(BT_OP), BT_TASSN), [UB_H_BTAH_C] = KEYS(NM(BT_OP), BT_TASSN),
+    [UB_H_BTAH_ALT] = KEYS(NM(BT_OP), BT_TASSN), [UB_H_ATAH] = KEYS(NM(AT_OP), AT_TASSN),
+    [UB_H_ATAH_C] = KEYS(NM(ATC_OP), ATC_TASSN), [UB_H_MAETAH] = KEYS(MA_ADDR, MA_LEN),
+    [UB_H_MAETAH_C] = KEYS(MAC_ADDR, MAC_LEN), [UB_H_MGMTETAH] = KEYS(MG_CODE, MG_SUB),
     /* enumeration and management (§10.4) */
-    [UB_H_SCANHDR] = { "hops step", { 3, 4 } }, [UB_H_SCANPDU_REQ] = { "cmd opcode msn", { 1, 2, 6 } }, [UB_H_SCANPDU_RSP] = { "cmd opcode msn", { 1, 2, 6 } },
+    [UB_H_SCANHDR] = KEYS(SH_HOPS, SH_STEP), [UB_H_SCANPDU_REQ] = KEYS(SQ_CMD, SQ_OPCODE, SQ_MSN),
+    [UB_H_SCANPDU_RSP] = KEYS(SQ_CMD, SQ_OPCODE, SQ_MSN),
     /* network control, URPC (App. F, H) */
-    [UB_H_NCTL] = { "!protocol", { 0 } }, [UB_H_URPC_REQ] = { "request_id", { 11 } }, [UB_H_URPC_RSP] = { "request_id", { 4 } },
+    [UB_H_NCTL] = KEYS(NM(NCTL_PROTOCOL)), [UB_H_URPC_REQ] = KEYS(RQ_ID), [UB_H_URPC_RSP] = KEYS(RS_ID),
 };
 
 typedef ub_sbuf sbuf;
 #define put ub_sb_str
-
-const char *ub_hdr_keys(unsigned id, const uint8_t **rows)
-{
-    if (id >= UB_H__COUNT || !key_table[id].keys) return NULL;
-    if (rows) *rows = key_table[id].rows;
-    return key_table[id].keys;
-}
 
 /* value text of row f of layer l ("0x301", "17", "10.0.0.1") into buf (n >= 64); false if not in the layer */
 static bool val_text(const ub_layer *l, const ub_field *f, char *buf, size_t n)
@@ -119,18 +118,14 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
     buf[0] = '\0';
     if (!l || !l->hdr) return 0;
     put(&s, l->hdr->name ? l->hdr->name : l->hdr->key);
-    const uint8_t *rows;
-    const char *p = ub_hdr_keys(l->hdr->id, &rows);
+    const hdr_keys *k = l->hdr->id < UB_H__COUNT ? &key_table[l->hdr->id] : NULL;
     const ub_field *f = l->hdr->fields;
-    unsigned nf = l->hdr->nfields, r = 0;
-    for (; p && *p; p++) { /* tokens "f", "!f", "a>b" separated by blanks; rows[] in the order of the names */
-        if (*p == ' ') continue;
-        bool name_only = *p == '!';
-        bool pair = false;
-        while (*p && *p != ' ') pair |= *p++ == '>';
-        unsigned ra = rows[r++], rb = pair ? rows[r++] : 0;
-        if (ra < nf && (!pair || rb < nf)) key_text(&s, l, name_only, &f[ra], pair ? &f[rb] : NULL);
-        if (!*p) break;
+    unsigned nf = l->hdr->nfields;
+    for (unsigned r = 0; k && r < k->n; r++) { /* a row, or a pair of rows */
+        unsigned key = k->k[r], ra = key & K_ROW;
+        bool pair = key & K_PAIR;
+        unsigned rb = pair ? k->k[++r] : 0;
+        if (ra < nf && (!pair || rb < nf)) key_text(&s, l, key & K_NAME, &f[ra], pair ? &f[rb] : NULL);
     }
     ub_sb_end(&s);
     return s.w < n ? s.w : n - 1;

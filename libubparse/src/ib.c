@@ -4,6 +4,7 @@
  * infiniband.* where Wireshark has them (infiniband.bth.opcode, .destqp, .psn, .a, infiniband.aeth.*,
  * infiniband.reth.*, ...); the few it lacks are named in the same style (docs/neighbours.md). */
 #include "neigh.h"
+#include "rows.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,7 +28,6 @@ static const ub_vname vn_ib_opcode[] = {
 };
 
 /* BTH (document 002 Table 7.35 = IBTA §9.2), 12 bytes */
-enum { BTH_OP, BTH_SE, BTH_M, BTH_PAD, BTH_TVER, BTH_PKEY, BTH_FECN, BTH_BECN, BTH_RSVD6, BTH_DQP, BTH_A, BTH_RSVD7, BTH_PSN };
 static const ub_field bth_fields[] = {
     [BTH_OP] = NU("infiniband.bth.opcode", "Opcode", 0, 8, UB_BASE_HEX, vn_ib_opcode, "IBTA §9.2 T35", "transport (7:5) and operation (4:0)"),
     [BTH_SE] = NB("infiniband.bth.se", "Solicited Event", 8, "IBTA §9.2", ""),
@@ -46,21 +46,21 @@ static const ub_field bth_fields[] = {
 UB_HDR_DEF(ib_bth, UB_H_IB_BTH, "ib_bth", "infiniband.bth", "InfiniBand Base Transport Header (not UB)", "IBTA §9.2; document 002 T7.35", 12, bth_fields);
 
 static const ub_field reth_fields[] = {
-    NU("infiniband.reth.va", "Virtual Address", 0, 64, UB_BASE_HEX, NULL, "IBTA §9.3.3", ""),
-    NU("infiniband.reth.r_key", "Remote Key", 64, 32, UB_BASE_HEX, NULL, "IBTA §9.3.3", ""),
-    NU("infiniband.reth.dmalen", "DMA Length", 96, 32, UB_BASE_DEC, NULL, "IBTA §9.3.3", ""),
+    [RETH_VA] = NU("infiniband.reth.va", "Virtual Address", 0, 64, UB_BASE_HEX, NULL, "IBTA §9.3.3", ""),
+    [RETH_RKEY] = NU("infiniband.reth.r_key", "Remote Key", 64, 32, UB_BASE_HEX, NULL, "IBTA §9.3.3", ""),
+    [RETH_DMALEN] = NU("infiniband.reth.dmalen", "DMA Length", 96, 32, UB_BASE_DEC, NULL, "IBTA §9.3.3", ""),
 };
 UB_HDR_DEF(ib_reth, UB_H_IB_RETH, "ib_reth", "infiniband.reth", "RDMA Extended Transport Header", "IBTA §9.3.3", 16, reth_fields);
 
 /* AETH syndrome (IBTA §9.3.5 T43): bits 6:5 00 ACK, 01 RNR NAK, 11 NAK; 4:0 credits / timer / NAK code */
 static const ub_vname vn_aeth_op[] = { { 0, "ACK" }, { 1, "RNR NAK" }, { 2, "reserved" }, { 3, "NAK" }, { 0, NULL } };
 static const ub_field aeth_fields[] = {
-    NU("infiniband.aeth.syndrome", "Syndrome", 0, 8, UB_BASE_HEX, NULL, "IBTA §9.3.5", ""),
-    NR("infiniband.aeth.syndrome.reserved", 0, 1, "IBTA §9.3.5"),
-    NU("infiniband.aeth.syndrome.opcode", "OpCode", 1, 2, UB_BASE_DEC, vn_aeth_op, "IBTA §9.3.5 T43", ""),
-    NU("infiniband.aeth.syndrome.value", "Credit Count / Timer / Error Code", 3, 5, UB_BASE_DEC, NULL, "IBTA §9.3.5 T43",
+    [AETH_SYN] = NU("infiniband.aeth.syndrome", "Syndrome", 0, 8, UB_BASE_HEX, NULL, "IBTA §9.3.5", ""),
+    [AETH_SYN_RSVD] = NR("infiniband.aeth.syndrome.reserved", 0, 1, "IBTA §9.3.5"),
+    [AETH_SYN_OP] = NU("infiniband.aeth.syndrome.opcode", "OpCode", 1, 2, UB_BASE_DEC, vn_aeth_op, "IBTA §9.3.5 T43", ""),
+    [AETH_SYN_VAL] = NU("infiniband.aeth.syndrome.value", "Credit Count / Timer / Error Code", 3, 5, UB_BASE_DEC, NULL, "IBTA §9.3.5 T43",
        "NAK codes: 0 PSN sequence error, 1 invalid request, 2 remote access, 3 remote operational"),
-    NU("infiniband.aeth.msn", "Message Sequence Number", 8, 24, UB_BASE_DEC, NULL, "IBTA §9.3.5", ""),
+    [AETH_MSN] = NU("infiniband.aeth.msn", "Message Sequence Number", 8, 24, UB_BASE_DEC, NULL, "IBTA §9.3.5", ""),
 };
 UB_HDR_DEF(ib_aeth, UB_H_IB_AETH, "ib_aeth", "infiniband.aeth", "ACK Extended Transport Header", "IBTA §9.3.5", 4, aeth_fields);
 

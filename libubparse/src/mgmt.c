@@ -11,6 +11,7 @@
  *  - Link Neighbor Query request: rows port_idx0 .. port_idx31 (the first 32 list entries) and
  *    port_idx_rest (bytes) for a longer list. */
 #include "internal.h"
+#include "rows.h"
 #include "rowfast.h"
 
 /* Exported helper (prototype to be added to ubparse.h). */
@@ -111,7 +112,6 @@ static const ub_field f_enumpad[] = {
 };
 UB_HDR_DEF(enumpad, UB_H_ENUMPAD, "enumpad", "enumpad", "Enumeration Padding", SP_ENUM, 2, f_enumpad);
 
-enum { SH_RSVD0, SH_R, SH_TYPE, SH_HOPS, SH_STEP, SH_FPATH };
 static const ub_field f_scanhdr[] = {
     [SH_RSVD0] = UBR(scanhdr, rsvd0, 0, 11, SP_SH ", R-32"),
     [SH_R] = UBBV(scanhdr, r, "R", 11, vn_scan_r, SP_SH ", R-32",
@@ -136,7 +136,6 @@ static const ub_field f_scan_rpath[] = {
 UB_HDR_DEF(scan_rpath, UB_H_SCAN_RPATH, "scan_rpath", "scanhdr", "Scan Header Return Path", SP_SH, 0, f_scan_rpath);
 
 /* Scan PDU common part, 24 bytes (request: Slice_ID; response: Status) */
-enum { SQ_VERSION, SQ_CMD, SQ_OPCODE, SQ_B3, SQ_MSGQ_ID, SQ_LENGTH, SQ_MSN, SQ_GUID };
 #define SCAN_COMMON(b3row)                                                                               \
     [SQ_VERSION] = UBU(scan, version, "Version", 0, 8, UB_BASE_DEC, NULL, SP_PDU, "1"),               \
     [SQ_CMD] = UBU(scan, cmd, "CMD", 8, 8, UB_BASE_DEC, vn_scan_cmd, SP_PDU,                          \

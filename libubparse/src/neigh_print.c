@@ -12,19 +12,19 @@ typedef ub_sbuf nbuf;
 
 static void sum_ib(const ub_view *v, const ub_layer *b, nbuf *s)
 {
-    unsigned op = (unsigned)UB_RV(b, IB_OPCODE);
+    unsigned op = (unsigned)UB_RV(b, BTH_OP);
     static const char *const tr[8] = { "RC", "UC", "RD", "UD", "CNP", "XRC", "?", "?" };
     const char *nm = ub_vname_lookup(b->hdr->fields[0].vals, op);
     if (nm && (op >> 5) == 1) nm += 3; /* "UC SEND_ONLY": the transport is printed anyway */
     if (nm && (op >> 5) == 3) nm += 3;
-    if (op == 0x81) nb(s, "RoCEv2 CNP QP 0x%" PRIx64, UB_RV(b, IB_DESTQP));
-    else if (nm) nb(s, "RoCEv2 %s %s QP 0x%" PRIx64 " PSN %" PRIu64, tr[op >> 5], nm, UB_RV(b, IB_DESTQP), UB_RV(b, IB_PSN));
-    else nb(s, "RoCEv2 opcode 0x%02x QP 0x%" PRIx64 " PSN %" PRIu64, op, UB_RV(b, IB_DESTQP), UB_RV(b, IB_PSN));
-    if (UB_RV(b, IB_A)) nb(s, " AckReq");
+    if (op == 0x81) nb(s, "RoCEv2 CNP QP 0x%" PRIx64, UB_RV(b, BTH_DQP));
+    else if (nm) nb(s, "RoCEv2 %s %s QP 0x%" PRIx64 " PSN %" PRIu64, tr[op >> 5], nm, UB_RV(b, BTH_DQP), UB_RV(b, BTH_PSN));
+    else nb(s, "RoCEv2 opcode 0x%02x QP 0x%" PRIx64 " PSN %" PRIu64, op, UB_RV(b, BTH_DQP), UB_RV(b, BTH_PSN));
+    if (UB_RV(b, BTH_A)) nb(s, " AckReq");
     int i = ub_view_find(v, UB_H_IB_AETH, 0);
     if (i >= 0) {
         const ub_layer *a = &v->layer[i];
-        unsigned sop = (unsigned)UB_RV(a, AETH_SOP), val = (unsigned)UB_RV(a, AETH_SVAL);
+        unsigned sop = (unsigned)UB_RV(a, AETH_SYN_OP), val = (unsigned)UB_RV(a, AETH_SYN_VAL);
         static const char *const nak[4] = { "PSN sequence error", "invalid request", "remote access error", "remote operational error" };
         if (sop == 0) nb(s, " ACK MSN %" PRIu64, UB_RV(a, AETH_MSN));
         else if (sop == 1) nb(s, " RNR NAK timer %u", val);
@@ -36,17 +36,17 @@ static void sum_ib(const ub_view *v, const ub_layer *b, nbuf *s)
 
 static void sum_sue(const ub_view *v, const ub_layer *r, nbuf *s)
 {
-    unsigned op = (unsigned)UB_RV(r, SUE_OPCODE);
+    unsigned op = (unsigned)UB_RV(r, RH_OP);
     int a = -1;
     for (unsigned id = UB_H_SUE_AFH0; id <= UB_H_SUE_AFH2 && a < 0; id++) a = ub_view_find(v, id, 0);
     nb(s, "SUE%s ", a >= 0 ? " AFH" : "");
     if (op == 0) nb(s, "SEND");
     else if (op == 1) {
-        unsigned syn = (unsigned)UB_RV(r, SUE_SYN);
+        unsigned syn = (unsigned)UB_RV(r, RH_SYN);
         nb(s, "%s", (syn >> 5) == 3 ? "NAK" : (syn >> 5) == 1 ? "RNR NAK" : "ACK");
     } else nb(s, "%s", op == 2 ? "CNP" : "reserved opcode");
-    nb(s, " QP 0x%" PRIx64 " PSN %" PRIu64, UB_RV(r, SUE_DESTQP), UB_RV(r, SUE_PSN));
-    if (UB_RV(r, SUE_FACK)) nb(s, " Fack");
+    nb(s, " QP 0x%" PRIx64 " PSN %" PRIu64, UB_RV(r, RH_DQP), UB_RV(r, RH_PSN));
+    if (UB_RV(r, RH_FACK)) nb(s, " Fack");
     if (r->hdr->fields[0].flags & UB_FF_LEW) nb(s, " [RH Dest_QP byte first]");
 }
 
@@ -55,7 +55,7 @@ static void sum_flits(const ub_view *v, nbuf *s)
     unsigned n = 0;
     for (int i = ub_view_find(v, UB_H_PCIEFLIT, 0); i >= 0; i = ub_view_find(v, UB_H_PCIEFLIT, i + 1)) {
         const ub_layer *f = &v->layer[i];
-        unsigned usage = (unsigned)UB_RV(f, FLIT_USAGE), cmd = (unsigned)UB_RV(f, FLIT_CMD), seq = (unsigned)UB_RV(f, FLIT_SEQ);
+        unsigned usage = (unsigned)UB_RV(f, FL_USAGE), cmd = (unsigned)UB_RV(f, FL_REPLAY), seq = (unsigned)UB_RV(f, FL_SEQ);
         if (n++ == 0) nb(s, "PCIe flit");
         else nb(s, ",");
         if (n > 4) { nb(s, " ..."); break; }
@@ -64,7 +64,7 @@ static void sum_flits(const ub_view *v, nbuf *s)
         static const char *const c[4] = { "seq", "Ack", "Nak", "SelNak" };
         if (!(usage == 0 && cmd == 0 && seq == 0)) nb(s, " %s %u", c[cmd], seq);
         if (i + 1 < v->nlayers && v->layer[i + 1].hdr->id == UB_H_PCIEFLIT_MARKER) {
-            unsigned st = (unsigned)UB_RV(&v->layer[i + 1], MARKER_STATUS);
+            unsigned st = (unsigned)UB_RV(&v->layer[i + 1], FM_STATUS);
             if (st) nb(s, " %s", st == 1 ? "nullified" : st == 2 ? "poisoned" : "status?");
         }
     }

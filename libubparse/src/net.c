@@ -2,13 +2,13 @@
  * headers between TPH and TAH (App. B.3/B.4, §11.5). One table per header; decoders read
  * fields through the tables. */
 #include "internal.h"
+#include "rows.h"
 #include "neigh.h"
 #include "rowfast.h"
 
 /* ================================================================ encapsulations */
 
 /* Linux cooked capture v1 (LINKTYPE_LINUX_SLL), 16 bytes */
-enum { SLL_PKTTYPE, SLL_HATYPE, SLL_HALEN, SLL_ADDR, SLL_PROTOCOL };
 static const ub_field sll_fields[] = {
     [SLL_PKTTYPE] = UBU(sll, pkttype, "Packet type", 0, 16, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL", "0 to us, 4 sent by us"),
     [SLL_HATYPE] = UBU(sll, hatype, "ARPHRD type", 16, 16, UB_BASE_DEC, NULL, "§0.3", "38 = ARPHRD_UB"),
@@ -19,13 +19,13 @@ static const ub_field sll_fields[] = {
 UB_HDR_DEF(sll, UB_H_SLL, "sll", "sll", "Linux cooked capture", "LINKTYPE_LINUX_SLL", 16, sll_fields);
 
 static const ub_field sll2_fields[] = {
-    UBU(sll2, protocol, "Protocol", 0, 16, UB_BASE_HEX, NULL, "§0.3", "0x0100 ETH_P_UB for CFG 5"),
-    UBR(sll2, rsvd0, 16, 16, "LINKTYPE_LINUX_SLL2"),
-    UBU(sll2, ifindex, "Interface index", 32, 32, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
-    UBU(sll2, hatype, "ARPHRD type", 64, 16, UB_BASE_DEC, NULL, "§0.3", "38 = ARPHRD_UB"),
-    UBU(sll2, pkttype, "Packet type", 80, 8, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
-    UBU(sll2, halen, "Address length", 88, 8, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
-    UBY(sll2, addr, "Address", 96, 64, "LINKTYPE_LINUX_SLL2", "link-layer address (first 8 bytes)"),
+    [SLL2_PROTOCOL] = UBU(sll2, protocol, "Protocol", 0, 16, UB_BASE_HEX, NULL, "§0.3", "0x0100 ETH_P_UB for CFG 5"),
+    [SLL2_RSVD0] = UBR(sll2, rsvd0, 16, 16, "LINKTYPE_LINUX_SLL2"),
+    [SLL2_IFINDEX] = UBU(sll2, ifindex, "Interface index", 32, 32, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
+    [SLL2_HATYPE] = UBU(sll2, hatype, "ARPHRD type", 64, 16, UB_BASE_DEC, NULL, "§0.3", "38 = ARPHRD_UB"),
+    [SLL2_PKTTYPE] = UBU(sll2, pkttype, "Packet type", 80, 8, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
+    [SLL2_HALEN] = UBU(sll2, halen, "Address length", 88, 8, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL2", ""),
+    [SLL2_ADDR] = UBY(sll2, addr, "Address", 96, 64, "LINKTYPE_LINUX_SLL2", "link-layer address (first 8 bytes)"),
 };
 UB_HDR_DEF(sll2, UB_H_SLL2, "sll2", "sll2", "Linux cooked capture v2", "LINKTYPE_LINUX_SLL2", 20, sll2_fields);
 
@@ -36,23 +36,21 @@ static const ub_field cfgph_fields[] = {
 UB_HDR_DEF(cfgph, UB_H_CFGPH, "cfgph", "cfgph", "UB link pseudo-header (sw_ctype)", "§0.3", 1, cfgph_fields);
 
 static const ub_field eth_fields[] = {
-    UBF(eth, dst, "Destination", 0, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "App. E", "DMAC"),
-    UBF(eth, src, "Source", 48, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "App. E", "SMAC"),
-    UBU(eth, type, "EtherType", 96, 16, UB_BASE_HEX, NULL, "App. E", "0x0800 IPv4, 0x86DD IPv6, 0x8100 VLAN"),
+    [ETH_DST] = UBF(eth, dst, "Destination", 0, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "App. E", "DMAC"),
+    [ETH_SRC] = UBF(eth, src, "Source", 48, 48, UB_FT_MAC, UB_BASE_HEX, 0, NULL, "App. E", "SMAC"),
+    [ETH_TYPE] = UBU(eth, type, "EtherType", 96, 16, UB_BASE_HEX, NULL, "App. E", "0x0800 IPv4, 0x86DD IPv6, 0x8100 VLAN"),
 };
 UB_HDR_DEF(eth, UB_H_ETH, "eth", "eth", "Ethernet (UBoE)", "App. E Fig E-2", 14, eth_fields);
 
 /* 802.1Q tag control information + the EtherType that follows it (the TPID is the previous EtherType) */
 static const ub_field vlan_fields[] = {
-    UBU(vlan, pcp, "Priority", 0, 3, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
-    UBU(vlan, dei, "DEI", 3, 1, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
-    UBU(vlan, vid, "VLAN ID", 4, 12, UB_BASE_DEC, NULL, "App. E", "UB2E may map NPI to the VLAN ID"),
-    UBU(vlan, type, "EtherType", 16, 16, UB_BASE_HEX, NULL, "IEEE 802.1Q", ""),
+    [VLAN_PCP] = UBU(vlan, pcp, "Priority", 0, 3, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
+    [VLAN_DEI] = UBU(vlan, dei, "DEI", 3, 1, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
+    [VLAN_VID] = UBU(vlan, vid, "VLAN ID", 4, 12, UB_BASE_DEC, NULL, "App. E", "UB2E may map NPI to the VLAN ID"),
+    [VLAN_TYPE] = UBU(vlan, type, "EtherType", 16, 16, UB_BASE_HEX, NULL, "IEEE 802.1Q", ""),
 };
 UB_HDR_DEF(vlan, UB_H_VLAN, "vlan", "vlan", "802.1Q VLAN tag", "App. E", 4, vlan_fields);
 
-enum { IP4_VERSION, IP4_IHL, IP4_DSCP, IP4_ECN, IP4_TOTLEN, IP4_ID, IP4_RSVD, IP4_DF, IP4_MF, IP4_FRAG,
-       IP4_TTL, IP4_PROTO, IP4_CSUM, IP4_SRC, IP4_DST };
 static const ub_field ipv4_fields[] = {
     [IP4_VERSION] = UBU(ipv4, version, "Version", 0, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "4"),
     [IP4_IHL] = UBU(ipv4, ihl, "IHL", 4, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "5 (no options) for UB"),
@@ -72,7 +70,6 @@ static const ub_field ipv4_fields[] = {
 };
 UB_HDR_DEF(ipv4, UB_H_IPV4, "ipv4", "ipv4", "Internet Protocol version 4", "§5.2.3 Table 5-4", 20, ipv4_fields);
 
-enum { IP6_VERSION, IP6_TC, IP6_FLOW, IP6_PLEN, IP6_NH, IP6_HLIM, IP6_SRC, IP6_DST };
 static const ub_field ipv6_fields[] = {
     [IP6_VERSION] = UBU(ipv6, version, "Version", 0, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-5", "6"),
     [IP6_TC] = UBU(ipv6, traffic_class, "Traffic Class", 4, 8, UB_BASE_HEX, NULL, "§5.2.3 T5-5", "ICRC mask"),
@@ -85,7 +82,6 @@ static const ub_field ipv6_fields[] = {
 };
 UB_HDR_DEF(ipv6, UB_H_IPV6, "ipv6", "ipv6", "Internet Protocol version 6", "§5.2.3 Table 5-5", 40, ipv6_fields);
 
-enum { UDP_SPORT, UDP_DPORT, UDP_LEN, UDP_CSUM };
 static const ub_field udp_fields[] = {
     [UDP_SPORT] = UBU(udp, srcport, "Source Port", 0, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-6", "entropy / TP channel selector"),
     [UDP_DPORT] = UBU(udp, dstport, "Destination Port", 16, 16, UB_BASE_DEC, NULL, "§5.2.3 T5-6", "4792 = UB"),
@@ -95,7 +91,6 @@ static const ub_field udp_fields[] = {
 UB_HDR_DEF(udp, UB_H_UDP, "udp", "udp", "User Datagram Protocol", "§5.2.3 Table 5-6", 8, udp_fields);
 
 /* What is not UB is still shown as what it is (issue #9): TCP and ARP headers, nothing decoded further */
-enum { TCP_SPORT, TCP_DPORT, TCP_SEQ, TCP_ACK, TCP_DOFF, TCP_FLAGS, TCP_WIN, TCP_CSUM, TCP_URG };
 static const ub_field tcp_fields[] = {
     [TCP_SPORT] = UBU(tcp, srcport, "Source Port", 0, 16, UB_BASE_DEC, NULL, "RFC 9293", ""),
     [TCP_DPORT] = UBU(tcp, dstport, "Destination Port", 16, 16, UB_BASE_DEC, NULL, "RFC 9293", ""),
@@ -109,7 +104,6 @@ static const ub_field tcp_fields[] = {
 };
 UB_HDR_DEF(tcp, UB_H_TCP, "tcp", "tcp", "Transmission Control Protocol (not UB)", "RFC 9293", 20, tcp_fields);
 
-enum { ARP_HTYPE, ARP_PTYPE, ARP_HLEN, ARP_PLEN, ARP_OPER, ARP_SHA, ARP_SPA, ARP_THA, ARP_TPA };
 static const ub_vname vn_arp_op[] = { { 1, "request" }, { 2, "reply" }, { 0, NULL } };
 static const ub_field arp_fields[] = {
     [ARP_HTYPE] = UBU(arp, htype, "Hardware type", 0, 16, UB_BASE_DEC, NULL, "RFC 826", ""),
@@ -135,7 +129,6 @@ static const ub_vname vn_nlp16[] = { { 0, "CTPH (CFG 6) / TAH (CFG 9)" }, { 1, "
 static const ub_vname vn_nlp24[] = { { 0, "CTPH" }, { 2, "RTPH/UTPH" }, { 0, NULL } };
 
 /* §5.2.1 Table 5-1, R-11: SCNA B0-1, DCNA B2-3, CCI B4-5, LBF B6, SL B7 b7:4, Mgmt B7 b3, NLP B7 b2:0 */
-enum { NTH16_SCNA, NTH16_DCNA, NTH16_CCI, NTH16_LBF, NTH16_SL, NTH16_MGMT, NTH16_NLP };
 #define NTH16_ROWS(ENC, SP) \
     [NTH16_SCNA] = UBF(nth, scna, "SCNA", 0, 16, UB_FT_UINT, UB_BASE_HEX, ENC, NULL, "§5.2.1 T5-1, R-11" SP, "source compact network address"), \
     [NTH16_DCNA] = UBF(nth, dcna, "DCNA", 16, 16, UB_FT_UINT, UB_BASE_HEX, ENC, NULL, "§5.2.1 T5-1, R-11" SP, "destination CNA"), \
@@ -152,7 +145,6 @@ UB_HDR_VAR(nth16_ns3, UB_H_NTH16, UB_V_NTH16_NS3, "nth16_ns3", "nth", "Network H
 UB_HDR_DEF(nth16, UB_H_NTH16, "nth16", "nth", "Network Header (16-bit CNA)", "§5.2.1 Table 5-1", 8, nth16_fields);
 
 /* §5.2.2 Table 5-2, R-12 (I-11: one bit unaccounted -> reserved) */
-enum { NTH24_SCNA, NTH24_DCNA, NTH24_CCI, NTH24_LBF, NTH24_SL, NTH24_RSVD, NTH24_NLP };
 #define NTH24_ROWS(ENC, SP) \
     [NTH24_SCNA] = UBU(nth, scna, "SCNA", 0, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "source CNA"), \
     [NTH24_DCNA] = UBU(nth, dcna, "DCNA", 24, 24, UB_BASE_HEX, NULL, "§5.2.2 T5-2, R-12", "destination CNA"), \
@@ -217,10 +209,10 @@ UB_HDR_DEF(cci_rsvd, UB_H_CCI_RSVD, "cci_rsvd", "cci", "CCI (reserved mode)", "�
 /* ICRC (§5.3.7, R-15): carried value, computed value, status and the byte order that matched */
 static const ub_vname vn_icrc_order[] = { { 0, "none" }, { 1, "little-endian" }, { 2, "big-endian" }, { 0, NULL } };
 static const ub_field icrc_fields[] = {
-    UBU(icrc, icrc, "ICRC", 0, 32, UB_BASE_HEX, NULL, "§5.3.7", "carried value, bytes as sent"),
-    UBF(icrc, computed, "ICRC computed", 0, 32, UB_FT_UINT, UB_BASE_HEX, UB_FF_AUX, NULL, "§5.3.7", "crc32 of the masked packet"),
-    UBF(icrc, status, "ICRC status", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_STATUS, ub_vn_cksum_status, "§5.3.7", ""),
-    UBF(icrc, byte_order, "ICRC byte order", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_VARIANT, vn_icrc_order, "R-15",
+    [ICRC_ICRC] = UBU(icrc, icrc, "ICRC", 0, 32, UB_BASE_HEX, NULL, "§5.3.7", "carried value, bytes as sent"),
+    [ICRC_COMPUTED] = UBF(icrc, computed, "ICRC computed", 0, 32, UB_FT_UINT, UB_BASE_HEX, UB_FF_AUX, NULL, "§5.3.7", "crc32 of the masked packet"),
+    [ICRC_STATUS] = UBF(icrc, status, "ICRC status", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_STATUS, ub_vn_cksum_status, "§5.3.7", ""),
+    [ICRC_ORDER] = UBF(icrc, byte_order, "ICRC byte order", 0, 8, UB_FT_UINT, UB_BASE_DEC, UB_FF_VARIANT, vn_icrc_order, "R-15",
         "which byte order matched"),
 };
 UB_HDR_DEF(icrc, UB_H_ICRC, "icrc", "icrc", "Invariant CRC", "§5.3.7", 4, icrc_fields);
@@ -234,8 +226,6 @@ static const ub_vname vn_rspst_tp[] = { { 0, "Successful (TPACK)" }, { 1, "RNR" 
                                         { 3, "Completer Error (TPNAK)" }, { 5, "TPACK carrying a TA response" }, { 0, NULL } };
 
 /* §6.2.1 Fig 6-8, Table 6-2 */
-enum { RTPH_LAST, RTPH_OP, RTPH_VER, RTPH_PAD, RTPH_NLP, RTPH_SRC, RTPH_DST, RTPH_A, RTPH_F, RTPH_RSVD,
-       RTPH_PSN, RTPH_RSPST, RTPH_RSPINFO, RTPH_TPMSN };
 #define RTPH_ROWS(OPNAMES) \
     [RTPH_LAST] = UBB(rtph, last, "TPOpcode[7] (Last)", 0, "§6.2.1 T6-2", "last TP packet of the operation (data)"), \
     [RTPH_OP] = UBU(rtph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, OPNAMES, "§6.2.1 T6-2", ""), \
@@ -264,17 +254,16 @@ UB_HDR_VAR(rtph_ns3, UB_H_RTPH, UB_V_RTPH_NS3, "rtph_ns3", "rtph", "Reliable Tra
 
 /* §6.2.1 Fig 6-9 */
 static const ub_field utph_fields[] = {
-    UBB(utph, last, "TPOpcode[7] (Last)", 0, "§6.2.1", "last TP packet of the operation"),
-    UBU(utph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1", "0 = unreliable TP packet"),
-    UBU(utph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
-    UBU(utph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", ""),
-    UBU(utph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1", ""),
-    UBF(utph, rsvd0, "Reserved", 16, 112, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.1 Fig 6-9", "reserved"),
+    [UTPH_LAST] = UBB(utph, last, "TPOpcode[7] (Last)", 0, "§6.2.1", "last TP packet of the operation"),
+    [UTPH_OP] = UBU(utph, tpopcode, "TPOpcode", 1, 7, UB_BASE_HEX, ub_vn_tpopcode, "§6.2.1", "0 = unreliable TP packet"),
+    [UTPH_VER] = UBU(utph, tpver, "TPVer", 8, 2, UB_BASE_DEC, NULL, "§6.2.1", "0"),
+    [UTPH_PAD] = UBU(utph, padding, "Padding", 10, 2, UB_BASE_DEC, NULL, "§6.2.1", ""),
+    [UTPH_NLP] = UBU(utph, nlp, "NLP", 12, 4, UB_BASE_DEC, vn_tp_nlp, "§6.2.1", ""),
+    [UTPH_RSVD] = UBF(utph, rsvd0, "Reserved", 16, 112, UB_FT_BYTES, UB_BASE_HEX, UB_FF_RSVD, NULL, "§6.2.1 Fig 6-9", "reserved"),
 };
 UB_HDR_DEF(utph, UB_H_UTPH, "utph", "utph", "Unreliable Transport Header", "§6.2.1 Fig 6-9", 16, utph_fields);
 
 /* §6.2.1 Fig 6-10, R-16: TPOpcode b7:6, Padding b5:4, NLP b3:0 */
-enum { CTPH_OP, CTPH_PAD, CTPH_NLP };
 static const ub_vname vn_ctp_op[] = { { 0, "CTP data" }, { 1, "CNP" }, { 0, NULL } };
 static const ub_field ctph_fields[] = {
     [CTPH_OP] = UBU(ctph, tpopcode, "TPOpcode", 0, 2, UB_BASE_DEC, vn_ctp_op, "§6.2.1, R-16", ""),
@@ -323,7 +312,6 @@ UB_HDR_DEF(cetph_cnp, UB_H_CETPH_CNP, "cetph_cnp", "cetph", "Congestion Extended
            cetph_cnp_fields);
 
 /* §6.2.3 Fig 6-14, Table 6-6; bitmap bit order R-18 (see ub_opts.bitmap_order) */
-enum { SAE_RSVD, SAE_SIZE, SAE_MAXRCV, SAE_BITMAP };
 static const ub_vname vn_bitmapsize[] = { { 0, "64 bits" }, { 1, "128 bits" }, { 2, "256 bits" }, { 3, "512 bits" },
                                           { 4, "1024 bits" }, { 0, NULL } };
 static const ub_field saetph_fields[] = {
@@ -341,28 +329,27 @@ UB_HDR_DEF(tppad, UB_H_TPPAD, "tppad", "tppad", "TP padding", "Table 6-2", 0, tp
 
 /* ================================================================ UPIH / EIDH / CIPH / ICV */
 static const ub_field upih16_fields[] = {
-    UBR(upih, rsvd0, 0, 1, "B.3 Fig B-14"),
-    UBU(upih, upi, "UPI", 1, 15, UB_BASE_HEX, NULL, "B.3 T B-2", "0x7FFF = UBFM"),
+    [UPIH_RSVD] = UBR(upih, rsvd0, 0, 1, "B.3 Fig B-14"),
+    [UPIH_UPI] = UBU(upih, upi, "UPI", 1, 15, UB_BASE_HEX, NULL, "B.3 T B-2", "0x7FFF = UBFM"),
 };
 UB_HDR_DEF(upih16, UB_H_UPIH16, "upih16", "upih", "UPI Header (16-bit)", "App. B.3 Fig B-14", 2, upih16_fields);
 static const ub_field upih32_fields[] = {
-    UBR(upih, rsvd0, 0, 8, "B.3 Fig B-13"),
-    UBU(upih, upi, "UPI", 8, 24, UB_BASE_HEX, NULL, "B.3 T B-2", ""),
+    [UPIH_RSVD] = UBR(upih, rsvd0, 0, 8, "B.3 Fig B-13"),
+    [UPIH_UPI] = UBU(upih, upi, "UPI", 8, 24, UB_BASE_HEX, NULL, "B.3 T B-2", ""),
 };
 UB_HDR_DEF(upih32, UB_H_UPIH32, "upih32", "upih", "UPI Header (32-bit)", "App. B.3 Fig B-13", 4, upih32_fields);
 static const ub_field eidh40_fields[] = {
-    UBU(eidh, seid, "SEID", 0, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "source EID (compact)"),
-    UBU(eidh, deid, "DEID", 20, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "destination EID (compact)"),
+    [EIDH_SEID] = UBU(eidh, seid, "SEID", 0, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "source EID (compact)"),
+    [EIDH_DEID] = UBU(eidh, deid, "DEID", 20, 20, UB_BASE_HEX, NULL, "B.4 Fig B-16", "destination EID (compact)"),
 };
 UB_HDR_DEF(eidh40, UB_H_EIDH40, "eidh40", "eidh", "EID Header (20-bit EIDs)", "App. B.4 Fig B-16", 5, eidh40_fields);
 static const ub_field eidh256_fields[] = {
-    UBF(eidh, seid, "SEID", 0, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "source EID (128-bit)"),
-    UBF(eidh, deid, "DEID", 128, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "destination EID (128-bit)"),
+    [EIDH_SEID] = UBF(eidh, seid, "SEID", 0, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "source EID (128-bit)"),
+    [EIDH_DEID] = UBF(eidh, deid, "DEID", 128, 128, UB_FT_IPV6, UB_BASE_HEX, 0, NULL, "B.4 Fig B-15", "destination EID (128-bit)"),
 };
 UB_HDR_DEF(eidh256, UB_H_EIDH256, "eidh256", "eidh", "EID Header (128-bit EIDs)", "App. B.4 Fig B-15", 32, eidh256_fields);
 
 /* §11.5.2.3, R-21: CIP ID B0-1, SN B2-5, NLP B6 b7:4, reserved rest (8 bytes) */
-enum { CIPH_ID, CIPH_SN, CIPH_NLP, CIPH_RSVD };
 static const ub_vname vn_ciph_nlp[] = { { 0, "UPIH32 + EIDH256 + TAH" }, { 1, "UPIH16 + EIDH40 + TAH" }, { 2, "TAH" }, { 0, NULL } };
 static const ub_field ciph_fields[] = {
     [CIPH_ID] = UBU(ciph, cip_id, "CIP ID", 0, 16, UB_BASE_HEX, NULL, "§11.5.2.3, R-21", "CIP policy index"),

@@ -4,11 +4,11 @@
  * LINKTYPE_USER3 = 150). Flit classification and the DLP (Table 4-17..4-19); the 236 TLP bytes are shown
  * as bytes (no TLP decode) and the CRC/ECC are not verified (their bit order is not in the document). */
 #include "neigh.h"
+#include "rows.h"
 
 enum { FLIT_LEN = 256, FLIT_DLP = 236 };
 static const ub_vname vn_usage[] = { { 0, "IDLE/NOP" }, { 1, "Payload" }, { 2, "reserved" }, { 3, "reserved" }, { 0, NULL } };
 static const ub_vname vn_replay[] = { { 0, "explicit sequence number" }, { 1, "Ack" }, { 2, "Standard Nak" }, { 3, "Selective Nak" }, { 0, NULL } };
-enum { FL_TLP, FL_USAGE, FL_PRIOR, FL_DLLPT, FL_REPLAY, FL_SEQ, FL_DLLP, FL_CRC, FL_ECC };
 static const ub_field flit_fields[] = {
     [FL_TLP] = NY("pcieflit.flit.tlp", "TLP bytes", 0, 236 * 8, "003 flit layout", "bytes 0-235 (not decoded)"),
     [FL_USAGE] = NU("pcieflit.flit.usage", "Flit Usage", 1888, 2, UB_BASE_DEC, vn_usage, "003 T4-17 DLP0[7:6]", "00 IDLE or NOP, 01 Payload"),
@@ -34,10 +34,10 @@ static const ub_field oufc_fields[] = {
 UB_HDR_DEF(pcieflit_oufc, UB_H_PCIEFLIT_OUFC, "pcieflit_oufc", "pcieflit.oufc", "Optimized_Update_FC", "document 003 Table 4-18", 4, oufc_fields);
 static const ub_vname vn_fstatus[] = { { 0, "none" }, { 1, "last TLP nullified" }, { 2, "last TLP poisoned" }, { 3, "reserved" }, { 0, NULL } };
 static const ub_field marker_fields[] = {
-    NU("pcieflit.marker.marker", "Flit_Marker (bit 31)", 0, 1, UB_BASE_DEC, NULL, "003 T4-19", "1"),
-    NU("pcieflit.marker.status", "Flit_Status", 1, 2, UB_BASE_DEC, vn_fstatus, "003 T4-19 bits 30:29", ""),
-    NB("pcieflit.marker.ptm", "PTM last symbol", 3, "003 T4-19 bit 28", "flit holds the last symbol of a non-nullified PTM message"),
-    NU("pcieflit.marker.rest", "Bits 27:0", 4, 28, UB_BASE_HEX, NULL, "003 T4-19", "not described in the document"),
+    [FM_MARKER] = NU("pcieflit.marker.marker", "Flit_Marker (bit 31)", 0, 1, UB_BASE_DEC, NULL, "003 T4-19", "1"),
+    [FM_STATUS] = NU("pcieflit.marker.status", "Flit_Status", 1, 2, UB_BASE_DEC, vn_fstatus, "003 T4-19 bits 30:29", ""),
+    [FM_PTM] = NB("pcieflit.marker.ptm", "PTM last symbol", 3, "003 T4-19 bit 28", "flit holds the last symbol of a non-nullified PTM message"),
+    [FM_REST] = NU("pcieflit.marker.rest", "Bits 27:0", 4, 28, UB_BASE_HEX, NULL, "003 T4-19", "not described in the document"),
 };
 UB_HDR_DEF(pcieflit_marker, UB_H_PCIEFLIT_MARKER, "pcieflit_marker", "pcieflit.marker", "Flit_Marker", "document 003 Table 4-19", 4, marker_fields);
 

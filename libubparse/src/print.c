@@ -6,30 +6,28 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#define fv ub_fv
-
 /* ---------------------------------------------------------------- verbose tree */
 /* The tree's text goes through a buffer written with one fwrite when full and at the end (no printf
  * per field): the bytes of the fprintf calls it stands for. */
-typedef struct { FILE *f; size_t w; char b[8192]; } tout;
+typedef ub_obuf tout;
+#define to_flush ub_obuf_flush
+#define to_put ub_obuf_put
 
-static void to_flush(tout *o)
+void ub_obuf_flush(ub_obuf *o)
 {
-    if (o->w) fwrite(o->b, 1, o->w, o->f);
-    o->w = 0;
+    if (o->n) fwrite(o->p, 1, o->n, o->f);
+    o->n = 0;
 }
 
-static void to_put(tout *o, const char *a, size_t len)
+void ub_obuf_spill(ub_obuf *o, const char *s, size_t len)
 {
-    if (o->w + len > sizeof o->b) {
-        to_flush(o);
-        if (len > sizeof o->b) {
-            fwrite(a, 1, len, o->f);
-            return;
-        }
+    ub_obuf_flush(o);
+    if (len > o->cap) {
+        fwrite(s, 1, len, o->f);
+        return;
     }
-    memcpy(o->b + o->w, a, len);
-    o->w += len;
+    memcpy(o->p, s, len);
+    o->n = len;
 }
 
 static void to_str(tout *o, const char *a) { to_put(o, a ? a : "(null)", strlen(a ? a : "(null)")); } /* "%s" */
@@ -60,12 +58,12 @@ static void to_printf(tout *o, const char *fmt, ...)
 /* room for len bytes at the buffer's end (flushed first if needed); NULL if it never fits */
 static char *to_room(tout *o, size_t len)
 {
-    if (o->w + len > sizeof o->b) {
+    if (o->n + len > o->cap) {
         to_flush(o);
-        if (len > sizeof o->b) return NULL;
+        if (len > o->cap) return NULL;
     }
-    char *p = o->b + o->w;
-    o->w += len;
+    char *p = o->p + o->n;
+    o->n += len;
     return p;
 }
 
@@ -121,10 +119,9 @@ static void print_path(tout *o, const ub_view *v, unsigned li, int indent)
     while (hi >= 0 && v->layer[hi].hdr->id != UB_H_SCANHDR) hi--;
     if (hi < 0) return;
     const ub_layer *h = &v->layer[hi];
-    unsigned hops = (unsigned)fv(h, "hops"), type = (unsigned)fv(h, "type");
+    unsigned hops = (unsigned)ub_lget(h, SH_HOPS), type = (unsigned)ub_lget(h, SH_TYPE);
     unsigned w = type == 0 ? 4 : type == 1 ? 8 : type == 2 ? 16 : 0;
-    const ub_field *pf = &l->hdr->fields[l->hdr->id == UB_H_SCANHDR ? ub_field_index(l->hdr, "forward_path")
-                                                                       : ub_field_index(l->hdr, "return_path")];
+    const ub_field *pf = &l->hdr->fields[l->hdr->id == UB_H_SCANHDR ? SH_FPATH : 0]; /* scan_rpath: one row */
     ub_val pv;
     if (!w || hops == 0 || ub_field_value(l, pf, &pv) != 0) return;
     if ((uint64_t)4 * ((hops * w + 31) / 32) > pv.nbytes) return;
@@ -136,9 +133,8 @@ static void print_path(tout *o, const ub_view *v, unsigned li, int indent)
 
 void ub_print_tree(FILE *f, const ub_view *v)
 {
-    tout o;
-    o.f = f;
-    o.w = 0;
+    char buf[8192];
+    tout o = { f, buf, 0, sizeof buf };
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
         int ind = 4 * l->depth;

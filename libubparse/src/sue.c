@@ -5,26 +5,26 @@
  * document leaves them open (RH byte order, AFH EtherTypes, the ACK syndrome encoding): each is an option
  * (ub_opts.sue_*), documented in docs/neighbours.md. */
 #include "neigh.h"
+#include "rows.h"
 
 /* RH (§12.3.5): 64 bits [63:0]. Default byte order: bits 63..56 (Opcode) first on the wire, as the
  * document's MAC fields and TX bus; -o sue.rh_order=le puts bits 7..0 (Dest_QP) first. */
 static const ub_vname vn_rh_op[] = { { 0, "SEND" }, { 1, "ACK/NAK" }, { 2, "CNP" }, { 3, "reserved" }, { 0, NULL } };
 #define RH_ROWS(FL, O)                                                                                                   \
-    NF("sue.rh.opcode", "Opcode", O(62, 2), 2, UB_FT_UINT, UB_BASE_DEC, FL, vn_rh_op, "004 §12.3.5 [63:62]", "00 SEND Req, 01 ACK/NAK, 10 CNP"), \
-    NF("sue.rh.fack", "Fack", O(61, 1), 1, UB_FT_BOOL, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [61]", "REQ: force the peer to ACK; 0 in ACKs"), \
-    NF("sue.rh.pad", "Pad", O(59, 2), 2, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [60:59]", "pad bytes to 4-byte alignment"), \
-    NF("sue.rh.rsv", "Reserved", O(57, 2), 2, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [58:57]", "0"), \
-    NF("sue.rh.ts_en", "Timestamp_en", O(56, 1), 1, UB_FT_BOOL, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [56]", "timestamp valid"), \
-    NF("sue.rh.timestamp", "Timestamp", O(40, 16), 16, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [55:40]", "for RTT; units not given"), \
-    NF("sue.rh.p_key", "P_key", O(32, 8), 8, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [39:32]", "8-bit partition key"), \
-    NF("sue.rh.pkt_len", "Pkt_len", O(25, 7), 7, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [31:25]", "REQ: RH + payload bytes when <= 127, else 0"), \
-    NF("sue.rh.aeth_syndrome", "Aeth_syndrom", O(25, 7), 7, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [31:25]", \
+    [RH_OP] = NF("sue.rh.opcode", "Opcode", O(62, 2), 2, UB_FT_UINT, UB_BASE_DEC, FL, vn_rh_op, "004 §12.3.5 [63:62]", "00 SEND Req, 01 ACK/NAK, 10 CNP"), \
+    [RH_FACK] = NF("sue.rh.fack", "Fack", O(61, 1), 1, UB_FT_BOOL, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [61]", "REQ: force the peer to ACK; 0 in ACKs"), \
+    [RH_PAD] = NF("sue.rh.pad", "Pad", O(59, 2), 2, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [60:59]", "pad bytes to 4-byte alignment"), \
+    [RH_RSV] = NF("sue.rh.rsv", "Reserved", O(57, 2), 2, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [58:57]", "0"), \
+    [RH_TSEN] = NF("sue.rh.ts_en", "Timestamp_en", O(56, 1), 1, UB_FT_BOOL, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [56]", "timestamp valid"), \
+    [RH_TS] = NF("sue.rh.timestamp", "Timestamp", O(40, 16), 16, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [55:40]", "for RTT; units not given"), \
+    [RH_PKEY] = NF("sue.rh.p_key", "P_key", O(32, 8), 8, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [39:32]", "8-bit partition key"), \
+    [RH_LEN] = NF("sue.rh.pkt_len", "Pkt_len", O(25, 7), 7, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [31:25]", "REQ: RH + payload bytes when <= 127, else 0"), \
+    [RH_SYN] = NF("sue.rh.aeth_syndrome", "Aeth_syndrom", O(25, 7), 7, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [31:25]", \
        "ACK: type and RNR time; read as the IB AETH syndrome without its MSB (6:5 = 00 ACK, 01 RNR, 11 NAK) [derived, provisional]"), \
-    NF("sue.rh.psn", "PSN", O(13, 12), 12, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [24:13]", "12-bit, mod 4096"), \
-    NF("sue.rh.dest_qp", "Dest_QP", O(0, 13), 13, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [12:0]", "destination QP")
+    [RH_PSN] = NF("sue.rh.psn", "PSN", O(13, 12), 12, UB_FT_UINT, UB_BASE_DEC, FL, NULL, "004 §12.3.5 [24:13]", "12-bit, mod 4096"), \
+    [RH_DQP] = NF("sue.rh.dest_qp", "Dest_QP", O(0, 13), 13, UB_FT_UINT, UB_BASE_HEX, FL, NULL, "004 §12.3.5 [12:0]", "destination QP")
 #define RH_BE(lo, nb) (63u - (lo) - ((nb) - 1u)) /* MSB-first bit offset of [lo+nb-1:lo] */
 #define RH_LE(lo, nb) (lo)
-enum { RH_OP, RH_FACK, RH_PAD, RH_RSV, RH_TSEN, RH_TS, RH_PKEY, RH_LEN, RH_SYN, RH_PSN, RH_DQP };
 static const ub_field rh_fields[] = { RH_ROWS(0, RH_BE) };
 static const ub_field rh_le_fields[] = { RH_ROWS(UB_FF_LEW, RH_LE) };
 UB_HDR_DEF(sue_rh, UB_H_SUE_RH, "sue_rh", "sue.rh", "SUE RC Link Routing Header (not UB)", "document 004 §12.3.5", 8, rh_fields);

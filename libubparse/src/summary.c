@@ -1,25 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one-line packet summary (ubdump's text lines, the Wireshark Info column): "CFG7 0x010203→0x0a0b0c
  * RTP PSN 17 TPN 0x101→0x202 last Write req TASSN 6 addr 0x7f0000001000 len 256". Every packet's line is
- * built here, so it reads rows by constant index (ub_sum_rows) and appends text without a format string. */
+ * built here, so it reads rows by constant index (rows.h) and appends text without a format string. */
 #include "internal.h"
 #include "neigh.h"
 #include "sumfmt.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
-
-static const ub_sum_row sum_rows[] = {
-#define X(slot, row, name, ...) { row, name, { __VA_ARGS__ } },
-    UB_SUM_ROWS(X)
-#undef X
-};
-
-const ub_sum_row *ub_sum_rows(size_t *n)
-{
-    *n = sizeof sum_rows / sizeof sum_rows[0];
-    return sum_rows;
-}
 
 #define RV UB_RV
 #define RF UB_RF
@@ -48,8 +36,9 @@ size_t ub_u64_dec(char t[20], uint64_t v)
                                       10000000000000ull, 100000000000000ull, 1000000000000000ull,
                                       10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
                                       10000000000000000000ull };
-    size_t k = 1;
-    while (k < 20 && v >= p10[k]) k++;
+    size_t k = (size_t)(64 - __builtin_clzll(v | 1)) * 1233u >> 12; /* log10 of 2^bits, rounded down */
+    k += v >= p10[k];                                                   /* the digits of v, at least 1 */
+    k += !k;
     char *p = t + k;
     while (v >= 100) {
         unsigned q = (unsigned)(v % 100u);
@@ -62,20 +51,32 @@ size_t ub_u64_dec(char t[20], uint64_t v)
     return k;
 }
 
+/* "00" .. "ff": the two digits of each byte value */
+static const char hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 size_t ub_u64_hex(char t[32], uint64_t v, unsigned width)
 {
     size_t k = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, n = width > k ? (width > 32 ? 32 : width) : k;
     char *p = t + n;
-    for (size_t i = 0; i < k; i++, v >>= 4) *--p = "0123456789abcdef"[v & 15u];
-    while (p > t) *--p = '0';
+    for (k = n; k >= 2; k -= 2, v >>= 8) { /* two digits a step, from the last; the padding zeros too */
+        p -= 2;
+        memcpy(p, hex2 + 2 * (v & 255u), 2);
+    }
+    if (k) *--p = hex2[2 * (v & 15u) + 1];
     return n;
 }
 
-uint64_t ub_fv(const ub_layer *l, const char *short_name)
+void ub_hex_bytes(char *t, const uint8_t *p, size_t n)
 {
-    if (!l) return 0;
-    int i = ub_field_index(l->hdr, short_name);
-    return i < 0 ? 0 : ub_lget(l, (unsigned)i);
+    for (size_t i = 0; i < n; i++) memcpy(t + 2 * i, hex2 + 2 * p[i], 2);
 }
 
 /* the directives of ub_sb: %s %d %u %x with '0', a width or '*', and l / ll (PRIu64, PRIx64) */
@@ -222,8 +223,8 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
 {
     bool v6 = ip->hdr->id == UB_H_IPV6;
     char sa[64] = "?", da[64] = "?";
-    addr_text(ip, (v6 ? UB_SR_IP6_SRC : UB_SR_IP4_SRC), sa, sizeof sa);
-    addr_text(ip, (v6 ? UB_SR_IP6_DST : UB_SR_IP4_DST), da, sizeof da);
+    addr_text(ip, (v6 ? IP6_SRC : IP4_SRC), sa, sizeof sa);
+    addr_text(ip, (v6 ? IP6_DST : IP4_DST), da, sizeof da);
     uint64_t proto = v6 ? RV(ip, IP6_NH) : RV(ip, IP4_PROTO);
     const ub_layer *l4 = find(v, UB_H_UDP);
     if (!l4) l4 = find(v, UB_H_TCP);
@@ -231,7 +232,7 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     sb(s, "%s", v6 ? "IPv6" : "IPv4");
     if (l4 && !frag) {
         bool udp = l4->hdr->id == UB_H_UDP;
-        uint64_t sp = RV(l4, L4_SPORT), dp = RV(l4, L4_DPORT);
+        uint64_t sp = RV(l4, UDP_SPORT), dp = RV(l4, UDP_DPORT);
         const char *o = v6 ? "[" : "", *c = v6 ? "]" : "";
         sb(s, "/%s %s%s%s:%" PRIu64 "→%s%s%s:%" PRIu64, udp ? "UDP" : "TCP", o, sa, c, sp, o, da, c, dp);
         char nb[160];
@@ -260,7 +261,7 @@ static void sum_other(const ub_view *v, sbuf *s)
         et = (unsigned)RV(l, ETH_TYPE);
     } else if ((l = find(v, UB_H_SLL)) || (l = find(v, UB_H_SLL2))) {
         sb(s, "SLL");
-        et = (unsigned)(l->hdr->id == UB_H_SLL ? RV(l, SLL_PROTO) : RV(l, SLL2_PROTO));
+        et = (unsigned)(l->hdr->id == UB_H_SLL ? RV(l, SLL_PROTOCOL) : RV(l, SLL2_PROTOCOL));
     }
     for (int i = ub_view_find(v, UB_H_VLAN, 0); i >= 0; i = ub_view_find(v, UB_H_VLAN, i + 1)) {
         sb(s, "/VLAN %" PRIu64, RV(&v->layer[i], VLAN_VID));
@@ -281,10 +282,10 @@ static void sum_other(const ub_view *v, sbuf *s)
     if ((l = find(v, UB_H_ARP))) {
         char spa[32] = "?", tpa[32] = "?", sha[32] = "?";
         ub_val x;
-        if (ub_field_value(l, RF(l, ARP_SRC_IP), &x) == 0) ub_format_value(RF(l, ARP_SRC_IP), &x, false, spa, sizeof spa);
-        if (ub_field_value(l, RF(l, ARP_DST_IP), &x) == 0) ub_format_value(RF(l, ARP_DST_IP), &x, false, tpa, sizeof tpa);
-        if (ub_field_value(l, RF(l, ARP_SRC_HW), &x) == 0) ub_format_value(RF(l, ARP_SRC_HW), &x, false, sha, sizeof sha);
-        if (RV(l, ARP_OPCODE) == 2) sb(s, "/ARP %s is-at %s", spa, sha);
+        if (ub_field_value(l, RF(l, ARP_SPA), &x) == 0) ub_format_value(RF(l, ARP_SPA), &x, false, spa, sizeof spa);
+        if (ub_field_value(l, RF(l, ARP_TPA), &x) == 0) ub_format_value(RF(l, ARP_TPA), &x, false, tpa, sizeof tpa);
+        if (ub_field_value(l, RF(l, ARP_SHA), &x) == 0) ub_format_value(RF(l, ARP_SHA), &x, false, sha, sizeof sha);
+        if (RV(l, ARP_OPER) == 2) sb(s, "/ARP %s is-at %s", spa, sha);
         else sb(s, "/ARP who-has %s tell %s", tpa, spa);
         return;
     }
@@ -305,13 +306,13 @@ static void sum_other(const ub_view *v, sbuf *s)
 static void sum_tah(const sum_layers *x, sbuf *s)
 {
     const ub_layer *b = x->btah, *a = x->atah, *m = x->maetah, *p = x->payload;
-    uint64_t bop = b ? RV(b, BTAH_OP) : 0;
+    uint64_t bop = b ? RV(b, BT_OP) : 0;
     if (b && bop >= 0x11 && bop <= 0x13) { /* a response in a BTAH (ns-3-UB D12) */
         const char *nm = ub_vname_lookup(ub_vn_taopcode, bop);
         lit(s, " ");
         str(s, nm ? nm : "(null)");
         lit(s, " TASSN ");
-        dec(s, RV(b, BTAH_TASSN));
+        dec(s, RV(b, BT_TASSN));
         if (p) { lit(s, " len "); dec(s, p->wlen); }
     } else if (b) {
         uint64_t op = bop;
@@ -324,7 +325,7 @@ static void sum_tah(const sum_layers *x, sbuf *s)
             lit(s, " sub ");
             dec(s, RV(g, MG_SUB));
             str(s, rsp ? " rsp MSN " : " req MSN ");
-            dec(s, RV(b, BTAH_TASSN));
+            dec(s, RV(b, BT_TASSN));
             if (g && rsp) { lit(s, " status 0x"); hex(s, RV(g, MG_STATUS), 2); }
             return;
         }
@@ -332,7 +333,7 @@ static void sum_tah(const sum_layers *x, sbuf *s)
         if (nm) { lit(s, " "); str(s, nm); lit(s, " req"); }
         else { lit(s, " TAOpcode 0x"); hex(s, op, 2); lit(s, " req"); }
         lit(s, " TASSN ");
-        dec(s, RV(b, BTAH_TASSN));
+        dec(s, RV(b, BT_TASSN));
         if (m) {
             uint64_t len = m->hdr->id == UB_H_MAETAH_C ? 64ull << RV(m, MAC_LEN) : RV(m, MA_LEN);
             lit(s, " addr 0x");
@@ -342,16 +343,16 @@ static void sum_tah(const sum_layers *x, sbuf *s)
         }
         if (p && !m) { lit(s, " payload "); dec(s, p->wlen); }
     } else if (a) {
-        const char *nm = ub_vname_lookup(ub_vn_taopcode, RV(a, ATAH_OP));
+        const char *nm = ub_vname_lookup(ub_vn_taopcode, RV(a, AT_OP));
         lit(s, " ");
         str(s, nm ? nm : "response");
         lit(s, " TASSN ");
-        dec(s, RV(a, ATAH_TASSN));
+        dec(s, RV(a, AT_TASSN));
         if (a->hdr->id == UB_H_ATAH) {
-            uint64_t st = RV(a, ATAH_RSPST), info = RV(a, ATAH_RSPINFO);
+            uint64_t st = RV(a, AT_RSPST), info = RV(a, AT_RSPINFO);
             if (st || info) { lit(s, " RSPST "); dec(s, st); lit(s, " RSPINFO "); dec(s, info); }
         } else {
-            uint64_t st = RV(a, ATAHC_STATUS);
+            uint64_t st = RV(a, ATC_STATUS);
             if (st) { lit(s, " Status "); dec(s, st); }
         }
         if (p) { lit(s, " len "); dec(s, p->wlen); }
@@ -369,10 +370,10 @@ static void sum_dllcb(const ub_view *v, sbuf *s)
         if (id == UB_H_DLLCB_CRD_ACK) {
             lit(s, " T="); dec(s, RV(c, CRD_T));
             lit(s, " SD="); dec(s, RV(c, CRD_SD));
-            lit(s, " ACK_NUM="); dec(s, RV(c, CRD_ACKNUM));
+            lit(s, " ACK_NUM="); dec(s, RV(c, CRD_ACK_NUM));
         } else if (id == UB_H_DLLCB_RETRY_REQ) {
             lit(s, " RcvPtr="); dec(s, RV(c, RREQ_RCVPTR));
-            lit(s, " NUM_RETRY="); dec(s, RV(c, RREQ_NUM));
+            lit(s, " NUM_RETRY="); dec(s, RV(c, RREQ_NUM_RETRY));
         } else if (id == UB_H_DLLCB_RETRY_ACK) {
             lit(s, " RdPtr="); dec(s, RV(c, RACK_RDPTR));
             lit(s, " WrPtr="); dec(s, RV(c, RACK_WRPTR));
@@ -394,9 +395,9 @@ static void sum_ub(const ub_view *v, sbuf *s)
     if ((l = x.nth)) {
         unsigned w = l->hdr->id == UB_H_NTH24 ? 6 : 4;
         lit(s, " 0x");
-        hex(s, RV(l, NTH_SCNA), w);
+        hex(s, RV(l, NTH16_SCNA), w);
         lit(s, "→0x");
-        hex(s, RV(l, NTH_DCNA), w);
+        hex(s, RV(l, NTH16_DCNA), w);
     }
     bool plain_ip = false;
     if ((l = x.ip4 ? x.ip4 : x.ip6) && v->claim == UB_CLAIM_NONE && (v->cfg == 3 || v->cfg == 4)) {
@@ -406,8 +407,8 @@ static void sum_ub(const ub_view *v, sbuf *s)
     } else if (l) {
         bool v6 = l->hdr->id == UB_H_IPV6;
         char sa[64], da[64];
-        if (addr_text(l, (v6 ? UB_SR_IP6_SRC : UB_SR_IP4_SRC), sa, sizeof sa) &&
-            addr_text(l, (v6 ? UB_SR_IP6_DST : UB_SR_IP4_DST), da, sizeof da)) {
+        if (addr_text(l, (v6 ? IP6_SRC : IP4_SRC), sa, sizeof sa) &&
+            addr_text(l, (v6 ? IP6_DST : IP4_DST), da, sizeof da)) {
             lit(s, " ");
             str(s, sa);
             lit(s, "→");
@@ -415,8 +416,8 @@ static void sum_ub(const ub_view *v, sbuf *s)
         }
     }
     if ((l = x.nctl)) {
-        uint64_t p = RV(l, NCTL_PROTO);
-        const char *nm = RNAME(l, NCTL_PROTO, p);
+        uint64_t p = RV(l, NCTL_PROTOCOL);
+        const char *nm = RNAME(l, NCTL_PROTOCOL, p);
         lit(s, " NetCtl ");
         str(s, nm ? nm : "protocol");
         lit(s, " 0x");
@@ -435,9 +436,9 @@ static void sum_ub(const ub_view *v, sbuf *s)
         }
         dec(s, RV(l, RTPH_PSN));
         lit(s, " TPN 0x");
-        hex(s, RV(l, RTPH_SRCTPN), 0);
+        hex(s, RV(l, RTPH_SRC), 0);
         lit(s, "→0x");
-        hex(s, RV(l, RTPH_DSTTPN), 0);
+        hex(s, RV(l, RTPH_DST), 0);
         if (op <= 1 && RV(l, RTPH_LAST)) lit(s, " last");
     } else if (x.utph) {
         lit(s, " UTP");
@@ -447,16 +448,16 @@ static void sum_ub(const ub_view *v, sbuf *s)
     if ((l = x.scan)) {
         const ub_layer *p = x.spdu;
         lit(s, " Scan hops ");
-        dec(s, RV(l, SCAN_HOPS));
+        dec(s, RV(l, SH_HOPS));
         lit(s, " step ");
-        dec(s, RV(l, SCAN_STEP));
+        dec(s, RV(l, SH_STEP));
         if (p) {
             lit(s, " CMD ");
-            dec(s, RV(p, SPDU_CMD));
+            dec(s, RV(p, SQ_CMD));
             lit(s, " Opcode ");
-            dec(s, RV(p, SPDU_OPCODE));
+            dec(s, RV(p, SQ_OPCODE));
             str(s, p->hdr->id == UB_H_SCANPDU_RSP ? " rsp MSN " : " req MSN ");
-            dec(s, RV(p, SPDU_MSN));
+            dec(s, RV(p, SQ_MSN));
         }
     }
     if (x.ciph) lit(s, " CIP");
@@ -464,8 +465,8 @@ static void sum_ub(const ub_view *v, sbuf *s)
     if ((l = x.urpc)) {
         unsigned id = l->hdr->id;
         str(s, id == UB_H_URPC_REQ ? " URPC Request ID " : id == UB_H_URPC_ACK ? " URPC Ack ID " : " URPC Response ID ");
-        dec(s, id == UB_H_URPC_REQ ? RV(l, UREQ_ID) : RV(l, URPC_ID));
-        if (id == UB_H_URPC_RSP) { lit(s, " status "); dec(s, RV(l, URSP_STATUS)); }
+        dec(s, id == UB_H_URPC_REQ ? RV(l, RQ_ID) : RV(l, RS_ID));
+        if (id == UB_H_URPC_RSP) { lit(s, " status "); dec(s, RV(l, RS_STATUS)); }
     }
 }
 

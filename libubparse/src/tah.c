@@ -1,6 +1,7 @@
 /* Transaction layer (§7): BTAH/ATAH in full and compact form, every ETAH, the header chain of
  * every TAOpcode (§6.5 of the digest, Tables 7-2/7-4), payload. */
 #include "internal.h"
+#include "rows.h"
 #include "rowfast.h"
 
 static const ub_vname vn_ee[] = { { 1, "Non-TEE" }, { 3, "TEE" }, { 0, NULL } };
@@ -9,8 +10,6 @@ static const ub_vname vn_odr[] = { { 0, "NO" }, { 1, "RO" }, { 2, "SO" }, { 4, "
 static const ub_vname vn_rc_type[] = { { 0, "SQ (RCID)" }, { 1, "SQ (RCID)" }, { 2, "Target SC (SCID)" }, { 0, NULL } };
 
 /* §7.2.1 Figs 7-2/7-3, Table 7-1. Bytes 0-3 are common to the full and compact BTAH. */
-enum { BT_OP, BT_VER, BT_EE, BT_TV, BT_POISON, BT_RSVD0, BT_UD, BT_TASSN, BT_NOTAACK, BT_ODR, BT_MT, BT_FCE,
-       BT_RETRY, BT_ALLOC, BT_RSVD1, BT_EBIT, BT_RCTYPE, BT_RCID };
 #define BTAH_COMMON_ROWS BTAH_COMMON_ROWS_N(ub_vn_taopcode)
 #define BTAH_COMMON_ROWS_N(OPNAMES) \
     [BT_OP] = UBU(btah, taopcode, "TAOpcode", 0, 8, UB_BASE_HEX, OPNAMES, "§7.2.1 T7-1", "transaction opcode"), \
@@ -76,7 +75,6 @@ UB_HDR_VAR(btah_c_ns3, UB_H_BTAH_C, UB_V_BTAH_C_NS3, "btah_c_ns3", "btah", "Basi
 static const ub_vname vn_rspst_ta[] = { { 0, "Successful Completion" }, { 1, "RNR" }, { 2, "Page Fault" },
                                         { 3, "Completer Error" }, { 5, "Received, not guaranteed on media" }, { 0, NULL } };
 static const ub_vname vn_status_c[] = { { 0, "pass" }, { 1, "fail" }, { 0, NULL } };
-enum { AT_OP, AT_VER, AT_RSVD0, AT_SV, AT_POISON, AT_RSVD1, AT_TASSN, AT_RSPST, AT_RSPINFO, AT_RSVD2, AT_RCTYPE, AT_RCID };
 #define ATAH_OP_ROW UBU(atah, taopcode, "TAOpcode", 0, 8, UB_BASE_HEX, ub_vn_taopcode, "§7.2.2 T7-3", "")
 #define ATAH_VER_ROW UBU(atah, taver, "TAver", 8, 2, UB_BASE_DEC, NULL, "§7.2.2", "0")
 #define ATAH_POISON_ROW UBB(atah, poison, "Poison", 13, "§7.2.2, R-49", "payload poisoned")
@@ -111,7 +109,6 @@ static const ub_field atah_ns3_fields[] = {
 };
 UB_HDR_VAR(atah_ns3, UB_H_ATAH, UB_V_ATAH_NS3, "atah_ns3", "atah", "Acknowledge Transaction Header (ns-3-UB)",
            "§7.2.2; ns-3-UB D11", 8, atah_ns3_fields);
-enum { ATC_OP, ATC_VER, ATC_STATUS, ATC_RSVD0, ATC_POISON, ATC_RSVD1, ATC_TASSN };
 static const ub_field atah_c_fields[] = {
     [ATC_OP] = ATAH_OP_ROW, [ATC_VER] = ATAH_VER_ROW,
     [ATC_STATUS] = UBU(atah, status, "Status", 10, 2, UB_BASE_DEC, vn_status_c, "§7.2.2 Fig 7-5", "remote authorisation result"),
@@ -124,7 +121,6 @@ UB_HDR_DEF(atah_c, UB_H_ATAH_C, "atah_c", "atah", "Acknowledge Transaction Heade
            atah_c_fields);
 
 /* §7.2.3 Fig 7-6, Table 7-5; TokenID word R-50 */
-enum { MA_ADDR, MA_RSVD0, MA_TOKEN, MA_RSVD1, MA_LEN };
 static const ub_field maetah_fields[] = {
     [MA_ADDR] = UBU(maetah, address, "Address", 0, 64, UB_BASE_HEX, NULL, "§7.2.3 T7-5", "target memory start address"),
     [MA_RSVD0] = UBR(maetah, rsvd0, 64, 4, "R-50"),
@@ -134,7 +130,6 @@ static const ub_field maetah_fields[] = {
 };
 UB_HDR_DEF(maetah, UB_H_MAETAH, "maetah", "maetah", "Memory Access ETAH", "§7.2.3 Fig 7-6", 16, maetah_fields);
 /* compact MAETAH, R-24: Address[63:6] ‖ Affinity(2) ‖ SO(1) ‖ Length(3), then the R-50 TokenID word */
-enum { MAC_ADDR, MAC_AFF, MAC_SO, MAC_LEN, MAC_RSVD0, MAC_TOKEN, MAC_RSVD1 };
 static const ub_vname vn_so[] = { { 0, "RO" }, { 1, "SO" }, { 0, NULL } };
 static const ub_vname vn_clen[] = { { 0, "64 B" }, { 1, "128 B" }, { 2, "256 B" }, { 3, "512 B" }, { 4, "1024 B" },
                                     { 5, "2048 B" }, { 6, "4096 B" }, { 7, "8192 B" }, { 0, NULL } };
@@ -219,7 +214,6 @@ static const ub_vname vn_mg_code[] = { { 0, "Error Message" }, { 1, "Link Change
                                        { 3, "VDM Message" }, { 4, "Entity Information Exchange" },
                                        { 5, "Device Security Management" }, { 6, "Pooled Resource Management" }, { 0, NULL } };
 static const ub_vname vn_rsp[] = { { 0, "Request" }, { 1, "Response" }, { 0, NULL } };
-enum { MG_SUB, MG_CODE, MG_RSP, MG_STATUS, MG_RSVD, MG_LEN };
 static const ub_field mgmtetah_fields[] = {
     [MG_SUB] = UBU(mgmtetah, sub_code, "Sub Code", 0, 4, UB_BASE_DEC, NULL, "§10.4.3.3 T10-10/10-11", ""),
     [MG_CODE] = UBU(mgmtetah, code, "Code", 4, 3, UB_BASE_DEC, vn_mg_code, "§10.4.3.3 T10-10/10-11", ""),

@@ -5,6 +5,7 @@
  * each at depth + 1) and returns true; the last layer it pushes ends exactly where the head ends,
  * so the caller pushes the Inline / Return Data as the payload from there. */
 #include "internal.h"
+#include "rows.h"
 
 
 /* ---------------------------------------------------------------- value names */
@@ -25,10 +26,6 @@ static const ub_vname vn_urpc_p[] = { { 0, "public method" }, { 1, "customized m
 
 /* ---------------------------------------------------------------- tables */
 #define SP_REQ "App. H.2, R-41"
-enum {
-    RQ_VERSION, RQ_TYPE, RQ_ACK, RQ_RSVD0, RQ_COUNT, RQ_FUNCTION, RQ_CLASS, RQ_SUBCLASS, RQ_P, RQ_METHOD,
-    RQ_TOTAL, RQ_ID, RQ_CHANNEL, RQ_FDEF
-};
 static const ub_field f_urpc_req[] = {
     [RQ_VERSION] = UBU(urpc, version, "Version", 0, 4, UB_BASE_DEC, NULL, SP_REQ, "1"),
     [RQ_TYPE] = UBU(urpc, type, "Type", 4, 4, UB_BASE_DEC, vn_urpc_type, SP_REQ, "message type: 0 Request"),
@@ -65,7 +62,6 @@ static const ub_field f_urpc_dma[] = {
 UB_HDR_DEF(urpc_dma, UB_H_URPC_DMA, "urpc_dma", "urpc_dma", "URPC Argument DMA entry", SP_DMA, 16, f_urpc_dma);
 
 #define SP_ACK "App. H.3 Fig H-3"
-enum { AK_VERSION, AK_TYPE, AK_RSVD0, AK_RANGE, AK_ID, AK_CHANNEL, AK_RSVD1 };
 static const ub_field f_urpc_ack[] = {
     [AK_VERSION] = UBU(urpc, version, "Version", 0, 4, UB_BASE_DEC, NULL, SP_ACK, "1"),
     [AK_TYPE] = UBU(urpc, type, "Type", 4, 4, UB_BASE_DEC, vn_urpc_type, SP_ACK, "message type: 1 Ack"),
@@ -80,7 +76,6 @@ static const ub_field f_urpc_ack[] = {
 UB_HDR_DEF(urpc_ack, UB_H_URPC_ACK, "urpc_ack", "urpc", "URPC Ack", SP_ACK, 12, f_urpc_ack);
 
 #define SP_RSP "App. H.4 Fig H-4, R-42"
-enum { RS_VERSION, RS_TYPE, RS_STATUS, RS_RANGE, RS_ID, RS_CHANNEL, RS_FDEF, RS_TOTAL };
 static const ub_field f_urpc_rsp[] = {
     [RS_VERSION] = UBU(urpc, version, "Version", 0, 4, UB_BASE_DEC, NULL, SP_RSP, "1"),
     [RS_TYPE] = UBU(urpc, type, "Type", 4, 4, UB_BASE_DEC, vn_urpc_type, SP_RSP,

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -546,12 +547,38 @@ size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
 const char *ub_view_protocol(const ub_view *v);
+/* An output buffer in front of a stdio stream (ub_print_tree's text, ubdump's lines): the bytes are collected
+ * in p[0..n) (cap bytes) and handed to f in one fwrite when the next ones do not fit (bytes that never fit go
+ * straight to f after them) and at ub_obuf_flush. */
+typedef struct ub_obuf {
+    FILE *f;
+    char *p;
+    size_t n, cap;
+} ub_obuf;
+void ub_obuf_flush(ub_obuf *o);
+void ub_obuf_spill(ub_obuf *o, const char *s, size_t len); /* ub_obuf_put of bytes that do not fit */
+static inline void ub_obuf_put(ub_obuf *o, const char *s, size_t len)
+{
+    if (o->n + len <= o->cap) {
+        memcpy(o->p + o->n, s, len);
+        o->n += len;
+    } else {
+        ub_obuf_spill(o, s, len);
+    }
+}
 /* Verbose tree (tshark -V style). */
 void ub_print_tree(FILE *f, const ub_view *v);
 /* JSON object of layers/fields/errors (no trailing newline). */
 void ub_print_json(FILE *f, const ub_view *v);
 /* Comma-separated error names (value of the pseudo-field ub.error). */
 size_t ub_error_names(const ub_view *v, char *buf, size_t n);
+/* The digits of v at t, not terminated, and their count: decimal (at most 20), or lower-case hex zero-padded
+ * to at least `width` digits (at most 32) — the digits of "%" PRIu64 and "%0*" PRIx64, without printf (the
+ * summaries, ubdump's field values). */
+size_t ub_u64_dec(char t[20], uint64_t v);
+size_t ub_u64_hex(char t[32], uint64_t v, unsigned width);
+/* The 2 * n lower-case hex digits of bytes p[0..n) at t, not terminated. */
+void ub_hex_bytes(char *t, const uint8_t *p, size_t n);
 
 /* ------------------------------------------------------------------------- */
 /* Builder                                                                    */
