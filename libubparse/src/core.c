@@ -850,6 +850,7 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     v->kind = UB_KIND_NONE;
     v->cfg = -1;
     v->tah_fmt = UB_TAH_FULL;
+    v->neigh = 0;
     v->pkt = NULL;
     v->pkt_len = 0;
     v->pkt_off = UINT32_MAX;
@@ -927,6 +928,14 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
         break;
     }
     if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;
+    /* ub_view.neigh from the layers kept (a decoder may have pushed and dropped some) */
+    static const uint8_t nbit[UB_H__COUNT] = { [UB_H_IB_BTH] = UB_VN_IB, [UB_H_SUE_RH] = UB_VN_SUE, [UB_H_PCIEFLIT] = UB_VN_PCIE };
+    unsigned nb = 0;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        unsigned id = v->layer[i].hdr->id;
+        nb |= id < UB_H__COUNT ? nbit[id] : 0u;
+    }
+    v->neigh = (uint8_t)nb;
     if (tmpl && o && !v->nerrs) ub_tmpl_learn(v, &d, entry);
     return v->nerrs;
 }

@@ -25,14 +25,11 @@
 
 enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, T_MAXLEN = 640 /* one 32-flit block */ };
 
-/* a layer as ub_layer holds it: its table, off and len (one 8-byte store), status, variant, depth and
- * flags (one 4-byte store); data is rec + roff */
-typedef struct tlayer { const ub_hdr *hdr; uint32_t offlen[2]; uint8_t sdvf[4]; uint16_t roff, pad; } tlayer;
 typedef struct tchunk { uint64_t v[2], m[2]; } tchunk;
 typedef struct tmpl {
     uint32_t key;     /* the record's first 4 bytes (LPH / LCH: all compared) */
     uint16_t len;     /* record length, 0 = empty entry */
-    uint8_t entry, nl, nch, kind, claim, tah_fmt;
+    uint8_t entry, nl, nch, kind, claim, tah_fmt, neigh;
     int8_t cfg;
     uint8_t bcrc_li;  /* 1 + index of the BCRC layer (at len - 4, over len / 20 flits), 0 none */
     uint8_t icrc_li;  /* 1 + index of the ICRC layer, 0 none */
@@ -42,7 +39,10 @@ typedef struct tmpl {
     uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet */
     uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos */
     uint16_t choff[TC_MAX];
-    tlayer L[TL_MAX];
+    /* the layers as the view holds them, data = its record offset (ub_tmpl_try adds the record's
+     * address); all TL_MAX copied on a hit (a fixed count: no loop exit to mispredict), the ones past
+     * nl are never read */
+    ub_layer L[TL_MAX];
     tchunk ch[TC_MAX];
     uint8_t ic_orm[UB_CRC_ORM_LEN]; /* the ICRC's masks (ub_icrc_orm) */
 } tmpl;
@@ -62,9 +62,6 @@ typedef struct ub_tmpl_cache {
     uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
     tmpl t[T_SETS * T_WAYS];
 } tcache;
-_Static_assert(offsetof(ub_layer, len) == offsetof(ub_layer, off) + 4 && offsetof(ub_layer, variant) == offsetof(ub_layer, status) + 1 &&
-                   offsetof(ub_layer, depth) == offsetof(ub_layer, status) + 2 && offsetof(ub_layer, flags) == offsetof(ub_layer, status) + 3,
-               "ub_layer: off/len and status/variant/depth/flags adjacent");
 
 /* the view's cache: only when tmpl_chk vouches for the pointer (a view in storage never initialised
  * decodes as a fresh plain view, as ub_decode_wire promises) */
@@ -116,7 +113,8 @@ static inline unsigned group_of(uint32_t key, uint32_t len, unsigned entry)
  * branch, a fixed number of words) */
 static inline uint32_t hash_off(unsigned i, uint32_t len)
 {
-    return 8 * i + 8 <= len ? 8 * i : len - 8;
+    uint32_t a = 8 * i, b = len - 8;
+    return a < b ? a : b;
 }
 static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, uint32_t len, unsigned entry)
 {
@@ -132,12 +130,33 @@ static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, u
     return (unsigned)(h >> 59); /* T_SETS = 32 */
 }
 
+/* memcmp(a, b, sizeof *a) == 0 inline: 16-byte words (the last one ends at the end), no call */
+static inline bool same_opts(const ub_opts *a, const ub_opts *b)
+{
+    typedef uint64_t w16 __attribute__((vector_size(16)));
+    enum { N = sizeof(ub_opts) };
+    _Static_assert(N >= 16 && N <= 96, "six words at most below");
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    w16 acc = { 0, 0 };
+#define W(k)                                                                                                       \
+    if ((k) * 16 < N) {                                                                                            \
+        w16 p, q;                                                                                                  \
+        unsigned at = (k) * 16 + 16 <= N ? (k) * 16 : N - 16;                                                      \
+        memcpy(&p, x + at, 16);                                                                                    \
+        memcpy(&q, y + at, 16);                                                                                    \
+        acc |= p ^ q;                                                                                              \
+    }
+    W(0) W(1) W(2) W(3) W(4) W(5)
+#undef W
+    return (acc[0] | acc[1]) == 0;
+}
+
 bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen)
 {
     tcache *c = cache_of(v);
     if (!c) return false; /* a plain view */
-    if (__builtin_expect(!c->on || memcmp(&c->oc, o, sizeof *o) != 0, 0)) { /* new view or other options */
+    if (__builtin_expect(!c->on || !same_opts(&c->oc, o), 0)) { /* new view or other options */
         memcpy(&c->oc, o, sizeof *o);
         memset(c->tag, 0, sizeof c->tag);
         memset(c->dm_on, 0, sizeof c->dm_on);
@@ -187,21 +206,20 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     v->kind = t->kind;
     v->cfg = t->cfg;
     v->tah_fmt = t->tah_fmt;
+    v->neigh = t->neigh;
     if (t->pkt_off != 0xFFFFu) {
         v->pkt = rec + t->pkt_off;
         v->pkt_len = t->pkt_len;
         v->pkt_off = t->pkt_off;
     }
     ub_layer *restrict l = v->layer;
-    const tlayer *tl = t->L, *te = tl + t->nl;
-    for (; tl < te; tl++, l++) {
-        l->hdr = tl->hdr;
-        l->data = rec + tl->roff;
-        memcpy(&l->off, tl->offlen, 8);
-        l->aux = 0;
-        memcpy(&l->status, tl->sdvf, 4);
-        l->wlen = tl->offlen[1];
-    }
+    memcpy(l, t->L, (size_t)t->nl * sizeof *l);
+    _Static_assert(TL_MAX == 16, "sixteen below");
+    const uintptr_t r = (uintptr_t)rec;
+#define FIX(i) l[i].data = (const uint8_t *)((uintptr_t)t->L[i].data + r)
+    FIX(0); FIX(1); FIX(2); FIX(3); FIX(4); FIX(5); FIX(6); FIX(7);
+    FIX(8); FIX(9); FIX(10); FIX(11); FIX(12); FIX(13); FIX(14); FIX(15);
+#undef FIX
     v->nlayers = t->nl;
     c->hits++;
     if (t->bcrc_li) {
@@ -333,7 +351,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         } else if (l->aux || l->status || l->variant) {
             return;
         }
-        t.L[i] = (tlayer){ l->hdr, { l->off, l->len }, { 0, 0, l->depth, l->flags }, (uint16_t)roff, 0 };
+        t.L[i] = (ub_layer){ .hdr = l->hdr, .data = (const uint8_t *)(uintptr_t)roff, .off = l->off, .len = l->len,
+                             .depth = l->depth, .flags = l->flags, .wlen = l->len };
         memset(cov + roff, 1, l->len);
         if ((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS) continue; /* not read by the decoder */
         uint8_t lm[T_MAXLEN];
@@ -366,6 +385,7 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     t.kind = v->kind;
     t.claim = v->claim;
     t.tah_fmt = v->tah_fmt;
+    t.neigh = v->neigh;
     t.cfg = v->cfg;
     t.pkt_off = v->pkt ? (uint16_t)v->pkt_off : 0xFFFFu;
     t.pkt_len = (uint16_t)v->pkt_len;
