@@ -23,7 +23,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, T_MAXLEN = 640 /* one 32-flit block */ };
+enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8,
+       T_BLK = 640 /* a DLLDB: 32 flits */, T_NBLK = 4, T_MAXLEN = T_NBLK * T_BLK };
 
 typedef struct tchunk { uint64_t v[2], m[2]; } tchunk;
 typedef struct tmpl {
@@ -36,8 +37,15 @@ typedef struct tmpl {
     uint8_t ic_var;   /* the ICRC byte order that matched (ub_layer.variant) */
     uint8_t ic_nm;
     uint8_t grp;      /* its group (tcache.dm) */
-    uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet */
-    uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos */
+    uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet, 0xFFFE: in the netbuf (nblk) */
+    uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos (ic_nb: netbuf) */
+    /* a multi-block DLLDP (§4.3.2.1; nblk > 1, else 0): a BCRC per block, the payload de-interleaved into
+     * the view's netbuf as dll.c does it (pieces cp_src/cp_n of the record, one after the other), the
+     * layers of bit i of nbl living there */
+    uint8_t nblk, ic_nb;
+    uint8_t mb_li[T_NBLK]; /* 1 + index of block b's BCRC layer */
+    uint16_t nbl;
+    uint16_t cp_src[T_NBLK], cp_n[T_NBLK];
     uint16_t choff[TC_MAX];
     /* the layers as the view holds them, data = its record offset (ub_tmpl_try adds the record's
      * address); all TL_MAX copied on a hit (a fixed count: no loop exit to mispredict), the ones past
@@ -130,6 +138,37 @@ static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, u
     return (unsigned)(h >> 59); /* T_SETS = 32 */
 }
 
+/* a multi-block DLLDP's BCRCs (R-03; mbc: computed, each equal to the one carried) and its payload
+ * copied into the netbuf as dll.c does (dec_payload) */
+static __attribute__((noinline)) bool multi_block(ub_view *v, const tmpl *t, const ub_opts *o, const uint8_t *rec, uint32_t len, uint32_t mbc[T_NBLK])
+{
+    for (unsigned b = 0; b < t->nblk; b++) {
+        uint32_t bs = b * T_BLK, nf = b + 1u < t->nblk ? T_BLK / 20u : (len - bs) / 20u;
+        mbc[b] = ub_crc30_block(rec + bs, nf, o->bcrc_variant);
+        if (mbc[b] != ub_bcrc_carried(rec + bs + nf * 20u - 4u)) return false;
+    }
+    uint32_t n = 0;
+    for (unsigned k = 0; k < t->nblk; k++) {
+        memcpy(v->netbuf + n, rec + t->cp_src[k], t->cp_n[k]);
+        n += t->cp_n[k];
+    }
+    return true;
+}
+
+/* a multi-block DLLDP's layers: those in the netbuf point there, each block's BCRC holds its value */
+static __attribute__((noinline)) void multi_layers(ub_view *v, const tmpl *t, const uint32_t mbc[T_NBLK])
+{
+    for (unsigned m = t->nbl; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        v->layer[i].data = v->netbuf + (uintptr_t)t->L[i].data;
+    }
+    for (unsigned b = 0; b < t->nblk; b++) {
+        ub_layer *l = &v->layer[t->mb_li[b] - 1];
+        l->aux = mbc[b];
+        l->status = UB_CK_GOOD;
+    }
+}
+
 /* memcmp(a, b, sizeof *a) == 0 inline: 16-byte words (the last one ends at the end), no call */
 static inline bool same_opts(const ub_opts *a, const ub_opts *b)
 {
@@ -195,9 +234,15 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
         bcomp = ub_crc30_block(rec, len / 20u, o->bcrc_variant);
         if (bcomp != ub_bcrc_carried(rec + len - 4)) return false;
     }
+    const uint8_t *ib = rec; /* the ICRC's buffer */
+    uint32_t mbc[T_NBLK];
+    if (__builtin_expect(t->nblk != 0, 0)) {
+        if (!multi_block(v, t, o, rec, len, mbc)) return false;
+        ib = v->netbuf;
+    }
     if (t->icrc_li) { /* §5.3.7 */
-        icomp = ub_crc32_or(rec + t->ic_first, t->ic_n, t->ic_orm);
-        const uint8_t *ic = rec + t->ic_pos;
+        icomp = ub_crc32_or(ib + t->ic_first, t->ic_n, t->ic_orm);
+        const uint8_t *ic = ib + t->ic_pos;
         uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
         if (icomp != (t->ic_var == 1 ? __builtin_bswap32(be) : be)) return false;
         if (t->ic_var == 2 && icomp == __builtin_bswap32(be)) return false; /* the general path prefers LE */
@@ -207,10 +252,13 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     v->cfg = t->cfg;
     v->tah_fmt = t->tah_fmt;
     v->neigh = t->neigh;
-    if (t->pkt_off != 0xFFFFu) {
+    if (t->pkt_off < 0xFFFEu) {
         v->pkt = rec + t->pkt_off;
         v->pkt_len = t->pkt_len;
         v->pkt_off = t->pkt_off;
+    } else if (t->pkt_off == 0xFFFEu) { /* the netbuf (pkt_off stays UINT32_MAX) */
+        v->pkt = v->netbuf;
+        v->pkt_len = t->pkt_len;
     }
     ub_layer *restrict l = v->layer;
     memcpy(l, t->L, (size_t)t->nl * sizeof *l);
@@ -220,6 +268,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     FIX(0); FIX(1); FIX(2); FIX(3); FIX(4); FIX(5); FIX(6); FIX(7);
     FIX(8); FIX(9); FIX(10); FIX(11); FIX(12); FIX(13); FIX(14); FIX(15);
 #undef FIX
+    if (__builtin_expect(t->nblk != 0, 0)) multi_layers(v, t, mbc);
     v->nlayers = t->nl;
     c->hits++;
     if (t->bcrc_li) {
@@ -310,7 +359,31 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         return;
     if (entry != UB_ENTRY_FLIT && entry != UB_ENTRY_PKT && entry != UB_ENTRY_STREAM) return;
     const uint8_t *rec = v->rec;
-    if (v->pkt && (v->pkt_off == UINT32_MAX || v->pkt != rec + v->pkt_off)) return; /* netbuf */
+    /* a multi-block DLLDP: its payload in the netbuf, copied from the blocks as dll.c does (dec_payload:
+     * each block's payload bytes from after its LPH / LBH to its BCRC) — the pieces checked against the
+     * netbuf; nb maps a netbuf offset to the record's */
+    tmpl t;
+    memset(&t, 0, sizeof t);
+    uint32_t nblk = (len + T_BLK - 1) / T_BLK, nbo[T_NBLK] = { 0 }; /* netbuf offset of each piece */
+    bool nbm = v->pkt == v->netbuf && v->pkt_off == UINT32_MAX;
+    if (nbm) {
+        if (!o->crc_mode || nblk < 2 || len % 20 || !v->pkt_len) return;
+        uint32_t n = 0;
+        for (uint32_t b = 0; b < nblk && n < v->pkt_len; b++) {
+            uint32_t src = b * T_BLK + (b ? 2u : 4u), take = T_BLK - (b ? 2u : 4u) - 4u; /* LBH / LPH, BCRC */
+            if (take > v->pkt_len - n) take = v->pkt_len - n;
+            if (src + take > len) return;
+            t.cp_src[b] = (uint16_t)src;
+            t.cp_n[b] = (uint16_t)take;
+            nbo[b] = n;
+            n += take;
+            if (memcmp(v->netbuf + nbo[b], rec + src, take) != 0) return;
+        }
+        if (n != v->pkt_len) return;
+        t.nblk = (uint8_t)nblk;
+    } else if (nblk > 1 || (v->pkt && (v->pkt_off == UINT32_MAX || v->pkt != rec + v->pkt_off))) {
+        return;
+    }
     /* URPC (App. H) is looked for in the payload of a Send (tah.c): then the payload counts */
     bool send = false, cond[3] = { true, v->claim != UB_CLAIM_NONE, true };
     for (uint32_t i = 0; i < nl; i++) {
@@ -320,29 +393,35 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         if (op <= 0x01 && o->urpc_heuristic) send = true;
         if ((op >= 0x07 && op <= 0x0F) || op == 0x14 || op == 0x18) cond[C_NOATOM] = false;
     }
-    tmpl t;
-    memset(&t, 0, sizeof t);
     uint8_t mk[T_MAXLEN], cov[T_MAXLEN];
+    unsigned nbc = 0; /* BCRC layers so far */
     memset(mk, 0, len);
     memset(cov, 0, len);
     for (uint32_t i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         unsigned id = l->hdr->id;
-        if (l->data < rec || l->data + l->len > rec + len || (l->flags & (UB_LF_TRUNC | UB_LF_NETBUF)) ||
+        bool in_nb = (l->flags & UB_LF_NETBUF) != 0; /* in the netbuf (multi-block DLLDP) */
+        const uint8_t *buf = in_nb ? v->netbuf : rec;
+        uint32_t blen = in_nb ? v->pkt_len : len;
+        if ((in_nb && !nbm) || l->data < buf || l->data + l->len > buf + blen || (l->flags & UB_LF_TRUNC) ||
             l->wlen != l->len || l->hdr != ub_dec_hdr(d, id))
             return;
-        uint32_t roff = (uint32_t)(l->data - rec);
-        if (id == UB_H_BCRC) {
-            if (t.bcrc_li || !o->crc_mode || roff != len - 4 || len % 20 || l->status != UB_CK_GOOD)
+        uint32_t roff = (uint32_t)(l->data - buf);
+        if (id == UB_H_BCRC) { /* block nbc's, at its end */
+            uint32_t bs = nbc * T_BLK, nf = nbc + 1 < nblk ? T_BLK / 20u : (len - bs) / 20u;
+            if (in_nb || nbc == nblk || !o->crc_mode || len % 20 || roff != bs + nf * 20 - 4 || l->status != UB_CK_GOOD)
                 return;
-            t.bcrc_li = (uint8_t)(i + 1);
+            if (nblk == 1) t.bcrc_li = (uint8_t)(i + 1);
+            else t.mb_li[nbc] = (uint8_t)(i + 1);
+            nbc++;
         } else if (id == UB_H_ICRC) {
-            if (t.icrc_li || l->status != UB_CK_GOOD || d->ic.layer != i + 1 || d->ic.netbuf || !d->ic.p ||
-                d->ic.p < rec || d->ic.p + d->ic.end + 4 > rec + len || d->ic.p + d->ic.end != l->data)
+            if (t.icrc_li || l->status != UB_CK_GOOD || d->ic.layer != i + 1 || d->ic.netbuf != in_nb || !d->ic.p ||
+                d->ic.p < buf || d->ic.p + d->ic.end + 4 > buf + blen || d->ic.p + d->ic.end != l->data)
                 return;
             t.icrc_li = (uint8_t)(i + 1);
             t.ic_var = l->variant;
-            uint32_t base = (uint32_t)(d->ic.p - rec);
+            t.ic_nb = in_nb;
+            uint32_t base = (uint32_t)(d->ic.p - buf);
             t.ic_first = (uint16_t)(base + d->ic.start);
             t.ic_n = (uint16_t)(d->ic.end - d->ic.start);
             t.ic_pos = (uint16_t)(base + d->ic.end);
@@ -353,13 +432,25 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         }
         t.L[i] = (ub_layer){ .hdr = l->hdr, .data = (const uint8_t *)(uintptr_t)roff, .off = l->off, .len = l->len,
                              .depth = l->depth, .flags = l->flags, .wlen = l->len };
-        memset(cov + roff, 1, l->len);
-        if ((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS) continue; /* not read by the decoder */
+        if (in_nb) t.nbl |= (uint16_t)(1u << i);
+        bool rd = !((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS); /* else not read by the decoder */
         uint8_t lm[T_MAXLEN];
-        memset(lm + roff, 0xFF, l->len);
-        clear_free(c, lm, l, roff, cond);
-        for (uint32_t b = roff; b < roff + l->len; b++) mk[b] |= lm[b];
+        if (rd) {
+            memset(lm + roff, 0xFF, l->len);
+            clear_free(c, lm, l, roff, cond);
+        }
+        for (uint32_t b = roff; b < roff + l->len; b++) {
+            uint32_t r = b; /* its byte in the record */
+            if (in_nb) {
+                unsigned k = 0;
+                while (k + 1 < nblk && b >= nbo[k] + t.cp_n[k]) k++;
+                r = t.cp_src[k] + (b - nbo[k]);
+            }
+            cov[r] = 1;
+            if (rd) mk[r] |= lm[b];
+        }
     }
+    if (nbc != (nblk == 1 && !t.bcrc_li ? 0u : nblk) || (nbm && t.icrc_li && !t.ic_nb)) return;
     for (uint32_t b = 0; b < len; b++)
         if (!cov[b]) mk[b] = 0xFF; /* bytes of no layer: compared as well */
     /* 16-byte chunks over the compared bytes (the last one ends at the record's end) */
@@ -387,9 +478,10 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     t.tah_fmt = v->tah_fmt;
     t.neigh = v->neigh;
     t.cfg = v->cfg;
-    t.pkt_off = v->pkt ? (uint16_t)v->pkt_off : 0xFFFFu;
+    t.pkt_off = nbm ? 0xFFFEu : v->pkt ? (uint16_t)v->pkt_off : 0xFFFFu;
     t.pkt_len = (uint16_t)v->pkt_len;
     if (!v->pkt && (v->pkt_len || v->pkt_off != UINT32_MAX)) return;
+    if (t.pkt_len != v->pkt_len) return;
     /* the class's set-choosing mask: this template's compared bits of the first T_HASH bytes, and
      * those of every template of the class before (narrower: the class's templates are dropped) */
     unsigned g = group_of(t.key, len, entry);
