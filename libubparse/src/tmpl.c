@@ -23,10 +23,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8,
+enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, TC_FIX = 6 /* chunks compared without a loop (unused ones: mask 0) */,
        T_BLK = 640 /* a DLLDB: 32 flits */, T_NBLK = 4, T_MAXLEN = T_NBLK * T_BLK };
 
-typedef struct tchunk { uint64_t v[2], m[2]; } tchunk;
+/* 16 bytes as one value (SSE2 / NEON register; GCC and Clang vector extension) */
+typedef uint64_t w16 __attribute__((vector_size(16)));
+typedef struct tchunk { w16 v, m; } tchunk; /* the bytes' values under the mask m */
 typedef struct tmpl {
     uint32_t key;     /* the record's first 4 bytes (LPH / LCH: all compared) */
     uint16_t len;     /* record length, 0 = empty entry */
@@ -106,6 +108,12 @@ static inline uint64_t ld64(const uint8_t *p)
     memcpy(&w, p, 8);
     return w;
 }
+static inline w16 ld128(const uint8_t *p)
+{
+    w16 w;
+    memcpy(&w, p, 16);
+    return w;
+}
 static inline uint64_t tag_of(uint32_t key, uint32_t len, unsigned entry)
 {
     return (uint64_t)key << 32 | len << 8 | entry | 1u << 31; /* never 0 */
@@ -172,7 +180,6 @@ static __attribute__((noinline)) void multi_layers(ub_view *v, const tmpl *t, co
 /* memcmp(a, b, sizeof *a) == 0 inline: 16-byte words (the last one ends at the end), no call */
 static inline bool same_opts(const ub_opts *a, const ub_opts *b)
 {
-    typedef uint64_t w16 __attribute__((vector_size(16)));
     enum { N = sizeof(ub_opts) };
     _Static_assert(N >= 16 && N <= 96, "six words at most below");
     const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
@@ -217,13 +224,16 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     while (ways) { /* several stacks may share length and first word: the bytes decide */
         const tmpl *u = &c->t[s * T_WAYS + (unsigned)__builtin_ctz(ways)];
         ways &= ways - 1;
-        /* every byte the decode depends on, as when the template was made */
-        uint64_t acc = 0;
-        for (unsigned i = 0; i < u->nch; i++) {
-            const uint8_t *p = rec + u->choff[i];
-            acc |= ((ld64(p) ^ u->ch[i].v[0]) & u->ch[i].m[0]) | ((ld64(p + 8) ^ u->ch[i].v[1]) & u->ch[i].m[1]);
-        }
-        if (!acc) {
+        /* every byte the decode depends on, as when the template was made: the first TC_FIX chunks
+         * always (no loop exit to mispredict), more only for the templates that have them */
+        w16 acc = { 0, 0 };
+#define CH(i) acc |= (ld128(rec + u->choff[i]) ^ u->ch[i].v) & u->ch[i].m
+        _Static_assert(TC_FIX == 6, "six below");
+        CH(0); CH(1); CH(2); CH(3); CH(4); CH(5);
+        if (__builtin_expect(u->nch > TC_FIX, 0))
+            for (unsigned i = TC_FIX; i < u->nch; i++) CH(i);
+#undef CH
+        if (!(acc[0] | acc[1])) {
             t = u;
             break;
         }
@@ -465,8 +475,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
             mb[k] = mk[s + k];
             vb[k] = rec[s + k] & mb[k];
         }
-        memcpy(ch->v, vb, 16);
-        memcpy(ch->m, mb, 16);
+        memcpy(&ch->v, vb, 16);
+        memcpy(&ch->m, mb, 16);
         b = s + 16;
     }
     memcpy(&t.key, rec, 4);
