@@ -17,8 +17,13 @@
  * templates. The set is a hash of the length, the entry and the first T_HASH bytes under the bits every
  * template of the record's group (length, entry, first word) compares, so that the stacks of a group
  * spread over the sets and the records of one stack meet in one; a way is found by its tag (length,
- * entry, first word) and the masked compare. The cache is emptied when the options change. Soundness
- * rests only on the compare and the CRCs: the hash and the tags merely pick candidates. */
+ * entry, first word) and the masked compare. Before the set hash, the group's last used template is
+ * tried (its tag, then the compare): most groups have one stack. The cache is emptied when the options
+ * change. Soundness rests only on the compare and the CRCs: the hash, the tags and the last used
+ * template merely pick candidates.
+ *
+ * Multi-block DLLDPs (§4.3.2.1) too: a BCRC per block, the payload copied into the view's netbuf as
+ * dll.c copies it, the layers there pointed at it; their bytes' compare is mapped back to the record. */
 #include "internal.h"
 #include <stddef.h>
 #include <stdlib.h>
@@ -68,6 +73,10 @@ typedef struct ub_tmpl_cache {
      * fewer bits narrows the group's mask and empties the group's templates */
     uint64_t dm[T_GROUPS][T_HASH / 8];
     uint8_t dm_on[T_GROUPS];
+    /* per group, 1 + the slot of its template that was used last (0 none): tried first, before the set
+     * hash — one template per group is the common case. Trusted only while the slot's tag is the
+     * record's (a slot taken over, emptied, or a group hash collision fails that), then the compare */
+    uint16_t mru[T_GROUPS];
     /* free_rows resolved per header id for the options' tables: fr_n 0xFF not yet, else how many */
     uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
     tmpl t[T_SETS * T_WAYS];
@@ -197,6 +206,20 @@ static inline bool same_opts(const ub_opts *a, const ub_opts *b)
     return (acc[0] | acc[1]) == 0;
 }
 
+/* every byte the decode depends on, as when template u was made: the first TC_FIX chunks always (no
+ * loop exit to mispredict), more only for the templates that have them */
+static inline bool same_bytes(const tmpl *u, const uint8_t *rec)
+{
+    w16 acc = { 0, 0 };
+#define CH(i) acc |= (ld128(rec + u->choff[i]) ^ u->ch[i].v) & u->ch[i].m
+    _Static_assert(TC_FIX == 6, "six below");
+    CH(0); CH(1); CH(2); CH(3); CH(4); CH(5);
+    if (__builtin_expect(u->nch > TC_FIX, 0))
+        for (unsigned i = TC_FIX; i < u->nch; i++) CH(i);
+#undef CH
+    return !(acc[0] | acc[1]);
+}
+
 bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen)
 {
@@ -206,6 +229,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
         memcpy(&c->oc, o, sizeof *o);
         memset(c->tag, 0, sizeof c->tag);
         memset(c->dm_on, 0, sizeof c->dm_on);
+        memset(c->mru, 0, sizeof c->mru);
         memset(c->fr_n, 0xFF, sizeof c->fr_n);
         c->on = 1;
         return false;
@@ -213,29 +237,28 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     if (len != wirelen || len < 16 || len > T_MAXLEN) return false;
     uint32_t key;
     memcpy(&key, rec, 4);
-    unsigned s = set_of(c, group_of(key, len, entry), rec, len, entry);
-    const uint64_t tg = tag_of(key, len, entry), *ts = &c->tag[s * T_WAYS];
-    /* the ways of this length and first word, found without a branch per way */
-    _Static_assert(T_WAYS == 8, "one compare per way below");
-    unsigned ways = (unsigned)(ts[0] == tg) | (unsigned)(ts[1] == tg) << 1 | (unsigned)(ts[2] == tg) << 2 |
-                    (unsigned)(ts[3] == tg) << 3 | (unsigned)(ts[4] == tg) << 4 | (unsigned)(ts[5] == tg) << 5 |
-                    (unsigned)(ts[6] == tg) << 6 | (unsigned)(ts[7] == tg) << 7;
+    const unsigned g = group_of(key, len, entry);
+    const uint64_t tg = tag_of(key, len, entry);
     const tmpl *t = NULL;
-    while (ways) { /* several stacks may share length and first word: the bytes decide */
-        const tmpl *u = &c->t[s * T_WAYS + (unsigned)__builtin_ctz(ways)];
-        ways &= ways - 1;
-        /* every byte the decode depends on, as when the template was made: the first TC_FIX chunks
-         * always (no loop exit to mispredict), more only for the templates that have them */
-        w16 acc = { 0, 0 };
-#define CH(i) acc |= (ld128(rec + u->choff[i]) ^ u->ch[i].v) & u->ch[i].m
-        _Static_assert(TC_FIX == 6, "six below");
-        CH(0); CH(1); CH(2); CH(3); CH(4); CH(5);
-        if (__builtin_expect(u->nch > TC_FIX, 0))
-            for (unsigned i = TC_FIX; i < u->nch; i++) CH(i);
-#undef CH
-        if (!(acc[0] | acc[1])) {
-            t = u;
-            break;
+    unsigned m = c->mru[g];
+    if (m && c->tag[m - 1] == tg && same_bytes(&c->t[m - 1], rec)) {
+        t = &c->t[m - 1];
+    } else {
+        unsigned s = set_of(c, g, rec, len, entry);
+        const uint64_t *ts = &c->tag[s * T_WAYS];
+        /* the ways of this length and first word, found without a branch per way */
+        _Static_assert(T_WAYS == 8, "one compare per way below");
+        unsigned ways = (unsigned)(ts[0] == tg) | (unsigned)(ts[1] == tg) << 1 | (unsigned)(ts[2] == tg) << 2 |
+                        (unsigned)(ts[3] == tg) << 3 | (unsigned)(ts[4] == tg) << 4 | (unsigned)(ts[5] == tg) << 5 |
+                        (unsigned)(ts[6] == tg) << 6 | (unsigned)(ts[7] == tg) << 7;
+        while (ways) { /* several stacks may share length and first word: the bytes decide */
+            unsigned w = s * T_WAYS + (unsigned)__builtin_ctz(ways);
+            ways &= ways - 1;
+            if (w + 1 != m && same_bytes(&c->t[w], rec)) {
+                t = &c->t[w];
+                c->mru[g] = (uint16_t)(w + 1);
+                break;
+            }
         }
     }
     if (!t) return false;
@@ -515,4 +538,5 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     if (w == T_WAYS) w = c->rr[s]++ % T_WAYS; /* all taken: round robin */
     dst[w] = t;
     c->tag[s * T_WAYS + w] = tag_of(t.key, len, entry);
+    c->mru[g] = (uint16_t)(s * T_WAYS + w + 1);
 }
