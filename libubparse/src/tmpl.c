@@ -182,7 +182,6 @@ static __attribute__((noinline)) void multi_layers(ub_view *v, const tmpl *t, co
     for (unsigned b = 0; b < t->nblk; b++) {
         ub_layer *l = &v->layer[t->mb_li[b] - 1];
         l->aux = mbc[b];
-        l->status = UB_CK_GOOD;
     }
 }
 
@@ -285,14 +284,11 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     v->cfg = t->cfg;
     v->tah_fmt = t->tah_fmt;
     v->neigh = t->neigh;
-    if (t->pkt_off < 0xFFFEu) {
-        v->pkt = rec + t->pkt_off;
-        v->pkt_len = t->pkt_len;
-        v->pkt_off = t->pkt_off;
-    } else if (t->pkt_off == 0xFFFEu) { /* the netbuf (pkt_off stays UINT32_MAX) */
-        v->pkt = v->netbuf;
-        v->pkt_len = t->pkt_len;
-    }
+    /* the network packet in the record, in the netbuf, or none: chosen without a branch */
+    const uint8_t *pk[3] = { rec + (t->pkt_off < 0xFFFEu ? t->pkt_off : 0u), v->netbuf, NULL };
+    v->pkt = pk[t->pkt_off < 0xFFFEu ? 0 : t->pkt_off - 0xFFFDu];
+    v->pkt_len = t->pkt_len;
+    v->pkt_off = t->pkt_off < 0xFFFEu ? t->pkt_off : UINT32_MAX;
     ub_layer *restrict l = v->layer;
     memcpy(l, t->L, (size_t)t->nl * sizeof *l);
     _Static_assert(TL_MAX == 16, "sixteen below");
@@ -304,17 +300,10 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     if (__builtin_expect(t->nblk != 0, 0)) multi_layers(v, t, mbc);
     v->nlayers = t->nl;
     c->hits++;
-    if (t->bcrc_li) {
-        l = &v->layer[t->bcrc_li - 1];
-        l->aux = bcomp;
-        l->status = UB_CK_GOOD;
-    }
-    if (t->icrc_li) {
-        l = &v->layer[t->icrc_li - 1];
-        l->aux = icomp;
-        l->status = UB_CK_GOOD;
-        l->variant = t->ic_var;
-    }
+    /* the CRC layers' computed values (their status and variant are in the template); a template
+     * without one writes to the last layer, unused (no branch) */
+    v->layer[t->bcrc_li ? t->bcrc_li - 1u : UB_MAX_LAYERS - 1u].aux = bcomp;
+    v->layer[t->icrc_li ? t->icrc_li - 1u : UB_MAX_LAYERS - 1u].aux = icomp;
     return true;
 }
 
@@ -464,7 +453,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
             return;
         }
         t.L[i] = (ub_layer){ .hdr = l->hdr, .data = (const uint8_t *)(uintptr_t)roff, .off = l->off, .len = l->len,
-                             .depth = l->depth, .flags = l->flags, .wlen = l->len };
+                             .status = l->status, .variant = l->variant, .depth = l->depth, .flags = l->flags,
+                             .wlen = l->len }; /* status, variant: 0 but for the CRCs (good; the ICRC's order) */
         if (in_nb) t.nbl |= (uint16_t)(1u << i);
         bool rd = !((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS); /* else not read by the decoder */
         uint8_t lm[T_MAXLEN];
