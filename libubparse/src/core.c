@@ -844,9 +844,14 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     v->rec = rec;
     v->rec_len = len;
     v->wire_len = wirelen;
-    v->claim = UB_CLAIM_NONE;
     v->entry = (uint8_t)entry;
     v->opts = o;
+    v->nerrs = 0;
+    v->errs_dropped = 0;
+    /* a stack seen before (tmpl.c): filled after its checks (it sets the rest of the view's fields
+     * below); else the general path, then learnt */
+    if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
+    v->claim = UB_CLAIM_NONE;
     v->kind = UB_KIND_NONE;
     v->cfg = -1;
     v->tah_fmt = UB_TAH_FULL;
@@ -855,13 +860,9 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     v->pkt_len = 0;
     v->pkt_off = UINT32_MAX;
     v->nlayers = 0;
-    v->nerrs = 0;
-    v->errs_dropped = 0;
 
     unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
     const ub_profile *pf = &ub_profiles[pidx];
-    /* a stack seen before (tmpl.c): filled after its checks; else the general path, then learnt */
-    if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
     ub_dec d;
     memset(&d, 0, sizeof d);
     d.v = v;
