@@ -396,7 +396,7 @@ typedef struct ub_view {
  * can then be reused for any number of packets. */
 void ub_view_init(ub_view *v);
 
-/* A view with a header-stack template cache behind it, in the same allocation (about 240 KB more;
+/* A view with a header-stack template cache behind it, in the same allocation (about 310 KB more;
  * free() it as any view). A record whose stack the view has decoded before without error is checked
  * against that template (every byte the decoder reads, the CRCs) and filled without dispatch; anything
  * else takes the general path, so the result is always the general path's. For views that decode many
