@@ -290,7 +290,30 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     v->pkt_len = t->pkt_len;
     v->pkt_off = t->pkt_off < 0xFFFEu ? t->pkt_off : UINT32_MAX;
     ub_layer *restrict l = v->layer;
-    memcpy(l, t->L, (size_t)t->nl * sizeof *l);
+    /* the first eight layers always, eight more when there are: 16-byte words, no size-dependent
+     * branches (a memcpy of nl layers has several) */
+    _Static_assert(8 * sizeof *l % 16 == 0, "whole words");
+#define CP(k)                                                                                                      \
+    do {                                                                                                           \
+        w16 w_;                                                                                                    \
+        memcpy(&w_, (const char *)src_ + 16 * (k), 16);                                                            \
+        memcpy((char *)dst_ + 16 * (k), &w_, 16);                                                                  \
+    } while (0)
+#define CP8                                                                                                        \
+    CP(0); CP(1); CP(2); CP(3); CP(4); CP(5); CP(6); CP(7); CP(8); CP(9);                                          \
+    CP(10); CP(11); CP(12); CP(13); CP(14); CP(15); CP(16); CP(17); CP(18); CP(19)
+    {
+        const ub_layer *src_ = t->L;
+        ub_layer *dst_ = l;
+        CP8;
+        if (t->nl > 8) {
+            src_ += 8;
+            dst_ += 8;
+            CP8;
+        }
+    }
+#undef CP8
+#undef CP
     _Static_assert(TL_MAX == 16, "sixteen below");
     const uintptr_t r = (uintptr_t)rec;
 #define FIX(i) l[i].data = (const uint8_t *)((uintptr_t)t->L[i].data + r)
