@@ -383,20 +383,12 @@ static void progress(app *a, bool final)
     a->prog_shown = true;
 }
 
-/* units carrying RoCEv2, SUE, PCIe flits: the neighbours' header ids come last, so one pass over the
- * ids (two layers a step) finds whether there is any before the three searches (from layer 0: the
- * first layer of a neighbour id is at or after every layer before it) */
+/* units carrying RoCEv2, SUE, PCIe flits (the decoder says which: ub_view.neigh) */
 static void count_neigh(app *a, const ub_view *v)
 {
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, i = 0;
-    _Static_assert(UB_H_IB_BTH < UB_H_SUE_RH && UB_H_SUE_RH < UB_H_PCIEFLIT, "neighbour ids come last");
-    const ub_layer *l = v->layer;
-    for (; i + 2 <= nl; i += 2)
-        if (l[i].hdr->id >= UB_H_IB_BTH || l[i + 1].hdr->id >= UB_H_IB_BTH) break;
-    if (i + 2 > nl && (i == nl || l[i].hdr->id < UB_H_IB_BTH)) return;
-    a->nneigh[0] += ub_view_find(v, UB_H_IB_BTH, (int)i) >= 0;
-    a->nneigh[1] += ub_view_find(v, UB_H_SUE_RH, (int)i) >= 0;
-    a->nneigh[2] += ub_view_find(v, UB_H_PCIEFLIT, (int)i) >= 0;
+    a->nneigh[0] += (v->neigh & UB_VN_IB) != 0;
+    a->nneigh[1] += (v->neigh & UB_VN_SUE) != 0;
+    a->nneigh[2] += (v->neigh & UB_VN_PCIE) != 0;
 }
 
 static void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags);

@@ -844,23 +844,25 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     v->rec = rec;
     v->rec_len = len;
     v->wire_len = wirelen;
-    v->claim = UB_CLAIM_NONE;
     v->entry = (uint8_t)entry;
     v->opts = o;
+    v->nerrs = 0;
+    v->errs_dropped = 0;
+    /* a stack seen before (tmpl.c): filled after its checks (it sets the rest of the view's fields
+     * below); else the general path, then learnt */
+    if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
+    v->claim = UB_CLAIM_NONE;
     v->kind = UB_KIND_NONE;
     v->cfg = -1;
     v->tah_fmt = UB_TAH_FULL;
+    v->neigh = 0;
     v->pkt = NULL;
     v->pkt_len = 0;
     v->pkt_off = UINT32_MAX;
     v->nlayers = 0;
-    v->nerrs = 0;
-    v->errs_dropped = 0;
 
     unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */
     const ub_profile *pf = &ub_profiles[pidx];
-    /* a stack seen before (tmpl.c): filled after its checks; else the general path, then learnt */
-    if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
     ub_dec d;
     memset(&d, 0, sizeof d);
     d.v = v;
@@ -927,6 +929,14 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
         break;
     }
     if (v->nlayers > UB_MAX_LAYERS) v->nlayers = UB_MAX_LAYERS;
+    /* ub_view.neigh from the layers kept (a decoder may have pushed and dropped some) */
+    static const uint8_t nbit[UB_H__COUNT] = { [UB_H_IB_BTH] = UB_VN_IB, [UB_H_SUE_RH] = UB_VN_SUE, [UB_H_PCIEFLIT] = UB_VN_PCIE };
+    unsigned nb = 0;
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        unsigned id = v->layer[i].hdr->id;
+        nb |= id < UB_H__COUNT ? nbit[id] : 0u;
+    }
+    v->neigh = (uint8_t)nb;
     if (tmpl && o && !v->nerrs) ub_tmpl_learn(v, &d, entry);
     return v->nerrs;
 }

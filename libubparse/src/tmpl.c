@@ -17,32 +17,47 @@
  * templates. The set is a hash of the length, the entry and the first T_HASH bytes under the bits every
  * template of the record's group (length, entry, first word) compares, so that the stacks of a group
  * spread over the sets and the records of one stack meet in one; a way is found by its tag (length,
- * entry, first word) and the masked compare. The cache is emptied when the options change. Soundness
- * rests only on the compare and the CRCs: the hash and the tags merely pick candidates. */
+ * entry, first word) and the masked compare. Before the set hash, the group's last used template is
+ * tried (its tag, then the compare): most groups have one stack. The cache is emptied when the options
+ * change. Soundness rests only on the compare and the CRCs: the hash, the tags and the last used
+ * template merely pick candidates.
+ *
+ * Multi-block DLLDPs (§4.3.2.1) too: a BCRC per block, the payload copied into the view's netbuf as
+ * dll.c copies it, the layers there pointed at it; their bytes' compare is mapped back to the record. */
 #include "internal.h"
 #include <stddef.h>
 #include <stdlib.h>
 
-enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, T_MAXLEN = 640 /* one 32-flit block */ };
+enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, TC_FIX = 6 /* chunks compared without a loop (unused ones: mask 0) */,
+       T_BLK = 640 /* a DLLDB: 32 flits */, T_NBLK = 4, T_MAXLEN = T_NBLK * T_BLK };
 
-/* a layer as ub_layer holds it: its table, off and len (one 8-byte store), status, variant, depth and
- * flags (one 4-byte store); data is rec + roff */
-typedef struct tlayer { const ub_hdr *hdr; uint32_t offlen[2]; uint8_t sdvf[4]; uint16_t roff, pad; } tlayer;
-typedef struct tchunk { uint64_t v[2], m[2]; } tchunk;
+/* 16 bytes as one value (SSE2 / NEON register; GCC and Clang vector extension) */
+typedef uint64_t w16 __attribute__((vector_size(16)));
+typedef struct tchunk { w16 v, m; } tchunk; /* the bytes' values under the mask m */
 typedef struct tmpl {
     uint32_t key;     /* the record's first 4 bytes (LPH / LCH: all compared) */
     uint16_t len;     /* record length, 0 = empty entry */
-    uint8_t entry, nl, nch, kind, claim, tah_fmt;
+    uint8_t entry, nl, nch, kind, claim, tah_fmt, neigh;
     int8_t cfg;
     uint8_t bcrc_li;  /* 1 + index of the BCRC layer (at len - 4, over len / 20 flits), 0 none */
     uint8_t icrc_li;  /* 1 + index of the ICRC layer, 0 none */
     uint8_t ic_var;   /* the ICRC byte order that matched (ub_layer.variant) */
     uint8_t ic_nm;
     uint8_t grp;      /* its group (tcache.dm) */
-    uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet */
-    uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos */
+    uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet, 0xFFFE: in the netbuf (nblk) */
+    uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos (ic_nb: netbuf) */
+    /* a multi-block DLLDP (§4.3.2.1; nblk > 1, else 0): a BCRC per block, the payload de-interleaved into
+     * the view's netbuf as dll.c does it (pieces cp_src/cp_n of the record, one after the other), the
+     * layers of bit i of nbl living there */
+    uint8_t nblk, ic_nb;
+    uint8_t mb_li[T_NBLK]; /* 1 + index of block b's BCRC layer */
+    uint16_t nbl;
+    uint16_t cp_src[T_NBLK], cp_n[T_NBLK];
     uint16_t choff[TC_MAX];
-    tlayer L[TL_MAX];
+    /* the layers as the view holds them, data = its record offset (ub_tmpl_try adds the record's
+     * address); all TL_MAX copied on a hit (a fixed count: no loop exit to mispredict), the ones past
+     * nl are never read */
+    ub_layer L[TL_MAX];
     tchunk ch[TC_MAX];
     uint8_t ic_orm[UB_CRC_ORM_LEN]; /* the ICRC's masks (ub_icrc_orm) */
 } tmpl;
@@ -58,13 +73,14 @@ typedef struct ub_tmpl_cache {
      * fewer bits narrows the group's mask and empties the group's templates */
     uint64_t dm[T_GROUPS][T_HASH / 8];
     uint8_t dm_on[T_GROUPS];
+    /* per group, 1 + the slot of its template that was used last (0 none): tried first, before the set
+     * hash — one template per group is the common case. Trusted only while the slot's tag is the
+     * record's (a slot taken over, emptied, or a group hash collision fails that), then the compare */
+    uint16_t mru[T_GROUPS];
     /* free_rows resolved per header id for the options' tables: fr_n 0xFF not yet, else how many */
     uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
     tmpl t[T_SETS * T_WAYS];
 } tcache;
-_Static_assert(offsetof(ub_layer, len) == offsetof(ub_layer, off) + 4 && offsetof(ub_layer, variant) == offsetof(ub_layer, status) + 1 &&
-                   offsetof(ub_layer, depth) == offsetof(ub_layer, status) + 2 && offsetof(ub_layer, flags) == offsetof(ub_layer, status) + 3,
-               "ub_layer: off/len and status/variant/depth/flags adjacent");
 
 /* the view's cache: only when tmpl_chk vouches for the pointer (a view in storage never initialised
  * decodes as a fresh plain view, as ub_decode_wire promises) */
@@ -101,6 +117,12 @@ static inline uint64_t ld64(const uint8_t *p)
     memcpy(&w, p, 8);
     return w;
 }
+static inline w16 ld128(const uint8_t *p)
+{
+    w16 w;
+    memcpy(&w, p, 16);
+    return w;
+}
 static inline uint64_t tag_of(uint32_t key, uint32_t len, unsigned entry)
 {
     return (uint64_t)key << 32 | len << 8 | entry | 1u << 31; /* never 0 */
@@ -116,7 +138,8 @@ static inline unsigned group_of(uint32_t key, uint32_t len, unsigned entry)
  * branch, a fixed number of words) */
 static inline uint32_t hash_off(unsigned i, uint32_t len)
 {
-    return 8 * i + 8 <= len ? 8 * i : len - 8;
+    uint32_t a = 8 * i, b = len - 8;
+    return a < b ? a : b;
 }
 static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, uint32_t len, unsigned entry)
 {
@@ -132,15 +155,80 @@ static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, u
     return (unsigned)(h >> 59); /* T_SETS = 32 */
 }
 
+/* a multi-block DLLDP's BCRCs (R-03; mbc: computed, each equal to the one carried) and its payload
+ * copied into the netbuf as dll.c does (dec_payload) */
+static __attribute__((noinline)) bool multi_block(ub_view *v, const tmpl *t, const ub_opts *o, const uint8_t *rec, uint32_t len, uint32_t mbc[T_NBLK])
+{
+    for (unsigned b = 0; b < t->nblk; b++) {
+        uint32_t bs = b * T_BLK, nf = b + 1u < t->nblk ? T_BLK / 20u : (len - bs) / 20u;
+        mbc[b] = ub_crc30_block(rec + bs, nf, o->bcrc_variant);
+        if (mbc[b] != ub_bcrc_carried(rec + bs + nf * 20u - 4u)) return false;
+    }
+    uint32_t n = 0;
+    for (unsigned k = 0; k < t->nblk; k++) {
+        memcpy(v->netbuf + n, rec + t->cp_src[k], t->cp_n[k]);
+        n += t->cp_n[k];
+    }
+    return true;
+}
+
+/* a multi-block DLLDP's layers: those in the netbuf point there, each block's BCRC holds its value */
+static __attribute__((noinline)) void multi_layers(ub_view *v, const tmpl *t, const uint32_t mbc[T_NBLK])
+{
+    for (unsigned m = t->nbl; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        v->layer[i].data = v->netbuf + (uintptr_t)t->L[i].data;
+    }
+    for (unsigned b = 0; b < t->nblk; b++) {
+        ub_layer *l = &v->layer[t->mb_li[b] - 1];
+        l->aux = mbc[b];
+    }
+}
+
+/* memcmp(a, b, sizeof *a) == 0 inline: 16-byte words (the last one ends at the end), no call */
+static inline bool same_opts(const ub_opts *a, const ub_opts *b)
+{
+    enum { N = sizeof(ub_opts) };
+    _Static_assert(N >= 16 && N <= 96, "six words at most below");
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    w16 acc = { 0, 0 };
+#define W(k)                                                                                                       \
+    if ((k) * 16 < N) {                                                                                            \
+        w16 p, q;                                                                                                  \
+        unsigned at = (k) * 16 + 16 <= N ? (k) * 16 : N - 16;                                                      \
+        memcpy(&p, x + at, 16);                                                                                    \
+        memcpy(&q, y + at, 16);                                                                                    \
+        acc |= p ^ q;                                                                                              \
+    }
+    W(0) W(1) W(2) W(3) W(4) W(5)
+#undef W
+    return (acc[0] | acc[1]) == 0;
+}
+
+/* every byte the decode depends on, as when template u was made: the first TC_FIX chunks always (no
+ * loop exit to mispredict), more only for the templates that have them */
+static inline bool same_bytes(const tmpl *u, const uint8_t *rec)
+{
+    w16 acc = { 0, 0 };
+#define CH(i) acc |= (ld128(rec + u->choff[i]) ^ u->ch[i].v) & u->ch[i].m
+    _Static_assert(TC_FIX == 6, "six below");
+    CH(0); CH(1); CH(2); CH(3); CH(4); CH(5);
+    if (__builtin_expect(u->nch > TC_FIX, 0))
+        for (unsigned i = TC_FIX; i < u->nch; i++) CH(i);
+#undef CH
+    return !(acc[0] | acc[1]);
+}
+
 bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen)
 {
     tcache *c = cache_of(v);
     if (!c) return false; /* a plain view */
-    if (__builtin_expect(!c->on || memcmp(&c->oc, o, sizeof *o) != 0, 0)) { /* new view or other options */
+    if (__builtin_expect(!c->on || !same_opts(&c->oc, o), 0)) { /* new view or other options */
         memcpy(&c->oc, o, sizeof *o);
         memset(c->tag, 0, sizeof c->tag);
         memset(c->dm_on, 0, sizeof c->dm_on);
+        memset(c->mru, 0, sizeof c->mru);
         memset(c->fr_n, 0xFF, sizeof c->fr_n);
         c->on = 1;
         return false;
@@ -148,26 +236,28 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     if (len != wirelen || len < 16 || len > T_MAXLEN) return false;
     uint32_t key;
     memcpy(&key, rec, 4);
-    unsigned s = set_of(c, group_of(key, len, entry), rec, len, entry);
-    const uint64_t tg = tag_of(key, len, entry), *ts = &c->tag[s * T_WAYS];
-    /* the ways of this length and first word, found without a branch per way */
-    _Static_assert(T_WAYS == 8, "one compare per way below");
-    unsigned ways = (unsigned)(ts[0] == tg) | (unsigned)(ts[1] == tg) << 1 | (unsigned)(ts[2] == tg) << 2 |
-                    (unsigned)(ts[3] == tg) << 3 | (unsigned)(ts[4] == tg) << 4 | (unsigned)(ts[5] == tg) << 5 |
-                    (unsigned)(ts[6] == tg) << 6 | (unsigned)(ts[7] == tg) << 7;
+    const unsigned g = group_of(key, len, entry);
+    const uint64_t tg = tag_of(key, len, entry);
     const tmpl *t = NULL;
-    while (ways) { /* several stacks may share length and first word: the bytes decide */
-        const tmpl *u = &c->t[s * T_WAYS + (unsigned)__builtin_ctz(ways)];
-        ways &= ways - 1;
-        /* every byte the decode depends on, as when the template was made */
-        uint64_t acc = 0;
-        for (unsigned i = 0; i < u->nch; i++) {
-            const uint8_t *p = rec + u->choff[i];
-            acc |= ((ld64(p) ^ u->ch[i].v[0]) & u->ch[i].m[0]) | ((ld64(p + 8) ^ u->ch[i].v[1]) & u->ch[i].m[1]);
-        }
-        if (!acc) {
-            t = u;
-            break;
+    unsigned m = c->mru[g];
+    if (m && c->tag[m - 1] == tg && same_bytes(&c->t[m - 1], rec)) {
+        t = &c->t[m - 1];
+    } else {
+        unsigned s = set_of(c, g, rec, len, entry);
+        const uint64_t *ts = &c->tag[s * T_WAYS];
+        /* the ways of this length and first word, found without a branch per way */
+        _Static_assert(T_WAYS == 8, "one compare per way below");
+        unsigned ways = (unsigned)(ts[0] == tg) | (unsigned)(ts[1] == tg) << 1 | (unsigned)(ts[2] == tg) << 2 |
+                        (unsigned)(ts[3] == tg) << 3 | (unsigned)(ts[4] == tg) << 4 | (unsigned)(ts[5] == tg) << 5 |
+                        (unsigned)(ts[6] == tg) << 6 | (unsigned)(ts[7] == tg) << 7;
+        while (ways) { /* several stacks may share length and first word: the bytes decide */
+            unsigned w = s * T_WAYS + (unsigned)__builtin_ctz(ways);
+            ways &= ways - 1;
+            if (w + 1 != m && same_bytes(&c->t[w], rec)) {
+                t = &c->t[w];
+                c->mru[g] = (uint16_t)(w + 1);
+                break;
+            }
         }
     }
     if (!t) return false;
@@ -176,9 +266,15 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
         bcomp = ub_crc30_block(rec, len / 20u, o->bcrc_variant);
         if (bcomp != ub_bcrc_carried(rec + len - 4)) return false;
     }
+    const uint8_t *ib = rec; /* the ICRC's buffer */
+    uint32_t mbc[T_NBLK];
+    if (__builtin_expect(t->nblk != 0, 0)) {
+        if (!multi_block(v, t, o, rec, len, mbc)) return false;
+        ib = v->netbuf;
+    }
     if (t->icrc_li) { /* §5.3.7 */
-        icomp = ub_crc32_or(rec + t->ic_first, t->ic_n, t->ic_orm);
-        const uint8_t *ic = rec + t->ic_pos;
+        icomp = ub_crc32_or(ib + t->ic_first, t->ic_n, t->ic_orm);
+        const uint8_t *ic = ib + t->ic_pos;
         uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
         if (icomp != (t->ic_var == 1 ? __builtin_bswap32(be) : be)) return false;
         if (t->ic_var == 2 && icomp == __builtin_bswap32(be)) return false; /* the general path prefers LE */
@@ -187,34 +283,50 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     v->kind = t->kind;
     v->cfg = t->cfg;
     v->tah_fmt = t->tah_fmt;
-    if (t->pkt_off != 0xFFFFu) {
-        v->pkt = rec + t->pkt_off;
-        v->pkt_len = t->pkt_len;
-        v->pkt_off = t->pkt_off;
-    }
+    v->neigh = t->neigh;
+    /* the network packet in the record, in the netbuf, or none: chosen without a branch */
+    const uint8_t *pk[3] = { rec + (t->pkt_off < 0xFFFEu ? t->pkt_off : 0u), v->netbuf, NULL };
+    v->pkt = pk[t->pkt_off < 0xFFFEu ? 0 : t->pkt_off - 0xFFFDu];
+    v->pkt_len = t->pkt_len;
+    v->pkt_off = t->pkt_off < 0xFFFEu ? t->pkt_off : UINT32_MAX;
     ub_layer *restrict l = v->layer;
-    const tlayer *tl = t->L, *te = tl + t->nl;
-    for (; tl < te; tl++, l++) {
-        l->hdr = tl->hdr;
-        l->data = rec + tl->roff;
-        memcpy(&l->off, tl->offlen, 8);
-        l->aux = 0;
-        memcpy(&l->status, tl->sdvf, 4);
-        l->wlen = tl->offlen[1];
+    /* the first eight layers always, eight more when there are: 16-byte words, no size-dependent
+     * branches (a memcpy of nl layers has several) */
+    _Static_assert(8 * sizeof *l % 16 == 0, "whole words");
+#define CP(k)                                                                                                      \
+    do {                                                                                                           \
+        w16 w_;                                                                                                    \
+        memcpy(&w_, (const char *)src_ + 16 * (k), 16);                                                            \
+        memcpy((char *)dst_ + 16 * (k), &w_, 16);                                                                  \
+    } while (0)
+#define CP8                                                                                                        \
+    CP(0); CP(1); CP(2); CP(3); CP(4); CP(5); CP(6); CP(7); CP(8); CP(9);                                          \
+    CP(10); CP(11); CP(12); CP(13); CP(14); CP(15); CP(16); CP(17); CP(18); CP(19)
+    {
+        const ub_layer *src_ = t->L;
+        ub_layer *dst_ = l;
+        CP8;
+        if (t->nl > 8) {
+            src_ += 8;
+            dst_ += 8;
+            CP8;
+        }
     }
+#undef CP8
+#undef CP
+    _Static_assert(TL_MAX == 16, "sixteen below");
+    const uintptr_t r = (uintptr_t)rec;
+#define FIX(i) l[i].data = (const uint8_t *)((uintptr_t)t->L[i].data + r)
+    FIX(0); FIX(1); FIX(2); FIX(3); FIX(4); FIX(5); FIX(6); FIX(7);
+    FIX(8); FIX(9); FIX(10); FIX(11); FIX(12); FIX(13); FIX(14); FIX(15);
+#undef FIX
+    if (__builtin_expect(t->nblk != 0, 0)) multi_layers(v, t, mbc);
     v->nlayers = t->nl;
     c->hits++;
-    if (t->bcrc_li) {
-        l = &v->layer[t->bcrc_li - 1];
-        l->aux = bcomp;
-        l->status = UB_CK_GOOD;
-    }
-    if (t->icrc_li) {
-        l = &v->layer[t->icrc_li - 1];
-        l->aux = icomp;
-        l->status = UB_CK_GOOD;
-        l->variant = t->ic_var;
-    }
+    /* the CRC layers' computed values (their status and variant are in the template); a template
+     * without one writes to the last layer, unused (no branch) */
+    v->layer[t->bcrc_li ? t->bcrc_li - 1u : UB_MAX_LAYERS - 1u].aux = bcomp;
+    v->layer[t->icrc_li ? t->icrc_li - 1u : UB_MAX_LAYERS - 1u].aux = icomp;
     return true;
 }
 
@@ -292,7 +404,31 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         return;
     if (entry != UB_ENTRY_FLIT && entry != UB_ENTRY_PKT && entry != UB_ENTRY_STREAM) return;
     const uint8_t *rec = v->rec;
-    if (v->pkt && (v->pkt_off == UINT32_MAX || v->pkt != rec + v->pkt_off)) return; /* netbuf */
+    /* a multi-block DLLDP: its payload in the netbuf, copied from the blocks as dll.c does (dec_payload:
+     * each block's payload bytes from after its LPH / LBH to its BCRC) — the pieces checked against the
+     * netbuf; nb maps a netbuf offset to the record's */
+    tmpl t;
+    memset(&t, 0, sizeof t);
+    uint32_t nblk = (len + T_BLK - 1) / T_BLK, nbo[T_NBLK] = { 0 }; /* netbuf offset of each piece */
+    bool nbm = v->pkt == v->netbuf && v->pkt_off == UINT32_MAX;
+    if (nbm) {
+        if (!o->crc_mode || nblk < 2 || len % 20 || !v->pkt_len) return;
+        uint32_t n = 0;
+        for (uint32_t b = 0; b < nblk && n < v->pkt_len; b++) {
+            uint32_t src = b * T_BLK + (b ? 2u : 4u), take = T_BLK - (b ? 2u : 4u) - 4u; /* LBH / LPH, BCRC */
+            if (take > v->pkt_len - n) take = v->pkt_len - n;
+            if (src + take > len) return;
+            t.cp_src[b] = (uint16_t)src;
+            t.cp_n[b] = (uint16_t)take;
+            nbo[b] = n;
+            n += take;
+            if (memcmp(v->netbuf + nbo[b], rec + src, take) != 0) return;
+        }
+        if (n != v->pkt_len) return;
+        t.nblk = (uint8_t)nblk;
+    } else if (nblk > 1 || (v->pkt && (v->pkt_off == UINT32_MAX || v->pkt != rec + v->pkt_off))) {
+        return;
+    }
     /* URPC (App. H) is looked for in the payload of a Send (tah.c): then the payload counts */
     bool send = false, cond[3] = { true, v->claim != UB_CLAIM_NONE, true };
     for (uint32_t i = 0; i < nl; i++) {
@@ -302,29 +438,35 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         if (op <= 0x01 && o->urpc_heuristic) send = true;
         if ((op >= 0x07 && op <= 0x0F) || op == 0x14 || op == 0x18) cond[C_NOATOM] = false;
     }
-    tmpl t;
-    memset(&t, 0, sizeof t);
     uint8_t mk[T_MAXLEN], cov[T_MAXLEN];
+    unsigned nbc = 0; /* BCRC layers so far */
     memset(mk, 0, len);
     memset(cov, 0, len);
     for (uint32_t i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         unsigned id = l->hdr->id;
-        if (l->data < rec || l->data + l->len > rec + len || (l->flags & (UB_LF_TRUNC | UB_LF_NETBUF)) ||
+        bool in_nb = (l->flags & UB_LF_NETBUF) != 0; /* in the netbuf (multi-block DLLDP) */
+        const uint8_t *buf = in_nb ? v->netbuf : rec;
+        uint32_t blen = in_nb ? v->pkt_len : len;
+        if ((in_nb && !nbm) || l->data < buf || l->data + l->len > buf + blen || (l->flags & UB_LF_TRUNC) ||
             l->wlen != l->len || l->hdr != ub_dec_hdr(d, id))
             return;
-        uint32_t roff = (uint32_t)(l->data - rec);
-        if (id == UB_H_BCRC) {
-            if (t.bcrc_li || !o->crc_mode || roff != len - 4 || len % 20 || l->status != UB_CK_GOOD)
+        uint32_t roff = (uint32_t)(l->data - buf);
+        if (id == UB_H_BCRC) { /* block nbc's, at its end */
+            uint32_t bs = nbc * T_BLK, nf = nbc + 1 < nblk ? T_BLK / 20u : (len - bs) / 20u;
+            if (in_nb || nbc == nblk || !o->crc_mode || len % 20 || roff != bs + nf * 20 - 4 || l->status != UB_CK_GOOD)
                 return;
-            t.bcrc_li = (uint8_t)(i + 1);
+            if (nblk == 1) t.bcrc_li = (uint8_t)(i + 1);
+            else t.mb_li[nbc] = (uint8_t)(i + 1);
+            nbc++;
         } else if (id == UB_H_ICRC) {
-            if (t.icrc_li || l->status != UB_CK_GOOD || d->ic.layer != i + 1 || d->ic.netbuf || !d->ic.p ||
-                d->ic.p < rec || d->ic.p + d->ic.end + 4 > rec + len || d->ic.p + d->ic.end != l->data)
+            if (t.icrc_li || l->status != UB_CK_GOOD || d->ic.layer != i + 1 || d->ic.netbuf != in_nb || !d->ic.p ||
+                d->ic.p < buf || d->ic.p + d->ic.end + 4 > buf + blen || d->ic.p + d->ic.end != l->data)
                 return;
             t.icrc_li = (uint8_t)(i + 1);
             t.ic_var = l->variant;
-            uint32_t base = (uint32_t)(d->ic.p - rec);
+            t.ic_nb = in_nb;
+            uint32_t base = (uint32_t)(d->ic.p - buf);
             t.ic_first = (uint16_t)(base + d->ic.start);
             t.ic_n = (uint16_t)(d->ic.end - d->ic.start);
             t.ic_pos = (uint16_t)(base + d->ic.end);
@@ -333,14 +475,28 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
         } else if (l->aux || l->status || l->variant) {
             return;
         }
-        t.L[i] = (tlayer){ l->hdr, { l->off, l->len }, { 0, 0, l->depth, l->flags }, (uint16_t)roff, 0 };
-        memset(cov + roff, 1, l->len);
-        if ((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS) continue; /* not read by the decoder */
+        t.L[i] = (ub_layer){ .hdr = l->hdr, .data = (const uint8_t *)(uintptr_t)roff, .off = l->off, .len = l->len,
+                             .status = l->status, .variant = l->variant, .depth = l->depth, .flags = l->flags,
+                             .wlen = l->len }; /* status, variant: 0 but for the CRCs (good; the ICRC's order) */
+        if (in_nb) t.nbl |= (uint16_t)(1u << i);
+        bool rd = !((id == UB_H_PAYLOAD && !send) || id == UB_H_ATOMIC_OPS); /* else not read by the decoder */
         uint8_t lm[T_MAXLEN];
-        memset(lm + roff, 0xFF, l->len);
-        clear_free(c, lm, l, roff, cond);
-        for (uint32_t b = roff; b < roff + l->len; b++) mk[b] |= lm[b];
+        if (rd) {
+            memset(lm + roff, 0xFF, l->len);
+            clear_free(c, lm, l, roff, cond);
+        }
+        for (uint32_t b = roff; b < roff + l->len; b++) {
+            uint32_t r = b; /* its byte in the record */
+            if (in_nb) {
+                unsigned k = 0;
+                while (k + 1 < nblk && b >= nbo[k] + t.cp_n[k]) k++;
+                r = t.cp_src[k] + (b - nbo[k]);
+            }
+            cov[r] = 1;
+            if (rd) mk[r] |= lm[b];
+        }
     }
+    if (nbc != (nblk == 1 && !t.bcrc_li ? 0u : nblk) || (nbm && t.icrc_li && !t.ic_nb)) return;
     for (uint32_t b = 0; b < len; b++)
         if (!cov[b]) mk[b] = 0xFF; /* bytes of no layer: compared as well */
     /* 16-byte chunks over the compared bytes (the last one ends at the record's end) */
@@ -355,8 +511,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
             mb[k] = mk[s + k];
             vb[k] = rec[s + k] & mb[k];
         }
-        memcpy(ch->v, vb, 16);
-        memcpy(ch->m, mb, 16);
+        memcpy(&ch->v, vb, 16);
+        memcpy(&ch->m, mb, 16);
         b = s + 16;
     }
     memcpy(&t.key, rec, 4);
@@ -366,10 +522,12 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     t.kind = v->kind;
     t.claim = v->claim;
     t.tah_fmt = v->tah_fmt;
+    t.neigh = v->neigh;
     t.cfg = v->cfg;
-    t.pkt_off = v->pkt ? (uint16_t)v->pkt_off : 0xFFFFu;
+    t.pkt_off = nbm ? 0xFFFEu : v->pkt ? (uint16_t)v->pkt_off : 0xFFFFu;
     t.pkt_len = (uint16_t)v->pkt_len;
     if (!v->pkt && (v->pkt_len || v->pkt_off != UINT32_MAX)) return;
+    if (t.pkt_len != v->pkt_len) return;
     /* the class's set-choosing mask: this template's compared bits of the first T_HASH bytes, and
      * those of every template of the class before (narrower: the class's templates are dropped) */
     unsigned g = group_of(t.key, len, entry);
@@ -393,4 +551,5 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     if (w == T_WAYS) w = c->rr[s]++ % T_WAYS; /* all taken: round robin */
     dst[w] = t;
     c->tag[s * T_WAYS + w] = tag_of(t.key, len, entry);
+    c->mru[g] = (uint16_t)(s * T_WAYS + w + 1);
 }

@@ -337,6 +337,10 @@ typedef struct ub_layer {
 #define UB_MAX_ERRS 24
 #define UB_MAX_NETPKT 10240 /* > max DLLDP payload (10 205 B, §2.1) */
 
+/* ub_view.neigh: the layers hold an InfiniBand BTH (RoCEv2), an SUE RH, a PCIe flit (not UB,
+ * docs/neighbours.md) — as ub_view_find of their header ids would say, without the search */
+enum ub_view_neigh { UB_VN_IB = 1u, UB_VN_SUE = 2u, UB_VN_PCIE = 4u };
+
 typedef enum ub_kind {
     UB_KIND_NONE = 0, UB_KIND_DLLDP, UB_KIND_DLLCB, UB_KIND_UBOE,
     UB_KIND_OTHER /* not UB (issue #9): Ethernet/IP/TCP/ARP/... shown as what it is, matches no ub.* filter */
@@ -353,6 +357,7 @@ typedef struct ub_view {
     uint8_t kind;       /* ub_kind */
     int8_t cfg;         /* CFG of the DLLDP/DLLCB, -1 unknown */
     uint8_t tah_fmt;    /* format chosen for the TAH (ub_tah_fmt) */
+    uint8_t neigh;      /* ub_view_neigh bits: neighbour headers among the layers (set by ub_decode*) */
     const ub_opts *opts; /* options the view was decoded with (printers read R-nn choices) */
     const uint8_t *pkt; /* network packet (after LPH / pseudo-header), zero-copy if contiguous */
     uint32_t pkt_len;
@@ -392,7 +397,7 @@ typedef struct ub_view {
  * can then be reused for any number of packets. */
 void ub_view_init(ub_view *v);
 
-/* A view with a header-stack template cache behind it, in the same allocation (about 240 KB more;
+/* A view with a header-stack template cache behind it, in the same allocation (about 310 KB more;
  * free() it as any view). A record whose stack the view has decoded before without error is checked
  * against that template (every byte the decoder reads, the CRCs) and filled without dispatch; anything
  * else takes the general path, so the result is always the general path's. For views that decode many
