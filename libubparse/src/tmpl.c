@@ -242,7 +242,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     unsigned m = c->mru[g];
     if (m && c->tag[m - 1] == tg && same_bytes(&c->t[m - 1], rec)) {
         t = &c->t[m - 1];
-    } else {
+    } else if (c->dm_on[g]) { /* a group that never learnt a template has no mask (dm[g] unset) */
         unsigned s = set_of(c, g, rec, len, entry);
         const uint64_t *ts = &c->tag[s * T_WAYS];
         /* the ways of this length and first word, found without a branch per way */
