@@ -8,6 +8,7 @@ UB_APT_PACKAGES=(
     liblua5.4-dev                             # Lua bindings
     clang libclang-rt-14-dev                  # ASan/UBSan build and libFuzzer (clang-14 runtime)
     python3                                   # tests: JSON output validation
+    valgrind                                  # tests/t_instr.sh (callgrind), t_memcheck.sh; bench/ instruction counts
     tcpreplay                                 # bench/replay.sh: the tcpreplay comparison
     python3-jsonschema                        # tests: SARIF reports against the SARIF 2.1.0 schema
     iproute2                                  # tests/t_peer_veth.sh: veth pairs in private namespaces

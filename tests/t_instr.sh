@@ -15,20 +15,8 @@
 # Never a wall-clock number. Skipped (exit 77) without valgrind or on an unoptimised / sanitised build.
 set -eu
 : "${UBDUMP:?}" "${UBGEN:?}" "${UB_SOURCE_DIR:?}" "${UB_BINARY_DIR:?}"
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "SKIP: valgrind is not installed"
-    exit 77
-fi
-cache=$UB_BINARY_DIR/CMakeCache.txt
-bt=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
-san=$(sed -n 's/^UB_SANITIZE:[A-Z]*=//p' "$cache")
-case "$bt:${san:-OFF}" in
-    Release:OFF | RelWithDebInfo:OFF) ;;
-    *)
-        echo "SKIP: build type '$bt', UB_SANITIZE=${san:-OFF}: instruction counts only mean something optimised"
-        exit 77
-        ;;
-esac
+. "$UB_SOURCE_DIR/tests/valgrind_lib.sh"
+vg_require "instruction counts only mean something optimised" optimised
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 N=20000
