@@ -40,6 +40,7 @@ typedef struct an_pkt {
     guint8 tpkind;          /* TPH of the packet: 1 RTPH, 2 UTPH, 3 CTPH, 0 none */
     address tps, tpd;       /* TP endpoints, AT_STRINGZ (when needed): RTP "address:0xTPN", UTP/CTP
                              * "address (UTP)" (channels as ubdump -z ub,tp) */
+    guint8 ab[4][16];       /* the bytes of src, dst, seid, deid (the an_pkt lives as long as the dissection) */
 } an_pkt;
 
 typedef struct ub_tap_info {

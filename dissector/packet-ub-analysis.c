@@ -215,6 +215,10 @@ static struct {
     guint32 last_frame;
     guint64 last_ts;
     guint32 cur_frame;     /* frame being fed to the engine, 0 at the end of the capture */
+    an_frame *fa_last;     /* the an_frame of frame fa_last_frame (the engine's callbacks of one packet
+                            * and the dissection that follows ask for the same frame) */
+    guint32 fa_last_frame;
+    const char *kt_last;   /* the latest finding's key text (file scope): the next one often repeats it */
 } an;
 
 static void an_init(void)
@@ -231,16 +235,20 @@ static void an_cleanup(void)
 
 static an_frame *fa_get(guint32 frame)
 {
+    if (an.fa_last && an.fa_last_frame == frame) return an.fa_last;
     an_frame *fa = (an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame));
     if (!fa) {
         fa = wmem_new0(wmem_file_scope(), an_frame);
         wmem_map_insert(an.frames, GUINT_TO_POINTER(frame), fa);
     }
+    an.fa_last = fa;
+    an.fa_last_frame = frame;
     return fa;
 }
 
 static const an_frame *ub_an_frame_lookup(guint32 frame)
 {
+    if (an.fa_last && an.fa_last_frame == frame) return an.fa_last;
     return an.frames ? (const an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame)) : NULL;
 }
 
@@ -334,7 +342,11 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
     for (unsigned i = 0; i < x.nvalues; i++) x.values[i] = f->values[i];
     x.detail = f->detail;
     x.key = f->key;
-    if (f->keytext[0]) x.keytext = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
+    if (f->keytext[0]) { /* shared with the previous finding when the same */
+        if (!an.kt_last || strncmp(an.kt_last, f->keytext, sizeof f->keytext) != 0)
+            an.kt_last = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
+        x.keytext = an.kt_last;
+    }
     an_frame *fa = fa_get((guint32)f->frame);
     if (!fa->finds) fa->finds = wmem_array_new(wmem_file_scope(), sizeof(an_find));
     wmem_array_append_one(fa->finds, x);
@@ -397,12 +409,34 @@ static ub_state *an_engine(void)
 /* ------------------------------------------------------------------------------------------ */
 
 /* UB CNA (16- or 24-bit, NTH) and UB EID (20-bit compact or 128-bit) address types. */
+/* g_snprintf(buf, buf_len, "0x%0*x", width, v) + 1 without printf (the Source / Destination columns
+ * format every packet's CNAs) */
+static int hex_addr_str(gchar *buf, int buf_len, guint32 v, int width)
+{
+    char t[2 + 64 + 8];
+    int nd = 1;
+    while (nd < 8 && (v >> (4 * nd))) nd++;
+    int pad = width > nd ? width - nd : 0;
+    if (pad > 64) pad = 64; /* not reached: width is 2 * an address length of at most 4, or 5 */
+    int n = 0;
+    t[n++] = '0';
+    t[n++] = 'x';
+    for (int i = 0; i < pad; i++) t[n++] = '0';
+    for (int i = nd - 1; i >= 0; i--) t[n++] = "0123456789abcdef"[(v >> (4 * i)) & 15];
+    if (buf_len > 0) {
+        int k = n < buf_len - 1 ? n : buf_len - 1;
+        memcpy(buf, t, (size_t)k);
+        buf[k] = '\0';
+    }
+    return n + 1;
+}
+
 static int cna_to_str(const address *a, gchar *buf, int buf_len)
 {
     const guint8 *d = (const guint8 *)a->data;
     guint32 v = 0;
     for (int i = 0; i < a->len && i < 4; i++) v = v << 8 | d[i];
-    return g_snprintf(buf, buf_len, "0x%0*x", a->len * 2, v) + 1;
+    return hex_addr_str(buf, buf_len, v, a->len * 2);
 }
 static int cna_str_len(const address *a _U_) { return 11; }
 static const char *cna_col_filter(const address *a _U_, gboolean src) { return src ? "ub.nth.scna" : "ub.nth.dcna"; }
@@ -410,8 +444,8 @@ static const char *cna_col_filter(const address *a _U_, gboolean src) { return s
 static int eid_to_str(const address *a, gchar *buf, int buf_len)
 {
     const guint8 *d = (const guint8 *)a->data;
-    if (a->len == 3) /* 20-bit EID, right-aligned */
-        return g_snprintf(buf, buf_len, "0x%05x", (guint32)d[0] << 16 | (guint32)d[1] << 8 | d[2]) + 1;
+    if (a->len == 3) /* 20-bit EID, right-aligned: "0x%05x" */
+        return hex_addr_str(buf, buf_len, (guint32)d[0] << 16 | (guint32)d[1] << 8 | d[2], 5);
     if (a->len == 16) /* 128-bit EID: RFC 5952 text, as ubdump */
         return (int)ub_ipv6_format(d, buf, buf_len > 0 ? (size_t)buf_len : 0) + 1;
     if (buf_len > 0) buf[0] = '\0';
@@ -421,16 +455,15 @@ static int eid_str_len(const address *a _U_) { return 40; }
 static const char *eid_col_filter(const address *a _U_, gboolean src) { return src ? "ub.eidh.seid" : "ub.eidh.deid"; }
 
 
-static gboolean addr_from(wmem_allocator_t *pool, address *a, const an_fh *fh, const ub_layer *l, int type)
+/* the address of field fh in layer l into a, its bytes in b (16 bytes that outlive a's use) */
+static gboolean addr_from(guint8 *b, address *a, const an_fh *fh, const ub_layer *l, int type)
 {
     ub_val v;
-    if (!fh_get(fh, l, &v)) return FALSE;
-    guint8 b[16];
-    int n;
     const ub_field *f = NULL;
-    for (guint i = 0; i < fh->n; i++)
+    for (guint i = 0; i < fh->n && !f; i++)
         if (fh->h[i] == l->hdr) f = fh->f[i];
-    if (!f) return FALSE;
+    if (!f || ub_field_value(l, f, &v) != 0) return FALSE;
+    int n;
     if (f->type == UB_FT_UINT) {
         n = (int)((f->bits + 7) / 8);
         if (n > 8) n = 8;
@@ -441,7 +474,7 @@ static gboolean addr_from(wmem_allocator_t *pool, address *a, const an_fh *fh, c
         memcpy(b, v.bytes, (size_t)n);
         if (type < 0) type = n == 4 ? AT_IPv4 : AT_IPv6;
     }
-    alloc_address_wmem(pool, a, type, n, b);
+    set_address(a, type, n, b);
     return TRUE;
 }
 
@@ -463,14 +496,14 @@ static void an_scan(packet_info *pinfo, const ub_view *v, an_pkt *p)
         }
     }
     if (p->nth) {
-        if (!addr_from(pinfo->pool, &p->src, &f_scna, p->nth, at_ub_cna) ||
-            !addr_from(pinfo->pool, &p->dst, &f_dcna, p->nth, at_ub_cna)) {
+        if (!addr_from(p->ab[0], &p->src, &f_scna, p->nth, at_ub_cna) ||
+            !addr_from(p->ab[1], &p->dst, &f_dcna, p->nth, at_ub_cna)) {
             clear_address(&p->src);
             clear_address(&p->dst);
         }
     } else if (p->ip) {
-        if (!addr_from(pinfo->pool, &p->src, &f_ip_src, p->ip, -1) ||
-            !addr_from(pinfo->pool, &p->dst, &f_ip_dst, p->ip, -1)) {
+        if (!addr_from(p->ab[0], &p->src, &f_ip_src, p->ip, -1) ||
+            !addr_from(p->ab[1], &p->dst, &f_ip_dst, p->ip, -1)) {
             clear_address(&p->src);
             clear_address(&p->dst);
         }
@@ -482,8 +515,8 @@ static void an_scan(packet_info *pinfo, const ub_view *v, an_pkt *p)
         copy_address_shallow(&p->dst, &pinfo->net_dst);
     }
     if (p->eidh) {
-        if (!addr_from(pinfo->pool, &p->seid, &f_seid, p->eidh, at_ub_eid) ||
-            !addr_from(pinfo->pool, &p->deid, &f_deid, p->eidh, at_ub_eid)) {
+        if (!addr_from(p->ab[2], &p->seid, &f_seid, p->eidh, at_ub_eid) ||
+            !addr_from(p->ab[3], &p->deid, &f_deid, p->eidh, at_ub_eid)) {
             clear_address(&p->seid);
             clear_address(&p->deid);
         }
@@ -910,7 +943,8 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     };
     for (guint i = 0; fl && i < G_N_ELEMENTS(flags); i++) {
         if (!(fl & flags[i].bit)) continue;
-        if (all) proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        if (all && at) proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        else if (all) expert_add_info(pinfo, NULL, flags[i].ei); /* the same without a tree (-z expert) */
         else if (tp_ei_severity(flags[i].ei) > top_sev) top_sev = tp_ei_severity(flags[i].ei), top_ei = flags[i].ei;
     }
     char tags[256]; /* Info-column tags shared with ubdump's summaries (ub_tp_flags_tags) */
@@ -1008,7 +1042,8 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
             }
         }
     }
-    if (top_ei) expert_add_info(pinfo, NULL, top_ei);
+    /* nothing reads the expert info but the capture's highest severity: added when it raises that */
+    if (top_ei && top_sev > expert_get_highest_severity()) expert_add_info(pinfo, NULL, top_ei);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -67,11 +67,26 @@ const ub_opts *ub_ws_opts(void)
 /* A view for ub_decode in this dissection (pinfo NULL: g_malloc'ed, free it with g_free).  Views are
  * recycled: the k-th view asked for in one dissection is slot k, kept from the earlier frames, so that
  * libubparse's per-view reserved-row cache (ub_view.rsvd_magic) stays warm as in ubdump, which decodes
- * every record into one view.  A view lives until the end of its dissection (taps included); the count
- * is proto data of pinfo->pool, new for every dissection.  Beyond UB_WS_VIEWS in one dissection (a raw
- * flit-stream record completing many units), from the packet pool, initialised each time. */
+ * every record into one view.  A view lives until the end of its dissection (taps included): the count
+ * starts again when pinfo->pool, the dissection's pool, is freed (a wmem callback; cheaper than proto
+ * data on every packet).  Beyond UB_WS_VIEWS in one dissection (a raw flit-stream record completing many
+ * units), from the packet pool, initialised each time. */
 #define UB_WS_VIEWS 16
 static ub_view *view_slot[UB_WS_VIEWS];
+static wmem_allocator_t *view_pool; /* the pool whose dissection holds slots 0..view_next-1 */
+static guint view_pool_cb;          /* our callback on it */
+static guint view_next;
+
+static gboolean view_pool_event(wmem_allocator_t *a, wmem_cb_event_t ev, void *data _U_)
+{
+    if (a != view_pool) return FALSE;
+    view_next = 0; /* the dissection ended */
+    if (ev == WMEM_CB_DESTROY_EVENT) {
+        view_pool = NULL;
+        return FALSE;
+    }
+    return TRUE;
+}
 
 ub_view *ub_ws_view_new(packet_info *pinfo)
 {
@@ -81,13 +96,19 @@ ub_view *ub_ws_view_new(packet_info *pinfo)
         ub_view_init(v);
         return v;
     }
-    guint k = GPOINTER_TO_UINT(p_get_proto_data(pinfo->pool, pinfo, proto_ub, UB_PD_VIEWS));
+    if (pinfo->pool != view_pool) { /* another pool (a new epan_dissect_t): count from 0 in it */
+        if (view_pool) wmem_unregister_callback(view_pool, view_pool_cb);
+        view_pool = pinfo->pool;
+        view_pool_cb = wmem_register_callback(view_pool, view_pool_event, NULL);
+        view_next = 0;
+    }
+    guint k = view_next;
     if (k >= UB_WS_VIEWS) {
         v = wmem_new(pinfo->pool, ub_view);
         ub_view_init(v);
         return v;
     }
-    p_set_proto_data(pinfo->pool, pinfo, proto_ub, UB_PD_VIEWS, GUINT_TO_POINTER(k + 1));
+    view_next = k + 1;
     if (!view_slot[k]) {
         view_slot[k] = g_new(ub_view, 1);
         ub_view_init(view_slot[k]);
@@ -373,11 +394,11 @@ static void add_view_errors(tvbuff_t *tvb, packet_info *pinfo, proto_item *top, 
 static proto_item *add_view_ex(tvbuff_t *tvb, tvbuff_t *rec, packet_info *pinfo, proto_tree *tree, ub_view *v,
                                const char *title, const guint8 *hide)
 {
-    proto_item *top = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
     if (!tree) { /* plain tshark: no items, only the expert infos of the errors */
         add_view_errors(tvb, pinfo, NULL, NULL, v, NULL, 0);
         return NULL;
     }
+    proto_item *top = proto_tree_add_item(tree, proto_ub, tvb, 0, -1, ENC_NA);
     if (title) proto_item_append_text(top, ", %s", title);
     proto_tree *ub_tree = proto_item_add_subtree(top, ett_ub);
 
@@ -481,7 +502,8 @@ void ub_ws_col_prepend_fence(column_info *cinfo, gint col, const char *text)
 
 static void set_columns(packet_info *pinfo, const ub_view *v)
 {
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
+    if (col_get_writable(pinfo->cinfo, COL_PROTOCOL) && pinfo->cinfo->col_first[COL_PROTOCOL] >= 0)
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
     if (col_get_writable(pinfo->cinfo, COL_INFO) && pinfo->cinfo->col_first[COL_INFO] >= 0) {
         /* no Info column (tshark -T fields without _ws.col.Info): no summary to format */
         /* formatted into the packet pool, which outlives the columns: col_set_str keeps the pointer

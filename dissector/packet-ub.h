@@ -17,8 +17,7 @@ const ub_opts *ub_ws_opts(void);
  * g_malloc'ed, g_free it */
 ub_view *ub_ws_view_new(packet_info *pinfo);
 /* keys of proto_ub's proto data: 0 file scope (raw flit streams), pinfo->pool: 7 first view of the frame
- * (packet-ub-analysis.c), 8 views handed out in this dissection */
-#define UB_PD_VIEWS 8
+ * (packet-ub-analysis.c) */
 /* packet-ub.c: the DLT_USER dissector when its table has an entry for this DLT, else NULL */
 dissector_handle_t ub_ws_user_dlt(guint dlt);
 /* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
