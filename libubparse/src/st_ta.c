@@ -163,7 +163,7 @@ void ub_ta_rc_sent(rc_ent *rc, uint16_t sn)
 }
 ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn)
 {
-    if (!rc) return NULL;
+    if (!rc || !rc->rcnt[sn % RING]) return NULL;
     /* newest first: from the head down to 0, then from the end down to the head */
     for (unsigned i = rc->rhead % RING; i-- > 0;)
         if (rc->ring[i].sn == sn && rc->ring[i].req_frame) return &rc->ring[i];
@@ -174,9 +174,12 @@ ring_ent *ub_ta_ring_find(rc_ent *rc, uint16_t sn)
 ring_ent *ub_ta_ring_push(rc_ent *rc, uint16_t sn)
 {
     ring_ent *e = &rc->ring[rc->rhead];
+    if (rc->rfill < RING) rc->rfill++;
+    else rc->rcnt[e->sn % RING]--; /* the entry overwritten */
     rc->rhead = (uint8_t)((rc->rhead + 1) % RING);
     memset(e, 0, sizeof *e);
     e->sn = sn;
+    rc->rcnt[sn % RING]++;
     return e;
 }
 
@@ -441,9 +444,9 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     kt_t kt[1];
     ub_ta_kt_ep(kt, &p->src, &p->dst, "TASSN", rck, tassn);
 
-    /* address / offset of this packet (TA-08) */
-    uint64_t addr = p->maetah ? fget(&m->ma_addr, p->maetah) : 0;
-    uint32_t off = p->ofstetah ? (uint32_t)fget(&m->of_off, p->ofstetah) : 0;
+    /* address / offset of this packet (TA-08): kept per RTP channel only */
+    uint64_t addr = ch && p->maetah ? fget(&m->ma_addr, p->maetah) : 0;
+    uint32_t off = ch && p->ofstetah ? (uint32_t)fget(&m->of_off, p->ofstetah) : 0;
 
     /* packets after the first of a multi-packet operation on an RTP channel (same TASSN) */
     if (ch && ch->open && ch->tassn == tassn && ch->rck == rck) {
