@@ -50,6 +50,8 @@ typedef struct rc_ent {
     uint32_t last_full_rck; /* compact-key entry of a pair: RC of the last full-format request (TA-02) */
     uint16_t newest, alloc_tassn;
     uint8_t has_newest, taack_seen, alloc_pending, rhead, has_full;
+    uint8_t rfill;      /* ring entries pushed so far, up to RING */
+    uint8_t rcnt[RING]; /* pushed ring entries per sn % RING: a lookup of an sn not there reads one byte */
 } rc_ent;
 
 typedef struct tx_ent {
