@@ -212,11 +212,6 @@ typedef struct ub_pkt {
     uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */
     uint8_t nb;              /* an IB BTH or SUE RH: work for the neighbour module (st_neigh.c) */
     ub_pktsum sum;           /* header values read once (pktsum.h) */
-    /* ta_pre: a transaction request (BTAH, not management, not over RTP) whose packet-only TA work
-     * was done at extraction (the threaded pipeline's decoding stage, off the TA engine's thread) */
-    bool ta_pre;
-    uint64_t ta_ep;          /* ub_st_ep_fold('T', src, seid, dst, deid, 0) */
-    uint32_t ta_hash;        /* ub_st_pkt_hash(p, btah) */
     union { /* layers of interest (NULL when absent); state.c fills lay[] through a table per header id */
         struct {
             /* extraction only: layers left out, UPIH, EIDH, an IB BTH or SUE RH */
@@ -232,66 +227,6 @@ typedef struct ub_pkt {
 } ub_pkt;
 #define UB_PKT_LAY(m) ((uint8_t)((offsetof(ub_pkt, m) - offsetof(ub_pkt, lay)) / sizeof(const ub_layer *)))
 _Static_assert(offsetof(ub_pkt, cci) < offsetof(ub_pkt, lay) + sizeof(((ub_pkt *)0)->lay), "ub_pkt lay[] covers every layer pointer");
-
-/* ---------------------------------------------------------------- TA keys and packet content hash */
-/* The endpoints (addresses of any length + EIDs [+ GUID]) are folded into one 64-bit word with a
- * word-wise mixer, so the TA engine's table keys stay short (13/15 bytes) and cheap to hash. A fold
- * collision (probability ~2^-64 per pair of endpoint sets) would merge two keys. */
-static inline uint64_t ub_st_wmix(uint64_t h, uint64_t v)
-{
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 31);
-}
-static inline uint64_t ub_st_addr_fold(uint64_t h, const ub_addr *a)
-{
-    uint64_t w0 = 0, w1 = 0;
-    unsigned n = a->len > 16 ? 16 : a->len;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
-    /* the bytes of each word that are the address's: n (0..16) bytes */
-#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : ~0ull >> (64 - 8 * (k)))
-#define MW(k) { M8(k), M8((k) - 8) }
-    static const uint64_t mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
-                                          MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
-#undef MW
-#undef M8
-    memcpy(&w0, a->b, 8);
-    memcpy(&w1, a->b + 8, 8);
-    w0 &= mask[n][0];
-    w1 &= mask[n][1];
-#else
-    memcpy(&w0, a->b, n < 8 ? n : 8);
-    if (n > 8) memcpy(&w1, a->b + 8, n - 8);
-#endif
-    return ub_st_wmix(ub_st_wmix(ub_st_wmix(h, n), w0), w1);
-}
-/* the endpoint word of a TA key: kind, initiator, target, their EIDs and an extra value */
-static inline uint64_t ub_st_ep_fold(uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te,
-                                     uint64_t extra)
-{
-    uint64_t h = ub_st_wmix(ub_st_wmix(ub_st_addr_fold(ub_st_addr_fold(kind, ia), ta), ie), te);
-    return ub_st_wmix(h, extra);
-}
-/* content of a packet: identifies DLL replays in flit captures (§10.6 d). The block CRC (or the
- * ICRC) already covers every byte; without either, the TAH and payload heads are hashed. 0 for
- * other entry points, where a replay cannot appear and identical copies are real duplicates. */
-static inline uint64_t ub_st_head_word(const ub_layer *l, uint32_t o)
-{
-    uint64_t w = 0;
-    if (l && o < l->len) memcpy(&w, l->data + o, l->len - o < 8 ? l->len - o : 8);
-    return w;
-}
-static inline uint32_t ub_st_pkt_hash(const ub_pkt *p, const ub_layer *from)
-{
-    if (!from || !(p->v->entry == UB_ENTRY_FLIT || p->v->entry == UB_ENTRY_STREAM)) return 0;
-    uint64_t h = ub_st_wmix(p->v->pkt_len, p->payload_len);
-    if (p->bcrc) h = ub_st_wmix(h, ub_st_head_word(p->bcrc, 0));
-    if (p->icrc) h = ub_st_wmix(h, ub_st_head_word(p->icrc, 0));
-    if (!p->bcrc && !p->icrc)
-        for (uint32_t o = 0; o < 16; o += 8)
-            h = ub_st_wmix(ub_st_wmix(h, ub_st_head_word(from, o)), ub_st_head_word(p->payload, o));
-    return (uint32_t)(h ^ (h >> 32)) | 1u;
-}
 
 /* ---------------------------------------------------------------- bounded tables */
 #define UB_KEY_MAX 56

@@ -25,7 +25,26 @@ static bool is_write(unsigned op) { return op == 0x03 || op == 0x04 || op == 0x0
 static bool is_send(unsigned op) { return op <= 0x01; }
 /* §7.4, TA-01: the response type of a request */
 static unsigned want_rsp(unsigned op) { return op == 0x06 ? 0x12 : is_atomic(op) ? 0x13 : 0x11; }
-uint32_t ub_ta_pkt_hash(const ub_pkt *p, const ub_layer *from) { return ub_st_pkt_hash(p, from); }
+/* content of a packet: identifies DLL replays in flit captures (§10.6 d). The block CRC (or the
+ * ICRC) already covers every byte; without either, the TAH and payload heads are hashed. 0 for
+ * other entry points, where a replay cannot appear and identical copies are real duplicates. */
+static uint64_t wmix(uint64_t h, uint64_t v);
+static uint64_t head_word(const ub_layer *l, uint32_t o)
+{
+    uint64_t w = 0;
+    if (l && o < l->len) memcpy(&w, l->data + o, l->len - o < 8 ? l->len - o : 8);
+    return w;
+}
+uint32_t ub_ta_pkt_hash(const ub_pkt *p, const ub_layer *from)
+{
+    if (!from || !flit_entry(p)) return 0;
+    uint64_t h = wmix(p->v->pkt_len, p->payload_len);
+    if (p->bcrc) h = wmix(h, head_word(p->bcrc, 0));
+    if (p->icrc) h = wmix(h, head_word(p->icrc, 0));
+    if (!p->bcrc && !p->icrc)
+        for (uint32_t o = 0; o < 16; o += 8) h = wmix(wmix(h, head_word(from, o)), head_word(p->payload, o));
+    return (uint32_t)(h ^ (h >> 32)) | 1u;
+}
 /* a compact ATAH decoded where the TAACK has 8 bytes (R-25 picks the format per CFG): the response
  * really is full format; a full ATAH cut to 4 bytes is a compact one */
 static bool rsp_compact(const ub_pkt *p, unsigned op)
@@ -41,18 +60,47 @@ static bool rsp_compact(const ub_pkt *p, unsigned op)
 }
 
 /* ---------------------------------------------------------------- keys */
-/* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
-static void rc_key_ep(ub_key *k, uint8_t kind, uint64_t h, uint32_t rck)
+/* The endpoints (addresses of any length + EIDs [+ GUID]) are folded into one 64-bit word with a
+ * word-wise mixer, so the table keys stay short (13/15 bytes) and cheap to hash. A fold collision
+ * (probability ~2^-64 per pair of endpoint sets) would merge two keys. */
+static uint64_t wmix(uint64_t h, uint64_t v)
 {
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+static uint64_t addr_fold(uint64_t h, const ub_addr *a)
+{
+    uint64_t w0 = 0, w1 = 0;
+    unsigned n = a->len > 16 ? 16 : a->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    /* the bytes of each word that are the address's: n (0..16) bytes */
+#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : ~0ull >> (64 - 8 * (k)))
+#define MW(k) { M8(k), M8((k) - 8) }
+    static const uint64_t mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
+                                          MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
+#undef MW
+#undef M8
+    memcpy(&w0, a->b, 8);
+    memcpy(&w1, a->b + 8, 8);
+    w0 &= mask[n][0];
+    w1 &= mask[n][1];
+#else
+    memcpy(&w0, a->b, n < 8 ? n : 8);
+    if (n > 8) memcpy(&w1, a->b + 8, n - 8);
+#endif
+    return wmix(wmix(wmix(h, n), w0), w1);
+}
+/* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
+void ub_ta_rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te, uint32_t rck,
+                   uint64_t extra)
+{
+    uint64_t h = wmix(wmix(addr_fold(addr_fold(kind, ia), ta), ie), te);
+    h = wmix(h, extra);
     k->len = 0;
     ub_key_add(k, &kind, 1);
     ub_key_u64(k, h);
     ub_key_add(k, &rck, 4);
-}
-void ub_ta_rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te, uint32_t rck,
-                   uint64_t extra)
-{
-    rc_key_ep(k, kind, ub_st_ep_fold(kind, ia, ie, ta, te, extra), rck);
 }
 void ub_ta_key_sn(ub_key *k, const ub_key *rk, uint16_t sn)
 {
@@ -197,7 +245,7 @@ static void ch_key(ub_key *k, const ub_addr *src, const ub_addr *dst, uint32_t s
     uint8_t kind = 'C';
     k->len = 0;
     ub_key_add(k, &kind, 1);
-    ub_key_u64(k, ub_st_addr_fold(ub_st_addr_fold(kind, src), dst));
+    ub_key_u64(k, addr_fold(addr_fold(kind, src), dst));
     ub_key_add(k, &stpn, 4);
     ub_key_add(k, &dtpn, 4);
 }
@@ -388,12 +436,10 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     bool retry = !compact && u->bt_retry, alloc = !compact && u->bt_alloc;
     bool last = p->rtph ? p->sum.rt_last : p->utph ? fget(&m->ut_last, p->utph) : true;
     uint32_t psn = p->sum.rt_psn; /* 0 without an RTPH */
-    /* content hash and endpoint word: done at extraction for most requests (ub_pkt ta_pre) */
-    uint32_t h = p->ta_pre ? p->ta_hash : ub_st_pkt_hash(p, b);
-    uint64_t ep = p->ta_pre ? p->ta_ep : ub_st_ep_fold('T', &p->src, p->seid, &p->dst, p->deid, 0);
+    uint32_t h = ub_ta_pkt_hash(p, b);
     uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
     ub_key rk, tk;
-    rc_key_ep(&rk, 'T', ep, rck);
+    ub_ta_rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rck, 0);
     ub_ta_key_sn(&tk, &rk, tassn);
     kt_t kt[1];
     ub_ta_kt_ep(kt, &p->src, &p->dst, "TASSN", rck, tassn);
@@ -432,7 +478,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     int cfg = p->cfg >= 0 && p->cfg < 16 ? p->cfg : 0;
     if (!compact && p->v->opts && p->v->opts->tah_fmt[cfg] == UB_TAH_COMPACT) {
         ub_key ck;
-        rc_key_ep(&ck, 'T', ep, RCK_COMPACT);
+        ub_ta_rc_key(&ck, 'T', &p->src, p->seid, &p->dst, p->deid, RCK_COMPACT, 0);
         rc_ent *cr = ub_ta_rc_get(m, &ck);
         if (cr) { cr->last_full_rck = rck; cr->has_full = 1; }
     }

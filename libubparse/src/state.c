@@ -612,13 +612,6 @@ static inline __attribute__((always_inline)) void extract(const ub_state *s, con
             memset(u->bt, 0, sizeof u->bt);
         } else { /* §7.2.1: the request's values */
             u->fl |= UB_PS_BTAH | (has & 1u << PS_BT_TASSN ? UB_PS_BT_TASSN : 0) | (has & 1u << PS_BT_ODR ? UB_PS_BT_ODR : 0);
-            /* a transaction request the TA engine takes: its packet-only work (st_ta.c). Not over RTP,
-             * where the engine first drops TP retransmissions (§10.6 b) and does it itself */
-            if (u->bt_op != 0x10 && !p->crc_bad && !p->rtph) {
-                p->ta_ep = ub_st_ep_fold('T', &p->src, p->seid, &p->dst, p->deid, 0);
-                p->ta_hash = ub_st_pkt_hash(p, p->btah);
-                p->ta_pre = true;
-            }
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
