@@ -413,16 +413,8 @@ static ub_state *an_engine(void)
  * format every packet's CNAs) */
 static int hex_addr_str(gchar *buf, int buf_len, guint32 v, int width)
 {
-    char t[2 + 64 + 8];
-    int nd = 1;
-    while (nd < 8 && (v >> (4 * nd))) nd++;
-    int pad = width > nd ? width - nd : 0;
-    if (pad > 64) pad = 64; /* not reached: width is 2 * an address length of at most 4, or 5 */
-    int n = 0;
-    t[n++] = '0';
-    t[n++] = 'x';
-    for (int i = 0; i < pad; i++) t[n++] = '0';
-    for (int i = nd - 1; i >= 0; i--) t[n++] = "0123456789abcdef"[(v >> (4 * i)) & 15];
+    char t[2 + 32] = "0x";
+    int n = 2 + (int)ub_u64_hex(t + 2, v, (unsigned)width);
     if (buf_len > 0) {
         int k = n < buf_len - 1 ? n : buf_len - 1;
         memcpy(buf, t, (size_t)k);

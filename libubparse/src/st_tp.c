@@ -21,6 +21,7 @@
  * and CNP ECN vs FECN (TP-14; depend on marks set past the capture point), FECN along a path with a
  * single capture point (NW-02). */
 #include "rt_core.h"
+#include "sumfmt.h"
 
 #include <stdio.h>
 
@@ -74,52 +75,23 @@ static bool rule_on(const ub_state *s, unsigned rule)
     return true;
 }
 
-/* hex digits of v, at least min of them, at o; returns the end */
-static char *kt_hex(char *o, uint32_t v, unsigned min)
-{
-    unsigned nd = 1;
-    while (nd < 8 && (v >> (4 * nd))) nd++;
-    while (min > nd) *o++ = '0', min--;
-    for (unsigned i = nd; i-- > 0;) *o++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
-    return o;
-}
-
-/* ub_addr_str's text of a at o (a CNA directly: every finding about a channel formats two) */
-static char *kt_addr(char *o, const ub_addr *a)
-{
-    if (a->len >= 1 && a->len <= 3) { /* "0x%0*x" */
-        uint32_t v = 0;
-        for (unsigned i = 0; i < a->len; i++) v = v << 8 | a->b[i];
-        *o++ = '0';
-        *o++ = 'x';
-        return kt_hex(o, v, a->len * 2u);
-    }
-    char t[48];
-    t[0] = '\0';
-    ub_addr_str(a, t, sizeof t);
-    size_t l = strlen(t);
-    memcpy(o, t, l);
-    return o + l;
-}
-
 /* snprintf(buf, n, "%s->%s TPN 0x%x->0x%x", src, dst, stpn, dtpn) of the addresses' ub_addr_str
- * texts (48-byte buffers), without printf */
+ * texts, without printf (every finding about a channel formats one) */
 static void chan_keytext(const void *obj, char *buf, size_t n)
 {
     const tp_chan *c = obj;
-    char t[2 * 47 + 32], *o = t;
-    o = kt_addr(o, &c->src);
-    *o++ = '-';
-    *o++ = '>';
-    o = kt_addr(o, &c->dst);
-    memcpy(o, " TPN 0x", 7);
-    o = kt_hex(o + 7, c->stpn, 1);
-    memcpy(o, "->0x", 4);
-    o = kt_hex(o + 4, c->dtpn, 1);
-    if (!n) return;
-    size_t k = (size_t)(o - t) < n - 1 ? (size_t)(o - t) : n - 1;
-    memcpy(buf, t, k);
-    buf[k] = '\0';
+    char a[48];
+    ub_sbuf s = { buf, n, 0 };
+    ub_addr_str(&c->src, a, sizeof a);
+    ub_sb_str(&s, a);
+    ub_sb_lit(&s, "->");
+    ub_addr_str(&c->dst, a, sizeof a);
+    ub_sb_str(&s, a);
+    ub_sb_lit(&s, " TPN 0x");
+    ub_sb_hex(&s, c->stpn, 1);
+    ub_sb_lit(&s, "->0x");
+    ub_sb_hex(&s, c->dtpn, 1);
+    ub_sb_end(&s);
 }
 
 /* emit a finding about channel c (NULL: none); other = related frame (0 none) */

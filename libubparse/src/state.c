@@ -2,6 +2,7 @@
  * and the decode-error module (every ub_err of a packet becomes a finding of the catalogue). */
 #include "st_internal.h"
 #include "pktship.h"
+#include "sumfmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,9 +150,12 @@ size_t ub_addr_str(const ub_addr *a, char *buf, size_t n)
     int w = 0;
     if (a->len == 0) w = snprintf(buf, n, "-");
     else if (a->len <= 3) {
-        uint32_t v = 0;
+        uint32_t v = 0; /* "0x%0*x" */
         for (unsigned i = 0; i < a->len; i++) v = v << 8 | a->b[i];
-        w = snprintf(buf, n, "0x%0*x", a->len * 2, v);
+        ub_sbuf s = { buf, n, 0 };
+        ub_sb_lit(&s, "0x");
+        ub_sb_hex(&s, v, a->len * 2u);
+        return ub_sb_end(&s);
     } else if (a->len == 4) w = snprintf(buf, n, "%u.%u.%u.%u", a->b[0], a->b[1], a->b[2], a->b[3]);
     else if (a->len == 16) return ub_ipv6_format(a->b, buf, n);
     else {
