@@ -24,12 +24,12 @@
  *
  * Multi-block DLLDPs (§4.3.2.1) too: a BCRC per block, the payload copied into the view's netbuf as
  * dll.c copies it, the layers there pointed at it; their bytes' compare is mapped back to the record. */
-#include "internal.h"
+#include "dll_int.h" /* FLIT, BLK_FLITS, BCRC_LEN: the flit and block layout (§4.3.2.1) */
 #include <stddef.h>
 #include <stdlib.h>
 
 enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, TC_FIX = 6 /* chunks compared without a loop (unused ones: mask 0) */,
-       T_BLK = 640 /* a DLLDB: 32 flits */, T_NBLK = 4, T_MAXLEN = T_NBLK * T_BLK };
+       T_BLK = BLK_FLITS * FLIT /* a DLLDB (§4.3.2.1) */, T_NBLK = 4, T_MAXLEN = T_NBLK * T_BLK };
 
 /* 16 bytes as one value (SSE2 / NEON register; GCC and Clang vector extension) */
 typedef uint64_t w16 __attribute__((vector_size(16)));
@@ -39,7 +39,7 @@ typedef struct tmpl {
     uint16_t len;     /* record length, 0 = empty entry */
     uint8_t entry, nl, nch, kind, claim, tah_fmt, neigh;
     int8_t cfg;
-    uint8_t bcrc_li;  /* 1 + index of the BCRC layer (at len - 4, over len / 20 flits), 0 none */
+    uint8_t bcrc_li;  /* 1 + index of the BCRC layer (at len - BCRC_LEN, over len / FLIT flits), 0 none */
     uint8_t icrc_li;  /* 1 + index of the ICRC layer, 0 none */
     uint8_t ic_var;   /* the ICRC byte order that matched (ub_layer.variant) */
     uint8_t ic_nm;
@@ -160,9 +160,9 @@ static inline unsigned set_of(const tcache *c, unsigned g, const uint8_t *rec, u
 static __attribute__((noinline)) bool multi_block(ub_view *v, const tmpl *t, const ub_opts *o, const uint8_t *rec, uint32_t len, uint32_t mbc[T_NBLK])
 {
     for (unsigned b = 0; b < t->nblk; b++) {
-        uint32_t bs = b * T_BLK, nf = b + 1u < t->nblk ? T_BLK / 20u : (len - bs) / 20u;
+        uint32_t bs = b * T_BLK, nf = b + 1u < t->nblk ? BLK_FLITS : (len - bs) / FLIT;
         mbc[b] = ub_crc30_block(rec + bs, nf, o->bcrc_variant);
-        if (mbc[b] != ub_bcrc_carried(rec + bs + nf * 20u - 4u)) return false;
+        if (mbc[b] != ub_bcrc_carried(rec + bs + nf * FLIT - BCRC_LEN)) return false;
     }
     uint32_t n = 0;
     for (unsigned k = 0; k < t->nblk; k++) {
@@ -263,8 +263,8 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     if (!t) return false;
     uint32_t bcomp = 0, icomp = 0;
     if (t->bcrc_li) { /* */
-        bcomp = ub_crc30_block(rec, len / 20u, o->bcrc_variant);
-        if (bcomp != ub_bcrc_carried(rec + len - 4)) return false;
+        bcomp = ub_crc30_block(rec, len / FLIT, o->bcrc_variant);
+        if (bcomp != ub_bcrc_carried(rec + len - BCRC_LEN)) return false;
     }
     const uint8_t *ib = rec; /* the ICRC's buffer */
     uint32_t mbc[T_NBLK];
@@ -412,7 +412,7 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     uint32_t nblk = (len + T_BLK - 1) / T_BLK, nbo[T_NBLK] = { 0 }; /* netbuf offset of each piece */
     bool nbm = v->pkt == v->netbuf && v->pkt_off == UINT32_MAX;
     if (nbm) {
-        if (!o->crc_mode || nblk < 2 || len % 20 || !v->pkt_len) return;
+        if (!o->crc_mode || nblk < 2 || len % FLIT || !v->pkt_len) return;
         uint32_t n = 0;
         for (uint32_t b = 0; b < nblk && n < v->pkt_len; b++) {
             uint32_t src = b * T_BLK + (b ? 2u : 4u), take = T_BLK - (b ? 2u : 4u) - 4u; /* LBH / LPH, BCRC */
@@ -453,8 +453,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
             return;
         uint32_t roff = (uint32_t)(l->data - buf);
         if (id == UB_H_BCRC) { /* block nbc's, at its end */
-            uint32_t bs = nbc * T_BLK, nf = nbc + 1 < nblk ? T_BLK / 20u : (len - bs) / 20u;
-            if (in_nb || nbc == nblk || !o->crc_mode || len % 20 || roff != bs + nf * 20 - 4 || l->status != UB_CK_GOOD)
+            uint32_t bs = nbc * T_BLK, nf = nbc + 1 < nblk ? BLK_FLITS : (len - bs) / FLIT;
+            if (in_nb || nbc == nblk || !o->crc_mode || len % FLIT || roff != bs + nf * FLIT - BCRC_LEN || l->status != UB_CK_GOOD)
                 return;
             if (nblk == 1) t.bcrc_li = (uint8_t)(i + 1);
             else t.mb_li[nbc] = (uint8_t)(i + 1);
