@@ -10,12 +10,15 @@
 -- transaction-layer retry. The responder must absorb it: each copy is a TP duplicate (re-acknowledged,
 -- not delivered again, §6.4.2), so every Write is answered by exactly one TAACK on every VL, and
 -- the other VLs keep being served. A second TAACK for a Write, or a missing one, is a finding at the
--- line of the expectation. At the end the script prints what it sent per VL.
+-- line of the expectation (the wait for a second one: --var quiet=SECONDS, default 0.005, on top of
+-- twice the first one's latency). At the end the script prints what it sent per VL.
 local storm_vl = math.tointeger(tonumber(ub.args.vl or "2"))
 local copies = math.tointeger(tonumber(ub.args.copies or "8"))
 local rounds = math.tointeger(tonumber(ub.args.rounds or "4"))
+local quiet = tonumber(ub.args.quiet or "0.005")   -- seconds a second TAACK is waited for (see below)
 assert(storm_vl and storm_vl >= 0 and storm_vl <= 3, "retry_storm.lua: --var vl=0..3")
 assert(copies and copies >= 1 and rounds and rounds >= 1, "retry_storm.lua: --var copies=N --var rounds=N")
+assert(quiet and quiet >= 0, "retry_storm.lua: --var quiet=SECONDS")
 
 local function write(vl, round, retry)
     return { entry = "flit",
@@ -41,12 +44,17 @@ function scenario()
                 end
             end
         end
+        local storm_lat = 0
         for vl = 0, 3 do
-            expect(('ub.atah.taopcode == "TAACK" && ub.atah.ini_tassn == %d && ub.lph.vl == %d'):format(16 * round + vl, vl),
+            local a = expect(('ub.atah.taopcode == "TAACK" && ub.atah.ini_tassn == %d && ub.lph.vl == %d'):format(16 * round + vl, vl),
                 { label = ("TAACK of round %d on VL %d"):format(round, vl) })
+            if a and vl == storm_vl then storm_lat = a.latency end
         end
-        -- the copies must not be executed again
-        expect_none(('ub.atah.taopcode == "TAACK" && ub.atah.ini_tassn == %d'):format(16 * round + storm_vl), { within = 0.005 })
+        -- the copies must not be executed again: no second TAACK for the storm Write. The window follows
+        -- the responder: as long again as its first answer took, plus `quiet` seconds (from the last send,
+        -- so an answer that came before this line is judged too)
+        expect_none(('ub.atah.taopcode == "TAACK" && ub.atah.ini_tassn == %d'):format(16 * round + storm_vl),
+            { within = 2 * storm_lat / 1e9 + quiet })
     end
     for vl = 0, 3 do print(("VL %d: %d Writes sent"):format(vl, sent[vl])) end
 end
