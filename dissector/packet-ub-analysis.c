@@ -209,7 +209,7 @@ static struct {
     ub_state *st;
     gboolean failed;       /* ub_state_new failed: no analysis for this file */
     gboolean finished;     /* ub_state_finish ran */
-    wmem_map_t *frames;    /* frame number -> an_frame */
+    wmem_map_t *frames;    /* set by an_init (file scope): the analysis of a file is on; the frames: fidx */
     wmem_map_t *chans;     /* an_chkey -> channel index + 1 */
     guint32 nchans;
     guint32 last_frame;
@@ -218,11 +218,17 @@ static struct {
     an_frame *fa_last;     /* the an_frame of frame fa_last_frame (the engine's callbacks of one packet
                             * and the dissection that follows ask for the same frame) */
     guint32 fa_last_frame;
-    const char *kt_last;   /* the latest finding's key text (file scope): the next one often repeats it */
+    an_frame **fidx;       /* frame number -> its an_frame (NULL: none); g_malloc'ed, fcap entries */
+    guint32 fcap;
+    an_frame *fchunk;      /* an_frames handed out from file-scope chunks of AN_FCHUNK */
+    guint fchunk_left;
+    const char *kt_last[4]; /* the latest findings' key texts (file scope): the next one often repeats one */
+    guint kt_next;
 } an;
 
 static void an_init(void)
 {
+    g_free(an.fidx);
     memset(&an, 0, sizeof an);
     an.frames = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
 }
@@ -230,16 +236,34 @@ static void an_init(void)
 static void an_cleanup(void)
 {
     if (an.st) ub_state_free(an.st);
-    memset(&an, 0, sizeof an); /* the maps were file scope */
+    g_free(an.fidx);
+    memset(&an, 0, sizeof an); /* the maps and the an_frames were file scope */
 }
 
+/* The frames' analysis records: a dense index by frame number (frames are numbered 1, 2, ... in the first
+ * pass; a map insert per frame cost more than the rest of the bookkeeping), the records from chunks. */
+#define AN_FCHUNK 256u
 static an_frame *fa_get(guint32 frame)
 {
+    if (frame == G_MAXUINT32) frame--; /* (no capture has 2^32 - 1 frames) */
     if (an.fa_last && an.fa_last_frame == frame) return an.fa_last;
-    an_frame *fa = (an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame));
+    if (frame >= an.fcap) {
+        guint64 cap = an.fcap ? an.fcap : 4096u; /* frame numbers are those of the capture: < its frame count + 1 */
+        while (cap <= frame) cap *= 2;
+        if (cap > G_MAXUINT32) cap = G_MAXUINT32; /* frame < G_MAXUINT32: the engine's frames are pinfo->num */
+        an.fidx = (an_frame **)g_realloc_n(an.fidx, (gsize)cap, sizeof *an.fidx);
+        memset(an.fidx + an.fcap, 0, (size_t)(cap - an.fcap) * sizeof *an.fidx);
+        an.fcap = (guint32)cap;
+    }
+    an_frame *fa = an.fidx[frame];
     if (!fa) {
-        fa = wmem_new0(wmem_file_scope(), an_frame);
-        wmem_map_insert(an.frames, GUINT_TO_POINTER(frame), fa);
+        if (!an.fchunk_left) {
+            an.fchunk = wmem_alloc0_array(wmem_file_scope(), an_frame, AN_FCHUNK);
+            an.fchunk_left = AN_FCHUNK;
+        }
+        fa = an.fchunk++;
+        an.fchunk_left--;
+        an.fidx[frame] = fa;
     }
     an.fa_last = fa;
     an.fa_last_frame = frame;
@@ -248,8 +272,9 @@ static an_frame *fa_get(guint32 frame)
 
 static const an_frame *ub_an_frame_lookup(guint32 frame)
 {
+    if (frame == G_MAXUINT32) frame--; /* as fa_get */
     if (an.fa_last && an.fa_last_frame == frame) return an.fa_last;
-    return an.frames ? (const an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame)) : NULL;
+    return frame < an.fcap ? an.fidx[frame] : NULL;
 }
 
 /* ---- engine callbacks (called inside ub_state_packet / ub_state_finish) */
@@ -342,10 +367,15 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
     for (unsigned i = 0; i < x.nvalues; i++) x.values[i] = f->values[i];
     x.detail = f->detail;
     x.key = f->key;
-    if (f->keytext[0]) { /* shared with the previous finding when the same */
-        if (!an.kt_last || strncmp(an.kt_last, f->keytext, sizeof f->keytext) != 0)
-            an.kt_last = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
-        x.keytext = an.kt_last;
+    if (f->keytext[0]) { /* shared with one of the latest findings when the same */
+        const char *kt = NULL;
+        for (guint i = 0; i < G_N_ELEMENTS(an.kt_last) && !kt; i++)
+            if (an.kt_last[i] && strncmp(an.kt_last[i], f->keytext, sizeof f->keytext) == 0) kt = an.kt_last[i];
+        if (!kt) {
+            kt = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
+            an.kt_last[an.kt_next++ % G_N_ELEMENTS(an.kt_last)] = kt;
+        }
+        x.keytext = kt;
     }
     an_frame *fa = fa_get((guint32)f->frame);
     if (!fa->finds) fa->finds = wmem_array_new(wmem_file_scope(), sizeof(an_find));
