@@ -192,7 +192,7 @@ void ub_an_mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number)
 /* ------------------------------------------------------------------------------------------ */
 
 
-typedef struct an_find {
+struct an_find {
     guint16 rule;
     guint8 sev;        /* ub_sev */
     guint8 group;      /* FG_* */
@@ -202,7 +202,8 @@ typedef struct an_find {
     gint64 values[4];
     const char *detail, *key; /* static (ub_finding) */
     const char *keytext;      /* file scope, NULL when empty */
-} an_find; /* the text is formatted only when shown (an_find_text) */
+}; /* the text is formatted only when shown (an_find_text) */
+typedef struct an_find an_find;
 
 
 static struct {
@@ -378,15 +379,21 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
         x.keytext = kt;
     }
     an_frame *fa = fa_get((guint32)f->frame);
-    if (!fa->finds) fa->finds = wmem_array_new(wmem_file_scope(), sizeof(an_find));
-    wmem_array_append_one(fa->finds, x);
+    if (fa->nfinds == fa->capfinds) { /* most frames get one */
+        fa->capfinds = fa->capfinds ? 2 * fa->capfinds : 1;
+        fa->finds = (an_find *)wmem_realloc(wmem_file_scope(), fa->finds, fa->capfinds * sizeof *fa->finds);
+    }
+    fa->finds[fa->nfinds++] = x;
 }
 
 static void an_add_match(guint32 frame, const an_match *m)
 {
     an_frame *fa = fa_get(frame);
-    if (!fa->matches) fa->matches = wmem_array_new(wmem_file_scope(), sizeof(an_match));
-    wmem_array_append_one(fa->matches, *m);
+    if (fa->nmatches == fa->capmatches) {
+        fa->capmatches = fa->capmatches ? 2 * fa->capmatches : 2; /* a request and its response */
+        fa->matches = (an_match *)wmem_realloc(wmem_file_scope(), fa->matches, fa->capmatches * sizeof *fa->matches);
+    }
+    fa->matches[fa->nmatches++] = *m;
 }
 
 static void an_match_cb(void *ctx _U_, const ub_match *m)
@@ -484,8 +491,17 @@ static gboolean addr_from(guint8 *b, address *a, const an_fh *fh, const ub_layer
     const ub_field *f = NULL;
     for (guint i = 0; i < fh->n && !f; i++)
         if (fh->h[i] == l->hdr) f = fh->f[i];
-    if (!f || ub_field_value(l, f, &v) != 0) return FALSE;
+    if (!f) return FALSE;
     int n;
+    if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bit_off % 8 == 0 && f->bits % 8 == 0 &&
+        f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) {
+        /* whole bytes, big-endian, inside the layer: ub_field_value's value is these bytes (most packets) */
+        n = (int)(f->bits / 8);
+        memcpy(b, l->data + f->bit_off / 8, (size_t)n);
+        set_address(a, type, n, b);
+        return TRUE;
+    }
+    if (ub_field_value(l, f, &v) != 0) return FALSE;
     if (f->type == UB_FT_UINT) {
         n = (int)((f->bits + 7) / 8);
         if (n > 8) n = 8;
@@ -974,9 +990,9 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         ub_ws_col_prepend_fence(pinfo->cinfo, COL_INFO, tags);
 
     /* request <-> response, data <-> ack: items only */
-    guint nm = tree && fa->matches ? wmem_array_get_count(fa->matches) : 0;
+    guint nm = tree ? fa->nmatches : 0;
     for (guint i = 0; i < nm; i++) {
-        const an_match *m = (const an_match *)wmem_array_index(fa->matches, i);
+        const an_match *m = &fa->matches[i];
         if (!(m->flags & AN_M_SHOW)) continue;
         char opb[64];
         const char *op = NULL; /* formatted only for a label */
@@ -1021,9 +1037,9 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     }
 
     /* engine findings */
-    guint nf = fa->finds ? wmem_array_get_count(fa->finds) : 0;
+    guint nf = fa->nfinds;
     for (guint i = 0; i < nf; i++) {
-        const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
+        const an_find *x = &fa->finds[i];
         const ub_rule *r = ub_rule_get(x->rule);
         unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
         if (!all) { /* no tree: the rule item and the text would be thrown away */
@@ -1200,9 +1216,9 @@ void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx)
     static const int fg_pi[FG__N] = { PI_SEQUENCE, PI_PROTOCOL, PI_MALFORMED, PI_CHECKSUM };
     static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
     const an_frame *fa = pref_analyze ? ub_an_frame_lookup(pinfo->num) : NULL;
-    guint nf = fa && fa->finds ? wmem_array_get_count(fa->finds) : 0;
+    guint nf = fa ? fa->nfinds : 0;
     for (guint i = 0; i < nf; i++) {
-        const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
+        const an_find *x = &fa->finds[i];
         cb(ctx, fg_pi[x->group < FG__N ? x->group : FG_PROTOCOL], sev_pi[x->sev < 3 ? x->sev : 2], an_find_text(pinfo->pool, x));
     }
 }
