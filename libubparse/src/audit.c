@@ -267,8 +267,11 @@ static int start(ub_audit *a)
         /* jobs - 1 workers behind the feeding thread; any thread decodes (shard.c). The engines split
          * by layers (no layer's state depends on another's) and by endpoint pairs:
          *   1 worker:  one engine with every layer (as one thread)
-         *   2 workers: link + transport (decode findings, DLL, NW, TP) | transaction (TA, MG)
-         *   3 or more: link | (W - 1) / 2 groups by ub_state_pair_hash, each transport | transaction
+         *   2 to 4 workers: link + transport (decode findings, DLL, NW, TP) | transaction (TA, MG),
+         *              the others only decode (with one pair group, a link engine of its own would
+         *              only add a third engine's per-packet overhead: the transaction engine is the
+         *              longest sequential part either way)
+         *   5 or more: link | (W - 1) / 2 groups by ub_state_pair_hash, each transport | transaction
          *              (an odd worker left over only decodes)
          * Merged capture points (every engine keeps a hop-copy table), cfg.link_thread 0 (the link
          * engine in the feeding thread) or 1 (tests): link | W - 1 pair engines with every pair layer. */
@@ -281,9 +284,10 @@ static int start(ub_audit *a)
         if (a->cfg.link_thread < 0 && W == 1) {
             spec[n++] = (ub_shard_spec){ LINKL | TPL | TAL, UB_PHASE_LINK, false };
             a->allbits = 1;
-        } else if (split && W == 2) {
+        } else if (split && W <= 4) {
             spec[n++] = (ub_shard_spec){ LINKL | TPL, UB_PHASE_LINK, false };
             spec[n++] = (ub_shard_spec){ TAL, UB_PHASE_LINK, false };
+            while (n < W) spec[n++] = (ub_shard_spec){ 0, UB_PHASE_PAIR, false };
             a->allbits = 3;
         } else if (split) {
             if (LINKL) spec[n++] = (ub_shard_spec){ LINKL, UB_PHASE_LINK, false };
