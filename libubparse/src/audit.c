@@ -24,6 +24,7 @@ struct ub_audit {
     bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
     bool started, finished;
     bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
+    bool raw_units;      /* threaded, nothing done per unit in this thread: ub_audit_unit's fast path */
     ub_eng main;         /* jobs 1: the engine (all layers); sharded without link thread: the link engine */
     ub_shards *sh;
     ub_st_names *names;  /* the engines' field-name index: built with the first, shared by all */
@@ -355,18 +356,29 @@ static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
     return ub_shards_send(a->sh, dest, v, pi, a->nunits);
 }
 
+/* a unit of a threaded session that goes undecoded to the decoding threads (a->raw_units) */
+static int raw_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                    const ub_pktinfo *pi)
+{
+    if (a->finished) return -1;
+    a->nunits++;
+    a->frames += pi->frame != a->last_frame || a->nunits == 1;
+    if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
+    a->last_frame = pi->frame;
+    return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
+}
+
 int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
                   const ub_pktinfo *pi)
 {
+    /* threaded, no link engine nor -z ub,cfg in this thread: the unit goes undecoded (first: the
+     * per-unit path of a threaded session, kept free of the decoding path's set-up) */
+    if (__builtin_expect(a && a->raw_units, 1)) return raw_unit(a, entry, data, len, wire, unit_flags, pi);
     if (!a || a->finished) return -1;
     if (!a->started && start(a) != 0) return -1;
-    /* threaded, no link engine nor -z ub,cfg in this thread: the unit goes undecoded */
     if (a->sh && !a->main.st && !a->zcfg) {
-        a->nunits++;
-        a->frames += pi->frame != a->last_frame || a->nunits == 1;
-        if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
-        a->last_frame = pi->frame;
-        return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
+        a->raw_units = true;
+        return raw_unit(a, entry, data, len, wire, unit_flags, pi);
     }
     if (!a->uv) {
         if (!(a->uv = ub_view_new_tmpl())) return -1;

@@ -15,6 +15,7 @@
 #include "audit_int.h"
 #include "pktship.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -418,13 +419,12 @@ int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t l
     return 0;
 }
 
-/* the layers ub_unit_count looks for: 1 IB BTH, 2 SUE RH, 4 PCIe flit (one pass over the layers;
- * was three ub_view_find calls: ~270 instructions a unit) */
-static const uint8_t unit_bit[UB_H__COUNT] = { [UB_H_IB_BTH] = 1, [UB_H_SUE_RH] = 2, [UB_H_PCIEFLIT] = 4 };
-
-/* ub_unit_count, the layers' bits (unit_bit) found */
-static inline void count_unit(ub_unit_counts *c, const ub_view *v, unsigned seen)
+/* the unit counted: the layers' IB BTH, SUE RH, PCIe flit are v->neigh's bits (set by the decoder from
+ * the layers kept: no pass over them here) */
+_Static_assert(UB_VN_IB == 1 && UB_VN_SUE == 2 && UB_VN_PCIE == 4, "ub_unit_count reads ub_view.neigh's bits");
+static inline void count_unit(ub_unit_counts *c, const ub_view *v)
 {
+    const unsigned seen = v->neigh;
     c->units++;
     if (ub_view_ub(v)) c->ub++;
     else c->other++;
@@ -434,15 +434,7 @@ static inline void count_unit(ub_unit_counts *c, const ub_view *v, unsigned seen
     if (v->opts && v->opts->profile == UB_PROFILE_SPEC) ub_sniff_view(&c->sniff, v);
 }
 
-void ub_unit_count(ub_unit_counts *c, const ub_view *v)
-{
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
-    for (unsigned i = 0; i < nl; i++) {
-        unsigned id = v->layer[i].hdr->id;
-        seen |= id < UB_H__COUNT ? unit_bit[id] : 0u;
-    }
-    count_unit(c, v, seen);
-}
+void ub_unit_count(ub_unit_counts *c, const ub_view *v) { count_unit(c, v); }
 
 static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uint8_t *d)
 {
@@ -542,18 +534,16 @@ __attribute__((noinline)) static void decode_slot(ub_shards *S, decoder *d, slot
         }
         const ub_view *v = d->dv;
         decode_unit(d->dv, S->o, h, data);
-        /* ub_unit_count's pass over the layers, which also tells whether every pointer is in the
-         * record (put_pkt then needs no view_span) */
-        unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
+        /* is every pointer in the record? (put_pkt then needs no view_span) The decoder points layers
+         * into the netbuf only when it points the network packet there too (a multi-block DLLDP:
+         * dll.c dec_payload, tmpl.c), so with the packet in the record or none every layer is in the
+         * record: no pass over them (~70 instructions a unit; checked below when assertions are on) */
         const uintptr_t rb = (uintptr_t)v->rec, rl = v->rec_len;
-        bool out = v->pkt && (uintptr_t)v->pkt - rb > rl;
-        for (unsigned i = 0; i < nl; i++) {
-            const ub_layer *l = &v->layer[i];
-            unsigned id = l->hdr->id;
-            seen |= id < UB_H__COUNT ? unit_bit[id] : 0u;
-            out |= (uintptr_t)l->data - rb > rl;
-        }
-        count_unit(&d->cnt, v, seen);
+        const bool out = v->pkt && (uintptr_t)v->pkt - rb > rl;
+#ifndef NDEBUG
+        for (unsigned i = 0; !out && i < v->nlayers && i < UB_MAX_LAYERS; i++) assert((uintptr_t)v->layer[i].data - rb <= rl);
+#endif
+        count_unit(&d->cnt, v);
         uint64_t dest = S->allbits;
         if (S->npair) /* link-only traffic (hash 0) goes to pair engine 0 */
             dest |= ((1ull << S->pairw) - 1) << (S->pair0 + S->pairw * (unsigned)(S->npair > 1 ? ub_state_pair_hash(d->dv) % S->npair : 0));
