@@ -101,6 +101,7 @@ typedef struct worker {
     ub_view *v;    /* the engine's view, rebuilt from the entries */
     decoder d;
     uint64_t tail; /* next batch to read (under S->mu) */
+    bool fed;      /* entries may be for it (else it only decodes: its engine gets nothing) */
 } worker;
 
 struct ub_shards {
@@ -653,7 +654,7 @@ static void *worker_main(void *arg)
         while (upto < S->head && S->ring[upto % RING].state == SL_READY) upto++;
         if (upto > w->tail) {
             pthread_mutex_unlock(&S->mu);
-            for (uint64_t k = w->tail; k < upto; k++) run_batch(w, &S->ring[k % RING]);
+            for (uint64_t k = w->tail; w->fed && k < upto; k++) run_batch(w, &S->ring[k % RING]);
             lock_mu(S);
             w->tail = upto;
             bump(S);
@@ -710,6 +711,7 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
         w->S = S;
         w->id = i;
         if (spec[i].tick) S->tickmask |= 1ull << i;
+        w->fed = (allbits >> i & 1u) || spec[i].tick || (i >= pair0 && i - pair0 < (uint64_t)npair * pairw);
         if (!(w->v = malloc(sizeof *w->v)) || decoder_init(&w->d) != 0) goto fail;
         ub_view_init(w->v);
         if (ub_eng_init(a, &w->e, spec[i].layers, spec[i].phase, false) != 0) goto fail;
