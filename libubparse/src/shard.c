@@ -446,31 +446,37 @@ static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uin
 
 /* room for an entry of `need` bytes in the decoded batch b, *cur its chunk in use (NULL before the
  * first); NULL when out of memory */
-static uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
+static uint8_t *chunk_next(slot *b, chunk **cur, size_t need);
+static inline uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
 {
     chunk *c = *cur;
-    if (!c || c->used + need > c->cap) {
-        chunk **nx = c ? &c->next : &b->ck;
-        if (*nx && (*nx)->cap < need) { /* too small for this entry (not in use: the chunks after *cur) */
-            chunk *after = (*nx)->next;
-            free(*nx);
-            *nx = after;
-        }
-        if (!*nx || (*nx)->cap < need) {
-            size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
-            chunk *n = malloc(sizeof(chunk) + cap + sizeof(ub_view));
-            if (!n) return NULL;
-            n->next = *nx;
-            n->cap = cap;
-            *nx = n;
-        }
-        c = *cur = *nx;
-        c->used = 0;
-        b->nck++;
-    }
+    if (__builtin_expect(!c || c->used + need > c->cap, 0)) return chunk_next(b, cur, need);
     uint8_t *p = (uint8_t *)c->data + c->used;
     c->used += need;
     return p;
+}
+
+/* chunk_room when *cur is full (or none yet): the next chunk */
+static __attribute__((noinline)) uint8_t *chunk_next(slot *b, chunk **cur, size_t need)
+{
+    chunk **nx = *cur ? &(*cur)->next : &b->ck;
+    if (*nx && (*nx)->cap < need) { /* too small for this entry (not in use: the chunks after *cur) */
+        chunk *after = (*nx)->next;
+        free(*nx);
+        *nx = after;
+    }
+    if (!*nx || (*nx)->cap < need) {
+        size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+        chunk *n = malloc(sizeof(chunk) + cap + sizeof(ub_view));
+        if (!n) return NULL;
+        n->next = *nx;
+        n->cap = cap;
+        *nx = n;
+    }
+    chunk *c = *cur = *nx;
+    c->used = need;
+    b->nck++;
+    return (uint8_t *)c->data;
 }
 
 /* the decoded unit as an M_PKT entry: its view's window, its netbuf bytes, the packet extracted
