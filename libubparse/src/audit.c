@@ -368,15 +368,13 @@ static int raw_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t l
     return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
 }
 
-int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
-                  const ub_pktinfo *pi)
+/* ub_audit_unit but a->raw_units: the first unit, or a session that decodes here */
+static __attribute__((noinline)) int unit_other(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len,
+                                                uint32_t wire, unsigned unit_flags, const ub_pktinfo *pi)
 {
-    /* threaded, no link engine nor -z ub,cfg in this thread: the unit goes undecoded (first: the
-     * per-unit path of a threaded session, kept free of the decoding path's set-up) */
-    if (__builtin_expect(a && a->raw_units, 1)) return raw_unit(a, entry, data, len, wire, unit_flags, pi);
     if (!a || a->finished) return -1;
     if (!a->started && start(a) != 0) return -1;
-    if (a->sh && !a->main.st && !a->zcfg) {
+    if (a->sh && !a->main.st && !a->zcfg) { /* threaded, no link engine nor -z ub,cfg in this thread */
         a->raw_units = true;
         return raw_unit(a, entry, data, len, wire, unit_flags, pi);
     }
@@ -388,6 +386,15 @@ int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len
         ub_error_rec(a->uv, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
     ub_unit_count(&a->ucnt, a->uv);
     return ub_audit_packet(a, a->uv, pi);
+}
+
+int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                  const ub_pktinfo *pi)
+{
+    /* threaded, nothing per unit in this thread: the unit goes undecoded (this path kept free of the
+     * decoding path's set-up) */
+    if (a && a->raw_units) return raw_unit(a, entry, data, len, wire, unit_flags, pi);
+    return unit_other(a, entry, data, len, wire, unit_flags, pi);
 }
 
 void ub_audit_unit_counts(const ub_audit *a, ub_unit_counts *c)
