@@ -84,4 +84,17 @@ c=$("$U" -r "$S/captures/cfg7_rtp.pcapng" -c 3 | wc -l); [ "$c" -eq 3 ] && ok ||
 # repeated fields are comma-separated (two atomic operands, two URPC DMA entries)
 v=$("$U" -r "$S/captures/urpc.pcapng" -T fields -e ub.urpc_dma.size -c 1); [ "$v" = "4096,8192" ] && ok || bad "aggregated field: '$v'"
 
+# a capture cut short inside its last record: as tshark, the records before it are printed, then the
+# read error, exit 2 -- also by the modes that read the capture twice for ub.analysis (-T json|ek, -Y)
+cap=$S/captures/audit_rtp_lossy.pcapng
+head -c $(($(wc -c < "$cap") - 20)) "$cap" > "$tmp/cut.pcapng"
+"$U" -r "$tmp/cut.pcapng" -T ek > "$tmp/cut.ek" 2> "$tmp/cut.err"; rc=$?
+"$U" -r "$cap" -T ek | head -n 42 > "$tmp/full.ek"
+[ $rc -eq 2 ] && grep -q truncated "$tmp/cut.err" && cmp -s "$tmp/cut.ek" "$tmp/full.ek" && [ "$(wc -l < "$tmp/cut.ek")" -eq 42 ] && ok ||
+    bad "cut capture -T ek: exit $rc, $(wc -l < "$tmp/cut.ek") lines, want 2 and the 21 documents before the cut"
+v=$("$U" -r "$tmp/cut.pcapng" -T json 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+[ "$v" = 21 ] && ok || bad "cut capture -T json: '$v' documents, want 21"
+v=$("$U" -r "$tmp/cut.pcapng" -Y ub.analysis.rule -T fields -e frame.number 2> /dev/null | tr '\n' ' ')
+[ "$v" = "8 9 10 11 15 20 21 " ] && ok || bad "cut capture -Y ub.analysis.rule: frames '$v'"
+
 ub_check_done

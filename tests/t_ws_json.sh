@@ -103,13 +103,28 @@ done
 # items (_ws.expert with ub.err.NAME, _ws.malformed) at their header, the plugin's hidden ub.cna /
 # ub.eid / ub.analysis.tp_src|tp_dst|tp_endpoint, and its ub.analysis subtree (TP channel, expected
 # PSN and sequence expert items, request/response and data/ack pairs with latency, findings with
-# their expert item and related frames) as tshark's one pass shows it. -T ek the same flattened,
-# except the expert items (-T json only: "_ws_*", "text") and header presence keys (null).
+# their expert item and related frames) as tshark's one pass shows it. -T ek: the "ub" layer equal to
+# tshark's member for member, in order, repeated keys included (tshark's ek writer flattens each
+# protocol's items, grouping same-named items of the same parent: header presence keys (null), the
+# expert items as "_ws_expert" objects, text items, arrays).
 # Raw flit-stream records (pcapng interfaces of link type 149, the plugin's default dlt.stream): one
 # document per frame as tshark, the units the frame completes nested under ub.stream.unit_tree
 # (-T ek: "ub" an array of the units), ub.stream.started_in / open_bytes as tshark's one pass.
+# a CFG 3 flit-framed record: its plain IP part lies between UB headers (the flit padding and BCRC
+# follow it); Wireshark's tree has one "ub" holding every UB header, then ip and tcp
+cat > "$tmp/cfg3_flit.ub" <<'EOF'
+@capture format=pcapng
+@packet ts=0.001 dir=out
+flit
+lph vl=0
+nthip npi_id=1
+ipv4 src=10.0.0.1 dst=10.0.0.2 protocol=6
+tcp srcport=45000 dstport=22 seq=1 ack=1 data_offset=5 flags=0x018 window=502
+data inc=12
+EOF
+"${UBGEN:?}" -w "$tmp/x_cfg3_flit.pcapng" "$tmp/cfg3_flit.ub" > /dev/null || fail "ubgen cfg3_flit.ub"
 ns=0 nub=0
-for cap in "$C"/*.pcapng; do
+for cap in "$C"/*.pcapng "$tmp/x_cfg3_flit.pcapng"; do
     name=$(basename "$cap" .pcapng)
     uo= to=
     [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
@@ -143,6 +158,7 @@ for a, b in zip(ub, ts):
     la, lb = layers(a), layers(b)
     frame = dict(dict(la)["frame"])["frame.number"]
     assert frame == dict(dict(lb)["frame"])["frame.number"], (frame, dict(dict(lb)["frame"])["frame.number"])
+    assert [k for k, _ in la if k == "ub"] == [k for k, _ in lb if k == "ub"], (frame, "ub layers", [k for k, _ in la], [k for k, _ in lb])
     pa = pairs([kv for kv in la if kv[0] == "ub"], (), [])
     pb = pairs([kv for kv in lb if kv[0] == "ub"], (), [])
     have, keys = set(pb), set(p for p, _ in pa)
@@ -151,27 +167,17 @@ for a, b in zip(ub, ts):
         checked += 1
     for p, v in pb:
         assert p in keys, (frame, "tshark only", p, v)
-# -T ek: index line + document, same count; the flattened "ub" (units: an array of objects)
-def flat(o, path, out):
-    if isinstance(o, dict):
-        for k, v in o.items(): flat(v, path + (k,), out)
-    elif isinstance(o, list) and o and isinstance(o[0], dict):
-        for i, v in enumerate(o): flat(v, path + (i,), out)
-    else: out[path] = o
-    return out
+# -T ek: index line + document, same count; the "ub" member identical to tshark's (order and
+# repeated keys kept: tshark writes the "_ws_expert" of different parents as separate keys)
 ue, te = open(sys.argv[3]).read().splitlines(), open(sys.argv[4]).read().splitlines()
 assert len(ue) == len(te), ("-T ek lines", len(ue), len(te))
 for i in range(0, len(ue), 2):
     assert list(json.loads(ue[i])) == ["index"], ue[i]
-    a, b = json.loads(ue[i + 1])["layers"], json.loads(te[i + 1])["layers"]
-    fa, fb = flat(a.get("ub", {}), (), {}), flat(b.get("ub", {}), (), {})
-    for k, v in fa.items():
-        assert fb.get(k, "MISSING") == v, (a["frame"]["frame_frame_number"], k, v, fb.get(k, "MISSING"))
-        checked += 1
-    for k, v in fb.items():
-        if v is None or (isinstance(v, list) and not any(x is not None for x in v)): continue  # presence
-        if any(str(x).startswith("_ws_") or x == "text" for x in k): continue  # expert items: -T json only
-        assert k in fa, (a["frame"]["frame_frame_number"], "tshark only", k, v)
+    a = dict(dict(json.loads(ue[i + 1], object_pairs_hook=lambda kv: kv))["layers"])
+    b = dict(dict(json.loads(te[i + 1], object_pairs_hook=lambda kv: kv))["layers"])
+    fr = dict(a["frame"])["frame_frame_number"]
+    assert a.get("ub") == b.get("ub"), (fr, json.dumps(a.get("ub"))[:600], json.dumps(b.get("ub"))[:600])
+    checked += 1
 print(checked)
 PY
     [ "$(cat "$tmp/n")" -gt 0 ] && nub=$((nub + 1))

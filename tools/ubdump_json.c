@@ -78,19 +78,86 @@ static bool field_text(const ub_layer *l, const ub_field *fd, char *buf, size_t 
 
 static void ind(FILE *f, int d) { fprintf(f, "\n%*s", 2 * d, ""); }
 
-/* "key": "value" of the frame layer, shared by json and ek */
-typedef void (*kv_fn)(FILE *f, void *ctx, const char *proto, const char *key, const char *val, bool boolean);
+/* ------------------------------------------------------------------ -T json */
+typedef struct etree etree;
+typedef struct jctx {
+    bool first; /* first member of the open object */
+    int depth;
+    etree *ek; /* -T ek: the items are recorded in this tree instead (ek_*), written by ek_doc */
+} jctx;
 
-static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx, bool ek)
+enum { EK_STR, EK_BOOL, EK_NULL, EK_TEXT, EK_PROTO };
+static void ek_add(etree *t, const char *proto, const char *key, const char *val, int kind);
+static void ek_open(etree *t, const char *key, bool text);
+static void ek_close(etree *t);
+
+/* "key": "value" (proto: the item's protocol, the prefix of its ek key; boolean: true/false in ek) */
+static void json_kv(FILE *f, jctx *j, const char *proto, const char *key, const char *val, bool boolean)
+{
+    if (j->ek) {
+        ek_add(j->ek, proto, key, val, boolean ? EK_BOOL : EK_STR);
+        return;
+    }
+    if (!j->first) fputc(',', f);
+    j->first = false;
+    ind(f, j->depth);
+    jstr(f, key);
+    fputs(": ", f);
+    jstr(f, val);
+}
+
+/* an item without a value (FT_NONE): "" in -T json, null in -T ek */
+static void json_none(FILE *f, jctx *j, const char *proto, const char *key)
+{
+    if (j->ek) ek_add(j->ek, proto, key, "", EK_NULL);
+    else json_kv(f, j, proto, key, "", false);
+}
+
+static void json_open(FILE *f, jctx *j, const char *key)
+{
+    if (j->ek) {
+        ek_open(j->ek, key, false);
+        return;
+    }
+    if (!j->first) fputc(',', f);
+    ind(f, j->depth);
+    jstr(f, key);
+    fputs(": {", f);
+    j->depth++;
+    j->first = true;
+}
+
+/* a text item's subtree, its label the key */
+static void json_open_text(FILE *f, jctx *j, const char *label)
+{
+    if (j->ek) ek_open(j->ek, label, true);
+    else json_open(f, j, label);
+}
+
+static void json_close(FILE *f, jctx *j)
+{
+    if (j->ek) {
+        ek_close(j->ek);
+        return;
+    }
+    j->depth--;
+    ind(f, j->depth);
+    fputc('}', f);
+    j->first = false;
+}
+
+/* "key": "value" of the frame layer (ek: its time as ISO 8601) */
+
+static void frame_kvs(FILE *f, const ubx_pkt *p, jctx *j, bool ek)
 {
     char t[64];
     if (p->pcapng) {
         snprintf(t, sizeof t, "%" PRIu32, p->r->ifindex);
-        kv(f, ctx, "frame", "frame.interface_id", t, false);
+        json_kv(f, j, "frame", "frame.interface_id", t, false);
     }
     if (p->r->dir) {
         snprintf(t, sizeof t, "0x%08x", (unsigned)p->r->dir);
-        kv(f, ctx, "frame", "frame.packet_flags_direction", t, false);
+        json_kv(f, j, "frame", "frame.packet_flags_direction", t, false);
     }
     if (ek) { /* ISO 8601 UTC in the bulk form */
         ubx_time(t, sizeof t, UBX_T_UD, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
@@ -100,21 +167,21 @@ static void frame_kvs(FILE *f, const ubx_pkt *p, kv_fn kv, void *ctx, bool ek)
     } else {
         ubx_frame_time(t, sizeof t, p->r->ts_ns);
     }
-    kv(f, ctx, "frame", "frame.time", t, false);
+    json_kv(f, j, "frame", "frame.time", t, false);
     ubx_time(t, sizeof t, UBX_T_E, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
-    kv(f, ctx, "frame", "frame.time_epoch", t, false);
+    json_kv(f, j, "frame", "frame.time_epoch", t, false);
     ubx_time(t, sizeof t, UBX_T_D, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
-    kv(f, ctx, "frame", "frame.time_delta", t, false);
+    json_kv(f, j, "frame", "frame.time_delta", t, false);
     ubx_time(t, sizeof t, UBX_T_DD, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
-    kv(f, ctx, "frame", "frame.time_delta_displayed", t, false);
+    json_kv(f, j, "frame", "frame.time_delta_displayed", t, false);
     ubx_time(t, sizeof t, UBX_T_R, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
-    kv(f, ctx, "frame", "frame.time_relative", t, false);
+    json_kv(f, j, "frame", "frame.time_relative", t, false);
     snprintf(t, sizeof t, "%" PRIu64, p->r->frame);
-    kv(f, ctx, "frame", "frame.number", t, false);
+    json_kv(f, j, "frame", "frame.number", t, false);
     snprintf(t, sizeof t, "%" PRIu32, p->r->origlen);
-    kv(f, ctx, "frame", "frame.len", t, false);
+    json_kv(f, j, "frame", "frame.len", t, false);
     snprintf(t, sizeof t, "%" PRIu32, p->len);
-    kv(f, ctx, "frame", "frame.cap_len", t, false);
+    json_kv(f, j, "frame", "frame.cap_len", t, false);
 }
 
 static void index_name(char *buf, size_t n, uint64_t ts_ns)
@@ -141,50 +208,13 @@ static void doc_open(FILE *f, const ubx_pkt *p, bool ek, bool first)
     }
 }
 
-/* ------------------------------------------------------------------ -T json */
-typedef struct jctx {
-    bool first; /* first member of the open object */
-    int depth;
-} jctx;
-
-static void json_kv(FILE *f, void *ctx, const char *proto, const char *key, const char *val, bool boolean)
-{
-    jctx *j = ctx;
-    (void)proto;
-    (void)boolean;
-    if (!j->first) fputc(',', f);
-    j->first = false;
-    ind(f, j->depth);
-    jstr(f, key);
-    fputs(": ", f);
-    jstr(f, val);
-}
-
-static void json_open(FILE *f, jctx *j, const char *key)
-{
-    if (!j->first) fputc(',', f);
-    ind(f, j->depth);
-    jstr(f, key);
-    fputs(": {", f);
-    j->depth++;
-    j->first = true;
-}
-
-static void json_close(FILE *f, jctx *j)
-{
-    j->depth--;
-    ind(f, j->depth);
-    fputc('}', f);
-    j->first = false;
-}
-
 /* the fields of one layer */
-static void layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, void *ctx)
+static void layer_kvs(FILE *f, const ub_layer *l, const char *proto, jctx *j)
 {
     char buf[3 * UB_MAX_NETPKT + 64]; /* the longest byte string, aa:bb:... */
     for (unsigned k = 0; k < l->hdr->nfields; k++) {
         const ub_field *fd = &l->hdr->fields[k];
-        if (field_text(l, fd, buf, sizeof buf)) kv(f, ctx, proto, fd->abbrev, buf, fd->type == UB_FT_BOOL);
+        if (field_text(l, fd, buf, sizeof buf)) json_kv(f, j, proto, fd->abbrev, buf, fd->type == UB_FT_BOOL);
     }
 }
 
@@ -217,24 +247,24 @@ static const ub_layer *first_of(const ub_view *v, unsigned a, unsigned b)
 /* the plugin's hidden per-view fields after the headers (dissector/packet-ub-analysis.c ub_an_view):
  * ub.cna (both CNAs of the first NTH), ub.eid (both compact EIDs of the first EIDH),
  * ub.analysis.tp_src / tp_dst / tp_endpoint (twice: source, destination) */
-static void view_an_kvs(FILE *f, const ub_view *v, kv_fn kv, void *ctx)
+static void view_an_kvs(FILE *f, const ub_view *v, jctx *j)
 {
     char a[64], b[64];
     const ub_layer *l = first_of(v, UB_H_NTH16, UB_H_NTH24);
     if (l && u24(l, "ub.nth.scna", a, sizeof a) && u24(l, "ub.nth.dcna", b, sizeof b)) {
-        kv(f, ctx, "ub", "ub.cna", a, false);
-        kv(f, ctx, "ub", "ub.cna", b, false);
+        json_kv(f, j, "ub", "ub.cna", a, false);
+        json_kv(f, j, "ub", "ub.cna", b, false);
     }
     l = first_of(v, UB_H_EIDH40, UB_H_EIDH256);
     if (l && l->hdr->id == UB_H_EIDH40 && u24(l, "ub.eidh.seid", a, sizeof a) && u24(l, "ub.eidh.deid", b, sizeof b)) {
-        kv(f, ctx, "ub", "ub.eid", a, false);
-        kv(f, ctx, "ub", "ub.eid", b, false);
+        json_kv(f, j, "ub", "ub.eid", a, false);
+        json_kv(f, j, "ub", "ub.eid", b, false);
     }
     if (ub_view_tp_endpoints(v, a, b, sizeof a)) {
-        kv(f, ctx, "ub", "ub.analysis.tp_src", a, false);
-        kv(f, ctx, "ub", "ub.analysis.tp_dst", b, false);
-        kv(f, ctx, "ub", "ub.analysis.tp_endpoint", a, false);
-        kv(f, ctx, "ub", "ub.analysis.tp_endpoint", b, false);
+        json_kv(f, j, "ub", "ub.analysis.tp_src", a, false);
+        json_kv(f, j, "ub", "ub.analysis.tp_dst", b, false);
+        json_kv(f, j, "ub", "ub.analysis.tp_endpoint", a, false);
+        json_kv(f, j, "ub", "ub.analysis.tp_endpoint", b, false);
     }
 }
 
@@ -258,9 +288,9 @@ static bool ws_text(const ub_layer *l, const ub_wsname *w, char *buf, size_t n)
     return true;
 }
 
-/* the fields of a layer Wireshark dissects itself (eth, ip, udp, ...), under its names; -T json
- * (j != NULL) puts a name's sub-items in "<name>_tree" as tshark does */
-static void ws_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, void *ctx, jctx *j)
+/* the fields of a layer Wireshark dissects itself (eth, ip, udp, ...), under its names, a name's
+ * sub-items in "<name>_tree" as tshark does */
+static void ws_layer_kvs(FILE *f, const ub_layer *l, const char *proto, jctx *j)
 {
     size_t nw;
     const ub_wsname *w = ub_ws_names(&nw);
@@ -269,27 +299,27 @@ static void ws_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv
     for (size_t i = 0; i < nw; i++) {
         if ((w[i].flags & UB_WS_NOJSON) || w[i].parent || strncmp(w[i].ws, proto, pl) != 0 || w[i].ws[pl] != '.') continue;
         if (!ws_text(l, &w[i], buf, sizeof buf)) continue;
-        kv(f, ctx, proto, w[i].ws, buf, w[i].flags & UB_WS_BOOL);
+        json_kv(f, j, proto, w[i].ws, buf, w[i].flags & UB_WS_BOOL);
         bool sub = false;
         for (size_t c = i + 1; c < nw && w[c].parent && strcmp(w[c].parent, w[i].ws) == 0; c++) {
             if (!ws_text(l, &w[c], buf, sizeof buf)) continue;
-            if (j && !sub) {
+            if (!sub) {
                 snprintf(key, sizeof key, "%s_tree", w[i].ws);
                 json_open(f, j, key);
             }
             sub = true;
-            kv(f, ctx, proto, w[c].ws, buf, w[c].flags & UB_WS_BOOL);
+            json_kv(f, j, proto, w[c].ws, buf, w[c].flags & UB_WS_BOOL);
         }
-        if (j && sub) json_close(f, j);
+        if (sub) json_close(f, j);
     }
 }
 
 /* a top-level layer's fields: Wireshark's names for its own protocols, the schema's otherwise */
-static void top_layer_kvs(FILE *f, const ub_layer *l, const char *proto, kv_fn kv, void *ctx, jctx *j)
+static void top_layer_kvs(FILE *f, const ub_layer *l, const char *proto, jctx *j)
 {
     const char *wp = outer_proto(l->hdr);
-    if (wp && strcmp(wp, proto) == 0) ws_layer_kvs(f, l, proto, kv, ctx, j);
-    else layer_kvs(f, l, proto, kv, ctx);
+    if (wp && strcmp(wp, proto) == 0) ws_layer_kvs(f, l, proto, j);
+    else layer_kvs(f, l, proto, j);
 }
 
 /* ------------------------------------------------------------------ ub.analysis */
@@ -319,38 +349,37 @@ static bool an_any(const ub_fan *a, uint64_t frame)
     return false;
 }
 
-/* an expert item: "<summary>": {"_ws.expert": {...}} (j NULL: -T ek, only its field) */
+/* an expert item: "<summary>": {"_ws.expert": {...}} */
 static void json_expert(FILE *f, jctx *j, const char *label, const char *field, const char *msg, const char *sev,
                         const char *grp)
 {
-    if (label) json_open(f, j, label);
+    if (label) json_open_text(f, j, label);
     json_open(f, j, "_ws.expert");
-    json_kv(f, j, "ub", field, "", false);
-    json_kv(f, j, "ub", "_ws.expert.message", msg, false);
-    json_kv(f, j, "ub", "_ws.expert.severity", sev, false);
-    json_kv(f, j, "ub", "_ws.expert.group", grp, false);
+    json_none(f, j, "ub", field);
+    json_kv(f, j, "_ws.expert", "_ws.expert.message", msg, false);
+    json_kv(f, j, "_ws.expert", "_ws.expert.severity", sev, false);
+    json_kv(f, j, "_ws.expert", "_ws.expert.group", grp, false);
     json_close(f, j);
     if (label) json_close(f, j);
 }
 
 /* the ub.analysis subtree of the plugin (ub_an_show) from the -Y analysis of the frame (filter_an.c):
  * TP channel, expected PSN and sequence expert items, request/response and data/ack pairs with
- * latency, findings with their expert item and related frames. j NULL: -T ek, the flattened fields
- * without the expert items. */
-static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, kv_fn kv, void *ctx, jctx *j)
+ * latency, findings with their expert item and related frames. */
+static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, jctx *j)
 {
     if (!an_any(a, frame)) return;
     char t[64];
-    if (j) json_open(f, j, "ub.analysis");
+    json_open(f, j, "ub.analysis");
     if (a->tp_channel) {
         snprintf(t, sizeof t, "%" PRIu32, a->tp_channel - 1);
-        kv(f, ctx, "ub", "ub.analysis.tp_channel", t, false);
+        json_kv(f, j, "ub", "ub.analysis.tp_channel", t, false);
     }
     if (a->tp_flags & (UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE)) {
         snprintf(t, sizeof t, "%" PRIu32, a->expected_psn);
-        kv(f, ctx, "ub", "ub.analysis.expected_psn", t, false);
+        json_kv(f, j, "ub", "ub.analysis.expected_psn", t, false);
     }
-    for (unsigned k = 0; j && ub_tp_flag_info_get(k); k++) {
+    for (unsigned k = 0; ub_tp_flag_info_get(k); k++) {
         const ub_tp_flag_info *x = ub_tp_flag_info_get(k);
         if (!(a->tp_flags & x->bit)) continue;
         char name[64];
@@ -361,30 +390,28 @@ static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, kv_fn kv, void *ctx
         const ub_fan_match *m = &a->match[i];
         if (m->seen > frame) continue;
         snprintf(t, sizeof t, "%" PRIu32, m->other);
-        kv(f, ctx, "ub", m->kind == 2 ? (m->rsp ? "ub.analysis.acks_frame" : "ub.analysis.acked_in")
-                                      : (m->rsp ? "ub.analysis.request_in" : "ub.analysis.response_in"), t, false);
+        json_kv(f, j, "ub", m->kind == 2 ? (m->rsp ? "ub.analysis.acks_frame" : "ub.analysis.acked_in")
+                                         : (m->rsp ? "ub.analysis.request_in" : "ub.analysis.response_in"), t, false);
         if (!m->rsp) continue;
         snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, m->lat_ns / 1000000000u, m->lat_ns % 1000000000u);
-        kv(f, ctx, "ub", "ub.analysis.latency", t, false);
+        json_kv(f, j, "ub", "ub.analysis.latency", t, false);
     }
     for (unsigned i = 0, ro = 0; i < a->nfind; ro += a->fnrel[i], i++) {
         if (a->fseen[i] > frame) continue;
         const ub_rule *r = ub_rule_get(a->rule[i]);
-        kv(f, ctx, "ub", "ub.analysis.rule", r ? r->id : "?", false);
-        if (j) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s: %s", r ? r->id : "?", r ? r->title : "?");
-            json_open(f, j, "ub.analysis.rule_tree");
-            json_expert(f, j, NULL, "ub.analysis.finding", msg, pi_sev[a->sev[i] < 3 ? a->sev[i] : 2], pi_group(a->grp[i]));
-            if (a->grp[i] == UB_EG_MALFORMED) json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
-        }
+        json_kv(f, j, "ub", "ub.analysis.rule", r ? r->id : "?", false);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: %s", r ? r->id : "?", r ? r->title : "?");
+        json_open(f, j, "ub.analysis.rule_tree");
+        json_expert(f, j, NULL, "ub.analysis.finding", msg, pi_sev[a->sev[i] < 3 ? a->sev[i] : 2], pi_group(a->grp[i]));
+        if (a->grp[i] == UB_EG_MALFORMED) json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
         for (unsigned k = 0; k < a->fnrel[i] && ro + k < a->nrel; k++) {
             snprintf(t, sizeof t, "%" PRIu32, a->rel[ro + k]);
-            kv(f, ctx, "ub", "ub.analysis.related_frame", t, false);
+            json_kv(f, j, "ub", "ub.analysis.related_frame", t, false);
         }
-        if (j) json_close(f, j);
+        json_close(f, j);
     }
-    if (j) json_close(f, j);
+    json_close(f, j);
 }
 
 /* the layer a decoder error is shown at (the plugin's add_view_ex): of the layers in "ub" (inub) with
@@ -418,218 +445,365 @@ static void json_errs(FILE *f, jctx *j, const ub_view *v, const bool *inub, int 
     }
 }
 
-/* the layers of one view: outer protocols, then "ub" holding the UB headers nested by depth and the
- * errors (a packet's document, or one unit of a raw flit-stream record inside its unit_tree) */
+/* the top-level protocols of layers [lo, hi) that are not in "ub" (Ethernet/IP/UDP before it, the
+ * plain IP part of a CFG 3/4 packet and the neighbours' headers after it): one object per protocol
+ * run (infiniband.bth, payload, infiniband.invariant in one) */
+static void top_runs(FILE *f, const ub_view *v, jctx *j, const bool *inub, unsigned plo, unsigned phi, unsigned lo,
+                     unsigned hi, bool after_ub)
+{
+    char pbuf[32], nbuf[32], top[32] = ""; /* top: the protocol object open now */
+    for (unsigned i = lo; i < hi; i++) {
+        if (inub[i]) continue;
+        const ub_layer *l = &v->layer[i];
+        const char *op = top_proto(v, i, after_ub, plo, phi, pbuf, sizeof pbuf);
+        if (!op) continue;
+        bool more = strcmp(op, "data") == 0 && top[0] && i + 1 < hi && v->layer[i + 1].hdr &&
+                    foreign_proto(v->layer[i + 1].hdr, nbuf, sizeof nbuf) && strcmp(nbuf, top) == 0;
+        if (more) op = top;
+        if (!top[0] || strcmp(top, op) != 0) {
+            if (top[0]) json_close(f, j);
+            json_open(f, j, op);
+            snprintf(top, sizeof top, "%s", op);
+        }
+        top_layer_kvs(f, l, op, j);
+    }
+    if (top[0]) json_close(f, j);
+}
+
+/* the layers of one view as Wireshark's tree has them: the outer protocols, then "ub" holding every
+ * UB header nested by depth (also those after a plain IP part), the errors and the analysis, then
+ * the protocols UB handed its payload to (a packet's document, or one unit of a raw flit-stream
+ * record inside its unit_tree) */
 static void json_view(FILE *f, const ub_view *v, jctx *j, const ub_fan *an, uint64_t frame)
 {
-    bool in_ub = false, ub_open = false;
-    int open = 0; /* UB header objects open inside "ub" */
     unsigned plo = 0, phi = 0;
     if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
-    char pbuf[32], nbuf[32], top[32] = ""; /* top: the top-level protocol object open now */
-    bool inub[UB_MAX_LAYERS]; /* the layer is shown in "ub" (decoder errors are shown at these) */
-    int stk[UB_MAX_LAYERS];   /* the layer of each open header object */
-    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
+    char pbuf[32];
+    unsigned n = v->nlayers < UB_MAX_LAYERS ? v->nlayers : UB_MAX_LAYERS, first = n;
+    bool inub[UB_MAX_LAYERS] = { false }; /* the layer is shown in "ub" (decoder errors are shown at these) */
+    for (unsigned i = 0, in_ub = 0; i < n; i++) {
         inub[i] = !top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
         in_ub |= inub[i];
+        if (inub[i] && first == n) first = i;
     }
-    in_ub = false;
-    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
+    top_runs(f, v, j, inub, plo, phi, 0, first, false);
+    bool ub_open = first < n || v->nerrs;
+    if (ub_open) json_open(f, j, "ub");
+    int open = 0;             /* UB header objects open inside "ub" */
+    int stk[UB_MAX_LAYERS];   /* the layer of each open header object */
+    for (unsigned i = first; i < n; i++) {
+        if (!inub[i]) continue;
         const ub_layer *l = &v->layer[i];
-        const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
-        while (open > (op ? 0 : (int)l->depth)) {
+        while (open > (int)l->depth) {
             json_errs(f, j, v, inub, stk[open - 1]);
             json_close(f, j);
             open--;
         }
-        if (op) { /* one object per protocol run: infiniband.bth, payload, infiniband.invariant in one */
-            if (ub_open) { json_close(f, j); ub_open = false; }
-            bool more = strcmp(op, "data") == 0 && top[0] && i + 1 < v->nlayers && i + 1 < UB_MAX_LAYERS &&
-                        v->layer[i + 1].hdr && foreign_proto(v->layer[i + 1].hdr, nbuf, sizeof nbuf) &&
-                        strcmp(nbuf, top) == 0;
-            if (more) op = top;
-            if (!top[0] || strcmp(top, op) != 0) {
-                if (top[0]) json_close(f, j);
-                json_open(f, j, op);
-                snprintf(top, sizeof top, "%s", op);
-            }
-            top_layer_kvs(f, l, op, json_kv, j, j);
-            continue;
-        }
-        if (top[0]) { json_close(f, j); top[0] = 0; }
-        if (!ub_open) json_open(f, j, "ub");
-        in_ub = ub_open = true;
         char key[64];
         snprintf(key, sizeof key, "ub.%s", l->hdr->abbrev);
         json_open(f, j, key);
         stk[open++] = (int)i;
-        layer_kvs(f, l, "ub", json_kv, j);
+        layer_kvs(f, l, "ub", j);
     }
     while (open-- > 0) {
         json_errs(f, j, v, inub, stk[open]);
         json_close(f, j);
     }
-    if (top[0]) json_close(f, j);
-    if (!ub_open && v->nerrs) { json_open(f, j, "ub"); ub_open = true; }
-    for (unsigned i = 0; ub_open && i < v->nerrs; i++) {
-        const ub_err_info *ei = ub_err_get(v->err[i].code);
-        json_kv(f, j, "ub", "ub.error", ei ? ei->name : "?", false);
-    }
-    if (ub_open) json_errs(f, j, v, inub, -1);
     if (ub_open) {
-        view_an_kvs(f, v, json_kv, j);
-        an_kvs(f, an, frame, json_kv, j, j);
+        for (unsigned i = 0; i < v->nerrs; i++) {
+            const ub_err_info *ei = ub_err_get(v->err[i].code);
+            json_kv(f, j, "ub", "ub.error", ei ? ei->name : "?", false);
+        }
+        json_errs(f, j, v, inub, -1);
+        view_an_kvs(f, v, j);
+        an_kvs(f, an, frame, j);
+        json_close(f, j);
     }
-    if (ub_open) json_close(f, j);
+    top_runs(f, v, j, inub, plo, phi, first, n, true);
 }
 
 static void json_frame(FILE *f, const ubx_pkt *p, jctx *j, bool first)
 {
     doc_open(f, p, false, first);
     json_open(f, j, "frame");
-    frame_kvs(f, p, json_kv, j, false);
+    frame_kvs(f, p, j, false);
     json_close(f, j);
 }
 
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 {
-    jctx j = { true, 4 };
+    jctx j = { true, 4, NULL };
     json_frame(f, p, &j, first);
     json_view(f, p->v, &j, p->an, p->r->frame);
     fputs("\n      }\n    }\n  }", f);
 }
 
 /* ------------------------------------------------------------------ -T ek */
-/* flattened "proto_abbrev_with_underscores": value; a key seen twice becomes an array (tshark) */
-typedef struct ekv {
-    char key[96];
-    char proto[32]; /* a copy: foreign protocols' names are built in a caller's buffer */
-    unsigned off, len; /* value in the text pool */
-    bool boolean;
-} ekv;
-typedef struct ectx {
-    ekv kv[512];
-    unsigned n;
-    char pool[65536];
-    unsigned used;
-} ectx;
+/* The json writer's items recorded as a tree (jctx.ek), then written as tshark's ek writer does
+ * (epan/print.c, proto_tree_write_node_ek): inside a protocol's object every descendant that is not
+ * a protocol is flattened; items with the same parent and name are one key at the first one's place,
+ * an array when there are several; a key is "<protocol>_<name>" with '.' as '_'; a protocol (ub,
+ * _ws.expert, _ws.malformed, the top-level layers) is an object of its own; items without a value
+ * (headers, expert fields) are null, text items "text". */
+typedef struct enode {
+    int parent, child, last, next; /* -1: none */
+    unsigned abbrev, key, val;     /* pool offsets: the item's name, its ek key, its value */
+    uint8_t kind;                  /* EK_* */
+} enode;
+struct etree {
+    enode *n;
+    unsigned nn, ncap;
+    char *pool;
+    size_t used, pcap;
+    int cur;       /* the open item: 0 the root (the "layers" object) */
+    int stk[64];   /* the items open before it */
+    unsigned sp;
+    bool full;     /* out of memory or too deep: the rest of the document is left out */
+    int *scr;      /* ek_doc's scratch: 2 ints an item */
+    unsigned scap;
+};
 
-static void ek_kv(FILE *f, void *ctx, const char *proto, const char *key, const char *val, bool boolean)
+/* a copy of s[0..n) in the pool: its offset (0, "", when out of memory) */
+static unsigned ek_str(etree *t, const char *s, size_t n)
 {
-    ectx *e = ctx;
-    (void)f;
-    size_t vl = strlen(val);
-    if (e->n == sizeof e->kv / sizeof e->kv[0] || e->used + vl + 1 > sizeof e->pool) return;
-    ekv *k = &e->kv[e->n++];
-    snprintf(k->key, sizeof k->key, "%s_%s", proto, key);
-    for (char *c = k->key; *c; c++)
-        if (*c == '.') *c = '_';
-    snprintf(k->proto, sizeof k->proto, "%s", proto);
-    k->off = e->used;
-    k->len = (unsigned)vl;
-    k->boolean = boolean;
-    memcpy(e->pool + e->used, val, vl + 1);
-    e->used += (unsigned)vl + 1;
-}
-
-static void ek_val(FILE *f, const ectx *e, const ekv *k)
-{
-    const char *v = e->pool + k->off;
-    if (k->boolean) fputs(strcmp(v, "0") == 0 ? "false" : "true", f);
-    else jstr(f, v);
-}
-
-/* the flattened pairs of one view, after those already in e */
-static void ek_view(FILE *f, ectx *e, const ub_view *v, const ub_fan *an, uint64_t frame)
-{
-    bool in_ub = false;
-    unsigned plo = 0, phi = 0;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
-    char pbuf[32];
-    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) {
-        const ub_layer *l = &v->layer[i];
-        const char *op = top_proto(v, i, in_ub, plo, phi, pbuf, sizeof pbuf);
-        if (!op) in_ub = true;
-        if (op) top_layer_kvs(f, l, op, ek_kv, e, NULL);
-        else layer_kvs(f, l, "ub", ek_kv, e);
-    }
-    for (unsigned i = 0; i < v->nerrs; i++) {
-        const ub_err_info *ei = ub_err_get(v->err[i].code);
-        ek_kv(f, e, "ub", "ub.error", ei ? ei->name : "?", false);
-    }
-    if (in_ub || v->nerrs) {
-        view_an_kvs(f, v, ek_kv, e);
-        an_kvs(f, an, frame, ek_kv, e, NULL);
-    }
-}
-
-/* pair i repeats an earlier key (printed with its first occurrence) */
-static bool ek_dup(const ectx *e, unsigned i)
-{
-    for (unsigned j = 0; j < i; j++)
-        if (strcmp(e->kv[j].key, e->kv[i].key) == 0) return true;
-    return false;
-}
-
-/* pair i as "key":value, a key seen several times as one array at its first occurrence; false (nothing
- * printed) when an earlier pair already printed it */
-static bool ek_pair(FILE *f, const ectx *e, unsigned i, bool comma)
-{
-    const ekv *k = &e->kv[i];
-    if (ek_dup(e, i)) return false;
-    if (comma) fputc(',', f);
-    jstr(f, k->key);
-    fputc(':', f);
-    unsigned cnt = 0;
-    for (unsigned j = i; j < e->n; j++) cnt += strcmp(e->kv[j].key, k->key) == 0;
-    if (cnt == 1) {
-        ek_val(f, e, k);
-        return true;
-    }
-    fputc('[', f);
-    for (unsigned j = i, m = 0; j < e->n; j++)
-        if (strcmp(e->kv[j].key, k->key) == 0) {
-            if (m++) fputc(',', f);
-            ek_val(f, e, &e->kv[j]);
+    if (t->used + n + 1 > t->pcap) {
+        size_t c = t->pcap ? t->pcap : 4096;
+        while (c < t->used + n + 1) c *= 2;
+        char *np = realloc(t->pool, c);
+        if (!np) {
+            t->full = true;
+            return 0;
         }
-    fputc(']', f);
-    return true;
-}
-
-/* the pairs as "proto":{...} objects, one per protocol run */
-static void ek_protos(FILE *f, const ectx *e)
-{
-    const char *proto = NULL;
-    for (unsigned i = 0; i < e->n; i++) {
-        if (ek_dup(e, i)) continue;
-        bool same = proto && strcmp(proto, e->kv[i].proto) == 0;
-        if (!same) fprintf(f, "%s\"%s\":{", proto ? "}," : "", e->kv[i].proto);
-        ek_pair(f, e, i, same);
-        proto = e->kv[i].proto;
+        t->pool = np;
+        t->pcap = c;
     }
-    if (proto) fputc('}', f);
+    memcpy(t->pool + t->used, s, n);
+    t->pool[t->used + n] = '\0';
+    unsigned o = (unsigned)t->used;
+    t->used += n + 1;
+    return o;
 }
 
-static ectx ek_e; /* ubdump is single-threaded here; too big for the stack */
+/* an empty tree: the root only */
+static void ek_reset(etree *t)
+{
+    t->nn = 0;
+    t->used = 0;
+    t->sp = 0;
+    t->cur = 0;
+    t->full = false;
+    ek_str(t, "", 0); /* offset 0: "" */
+    if (!t->ncap) {
+        if (!(t->n = malloc(256 * sizeof *t->n))) {
+            t->full = true;
+            return;
+        }
+        t->ncap = 256;
+    }
+    t->n[0] = (enode){ -1, -1, -1, -1, 0, 0, 0, EK_PROTO };
+    t->nn = 1;
+}
+
+static void ek_free(etree *t)
+{
+    free(t->n);
+    free(t->pool);
+    free(t->scr);
+    memset(t, 0, sizeof *t);
+}
+
+/* a new item under the open one, key its ek key; its index, -1 when out of memory */
+static int ek_node_k(etree *t, const char *abbrev, const char *key, const char *val, int kind)
+{
+    if (t->full || !t->nn) return -1;
+    if (t->nn == t->ncap) {
+        enode *np = realloc(t->n, 2 * t->ncap * sizeof *np);
+        if (!np) {
+            t->full = true;
+            return -1;
+        }
+        t->n = np;
+        t->ncap *= 2;
+    }
+    enode e = { t->cur, -1, -1, -1, ek_str(t, abbrev, strlen(abbrev)), ek_str(t, key, strlen(key)),
+                ek_str(t, val, strlen(val)), (uint8_t)kind };
+    if (t->full) return -1;
+    int i = (int)t->nn++;
+    t->n[i] = e;
+    enode *p = &t->n[t->cur];
+    if (p->last >= 0) t->n[p->last].next = i;
+    else p->child = i;
+    p->last = i;
+    return i;
+}
+
+/* the same, keyed "<proto>_<abbrev>" ('.' as '_'; without proto the abbrev) */
+static int ek_node(etree *t, const char *proto, const char *abbrev, const char *val, int kind)
+{
+    char key[160];
+    snprintf(key, sizeof key, "%s%s%s", proto ? proto : "", proto ? "_" : "", abbrev);
+    for (char *c = key; *c; c++)
+        if (*c == '.') *c = '_';
+    return ek_node_k(t, abbrev, key, val, kind);
+}
+
+static void ek_add(etree *t, const char *proto, const char *key, const char *val, int kind)
+{
+    if (strcmp(key, "_ws.malformed") == 0) ek_node(t, NULL, key, "", EK_PROTO); /* a protocol, no items */
+    else ek_node(t, proto, key, val, kind);
+}
+
+static void ek_open(etree *t, const char *key, bool text)
+{
+    if (t->full || !t->nn) return;
+    int i, last = t->n[t->cur].last;
+    size_t kl = strlen(key);
+    if (!text && kl > 5 && strcmp(key + kl - 5, "_tree") == 0 && last >= 0 &&
+        strlen(t->pool + t->n[last].abbrev) == kl - 5 && strncmp(t->pool + t->n[last].abbrev, key, kl - 5) == 0)
+        i = last; /* "<name>_tree": the subtree of the item just written */
+    else if (text)
+        i = ek_node(t, NULL, "text", key, EK_TEXT);
+    else if (t->cur == 0 || strcmp(key, "ub") == 0 || strcmp(key, "_ws.expert") == 0)
+        i = ek_node(t, NULL, key, "", EK_PROTO);
+    else { /* an item without a value (a header): its protocol's name first */
+        char proto[32];
+        snprintf(proto, sizeof proto, "%.*s", (int)strcspn(key, "."), key);
+        i = ek_node(t, proto, key, "", EK_NULL);
+    }
+    if (i < 0 || t->sp == sizeof t->stk / sizeof t->stk[0]) {
+        t->full = true;
+        return;
+    }
+    t->stk[t->sp++] = t->cur;
+    t->cur = i;
+}
+
+static void ek_close(etree *t)
+{
+    if (t->sp) t->cur = t->stk[--t->sp];
+}
+
+/* the items of tree u (all but its root) under t's open item, in order */
+static void ek_graft(etree *t, const etree *u)
+{
+    if (u->full || u->nn < 2) return;
+    int *map = malloc(u->nn * sizeof *map);
+    if (!map) {
+        t->full = true;
+        return;
+    }
+    int cur = t->cur;
+    map[0] = cur;
+    for (unsigned i = 1; i < u->nn; i++) { /* an item's parent comes before it */
+        const enode *e = &u->n[i];
+        t->cur = map[e->parent];
+        map[i] = t->cur < 0 ? -1 : ek_node_k(t, u->pool + e->abbrev, u->pool + e->key, u->pool + e->val, e->kind);
+    }
+    t->cur = cur;
+    free(map);
+}
+
+/* the items under p, flattened except into protocols, grouped by parent name and name in the order
+ * of their first ones: g[item] = its group's first item; out[0..*nout) the groups' first items */
+static void ek_fill(const etree *t, int p, int *g, int *out, unsigned *nout)
+{
+    for (int c = t->n[p].child; c >= 0; c = t->n[c].next) {
+        const enode *e = &t->n[c];
+        g[c] = c;
+        for (unsigned k = 0; k < *nout; k++) {
+            const enode *x = &t->n[out[k]];
+            if (strcmp(t->pool + x->abbrev, t->pool + e->abbrev) == 0 &&
+                strcmp(t->pool + t->n[x->parent].abbrev, t->pool + t->n[e->parent].abbrev) == 0) {
+                g[c] = out[k];
+                break;
+            }
+        }
+        if (g[c] == c) out[(*nout)++] = c;
+        if (e->kind != EK_PROTO && e->child >= 0) ek_fill(t, c, g, out, nout);
+    }
+}
+
+static void ek_members(FILE *f, const etree *t, int p, int *g, int *out);
+
+static void ek_value(FILE *f, const etree *t, int i, int *g, int *out)
+{
+    const enode *e = &t->n[i];
+    const char *v = t->pool + e->val;
+    switch (e->kind) {
+    case EK_BOOL: fputs(strcmp(v, "0") == 0 ? "false" : "true", f); break;
+    case EK_NULL: fputs("null", f); break;
+    case EK_PROTO:
+        fputc('{', f);
+        ek_members(f, t, i, g, out);
+        fputc('}', f);
+        break;
+    default: jstr(f, v);
+    }
+}
+
+/* the members of p's object; out: scratch, a protocol inside takes what follows p's groups */
+static void ek_members(FILE *f, const etree *t, int p, int *g, int *out)
+{
+    unsigned n = 0;
+    ek_fill(t, p, g, out, &n);
+    for (unsigned k = 0; k < n; k++) {
+        int first = out[k];
+        unsigned cnt = 0;
+        for (unsigned c = (unsigned)first; c < t->nn; c++) cnt += g[c] == first;
+        if (k) fputc(',', f);
+        jstr(f, t->pool + t->n[first].key);
+        fputc(':', f);
+        if (cnt > 1) fputc('[', f);
+        for (unsigned c = (unsigned)first, m = 0; c < t->nn; c++) {
+            if (g[c] != first) continue;
+            if (m++) fputc(',', f);
+            ek_value(f, t, (int)c, g, out + n);
+        }
+        if (cnt > 1) fputc(']', f);
+    }
+}
+
+static etree ek_t; /* ubdump is single-threaded here */
+
+/* one ek document: the index line, then the recorded tree as "layers" */
+static void ek_doc(FILE *f, const ubx_pkt *p, etree *t)
+{
+    doc_open(f, p, true, false);
+    if (t->scap < 2 * t->nn) {
+        free(t->scr);
+        t->scap = 2 * t->nn;
+        if (!(t->scr = malloc(t->scap * sizeof *t->scr))) t->scap = 0;
+    }
+    if (t->scap && t->nn) {
+        for (unsigned i = 0; i < t->nn; i++) t->scr[i] = -1;
+        ek_members(f, t, 0, t->scr, t->scr + t->nn);
+    }
+    fputs("}}\n", f);
+}
+
+static void ek_frame(FILE *f, const ubx_pkt *p, jctx *j)
+{
+    json_open(f, j, "frame");
+    frame_kvs(f, p, j, true);
+    json_close(f, j);
+}
 
 void ubx_ek_packet(FILE *f, const ubx_pkt *p)
 {
-    ectx *e = &ek_e;
-    e->n = 0;
-    e->used = 0;
-    frame_kvs(f, p, ek_kv, e, true);
-    ek_view(f, e, p->v, p->an, p->r->frame);
-    doc_open(f, p, true, false);
-    ek_protos(f, e);
-    fputs("}}\n", f);
+    ek_reset(&ek_t);
+    jctx j = { true, 0, &ek_t };
+    ek_frame(f, p, &j);
+    json_view(f, p->v, &j, p->an, p->r->frame);
+    ek_doc(f, p, &ek_t);
 }
 
 /* ------------------------------------------------------------------ raw flit-stream records */
 struct ubx_jrec {
-    FILE *mf; /* the units' text so far (open_memstream) */
+    FILE *mf; /* -T json: the units' text so far (open_memstream) */
     char *buf;
     size_t len;
     unsigned n;
+    etree ut; /* -T ek: the units' items so far */
 };
 
 static void jrec_reset(ubx_jrec *r)
@@ -646,32 +820,35 @@ ubx_jrec *ubx_jrec_new(void) { return calloc(1, sizeof(ubx_jrec)); }
 
 void ubx_jrec_free(ubx_jrec *r)
 {
+    ek_free(&ek_t);
     if (!r) return;
     jrec_reset(r);
+    ek_free(&r->ut);
     free(r);
+}
+
+/* a unit of the record: "ub.stream.unit": "<n>" with its "ub" under ub.stream.unit_tree */
+static void jrec_view(FILE *f, jctx *j, unsigned n, const ub_view *v)
+{
+    char t[16];
+    snprintf(t, sizeof t, "%u", n);
+    json_kv(f, j, "ub", "ub.stream.unit", t, false);
+    json_open(f, j, "ub.stream.unit_tree");
+    json_view(f, v, j, NULL, 0);
+    json_close(f, j);
 }
 
 void ubx_jrec_unit(ubx_jrec *r, const ub_view *v, bool ek)
 {
-    if (!r->mf && !(r->mf = open_memstream(&r->buf, &r->len))) return;
-    r->n++;
-    if (ek) { /* the unit's pairs flattened into one object, as tshark's "ub" of the unit_tree */
-        ectx *e = &ek_e;
-        e->n = 0;
-        e->used = 0;
-        ek_view(r->mf, e, v, NULL, 0);
-        fputs(r->n > 1 ? ",{" : "{", r->mf);
-        for (unsigned i = 0, any = 0; i < e->n; i++) any |= ek_pair(r->mf, e, i, any);
-        fputc('}', r->mf);
+    if (ek) {
+        if (!r->n++) ek_reset(&r->ut);
+        jctx j = { true, 0, &r->ut };
+        jrec_view(NULL, &j, r->n, v);
         return;
     }
-    jctx j = { false, 5 }; /* inside "ub" of the frame: ",\n<unit>" */
-    char t[16];
-    snprintf(t, sizeof t, "%u", r->n);
-    json_kv(r->mf, &j, "ub", "ub.stream.unit", t, false);
-    json_open(r->mf, &j, "ub.stream.unit_tree");
-    json_view(r->mf, v, &j, NULL, 0);
-    json_close(r->mf, &j);
+    if (!r->mf && !(r->mf = open_memstream(&r->buf, &r->len))) return;
+    jctx j = { false, 5, NULL }; /* inside "ub" of the frame: ",\n<unit>" */
+    jrec_view(r->mf, &j, ++r->n, v);
 }
 
 void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo *ri, bool ek, bool first)
@@ -689,42 +866,23 @@ void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo 
     char started[16] = "", open[16] = "";
     if (ri && ri->started_in && ri->started_in != p->r->frame) snprintf(started, sizeof started, "%" PRIu32, ri->started_in);
     if (ri && ri->tail_open) snprintf(open, sizeof open, "%" PRIu32, ri->open_bytes);
+    jctx j = { true, 4, ek ? &ek_t : NULL };
     if (ek) {
-        ectx *e = &ek_e;
-        e->n = 0;
-        e->used = 0;
-        frame_kvs(f, p, ek_kv, e, true);
-        doc_open(f, p, true, false);
-        ek_protos(f, e);
-        fputs(",\"ub\":{", f);
-        bool any = false;
-        if (started[0]) fprintf(f, "\"ub_ub_stream_started_in\":\"%s\"", started), any = true;
-        if (r->n) {
-            fprintf(f, "%s\"ub_ub_stream_unit\":%s", any ? "," : "", r->n > 1 ? "[" : "");
-            for (unsigned i = 1; i <= r->n; i++) fprintf(f, "%s\"%u\"", i > 1 ? "," : "", i);
-            fprintf(f, "%s,\"ub\":%s", r->n > 1 ? "]" : "", r->n > 1 ? "[" : "");
-            fwrite(units, 1, ulen, f);
-            if (r->n > 1) fputc(']', f);
-            any = true;
-        }
-        e->n = 0; /* the record's analysis after its units */
-        e->used = 0;
-        an_kvs(f, p->an, p->r->frame, ek_kv, e, NULL);
-        for (unsigned i = 0; i < e->n; i++) any |= ek_pair(f, e, i, any);
-        if (open[0]) fprintf(f, "%s\"ub_ub_stream_open_bytes\":\"%s\"", any ? "," : "", open);
-        fputs("}}}\n", f);
+        ek_reset(&ek_t);
+        ek_frame(f, p, &j);
     } else {
-        jctx j = { true, 4 };
         json_frame(f, p, &j, first);
-        json_open(f, &j, "ub");
-        if (started[0]) json_kv(f, &j, "ub", "ub.stream.started_in", started, false);
-        if (ulen) fwrite(units + (j.first ? 1 : 0), 1, ulen - (j.first ? 1 : 0), f); /* each unit starts with ',' */
-        if (r->n) j.first = false;
-        an_kvs(f, p->an, p->r->frame, json_kv, &j, &j);
-        if (open[0]) json_kv(f, &j, "ub", "ub.stream.open_bytes", open, false);
-        json_close(f, &j);
-        fputs("\n      }\n    }\n  }", f);
     }
+    json_open(f, &j, "ub");
+    if (started[0]) json_kv(f, &j, "ub", "ub.stream.started_in", started, false);
+    if (ek && r->n) ek_graft(&ek_t, &r->ut);
+    if (!ek && ulen) fwrite(units + (j.first ? 1 : 0), 1, ulen - (j.first ? 1 : 0), f); /* each unit starts with ',' */
+    if (r->n) j.first = false;
+    an_kvs(f, p->an, p->r->frame, &j);
+    if (open[0]) json_kv(f, &j, "ub", "ub.stream.open_bytes", open, false);
+    json_close(f, &j);
+    if (ek) ek_doc(f, p, &ek_t);
+    else fputs("\n      }\n    }\n  }", f);
     jrec_reset(r);
 }
 

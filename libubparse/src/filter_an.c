@@ -351,10 +351,7 @@ ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg
         ub_units_flush(u, scan_unit, &s);
         t->cur = UINT32_MAX; /* what the end of the capture judges: no frame of a one-pass read shows it */
         ub_state_finish(s.st);
-        if (rc < 0) {
-            snprintf(err, errlen, "%s", ub_cap_error(cf));
-            ok = false;
-        }
+        if (rc < 0 && errlen) snprintf(err, errlen, "%s", ub_cap_error(cf)); /* the records before it stand */
         if (ok && (t->oom || !finalize(t))) {
             snprintf(err, errlen, "out of memory analysing the capture");
             ok = false;

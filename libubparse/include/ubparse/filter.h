@@ -89,7 +89,10 @@ typedef struct ub_filter_pkt {
 } ub_filter_pkt;
 
 /* ub.analysis.* of a whole capture file: the state engine run once over it with cfg (NULL:
- * defaults, as the plugin's), decoded with o. NULL with a message in err. */
+ * defaults, as the plugin's), decoded with o. NULL with a message in err when the file cannot be
+ * opened or memory runs out. A read error part way (a truncated or damaged file) ends the scan: the
+ * table holds the analysis of the records before it (as tshark's first pass does) and err the
+ * message; the caller's own read of the file meets the same error and reports it. */
 typedef struct ub_fan_table ub_fan_table;
 ub_fan_table *ub_fan_scan(const char *path, const ub_opts *o, const ub_state_cfg *cfg, char *err, size_t errlen);
 /* The analysis of a frame (NULL: nothing), valid until ub_fan_free. */
