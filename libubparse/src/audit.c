@@ -24,6 +24,7 @@ struct ub_audit {
     bool engine;         /* engines run (findings, or -z tp/srt/mgmt) */
     bool started, finished;
     bool single;         /* started, one engine in the feeding thread: the fast path of ub_audit_packet */
+    bool raw_units;      /* threaded, nothing done per unit in this thread: ub_audit_unit's fast path */
     ub_eng main;         /* jobs 1: the engine (all layers); sharded without link thread: the link engine */
     ub_shards *sh;
     ub_st_names *names;  /* the engines' field-name index: built with the first, shared by all */
@@ -267,8 +268,11 @@ static int start(ub_audit *a)
         /* jobs - 1 workers behind the feeding thread; any thread decodes (shard.c). The engines split
          * by layers (no layer's state depends on another's) and by endpoint pairs:
          *   1 worker:  one engine with every layer (as one thread)
-         *   2 workers: link + transport (decode findings, DLL, NW, TP) | transaction (TA, MG)
-         *   3 or more: link | (W - 1) / 2 groups by ub_state_pair_hash, each transport | transaction
+         *   2 to 4 workers: link + transport (decode findings, DLL, NW, TP) | transaction (TA, MG),
+         *              the others only decode (with one pair group, a link engine of its own would
+         *              only add a third engine's per-packet overhead: the transaction engine is the
+         *              longest sequential part either way)
+         *   5 or more: link | (W - 1) / 2 groups by ub_state_pair_hash, each transport | transaction
          *              (an odd worker left over only decodes)
          * Merged capture points (every engine keeps a hop-copy table), cfg.link_thread 0 (the link
          * engine in the feeding thread) or 1 (tests): link | W - 1 pair engines with every pair layer. */
@@ -281,9 +285,10 @@ static int start(ub_audit *a)
         if (a->cfg.link_thread < 0 && W == 1) {
             spec[n++] = (ub_shard_spec){ LINKL | TPL | TAL, UB_PHASE_LINK, false };
             a->allbits = 1;
-        } else if (split && W == 2) {
+        } else if (split && W <= 4) {
             spec[n++] = (ub_shard_spec){ LINKL | TPL, UB_PHASE_LINK, false };
             spec[n++] = (ub_shard_spec){ TAL, UB_PHASE_LINK, false };
+            while (n < W) spec[n++] = (ub_shard_spec){ 0, UB_PHASE_PAIR, false };
             a->allbits = 3;
         } else if (split) {
             if (LINKL) spec[n++] = (ub_shard_spec){ LINKL, UB_PHASE_LINK, false };
@@ -351,18 +356,27 @@ static int packet_other(ub_audit *a, const ub_view *v, const ub_pktinfo *pi)
     return ub_shards_send(a->sh, dest, v, pi, a->nunits);
 }
 
-int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
-                  const ub_pktinfo *pi)
+/* a unit of a threaded session that goes undecoded to the decoding threads (a->raw_units) */
+static int raw_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                    const ub_pktinfo *pi)
+{
+    if (a->finished) return -1;
+    a->nunits++;
+    a->frames += pi->frame != a->last_frame || a->nunits == 1;
+    if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
+    a->last_frame = pi->frame;
+    return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
+}
+
+/* ub_audit_unit but a->raw_units: the first unit, or a session that decodes here */
+static __attribute__((noinline)) int unit_other(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len,
+                                                uint32_t wire, unsigned unit_flags, const ub_pktinfo *pi)
 {
     if (!a || a->finished) return -1;
     if (!a->started && start(a) != 0) return -1;
-    /* threaded, no link engine nor -z ub,cfg in this thread: the unit goes undecoded */
-    if (a->sh && !a->main.st && !a->zcfg) {
-        a->nunits++;
-        a->frames += pi->frame != a->last_frame || a->nunits == 1;
-        if (pi->ts_ns > a->max_ts) a->max_ts = pi->ts_ns;
-        a->last_frame = pi->frame;
-        return ub_shards_unit(a->sh, entry, data, len, wire, unit_flags, pi, a->nunits);
+    if (a->sh && !a->main.st && !a->zcfg) { /* threaded, no link engine nor -z ub,cfg in this thread */
+        a->raw_units = true;
+        return raw_unit(a, entry, data, len, wire, unit_flags, pi);
     }
     if (!a->uv) {
         if (!(a->uv = ub_view_new_tmpl())) return -1;
@@ -372,6 +386,15 @@ int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len
         ub_error_rec(a->uv, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
     ub_unit_count(&a->ucnt, a->uv);
     return ub_audit_packet(a, a->uv, pi);
+}
+
+int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,
+                  const ub_pktinfo *pi)
+{
+    /* threaded, nothing per unit in this thread: the unit goes undecoded (this path kept free of the
+     * decoding path's set-up) */
+    if (a && a->raw_units) return raw_unit(a, entry, data, len, wire, unit_flags, pi);
+    return unit_other(a, entry, data, len, wire, unit_flags, pi);
 }
 
 void ub_audit_unit_counts(const ub_audit *a, ub_unit_counts *c)

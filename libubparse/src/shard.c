@@ -15,6 +15,7 @@
 #include "audit_int.h"
 #include "pktship.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -100,6 +101,7 @@ typedef struct worker {
     ub_view *v;    /* the engine's view, rebuilt from the entries */
     decoder d;
     uint64_t tail; /* next batch to read (under S->mu) */
+    bool fed;      /* entries may be for it (else it only decodes: its engine gets nothing) */
 } worker;
 
 struct ub_shards {
@@ -418,13 +420,12 @@ int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t l
     return 0;
 }
 
-/* the layers ub_unit_count looks for: 1 IB BTH, 2 SUE RH, 4 PCIe flit (one pass over the layers;
- * was three ub_view_find calls: ~270 instructions a unit) */
-static const uint8_t unit_bit[UB_H__COUNT] = { [UB_H_IB_BTH] = 1, [UB_H_SUE_RH] = 2, [UB_H_PCIEFLIT] = 4 };
-
-/* ub_unit_count, the layers' bits (unit_bit) found */
-static inline void count_unit(ub_unit_counts *c, const ub_view *v, unsigned seen)
+/* the unit counted: the layers' IB BTH, SUE RH, PCIe flit are v->neigh's bits (set by the decoder from
+ * the layers kept: no pass over them here) */
+_Static_assert(UB_VN_IB == 1 && UB_VN_SUE == 2 && UB_VN_PCIE == 4, "ub_unit_count reads ub_view.neigh's bits");
+static inline void count_unit(ub_unit_counts *c, const ub_view *v)
 {
+    const unsigned seen = v->neigh;
     c->units++;
     if (ub_view_ub(v)) c->ub++;
     else c->other++;
@@ -434,15 +435,7 @@ static inline void count_unit(ub_unit_counts *c, const ub_view *v, unsigned seen
     if (v->opts && v->opts->profile == UB_PROFILE_SPEC) ub_sniff_view(&c->sniff, v);
 }
 
-void ub_unit_count(ub_unit_counts *c, const ub_view *v)
-{
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
-    for (unsigned i = 0; i < nl; i++) {
-        unsigned id = v->layer[i].hdr->id;
-        seen |= id < UB_H__COUNT ? unit_bit[id] : 0u;
-    }
-    count_unit(c, v, seen);
-}
+void ub_unit_count(ub_unit_counts *c, const ub_view *v) { count_unit(c, v); }
 
 static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uint8_t *d)
 {
@@ -453,31 +446,37 @@ static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uin
 
 /* room for an entry of `need` bytes in the decoded batch b, *cur its chunk in use (NULL before the
  * first); NULL when out of memory */
-static uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
+static uint8_t *chunk_next(slot *b, chunk **cur, size_t need);
+static inline uint8_t *chunk_room(slot *b, chunk **cur, size_t need)
 {
     chunk *c = *cur;
-    if (!c || c->used + need > c->cap) {
-        chunk **nx = c ? &c->next : &b->ck;
-        if (*nx && (*nx)->cap < need) { /* too small for this entry (not in use: the chunks after *cur) */
-            chunk *after = (*nx)->next;
-            free(*nx);
-            *nx = after;
-        }
-        if (!*nx || (*nx)->cap < need) {
-            size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
-            chunk *n = malloc(sizeof(chunk) + cap + sizeof(ub_view));
-            if (!n) return NULL;
-            n->next = *nx;
-            n->cap = cap;
-            *nx = n;
-        }
-        c = *cur = *nx;
-        c->used = 0;
-        b->nck++;
-    }
+    if (__builtin_expect(!c || c->used + need > c->cap, 0)) return chunk_next(b, cur, need);
     uint8_t *p = (uint8_t *)c->data + c->used;
     c->used += need;
     return p;
+}
+
+/* chunk_room when *cur is full (or none yet): the next chunk */
+static __attribute__((noinline)) uint8_t *chunk_next(slot *b, chunk **cur, size_t need)
+{
+    chunk **nx = *cur ? &(*cur)->next : &b->ck;
+    if (*nx && (*nx)->cap < need) { /* too small for this entry (not in use: the chunks after *cur) */
+        chunk *after = (*nx)->next;
+        free(*nx);
+        *nx = after;
+    }
+    if (!*nx || (*nx)->cap < need) {
+        size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+        chunk *n = malloc(sizeof(chunk) + cap + sizeof(ub_view));
+        if (!n) return NULL;
+        n->next = *nx;
+        n->cap = cap;
+        *nx = n;
+    }
+    chunk *c = *cur = *nx;
+    c->used = need;
+    b->nck++;
+    return (uint8_t *)c->data;
 }
 
 /* the decoded unit as an M_PKT entry: its view's window, its netbuf bytes, the packet extracted
@@ -542,18 +541,16 @@ __attribute__((noinline)) static void decode_slot(ub_shards *S, decoder *d, slot
         }
         const ub_view *v = d->dv;
         decode_unit(d->dv, S->o, h, data);
-        /* ub_unit_count's pass over the layers, which also tells whether every pointer is in the
-         * record (put_pkt then needs no view_span) */
-        unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, seen = 0;
+        /* is every pointer in the record? (put_pkt then needs no view_span) The decoder points layers
+         * into the netbuf only when it points the network packet there too (a multi-block DLLDP:
+         * dll.c dec_payload, tmpl.c), so with the packet in the record or none every layer is in the
+         * record: no pass over them (~70 instructions a unit; checked below when assertions are on) */
         const uintptr_t rb = (uintptr_t)v->rec, rl = v->rec_len;
-        bool out = v->pkt && (uintptr_t)v->pkt - rb > rl;
-        for (unsigned i = 0; i < nl; i++) {
-            const ub_layer *l = &v->layer[i];
-            unsigned id = l->hdr->id;
-            seen |= id < UB_H__COUNT ? unit_bit[id] : 0u;
-            out |= (uintptr_t)l->data - rb > rl;
-        }
-        count_unit(&d->cnt, v, seen);
+        const bool out = v->pkt && (uintptr_t)v->pkt - rb > rl;
+#ifndef NDEBUG
+        for (unsigned i = 0; !out && i < v->nlayers && i < UB_MAX_LAYERS; i++) assert((uintptr_t)v->layer[i].data - rb <= rl);
+#endif
+        count_unit(&d->cnt, v);
         uint64_t dest = S->allbits;
         if (S->npair) /* link-only traffic (hash 0) goes to pair engine 0 */
             dest |= ((1ull << S->pairw) - 1) << (S->pair0 + S->pairw * (unsigned)(S->npair > 1 ? ub_state_pair_hash(d->dv) % S->npair : 0));
@@ -663,7 +660,7 @@ static void *worker_main(void *arg)
         while (upto < S->head && S->ring[upto % RING].state == SL_READY) upto++;
         if (upto > w->tail) {
             pthread_mutex_unlock(&S->mu);
-            for (uint64_t k = w->tail; k < upto; k++) run_batch(w, &S->ring[k % RING]);
+            for (uint64_t k = w->tail; w->fed && k < upto; k++) run_batch(w, &S->ring[k % RING]);
             lock_mu(S);
             w->tail = upto;
             bump(S);
@@ -720,6 +717,7 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
         w->S = S;
         w->id = i;
         if (spec[i].tick) S->tickmask |= 1ull << i;
+        w->fed = (allbits >> i & 1u) || spec[i].tick || (i >= pair0 && i - pair0 < (uint64_t)npair * pairw);
         if (!(w->v = malloc(sizeof *w->v)) || decoder_init(&w->d) != 0) goto fail;
         ub_view_init(w->v);
         if (ub_eng_init(a, &w->e, spec[i].layers, spec[i].phase, false) != 0) goto fail;
