@@ -26,8 +26,9 @@ struct ub_an_frame {
     guint32 tp_channel;    /* channel index + 1, 0 none */
     guint32 tp_flags;      /* ub_tp_flags */
     guint32 expected_psn;
-    wmem_array_t *matches; /* an_match, NULL none */
-    wmem_array_t *finds;   /* an_find, NULL none */
+    an_match *matches;     /* nmatches of them (file scope, grown by doubling), NULL none */
+    struct an_find *finds; /* nfinds of them, likewise */
+    guint32 nmatches, capmatches, nfinds, capfinds;
 };
 typedef struct ub_an_frame an_frame;
 

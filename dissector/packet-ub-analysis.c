@@ -192,7 +192,7 @@ void ub_an_mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number)
 /* ------------------------------------------------------------------------------------------ */
 
 
-typedef struct an_find {
+struct an_find {
     guint16 rule;
     guint8 sev;        /* ub_sev */
     guint8 group;      /* FG_* */
@@ -202,14 +202,15 @@ typedef struct an_find {
     gint64 values[4];
     const char *detail, *key; /* static (ub_finding) */
     const char *keytext;      /* file scope, NULL when empty */
-} an_find; /* the text is formatted only when shown (an_find_text) */
+}; /* the text is formatted only when shown (an_find_text) */
+typedef struct an_find an_find;
 
 
 static struct {
     ub_state *st;
     gboolean failed;       /* ub_state_new failed: no analysis for this file */
     gboolean finished;     /* ub_state_finish ran */
-    wmem_map_t *frames;    /* frame number -> an_frame */
+    wmem_map_t *frames;    /* set by an_init (file scope): the analysis of a file is on; the frames: fidx */
     wmem_map_t *chans;     /* an_chkey -> channel index + 1 */
     guint32 nchans;
     guint32 last_frame;
@@ -218,11 +219,17 @@ static struct {
     an_frame *fa_last;     /* the an_frame of frame fa_last_frame (the engine's callbacks of one packet
                             * and the dissection that follows ask for the same frame) */
     guint32 fa_last_frame;
-    const char *kt_last;   /* the latest finding's key text (file scope): the next one often repeats it */
+    an_frame **fidx;       /* frame number -> its an_frame (NULL: none); g_malloc'ed, fcap entries */
+    guint32 fcap;
+    an_frame *fchunk;      /* an_frames handed out from file-scope chunks of AN_FCHUNK */
+    guint fchunk_left;
+    const char *kt_last[4]; /* the latest findings' key texts (file scope): the next one often repeats one */
+    guint kt_next;
 } an;
 
 static void an_init(void)
 {
+    g_free(an.fidx);
     memset(&an, 0, sizeof an);
     an.frames = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
 }
@@ -230,16 +237,34 @@ static void an_init(void)
 static void an_cleanup(void)
 {
     if (an.st) ub_state_free(an.st);
-    memset(&an, 0, sizeof an); /* the maps were file scope */
+    g_free(an.fidx);
+    memset(&an, 0, sizeof an); /* the maps and the an_frames were file scope */
 }
 
+/* The frames' analysis records: a dense index by frame number (frames are numbered 1, 2, ... in the first
+ * pass; a map insert per frame cost more than the rest of the bookkeeping), the records from chunks. */
+#define AN_FCHUNK 256u
 static an_frame *fa_get(guint32 frame)
 {
+    if (frame == G_MAXUINT32) frame--; /* (no capture has 2^32 - 1 frames) */
     if (an.fa_last && an.fa_last_frame == frame) return an.fa_last;
-    an_frame *fa = (an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame));
+    if (frame >= an.fcap) {
+        guint64 cap = an.fcap ? an.fcap : 4096u; /* frame numbers are those of the capture: < its frame count + 1 */
+        while (cap <= frame) cap *= 2;
+        if (cap > G_MAXUINT32) cap = G_MAXUINT32; /* frame < G_MAXUINT32: the engine's frames are pinfo->num */
+        an.fidx = (an_frame **)g_realloc_n(an.fidx, (gsize)cap, sizeof *an.fidx);
+        memset(an.fidx + an.fcap, 0, (size_t)(cap - an.fcap) * sizeof *an.fidx);
+        an.fcap = (guint32)cap;
+    }
+    an_frame *fa = an.fidx[frame];
     if (!fa) {
-        fa = wmem_new0(wmem_file_scope(), an_frame);
-        wmem_map_insert(an.frames, GUINT_TO_POINTER(frame), fa);
+        if (!an.fchunk_left) {
+            an.fchunk = wmem_alloc0_array(wmem_file_scope(), an_frame, AN_FCHUNK);
+            an.fchunk_left = AN_FCHUNK;
+        }
+        fa = an.fchunk++;
+        an.fchunk_left--;
+        an.fidx[frame] = fa;
     }
     an.fa_last = fa;
     an.fa_last_frame = frame;
@@ -248,8 +273,9 @@ static an_frame *fa_get(guint32 frame)
 
 static const an_frame *ub_an_frame_lookup(guint32 frame)
 {
+    if (frame == G_MAXUINT32) frame--; /* as fa_get */
     if (an.fa_last && an.fa_last_frame == frame) return an.fa_last;
-    return an.frames ? (const an_frame *)wmem_map_lookup(an.frames, GUINT_TO_POINTER(frame)) : NULL;
+    return frame < an.fcap ? an.fidx[frame] : NULL;
 }
 
 /* ---- engine callbacks (called inside ub_state_packet / ub_state_finish) */
@@ -342,21 +368,32 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
     for (unsigned i = 0; i < x.nvalues; i++) x.values[i] = f->values[i];
     x.detail = f->detail;
     x.key = f->key;
-    if (f->keytext[0]) { /* shared with the previous finding when the same */
-        if (!an.kt_last || strncmp(an.kt_last, f->keytext, sizeof f->keytext) != 0)
-            an.kt_last = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
-        x.keytext = an.kt_last;
+    if (f->keytext[0]) { /* shared with one of the latest findings when the same */
+        const char *kt = NULL;
+        for (guint i = 0; i < G_N_ELEMENTS(an.kt_last) && !kt; i++)
+            if (an.kt_last[i] && strncmp(an.kt_last[i], f->keytext, sizeof f->keytext) == 0) kt = an.kt_last[i];
+        if (!kt) {
+            kt = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
+            an.kt_last[an.kt_next++ % G_N_ELEMENTS(an.kt_last)] = kt;
+        }
+        x.keytext = kt;
     }
     an_frame *fa = fa_get((guint32)f->frame);
-    if (!fa->finds) fa->finds = wmem_array_new(wmem_file_scope(), sizeof(an_find));
-    wmem_array_append_one(fa->finds, x);
+    if (fa->nfinds == fa->capfinds) { /* most frames get one */
+        fa->capfinds = fa->capfinds ? 2 * fa->capfinds : 1;
+        fa->finds = (an_find *)wmem_realloc(wmem_file_scope(), fa->finds, fa->capfinds * sizeof *fa->finds);
+    }
+    fa->finds[fa->nfinds++] = x;
 }
 
 static void an_add_match(guint32 frame, const an_match *m)
 {
     an_frame *fa = fa_get(frame);
-    if (!fa->matches) fa->matches = wmem_array_new(wmem_file_scope(), sizeof(an_match));
-    wmem_array_append_one(fa->matches, *m);
+    if (fa->nmatches == fa->capmatches) {
+        fa->capmatches = fa->capmatches ? 2 * fa->capmatches : 2; /* a request and its response */
+        fa->matches = (an_match *)wmem_realloc(wmem_file_scope(), fa->matches, fa->capmatches * sizeof *fa->matches);
+    }
+    fa->matches[fa->nmatches++] = *m;
 }
 
 static void an_match_cb(void *ctx _U_, const ub_match *m)
@@ -454,8 +491,17 @@ static gboolean addr_from(guint8 *b, address *a, const an_fh *fh, const ub_layer
     const ub_field *f = NULL;
     for (guint i = 0; i < fh->n && !f; i++)
         if (fh->h[i] == l->hdr) f = fh->f[i];
-    if (!f || ub_field_value(l, f, &v) != 0) return FALSE;
+    if (!f) return FALSE;
     int n;
+    if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bit_off % 8 == 0 && f->bits % 8 == 0 &&
+        f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) {
+        /* whole bytes, big-endian, inside the layer: ub_field_value's value is these bytes (most packets) */
+        n = (int)(f->bits / 8);
+        memcpy(b, l->data + f->bit_off / 8, (size_t)n);
+        set_address(a, type, n, b);
+        return TRUE;
+    }
+    if (ub_field_value(l, f, &v) != 0) return FALSE;
     if (f->type == UB_FT_UINT) {
         n = (int)((f->bits + 7) / 8);
         if (n > 8) n = 8;
@@ -944,9 +990,9 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         ub_ws_col_prepend_fence(pinfo->cinfo, COL_INFO, tags);
 
     /* request <-> response, data <-> ack: items only */
-    guint nm = tree && fa->matches ? wmem_array_get_count(fa->matches) : 0;
+    guint nm = tree ? fa->nmatches : 0;
     for (guint i = 0; i < nm; i++) {
-        const an_match *m = (const an_match *)wmem_array_index(fa->matches, i);
+        const an_match *m = &fa->matches[i];
         if (!(m->flags & AN_M_SHOW)) continue;
         char opb[64];
         const char *op = NULL; /* formatted only for a label */
@@ -991,9 +1037,9 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     }
 
     /* engine findings */
-    guint nf = fa->finds ? wmem_array_get_count(fa->finds) : 0;
+    guint nf = fa->nfinds;
     for (guint i = 0; i < nf; i++) {
-        const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
+        const an_find *x = &fa->finds[i];
         const ub_rule *r = ub_rule_get(x->rule);
         unsigned g = x->group < FG__N ? x->group : FG_PROTOCOL;
         if (!all) { /* no tree: the rule item and the text would be thrown away */
@@ -1170,9 +1216,9 @@ void ub_an_findings(packet_info *pinfo, ub_an_find_cb cb, void *ctx)
     static const int fg_pi[FG__N] = { PI_SEQUENCE, PI_PROTOCOL, PI_MALFORMED, PI_CHECKSUM };
     static const int sev_pi[3] = { PI_NOTE, PI_WARN, PI_ERROR };
     const an_frame *fa = pref_analyze ? ub_an_frame_lookup(pinfo->num) : NULL;
-    guint nf = fa && fa->finds ? wmem_array_get_count(fa->finds) : 0;
+    guint nf = fa ? fa->nfinds : 0;
     for (guint i = 0; i < nf; i++) {
-        const an_find *x = (const an_find *)wmem_array_index(fa->finds, i);
+        const an_find *x = &fa->finds[i];
         cb(ctx, fg_pi[x->group < FG__N ? x->group : FG_PROTOCOL], sev_pi[x->sev < 3 ? x->sev : 2], an_find_text(pinfo->pool, x));
     }
 }

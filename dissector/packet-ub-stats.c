@@ -132,10 +132,10 @@ static tap_packet_status ub_srt_packet(void *pss, packet_info *pinfo, epan_disse
 {
     srt_data_t *data = (srt_data_t *)pss;
     const ub_tap_info *ti = (const ub_tap_info *)prv;
-    if (!ti->fa || !ti->fa->matches || data->srt_array->len < SRT__N) return TAP_PACKET_DONT_REDRAW;
+    if (!ti->fa || !ti->fa->nmatches || data->srt_array->len < SRT__N) return TAP_PACKET_DONT_REDRAW;
     gboolean any = FALSE;
-    for (guint i = 0; i < wmem_array_get_count(ti->fa->matches); i++) {
-        const an_match *m = (const an_match *)wmem_array_index(ti->fa->matches, i);
+    for (guint i = 0; i < ti->fa->nmatches; i++) {
+        const an_match *m = &ti->fa->matches[i];
         if (!(m->flags & AN_M_SRT) || m->kind >= SRT__N) continue;
         int row = m->kind == 1 ? (m->opcode >> 8) & 0xFF : m->opcode & 0xFF;
         srt_stat_table *t = g_array_index(data->srt_array, srt_stat_table *, m->kind);

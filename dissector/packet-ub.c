@@ -109,9 +109,12 @@ ub_view *ub_ws_view_new(packet_info *pinfo)
         return v;
     }
     view_next = k + 1;
-    if (!view_slot[k]) {
-        view_slot[k] = g_new(ub_view, 1);
-        ub_view_init(view_slot[k]);
+    if (!view_slot[k]) { /* with a header-stack template cache, as ubdump's view (ub_view_new_tmpl) */
+        view_slot[k] = ub_view_new_tmpl();
+        if (!view_slot[k]) {
+            view_slot[k] = g_new(ub_view, 1);
+            ub_view_init(view_slot[k]);
+        }
     }
     return view_slot[k];
 }

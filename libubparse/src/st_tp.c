@@ -61,7 +61,14 @@ typedef struct mod_tp {
     ub_fh f_utp_op, f_ctp_op;
     ub_fh f_sae_maxrcv, f_sae_bitmap, f_ack_seq;
     ub_fh f_mgmt, f_scan_r, f_mg_rsp, f_mg_code;
+    /* the keytexts of the channels of the latest findings (a channel's findings come in runs; the Wireshark
+     * plugin keeps every finding with its text): the first 63 characters, as ub_st_emit keeps them */
+    struct tp_ktc { ub_addr src, dst; uint32_t stpn, dtpn; uint8_t ok; char kt[64]; } ktc[4];
+    unsigned ktc_next;
 } mod_tp;
+
+/* a channel and its module, for the core's keytext callback (rt_ctx.obj) */
+typedef struct tp_kref { mod_tp *m; const tp_chan *c; } tp_kref;
 
 /* ================================================================ helpers */
 static inline uint32_t psn_add(uint32_t a, int32_t d) { return rt_add(&rt_ub_rtp, a, d); }
@@ -77,9 +84,8 @@ static bool rule_on(const ub_state *s, unsigned rule)
 
 /* snprintf(buf, n, "%s->%s TPN 0x%x->0x%x", src, dst, stpn, dtpn) of the addresses' ub_addr_str
  * texts, without printf (every finding about a channel formats one) */
-static void chan_keytext(const void *obj, char *buf, size_t n)
+static void chan_keytext_fmt(const tp_chan *c, char *buf, size_t n)
 {
-    const tp_chan *c = obj;
     char a[48];
     ub_sbuf s = { buf, n, 0 };
     ub_addr_str(&c->src, a, sizeof a);
@@ -94,15 +100,53 @@ static void chan_keytext(const void *obj, char *buf, size_t n)
     ub_sb_end(&s);
 }
 
+static bool same_addr(const ub_addr *a, const ub_addr *b)
+{
+    return a->len == b->len && memcmp(a->b, b->b, a->len <= sizeof a->b ? a->len : sizeof a->b) == 0;
+}
+
+/* chan_keytext_fmt's text (its first 63 characters: all that ub_st_emit keeps), from the cache when one of
+ * the latest findings was about a channel with the same addresses and TPNs (the text is theirs alone) */
+static void chan_keytext_m(mod_tp *m, const tp_chan *c, char *buf, size_t n)
+{
+    struct tp_ktc *e;
+    for (unsigned i = 0; i < 4; i++) {
+        e = &m->ktc[i];
+        if (e->ok && e->stpn == c->stpn && e->dtpn == c->dtpn && same_addr(&e->src, &c->src) && same_addr(&e->dst, &c->dst)) {
+            size_t l = strnlen(e->kt, sizeof e->kt - 1);
+            if (l >= n) l = n ? n - 1 : 0;
+            if (n) { memcpy(buf, e->kt, l); buf[l] = 0; }
+            return;
+        }
+    }
+    chan_keytext_fmt(c, buf, n);
+    e = &m->ktc[m->ktc_next++ & 3];
+    e->src = c->src;
+    e->dst = c->dst;
+    e->stpn = c->stpn;
+    e->dtpn = c->dtpn;
+    size_t l = n ? strnlen(buf, n - 1) : 0;
+    if (l > sizeof e->kt - 1) l = sizeof e->kt - 1;
+    memcpy(e->kt, buf, l);
+    e->kt[l] = 0;
+    e->ok = n >= sizeof e->kt; /* a shorter buffer may have cut the text */
+}
+
+static void chan_keytext(const void *obj, char *buf, size_t n)
+{
+    const tp_kref *r = obj;
+    chan_keytext_m(r->m, r->c, buf, n);
+}
+
 /* emit a finding about channel c (NULL: none); other = related frame (0 none) */
-static void emit(ub_state *s, unsigned rule, int sev, const tp_chan *c, uint64_t frame, uint64_t other, int64_t v0,
+static void emit(mod_tp *m, ub_state *s, unsigned rule, int sev, const tp_chan *c, uint64_t frame, uint64_t other, int64_t v0,
                  int64_t v1, unsigned nv, const char *detail)
 {
     if (!rule_on(s, rule)) return;
     char kt[160]; /* ub_st_emit keeps the first 63 characters */
     int64_t v[2] = { v0, v1 };
     bool text = c && ub_st_want_text(s, rule, frame);
-    if (text) chan_keytext(c, kt, sizeof kt);
+    if (text) chan_keytext_m(m, c, kt, sizeof kt);
     ub_st_emit(s, rule, sev, frame, &other, other ? 1 : 0, v, nv, detail, c ? "TP channel" : NULL, text ? kt : NULL);
 }
 
@@ -175,9 +219,9 @@ static tp_pair *pair_lookup(mod_tp *m, const ub_addr *snd, const ub_addr *rcv, b
 }
 
 /* the core's context for a call about channel c */
-static rt_ctx chan_ctx(ub_state *s, const tp_chan *c, const ub_pkt *p, bool as_note)
+static rt_ctx chan_ctx(ub_state *s, const tp_kref *r, const ub_pkt *p, bool as_note)
 {
-    rt_ctx x = { s, &rt_ub_rtp, p, (s->cfg.layers & UB_ST_TP) != 0, as_note, chan_keytext, c, "TP channel" };
+    rt_ctx x = { s, &rt_ub_rtp, p, (s->cfg.layers & UB_ST_TP) != 0, as_note, chan_keytext, r, "TP channel" };
     return x;
 }
 
@@ -199,23 +243,24 @@ static tp_chan *tp_data(mod_tp *m, ub_state *s, const ub_pkt *p)
         c->data_frame = fr;
         if (c->ack_sig && c->ack_sig != c->data_sig && !(c->reported & RP_ACK_CFG)) {
             c->reported |= RP_ACK_CFG;
-            emit(s, UB_R_NW_ACK_CFG, -1, c, fr, 0, (int64_t)(c->ack_sig >> 16) - 1, p->cfg, 2,
+            emit(m, s, UB_R_NW_ACK_CFG, -1, c, fr, 0, (int64_t)(c->ack_sig >> 16) - 1, p->cfg, 2,
                  "transport acks of this channel used another CFG / network header than its data (§6.2)");
         }
     }
     /* TP-11: a Fake packet only after an ack reporting RNR / transaction resource shortage (§8.2.7.3) */
     if (fake && !c->rnr_seen)
-        emit(s, UB_R_TP_ACK_REQUIRED, -1, c, fr, 0, psn, 0, 1, "Fake packet (F = 1) without a preceding RNR / resource-shortage ack");
+        emit(m, s, UB_R_TP_ACK_REQUIRED, -1, c, fr, 0, psn, 0, 1, "Fake packet (F = 1) without a preceding RNR / resource-shortage ack");
 
     /* TP-02 .. TP-07 on the core: new PSN, gap, window, resend, reordering, NAK replay, TPSACK */
-    rt_ctx x = chan_ctx(s, c, p, s->cfg.gaps_are_notes || per_packet_lb(m, p));
+    tp_kref r = { m, c };
+    rt_ctx x = chan_ctx(s, &r, p, s->cfg.gaps_are_notes || per_packet_lb(m, p));
     rt_dres res;
     int kind = rt_seq_data(&x, &c->q, psn, (uint8_t)((areq ? RT_SL_A : 0) | (last ? RT_SL_LAST : 0)), fecn, &res);
     if (kind == RT_COPY) {
         /* the same packet at another capture point: NW-02, FECN only rises along the path */
         const rt_slot *sl = res.copy;
         if (sl->aux >= 2 && fecn >= 1 && fecn < sl->aux)
-            emit(s, UB_R_NW_CCI, -1, c, fr, sl->frame, fecn - 1, sl->aux - 1, 2,
+            emit(m, s, UB_R_NW_CCI, -1, c, fr, sl->frame, fecn - 1, sl->aux - 1, 2,
                  "FECN lower than at an earlier capture point of the same packet (§5.3.5.2)");
         return c;
     }
@@ -227,11 +272,11 @@ static tp_chan *tp_data(mod_tp *m, ub_state *s, const ub_pkt *p)
             uint32_t exp = c->msn_open ? c->msn : psn_add(c->msn, 1);
             int32_t dm = psn_diff(tpmsn, c->msn);
             if (!gap && tpmsn != exp)
-                emit(s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2,
+                emit(m, s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2,
                      c->msn_open ? "TPMSN changed inside an operation (previous packet not Last)"
                                  : "TPMSN does not follow the previous operation's by 1");
             else if (gap && (dm < 0 || dm > d))
-                emit(s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2, "TPMSN moved by more than the packets missing before it");
+                emit(m, s, UB_R_TP_FRAMING, -1, c, fr, 0, tpmsn, exp, 2, "TPMSN moved by more than the packets missing before it");
         }
         c->msn = tpmsn;
         c->msn_open = !last;
@@ -274,20 +319,20 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
     if (!c->ack_sig) c->ack_sig = net_sig(p);
     if (c->data_sig && net_sig(p) && net_sig(p) != c->data_sig && !(c->reported & RP_ACK_CFG)) {
         c->reported |= RP_ACK_CFG;
-        emit(s, UB_R_NW_ACK_CFG, -1, c, fr, c->data_frame, p->cfg, (int64_t)(c->data_sig >> 16) - 1, 2,
+        emit(m, s, UB_R_NW_ACK_CFG, -1, c, fr, c->data_frame, p->cfg, (int64_t)(c->data_sig >> 16) - 1, 2,
              "transport ack uses another CFG / network header than the data of its channel (§6.2)");
     }
     /* TP-13 (heuristic, note): ack for a channel without RTP data between addresses that carried only UTP/CTP data */
     if (!c->q.have_data && pr && (pr->flags & (PR_OTHER | PR_RTP)) == PR_OTHER && !(c->reported & RP_MODE_ACKS)) {
         c->reported |= RP_MODE_ACKS;
-        emit(s, UB_R_TP_MODE_ACKS, UB_SEV_NOTE, c, fr, pr->other_frame, 0, 0, 0,
+        emit(m, s, UB_R_TP_MODE_ACKS, UB_SEV_NOTE, c, fr, pr->other_frame, 0, 0, 0,
              "transport ack between addresses that carried only UTP/CTP data in the capture (the channel's data may predate it)");
     }
     /* TP-14: CETPH Ack_Seq is cumulative */
     if (cc && p->cetph && p->cetph->hdr->id != UB_H_CETPH_CNP && ub_fh_has(&m->f_ack_seq, p->cetph)) {
         uint32_t as = (uint32_t)ub_fh_get(&m->f_ack_seq, p->cetph);
         if (c->ack_seq_valid && ((as - c->ack_seq) & 0x80000000u)) /* mod 2^32 */
-            emit(s, UB_R_TP_CC, -1, c, fr, 0, as, c->ack_seq, 2, "CETPH Ack_Seq decreased");
+            emit(m, s, UB_R_TP_CC, -1, c, fr, 0, as, c->ack_seq, 2, "CETPH Ack_Seq decreased");
         else c->ack_seq = as;
         c->ack_seq_valid = 1;
     }
@@ -301,7 +346,8 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
         b = (rt_bitmap){ bm.bytes, bm.nbytes, sack_order(p), maxrcv };
         bp = &b;
     }
-    rt_ctx x = chan_ctx(s, c, p, per_packet_lb(m, p) || s->cfg.gaps_are_notes);
+    tp_kref r = { m, c };
+    rt_ctx x = chan_ctx(s, &r, p, per_packet_lb(m, p) || s->cfg.gaps_are_notes);
     uint32_t flags = rt_seq_ack(&x, &c->q, psn, nak, sack, rspst == RSP_OK, op, bp);
     note(s, p, flags, nak ? psn : psn_add(psn, 1));
 }
@@ -322,10 +368,10 @@ static void nw_packet(mod_tp *m, ub_state *s, const ub_pkt *p)
         if (req && upih16) {
             unsigned mg = (unsigned)ub_fh_get(&m->f_mgmt, p->nth);
             if (mg == 1 && p->upi != UPI_UBFM)
-                emit(s, UB_R_NW_UPI, -1, NULL, p->pi->frame, 0, p->upi, mg, 2,
+                emit(m, s, UB_R_NW_UPI, -1, NULL, p->pi->frame, 0, p->upi, mg, 2,
                      "command with Mgmt = 1 (issued by UBFM) but a UPI other than 0x7FFF");
             else if (mg == 0 && p->upi == UPI_UBFM && !event)
-                emit(s, UB_R_NW_UPI, -1, NULL, p->pi->frame, 0, p->upi, mg, 2,
+                emit(m, s, UB_R_NW_UPI, -1, NULL, p->pi->frame, 0, p->upi, mg, 2,
                      "command with UPI 0x7FFF (reserved for UBFM) but Mgmt = 0");
         }
     }
@@ -337,7 +383,7 @@ static void nw_packet(mod_tp *m, ub_state *s, const ub_pkt *p)
             tp_pair *pr = pair_lookup(m, &p->src, &p->dst, true);
             if (pr && !(pr->flags & PR_RT_ORDER)) {
                 pr->flags |= PR_RT_ORDER;
-                emit(s, UB_R_NW_RT_ORDER, -1, NULL, p->pi->frame, 0, odr, 1, 2,
+                emit(m, s, UB_R_NW_RT_ORDER, -1, NULL, p->pi->frame, 0, odr, 1, 2,
                      "ordered request (ODR RO/SO) over CTP/TP Bypass with per-packet routing RT[0] = 1 "
                      "(reported once per address pair; ROI/ROT may legitimately use RT[0] = 1)");
             }
@@ -432,7 +478,8 @@ static void finish_tp(void *mv, ub_state *s)
     uint32_t it = 0;
     tp_chan *c;
     while ((c = ub_tbl_next(&m->chan, &it)) != NULL) {
-        rt_ctx x = chan_ctx(s, c, NULL, false);
+        tp_kref r = { m, c };
+        rt_ctx x = chan_ctx(s, &r, NULL, false);
         rt_seq_finish_open(&x, &c->q); /* TP-02 gaps, TP-06 TPNAK not answered */
         if (!c->q.have_data) continue;
         /* acks of this channel visible at all? (one-direction captures stay silent) */
