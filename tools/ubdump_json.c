@@ -13,6 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+/* a field name as an ek key: '.' as '_' (tshark's ek writer) */
+static void ek_name(char *k)
+{
+    for (; *k; k++)
+        if (*k == '.') *k = '_';
+}
+
 static void jstr(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -87,15 +94,15 @@ typedef struct jctx {
 } jctx;
 
 enum { EK_STR, EK_BOOL, EK_NULL, EK_TEXT, EK_PROTO };
-static void ek_add(etree *t, const char *proto, const char *key, const char *val, int kind);
-static void ek_open(etree *t, const char *key, bool text);
+static int ek_node(etree *t, const char *proto, const char *abbrev, const char *val, int kind);
+static void ek_open(etree *t, const char *key, int kind);
 static void ek_close(etree *t);
 
 /* "key": "value" (proto: the item's protocol, the prefix of its ek key; boolean: true/false in ek) */
 static void json_kv(FILE *f, jctx *j, const char *proto, const char *key, const char *val, bool boolean)
 {
     if (j->ek) {
-        ek_add(j->ek, proto, key, val, boolean ? EK_BOOL : EK_STR);
+        ek_node(j->ek, proto, key, val, boolean ? EK_BOOL : EK_STR);
         return;
     }
     if (!j->first) fputc(',', f);
@@ -109,14 +116,17 @@ static void json_kv(FILE *f, jctx *j, const char *proto, const char *key, const 
 /* an item without a value (FT_NONE): "" in -T json, null in -T ek */
 static void json_none(FILE *f, jctx *j, const char *proto, const char *key)
 {
-    if (j->ek) ek_add(j->ek, proto, key, "", EK_NULL);
+    if (j->ek) ek_node(j->ek, proto, key, "", EK_NULL);
     else json_kv(f, j, proto, key, "", false);
 }
 
-static void json_open(FILE *f, jctx *j, const char *key)
+/* an item with a subtree: kind EK_NULL a field without a value (a header; "<name>_tree": the subtree
+ * of the item just written; at the top level a protocol), EK_TEXT a text item (its label the key),
+ * EK_PROTO a protocol */
+static void json_open_k(FILE *f, jctx *j, const char *key, int kind)
 {
     if (j->ek) {
-        ek_open(j->ek, key, false);
+        ek_open(j->ek, key, kind);
         return;
     }
     if (!j->first) fputc(',', f);
@@ -127,12 +137,7 @@ static void json_open(FILE *f, jctx *j, const char *key)
     j->first = true;
 }
 
-/* a text item's subtree, its label the key */
-static void json_open_text(FILE *f, jctx *j, const char *label)
-{
-    if (j->ek) ek_open(j->ek, label, true);
-    else json_open(f, j, label);
-}
+static void json_open(FILE *f, jctx *j, const char *key) { json_open_k(f, j, key, EK_NULL); }
 
 static void json_close(FILE *f, jctx *j)
 {
@@ -144,6 +149,17 @@ static void json_close(FILE *f, jctx *j)
     ind(f, j->depth);
     fputc('}', f);
     j->first = false;
+}
+
+/* Wireshark's malformed-packet item (a protocol without items): "Malformed Packet" in -T json, {} in ek */
+static void json_malformed(FILE *f, jctx *j)
+{
+    if (j->ek) {
+        ek_open(j->ek, "_ws.malformed", EK_PROTO);
+        ek_close(j->ek);
+    } else {
+        json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
+    }
 }
 
 /* "key": "value" of the frame layer (ek: its time as ISO 8601) */
@@ -353,8 +369,8 @@ static bool an_any(const ub_fan *a, uint64_t frame)
 static void json_expert(FILE *f, jctx *j, const char *label, const char *field, const char *msg, const char *sev,
                         const char *grp)
 {
-    if (label) json_open_text(f, j, label);
-    json_open(f, j, "_ws.expert");
+    if (label) json_open_k(f, j, label, EK_TEXT);
+    json_open_k(f, j, "_ws.expert", EK_PROTO);
     json_none(f, j, "ub", field);
     json_kv(f, j, "_ws.expert", "_ws.expert.message", msg, false);
     json_kv(f, j, "_ws.expert", "_ws.expert.severity", sev, false);
@@ -404,7 +420,7 @@ static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, jctx *j)
         snprintf(msg, sizeof msg, "%s: %s", r ? r->id : "?", r ? r->title : "?");
         json_open(f, j, "ub.analysis.rule_tree");
         json_expert(f, j, NULL, "ub.analysis.finding", msg, pi_sev[a->sev[i] < 3 ? a->sev[i] : 2], pi_group(a->grp[i]));
-        if (a->grp[i] == UB_EG_MALFORMED) json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
+        if (a->grp[i] == UB_EG_MALFORMED) json_malformed(f, j);
         for (unsigned k = 0; k < a->fnrel[i] && ro + k < a->nrel; k++) {
             snprintf(t, sizeof t, "%" PRIu32, a->rel[ro + k]);
             json_kv(f, j, "ub", "ub.analysis.related_frame", t, false);
@@ -441,7 +457,7 @@ static void json_errs(FILE *f, jctx *j, const ub_view *v, const bool *inub, int 
         snprintf(name, sizeof name, "ub.err.%s", ei->name);
         ub_err_text(e, txt, sizeof txt);
         json_expert(f, j, NULL, name, txt, pi_sev[ei->severity < 3 ? ei->severity : 2], pi_group(ei->group));
-        if (ei->group == UB_EG_MALFORMED) json_kv(f, j, "ub", "_ws.malformed", "Malformed Packet", false);
+        if (ei->group == UB_EG_MALFORMED) json_malformed(f, j);
     }
 }
 
@@ -488,7 +504,7 @@ static void json_view(FILE *f, const ub_view *v, jctx *j, const ub_fan *an, uint
     }
     top_runs(f, v, j, inub, plo, phi, 0, first, false);
     bool ub_open = first < n || v->nerrs;
-    if (ub_open) json_open(f, j, "ub");
+    if (ub_open) json_open_k(f, j, "ub", EK_PROTO);
     int open = 0;             /* UB header objects open inside "ub" */
     int stk[UB_MAX_LAYERS];   /* the layer of each open header object */
     for (unsigned i = first; i < n; i++) {
@@ -637,33 +653,26 @@ static int ek_node_k(etree *t, const char *abbrev, const char *key, const char *
     return i;
 }
 
-/* the same, keyed "<proto>_<abbrev>" ('.' as '_'; without proto the abbrev) */
+/* the same, keyed "<proto>_<abbrev>" (ek_name; without proto the abbrev) */
 static int ek_node(etree *t, const char *proto, const char *abbrev, const char *val, int kind)
 {
     char key[160];
     snprintf(key, sizeof key, "%s%s%s", proto ? proto : "", proto ? "_" : "", abbrev);
-    for (char *c = key; *c; c++)
-        if (*c == '.') *c = '_';
+    ek_name(key);
     return ek_node_k(t, abbrev, key, val, kind);
 }
 
-static void ek_add(etree *t, const char *proto, const char *key, const char *val, int kind)
-{
-    if (strcmp(key, "_ws.malformed") == 0) ek_node(t, NULL, key, "", EK_PROTO); /* a protocol, no items */
-    else ek_node(t, proto, key, val, kind);
-}
-
-static void ek_open(etree *t, const char *key, bool text)
+static void ek_open(etree *t, const char *key, int kind)
 {
     if (t->full || !t->nn) return;
     int i, last = t->n[t->cur].last;
     size_t kl = strlen(key);
-    if (!text && kl > 5 && strcmp(key + kl - 5, "_tree") == 0 && last >= 0 &&
+    if (kind == EK_NULL && kl > 5 && strcmp(key + kl - 5, "_tree") == 0 && last >= 0 &&
         strlen(t->pool + t->n[last].abbrev) == kl - 5 && strncmp(t->pool + t->n[last].abbrev, key, kl - 5) == 0)
         i = last; /* "<name>_tree": the subtree of the item just written */
-    else if (text)
+    else if (kind == EK_TEXT)
         i = ek_node(t, NULL, "text", key, EK_TEXT);
-    else if (t->cur == 0 || strcmp(key, "ub") == 0 || strcmp(key, "_ws.expert") == 0)
+    else if (kind == EK_PROTO || t->cur == 0) /* the root's items are protocols */
         i = ek_node(t, NULL, key, "", EK_PROTO);
     else { /* an item without a value (a header): its protocol's name first */
         char proto[32];
@@ -873,7 +882,7 @@ void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo 
     } else {
         json_frame(f, p, &j, first);
     }
-    json_open(f, &j, "ub");
+    json_open_k(f, &j, "ub", EK_PROTO);
     if (started[0]) json_kv(f, &j, "ub", "ub.stream.started_in", started, false);
     if (ek && r->n) ek_graft(&ek_t, &r->ut);
     if (!ek && ulen) fwrite(units + (j.first ? 1 : 0), 1, ulen - (j.first ? 1 : 0), f); /* each unit starts with ',' */
@@ -896,9 +905,7 @@ void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n
         if (!lens[i]) continue; /* absent: not listed */
         char key[128];
         snprintf(key, sizeof key, "%s", names[i]);
-        if (ek)
-            for (char *c = key; *c; c++)
-                if (*c == '.') *c = '_';
+        if (ek) ek_name(key);
         if (ek) fprintf(f, "%s", any ? "," : "");
         else fprintf(f, "%s\n        ", any ? "," : "");
         jstr(f, key);
