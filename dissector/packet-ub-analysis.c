@@ -212,6 +212,9 @@ static struct {
     gboolean finished;     /* ub_state_finish ran */
     wmem_map_t *frames;    /* set by an_init (file scope): the analysis of a file is on; the frames: fidx */
     wmem_map_t *chans;     /* an_chkey -> channel index + 1 */
+    const struct an_chkey *ch_last[4]; /* the latest channels' keys (the map's, file scope) and indexes */
+    guint32 ch_idx[4];
+    guint ch_next;
     guint32 nchans;
     guint32 last_frame;
     guint64 last_ts;
@@ -224,7 +227,10 @@ static struct {
     an_frame *fchunk;      /* an_frames handed out from file-scope chunks of AN_FCHUNK */
     guint fchunk_left;
     const char *kt_last[4]; /* the latest findings' key texts (file scope): the next one often repeats one */
+    size_t kt_len[4];      /* their lengths */
     guint kt_next;
+    guint8 *schunk;        /* file-scope room for the frames' first finding / matches (an_grow) */
+    gsize schunk_left;
 } an;
 
 static void an_init(void)
@@ -348,51 +354,73 @@ static const char *an_find_text(wmem_allocator_t *scope, const an_find *x)
     return wmem_strbuf_get_str(s);
 }
 
+/* Room for one more element in a frame's array (finds or matches, elem bytes each): the first from a
+ * file-scope chunk (most frames get one), then arrays that double (the old one stays in file scope). */
+#define AN_SCHUNK 4096u
+static void *an_grow(void *arr, guint32 n, guint32 *cap, gsize elem, guint32 first)
+{
+    if (n < *cap) return arr;
+    gsize bytes = (gsize)(*cap ? 2 * *cap : first) * elem;
+    void *a;
+    if (!*cap && bytes <= an.schunk_left) { /* elements of at most 8-byte alignment, sizes multiples of 8 */
+        a = an.schunk;
+        an.schunk += bytes;
+        an.schunk_left -= bytes;
+    } else if (!*cap) {
+        an.schunk = (guint8 *)wmem_alloc(wmem_file_scope(), AN_SCHUNK);
+        an.schunk_left = AN_SCHUNK;
+        return an_grow(arr, n, cap, elem, first);
+    } else {
+        a = wmem_alloc(wmem_file_scope(), bytes);
+        memcpy(a, arr, (gsize)n * elem);
+    }
+    *cap = *cap ? 2 * *cap : first;
+    return a;
+}
+
 /* Kept as it comes (a few copies, no formatting): most findings are never shown in a tree. */
 static void an_finding_cb(void *ctx _U_, const ub_finding *f)
 {
     if (!f->frame || f->frame > G_MAXUINT32) return;
     if (!ub_rule_get(f->rule)) return;
-    an_find x;
-    memset(&x, 0, sizeof x);
-    x.rule = f->rule;
-    x.sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
+    const char *kt = NULL;
+    if (f->keytext[0]) { /* shared with one of the latest findings when the same */
+        const char *z = (const char *)memchr(f->keytext, '\0', sizeof f->keytext);
+        size_t len = z ? (size_t)(z - f->keytext) : sizeof f->keytext;
+        for (guint i = 0; i < G_N_ELEMENTS(an.kt_last) && !kt; i++)
+            if (an.kt_len[i] == len && an.kt_last[i] && memcmp(an.kt_last[i], f->keytext, len) == 0) kt = an.kt_last[i];
+        if (!kt) {
+            kt = wmem_strndup(wmem_file_scope(), f->keytext, len);
+            guint k = an.kt_next++ % G_N_ELEMENTS(an.kt_last);
+            an.kt_last[k] = kt;
+            an.kt_len[k] = len;
+        }
+    }
+    an_frame *fa = fa_get((guint32)f->frame);
+    fa->finds = (an_find *)an_grow(fa->finds, fa->nfinds, &fa->capfinds, sizeof *fa->finds, 1);
+    an_find *x = &fa->finds[fa->nfinds++];
+    x->rule = f->rule;
+    x->sev = f->severity <= UB_SEV_ERROR ? f->severity : UB_SEV_ERROR;
     static const guint8 fg_of[] = { [UB_EG_MALFORMED] = FG_MALFORMED, [UB_EG_PROTOCOL] = FG_PROTOCOL,
                                     [UB_EG_SEQUENCE] = FG_SEQUENCE, [UB_EG_CHECKSUM] = FG_CHECKSUM };
     unsigned eg = ub_finding_group(f); /* as ubdump -z expert */
-    x.group = eg < G_N_ELEMENTS(fg_of) ? fg_of[eg] : FG_PROTOCOL;
+    x->group = eg < G_N_ELEMENTS(fg_of) ? fg_of[eg] : FG_PROTOCOL;
     /* the engine keeps only non-zero frames; Wireshark's frame numbers are 32-bit */
+    x->nrel = 0;
     for (unsigned i = 0; i < f->nframes && i < UB_FINDING_FRAMES; i++)
-        if (f->frames[i] && f->frames[i] <= G_MAXUINT32) x.rel[x.nrel++] = (guint32)f->frames[i];
-    x.nvalues = f->nvalues < 4 ? f->nvalues : 4;
-    for (unsigned i = 0; i < x.nvalues; i++) x.values[i] = f->values[i];
-    x.detail = f->detail;
-    x.key = f->key;
-    if (f->keytext[0]) { /* shared with one of the latest findings when the same */
-        const char *kt = NULL;
-        for (guint i = 0; i < G_N_ELEMENTS(an.kt_last) && !kt; i++)
-            if (an.kt_last[i] && strncmp(an.kt_last[i], f->keytext, sizeof f->keytext) == 0) kt = an.kt_last[i];
-        if (!kt) {
-            kt = wmem_strndup(wmem_file_scope(), f->keytext, sizeof f->keytext);
-            an.kt_last[an.kt_next++ % G_N_ELEMENTS(an.kt_last)] = kt;
-        }
-        x.keytext = kt;
-    }
-    an_frame *fa = fa_get((guint32)f->frame);
-    if (fa->nfinds == fa->capfinds) { /* most frames get one */
-        fa->capfinds = fa->capfinds ? 2 * fa->capfinds : 1;
-        fa->finds = (an_find *)wmem_realloc(wmem_file_scope(), fa->finds, fa->capfinds * sizeof *fa->finds);
-    }
-    fa->finds[fa->nfinds++] = x;
+        if (f->frames[i] && f->frames[i] <= G_MAXUINT32) x->rel[x->nrel++] = (guint32)f->frames[i];
+    x->nvalues = f->nvalues < 4 ? f->nvalues : 4;
+    for (unsigned i = 0; i < x->nvalues; i++) x->values[i] = f->values[i];
+    x->detail = f->detail;
+    x->key = f->key;
+    x->keytext = kt;
 }
 
 static void an_add_match(guint32 frame, const an_match *m)
 {
     an_frame *fa = fa_get(frame);
-    if (fa->nmatches == fa->capmatches) {
-        fa->capmatches = fa->capmatches ? 2 * fa->capmatches : 2; /* a request and its response */
-        fa->matches = (an_match *)wmem_realloc(wmem_file_scope(), fa->matches, fa->capmatches * sizeof *fa->matches);
-    }
+    /* a request and its response */
+    fa->matches = (an_match *)an_grow(fa->matches, fa->nmatches, &fa->capmatches, sizeof *fa->matches, 2);
     fa->matches[fa->nmatches++] = *m;
 }
 
@@ -619,12 +647,26 @@ static guint32 an_channel(const an_pkt *p)
     if (c <= 0) { memcpy(k.b, e1, n1); memcpy(k.b + n1, e2, n2); }
     else { memcpy(k.b, e2, n2); memcpy(k.b + n2, e1, n1); }
     k.len = (guint8)(n1 + n2);
+    /* the channels of the latest packets first (a channel's packets come in runs): no hash, no map */
+    for (guint i = 0; i < G_N_ELEMENTS(an.ch_last); i++)
+        if (an.ch_last[i] && chkey_equal(an.ch_last[i], &k)) return an.ch_idx[i];
     if (!an.chans) an.chans = wmem_map_new(wmem_file_scope(), chkey_hash, chkey_equal);
-    gpointer hit = wmem_map_lookup(an.chans, &k);
-    if (hit) return GPOINTER_TO_UINT(hit);
-    an_chkey *nk = (an_chkey *)wmem_memdup(wmem_file_scope(), &k, sizeof k);
-    guint32 idx = ++an.nchans;
-    wmem_map_insert(an.chans, nk, GUINT_TO_POINTER(idx));
+    const void *orig = NULL;
+    void *hit = NULL;
+    const an_chkey *nk;
+    guint32 idx;
+    if (wmem_map_lookup_extended(an.chans, &k, &orig, &hit)) { /* the map's key (file scope) */
+        nk = (const an_chkey *)orig;
+        idx = GPOINTER_TO_UINT(hit);
+    } else {
+        an_chkey *dup = (an_chkey *)wmem_memdup(wmem_file_scope(), &k, sizeof k);
+        idx = ++an.nchans;
+        wmem_map_insert(an.chans, dup, GUINT_TO_POINTER(idx));
+        nk = dup;
+    }
+    guint slot = an.ch_next++ % G_N_ELEMENTS(an.ch_last);
+    an.ch_last[slot] = nk;
+    an.ch_idx[slot] = idx;
     return idx;
 }
 
@@ -948,10 +990,9 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
     if (!pref_analyze) return;
     if (!pinfo->fd->visited && !pinfo->flags.in_error_pkt) { /* every UB record, also one completing no unit */
-        ub_pktinfo pi;
-        pktinfo_of(pinfo, &pi);
-        if (pi.frame > an.last_frame) an.last_frame = (guint32)pi.frame;
-        if (pi.ts_ns > an.last_ts) an.last_ts = pi.ts_ns;
+        gint64 ns = (gint64)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs; /* as pktinfo_of */
+        if (pinfo->num > an.last_frame) an.last_frame = pinfo->num;
+        if (ns > 0 && (guint64)ns > an.last_ts) an.last_ts = (guint64)ns;
     }
     const an_frame *fa = ub_an_frame_lookup(pinfo->num);
     if (!fa) return;

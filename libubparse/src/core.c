@@ -606,15 +606,23 @@ size_t ub_ipv6_format(const uint8_t a[16], char *buf, size_t n)
             i += blen - 1;
             continue;
         }
-        if (i == 6 && best == 0 && (blen == 6 || (blen == 5 && w[5] == 0xffff))) {
-            o += (size_t)snprintf(t + o, sizeof t - o, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+        if (i == 6 && best == 0 && (blen == 6 || (blen == 5 && w[5] == 0xffff))) { /* "%u.%u.%u.%u" */
+            for (int k = 12; k < 16; k++) {
+                o += ub_u64_dec(t + o, a[k]);
+                t[o++] = '.';
+            }
+            o--;
             break;
         }
-        o += (size_t)snprintf(t + o, sizeof t - o, "%x", w[i]);
+        o += ub_u64_hex(t + o, w[i], 0); /* "%x" */
         if (i < 7) t[o++] = ':';
     }
     t[o] = 0;
-    if (n) snprintf(buf, n, "%s", t);
+    if (n) { /* snprintf(buf, n, "%s", t) */
+        size_t c = o < n ? o : n - 1;
+        memcpy(buf, t, c);
+        buf[c] = 0;
+    }
     return o;
 }
 

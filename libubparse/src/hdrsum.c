@@ -133,27 +133,34 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
 
 /* Layer names (spec chapters): data link §4, network §5, transport §6, transaction §7, management
  * and enumeration §10.4, network control App. F, URPC App. H. */
+/* the protocol a header belongs to for the Protocol column: 0 none, 1 UB-NW, 2 UB-TP, 3 UB-TA, 4 UB-NCTL,
+ * 5 UB-ENUM, 6 UB-MGMT, 7 UB-URPC (a switch on ranges: one table lookup per layer) */
+static unsigned proto_code(unsigned id)
+{
+    switch (id) {
+    case UB_H_NTH16: case UB_H_NTH24: case UB_H_NTHIP: case UB_H_ICRC: return 1;
+    case UB_H_RTPH ... UB_H_ICV: return 2;
+    case UB_H_BTAH ... UB_H_UDETAH: case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: return 3; /* not the MGMTETAH */
+    case UB_H_NCTL ... UB_H_NCTL_PDU: return 4;
+    case UB_H_ENUMPAD ... UB_H_TLV_OTHER: return 5;
+    case UB_H_MGMTETAH: case UB_H_MG_ERROR ... UB_H_MG_OPAQUE: return 6;
+    case UB_H_URPC_REQ ... UB_H_URPC_RDOFF: return 7;
+    default: return 0;
+    }
+}
+
 const char *ub_view_protocol(const ub_view *v)
 {
     if (v->kind == UB_KIND_DLLCB) return "UB-DLL";
     if (!ub_view_ub(v)) return "UB";
+    static const char *const names[8] = { NULL, "UB-NW", "UB-TP", "UB-TA", "UB-NCTL", "UB-ENUM", "UB-MGMT", "UB-URPC" };
+    static const unsigned char rank_of[8] = { 0, 1, 2, 3, 4, 4, 4, 5 };
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
-    int rank = 0;
-    const char *name = v->kind == UB_KIND_UBOE ? "UBoE" : "UB-DLL";
+    unsigned rank = 0, best = 0; /* the last layer of the highest rank names the packet */
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
-        if (!h) continue;
-        unsigned id = h->id;
-        int r = 0;
-        const char *nm = NULL;
-        if (id == UB_H_NTH16 || id == UB_H_NTH24 || id == UB_H_NTHIP || id == UB_H_ICRC) { r = 1; nm = "UB-NW"; }
-        else if (id >= UB_H_RTPH && id <= UB_H_ICV) { r = 2; nm = "UB-TP"; }
-        else if (id >= UB_H_BTAH && id <= UB_H_ATOMIC_OPS && id != UB_H_MGMTETAH) { r = 3; nm = "UB-TA"; }
-        else if (id == UB_H_NCTL || (id >= UB_H_IPNOTIFY4 && id <= UB_H_NCTL_PDU)) { r = 4; nm = "UB-NCTL"; }
-        else if (id >= UB_H_ENUMPAD && id <= UB_H_TLV_OTHER) { r = 4; nm = "UB-ENUM"; }
-        else if (id == UB_H_MGMTETAH || (id >= UB_H_MG_ERROR && id <= UB_H_MG_OPAQUE)) { r = 4; nm = "UB-MGMT"; }
-        else if (id >= UB_H_URPC_REQ && id <= UB_H_URPC_RDOFF) { r = 5; nm = "UB-URPC"; }
-        if (nm && r >= rank) { rank = r; name = nm; }
+        unsigned c = h ? proto_code(h->id) : 0;
+        if (c && rank_of[c] >= rank) { rank = rank_of[c]; best = c; }
     }
-    return name;
+    return best ? names[best] : v->kind == UB_KIND_UBOE ? "UBoE" : "UB-DLL";
 }

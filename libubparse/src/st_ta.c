@@ -14,6 +14,7 @@
  * Addresses: SCNA/DCNA or IP source/destination plus SEID/DEID; responses carry them swapped.
  * UPI is not part of any key. Never keyed on the TP channel (slices may travel on any channel). */
 #include "st_ta_int.h"
+#include "sumfmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,21 +123,36 @@ void ub_ta_kt_ep(kt_t *k, const ub_addr *ia, const ub_addr *ta, const char *what
     k->sn = sn;
     k->text[0] = 0;
 }
+/* at most max bytes of a ("%.<max>s") */
+static void put_max(ub_sbuf *s, const char *a, size_t max)
+{
+    size_t l = 0;
+    while (l < max && a[l]) l++;
+    ub_sb_put(s, a, l);
+}
+/* "%.47s" of the text, or "%.47s>%.47s[ rc 0x%x] %.8s %u", cut to n - 1 bytes (appenders, no printf:
+ * the plugin keeps every finding's text) */
 static void kt_fmt(const kt_t *k, char *b, size_t n)
 {
-    char t[160], x[48], y[48];
-    if (!k->ia) snprintf(t, sizeof t, "%.47s", k->text);
+    ub_sbuf s = { b, n, 0 };
+    if (!k->ia) put_max(&s, k->text, 47);
     else {
+        char x[48], y[48];
         ub_addr_str(k->ia, x, sizeof x);
         ub_addr_str(k->ta, y, sizeof y);
-        if (k->rck < RCK_COMPACT) snprintf(t, sizeof t, "%.47s>%.47s rc 0x%x %.8s %u", x, y, k->rck, k->what, k->sn);
-        else snprintf(t, sizeof t, "%.47s>%.47s %.8s %u", x, y, k->what, k->sn);
+        put_max(&s, x, 47);
+        ub_sb_chr(&s, '>');
+        put_max(&s, y, 47);
+        if (k->rck < RCK_COMPACT) {
+            ub_sb_lit(&s, " rc 0x");
+            ub_sb_hex(&s, k->rck, 0);
+        }
+        ub_sb_chr(&s, ' ');
+        put_max(&s, k->what, 8);
+        ub_sb_chr(&s, ' ');
+        ub_sb_u64(&s, k->sn);
     }
-    size_t l = strlen(t);
-    if (!n) return;
-    if (l >= n) l = n - 1; /* cut to the finding's keytext size */
-    memcpy(b, t, l);
-    b[l] = 0;
+    ub_sb_end(&s);
 }
 
 /* ---------------------------------------------------------------- findings */

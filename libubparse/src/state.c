@@ -156,7 +156,14 @@ size_t ub_addr_str(const ub_addr *a, char *buf, size_t n)
         ub_sb_lit(&s, "0x");
         ub_sb_hex(&s, v, a->len * 2u);
         return ub_sb_end(&s);
-    } else if (a->len == 4) w = snprintf(buf, n, "%u.%u.%u.%u", a->b[0], a->b[1], a->b[2], a->b[3]);
+    } else if (a->len == 4) { /* "%u.%u.%u.%u" (TP channel key texts: every kept finding) */
+        ub_sbuf s = { buf, n, 0 };
+        for (unsigned i = 0; i < 4; i++) {
+            if (i) ub_sb_chr(&s, '.');
+            ub_sb_u64(&s, a->b[i]);
+        }
+        return ub_sb_end(&s);
+    }
     else if (a->len == 16) return ub_ipv6_format(a->b, buf, n);
     else {
         size_t o = 0;
