@@ -99,8 +99,17 @@ static guint pref_response_timeout_ms = 100;
 typedef struct an_fh {
     const ub_hdr *h[AN_FH_MAX];
     const ub_field *f[AN_FH_MAX];
+    guint8 pn[AN_FH_MAX];  /* fh_plain rows: their bytes (0: not plain) at byte po */
+    guint16 po[AN_FH_MAX];
     guint n;
 } an_fh;
+
+/* a row of whole bytes, big-endian, no encoding: ub_field_value's value is these bytes */
+static gboolean fh_plain(const ub_field *f)
+{
+    return f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bit_off % 8 == 0 &&
+           f->bits % 8 == 0 && f->bits && f->bits <= 64;
+}
 
 static void fh_add(an_fh *fh, const char *abbrev)
 {
@@ -111,6 +120,8 @@ static void fh_add(an_fh *fh, const char *abbrev)
         if (!f[i]) continue;
         fh->h[fh->n] = h[i];
         fh->f[fh->n] = f[i];
+        fh->pn[fh->n] = fh_plain(f[i]) && f[i]->bit_off / 8 <= G_MAXUINT16 ? (guint8)(f[i]->bits / 8) : 0;
+        fh->po[fh->n] = fh->pn[fh->n] ? (guint16)(f[i]->bit_off / 8) : 0;
         fh->n++;
     }
 }
@@ -118,8 +129,17 @@ static void fh_add(an_fh *fh, const char *abbrev)
 static gboolean fh_get(const an_fh *fh, const ub_layer *l, ub_val *v)
 {
     if (!l) return FALSE;
-    for (guint i = 0; i < fh->n; i++)
-        if (fh->h[i] == l->hdr) return ub_field_value(l, fh->f[i], v) == 0;
+    for (guint i = 0; i < fh->n; i++) {
+        if (fh->h[i] != l->hdr) continue;
+        if (fh->pn[i] && (guint32)fh->po[i] + fh->pn[i] <= l->len) { /* most packets: no bit reader */
+            guint64 u = 0;
+            for (const guint8 *p = l->data + fh->po[i], *e = p + fh->pn[i]; p < e; p++) u = u << 8 | *p;
+            memset(v, 0, sizeof *v);
+            v->u = u;
+            return TRUE;
+        }
+        return ub_field_value(l, fh->f[i], v) == 0;
+    }
     return FALSE;
 }
 
@@ -215,6 +235,9 @@ static struct {
     const struct an_chkey *ch_last[4]; /* the latest channels' keys (the map's, file scope) and indexes */
     guint32 ch_idx[4];
     guint ch_next;
+    guint64 cw[4][2];      /* the latest CNA pairs (cna_word, lower first) and their channels (0: none) */
+    guint32 cw_idx[4];
+    guint cw_next;
     guint32 nchans;
     guint32 last_frame;
     guint64 last_ts;
@@ -265,11 +288,13 @@ static an_frame *fa_get(guint32 frame)
     an_frame *fa = an.fidx[frame];
     if (!fa) {
         if (!an.fchunk_left) {
-            an.fchunk = wmem_alloc0_array(wmem_file_scope(), an_frame, AN_FCHUNK);
+            /* not zeroed here: one record at a time below (a 12 KB clear per chunk cost more) */
+            an.fchunk = wmem_alloc_array(wmem_file_scope(), an_frame, AN_FCHUNK);
             an.fchunk_left = AN_FCHUNK;
         }
         fa = an.fchunk++;
         an.fchunk_left--;
+        memset(fa, 0, sizeof *fa);
         an.fidx[frame] = fa;
     }
     an.fa_last = fa;
@@ -378,6 +403,19 @@ static void *an_grow(void *arr, guint32 n, guint32 *cap, gsize elem, guint32 fir
     return a;
 }
 
+/* bytes (a multiple of 8, at most AN_SCHUNK) from the file-scope chunks of an_grow */
+static void *an_bump(gsize bytes)
+{
+    if (bytes > an.schunk_left) {
+        an.schunk = (guint8 *)wmem_alloc(wmem_file_scope(), AN_SCHUNK);
+        an.schunk_left = AN_SCHUNK;
+    }
+    void *a = an.schunk;
+    an.schunk += bytes;
+    an.schunk_left -= bytes;
+    return a;
+}
+
 /* Kept as it comes (a few copies, no formatting): most findings are never shown in a tree. */
 static void an_finding_cb(void *ctx _U_, const ub_finding *f)
 {
@@ -390,7 +428,10 @@ static void an_finding_cb(void *ctx _U_, const ub_finding *f)
         for (guint i = 0; i < G_N_ELEMENTS(an.kt_last) && !kt; i++)
             if (an.kt_len[i] == len && an.kt_last[i] && memcmp(an.kt_last[i], f->keytext, len) == 0) kt = an.kt_last[i];
         if (!kt) {
-            kt = wmem_strndup(wmem_file_scope(), f->keytext, len);
+            char *t = (char *)an_bump((len + 8) & ~(size_t)7); /* file scope, as the frames' arrays */
+            memcpy(t, f->keytext, len);
+            t[len] = '\0';
+            kt = t;
             guint k = an.kt_next++ % G_N_ELEMENTS(an.kt_last);
             an.kt_last[k] = kt;
             an.kt_len[k] = len;
@@ -491,6 +532,13 @@ static int hex_addr_str(gchar *buf, int buf_len, guint32 v, int width)
 static int cna_to_str(const address *a, gchar *buf, int buf_len)
 {
     const guint8 *d = (const guint8 *)a->data;
+    if (a->len >= 1 && a->len <= 4 && buf_len >= 3 + 2 * a->len) { /* the Source / Destination columns */
+        buf[0] = '0';
+        buf[1] = 'x';
+        ub_hex_bytes(buf + 2, d, (size_t)a->len); /* "0x%0*x" of len bytes: 2 digits a byte */
+        buf[2 + 2 * a->len] = '\0';
+        return 3 + 2 * a->len;
+    }
     guint32 v = 0;
     for (int i = 0; i < a->len && i < 4; i++) v = v << 8 | d[i];
     return hex_addr_str(buf, buf_len, v, a->len * 2);
@@ -517,15 +565,19 @@ static gboolean addr_from(guint8 *b, address *a, const an_fh *fh, const ub_layer
 {
     ub_val v;
     const ub_field *f = NULL;
-    for (guint i = 0; i < fh->n && !f; i++)
-        if (fh->h[i] == l->hdr) f = fh->f[i];
+    guint i = 0;
+    for (; i < fh->n; i++)
+        if (fh->h[i] == l->hdr) {
+            f = fh->f[i];
+            break;
+        }
     if (!f) return FALSE;
     int n;
-    if (f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bit_off % 8 == 0 && f->bits % 8 == 0 &&
-        f->bits && f->bits <= 64 && f->bit_off / 8 + f->bits / 8 <= l->len) {
+    if (fh->pn[i] && (guint32)fh->po[i] + fh->pn[i] <= l->len) {
         /* whole bytes, big-endian, inside the layer: ub_field_value's value is these bytes (most packets) */
-        n = (int)(f->bits / 8);
-        memcpy(b, l->data + f->bit_off / 8, (size_t)n);
+        n = fh->pn[i];
+        const guint8 *d = l->data + fh->po[i];
+        for (int k = 0; k < n; k++) b[k] = d[k];
         set_address(a, type, n, b);
         return TRUE;
     }
@@ -636,7 +688,7 @@ static guint ep_put(guint8 *o, const address *a, guint32 tpn)
     return n;
 }
 
-static guint32 an_channel(const an_pkt *p)
+static guint32 an_channel_key(const an_pkt *p)
 {
     guint8 e1[AN_EP_MAX], e2[AN_EP_MAX];
     guint n1 = ep_put(e1, &p->src, p->stpn), n2 = ep_put(e2, &p->dst, p->dtpn);
@@ -667,6 +719,41 @@ static guint32 an_channel(const an_pkt *p)
     guint slot = an.ch_next++ % G_N_ELEMENTS(an.ch_last);
     an.ch_last[slot] = nk;
     an.ch_idx[slot] = idx;
+    return idx;
+}
+
+/* a CNA endpoint (most packets) in one word: length, CNA, TPN */
+static gboolean cna_word(const address *a, guint32 tpn, guint64 *w)
+{
+    if (a->type != at_ub_cna || a->len < 1 || a->len > 4) return FALSE;
+    const guint8 *d = (const guint8 *)a->data;
+    guint64 v = 0;
+    for (int i = 0; i < a->len; i++) v = v << 8 | d[i];
+    *w = (guint64)a->len << 56 | v << 24 | (tpn & 0xFFFFFFu);
+    return TRUE;
+}
+
+/* the channel of the packet: the latest CNA pairs first (no key, no map), else an_channel_key */
+static guint32 an_channel(const an_pkt *p)
+{
+    guint64 a, b;
+    gboolean cw = cna_word(&p->src, p->stpn, &a) && cna_word(&p->dst, p->dtpn, &b);
+    if (cw) {
+        if (a > b) {
+            guint64 t = a;
+            a = b;
+            b = t;
+        }
+        for (guint i = 0; i < G_N_ELEMENTS(an.cw_idx); i++)
+            if (an.cw_idx[i] && an.cw[i][0] == a && an.cw[i][1] == b) return an.cw_idx[i];
+    }
+    guint32 idx = an_channel_key(p);
+    if (cw) {
+        guint k = an.cw_next++ % G_N_ELEMENTS(an.cw_idx);
+        an.cw[k][0] = a;
+        an.cw[k][1] = b;
+        an.cw_idx[k] = idx;
+    }
     return idx;
 }
 
@@ -1005,14 +1092,14 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     expert_field *top_ei = NULL; /* !all: the frame's expert info of the highest severity */
     int top_sev = 0;
 
-    if (fa->tp_channel) {
+    if (fa->tp_channel && at) {
         it = proto_tree_add_uint(at, hf_an_tp_channel, tvb, 0, 0, fa->tp_channel - 1);
         proto_item_set_generated(it);
     }
 
     /* TP sequence analysis */
     guint32 fl = fa->tp_flags;
-    if (fl & (UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE)) {
+    if (at && (fl & (UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE))) {
         it = proto_tree_add_uint(at, hf_an_expected_psn, tvb, 0, 0, fa->expected_psn);
         proto_item_set_generated(it);
     }

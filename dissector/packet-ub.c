@@ -505,17 +505,21 @@ void ub_ws_col_prepend_fence(column_info *cinfo, gint col, const char *text)
 
 static void set_columns(packet_info *pinfo, const ub_view *v)
 {
-    if (col_get_writable(pinfo->cinfo, COL_PROTOCOL) && pinfo->cinfo->col_first[COL_PROTOCOL] >= 0)
-        col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
+    gboolean pcol = col_get_writable(pinfo->cinfo, COL_PROTOCOL) && pinfo->cinfo->col_first[COL_PROTOCOL] >= 0;
     if (col_get_writable(pinfo->cinfo, COL_INFO) && pinfo->cinfo->col_first[COL_INFO] >= 0) {
         /* no Info column (tshark -T fields without _ws.col.Info): no summary to format */
         /* formatted into the packet pool, which outlives the columns: col_set_str keeps the pointer
          * (col_add_str's copy, when a fence is set) */
         char *sum = (char *)wmem_alloc(pinfo->pool, 512);
+        const char *proto = NULL;
         sum[0] = '\0';
-        ub_summary(v, sum, 512);
-        col_clear(pinfo->cinfo, COL_INFO);
+        ub_summary_proto(v, sum, 512, pcol ? &proto : NULL); /* and the top layer's name, in one pass */
+        if (pcol) col_set_str(pinfo->cinfo, COL_PROTOCOL, proto); /* UB-TA, UB-TP, ... */
+        /* no col_clear: col_set_str replaces the text after the fence (and the Info column has no
+         * filter expression to clear) */
         col_set_str(pinfo->cinfo, COL_INFO, sum[0] ? sum : "UB");
+    } else if (pcol) {
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, ub_view_protocol(v)); /* top layer: UB-TA, UB-TP, ... */
     }
 }
 

@@ -134,33 +134,32 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
 /* Layer names (spec chapters): data link §4, network §5, transport §6, transaction §7, management
  * and enumeration §10.4, network control App. F, URPC App. H. */
 /* the protocol a header belongs to for the Protocol column: 0 none, 1 UB-NW, 2 UB-TP, 3 UB-TA, 4 UB-NCTL,
- * 5 UB-ENUM, 6 UB-MGMT, 7 UB-URPC (a switch on ranges: one table lookup per layer) */
-static unsigned proto_code(unsigned id)
+ * 5 UB-ENUM, 6 UB-MGMT, 7 UB-URPC (a table: one load per layer; summary.c folds it in its own pass) */
+const uint8_t ub_proto_code[UB_H__COUNT] = {
+    [UB_H_NTH16] = 1, [UB_H_NTH24] = 1, [UB_H_NTHIP] = 1, [UB_H_ICRC] = 1,
+    [UB_H_RTPH ... UB_H_ICV] = 2,
+    [UB_H_BTAH ... UB_H_UDETAH] = 3, [UB_H_PAYLOAD] = 3, [UB_H_ATOMIC_OPS] = 3, /* not the MGMTETAH */
+    [UB_H_NCTL ... UB_H_NCTL_PDU] = 4,
+    [UB_H_ENUMPAD ... UB_H_TLV_OTHER] = 5,
+    [UB_H_MGMTETAH] = 6, [UB_H_MG_ERROR ... UB_H_MG_OPAQUE] = 6,
+    [UB_H_URPC_REQ ... UB_H_URPC_RDOFF] = 7,
+};
+
+const char *ub_proto_name(const ub_view *v, unsigned best)
 {
-    switch (id) {
-    case UB_H_NTH16: case UB_H_NTH24: case UB_H_NTHIP: case UB_H_ICRC: return 1;
-    case UB_H_RTPH ... UB_H_ICV: return 2;
-    case UB_H_BTAH ... UB_H_UDETAH: case UB_H_PAYLOAD: case UB_H_ATOMIC_OPS: return 3; /* not the MGMTETAH */
-    case UB_H_NCTL ... UB_H_NCTL_PDU: return 4;
-    case UB_H_ENUMPAD ... UB_H_TLV_OTHER: return 5;
-    case UB_H_MGMTETAH: case UB_H_MG_ERROR ... UB_H_MG_OPAQUE: return 6;
-    case UB_H_URPC_REQ ... UB_H_URPC_RDOFF: return 7;
-    default: return 0;
-    }
+    static const char *const names[8] = { NULL, "UB-NW", "UB-TP", "UB-TA", "UB-NCTL", "UB-ENUM", "UB-MGMT", "UB-URPC" };
+    return best && best < 8 ? names[best] : v->kind == UB_KIND_UBOE ? "UBoE" : "UB-DLL";
 }
 
 const char *ub_view_protocol(const ub_view *v)
 {
     if (v->kind == UB_KIND_DLLCB) return "UB-DLL";
     if (!ub_view_ub(v)) return "UB";
-    static const char *const names[8] = { NULL, "UB-NW", "UB-TP", "UB-TA", "UB-NCTL", "UB-ENUM", "UB-MGMT", "UB-URPC" };
-    static const unsigned char rank_of[8] = { 0, 1, 2, 3, 4, 4, 4, 5 };
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned rank = 0, best = 0; /* the last layer of the highest rank names the packet */
     for (unsigned i = 0; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
-        unsigned c = h ? proto_code(h->id) : 0;
-        if (c && rank_of[c] >= rank) { rank = rank_of[c]; best = c; }
+        if (h) ub_proto_fold(h->id, &rank, &best);
     }
-    return best ? names[best] : v->kind == UB_KIND_UBOE ? "UBoE" : "UB-DLL";
+    return ub_proto_name(v, best);
 }

@@ -61,6 +61,21 @@ extern const ub_vname ub_vn_cksum_status[];
 extern const ub_hdr *const ub_registry[UB_H__COUNT];
 static inline const ub_hdr *ub_hdr_fast(unsigned id) { return id < UB_H__COUNT ? ub_registry[id] : NULL; }
 
+/* The Protocol column (hdrsum.c): each header's protocol code, the rank that names a view (the last layer
+ * of the highest rank: UB-NW 1 < UB-TP 2 < UB-TA 3 < UB-NCTL/ENUM/MGMT 4 < UB-URPC 5), the name of the
+ * code found (for a UB view) */
+extern const uint8_t ub_proto_code[UB_H__COUNT];
+static inline void ub_proto_fold(unsigned id, unsigned *rank, unsigned *best)
+{
+    static const unsigned char rank_of[8] = { 0, 1, 2, 3, 4, 4, 4, 5 };
+    unsigned c = id < UB_H__COUNT ? ub_proto_code[id] : 0;
+    if (c && rank_of[c] >= *rank) {
+        *rank = rank_of[c];
+        *best = c;
+    }
+}
+const char *ub_proto_name(const ub_view *v, unsigned best);
+
 /* ---------------------------------------------------------------- profiles (profile.c) */
 /* A profile is a set of switches and table substitutions read once per decode (docs/interop.md):
  * the decoder tests bits of d->pf, and ub_push() takes the table of an id from d->tbl. */

@@ -154,38 +154,39 @@ void ub_sb(ub_sbuf *s, const char *fmt, ...)
 }
 
 /* The first layer of each header the summary names (ub_view_find / first of a group), in one pass. */
-typedef struct {
-    const ub_layer *nth, *ip4, *ip6, *nctl, *rtph, *utph, *ctph, *scan, *spdu, *ciph, *btah, *atah, *maetah, *mgmt,
-        *payload, *urpc;
+typedef union {
+    struct {
+        const ub_layer *nth, *ip4, *ip6, *nctl, *rtph, *utph, *ctph, *scan, *spdu, *ciph, *btah, *atah, *maetah, *mgmt,
+            *payload, *urpc;
+    };
+    const ub_layer *lay[16];
 } sum_layers;
+_Static_assert(sizeof(sum_layers) == 16 * sizeof(const ub_layer *), "sum_layers lay[] covers every member");
 
-static void sum_find(const ub_view *v, sum_layers *x)
+/* header id -> 1 + its member of sum_layers (0: not named): a table read per layer, no switch */
+#define SL(m) (uint8_t)(1 + offsetof(sum_layers, m) / sizeof(const ub_layer *))
+static const uint8_t sum_slot[UB_H__COUNT] = {
+    [UB_H_NTH16] = SL(nth), [UB_H_NTH24] = SL(nth), [UB_H_IPV4] = SL(ip4), [UB_H_IPV6] = SL(ip6),
+    [UB_H_NCTL] = SL(nctl), [UB_H_RTPH] = SL(rtph), [UB_H_UTPH] = SL(utph), [UB_H_CTPH] = SL(ctph),
+    [UB_H_SCANHDR] = SL(scan), [UB_H_SCANPDU_REQ] = SL(spdu), [UB_H_SCANPDU_RSP] = SL(spdu), [UB_H_CIPH] = SL(ciph),
+    [UB_H_BTAH] = SL(btah), [UB_H_BTAH_C] = SL(btah), [UB_H_BTAH_ALT] = SL(btah), [UB_H_ATAH] = SL(atah),
+    [UB_H_ATAH_C] = SL(atah), [UB_H_MAETAH] = SL(maetah), [UB_H_MAETAH_C] = SL(maetah), [UB_H_MGMTETAH] = SL(mgmt),
+    [UB_H_PAYLOAD] = SL(payload), [UB_H_URPC_REQ] = SL(urpc), [UB_H_URPC_ACK] = SL(urpc), [UB_H_URPC_RSP] = SL(urpc),
+};
+#undef SL
+
+/* proto: also ub_view_protocol's name, in the same pass (the plugin's Protocol and Info columns) */
+static void sum_find(const ub_view *v, sum_layers *x, const char **proto)
 {
     memset(x, 0, sizeof *x);
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    unsigned rank = 0, best = 0;
     for (unsigned i = 0; i < nl; i++) {
-        const ub_layer **p;
-        switch (v->layer[i].hdr->id) {
-        case UB_H_NTH16: case UB_H_NTH24: p = &x->nth; break;
-        case UB_H_IPV4: p = &x->ip4; break;
-        case UB_H_IPV6: p = &x->ip6; break;
-        case UB_H_NCTL: p = &x->nctl; break;
-        case UB_H_RTPH: p = &x->rtph; break;
-        case UB_H_UTPH: p = &x->utph; break;
-        case UB_H_CTPH: p = &x->ctph; break;
-        case UB_H_SCANHDR: p = &x->scan; break;
-        case UB_H_SCANPDU_REQ: case UB_H_SCANPDU_RSP: p = &x->spdu; break;
-        case UB_H_CIPH: p = &x->ciph; break;
-        case UB_H_BTAH: case UB_H_BTAH_C: case UB_H_BTAH_ALT: p = &x->btah; break;
-        case UB_H_ATAH: case UB_H_ATAH_C: p = &x->atah; break;
-        case UB_H_MAETAH: case UB_H_MAETAH_C: p = &x->maetah; break;
-        case UB_H_MGMTETAH: p = &x->mgmt; break;
-        case UB_H_PAYLOAD: p = &x->payload; break;
-        case UB_H_URPC_REQ: case UB_H_URPC_ACK: case UB_H_URPC_RSP: p = &x->urpc; break;
-        default: continue;
-        }
-        if (!*p) *p = &v->layer[i];
+        unsigned id = v->layer[i].hdr->id, k = id < UB_H__COUNT ? sum_slot[id] : 0;
+        if (k && !x->lay[k - 1]) x->lay[k - 1] = &v->layer[i];
+        if (proto) ub_proto_fold(id, &rank, &best);
     }
+    if (proto) *proto = ub_proto_name(v, best);
 }
 
 static const ub_layer *find(const ub_view *v, unsigned id)
@@ -384,10 +385,10 @@ static void sum_dllcb(const ub_view *v, sbuf *s)
 }
 
 /* the UB layers of a DLLDP or UBoE packet */
-static void sum_ub(const ub_view *v, sbuf *s)
+static void sum_ub(const ub_view *v, sbuf *s, const char **proto)
 {
     sum_layers x;
-    sum_find(v, &x);
+    sum_find(v, &x, proto);
     const ub_layer *l;
     if (v->cfg >= 0) { lit(s, "CFG"); dec(s, (uint64_t)v->cfg); }
     else if (v->kind == UB_KIND_UBOE) lit(s, "UBoE");
@@ -470,13 +471,19 @@ static void sum_ub(const ub_view *v, sbuf *s)
     }
 }
 
-size_t ub_summary(const ub_view *v, char *buf, size_t n)
+size_t ub_summary_proto(const ub_view *v, char *buf, size_t n, const char **proto)
 {
     sbuf s = { buf, n, 0 };
     if (n) buf[0] = '\0';
-    if (v->kind == UB_KIND_DLLCB) sum_dllcb(v, &s);
-    else if (!ub_view_ub(v)) sum_other(v, &s);
-    else sum_ub(v, &s);
+    if (v->kind == UB_KIND_DLLCB) {
+        sum_dllcb(v, &s);
+        if (proto) *proto = "UB-DLL"; /* as ub_view_protocol */
+    } else if (!ub_view_ub(v)) {
+        sum_other(v, &s);
+        if (proto) *proto = "UB";
+    } else {
+        sum_ub(v, &s, proto);
+    }
     if (v->nerrs) {
         lit(&s, " [");
         for (unsigned i = 0; i < v->nerrs; i++) {
@@ -488,3 +495,5 @@ size_t ub_summary(const ub_view *v, char *buf, size_t n)
     }
     return ub_sb_end(&s);
 }
+
+size_t ub_summary(const ub_view *v, char *buf, size_t n) { return ub_summary_proto(v, buf, n, NULL); }

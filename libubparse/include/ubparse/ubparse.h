@@ -543,6 +543,8 @@ unsigned ub_scan_path_entry(const uint8_t *path, unsigned i, unsigned w, unsigne
 
 /* One-line summary, e.g. "CFG9 NTH 0x0102→0x0304 Write req TASSN 1 addr 0x... len 64". */
 size_t ub_summary(const ub_view *v, char *buf, size_t n);
+/* The same, and ub_view_protocol(v) into *proto (the layers are walked once) */
+size_t ub_summary_proto(const ub_view *v, char *buf, size_t n, const char **proto);
 /* One line for a header item (hdrsum.c): its name and key fields, e.g. "Reliable Transport Header,
  * RTP data, PSN 17, TPN 0x101→0x202" (Wireshark tree items; the key fields are listed in hdrsum.c). */
 size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n);
