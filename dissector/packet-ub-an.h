@@ -1,5 +1,5 @@
-/* packet-ub-an.h — what packet-ub-analysis.c (engine, taps) and packet-ub-stats.c (conversation tables,
- * -z ub,srt, -z ub,tree) share. Private to the plugin. */
+/* packet-ub-an.h — what packet-ub-analysis.c (engine, taps), packet-ub-addr.c (field handles, addresses)
+ * and packet-ub-stats.c (conversation tables, -z ub,srt, -z ub,tree) share. Private to the plugin. */
 #ifndef PACKET_UB_AN_H
 #define PACKET_UB_AN_H
 
@@ -51,12 +51,27 @@ typedef struct ub_tap_info {
     guint32 bytes;
 } ub_tap_info;
 
-/* packet-ub-analysis.c: the address types AT_UB_CNA / AT_UB_EID (registered in ub_an_register) */
+/* packet-ub-addr.c: a schema field resolved once to every table that defines it */
+#define AN_FH_MAX 8
+typedef struct an_fh {
+    const ub_hdr *h[AN_FH_MAX];
+    const ub_field *f[AN_FH_MAX];
+    guint8 pn[AN_FH_MAX];  /* fh_plain rows: their bytes (0: not plain) at byte po */
+    guint16 po[AN_FH_MAX];
+    guint n;
+} an_fh;
+extern an_fh f_scna, f_dcna, f_seid, f_deid;
+void ub_an_fields_init(void);
+gboolean ub_an_fh_get(const an_fh *fh, const ub_layer *l, ub_val *v);
+/* packet-ub-addr.c: the network, EID and TP endpoints of view v (an_pkt) */
+void ub_an_scan(packet_info *pinfo, const ub_view *v, an_pkt *p);
+/* packet-ub-addr.c: the address types AT_UB_CNA / AT_UB_EID (ub_an_register_addr, from ub_an_register) */
 extern int at_ub_cna, at_ub_eid;
-/* packet-ub-analysis.c: value names of the TAOpcode (BTAH) and TPOpcode rows */
+void ub_an_register_addr(void);
+/* packet-ub-addr.c: value names of the TAOpcode (BTAH) and TPOpcode rows */
 const ub_vname *ub_an_taop_vals(void);
 const ub_vname *ub_an_tpop_vals(void);
-/* packet-ub-analysis.c: name of a management match code (ub_match.opcode >> 8): MGMTETAH Code, or
+/* packet-ub-addr.c: name of a management match code (ub_match.opcode >> 8): MGMTETAH Code, or
  * enumeration CMD */
 void ub_an_mgmt_code_name(guint code, char *buf, size_t n, gboolean with_number);
 

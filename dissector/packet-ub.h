@@ -42,7 +42,7 @@ void ub_ws_col_prepend_fence(column_info *cinfo, gint col, const char *text);
 void ub_ws_add_layer_fields(proto_tree *sub, const ub_layer *l, tvbuff_t *tvb, gint loff, gint llen,
                             packet_info *pinfo);
 
-/* packet-ub-analysis.c: state engine, addresses, taps, statistics */
+/* packet-ub-analysis.c: state engine, taps, statistics (addresses: packet-ub-addr.c) */
 void ub_an_register(int proto_ub);
 void ub_an_register_prefs(module_t *m);
 /* every decoded view: Source/Destination, hidden address fields in tree, the engine (first pass),
