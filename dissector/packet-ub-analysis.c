@@ -274,13 +274,13 @@ static void *an_grow(void *arr, guint32 n, guint32 *cap, gsize elem, guint32 fir
         a = an.schunk;
         an.schunk += bytes;
         an.schunk_left -= bytes;
-    } else if (!*cap) {
+    } else if (!*cap && bytes <= AN_SCHUNK) {
         an.schunk = (guint8 *)wmem_alloc(wmem_file_scope(), AN_SCHUNK);
         an.schunk_left = AN_SCHUNK;
         return an_grow(arr, n, cap, elem, first);
-    } else {
+    } else { /* a larger array (a first one of more than a chunk too: no endless recursion) */
         a = wmem_alloc(wmem_file_scope(), bytes);
-        memcpy(a, arr, (gsize)n * elem);
+        if (n) memcpy(a, arr, (gsize)n * elem);
     }
     *cap = *cap ? 2 * *cap : first;
     return a;
