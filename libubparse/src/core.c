@@ -606,12 +606,8 @@ size_t ub_ipv6_format(const uint8_t a[16], char *buf, size_t n)
             i += blen - 1;
             continue;
         }
-        if (i == 6 && best == 0 && (blen == 6 || (blen == 5 && w[5] == 0xffff))) { /* "%u.%u.%u.%u" */
-            for (int k = 12; k < 16; k++) {
-                o += ub_u64_dec(t + o, a[k]);
-                t[o++] = '.';
-            }
-            o--;
+        if (i == 6 && best == 0 && (blen == 6 || (blen == 5 && w[5] == 0xffff))) {
+            o += ub_ipv4_dec(t + o, a + 12);
             break;
         }
         o += ub_u64_hex(t + o, w[i], 0); /* "%x" */

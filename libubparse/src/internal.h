@@ -75,6 +75,8 @@ static inline void ub_proto_fold(unsigned id, unsigned *rank, unsigned *best)
     }
 }
 const char *ub_proto_name(const ub_view *v, unsigned best);
+/* "%u.%u.%u.%u" of a[0..3], not terminated, at most 15 bytes (summary.c) */
+size_t ub_ipv4_dec(char t[15], const uint8_t a[4]);
 
 /* ---------------------------------------------------------------- profiles (profile.c) */
 /* A profile is a set of switches and table substitutions read once per decode (docs/interop.md):

@@ -157,11 +157,9 @@ size_t ub_addr_str(const ub_addr *a, char *buf, size_t n)
         ub_sb_hex(&s, v, a->len * 2u);
         return ub_sb_end(&s);
     } else if (a->len == 4) { /* "%u.%u.%u.%u" (TP channel key texts: every kept finding) */
+        char t[16];
         ub_sbuf s = { buf, n, 0 };
-        for (unsigned i = 0; i < 4; i++) {
-            if (i) ub_sb_chr(&s, '.');
-            ub_sb_u64(&s, a->b[i]);
-        }
+        ub_sb_put(&s, t, ub_ipv4_dec(t, a->b));
         return ub_sb_end(&s);
     }
     else if (a->len == 16) return ub_ipv6_format(a->b, buf, n);

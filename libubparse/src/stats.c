@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fh.h"
+#include "internal.h"
 
 /* -z ub,cfg: counted in the main thread over every decoded packet */
 struct ub_zcfg {
@@ -522,7 +523,7 @@ static int tpch_cmp(const void *x, const void *y)
 }
 static void addr_txt(char *b, size_t n, const uint8_t *p, unsigned len)
 {
-    if (len == 4 && n > 16) snprintf(b, n, "%u.%u.%u.%u", p[0], p[1], p[2], p[3]);
+    if (len == 4 && n > 16) b[ub_ipv4_dec(b, p)] = '\0';
     else if (len == 16) ub_ipv6_format(p, b, n);
     else {
         size_t o = (size_t)snprintf(b, n, "0x");

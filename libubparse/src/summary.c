@@ -51,6 +51,20 @@ size_t ub_u64_dec(char t[20], uint64_t v)
     return k;
 }
 
+/* "%u.%u.%u.%u" of a[0..3], not terminated (at most 15 bytes) */
+size_t ub_ipv4_dec(char t[15], const uint8_t a[4])
+{
+    size_t o = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned v = a[i];
+        if (i) t[o++] = '.';
+        if (v >= 100) t[o++] = (char)('0' + v / 100);
+        if (v >= 10) t[o++] = (char)('0' + v / 10 % 10);
+        t[o++] = (char)('0' + v % 10);
+    }
+    return o;
+}
+
 /* "00" .. "ff": the two digits of each byte value */
 static const char hex2[513] =
     "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
