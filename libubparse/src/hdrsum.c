@@ -135,15 +135,37 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n)
  * and enumeration §10.4, network control App. F, URPC App. H. */
 /* the protocol a header belongs to for the Protocol column: 0 none, 1 UB-NW, 2 UB-TP, 3 UB-TA, 4 UB-NCTL,
  * 5 UB-ENUM, 6 UB-MGMT, 7 UB-URPC (a table: one load per layer; summary.c folds it in its own pass) */
-const uint8_t ub_proto_code[UB_H__COUNT] = {
+const uint8_t ub_proto_code[UB_H__COUNT] = { /* every header listed (ISO C has no range designators) */
     [UB_H_NTH16] = 1, [UB_H_NTH24] = 1, [UB_H_NTHIP] = 1, [UB_H_ICRC] = 1,
-    [UB_H_RTPH ... UB_H_ICV] = 2,
-    [UB_H_BTAH ... UB_H_UDETAH] = 3, [UB_H_PAYLOAD] = 3, [UB_H_ATOMIC_OPS] = 3, /* not the MGMTETAH */
-    [UB_H_NCTL ... UB_H_NCTL_PDU] = 4,
-    [UB_H_ENUMPAD ... UB_H_TLV_OTHER] = 5,
-    [UB_H_MGMTETAH] = 6, [UB_H_MG_ERROR ... UB_H_MG_OPAQUE] = 6,
-    [UB_H_URPC_REQ ... UB_H_URPC_RDOFF] = 7,
+    [UB_H_RTPH] = 2, [UB_H_UTPH] = 2, [UB_H_CTPH] = 2, [UB_H_CETPH_LDCP] = 2, [UB_H_CETPH_CAQM] = 2,
+    [UB_H_CETPH_CNP] = 2, [UB_H_SAETPH] = 2, [UB_H_TPPAD] = 2, [UB_H_UPIH16] = 2, [UB_H_UPIH32] = 2,
+    [UB_H_EIDH40] = 2, [UB_H_EIDH256] = 2, [UB_H_CIPH] = 2, [UB_H_ICV] = 2,
+    [UB_H_BTAH] = 3, [UB_H_BTAH_C] = 3, [UB_H_BTAH_ALT] = 3, [UB_H_ATAH] = 3, [UB_H_ATAH_C] = 3,
+    [UB_H_MAETAH] = 3, [UB_H_MAETAH_C] = 3, [UB_H_MTETAH] = 3, [UB_H_TVETAH] = 3, [UB_H_TAIDETAH] = 3,
+    [UB_H_OFSTETAH] = 3, [UB_H_IMMETAH] = 3, [UB_H_NTFETAH] = 3, [UB_H_BEETAH] = 3, [UB_H_UDETAH] = 3,
+    [UB_H_PAYLOAD] = 3, [UB_H_ATOMIC_OPS] = 3, /* not the MGMTETAH */
+    [UB_H_NCTL] = 4, [UB_H_IPNOTIFY4] = 4, [UB_H_IPNOTIFY6] = 4, [UB_H_NPIC] = 4, [UB_H_NPIC_ENTRY] = 4,
+    [UB_H_NCTL_PDU] = 4,
+    [UB_H_ENUMPAD] = 5, [UB_H_SCANHDR] = 5, [UB_H_SCAN_RPATH] = 5, [UB_H_SCANPDU_REQ] = 5,
+    [UB_H_SCANPDU_RSP] = 5, [UB_H_SCAN_CFGCNA_REQ] = 5, [UB_H_SCAN_QRYCNA_REQ] = 5,
+    [UB_H_SCAN_QRYCNA_RSP] = 5, [UB_H_TLV_SLICE] = 5, [UB_H_TLV_PORTNUM] = 5, [UB_H_TLV_PORTINFO] = 5,
+    [UB_H_TLV_CAPINFO] = 5, [UB_H_TLV_OTHER] = 5,
+    [UB_H_MGMTETAH] = 6, [UB_H_MG_ERROR] = 6, [UB_H_MG_LINK] = 6, [UB_H_MG_HOTPLUG] = 6,
+    [UB_H_MG_CFG_REQ] = 6, [UB_H_MG_CFG_RSP] = 6, [UB_H_MG_VDM_VENDOR] = 6, [UB_H_MG_VDM_VENDOR_ALT] = 6,
+    [UB_H_MG_RSI_REQ] = 6, [UB_H_MG_RSI_RSP] = 6, [UB_H_MG_ENTINFO_RSP] = 6, [UB_H_MG_ENTINFO_MUE] = 6,
+    [UB_H_MG_LNQ_REQ] = 6, [UB_H_MG_TOKEN_REQ] = 6, [UB_H_MG_TOKEN_RSP] = 6, [UB_H_MG_ENT_REG] = 6,
+    [UB_H_MG_ENT_DEREG] = 6, [UB_H_MG_BI_CREATE] = 6, [UB_H_MG_BI_DESTROY] = 6, [UB_H_MG_CFG_CPL] = 6,
+    [UB_H_MG_PORT_RESET] = 6, [UB_H_MG_OPAQUE] = 6,
+    [UB_H_URPC_REQ] = 7, [UB_H_URPC_DMA] = 7, [UB_H_URPC_ACK] = 7, [UB_H_URPC_RSP] = 7,
+    [UB_H_URPC_RDOFF] = 7,
 };
+/* the runs of consecutive header ids above, each complete */
+_Static_assert(UB_H_ICV - UB_H_RTPH == 13, "a header was added to or removed from UB_H_RTPH..UB_H_ICV: update ub_proto_code");
+_Static_assert(UB_H_UDETAH - UB_H_BTAH == 14, "a header was added to or removed from UB_H_BTAH..UB_H_UDETAH: update ub_proto_code");
+_Static_assert(UB_H_NCTL_PDU - UB_H_NCTL == 5, "a header was added to or removed from UB_H_NCTL..UB_H_NCTL_PDU: update ub_proto_code");
+_Static_assert(UB_H_TLV_OTHER - UB_H_ENUMPAD == 12, "a header was added to or removed from UB_H_ENUMPAD..UB_H_TLV_OTHER: update ub_proto_code");
+_Static_assert(UB_H_MG_OPAQUE - UB_H_MG_ERROR == 20, "a header was added to or removed from UB_H_MG_ERROR..UB_H_MG_OPAQUE: update ub_proto_code");
+_Static_assert(UB_H_URPC_RDOFF - UB_H_URPC_REQ == 4, "a header was added to or removed from UB_H_URPC_REQ..UB_H_URPC_RDOFF: update ub_proto_code");
 
 const char *ub_proto_name(const ub_view *v, unsigned best)
 {
