@@ -8,6 +8,10 @@
 #   wall     N = 1 .. UB_BENCH_MAX_THREADS (default nproc): best wall time of UB_BENCH_RUNS (default 3)
 #            interleaved rounds; speedup = wall(1) / wall(N), efficiency = speedup / N. Meaningful
 #            only on an idle machine with N free cores.
+#   ceiling  in the same rounds, N independent one-thread runs at once (nothing shared between them):
+#            N x wall(1) / wall(N copies) is what this machine's N CPUs give work that never talks
+#            across cores, the most any --threads N could reach here (vCPUs that share a physical
+#            core or its memory bandwidth give less than N).
 #   callgrind N = 1 .. max(4, nproc) over the first UB_BENCH_CG_PACKETS records (default 200000; 0
 #            skips): instructions of every thread (--separate-threads=yes), deterministic. Printed:
 #            all threads per packet, overhead vs one thread, the busiest thread per packet (under
@@ -50,7 +54,7 @@ fi
 for c in "${caps[@]}"; do [ -f "$c" ] || { echo "no such file: $c" >&2; exit 2; }; done
 
 # best wall time of `ubdump -q --audit --threads N` (exit 0/1: findings are fine)
-declare -A WALL IRT IRM IRC
+declare -A WALL COPIES IRT IRM IRC
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "wall: $RUNS rounds, N = 1..$MAXT on $CPUS CPUs (load average $load_before)"
 for ((r = 1; r <= RUNS; r++)); do
@@ -61,6 +65,16 @@ for ((r = 1; r <= RUNS; r++)); do
             w=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }')
             k="$c|$j"
             if [ -z "${WALL[$k]:-}" ] || awk -v a="$w" -v b="${WALL[$k]}" 'BEGIN { exit !(a < b) }'; then WALL[$k]=$w; fi
+            [ "$j" -ge 2 ] || continue
+            s=$(date +%s.%N) # the ceiling: j one-thread runs at once
+            pids=()
+            for ((i = 0; i < j; i++)); do
+                "$U" -r "$c" -q --audit --threads 1 >/dev/null 2>&1 &
+                pids+=($!)
+            done
+            for p in "${pids[@]}"; do wait "$p" || [ $? -eq 1 ]; done
+            w=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }')
+            if [ -z "${COPIES[$k]:-}" ] || awk -v a="$w" -v b="${COPIES[$k]}" 'BEGIN { exit !(a < b) }'; then COPIES[$k]=$w; fi
         done
     done
 done
@@ -98,17 +112,22 @@ fi
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), host: $CPUS CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "- load average before: $load_before, after: $load_after (wall numbers mean something only when idle)"
     for c in "${caps[@]}"; do
-        n=$("$U" -r "$c" -q -c "$CG" 2>/dev/null | sed -n 's/^\([0-9][0-9]*\) records.*/\1/p')
+        n= # records under callgrind (UB_BENCH_CG_PACKETS=0: none; ubdump -c 0 is an error)
+        [ "$CG" = 0 ] || n=$("$U" -r "$c" -q -c "$CG" 2>/dev/null | sed -n 's/^\([0-9][0-9]*\) records.*/\1/p')
         echo
         echo "## \`$c\`"
         echo
-        echo "| threads | wall s | wall speedup | efficiency (target >= 0.8) | instr/packet, all threads | vs one thread | instr/packet, busiest thread | instr/packet, largest sequential part | bound | target 0.8 N |"
-        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        echo "| threads | wall s | wall speedup | efficiency (target >= 0.8) | ceiling: N one-thread copies at once, throughput x one | instr/packet, all threads | vs one thread | instr/packet, busiest thread | instr/packet, largest sequential part | bound | target 0.8 N |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         top=$((MAXT > CGMAX ? MAXT : CGMAX))
         for ((j = 1; j <= top; j++)); do
             w=${WALL[$c|$j]:-} t=${IRT[$c|$j]:-} m=${IRM[$c|$j]:-}
             w1=${WALL[$c|1]:-} t1=${IRT[$c|1]:-}
-            sp=- ef=- ws=-
+            sp=- ef=- ws=- ce=-
+            [ "$j" = 1 ] && [ -n "$w" ] && ce=1.00
+            if [ -n "${COPIES[$c|$j]:-}" ]; then
+                ce=$(awk -v a="$w1" -v b="${COPIES[$c|$j]}" -v j="$j" 'BEGIN { printf "%.2f", j * a / b }')
+            fi
             if [ -n "$w" ]; then
                 ws=$w
                 sp=$(awk -v a="$w1" -v b="$w" 'BEGIN { printf "%.2f", a / b }')
@@ -123,7 +142,7 @@ fi
                 cp=$(awk -v t="$cr" -v n="$n" 'BEGIN { printf "%.0f", t / n }')
                 bd=$(awk -v a="$t1" -v t="$t" -v j="$j" -v c="$cr" 'BEGIN { d = t / j; if (c > d) d = c; printf "%.2f", a / d }')
             fi
-            echo "| $j | $ws | $sp | $ef | $tp | $ov | $mp | $cp | $bd | $(awk -v j="$j" 'BEGIN { printf "%.1f", 0.8 * j }') |"
+            echo "| $j | $ws | $sp | $ef | $ce | $tp | $ov | $mp | $cp | $bd | $(awk -v j="$j" 'BEGIN { printf "%.1f", 0.8 * j }') |"
         done
     done
 } >"$OUT"/threads.md
