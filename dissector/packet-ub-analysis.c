@@ -593,16 +593,6 @@ static void an_postseq(void)
 /* ------------------------------------------------------------------------------------------ */
 
 
-/* hex digits of v (at least min digits) at o; returns the end */
-static char *hex_digits(char *o, guint32 v, int min)
-{
-    int n = 1;
-    while (n < 8 && (v >> (4 * n))) n++;
-    if (n < min) n = min;
-    for (int i = n - 1; i >= 0; i--) *o++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
-    return o;
-}
-
 /* TP endpoint text, in pool: "address:0xTPN" (RTP, kind NULL) or "address (UTP)"; a CNA is written here
  * as cna_to_str does (most packets), other addresses through address_to_str */
 static char *tp_ep_text(wmem_allocator_t *pool, const address *a, const char *kind, guint32 tpn)
@@ -611,13 +601,11 @@ static char *tp_ep_text(wmem_allocator_t *pool, const address *a, const char *ki
         char *t = address_to_str(pool, a);
         return kind ? wmem_strdup_printf(pool, "%s (%s)", t, kind) : wmem_strdup_printf(pool, "%s:0x%x", t, tpn);
     }
-    const guint8 *d = (const guint8 *)a->data;
-    guint32 v = 0;
-    for (int i = 0; i < a->len; i++) v = v << 8 | d[i];
-    char *t = (char *)wmem_alloc(pool, 32), *o = t;
+    char *t = (char *)wmem_alloc(pool, 32), *o = t; /* "0x" 8 digits, " (UTP)" or ":0x" 8 digits, NUL */
     *o++ = '0';
     *o++ = 'x';
-    o = hex_digits(o, v, a->len * 2);
+    ub_hex_bytes(o, (const guint8 *)a->data, (size_t)a->len); /* "%0*x": two digits a byte */
+    o += 2 * a->len;
     if (kind) {
         *o++ = ' ';
         *o++ = '(';
@@ -628,7 +616,10 @@ static char *tp_ep_text(wmem_allocator_t *pool, const address *a, const char *ki
         *o++ = ':';
         *o++ = '0';
         *o++ = 'x';
-        o = hex_digits(o, tpn, 1);
+        char h[32];
+        size_t k = ub_u64_hex(h, tpn, 0); /* "%x": at most 8 digits */
+        memcpy(o, h, k);
+        o += k;
     }
     *o = '\0';
     return t;

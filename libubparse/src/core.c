@@ -661,9 +661,12 @@ size_t ub_format_value(const ub_field *f, const ub_val *v, bool names, char *buf
         return w < 0 ? 0 : (size_t)w;
     }
     case UB_FT_IPV4:
-        if (v->nbytes == 4) {
-            w = snprintf(buf, n, "%u.%u.%u.%u", v->bytes[0], v->bytes[1], v->bytes[2], v->bytes[3]);
-            return w < 0 ? 0 : (size_t)w;
+        if (v->nbytes == 4) { /* "%u.%u.%u.%u" with snprintf's truncation */
+            char t[16];
+            size_t k = ub_ipv4_dec(t, v->bytes), c = k < n ? k : n - 1;
+            memcpy(buf, t, c);
+            buf[c] = '\0';
+            return k;
         }
         break;
     case UB_FT_IPV6:

@@ -170,13 +170,14 @@ _Static_assert(UB_H_URPC_RDOFF - UB_H_URPC_REQ == 4, "a header was added to or r
 const char *ub_proto_name(const ub_view *v, unsigned best)
 {
     static const char *const names[8] = { NULL, "UB-NW", "UB-TP", "UB-TA", "UB-NCTL", "UB-ENUM", "UB-MGMT", "UB-URPC" };
+    if (v->kind == UB_KIND_DLLCB) return "UB-DLL";
+    if (!ub_view_ub(v)) return "UB";
     return best && best < 8 ? names[best] : v->kind == UB_KIND_UBOE ? "UBoE" : "UB-DLL";
 }
 
 const char *ub_view_protocol(const ub_view *v)
 {
-    if (v->kind == UB_KIND_DLLCB) return "UB-DLL";
-    if (!ub_view_ub(v)) return "UB";
+    if (v->kind == UB_KIND_DLLCB || !ub_view_ub(v)) return ub_proto_name(v, 0);
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned rank = 0, best = 0; /* the last layer of the highest rank names the packet */
     for (unsigned i = 0; i < nl; i++) {

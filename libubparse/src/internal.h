@@ -62,8 +62,8 @@ extern const ub_hdr *const ub_registry[UB_H__COUNT];
 static inline const ub_hdr *ub_hdr_fast(unsigned id) { return id < UB_H__COUNT ? ub_registry[id] : NULL; }
 
 /* The Protocol column (hdrsum.c): each header's protocol code, the rank that names a view (the last layer
- * of the highest rank: UB-NW 1 < UB-TP 2 < UB-TA 3 < UB-NCTL/ENUM/MGMT 4 < UB-URPC 5), the name of the
- * code found (for a UB view) */
+ * of the highest rank: UB-NW 1 < UB-TP 2 < UB-TA 3 < UB-NCTL/ENUM/MGMT 4 < UB-URPC 5), and the name:
+ * "UB-DLL" for a DLLCB, "UB" for a view that is not UB, else that of the code found (best) */
 extern const uint8_t ub_proto_code[UB_H__COUNT];
 static inline void ub_proto_fold(unsigned id, unsigned *rank, unsigned *best)
 {

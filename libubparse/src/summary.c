@@ -209,25 +209,12 @@ static const ub_layer *find(const ub_view *v, unsigned id)
     return i < 0 ? NULL : &v->layer[i];
 }
 
-/* text of the address row `row` of l into buf (n >= 64): "10.0.0.1" by hand, other forms by
- * ub_format_value; false if the row is not in the layer */
+/* text of the address row `row` of l into buf (n >= 64); false if the row is not in the layer */
 static bool addr_text(const ub_layer *l, unsigned row, char *buf, size_t n)
 {
     const ub_field *f = &l->hdr->fields[row];
     ub_val a;
     if (ub_field_value(l, f, &a) != 0) return false;
-    if (f->type == UB_FT_IPV4 && a.nbytes == 4) {
-        size_t o = 0;
-        for (unsigned i = 0; i < 4; i++) {
-            unsigned b = a.bytes[i];
-            if (b >= 100) buf[o++] = (char)('0' + b / 100);
-            if (b >= 10) buf[o++] = (char)('0' + b / 10 % 10);
-            buf[o++] = (char)('0' + b % 10);
-            buf[o++] = '.';
-        }
-        buf[o - 1] = '\0';
-        return true;
-    }
     ub_format_value(f, &a, false, buf, n);
     return true;
 }
@@ -491,10 +478,10 @@ size_t ub_summary_proto(const ub_view *v, char *buf, size_t n, const char **prot
     if (n) buf[0] = '\0';
     if (v->kind == UB_KIND_DLLCB) {
         sum_dllcb(v, &s);
-        if (proto) *proto = "UB-DLL"; /* as ub_view_protocol */
+        if (proto) *proto = ub_proto_name(v, 0);
     } else if (!ub_view_ub(v)) {
         sum_other(v, &s);
-        if (proto) *proto = "UB";
+        if (proto) *proto = ub_proto_name(v, 0);
     } else {
         sum_ub(v, &s, proto);
     }
