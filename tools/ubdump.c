@@ -68,6 +68,9 @@ typedef struct app {
     ubx_writer *wr;           /* -w */
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
     bool rest;                /* show_rest: a unit is wanted after its decode and the session */
+    bool after;               /* show_after: the logs, a script, the session or show_rest want each unit */
+    bool per_frame;           /* the main loop has work per record besides its units (-T fields|json|ek,
+                               * filtered tables, io,stat, -w, progress) */
     bool tables;              /* -z tables fed per unit */
     bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
@@ -392,15 +395,22 @@ static void count_neigh(app *a, const ub_view *v)
 }
 
 static void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags);
+static void show_after(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags);
+/* a unit handed to the audit threads undecoded (out of line, as show_after) */
+static __attribute__((noinline)) void show_raw(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire,
+                                               ub_entry entry, unsigned unit_flags)
+{
+    a->nunits++;
+    if (ub_audit_unit(a->session, entry, data, len, wire, unit_flags, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir }) != 0)
+        a->oom = true;
+}
 static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_entry entry, unsigned unit_flags)
 {
     ub_view *v = a->v;
     /* a whole record cut by the snapshot length: its length on the wire is the record's orig_len */
     uint32_t wire = data == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
     if (a->units_raw) { /* decoded by whichever audit thread is free; counted there (ub_audit_unit_counts) */
-        a->nunits++;
-        if (ub_audit_unit(a->session, entry, data, len, wire, unit_flags, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir }) != 0)
-            a->oom = true;
+        show_raw(a, r, data, len, wire, entry, unit_flags);
         return;
     }
     ub_decode_wire(v, &a->o, entry, data, len, wire);
@@ -409,8 +419,17 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
-    count_neigh(a, v);
+    if (v->neigh) count_neigh(a, v);
     if (a->o.profile == UB_PROFILE_SPEC) ub_sniff_view(&a->sniff, v);
+    if (a->after) show_after(a, r, data, len, wire, unit_flags);
+}
+
+/* a decoded unit to the logs, the scripts or the session, then show_rest (out of line: plain -q
+ * has none of them) */
+static __attribute__((noinline)) void show_after(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire,
+                                                 unsigned unit_flags)
+{
+    ub_view *v = a->v;
     if (a->logs) ub_logs_packet(a->logs, v, &(ub_pktinfo){ r->frame, r->ts_ns, r->ifindex, r->dir });
     if (a->lua) {
         ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
@@ -940,9 +959,18 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
     a->tables = any_conv(a) || a->nconvf || a->treef || a->tree || a->io;
     a->rest = !a->quiet || a->wr || a->tags || a->tables || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
+    a->after = a->logs || a->lua || a->session || a->rest;
+    a->per_frame = a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || a->nconvf || a->treef || a->io ||
+                   a->wr || a->progress;
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
+        if (!a->per_frame) { /* the record's units and nothing else (-q, text) */
+            ub_units_record(units, &r, unit_cb, a);
+            a->tprev = r.ts_ns;
+            if (a->oom) break;
+            continue;
+        }
         if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
         a->rec_mode = (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK) &&
                       ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;

@@ -844,6 +844,8 @@ int ub_decode(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, 
     return ub_decode_wire(v, o, entry, rec, len, len);
 }
 
+static int decode_general(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,
+                          bool tmpl);
 int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,
                      bool tmpl)
 {
@@ -856,8 +858,15 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     v->nerrs = 0;
     v->errs_dropped = 0;
     /* a stack seen before (tmpl.c): filled after its checks (it sets the rest of the view's fields
-     * below); else the general path, then learnt */
+     * below); else the general path, then learnt — out of line, so that a template's record pays
+     * none of its frame */
     if (tmpl && o && len && ub_tmpl_try(v, o, entry, rec, len, wirelen)) return 0;
+    return decode_general(v, o, entry, rec, len, wirelen, tmpl);
+}
+
+static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
+                                                    uint32_t len, uint32_t wirelen, bool tmpl)
+{
     v->claim = UB_CLAIM_NONE;
     v->kind = UB_KIND_NONE;
     v->cfg = -1;

@@ -865,6 +865,18 @@ uint32_t ub_crc30_block(const uint8_t *blk, unsigned flits, unsigned variant)
     size_t n = (size_t)flits * 20u - 4u; /* >= 16 */
     return crc30_block_on(cpu_level(n), blk, n, variant);
 }
+/* the functions crc30_block_on / crc32_or_on call for n >= 16 */
+void ub_crc_fns16(ub_crc30_blk_fn *crc30, ub_crc32_or_fn *crc32or)
+{
+#ifdef UB_HAVE_CLMUL
+    int lv = clmul_level();
+    *crc30 = lv == 2 ? crc30_block_avx : lv == 1 ? crc30_block_sse : crc30_block_tab;
+    *crc32or = lv == 2 ? crc32_or_avx : lv == 1 ? crc32_or_sse : crc32_or_tab;
+#else
+    *crc30 = crc30_block_tab;
+    *crc32or = crc32_or_tab;
+#endif
+}
 uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n) { return crc30_on(cpu_level(n), r, p, n); }
 uint32_t ub_crc32(uint32_t crc, const uint8_t *p, size_t n)
 {

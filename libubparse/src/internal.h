@@ -483,6 +483,11 @@ uint32_t ub_crc30_path(int lv, uint32_t r, const uint8_t *p, size_t n);
 uint32_t ub_crc30_block_path(int lv, const uint8_t *blk, unsigned flits, unsigned variant);
 uint32_t ub_crc32_path(int lv, uint32_t crc, const uint8_t *p, size_t n);
 uint32_t ub_crc32_or_path(int lv, const uint8_t *p, size_t n, const uint8_t orm[UB_CRC_ORM_LEN]);
+/* The CRCs on this CPU's path for n >= 16 bytes, resolved once (tmpl.c keeps them per view): what
+ * ub_crc30_block (n = 20·flits − 4) and ub_crc32_or compute, without the test of the CPU per call */
+typedef uint32_t (*ub_crc30_blk_fn)(const uint8_t *blk, size_t n, unsigned variant);
+typedef uint32_t (*ub_crc32_or_fn)(const uint8_t *p, size_t n, const uint8_t *orm);
+void ub_crc_fns16(ub_crc30_blk_fn *crc30, ub_crc32_or_fn *crc32or);
 /* Map an offset in the current buffer to a record offset. */
 uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off);
 

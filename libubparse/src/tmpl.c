@@ -55,8 +55,7 @@ typedef struct tmpl {
     uint16_t cp_src[T_NBLK], cp_n[T_NBLK];
     uint16_t choff[TC_MAX];
     /* the layers as the view holds them, data = its record offset (ub_tmpl_try adds the record's
-     * address); all TL_MAX copied on a hit (a fixed count: no loop exit to mispredict), the ones past
-     * nl are never read */
+     * address); copied on a hit a pair at a time, so an odd nl copies L[nl] too (zero: never read) */
     ub_layer L[TL_MAX];
     tchunk ch[TC_MAX];
     uint8_t ic_orm[UB_CRC_ORM_LEN]; /* the ICRC's masks (ub_icrc_orm) */
@@ -66,6 +65,8 @@ typedef struct ub_tmpl_cache {
     uint64_t hits; /* records filled from a template (tests) */
     uint8_t rr[T_SETS];
     ub_opts oc;
+    ub_crc30_blk_fn crc30; /* this CPU's CRCs for >= 16 bytes (crc.c), resolved once */
+    ub_crc32_or_fn crc32or;
     uint64_t tag[T_SETS * T_WAYS]; /* of each template: tag_of(), 0 = empty (one line per set to scan) */
     /* per group (length, entry and first word, hashed to T_GROUPS), the bits of the first T_HASH bytes
      * every template of the group compares: the set is chosen by them (with the length and the entry),
@@ -100,6 +101,7 @@ ub_view *ub_view_new_tmpl(void)
     tcache *c = (tcache *)(void *)((char *)v + at);
     c->on = 0;
     c->hits = 0;
+    ub_crc_fns16(&c->crc30, &c->crc32or);
     v->tmpl = c;
     v->tmpl_chk = chk_of(v, c);
     return v;
@@ -219,6 +221,46 @@ static inline bool same_bytes(const tmpl *u, const uint8_t *rec)
     return !(acc[0] | acc[1]);
 }
 
+/* the template's layers into the view, their data pointers moved to the record: two layers (80 bytes,
+ * five 16-byte words) a step, falling through from the last pair (one jump on the pair count), each
+ * data pointer (bytes 8..15 of word 0, 0..7 of word 3) plus the record's address; where layers are
+ * laid out otherwise (not LP64), one layer after the other */
+static inline void copy_layers(ub_layer *restrict l, const tmpl *t, const uint8_t *rec)
+{
+    if (sizeof(ub_layer) != 40 || offsetof(ub_layer, data) != 8 || sizeof(void *) != 8) {
+        for (unsigned i = 0; i < t->nl; i++) {
+            l[i] = t->L[i];
+            l[i].data = rec + (uintptr_t)t->L[i].data;
+        }
+        return;
+    }
+    _Static_assert(TL_MAX == 16, "eight pairs below");
+    const uint64_t r = (uint64_t)(uintptr_t)rec;
+    const w16 r0 = { 0, r }, r3 = { r, 0 };
+#define PAIR(k)                                                                                                    \
+    do {                                                                                                           \
+        const char *s_ = (const char *)&t->L[2 * (k)];                                                             \
+        char *d_ = (char *)&l[2 * (k)];                                                                            \
+        w16 w0, w1, w2, w3, w4;                                                                                    \
+        memcpy(&w0, s_, 16), memcpy(&w1, s_ + 16, 16), memcpy(&w2, s_ + 32, 16);                                   \
+        memcpy(&w3, s_ + 48, 16), memcpy(&w4, s_ + 64, 16);                                                        \
+        w0 += r0, w3 += r3;                                                                                        \
+        memcpy(d_, &w0, 16), memcpy(d_ + 16, &w1, 16), memcpy(d_ + 32, &w2, 16);                                   \
+        memcpy(d_ + 48, &w3, 16), memcpy(d_ + 64, &w4, 16);                                                        \
+    } while (0)
+    switch ((t->nl + 1u) >> 1) { /* nl >= 1; an odd count copies the template's empty layer after the last */
+    case 8: PAIR(7); __attribute__((fallthrough));
+    case 7: PAIR(6); __attribute__((fallthrough));
+    case 6: PAIR(5); __attribute__((fallthrough));
+    case 5: PAIR(4); __attribute__((fallthrough));
+    case 4: PAIR(3); __attribute__((fallthrough));
+    case 3: PAIR(2); __attribute__((fallthrough));
+    case 2: PAIR(1); __attribute__((fallthrough));
+    default: PAIR(0);
+    }
+#undef PAIR
+}
+
 bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                  uint32_t len, uint32_t wirelen)
 {
@@ -263,7 +305,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     if (!t) return false;
     uint32_t bcomp = 0, icomp = 0;
     if (t->bcrc_li) { /* */
-        bcomp = ub_crc30_block(rec, len / FLIT, o->bcrc_variant);
+        bcomp = c->crc30(rec, len / FLIT * FLIT - BCRC_LEN, o->bcrc_variant); /* whole flits (learnt so): n >= 16 */
         if (bcomp != ub_bcrc_carried(rec + len - BCRC_LEN)) return false;
     }
     const uint8_t *ib = rec; /* the ICRC's buffer */
@@ -273,7 +315,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
         ib = v->netbuf;
     }
     if (t->icrc_li) { /* §5.3.7 */
-        icomp = ub_crc32_or(ib + t->ic_first, t->ic_n, t->ic_orm);
+        icomp = t->ic_n >= 16 ? c->crc32or(ib + t->ic_first, t->ic_n, t->ic_orm) : ub_crc32_or(ib + t->ic_first, t->ic_n, t->ic_orm);
         const uint8_t *ic = ib + t->ic_pos;
         uint32_t be = ((uint32_t)ic[0] << 24) | ((uint32_t)ic[1] << 16) | ((uint32_t)ic[2] << 8) | ic[3];
         if (icomp != (t->ic_var == 1 ? __builtin_bswap32(be) : be)) return false;
@@ -289,37 +331,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     v->pkt = pk[t->pkt_off < 0xFFFEu ? 0 : t->pkt_off - 0xFFFDu];
     v->pkt_len = t->pkt_len;
     v->pkt_off = t->pkt_off < 0xFFFEu ? t->pkt_off : UINT32_MAX;
-    ub_layer *restrict l = v->layer;
-    /* the first eight layers always, eight more when there are: 16-byte words, no size-dependent
-     * branches (a memcpy of nl layers has several) */
-    _Static_assert(8 * sizeof *l % 16 == 0, "whole words");
-#define CP(k)                                                                                                      \
-    do {                                                                                                           \
-        w16 w_;                                                                                                    \
-        memcpy(&w_, (const char *)src_ + 16 * (k), 16);                                                            \
-        memcpy((char *)dst_ + 16 * (k), &w_, 16);                                                                  \
-    } while (0)
-#define CP8                                                                                                        \
-    CP(0); CP(1); CP(2); CP(3); CP(4); CP(5); CP(6); CP(7); CP(8); CP(9);                                          \
-    CP(10); CP(11); CP(12); CP(13); CP(14); CP(15); CP(16); CP(17); CP(18); CP(19)
-    {
-        const ub_layer *src_ = t->L;
-        ub_layer *dst_ = l;
-        CP8;
-        if (t->nl > 8) {
-            src_ += 8;
-            dst_ += 8;
-            CP8;
-        }
-    }
-#undef CP8
-#undef CP
-    _Static_assert(TL_MAX == 16, "sixteen below");
-    const uintptr_t r = (uintptr_t)rec;
-#define FIX(i) l[i].data = (const uint8_t *)((uintptr_t)t->L[i].data + r)
-    FIX(0); FIX(1); FIX(2); FIX(3); FIX(4); FIX(5); FIX(6); FIX(7);
-    FIX(8); FIX(9); FIX(10); FIX(11); FIX(12); FIX(13); FIX(14); FIX(15);
-#undef FIX
+    copy_layers(v->layer, t, rec);
     if (__builtin_expect(t->nblk != 0, 0)) multi_layers(v, t, mbc);
     v->nlayers = t->nl;
     c->hits++;
