@@ -1,9 +1,10 @@
 /* CRC paths (crc.c): the carry-less-multiply folding (SSSE3 and AVX copies, where this CPU has them)
  * and the portable tables against bit-serial references — random data, every length 0..400 at 8
  * start alignments (odd ones included), random start registers, chained updates, whole BCRC blocks
- * (R-03 both variants), the ICRC with masked bytes OR'ed in (ub_crc32_or) — plus fixed vectors
- * (digest §13.1 BCRC, CRC-32 check value, a 1000-byte pattern whose CRCs were computed
- * independently with Python's zlib and a bit-serial CRC30). */
+ * (R-03 both variants), the ICRC with masked bytes OR'ed in (ub_crc32_or), the functions
+ * ub_crc_fns16 resolves for the templates — plus fixed vectors (digest §13.1 BCRC, CRC-32 check
+ * value, a 1000-byte pattern whose CRCs were computed independently with Python's zlib and a
+ * bit-serial CRC30). */
 #include "ubtest.h"
 #include "internal.h"
 
@@ -74,6 +75,9 @@ int main(void)
     /* random data: every length 0..400 at 8 alignments, random start registers, every path */
     unsigned bad30[NLV] = { 0 }, bad32[NLV] = { 0 }, bador[NLV] = { 0 }, bad_def = 0, badc = 0, n_checked = 0;
     uint8_t orm[UB_CRC_ORM_LEN];
+    ub_crc30_blk_fn fn30; /* the functions the template cache resolves once (n >= 16) */
+    ub_crc32_or_fn fnor;
+    ub_crc_fns16(&fn30, &fnor);
     for (size_t i = 0; i < sizeof buf; i++) buf[i] = rnd8();
     for (size_t n = 0; n <= 400; n++) {
         for (size_t a = 0; a < 8; a++) {
@@ -98,6 +102,7 @@ int main(void)
             bad_def += ub_crc30_update(r0, p, n) != e30;
             bad_def += ub_crc32(c0, p, n) != e32;
             bad_def += ub_crc32_or(p, n, orm) != eor;
+            if (n >= 16) bad_def += fnor(p, n, orm) != eor;
             size_t k = n / 3; /* chained: two updates = one */
             badc += ub_crc32(ub_crc32(c0, p, k), p + k, n - k) != e32;
             badc += ub_crc30_update(ub_crc30_update(r0, p, k), p + k, n - k) != e30;
@@ -117,6 +122,7 @@ int main(void)
             const uint8_t *b = buf + f;
             uint32_t e = ref_block(b, f, var);
             bad_def += ub_crc30_block(b, f, var) != e;
+            bad_def += fn30(b, (size_t)f * 20u - 4u, var) != e;
             for (int lv = 0; lv < NLV; lv++) badb[lv] += ub_crc30_block_path(lv, b, f, var) != e;
         }
     }

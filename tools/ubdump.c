@@ -69,8 +69,7 @@ typedef struct app {
     bool tags;                /* summaries carry the TP analysis tags (one engine runs) */
     bool rest;                /* show_rest: a unit is wanted after its decode and the session */
     bool after;               /* show_after: the logs, a script, the session or show_rest want each unit */
-    bool per_frame;           /* the main loop has work per record besides its units (-T fields|json|ek,
-                               * filtered tables, io,stat, -w, progress) */
+    bool per_frame;           /* frame_work(): the main loop has work per record besides its units */
     bool tables;              /* -z tables fed per unit */
     bool units_raw;           /* -q audit on threads, nothing else per packet: units go to the session undecoded */
     uint32_t tpflags;         /* of the packet being shown */
@@ -551,6 +550,46 @@ enum {
     LO_THREADS, LO_VERSION, LO_WCITED
 };
 
+/* The main loop's work per record besides its units (-T fields|json|ek on flit streams, filtered
+ * tables, io,stat, -w, the progress line): frame_work says whether there is any (plain -q and text
+ * have none), frame_before / frame_after do it around the record's units. */
+static bool frame_work(const app *a)
+{
+    return a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || a->nconvf || a->treef || a->io || a->wr ||
+           a->progress;
+}
+
+static void frame_before(app *a, const ub_rec *r)
+{
+    if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
+    a->rec_mode = (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK) &&
+                  ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM;
+}
+
+/* 0, or -1 when -w could not write the record */
+static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *units)
+{
+    if (a->rec_mode) rec_line(a, r, units);
+    for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) { /* filtered tables: the frame is complete */
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        if (k == a->nconvf) ub_sttree_frame(a->treef, &pk);
+        else ub_conv_frame(a->convf[k], &pk);
+    }
+    if (a->io) {
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        if (!a->io_views && ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM) {
+            ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
+            ub_iostat_view(a->io, &empty, &pk);
+        }
+        ub_iostat_frame(a->io, &pk);
+        a->io_views = 0;
+    }
+    a->rec_mode = false;
+    bool sel = a->rec_sel;
+    a->rec_sel = false;
+    return a->wr && (sel || !a->yf) && ubx_writer_rec(a->wr, cf, r) != 0 ? -1 : 0;
+}
+
 static app A;
 /* the scripts and their rule set are released on every exit path (leak checkers run at exit) */
 static void lua_cleanup(void)
@@ -960,44 +999,19 @@ int main(int argc, char **argv)
     a->tables = any_conv(a) || a->nconvf || a->treef || a->tree || a->io;
     a->rest = !a->quiet || a->wr || a->tags || a->tables || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
     a->after = a->logs || a->lua || a->session || a->rest;
-    a->per_frame = a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || a->nconvf || a->treef || a->io ||
-                   a->wr || a->progress;
+    a->per_frame = frame_work(a);
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
         if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
-        if (!a->per_frame) { /* the record's units and nothing else (-q, text) */
-            ub_units_record(units, &r, unit_cb, a);
-            a->tprev = r.ts_ns;
-            if (a->oom) break;
-            continue;
-        }
-        if (a->progress && (a->npkts & 8191) == 0) progress(a, false);
-        a->rec_mode = (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK) &&
-                      ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM;
+        if (a->per_frame) frame_before(a, &r);
         ub_units_record(units, &r, unit_cb, a);
-        if (a->rec_mode) rec_line(a, &r, units);
-        for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) { /* filtered tables: the frame is complete */
-            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
-            if (k == a->nconvf) ub_sttree_frame(a->treef, &pk);
-            else ub_conv_frame(a->convf[k], &pk);
-        }
-        if (a->io) {
-            ub_filter_pkt pk = ypkt(a, &r, r.caplen, r.origlen);
-            if (!a->io_views && ub_entry_for_linktype(&a->o, r.linktype) == UB_ENTRY_STREAM) {
-                ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
-                ub_iostat_view(a->io, &empty, &pk);
-            }
-            ub_iostat_frame(a->io, &pk);
-            a->io_views = 0;
-        }
-        a->rec_mode = false;
+        int frc = a->per_frame ? frame_after(a, cf, &r, units) : 0;
         a->tprev = r.ts_ns;
-        if (a->wr && (a->rec_sel || !a->yf) && ubx_writer_rec(a->wr, cf, &r) != 0) {
+        if (frc != 0) {
             fprintf(stderr, "ubdump: %s: write error\n", wpath);
             status = 2;
             break;
         }
-        a->rec_sel = false;
         if (a->oom) break;
     }
     if (rc < 0) {

@@ -828,13 +828,13 @@ __attribute__((noinline)) static uint32_t crc32_or_tab(const uint8_t *p, size_t 
     return ~crc32_raw_or(~0u, p, n, orm);
 }
 
-/* Each CRC on path lv (2 AVX, 1 SSSE3, else the tables) */
+/* The function of each CRC on path lv (2 AVX, 1 SSSE3, else the tables), and the CRC on it */
 #ifdef UB_HAVE_CLMUL
-#define CRC_ON(lv, fn, tab, ...) \
-    return (lv) == 2 ? fn##_avx(__VA_ARGS__) : (lv) == 1 ? fn##_sse(__VA_ARGS__) : tab(__VA_ARGS__)
+#define CRC_PICK(lv, fn, tab) ((lv) == 2 ? fn##_avx : (lv) == 1 ? fn##_sse : tab)
 #else
-#define CRC_ON(lv, fn, tab, ...) return ((void)(lv), tab(__VA_ARGS__))
+#define CRC_PICK(lv, fn, tab) ((void)(lv), tab)
 #endif
+#define CRC_ON(lv, fn, tab, ...) return CRC_PICK(lv, fn, tab)(__VA_ARGS__)
 static inline uint32_t crc30_block_on(int lv, const uint8_t *blk, size_t n, unsigned variant)
 {
     CRC_ON(lv, crc30_block, crc30_block_tab, blk, n, variant);
@@ -868,14 +868,8 @@ uint32_t ub_crc30_block(const uint8_t *blk, unsigned flits, unsigned variant)
 /* the functions crc30_block_on / crc32_or_on call for n >= 16 */
 void ub_crc_fns16(ub_crc30_blk_fn *crc30, ub_crc32_or_fn *crc32or)
 {
-#ifdef UB_HAVE_CLMUL
-    int lv = clmul_level();
-    *crc30 = lv == 2 ? crc30_block_avx : lv == 1 ? crc30_block_sse : crc30_block_tab;
-    *crc32or = lv == 2 ? crc32_or_avx : lv == 1 ? crc32_or_sse : crc32_or_tab;
-#else
-    *crc30 = crc30_block_tab;
-    *crc32or = crc32_or_tab;
-#endif
+    *crc30 = CRC_PICK(cpu_level(16), crc30_block, crc30_block_tab);
+    *crc32or = CRC_PICK(cpu_level(16), crc32_or, crc32_or_tab);
 }
 uint32_t ub_crc30_update(uint32_t r, const uint8_t *p, size_t n) { return crc30_on(cpu_level(n), r, p, n); }
 uint32_t ub_crc32(uint32_t crc, const uint8_t *p, size_t n)
