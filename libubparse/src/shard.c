@@ -55,9 +55,8 @@ _Static_assert(offsetof(ub_view, errs_dropped) + sizeof(uint16_t) + _Alignof(ub_
 
 /* The ring: batch k lives in slot k % RING; the feeder may fill batch k once every worker has
  * finished batch k - RING. A batch of views closes at 128 KiB, a batch of raw units at 32 KiB
- * (~250 packets, ~160 KiB once decoded): ~4,000 packets in flight, enough to ride out a thread that
- * stalls for a millisecond (8 slots lost 6-12 % of the wall time on a 2-vCPU VM: bench/README.md,
- * eleventh round) */
+ * (~250 packets, ~160 KiB once decoded): ~4,000 packets in flight (8 slots were 5-12 % slower with
+ * two threads on a 2-vCPU VM: bench/README.md, eleventh round) */
 #define RING 16u
 #define BATCH_BYTES (128u * 1024u)
 #define RAW_BATCH_BYTES (32u * 1024u)
