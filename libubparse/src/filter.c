@@ -722,6 +722,23 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
             perr(p, lt->pos, "a regular expression cannot contain a NUL byte (\\x00)");
             return;
         }
+        switch (ub_re_check(L.str)) { /* what regcomp cannot take in bounded time and memory (filter_re.c) */
+        case RE_OK: break;
+        case RE_STACKED:
+            perr(p, lt->pos, "a repetition right after another (as in a+* or a{2}?) is undefined in a POSIX regular "
+                             "expression: group the first, (a+)*");
+            return;
+        case RE_EMPTYREP:
+            perr(p, lt->pos, "regular expression too complex: it repeats a part that can match nothing and holds a "
+                             "repetition itself, as in (a*)+ or (b?){2,}");
+            return;
+        case RE_NEST:
+            perr(p, lt->pos, "regular expression too complex: repetitions nested more than %u deep", RE_MAX_NEST);
+            return;
+        default:
+            perr(p, lt->pos, "regular expression too complex: its repetitions expand to more than %u elements", RE_MAX_ELEMS);
+            return;
+        }
         t->re = calloc(1, sizeof *t->re);
         if (!t->re) { perr(p, lt->pos, "out of memory"); return; }
         int rc = regcomp(t->re, L.str, REG_EXTENDED | REG_ICASE | REG_NOSUB);
