@@ -48,8 +48,8 @@ for h in "${HARNESSES[@]}"; do
         clang "${FZ_FLAGS[@]}" libubparse/src/[a-z]*.c "$src" -o "$BF/$name"
     fi
 done
-cc -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/capfile.c tests/fuzz/extract.c -o "$BF"/extract
-cc -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/[a-z]*.c tests/fuzz/mkseed.c -o "$BF"/mkseed
+cc -O1 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/capfile.c tests/fuzz/extract.c -o "$BF"/extract
+cc -O1 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/[a-z]*.c tests/fuzz/mkseed.c -o "$BF"/mkseed
 [ "$mode" = build ] && { echo "built: $BF/fuzz_*"; exit 0; }
 
 # seeds from the bundled captures (and the shared ns-3-UB traces when present)

@@ -16,13 +16,15 @@ n=0
 neid=0
 for c in "$S"/captures/*.pcap*; do
     name=$(basename "$c")
-    for z in conv,ub_eid endpoints,ub_eid conv,ub; do
-        ts -n -2 -q -r "$c" -z "$z" 2> "$tmp/ts.err" | norm > "$tmp/ts.txt" || { cat "$tmp/ts.err"; fail "$name: tshark -z $z"; }
-        "$U" -q -r "$c" -z "$z" 2> "$tmp/ub.err" | grep -Ev '^[0-9]+ records: ' | norm > "$tmp/ub.txt" || true
-        grep -q 'UB EID Conversations' "$tmp/ts.txt" && grep -q ' <-> ' "$tmp/ts.txt" && neid=$((neid + 1))
-        cmp -s "$tmp/ts.txt" "$tmp/ub.txt" || { diff "$tmp/ts.txt" "$tmp/ub.txt" || true; fail "$name: -z $z differs"; }
-        n=$((n + 1))
-    done
+    # the three tables in one run (ubdump's fixed order: conv,ub, endpoints,ub_eid, conv,ub_eid; tshark
+    # prints its -z options in reverse)
+    ts -n -2 -q -r "$c" -z conv,ub_eid -z endpoints,ub_eid -z conv,ub 2> "$tmp/ts.err" | norm > "$tmp/ts.txt" ||
+        { cat "$tmp/ts.err"; fail "$name: tshark -z conv,ub_eid -z endpoints,ub_eid -z conv,ub"; }
+    "$U" -q -r "$c" -z conv,ub -z endpoints,ub_eid -z conv,ub_eid 2> "$tmp/ub.err" | grep -Ev '^[0-9]+ records: ' | norm > "$tmp/ub.txt" || true
+    [ "$(grep -c '^UB EID Endpoints\|^UB EID Conversations\|^UB Conversations' "$tmp/ub.txt")" = 3 ] || { cat "$tmp/ub.txt"; fail "$name: not the three tables"; }
+    awk '/^UB EID Conversations/ { e = 1 } e && / <-> / { f = 1 } END { exit !f }' "$tmp/ts.txt" && neid=$((neid + 1))
+    cmp -s "$tmp/ts.txt" "$tmp/ub.txt" || { diff "$tmp/ts.txt" "$tmp/ub.txt" || true; fail "$name: -z conv,ub|endpoints,ub_eid|conv,ub_eid differs"; }
+    n=$((n + 3))
 done
 [ "$neid" -ge 5 ] || fail "only $neid captures with EID conversations (audit_mgmt, audit_responder, audit_txn_clean, cfg6_mgmt, cip)"
 # explicit values: audit_mgmt's EID pairs (frames and bytes per direction, start, duration)

@@ -19,27 +19,28 @@ ts -G fields 2> "$tmp/g.err" | awk -F'\t' '$1 == "F" { print $3 }' | sort -u > "
 comm -12 "$tmp/tf" "$tmp/uf" | grep -v '^ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|sll\)\.' > "$tmp/both" || true
 nf=$(wc -l < "$tmp/both")
 [ "$nf" -ge 500 ] || fail "only $nf ub.* fields known to both tools"
-split -l 100 "$tmp/both" "$tmp/batch."
+E=$(sed 's/^/-e /' "$tmp/both" | tr '\n' ' ') # all fields in one run per capture (one tshark start each)
 
 ncap=0 nval=0
 for c in "$S"/captures/*.pcapng; do
     name=$(basename "$c" .pcapng)
     uo= to=
     [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
-    for b in "$tmp"/batch.*; do
-        E=$(sed 's/^/-e /' "$b" | tr '\n' ' ')
-        # shellcheck disable=SC2086
-        ts -n -2 $to -r "$c" -T fields -e frame.number $E > "$tmp/ts.txt" 2> "$tmp/ts.err" ||
-            { cat "$tmp/ts.err"; fail "$name: tshark -T fields"; }
-        # shellcheck disable=SC2086
-        "$U" $uo -r "$c" -T fields -e frame.number $E > "$tmp/ub.txt" 2> "$tmp/ub.err" ||
-            { cat "$tmp/ub.err"; fail "$name: ubdump -T fields"; }
-        if ! cmp -s "$tmp/ts.txt" "$tmp/ub.txt"; then
-            diff "$tmp/ts.txt" "$tmp/ub.txt" | head -6 || true
-            fail "$name: ubdump -T fields differs from tshark's (< tshark, > ubdump; fields: $(tr '\n' ' ' < "$b" | cut -c1-200)...)"
-        fi
-        nval=$((nval + $(tr '\t' '\n' < "$tmp/ub.txt" | grep -c . || true)))
-    done
+    # shellcheck disable=SC2086
+    ts -n -2 $to -r "$c" -T fields -e frame.number $E > "$tmp/ts.txt" 2> "$tmp/ts.err" ||
+        { cat "$tmp/ts.err"; fail "$name: tshark -T fields"; }
+    # shellcheck disable=SC2086
+    "$U" $uo -r "$c" -T fields -e frame.number $E > "$tmp/ub.txt" 2> "$tmp/ub.err" ||
+        { cat "$tmp/ub.err"; fail "$name: ubdump -T fields"; }
+    if ! cmp -s "$tmp/ts.txt" "$tmp/ub.txt"; then # name the first field that differs
+        paste -d '\n' "$tmp/ts.txt" "$tmp/ub.txt" | awk -F'\t' -v names="frame.number $(tr '\n' ' ' < "$tmp/both")" '
+            BEGIN { split(names, nm, " ") }
+            NR % 2 { n = split($0, t, "\t"); next }
+            { m = split($0, u, "\t"); for (i = 1; i <= (n > m ? n : m); i++) if (t[i] != u[i]) {
+                printf "frame line %d, %s: tshark \"%s\", ubdump \"%s\"\n", NR / 2, nm[i], substr(t[i], 1, 80), substr(u[i], 1, 80); exit } }'
+        fail "$name: ubdump -T fields differs from tshark's"
+    fi
+    nval=$((nval + $(tr '\t' '\n' < "$tmp/ub.txt" | grep -c . || true)))
     ncap=$((ncap + 1))
 done
 [ "$ncap" -ge 30 ] || fail "only $ncap captures compared"

@@ -19,9 +19,6 @@ U=${UBDUMP:?UBDUMP not set (run through ctest)}
 S=${UB_SOURCE_DIR:?UB_SOURCE_DIR not set (run through ctest)}
 . "$S/tests/tshark_setup.sh"
 
-# ubdump prints its tables in a fixed order; tshark in the reverse order of its -z options
-ZU='-z io,stat,0 -z ub,tree -z endpoints,ub -z conv,ub -z endpoints,ub_eid -z conv,ub_eid -z endpoints,ub_tp -z conv,ub_tp'
-ZT='-z conv,ub_tp -z endpoints,ub_tp -z conv,ub_eid -z endpoints,ub_eid -z conv,ub -z endpoints,ub -z ub,tree -z io,stat,0'
 IOSPECS='io,stat,0.00005,ub.rtph,ub.analysis.retransmission || ub.analysis.lost_segment,ub.lph.cfg in {6..7}
 io,stat,0.001,,ub.error,frame.len > 100,ub.analysis.response_in
 io,stat,0.05,ub,!ub,ub.analysis.tp_endpoint contains "0x"
@@ -40,35 +37,34 @@ same() {
 }
 n=0 ncap=0 nexp=0 nconv=0 nrows=0 nsrt=0 nwrap=0
 skipped=
+# Per capture, one run of each with all these tables (tshark starts ~100 times, not ~300): ubdump's order
+# is fixed (ub,srt, the io,stat tables in option order, ub,tree, the endpoints and conversations of ub,
+# ub_eid, ub_tp), tshark's the reverse of its -z options ($tmp/zu: ubdump's options, $tmp/zt: tshark's)
+{ printf -- '-z\n%s\n' ub,srt io,stat,0; sed 's/^/-z\n/' "$tmp/iospecs"
+  printf -- '-z\n%s\n' ub,tree endpoints,ub conv,ub endpoints,ub_eid conv,ub_eid endpoints,ub_tp conv,ub_tp; } > "$tmp/zu"
+awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i -= 2) { print l[i - 1]; print l[i] } }' "$tmp/zu" > "$tmp/zt"
+nio=$(grep -c '^io,stat,' "$tmp/zu")
+[ "$nio" = 6 ] || fail "expected 6 io,stat specs, have $nio"
 for c in "$S"/captures/*.pcapng; do
     name=$(basename "$c" .pcapng)
     uo= to=
     [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
     ncap=$((ncap + 1))
+    set --; while IFS= read -r z; do set -- "$@" "$z"; done < "$tmp/zt"
     # shellcheck disable=SC2086
-    ts -n -2 -q $to -r "$c" $ZT > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark $ZT"; }
+    ts -n -2 -q $to -r "$c" "$@" > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark $*"; }
+    set --; while IFS= read -r z; do set -- "$@" "$z"; done < "$tmp/zu"
     # shellcheck disable=SC2086
-    "$U" -q $uo -r "$c" $ZU > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump $ZU"; }
-    same "$name: $ZU"
-    n=$((n + 8))
+    "$U" -q $uo -r "$c" "$@" > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump $*"; }
+    same "$name: $*"
+    [ "$(grep -c '^| IO Statistics' "$tmp/ub.txt")" = "$nio" ] || fail "$name: not $nio io,stat tables"
+    grep -q '^UB SRT Statistics:' "$tmp/ub.txt" || fail "$name: no ub,srt table"
+    n=$((n + 14))
     grep -q ' <-> ' "$tmp/ts.txt" && nconv=$((nconv + 1))
-    while IFS= read -r z; do
-        # shellcheck disable=SC2086
-        ts -n -2 -q $to -r "$c" -z "$z" > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z $z"; }
-        # shellcheck disable=SC2086
-        "$U" -q $uo -r "$c" -z "$z" > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z $z"; }
-        same "$name: -z $z"
-        nrows=$((nrows + $(grep -c '^| [0-9.]* <> .* |  *[1-9]' "$tmp/ts.txt" || true)))
-        nwrap=$((nwrap + $(grep -c '^|        [^ ]' "$tmp/ts.txt" || true))) # a wrapped filter's continuation
-        n=$((n + 1))
-    done < "$tmp/iospecs"
-    # shellcheck disable=SC2086
-    ts -n -2 -q $to -r "$c" -z ub,srt > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ub,srt"; }
-    # shellcheck disable=SC2086
-    "$U" -q $uo -r "$c" -z ub,srt > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ub,srt"; }
-    same "$name: -z ub,srt"
+    # non-empty rows of the five interval tables (not io,stat,0's, ubdump's first), wrapped filter lines, SRT rows
+    nrows=$((nrows + $(awk '/^\| IO Statistics/ { t++ } t > 1 && /^\| [0-9.]* <> .* \|  *[1-9]/ { r++ } END { print r + 0 }' "$tmp/ub.txt")))
+    nwrap=$((nwrap + $(grep -c '^|        [^ ]' "$tmp/ts.txt" || true))) # a wrapped filter's continuation
     nsrt=$((nsrt + $(grep -c '^ *[0-9][0-9]*  .* [1-9][0-9]*  *[0-9]*\.[0-9]\{6\} ' "$tmp/ts.txt" || true)))
-    n=$((n + 1))
     # shellcheck disable=SC2086
     ts -n -2 -q $to -r "$c" -z expert > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z expert"; }
     if awk 'NF >= 4 && $1 ~ /^[0-9]+$/ && $3 != "UB" { x = 1 } END { exit !x }' "$tmp/ts.txt"; then
@@ -95,13 +91,14 @@ echo "  -z expert not compared (Wireshark's other dissectors add items):$skipped
 nsf=0
 for name in audit_txn_clean audit_mgmt audit_rtp_lossy cfg6_enum stream malformed; do
     for f in 'frame.number > 3' 'ub.analysis.latency > 0.000006 || ub.analysis.rule' 'ub.nth || ub.rtph.tpopcode == 2' 'ub.crd_ack || ub.atah'; do
-        ts -n -2 -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,tree,$f" -z "ub,srt,$f" \
+        ts -n -2 -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,tree,!($f)" -z "ub,tree,$f" -z "ub,srt,$f" \
             > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ...,$f"; }
-        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" -z "ub,tree,$f" -z "conv,ub,$f" -z "endpoints,ub_tp,$f" -z "expert,warn,$f" \
+        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" -z "ub,tree,$f" -z "ub,tree,!($f)" -z "conv,ub,$f" -z "endpoints,ub_tp,$f" -z "expert,warn,$f" \
             > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ...,$f"; }
-        same "$name: -z ub,srt|ub,tree|conv,ub|endpoints,ub_tp|expert,warn with filter $f"
+        same "$name: -z ub,srt|ub,tree (twice)|conv,ub|endpoints,ub_tp|expert,warn with filter $f"
+        [ "$(grep -c '^UnifiedBus/Packet counts:' "$tmp/ub.txt")" = 2 ] || fail "$name: not two ub,tree tables"
         nsf=$((nsf + $(grep -c '^ *[0-9][0-9]*  .* [1-9][0-9]*  *[0-9]*\.[0-9]\{6\} ' "$tmp/ts.txt" || true)))
-        n=$((n + 5))
+        n=$((n + 6))
     done
 done
 [ "$nsf" -ge 25 ] || fail "only $nsf filtered -z ub,srt rows with calls (the test proves little)"
@@ -116,6 +113,11 @@ grep -q "column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "ub,srt 
 [ "$(cat "$tmp/ub.txt")" = "Filter:frame.number > 3" ] || fail "conv,ub,FILTER header: $(cat "$tmp/ub.txt")"
 "$U" -q -r "$S/captures/audit_mgmt.pcapng" -z 'expert,error,frame.number > 3' > "$tmp/ub.txt" 2> /dev/null
 grep -q '^Errors (5)$' "$tmp/ub.txt" && ! grep -q '^Warns' "$tmp/ub.txt" || { cat "$tmp/ub.txt"; fail "-z expert,error,FILTER"; }
+# one -z ub,srt,FILTER and one -z expert... per run (tshark would print a table each: refused, not dropped)
+if "$U" -q -r "$S/captures/uboe.pcapng" -z 'ub,srt,ub.rtph' -z 'ub,srt,ub.btah' 2> "$tmp/err"; then fail "two ub,srt,FILTER accepted"; fi
+grep -q "^ubdump: -z ub,srt,ub.btah: only one -z ub,srt,FILTER per run$" "$tmp/err" || { cat "$tmp/err"; fail "two ub,srt,FILTER: message"; }
+if "$U" -q -r "$S/captures/uboe.pcapng" -z expert -z 'expert,note' 2> "$tmp/err"; then fail "two -z expert accepted"; fi
+grep -q "^ubdump: -z expert,note: only one -z expert\[,LEVEL\]\[,FILTER\] per run$" "$tmp/err" || { cat "$tmp/err"; fail "two -z expert: message"; }
 # a bad column filter is an error with its column
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph.psn ==' 2> "$tmp/err"; then fail "bad io,stat filter accepted"; fi
 grep -q "io,stat column 1 'ub.rtph.psn ==': column 15: missing value" "$tmp/err" || { cat "$tmp/err"; fail "io,stat filter error message"; }

@@ -48,6 +48,7 @@ PY
     chmod a+r "$tmp/cap.pcapng"
     ts -r "$tmp/cap.pcapng" -T json > "$tmp/t.json" 2> /dev/null
     ts -r "$tmp/cap.pcapng" -T ek > "$tmp/t.ek" 2> /dev/null
+    [ -n "$o" ] || { cp "$tmp/t.json" "$tmp/ws.$name.json"; cp "$tmp/t.ek" "$tmp/ws.$name.ek"; } # reused below
     # shellcheck disable=SC2086
     "$U" $o -r "$cap" -T json > "$tmp/u.json" 2> "$tmp/u.err"
     python3 - "$tmp/u.json" "$tmp/t.json" "$tmp/u.ek" "$tmp/t.ek" <<'PY' || fail "$name: Wireshark's layers differ from tshark"
@@ -130,10 +131,15 @@ for cap in "$C"/*.pcapng "$tmp/x_cfg3_flit.pcapng"; do
     [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
     cp "$cap" "$tmp/cap.pcapng"
     chmod a+r "$tmp/cap.pcapng"
-    # shellcheck disable=SC2086
-    ts $to -r "$tmp/cap.pcapng" -T json > "$tmp/t.json" 2> /dev/null
-    # shellcheck disable=SC2086
-    ts $to -r "$tmp/cap.pcapng" -T ek > "$tmp/t.ek" 2> /dev/null
+    if [ -z "$to" ] && [ -f "$tmp/ws.$name.json" ]; then # tshark's documents from the loop above
+        cp "$tmp/ws.$name.json" "$tmp/t.json"
+        cp "$tmp/ws.$name.ek" "$tmp/t.ek"
+    else
+        # shellcheck disable=SC2086
+        ts $to -r "$tmp/cap.pcapng" -T json > "$tmp/t.json" 2> /dev/null
+        # shellcheck disable=SC2086
+        ts $to -r "$tmp/cap.pcapng" -T ek > "$tmp/t.ek" 2> /dev/null
+    fi
     # shellcheck disable=SC2086
     "$U" $uo -r "$cap" -T json > "$tmp/u.json" 2> "$tmp/u.err"
     # shellcheck disable=SC2086

@@ -367,6 +367,11 @@ int main(void)
     CHECK_ERR("frame matches \"[[:alpha:]+]{1000}\"", 15, "more than 1000");
     CHECK(cerr("frame matches \"\\\\+{999}\"")[0] == 0);                      /* an escaped character */
     CHECK(cerr("frame matches \"a{2,999}\"")[0] == 0);
+    /* back-references make regexec backtrack (`(.*)(.*)(.*)\3\2\1x`: over 20 s on 100 bytes) */
+    CHECK_ERR("frame matches \"(.*)(.*)(.*)\\\\3\\\\2\\\\1x\"", 15, "back-references");
+    CHECK_ERR("frame matches \"x(a|aa)+\\\\9\"", 15, "back-references");
+    CHECK(cerr("frame matches \"[\\\\1]\\\\0\"")[0] == 0);  /* [\1] is a bracket, \0 a character */
+    CHECK(cerr("frame matches \"a\\\\\\\\1\"")[0] == 0);      /* \\ then 1 */
     CHECK_ERR("ub.lph.cfg & x", 12, "use '&&'");
     CHECK_ERR("ub.lph.cfg & 0x8 & 1", 18, "'&' (bitwise and) must follow");
     CHECK_ERR("ip.src < 10.0.0.0/8", 8, "prefix compares with == or !=");

@@ -94,7 +94,8 @@ typedef struct app {
     /* display filter */
     ub_filter *yf;
     ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
-    ub_iostat *io;            /* -z io,stat */
+    ub_iostat *io[16];        /* -z io,stat: a table each, in option order */
+    unsigned nio;
     ub_conv *conv[UB_CONV__N]; /* -z conv,ub[_eid|_tp] (conv_what 1), -z endpoints,... (2) */
     unsigned conv_what[UB_CONV__N];
     ub_sttree *tree;          /* -z ub,tree */
@@ -107,7 +108,8 @@ typedef struct app {
     ub_conv *convf[16];       /* -z conv,ub,FILTER, -z endpoints,...,FILTER: a table each */
     bool convf_ep[16], convf_an;
     unsigned nconvf;
-    ub_sttree *treef;         /* -z ub,tree,FILTER */
+    ub_sttree *treef[16];     /* -z ub,tree,FILTER: a table each */
+    unsigned ntreef;
     unsigned x_sev;           /* -z expert,LEVEL */
     bool pcapng;
     /* audit / statistics: the session */
@@ -450,17 +452,20 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     if (a->tables && !(unit_flags & UB_UNIT_PARTIAL)) { /* -z conv/endpoints, ub,tree, io,stat */
         for (unsigned k = 0; k < UB_CONV__N; k++)
             if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
-        for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) {
+        for (unsigned k = 0; k < a->nconvf; k++) {
             ub_filter_pkt pk = ypkt(a, r, len, wire);
-            if (k == a->nconvf) ub_sttree_view_pkt(a->treef, v, &pk, (int64_t)(r->ts_ns - a->t0));
-            else ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+            ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
+        }
+        for (unsigned k = 0; k < a->ntreef; k++) {
+            ub_filter_pkt pk = ypkt(a, r, len, wire);
+            ub_sttree_view_pkt(a->treef[k], v, &pk, (int64_t)(r->ts_ns - a->t0));
         }
         if (a->tree) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
-        if (a->io) {
+        for (unsigned k = 0; k < a->nio; k++) {
             ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-            ub_iostat_view(a->io, v, &pk);
-            a->io_views++;
+            ub_iostat_view(a->io[k], v, &pk);
         }
+        a->io_views += a->nio != 0;
     }
     if (a->rec_mode) { /* -T fields|json|ek on a raw flit stream: collected for the record's line / document */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -555,7 +560,7 @@ enum {
  * have none), frame_before / frame_after do it around the record's units. */
 static bool frame_work(const app *a)
 {
-    return a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || a->nconvf || a->treef || a->io || a->wr ||
+    return a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || a->nconvf || a->ntreef || a->nio || a->wr ||
            a->progress;
 }
 
@@ -570,20 +575,24 @@ static void frame_before(app *a, const ub_rec *r)
 static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *units)
 {
     if (a->rec_mode) rec_line(a, r, units);
-    for (unsigned k = 0; k < a->nconvf + (a->treef != NULL); k++) { /* filtered tables: the frame is complete */
+    for (unsigned k = 0; k < a->nconvf; k++) { /* filtered tables: the frame is complete */
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        if (k == a->nconvf) ub_sttree_frame(a->treef, &pk);
-        else ub_conv_frame(a->convf[k], &pk);
+        ub_conv_frame(a->convf[k], &pk);
     }
-    if (a->io) {
+    for (unsigned k = 0; k < a->ntreef; k++) {
         ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        if (!a->io_views && ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM) {
+        ub_sttree_frame(a->treef[k], &pk);
+    }
+    const bool no_unit = !a->io_views && ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM;
+    for (unsigned k = 0; k < a->nio; k++) {
+        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
+        if (no_unit) {
             ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
-            ub_iostat_view(a->io, &empty, &pk);
+            ub_iostat_view(a->io[k], &empty, &pk);
         }
-        ub_iostat_frame(a->io, &pk);
-        a->io_views = 0;
+        ub_iostat_frame(a->io[k], &pk);
     }
+    a->io_views = 0;
     a->rec_mode = false;
     bool sel = a->rec_sel;
     a->rec_sel = false;
@@ -747,8 +756,10 @@ int main(int argc, char **argv)
             if (zsrt || zx) {
                 char ferr[300];
                 ub_filter **pf = zsrt ? &a->srt_f : &a->x_f;
-                ub_filter_free(*pf);
-                *pf = NULL;
+                if (zsrt ? a->srt_f != NULL : a->expert) { /* tshark would print a table each */
+                    fprintf(stderr, "ubdump: -z %s: only one -z %s per run\n", optarg, zsrt ? "ub,srt,FILTER" : "expert[,LEVEL][,FILTER]");
+                    return 2;
+                }
                 if (zsrt) zf = optarg + 7;
                 if (zf && !(*pf = ub_filter_compile(zf, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
                 a->expert |= zx;
@@ -756,8 +767,9 @@ int main(int argc, char **argv)
             }
             if (strncmp(optarg, "ub,tree,", 8) == 0) { /* tshark's tap filter */
                 char ferr[300];
-                ub_sttree_free(a->treef);
-                if (!(a->treef = ub_sttree_new_filtered(optarg + 8, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                if (a->ntreef == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 filtered ub,tree tables\n", optarg); return 2; }
+                if (!(a->treef[a->ntreef] = ub_sttree_new_filtered(optarg + 8, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
+                a->ntreef++;
                 break;
             }
             if (strcmp(optarg, "ub,tree") == 0) {
@@ -766,8 +778,9 @@ int main(int argc, char **argv)
             }
             if (strncmp(optarg, "io,stat,", 8) == 0) {
                 char ierr[300];
-                ub_iostat_free(a->io);
-                if (!(a->io = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
+                if (a->nio == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 io,stat tables\n", optarg); return 2; }
+                if (!(a->io[a->nio] = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
+                a->nio++;
                 break;
             }
             if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
@@ -915,8 +928,11 @@ int main(int argc, char **argv)
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && strcmp(file, "-") != 0; /* ub.analysis */
     /* ub.analysis.*: a first pass of the engine (-z expert,FILTER: a->expert has it) */
-    bool need_fan = (a->yf && ub_filter_uses_analysis(a->yf)) || ub_iostat_uses_analysis(a->io) || a->expert || a->e_fan ||
-                    ub_filter_uses_analysis(a->srt_f) || a->convf_an || ub_sttree_uses_analysis(a->treef) ||
+    bool tabs_an = false; /* an io,stat column or a ub,tree filter reads ub.analysis.* */
+    for (unsigned k = 0; k < a->nio; k++) tabs_an |= ub_iostat_uses_analysis(a->io[k]);
+    for (unsigned k = 0; k < a->ntreef; k++) tabs_an |= ub_sttree_uses_analysis(a->treef[k]);
+    bool need_fan = (a->yf && ub_filter_uses_analysis(a->yf)) || tabs_an || a->expert || a->e_fan ||
+                    ub_filter_uses_analysis(a->srt_f) || a->convf_an ||
                     json_an;
     if ((need_fan || a->srt_f) && strcmp(file, "-") == 0) {
         fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input\n");
@@ -981,7 +997,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->treef && !a->tree && !a->io && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->ntreef && !a->tree && !a->nio && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
@@ -996,7 +1012,7 @@ int main(int argc, char **argv)
     }
     ubx_lb_init(&a->lb, stdout, line_buf || a->lua); /* scripts may print between the lines */
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
-    a->tables = any_conv(a) || a->nconvf || a->treef || a->tree || a->io;
+    a->tables = any_conv(a) || a->nconvf || a->ntreef || a->tree || a->nio;
     a->rest = !a->quiet || a->wr || a->tags || a->tables || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
     a->after = a->logs || a->lua || a->session || a->rest;
     a->per_frame = frame_work(a);
@@ -1036,7 +1052,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->io || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf || a->treef;
+        bool zst = a->zmask || a->nio || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf || a->ntreef;
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1085,9 +1101,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: -z ub,srt: %s: %s\n", file, err);
         status = 2;
     }
-    ub_iostat_print(a->io, zout);
+    for (unsigned k = 0; k < a->nio; k++) ub_iostat_print(a->io[k], zout);
     ub_sttree_print(a->tree, zout);
-    ub_sttree_print(a->treef, zout);
+    for (unsigned k = 0; k < a->ntreef; k++) ub_sttree_print(a->treef[k], zout);
     for (unsigned k = 0; k < UB_CONV__N; k++) {
         if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
         if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
@@ -1152,11 +1168,11 @@ int main(int argc, char **argv)
     free(a->e);
     ub_filter_acc_free(a->yacc);
     ubx_jrec_free(a->jrec);
-    ub_iostat_free(a->io);
+    for (unsigned k = 0; k < a->nio; k++) ub_iostat_free(a->io[k]);
     for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
     for (unsigned k = 0; k < a->nconvf; k++) ub_conv_free(a->convf[k]);
     ub_sttree_free(a->tree);
-    ub_sttree_free(a->treef);
+    for (unsigned k = 0; k < a->ntreef; k++) ub_sttree_free(a->treef[k]);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
     ub_filter_free(a->srt_f);

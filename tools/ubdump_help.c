@@ -77,6 +77,8 @@ void ubx_usage(FILE *f)
             "  -z ub,mgmt       management response times per Code\n"
             "  -z ub,tree[,FILTER]  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code: tshark's table\n"
             "  -z io,stat,INTERVAL[,FILTER]...  frames and bytes per interval, one column per display filter\n"
+            "                   (io,stat, ub,tree,FILTER and conv/endpoints,...,FILTER repeat: a table each, in option\n"
+            "                   order; one ub,srt,FILTER and one expert per run)\n"
             "  -z conv,ub, -z endpoints,ub     UB conversations / endpoints (CNA or IP pairs), as tshark's; each\n"
             "                   conv/endpoints table takes tshark's ,FILTER (only the packets it selects)\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"

@@ -735,6 +735,9 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         case RE_NEST:
             perr(p, lt->pos, "regular expression too complex: repetitions nested more than %u deep", RE_MAX_NEST);
             return;
+        case RE_BACKREF:
+            perr(p, lt->pos, "back-references (\\1 to \\9) are not supported: matching them can take exponential time");
+            return;
         default:
             perr(p, lt->pos, "regular expression too complex: its repetitions expand to more than %u elements", RE_MAX_ELEMS);
             return;

@@ -40,10 +40,10 @@ enum { CM_NEVER = 0, CM_NUM, CM_BYTES, CM_STR }; /* how one candidate compares w
 /* filter_re.c: whether glibc's regcomp() can be given a `matches` expression: RE_OK, or a repetition
  * right after another (RE_STACKED), a repeated piece that can match nothing and holds a repetition
  * (RE_EMPTYREP), repetitions nested more than RE_MAX_NEST deep (RE_NEST), more than
- * RE_MAX_ELEMS elements once the repetitions are expanded (RE_ELEMS) */
+ * RE_MAX_ELEMS elements once the repetitions are expanded (RE_ELEMS), a back-reference (RE_BACKREF) */
 #define RE_MAX_ELEMS 1000u
 #define RE_MAX_NEST 2u
-enum { RE_OK, RE_STACKED, RE_EMPTYREP, RE_NEST, RE_ELEMS };
+enum { RE_OK, RE_STACKED, RE_EMPTYREP, RE_NEST, RE_ELEMS, RE_BACKREF };
 int ub_re_check(const char *re);
 
 typedef struct ftest {

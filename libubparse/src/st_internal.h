@@ -241,6 +241,7 @@ static inline void ub_key_add(ub_key *k, const void *p, size_t n)
         k->len = (uint8_t)(k->len + n);
         return;
     }
+    if (k->len >= UB_KEY_MAX) return; /* full (len never exceeds the maximum; says so to the compiler) */
     n = UB_KEY_MAX - k->len;
     memcpy(k->b + k->len, p, n);
     k->len = (uint8_t)(k->len + n);

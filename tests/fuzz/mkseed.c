@@ -1,6 +1,6 @@
 /* Seeds for the sequence and builder fuzzers (scripts/test.sh, scripts/fuzz.sh):
  *   mkseed state OUTDIR FILE...   one fuzz_state input per capture file (its records in order)
- *   mkseed build OUTDIR FILE...   one fuzz_build input per @packet of builder files (captures/*.ub)
+ *   mkseed build OUTDIR FILE...   one fuzz_build input per @packet of builder files (captures/NAME.ub)
  * Files are named by a hash of their content, so re-running adds nothing twice. */
 #include "ubparse/capfile.h"
 #include "ubparse/ubparse.h"
