@@ -98,6 +98,12 @@ ub.analysis.rule == "UB-TP-002"
 ub.analysis.rule contains "TP"
 ub.analysis.rule matches "ub-tp-00[0-9]"
 ub.analysis.rule matches "^UB-(TA|MG)"
+ub.analysis.rule matches "TP-\\d+$"
+ub.analysis.rule matches "(?-i)^ub-tp" or ub.analysis.rule matches "(?-i)^UB-TP-00[2-4]\\z"
+ub.analysis.rule matches "^(UB)-..-0*\\d{2}(?<!00)$"
+frame matches "\\x02\\x00\\x00" && !(frame matches "(?s)^.{0,11}\\x81\\x00")
+frame matches "\x08\x00" and frame matches "(.)\\1\\1\\1"
+ub.payload.data matches "^\\xff|[\\x00-\\x1f]{4}$"
 ub.analysis.finding
 ub.analysis.related_frame
 ub.analysis.related_frame == 1

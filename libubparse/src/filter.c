@@ -190,10 +190,7 @@ static void free_test(ftest *t)
     free(t->grp);
     free(t->cmode);
     free(t->num);
-    if (t->re) {
-        regfree(t->re);
-        free(t->re);
-    }
+    ub_re_free(t->re);
 }
 
 /* ================================================================ literals */
@@ -204,6 +201,7 @@ typedef struct lit {
     uint8_t bytes[LIT_MAX];
     uint32_t nbytes;
     char str[256]; /* unescaped string literal (truncated) */
+    uint32_t nstr; /* its length (it may hold NUL bytes) */
     bool str_long;
     int prefix;    /* address/prefix (CIDR), -1 none */
 } lit;
@@ -405,6 +403,7 @@ static void parse_str_lit(const char *s, size_t n, lit *L)
         if (L->nbytes < LIT_MAX) L->bytes[L->nbytes++] = (uint8_t)c;
     }
     L->str[o] = 0;
+    L->nstr = (uint32_t)o;
     L->bytes_ok = L->nbytes <= LIT_MAX && o == L->nbytes;
 }
 
@@ -718,39 +717,10 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
     if (op == OP_MATCHES) {
         if (!L.is_str) { perr(p, lt->pos, "matches needs a quoted regular expression"); return; }
         if (L.str_long) { perr(p, lt->pos, "regular expression too long"); return; }
-        if (memchr(L.str, 0, L.nbytes < sizeof L.str ? L.nbytes : sizeof L.str - 1)) {
-            perr(p, lt->pos, "a regular expression cannot contain a NUL byte (\\x00)");
-            return;
-        }
-        switch (ub_re_check(L.str)) { /* what regcomp cannot take in bounded time and memory (filter_re.c) */
-        case RE_OK: break;
-        case RE_STACKED:
-            perr(p, lt->pos, "a repetition right after another (as in a+* or a{2}?) is undefined in a POSIX regular "
-                             "expression: group the first, (a+)*");
-            return;
-        case RE_EMPTYREP:
-            perr(p, lt->pos, "regular expression too complex: it repeats a part that can match nothing and holds a "
-                             "repetition itself, as in (a*)+ or (b?){2,}");
-            return;
-        case RE_NEST:
-            perr(p, lt->pos, "regular expression too complex: repetitions nested more than %u deep", RE_MAX_NEST);
-            return;
-        case RE_BACKREF:
-            perr(p, lt->pos, "back-references (\\1 to \\9) are not supported: matching them can take exponential time");
-            return;
-        default:
-            perr(p, lt->pos, "regular expression too complex: its repetitions expand to more than %u elements", RE_MAX_ELEMS);
-            return;
-        }
-        t->re = calloc(1, sizeof *t->re);
-        if (!t->re) { perr(p, lt->pos, "out of memory"); return; }
-        int rc = regcomp(t->re, L.str, REG_EXTENDED | REG_ICASE | REG_NOSUB);
-        if (rc != 0) {
-            char m[128];
-            regerror(rc, t->re, m, sizeof m);
-            free(t->re);
-            t->re = NULL;
-            perr(p, lt->pos, "bad regular expression: %s", m);
+        char m[200];
+        size_t off = 0;
+        if (!(t->re = ub_re_compile((const uint8_t *)L.str, L.nstr, m, sizeof m, &off))) { /* filter_re.c */
+            perr(p, lt->pos, "bad regular expression: %s (at character %zu of the pattern)", m, off);
             return;
         }
     }

@@ -6,7 +6,10 @@
 #include "ubparse/capfile.h"
 #include "ubparse/filter.h"
 
-#include <regex.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdatomic.h>
+#include <stdio.h>
 
 /* what a test reads */
 enum {
@@ -37,14 +40,17 @@ enum { CM_NEVER = 0, CM_NUM, CM_BYTES, CM_STR }; /* how one candidate compares w
 
 #define LIT_MAX 64
 
-/* filter_re.c: whether glibc's regcomp() can be given a `matches` expression: RE_OK, or a repetition
- * right after another (RE_STACKED), a repeated piece that can match nothing and holds a repetition
- * (RE_EMPTYREP), repetitions nested more than RE_MAX_NEST deep (RE_NEST), more than
- * RE_MAX_ELEMS elements once the repetitions are expanded (RE_ELEMS), a back-reference (RE_BACKREF) */
-#define RE_MAX_ELEMS 1000u
-#define RE_MAX_NEST 2u
-enum { RE_OK, RE_STACKED, RE_EMPTYREP, RE_NEST, RE_ELEMS, RE_BACKREF };
-int ub_re_check(const char *re);
+/* filter_re.c: a `matches` pattern compiled by PCRE2 as Wireshark's; ub_re_compile: NULL with the
+ * message and the pattern offset of the error; ub_re_match: safe from several threads at once */
+typedef struct ub_re {
+    pcre2_code *code;
+    pcre2_match_context *mctx; /* the limits */
+    pcre2_match_data *md;      /* used by one match at a time (busy) */
+    atomic_bool busy;
+} ub_re;
+ub_re *ub_re_compile(const uint8_t *pat, size_t n, char *err, size_t errlen, size_t *erroff);
+bool ub_re_match(const ub_re *re, const uint8_t *s, size_t n);
+void ub_re_free(ub_re *re);
 
 typedef struct ftest {
     uint8_t kind, op;
@@ -64,7 +70,7 @@ typedef struct ftest {
     uint64_t lit;         /* K_ERROR: error code; frame.*, K_AN numbers: the number */
     uint64_t hi;          /* OP_RANGE upper bound */
     uint64_t mask;
-    regex_t *re;          /* OP_MATCHES */
+    ub_re *re;            /* OP_MATCHES */
     uint8_t bytes[LIT_MAX];
     uint32_t nbytes;
 } ftest;

@@ -1,6 +1,6 @@
 /* Display-filter matcher (filter.h): runs the program filter.c compiled over one decoded view and
- * what is known about its frame (ub_filter_pkt). No allocation; the only string work is regexec
- * for `matches`. */
+ * what is known about its frame (ub_filter_pkt). No allocation (but for a `matches` evaluated by
+ * two threads at once: filter_re.c); the only string work is PCRE2's for `matches`. */
 #include "filter_int.h"
 #include "ubparse/iostat.h"
 
@@ -39,21 +39,13 @@ static bool has_sub(const uint8_t *a, uint32_t na, const uint8_t *b, uint32_t nb
     return false;
 }
 
-static bool re_bytes(const regex_t *re, const uint8_t *a, uint32_t na)
-{
-    regmatch_t m[1];
-    m[0].rm_so = 0;
-    m[0].rm_eo = (regoff_t)na;
-    return regexec(re, (const char *)a, 1, m, REG_STARTEND) == 0;
-}
-
 /* bytes: ==, <, ..., contains, matches; a /prefix compares its first bits */
 static bool cmp_bytes(const ftest *t, const uint8_t *a, uint32_t na)
 {
     const uint8_t *b = t->bytes;
     uint32_t nb = t->nbytes;
     if (t->op == OP_CONTAINS) return has_sub(a, na, b, nb);
-    if (t->op == OP_MATCHES) return t->re && re_bytes(t->re, a, na);
+    if (t->op == OP_MATCHES) return t->re && ub_re_match(t->re, a, na);
     int c;
     if (t->prefix >= 0 && na == nb) {
         unsigned full = (unsigned)t->prefix / 8, rest = (unsigned)t->prefix % 8;

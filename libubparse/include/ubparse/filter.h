@@ -9,7 +9,7 @@
  *   ub.payload.data[0:2] == 00:01     eth.src[1] == 00     ub.analysis.retransmission ^^ ub.cna
  *
  * Comparisons: == eq, != ne (all occurrences differ), < lt, <= le, > gt, >= ge, === all_eq,
- * !== ~= any_ne, contains, matches ~ (POSIX extended regex, case-insensitive as Wireshark's
+ * !== ~= any_ne, contains, matches ~ (PCRE2 as Wireshark 4.0: case-insensitive by
  * default), `in {a b c}` / `in {lo..hi}` (commas allowed), `field & mask` (non-zero, or compared:
  * `field & 0x30 == 0x10`), slices field[i] field[i:n] field[i-j] field[i:] field[-n:] on byte
  * strings, MAC addresses, headers and `frame`. Logic: && and, || or, ^^ xor, ! not, parentheses.
