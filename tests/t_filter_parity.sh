@@ -104,6 +104,7 @@ ub.analysis.rule matches "^(UB)-..-0*\\d{2}(?<!00)$"
 frame matches "\\x02\\x00\\x00" && !(frame matches "(?s)^.{0,11}\\x81\\x00")
 frame matches "\x08\x00" and frame matches "(.)\\1\\1\\1"
 ub.payload.data matches "^\\xff|[\\x00-\\x1f]{4}$"
+ub.analysis.rule == "UB-TP-00\63" || ub.analysis.rule == "\x55\102-TA-\x30\x301" || frame contains "\2\0\0\x8"
 ub.analysis.finding
 ub.analysis.related_frame
 ub.analysis.related_frame == 1

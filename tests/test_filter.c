@@ -270,6 +270,19 @@ int main(void)
     CHECK_STR(frames("frame matches \"^\\\\D\\\\x00\""), "1,2,3");               /* \D: not a digit (not a 'D') */
     CHECK_STR(frames("frame matches \"^[\\\\x00-\\\\x03]{2}\""), "1,2,3");
     CHECK_STR(frames("frame matches \"^(.)(\\\\x00)\\\\2\""), "1,2,3");      /* 02 00 00: a back-reference */
+    /* string escapes as Wireshark 4.0's: \a..\v, \xh, \xhh, octal, \u/\U as UTF-8; others are errors */
+    CHECK_STR(frames("frame[0:3] == \"\\x2\\0\\000\""), "1,2,3");
+    CHECK_STR(frames("frame[0:3] == \"\\2\\x00\\00\""), "1,2,3");
+    CHECK_STR(frames("frame contains \"\\u00e9\" || frame contains \"\\303\\251\""), ""); /* the same bytes */
+    CHECK(cerr("frame contains \"\\a\\b\\f\\n\\r\\t\\v\\\\\\\"\\'\\u0024\\U0010FFFF\\377\"")[0] == 0);
+    CHECK_ERR("frame contains \"ab\\d\"", 19, "\\d is not a valid character escape sequence");
+    CHECK_ERR("frame matches \"\\.\"", 16, "\\. is not a valid character escape sequence"); /* PCRE2's \. is "\\." */
+    CHECK_ERR("frame contains \"\\x\"", 17, "\\x is not a valid");
+    CHECK_ERR("frame contains \"\\400\"", 17, "\\400 is larger than 255");
+    CHECK_ERR("frame contains \"\\u0041\"", 17, "\\u0041 is not a valid universal character name");
+    CHECK_ERR("frame contains \"\\ud800\"", 17, "not a valid universal character name");
+    CHECK_ERR("frame contains \"\\U00110000\"", 17, "not a valid universal character name");
+    CHECK_ERR("frame contains \"\\u12\"", 17, "\\u12 is not a valid universal character name");
     /* backtracking stops at the match limit: no match, as Wireshark (its limit is 10x higher) */
     CHECK_STR(frames("frame matches \"^(.|..)*\\\\1x$\""), "");
     CHECK_STR(frames("frame matches \"(.*)(.*)(.*)\\\\3\\\\2\\\\1\\\\xff\\\\xfe\\\\xfd\""), "");

@@ -204,6 +204,9 @@ typedef struct lit {
     uint32_t nstr; /* its length (it may hold NUL bytes) */
     bool str_long;
     int prefix;    /* address/prefix (CIDR), -1 none */
+    int esc_err;   /* a string literal's bad escape: its offset in the token, -1 none; esc_len its length */
+    int esc_len;
+    uint8_t esc_kind; /* 0 unknown, 1 octal above 255, 2 bad universal character name */
 } lit;
 
 static int hexval(char c)
@@ -379,28 +382,67 @@ static bool parse_word_lit1(const char *w, size_t n, lit *L)
     return false;
 }
 
+static void lit_put(lit *L, size_t *o, uint8_t c)
+{
+    if (*o + 1 < sizeof L->str) L->str[(*o)++] = (char)c;
+    else L->str_long = true;
+    if (L->nbytes < LIT_MAX) L->bytes[L->nbytes++] = c;
+}
+
+/* a string literal's escapes, as Wireshark 4.0's: \a \b \f \n \r \t \v \\ \" \', \x with 1-2 hex digits,
+ * 1-3 octal digits (at most \377), \uXXXX and \UXXXXXXXX (UTF-8; not below U+00A0 but $ @ `, not a
+ * surrogate, not above U+10FFFF); any other escape is an error (L->esc_err at its backslash) */
 static void parse_str_lit(const char *s, size_t n, lit *L)
 {
     /* s[0] and s[n-1] are the quotes */
     memset(L, 0, sizeof *L);
     L->is_str = true;
     L->prefix = -1;
+    L->esc_err = -1;
     size_t o = 0;
     for (size_t k = 1; k + 1 < n; k++) {
-        char c = s[k];
-        if (c == '\\' && k + 2 < n) {
-            c = s[++k];
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
-            else if (c == 'r') c = '\r';
-            else if (c == 'x' && k + 3 < n && hexval(s[k + 1]) >= 0 && hexval(s[k + 2]) >= 0) { /* \xhh */
-                c = (char)(hexval(s[k + 1]) << 4 | hexval(s[k + 2]));
-                k += 2;
-            }
+        unsigned c = (uint8_t)s[k];
+        if (c != '\\' || k + 2 >= n) {
+            lit_put(L, &o, (uint8_t)c);
+            continue;
         }
-        if (o + 1 < sizeof L->str) L->str[o++] = c;
-        else L->str_long = true;
-        if (L->nbytes < LIT_MAX) L->bytes[L->nbytes++] = (uint8_t)c;
+        const size_t at = k, end = n - 1; /* the escape's backslash; the closing quote */
+        c = (uint8_t)s[++k];
+        const char *simple = strchr("abfnrtv\\\"'", (int)c);
+        if (c && simple) {
+            static const uint8_t val[] = { 7, 8, 12, 10, 13, 9, 11, '\\', '"', '\'' };
+            lit_put(L, &o, val[simple - "abfnrtv\\\"'"]);
+        } else if (c == 'x' && k + 1 < end && hexval(s[k + 1]) >= 0) { /* \xh, \xhh */
+            unsigned v = (unsigned)hexval(s[++k]);
+            if (k + 1 < end && hexval(s[k + 1]) >= 0) v = v << 4 | (unsigned)hexval(s[++k]);
+            lit_put(L, &o, (uint8_t)v);
+        } else if (c >= '0' && c <= '7') { /* \o, \oo, \ooo */
+            unsigned v = c - '0';
+            for (int d = 0; d < 2 && k + 1 < end && s[k + 1] >= '0' && s[k + 1] <= '7'; d++) v = v * 8 + (unsigned)(s[++k] - '0');
+            if (v > 255) { L->esc_err = (int)at, L->esc_len = (int)(k + 1 - at), L->esc_kind = 1; return; }
+            lit_put(L, &o, (uint8_t)v);
+        } else if (c == 'u' || c == 'U') { /* a universal character name: UTF-8 */
+            const size_t nd = c == 'u' ? 4 : 8;
+            uint32_t cp = 0;
+            size_t d = 0;
+            for (; d < nd && k + 1 + d < end && hexval(s[k + 1 + d]) >= 0; d++) cp = cp << 4 | (uint32_t)hexval(s[k + 1 + d]);
+            if (d < nd || (cp < 0xA0 && cp != 0x24 && cp != 0x40 && cp != 0x60) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+                L->esc_err = (int)at, L->esc_len = (int)(2 + d), L->esc_kind = 2;
+                return;
+            }
+            k += nd;
+            if (cp < 0x80) lit_put(L, &o, (uint8_t)cp);
+            else if (cp < 0x800) lit_put(L, &o, (uint8_t)(0xC0 | cp >> 6)), lit_put(L, &o, (uint8_t)(0x80 | (cp & 0x3F)));
+            else if (cp < 0x10000)
+                lit_put(L, &o, (uint8_t)(0xE0 | cp >> 12)), lit_put(L, &o, (uint8_t)(0x80 | (cp >> 6 & 0x3F))),
+                    lit_put(L, &o, (uint8_t)(0x80 | (cp & 0x3F)));
+            else
+                lit_put(L, &o, (uint8_t)(0xF0 | cp >> 18)), lit_put(L, &o, (uint8_t)(0x80 | (cp >> 12 & 0x3F))),
+                    lit_put(L, &o, (uint8_t)(0x80 | (cp >> 6 & 0x3F))), lit_put(L, &o, (uint8_t)(0x80 | (cp & 0x3F)));
+        } else {
+            L->esc_err = (int)at, L->esc_len = 2, L->esc_kind = 0;
+            return;
+        }
     }
     L->str[o] = 0;
     L->nstr = (uint32_t)o;
@@ -700,7 +742,15 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         return;
     }
     lit L;
-    if (lt->t == T_STR) parse_str_lit(ls, ln, &L);
+    if (lt->t == T_STR) {
+        parse_str_lit(ls, ln, &L);
+        if (L.esc_err >= 0) { /* Wireshark's messages */
+            static const char *const what[] = { "is not a valid character escape sequence", "is larger than 255",
+                                                "is not a valid universal character name" };
+            perr(p, lt->pos + (size_t)L.esc_err, "%.*s %s", L.esc_len, ls + L.esc_err, what[L.esc_kind]);
+            return;
+        }
+    }
     else if (kind_is_time(t)) {
         int64_t ns;
         if (!parse_secs(ls, ln, &ns)) { perr(p, lt->pos, "%s compares with seconds, e.g. 0.25", name); return; }
