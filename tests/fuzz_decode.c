@@ -6,7 +6,7 @@
  *
  * Fuzzing (scripts/test.sh does this when clang is installed):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
- *         libubparse/src/[a-z]*.c tests/fuzz_decode.c -o build-fuzz/fuzz_decode
+ *         libubparse/src/[a-z]*.c tests/fuzz_decode.c -o build-fuzz/fuzz_decode -lpcre2-8
  *   build-fuzz/fuzz_decode -max_total_time=60 -max_len=12000 build-fuzz/corpus tests/fuzz/corpus
  * Regression: tests/test_fuzz_replay.c includes this file (UB_FUZZ_REPLAY) and replays every
  * file of tests/fuzz/corpus/ under ctest; put crashing inputs there once fixed. */

@@ -4,7 +4,7 @@
  * its entry point under the decoder harness's view invariants (tests/fuzz_decode.c fz_view).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
- *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_build.c -o build-fuzz/fuzz_build
+ *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_build.c -o build-fuzz/fuzz_build -lpcre2-8
  * Regression: tests/test_fuzz_replay.c replays tests/fuzz/build_corpus/ (UB_FUZZ_REPLAY). */
 #ifndef UB_FUZZ_REPLAY
 #define UB_FUZZ_DECODE_LIB 1

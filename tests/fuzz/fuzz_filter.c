@@ -3,7 +3,7 @@
  * and without frame numbers; a rejected one must say where (column within the expression).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
- *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_filter.c -o build-fuzz/fuzz_filter
+ *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_filter.c -o build-fuzz/fuzz_filter -lpcre2-8
  * Regression: tests/test_fuzz_replay.c replays tests/fuzz/filter_corpus/ (UB_FUZZ_REPLAY). */
 #include "ubparse/filter.h"
 #include "ubparse/ubparse.h"

@@ -10,7 +10,7 @@
  * Raw flit stream records go through one ub_stream per (interface, direction), as ubdump does.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
- *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_state.c -o build-fuzz/fuzz_state
+ *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_state.c -o build-fuzz/fuzz_state -lpcre2-8
  * Regression: tests/test_fuzz_replay.c replays tests/fuzz/state_corpus/ (UB_FUZZ_REPLAY). */
 #include "ubparse/capfile.h"
 #include "ubparse/state.h"
