@@ -105,6 +105,8 @@ frame matches "\\x02\\x00\\x00" && !(frame matches "(?s)^.{0,11}\\x81\\x00")
 frame matches "\x08\x00" and frame matches "(.)\\1\\1\\1"
 ub.payload.data matches "^\\xff|[\\x00-\\x1f]{4}$"
 ub.analysis.rule == "UB-TP-00\63" || ub.analysis.rule == "\x55\102-TA-\x30\x301" || frame contains "\2\0\0\x8"
+ub.analysis.rule matches r"^UB-TP-\d{3}$" || frame matches R"\x02\x00\x00\x08"
+frame.len in {0172, 0b10010010, 034} and frame.number >= 0b10 and not frame.len == 0x7a
 ub.analysis.finding
 ub.analysis.related_frame
 ub.analysis.related_frame == 1

@@ -283,6 +283,16 @@ int main(void)
     CHECK_ERR("frame contains \"\\ud800\"", 17, "not a valid universal character name");
     CHECK_ERR("frame contains \"\\U00110000\"", 17, "not a valid universal character name");
     CHECK_ERR("frame contains \"\\u12\"", 17, "\\u12 is not a valid universal character name");
+    /* raw strings r"..." / R"...": backslashes kept (for PCRE2), \" does not end them */
+    CHECK_STR(frames("frame matches r\"^\\x02\\x00\\x00\""), "1,2,3");
+    CHECK_STR(frames("frame contains R\"\\x02\""), "");               /* the 4 characters \ x 0 2 */
+    CHECK(cerr("frame matches r\"a\\\"b\"")[0] == 0);                /* r"a\"b": the pattern a\"b */
+    CHECK_ERR("frame matches r\"\\\"", 15, "expected a value");       /* r"\": no closing quote */
+    /* numbers: a leading 0 is octal, 0b binary (Wireshark 4.0) */
+    CHECK_STR(frames("frame.number == 03 && frame.number == 0b11 && frame.number == 0x3"), "3");
+    CHECK_STR(frames("frame.number in {010, 0b1, 02}"), "1,2");
+    CHECK_ERR("frame.number == 0b12", 17, "not a number");
+    CHECK_ERR("frame.number == 09", 17, "frame.number compares with a number");
     /* backtracking stops at the match limit: no match, as Wireshark (its limit is 10x higher) */
     CHECK_STR(frames("frame matches \"^(.|..)*\\\\1x$\""), "");
     CHECK_STR(frames("frame matches \"(.*)(.*)(.*)\\\\3\\\\2\\\\1\\\\xff\\\\xfe\\\\xfd\""), "");

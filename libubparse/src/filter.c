@@ -106,8 +106,12 @@ static void next(parser *p)
     case '~': if (d == '=') OPK(OP_ANY_NE, 2); OPK(OP_MATCHES, 1);
     case '<': if (d == '=') OPK(OP_LE, 2); OPK(OP_LT, 1);
     case '>': if (d == '=') OPK(OP_GE, 2); OPK(OP_GT, 1);
+    case 'r': /* Wireshark 4.0's raw string r"..." (parse_str_lit keeps its backslashes) */
+    case 'R':
+        if (d != '"') break;
+        /* fall through */
     case '"': {
-        size_t j = p->i + 1;
+        size_t j = p->i + 1 + (c != '"');
         while (j < p->n && s[j] != '"') {
             if (s[j] == '\\' && j + 1 < p->n) j++;
             j++;
@@ -272,20 +276,36 @@ static bool parse_word_lit1(const char *w, size_t n, lit *L)
     }
     if (n == 4 && memcmp(w, "true", 4) == 0) { L->num_ok = true; L->num = 1; return true; }
     if (n == 5 && memcmp(w, "false", 5) == 0) { L->num_ok = true; return true; }
-    /* decimal */
+    /* decimal; octal with a leading 0 (0172 is 122, 08 no number), as Wireshark's */
     size_t i = 0;
     while (i < n && w[i] >= '0' && w[i] <= '9') i++;
     if (i == n && n > 0) {
+        const unsigned base = n > 1 && w[0] == '0' ? 8 : 10;
         uint64_t v = 0;
         if (n != 2) L->bytes_ok = false, L->nbytes = 0;
         for (size_t k = 0; k < n; k++) {
             unsigned dg = (unsigned)(w[k] - '0');
-            if (v > (UINT64_MAX - dg) / 10) return false;
-            v = v * 10 + dg;
+            if (dg >= base) return L->bytes_ok; /* 08, 09: only the byte */
+            if (v > (UINT64_MAX - dg) / base) return false;
+            v = v * base + dg;
         }
         L->num_ok = true;
         L->num = v;
         /* dotted IPv4 handled below; a plain decimal is a number only */
+        return true;
+    }
+    /* 0b binary (Wireshark 4.0): a number */
+    size_t nbin = 2;
+    while (nbin < n && (w[nbin] == '0' || w[nbin] == '1')) nbin++;
+    if (n > 2 && nbin == n && w[0] == '0' && (w[1] == 'b' || w[1] == 'B')) {
+        uint64_t v = 0;
+        for (size_t k = 2; k < n; k++) {
+            if (v >> 63) return false;
+            v = v << 1 | (uint64_t)(w[k] - '0');
+        }
+        L->bytes_ok = false, L->nbytes = 0;
+        L->num_ok = true;
+        L->num = v;
         return true;
     }
     /* 0x hex: number and byte string */
@@ -400,6 +420,13 @@ static void parse_str_lit(const char *s, size_t n, lit *L)
     L->prefix = -1;
     L->esc_err = -1;
     size_t o = 0;
+    if (s[0] == 'r' || s[0] == 'R') { /* a raw string: every character as written (\" does not end it) */
+        for (size_t k = 2; k + 1 < n; k++) lit_put(L, &o, (uint8_t)s[k]);
+        L->str[o] = 0;
+        L->nstr = (uint32_t)o;
+        L->bytes_ok = L->nbytes <= LIT_MAX && o == L->nbytes;
+        return;
+    }
     for (size_t k = 1; k + 1 < n; k++) {
         unsigned c = (uint8_t)s[k];
         if (c != '\\' || k + 2 >= n) {
