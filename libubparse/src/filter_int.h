@@ -40,6 +40,26 @@ enum { CM_NEVER = 0, CM_NUM, CM_BYTES, CM_STR }; /* how one candidate compares w
 
 #define LIT_MAX 64
 
+/* filter_lit.c: a literal as the parser reads it; ub_lit_word: a number, byte string or address (false:
+ * none of them), ub_lit_secs: seconds as ns, ub_lit_str: a quoted (or r"raw") string token with its quotes */
+typedef struct lit {
+    bool is_str;
+    bool num_ok, bytes_ok;
+    uint64_t num;
+    uint8_t bytes[LIT_MAX];
+    uint32_t nbytes;
+    char str[256]; /* unescaped string literal (truncated) */
+    uint32_t nstr; /* its length (it may hold NUL bytes) */
+    bool str_long;
+    int prefix;    /* address/prefix (CIDR), -1 none */
+    int esc_err;   /* a string literal's bad escape: its offset in the token, -1 none; esc_len its length */
+    int esc_len;
+    uint8_t esc_kind; /* 0 unknown, 1 octal above 255, 2 bad universal character name */
+} lit;
+bool ub_lit_word(const char *w, size_t n, lit *L);
+bool ub_lit_secs(const char *w, size_t n, int64_t *ns);
+void ub_lit_str(const char *s, size_t n, lit *L);
+
 /* filter_re.c: a `matches` pattern compiled by PCRE2 as Wireshark's; ub_re_compile: NULL with the
  * message and the pattern offset of the error; ub_re_match: safe from several threads at once */
 typedef struct ub_re {
