@@ -97,9 +97,12 @@ expect "RoCEv2 stays InfiniBand" "23" "$(ts -n -2 -r "$C/rocev2_rc.pcapng" -Y in
 cp "$UB_SOURCE_DIR/tests/tshark_multi.lua" "$tmp/multi.lua"
 chmod -R a+rX "$tmp"
 nf=0
+for c in sue_std sue_afh pcie_flit rocev2_rc; do : > "$tmp/f.$c"; done
+while IFS= read -r y; do # which captures a filter runs on
+    case $y in sue*) caps="sue_std sue_afh" ;; pcieflit*) caps=pcie_flit ;; *) caps="sue_std sue_afh pcie_flit rocev2_rc" ;; esac
+    for c in $caps; do printf '%s\n' "$y" >> "$tmp/f.$c"; done
+done < "$tmp/filters"
 for c in sue_std sue_afh pcie_flit rocev2_rc; do
-    case $c in sue*) re='^(sue|[^p])' ;; pcie*) re='^(pcieflit|[^s])' ;; *) re='^[^sp]' ;; esac
-    grep -E "$re" "$tmp/filters" > "$tmp/f.$c" || true
     UB_FILTERS="$tmp/f.$c" ts -n -q -r "$C/$c.pcapng" -X lua_script:"$tmp/multi.lua" > "$tmp/ts.out" 2> "$tmp/ts.err" ||
         { cat "$tmp/ts.err"; fail "$c: tshark with the filter taps"; }
     [ "$(wc -l < "$tmp/ts.out")" -eq "$(wc -l < "$tmp/f.$c")" ] || { cat "$tmp/ts.out" "$tmp/ts.err"; fail "$c: tshark printed no result per filter"; }
