@@ -138,6 +138,25 @@ ub.analysis.tp_dst in {"0x0a0b0c:0x202", "192.168.1.2:0x200"}
 ub.err.icrc_bad
 ub.err.truncated || ub.err.reserved_bits
 ub.err.unknown_tpopcode or ub.err.padding_nonzero
+len(ub.payload.data) > 16 && count(ub.payload.data) == 1
+count(ub.analysis.rule) >= 2 || count(ub.lph) > 1
+len(ub.analysis.tp_src) > 14 && count(ip.addr) == 2
+upper(ub.analysis.rule) == "UB-TP-002" || lower(ub.analysis.rule) contains "ta"
+string(ub.rtph.psn) matches "^[12]0.$"
+string(ip.src) == "192.168.1.1" || string(ub.nth.scna) contains "66"
+abs(ub.rtph.psn - 300) <= 100 || frame.time_delta - 0.000002 < 0
+max(ub.rtph.psn, ub.rtph.tpmsn) > 100 && min(frame.len, frame.cap_len) < 130
+ub.rtph.srctpn == ub.rtph.dsttpn || ub.rtph.srctpn > ub.rtph.dsttpn
+ip.src < ip.dst || eth.src[0:3] == eth.dst[0:3]
+frame.len - frame.cap_len > 0 || frame.len * 2 >= 250
+frame.len / 3 % 2 == 1 && ub.rtph.psn - 300 < 0
+{frame.len + 2} * 2 == 248 || frame.len == {ub.rtph.psn - 78}
+ub.rtph.psn - 300 > -200 && ub.rtph.psn != -1 && !(frame.len > -1) && !(frame.len + -2 > 0)
+frame.len -2 == 120 || string(eth.src) contains ":01" || len(ipv6.src) == 16
+-ub.rtph.psn < -250 || ub.rtph.psn + 0xfff00 > 0xfffff
+frame.len == 'z' || ub.lph.cfg == '\x09' || frame[0] == '\002'
+ub.analysis.latency > frame.time_delta
+frame[0:1] == frame[1:1] || len(frame) != frame.len
 F
 # Exceptions: "capture<TAB>filter<TAB>reason". Keep this minimal.
 EXCEPT=''

@@ -2,7 +2,8 @@
 # tshark's statistics in ubdump, byte for byte (issue #10 item 3): on EVERY bundled capture the
 # output of `ubdump -q -z NAME...` equals `tshark -n -2 -q -z NAME...` with our plugin for
 #   -z ub,tree, conv,ub, endpoints,ub, conv,ub_tp, endpoints,ub_tp, conv,ub_eid, endpoints,ub_eid,
-#      io,stat,INTERVAL[,FILTER]... (five specs: whole capture, per-interval with filter columns,
+#      io,stat,INTERVAL[,FILTER]... (seven specs: whole capture, per-interval with filter columns, columns
+#      with functions, arithmetic and a field against a field,
 #      long filters that wrap, many columns that widen the table)
 #   -z ub,srt (the plugin's three SRT tables: request TAOpcode, management Code, ack TPOpcode rows),
 #      and tshark's filtered forms ub,srt,FILTER, ub,tree,FILTER, conv|endpoints,TAP,FILTER, expert,LEVEL,FILTER
@@ -22,6 +23,7 @@ S=${UB_SOURCE_DIR:?UB_SOURCE_DIR not set (run through ctest)}
 IOSPECS='io,stat,0.00005,ub.rtph,ub.analysis.retransmission || ub.analysis.lost_segment,ub.lph.cfg in {6..7}
 io,stat,0.001,,ub.error,frame.len > 100,ub.analysis.response_in
 io,stat,0.05,ub,!ub,ub.analysis.tp_endpoint contains "0x"
+io,stat,0.001,count(ub.lph) > 1,frame.len > ub.lph.cfg * 10 || len(ub.payload.data) >= 64,ub.nth.scna > ub.nth.dcna,string(ub.rtph.psn) matches "^2"
 io,stat,0.0005,ub.rtph.psn >= 0 && ub.btah.taopcode == 0x03 && frame.len > 60 && !ub.error && ub.rtph.tpopcode != 0x02 && ub.maetah.length > 0 && ub.btah.ini_tassn < 60000 && frame.number > 1,ub.nth.scna==0x0102||ub.nth.dcna==0x0304||ub.rtph.srctpn==0x301||ub.rtph.dsttpn==0x401||frame.len>=1000||ub.lph.cfg==9,,ub.analysis.latency > 0.000001 || ub.analysis.rule == "UB-TP-003"
 io,stat,0.0001,ub.rtph,ub.btah,ub.atah,ub.lph,ub.nth,ub.icrc,ub.payload,ub.error,ub.lch,frame.len>100,frame.len<=100,ub.rtph.psn >= 0 && ub.btah.taopcode == 0x03 && frame.len > 60 && !ub.error && ub.rtph.tpopcode != 0x02 && ub.maetah.length > 0 && ub.btah.ini_tassn < 60000 && frame.number > 1 && frame.number < 100000 && ub.rtph.psn < 100000 && ub.rtph.tpmsn < 100000 && ub.btah.ini_rc_id != 0x999999 && frame.cap_len > 1'
 # (4th: long filters wrapped at the last space before the border, one without spaces cut at the
@@ -44,7 +46,7 @@ skipped=
   printf -- '-z\n%s\n' ub,tree endpoints,ub conv,ub endpoints,ub_eid conv,ub_eid endpoints,ub_tp conv,ub_tp; } > "$tmp/zu"
 awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i -= 2) { print l[i - 1]; print l[i] } }' "$tmp/zu" > "$tmp/zt"
 nio=$(grep -c '^io,stat,' "$tmp/zu")
-[ "$nio" = 6 ] || fail "expected 6 io,stat specs, have $nio"
+[ "$nio" = 7 ] || fail "expected 7 io,stat specs, have $nio"
 for c in "$S"/captures/*.pcapng; do
     name=$(basename "$c" .pcapng)
     uo= to=

@@ -11,8 +11,10 @@
  * so matching (filter_match.c) is one loop without recursion: `f in {a b}` compiles to
  * f == a || f == b. Every field name is resolved at compile time to the (header table, field row)
  * pairs that define it (Wireshark's outer-header names, ub.cna and ub.eid to their schema rows),
- * and every string literal to a number (value name, error code, rule) or a byte string. */
-#include "filter_int.h"
+ * and every string literal to a number (value name, error code, rule) or a byte string. A test
+ * with functions, arithmetic or a field on both sides is one TEST of its own (K_GEN) whose two
+ * sides filter_expr.c parses into value trees (filter_gen.c evaluates them). */
+#include "filter_parse.h"
 
 #include "ubparse/anfields.h"
 #include "ubparse/expert.h"
@@ -24,27 +26,7 @@
 #include <string.h>
 
 /* ================================================================ lexer */
-enum { T_END, T_LP, T_RP, T_NOT, T_AND, T_OR, T_XOR, T_CMP, T_WORD, T_STR, T_BAD, T_LB, T_RB, T_LBR, T_RBR,
-       T_COMMA, T_BITAND, T_IN };
-
-typedef struct tok {
-    int t;
-    int op;           /* T_CMP: OP_* */
-    size_t pos, len;  /* in the expression */
-} tok;
-
-typedef struct parser {
-    const char *s;
-    size_t n, i;
-    tok cur;
-    ub_filter *f;
-    char *err;
-    size_t errlen;
-    bool failed;
-    unsigned depth;
-} parser;
-
-static void perr(parser *p, size_t pos, const char *fmt, ...)
+void ub_fp_err(parser *p, size_t pos, const char *fmt, ...)
 {
     if (p->failed) return;
     p->failed = true;
@@ -63,13 +45,13 @@ static bool is_word_ch(unsigned char c)
            c == ':' || c == '-' || c == '/';
 }
 
-static bool word_is(const parser *p, const tok *t, const char *kw)
+bool ub_fp_word_is(const parser *p, const tok *t, const char *kw)
 {
     size_t l = strlen(kw);
     return t->len == l && memcmp(p->s + t->pos, kw, l) == 0;
 }
 
-static void next(parser *p)
+void ub_fp_next(parser *p)
 {
     const char *s = p->s;
     while (p->i < p->n && (s[p->i] == ' ' || s[p->i] == '\t' || s[p->i] == '\n' || s[p->i] == '\r')) p->i++;
@@ -91,6 +73,16 @@ static void next(parser *p)
     case '{': TK(T_LBR, 1);
     case '}': TK(T_RBR, 1);
     case ',': TK(T_COMMA, 1);
+    case '+': case '*': case '%': t->op = c; TK(T_ARITH, 1);
+    case '\'': { /* a character constant: 'a', '\n', '\x41', '\101' */
+        size_t j = p->i + 1;
+        while (j < p->n && s[j] != '\'') {
+            if (s[j] == '\\' && j + 1 < p->n) j++;
+            j++;
+        }
+        if (j >= p->n) TK(T_BAD, p->n - p->i);
+        TK(T_CHR, j + 1 - p->i);
+    }
     case '^': if (d == '^') TK(T_XOR, 2); TK(T_BAD, 1);
     case '&': if (d == '&') TK(T_AND, 2); TK(T_BITAND, 1);
     case '|': if (d == '|') TK(T_OR, 2); TK(T_BAD, 1);
@@ -134,20 +126,20 @@ static void next(parser *p)
         { "bitwise_and", T_BITAND, 0 },
     };
     for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-        if (word_is(p, t, kw[k].w)) { t->t = kw[k].t; t->op = kw[k].op; return; }
+        if (ub_fp_word_is(p, t, kw[k].w)) { t->t = kw[k].t; t->op = kw[k].op; return; }
 #undef TK
 #undef OPK
 }
 
 /* ================================================================ program building */
-static uint32_t emit(parser *p, uint8_t op, uint32_t arg)
+uint32_t ub_fp_emit(parser *p, uint8_t op, uint32_t arg)
 {
     ub_filter *f = p->f;
     if (p->failed) return 0;
     if (f->ncode == f->capcode) {
         uint32_t nc = f->capcode ? f->capcode * 2 : 32;
         finsn *c = realloc(f->code, nc * sizeof *c);
-        if (!c) { perr(p, p->cur.pos, "out of memory"); return 0; }
+        if (!c) { ub_fp_err(p, p->cur.pos, "out of memory"); return 0; }
         f->code = c;
         f->capcode = nc;
     }
@@ -160,7 +152,7 @@ static uint32_t emit(parser *p, uint8_t op, uint32_t arg)
  * are pending, the earlier ones are pointed at this one, which chains to the end */
 static void emit_jump(parser *p, uint8_t op, uint32_t fix[64], unsigned *nfix)
 {
-    uint32_t j = emit(p, op, 0);
+    uint32_t j = ub_fp_emit(p, op, 0);
     if (p->failed) return;
     if (*nfix < 64) {
         fix[(*nfix)++] = j;
@@ -171,13 +163,13 @@ static void emit_jump(parser *p, uint8_t op, uint32_t fix[64], unsigned *nfix)
     fix[(*nfix)++] = j;
 }
 
-static ftest *new_test(parser *p)
+ftest *ub_fp_new_test(parser *p)
 {
     ub_filter *f = p->f;
     if (f->ntests == f->captests) {
         uint32_t nc = f->captests ? f->captests * 2 : 8;
         ftest *t = realloc(f->tests, nc * sizeof *t);
-        if (!t) { perr(p, p->cur.pos, "out of memory"); return NULL; }
+        if (!t) { ub_fp_err(p, p->cur.pos, "out of memory"); return NULL; }
         f->tests = t;
         f->captests = nc;
     }
@@ -186,7 +178,7 @@ static ftest *new_test(parser *p)
     return t;
 }
 
-static void free_test(ftest *t)
+void ub_fp_free_test(ftest *t)
 {
     free(t->h);
     free(t->f);
@@ -231,7 +223,7 @@ static bool is_bytes_field(const ub_field *f)
 }
 
 /* byte-like for slices and contains (Wireshark: bytes, GUID, IPv6, Ethernet; IPv4 slices only) */
-static bool is_sliceable(const ub_field *f, bool for_contains)
+bool ub_fp_sliceable(const ub_field *f, bool for_contains)
 {
     if (f->flags & UB_FF_VIRTUAL) return false;
     if (f->type == UB_FT_IPV4) return !for_contains;
@@ -288,12 +280,12 @@ static bool an_name(const char *name, ftest *t)
     return false;
 }
 
-static bool kind_is_time(const ftest *t)
+bool ub_fp_kind_time(const ftest *t)
 {
     return t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA ||
            (t->kind == K_AN && t->an == AN_LATENCY);
 }
-static bool kind_is_num(const ftest *t)
+bool ub_fp_kind_num(const ftest *t)
 {
     return (t->kind >= K_FRAME_NUM && t->kind <= K_FRAME_DIR) ||
            (t->kind == K_AN && t->an != AN_LATENCY && t->an != AN_RULE && t->an != AN_PRESENT && t->an != AN_FLAG &&
@@ -317,7 +309,7 @@ static bool add_rows(parser *p, ftest *t, const char *abbrev, uint8_t grp, unsig
     if (cm) t->cmode = cm;
     uint64_t *num = realloc(t->num, cap * sizeof *num);
     if (num) t->num = num;
-    if (!h || !f || !g || !cm || !num) { perr(p, p->cur.pos, "out of memory"); return false; }
+    if (!h || !f || !g || !cm || !num) { ub_fp_err(p, p->cur.pos, "out of memory"); return false; }
     size_t base = t->nc, got = ub_field_find(abbrev, t->h + base, t->f + base, n);
     if (got > n) got = n;
     for (size_t k = 0; k < got && t->nc < 4096; k++) {
@@ -335,7 +327,7 @@ static bool add_rows(parser *p, ftest *t, const char *abbrev, uint8_t grp, unsig
 }
 
 /* resolve a name into test t; false (with the error set) if unknown */
-static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
+bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
 {
     for (size_t i = 0; i < sizeof p_names / sizeof p_names[0]; i++)
         if (strcmp(name, p_names[i].name) == 0) {
@@ -385,7 +377,7 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
     }
     if (p->failed) return false;
     if (!ok || t->nc == 0) {
-        perr(p, pos, "unknown field '%s' (ubdump -G fields lists them)", name);
+        ub_fp_err(p, pos, "unknown field '%s' (ubdump -G fields lists them)", name);
         return false;
     }
     t->kind = t->f[0] ? K_FIELD : K_HDR;
@@ -393,22 +385,22 @@ static bool resolve(parser *p, ftest *t, const char *name, size_t pos)
 }
 
 /* [i] [i:n] [i-j] [i:] [:n] [-n:] after a name */
-static bool parse_slice(parser *p, ftest *t)
+bool ub_fp_slice(parser *p, ftest *t)
 {
     size_t lb = p->cur.pos;
-    next(p);
+    ub_fp_next(p);
     tok w = p->cur;
     const char *s = p->s + w.pos;
     size_t n = w.len;
-    if (w.t == T_CMP && w.op == OP_MATCHES) { perr(p, w.pos, "bad slice"); return false; }
-    if (w.t != T_WORD) { perr(p, w.pos, "expected a range like [0:2], [1] or [2-4] after '['"); return false; }
+    if (w.t == T_CMP && w.op == OP_MATCHES) { ub_fp_err(p, w.pos, "bad slice"); return false; }
+    if (w.t != T_WORD) { ub_fp_err(p, w.pos, "expected a range like [0:2], [1] or [2-4] after '['"); return false; }
     long a = 0, b = -1;
     bool have_a = false, colon = false, dash = false;
     size_t k = 0;
     bool neg = false;
     if (k < n && s[k] == '-') { neg = true; k++; }
     while (k < n && s[k] >= '0' && s[k] <= '9' && a < 100000) { a = a * 10 + (s[k] - '0'); k++; have_a = true; }
-    if (neg) { if (!have_a) { perr(p, w.pos, "bad slice offset"); return false; } a = -a; }
+    if (neg) { if (!have_a) { ub_fp_err(p, w.pos, "bad slice offset"); return false; } a = -a; }
     if (k < n && s[k] == ':') colon = true, k++;
     else if (k < n && s[k] == '-' && have_a) dash = true, k++;
     if (k < n) {
@@ -416,7 +408,7 @@ static bool parse_slice(parser *p, ftest *t)
         while (k < n && s[k] >= '0' && s[k] <= '9' && b < 100000) { b = b * 10 + (s[k] - '0'); k++; }
     }
     if (k != n || (!have_a && !colon) || (dash && (b < 0 || a < 0 || b < a))) {
-        perr(p, w.pos, "bad slice '%.*s' (use [i], [i:n], [i-j], [i:] or [:n])", (int)(n > 32 ? 32 : n), s);
+        ub_fp_err(p, w.pos, "bad slice '%.*s' (use [i], [i:n], [i-j], [i:] or [:n])", (int)(n > 32 ? 32 : n), s);
         return false;
     }
     t->slice = 1;
@@ -424,9 +416,9 @@ static bool parse_slice(parser *p, ftest *t)
     if (dash) t->sl_count = (int32_t)(b - a + 1);
     else if (colon) t->sl_count = b < 0 ? -1 : (int32_t)b;
     else t->sl_count = 1;
-    next(p);
-    if (p->cur.t != T_RB) { perr(p, p->cur.pos, "missing ']' of the slice opened at column %zu", lb + 1); return false; }
-    next(p);
+    ub_fp_next(p);
+    if (p->cur.t != T_RB) { ub_fp_err(p, p->cur.pos, "missing ']' of the slice opened at column %zu", lb + 1); return false; }
+    ub_fp_next(p);
     return true;
 }
 
@@ -446,9 +438,35 @@ static bool lit_fits(parser *p, const ftest *t, const char *ls, size_t ln, size_
     }
     if (v <= max) return true;
     int w = (int)(ln > 64 ? 64 : ln);
-    if (named) perr(p, pos, "\"%.*s\" cannot be found among the possible values for %s.", w, ls, name);
-    else perr(p, pos, "\"%.*s\" too big for this field, maximum %llu.", w, ls, (unsigned long long)max);
+    if (named) ub_fp_err(p, pos, "\"%.*s\" cannot be found among the possible values for %s.", w, ls, name);
+    else ub_fp_err(p, pos, "\"%.*s\" too big for this field, maximum %llu.", w, ls, (unsigned long long)max);
     return false;
+}
+
+/* a character constant 'c' as a number (Wireshark 4.0: the escapes of strings, one byte) */
+bool ub_fp_chr(parser *p, const tok *lt, lit *L)
+{
+    char q[16];
+    size_t in = lt->len - 2;
+    if (lt->len < 3 || in + 2 > sizeof q) { ub_fp_err(p, lt->pos, "%.*s is not a valid character constant", (int)(lt->len > 16 ? 16 : lt->len), p->s + lt->pos); return false; }
+    q[0] = '"';
+    memcpy(q + 1, p->s + lt->pos + 1, in);
+    q[in + 1] = '"';
+    ub_lit_str(q, in + 2, L);
+    if (L->esc_err >= 0 || L->nstr != 1) {
+        ub_fp_err(p, lt->pos, "%.*s is not a valid character constant", (int)(lt->len > 16 ? 16 : lt->len), p->s + lt->pos);
+        return false;
+    }
+    uint8_t c = (uint8_t)L->str[0];
+    memset(L, 0, sizeof *L);
+    L->num_ok = true;
+    L->num = c;
+    L->bytes_ok = true; /* against a byte string: that byte */
+    L->bytes[0] = c;
+    L->nbytes = 1;
+    L->prefix = -1;
+    L->esc_err = -1;
+    return true;
 }
 
 /* compile the literal token lt for test t with operator op (OP_RANGE: lt is "lo..hi") */
@@ -465,7 +483,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
             if (ls[k] == '.' && ls[k + 1] == '.') { dd = ls + k; break; }
         lit A, B;
         int64_t x, y;
-        if (t->kind == K_FIELD || kind_is_num(t)) {
+        if (t->kind == K_FIELD || ub_fp_kind_num(t)) {
             if (dd && ub_lit_word(ls, (size_t)(dd - ls), &A) && ub_lit_word(dd + 2, ln - (size_t)(dd - ls) - 2, &B) &&
                 A.num_ok && B.num_ok) {
                 if (t->kind == K_FIELD && !t->slice &&
@@ -479,46 +497,49 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
                         if (!is_bytes_field(t->f[k]) && !t->slice) { t->cmode[k] = CM_NUM; t->num[k] = A.num; }
                 return;
             }
-        } else if (kind_is_time(t)) {
+        } else if (ub_fp_kind_time(t)) {
             if (dd && ub_lit_secs(ls, (size_t)(dd - ls), &x) && ub_lit_secs(dd + 2, ln - (size_t)(dd - ls) - 2, &y)) {
                 t->lit = (uint64_t)x;
                 t->hi = (uint64_t)y;
                 return;
             }
         }
-        perr(p, lt->pos, "a range in a set is two numbers: lo..hi");
+        ub_fp_err(p, lt->pos, "a range in a set is two numbers: lo..hi");
         return;
     }
     lit L;
-    if (lt->t == T_STR) {
+    if (lt->t == T_CHR) {
+        if (!ub_fp_chr(p, lt, &L)) return;
+        if (ub_fp_kind_time(t)) { ub_fp_err(p, lt->pos, "%s compares with seconds, e.g. 0.25", name); return; }
+    } else if (lt->t == T_STR) {
         ub_lit_str(ls, ln, &L);
         if (L.esc_err >= 0) { /* Wireshark's messages */
             static const char *const what[] = { "is not a valid character escape sequence", "is larger than 255",
                                                 "is not a valid universal character name" };
-            perr(p, lt->pos + (size_t)L.esc_err, "%.*s %s", L.esc_len, ls + L.esc_err, what[L.esc_kind]);
+            ub_fp_err(p, lt->pos + (size_t)L.esc_err, "%.*s %s", L.esc_len, ls + L.esc_err, what[L.esc_kind]);
             return;
         }
     }
-    else if (kind_is_time(t)) {
+    else if (ub_fp_kind_time(t)) {
         int64_t ns;
-        if (!ub_lit_secs(ls, ln, &ns)) { perr(p, lt->pos, "%s compares with seconds, e.g. 0.25", name); return; }
+        if (!ub_lit_secs(ls, ln, &ns)) { ub_fp_err(p, lt->pos, "%s compares with seconds, e.g. 0.25", name); return; }
         t->lit = (uint64_t)ns;
         goto time_ops;
     } else if (!ub_lit_word(ls, ln, &L)) {
         if (ln > 3 && memcmp(ls, "ub.", 3) == 0)
-            perr(p, lt->pos, "comparing two fields is not supported; compare with a literal");
+            ub_fp_err(p, lt->pos, "comparing two fields is not supported; compare with a literal");
         else
-            perr(p, lt->pos, "'%.*s' is not a number, byte string or address (value names go in quotes: \"%.*s\")",
+            ub_fp_err(p, lt->pos, "'%.*s' is not a number, byte string or address (value names go in quotes: \"%.*s\")",
                  (int)(ln > 64 ? 64 : ln), ls, (int)(ln > 64 ? 64 : ln), ls);
         return;
     }
     if (op == OP_MATCHES) {
-        if (!L.is_str) { perr(p, lt->pos, "matches needs a quoted regular expression"); return; }
-        if (L.str_long) { perr(p, lt->pos, "regular expression too long"); return; }
+        if (!L.is_str) { ub_fp_err(p, lt->pos, "matches needs a quoted regular expression"); return; }
+        if (L.str_long) { ub_fp_err(p, lt->pos, "regular expression too long"); return; }
         char m[200];
         size_t off = 0;
         if (!(t->re = ub_re_compile((const uint8_t *)L.str, L.nstr, m, sizeof m, &off))) { /* filter_re.c */
-            perr(p, lt->pos, "bad regular expression: %s (at character %zu of the pattern)", m, off);
+            ub_fp_err(p, lt->pos, "bad regular expression: %s (at character %zu of the pattern)", m, off);
             return;
         }
     }
@@ -529,66 +550,70 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
     switch (t->kind) {
     case K_HDR:
     case K_UB:
-        perr(p, opt->pos, "'%s' is a header: it can only be tested for presence", name);
+        ub_fp_err(p, opt->pos, "'%s' is a header: it can only be tested for presence", name);
         return;
     case K_FRAME:
-        if (!t->slice && !strop) { perr(p, opt->pos, "'frame' compares as bytes: slice it (frame[0:2]) or use contains"); return; }
-        if (op != OP_MATCHES && !L.bytes_ok) { perr(p, lt->pos, "expected a byte string like aa:bb:cc"); return; }
+        if (!t->slice && !strop) { ub_fp_err(p, opt->pos, "'frame' compares as bytes: slice it (frame[0:2]) or use contains"); return; }
+        if (op != OP_MATCHES && !L.bytes_ok) { ub_fp_err(p, lt->pos, "expected a byte string like aa:bb:cc"); return; }
         return;
     case K_ERROR: {
-        if (t->an) { perr(p, opt->pos, "'%s' is an expert item: it can only be tested for presence", name); return; }
-        if (!L.is_str) { perr(p, lt->pos, "ub.error compares with a quoted error name, e.g. ub.error == \"bcrc_bad\""); return; }
+        if (t->an) { ub_fp_err(p, opt->pos, "'%s' is an expert item: it can only be tested for presence", name); return; }
+        if (!L.is_str) { ub_fp_err(p, lt->pos, "ub.error compares with a quoted error name, e.g. ub.error == \"bcrc_bad\""); return; }
         if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
-            perr(p, opt->pos, "ub.error supports ==, !=, === and !== only");
+            ub_fp_err(p, opt->pos, "ub.error supports ==, !=, === and !== only");
             return;
         }
         for (unsigned c = 1; c < UB_E__COUNT; c++) {
             const ub_err_info *ei = ub_err_get(c);
             if (ei && ei->name && ieq(ei->name, L.str)) { t->lit = c; return; }
         }
-        perr(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
+        ub_fp_err(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
     case K_TPEP:
         if (op == OP_MATCHES) return;
-        if (!L.is_str || !L.bytes_ok) { perr(p, lt->pos, "%s compares with a quoted string, e.g. \"0x000001:0x10\"", name); return; }
-        if (op == OP_BITAND || op == OP_RANGE) { perr(p, opt->pos, "%s is a string", name); return; }
+        if (!L.is_str || !L.bytes_ok) { ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"0x000001:0x10\"", name); return; }
+        if (op == OP_BITAND || op == OP_RANGE) { ub_fp_err(p, opt->pos, "%s is a string", name); return; }
         return;
     case K_AN:
         if (t->an == AN_RULE) {
             if (op == OP_MATCHES) return;
-            if (!L.is_str) { perr(p, lt->pos, "ub.analysis.rule compares with a quoted rule id, e.g. \"UB-TP-002\""); return; }
+            if (!L.is_str) { ub_fp_err(p, lt->pos, "ub.analysis.rule compares with a quoted rule id, e.g. \"UB-TP-002\""); return; }
             if (op == OP_CONTAINS) return;
             const ub_rule *r = ub_rule_by_id(L.str);
             if (!r) {
                 for (unsigned i = 0; i < ub_rule_count() && !r; i++)
                     if (ub_rule_get(i) && ieq(ub_rule_get(i)->id, L.str)) r = ub_rule_get(i);
             }
-            if (!r) { perr(p, lt->pos, "unknown rule \"%s\" (ubdump -G rules lists them)", L.str); return; }
+            if (!r) { ub_fp_err(p, lt->pos, "unknown rule \"%s\" (ubdump -G rules lists them)", L.str); return; }
             if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
-                perr(p, opt->pos, "ub.analysis.rule supports ==, !=, contains and matches");
+                ub_fp_err(p, opt->pos, "ub.analysis.rule supports ==, !=, contains and matches");
                 return;
             }
             t->lit = r->idx;
             t->nbytes = 0;
             return;
         }
-        if (!kind_is_num(t)) { perr(p, opt->pos, "'%s' can only be tested for presence", name); return; }
+        if (!ub_fp_kind_num(t)) { ub_fp_err(p, opt->pos, "'%s' can only be tested for presence", name); return; }
         /* fall through */
     case K_FRAME_NUM: case K_FRAME_LEN: case K_FRAME_CAPLEN: case K_FRAME_IFID: case K_FRAME_DIR:
-        if (strop || !L.num_ok || L.is_str) { perr(p, lt->pos, "%s compares with a number", name); return; }
+        if (strop || !L.num_ok || L.is_str) { ub_fp_err(p, lt->pos, "%s compares with a number", name); return; }
+        if (t->kind != K_FRAME_DIR && L.num > UINT32_MAX) { /* FT_UINT32, as tshark */
+            ub_fp_err(p, lt->pos, "\"%.*s\" too big for this field, maximum 4294967295.", (int)(ln > 64 ? 64 : ln), ls);
+            return;
+        }
         t->lit = L.num;
         return;
     case K_FRAME_TEPOCH: case K_FRAME_TREL: case K_FRAME_TDELTA:
     time_ops:
-        if (strop) { perr(p, opt->pos, "%s compares with seconds", name); return; }
+        if (strop) { ub_fp_err(p, opt->pos, "%s compares with seconds", name); return; }
         return;
     default: break;
     }
     /* schema field: decide per candidate how to compare */
     if (L.prefix >= 0) {
         if (op != OP_EQ && op != OP_NE && op != OP_ANY_NE && op != OP_ALL_EQ) {
-            perr(p, opt->pos, "an address/prefix compares with == or != only");
+            ub_fp_err(p, opt->pos, "an address/prefix compares with == or != only");
             return;
         }
         t->prefix = (int16_t)L.prefix;
@@ -599,7 +624,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         const ub_field *f = t->f[k];
         t->cmode[k] = CM_NEVER;
         if (t->slice || strop) {
-            if (is_sliceable(f, strop) && (L.bytes_ok || op == OP_MATCHES)) { t->cmode[k] = CM_BYTES; any = true; }
+            if (ub_fp_sliceable(f, strop) && (L.bytes_ok || op == OP_MATCHES)) { t->cmode[k] = CM_BYTES; any = true; }
         } else if (t->has_mask) {
             if (!is_bytes_field(f) && f->type != UB_FT_MAC && L.num_ok && !L.is_str) {
                 t->cmode[k] = CM_NUM;
@@ -629,17 +654,17 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
     }
     if (any) return;
     if (t->slice || strop) {
-        if (!is_sliceable(t->f[0], strop))
-            perr(p, t->slice ? opt->pos : opt->pos, "'%s' is %s: it cannot be %s", name,
+        if (!ub_fp_sliceable(t->f[0], strop))
+            ub_fp_err(p, t->slice ? opt->pos : opt->pos, "'%s' is %s: it cannot be %s", name,
                  t->f[0]->type == UB_FT_IPV4 ? "an IPv4 address" : "a number",
                  t->slice ? "sliced" : op == OP_CONTAINS ? "searched with contains" : "matched with a regex");
         else
-            perr(p, lt->pos, "expected a byte string like aa:bb:cc");
+            ub_fp_err(p, lt->pos, "expected a byte string like aa:bb:cc");
         return;
     }
     if (L.is_str && names_tried) {
         if (!named_example) {
-            perr(p, lt->pos, "field '%s' has no value names: compare it with a number", name);
+            ub_fp_err(p, lt->pos, "field '%s' has no value names: compare it with a number", name);
         } else {
             char known[160];
             size_t o = 0;
@@ -647,11 +672,11 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
             unsigned cnt = 0;
             for (const ub_vname *v = named_example->vals; v->name && o + 40 < sizeof known; v++, cnt++)
                 o += (size_t)snprintf(known + o, sizeof known - o, "%s\"%s\"", cnt ? ", " : "", v->name);
-            perr(p, lt->pos, "\"%s\" is not a value name of '%s' (e.g. %s%s)", L.str, name, known,
+            ub_fp_err(p, lt->pos, "\"%s\" is not a value name of '%s' (e.g. %s%s)", L.str, name, known,
                  named_example->vals[cnt].name ? ", ..." : "");
         }
     } else {
-        perr(p, lt->pos, "cannot compare field '%s' with this value (%s)", name,
+        ub_fp_err(p, lt->pos, "cannot compare field '%s' with this value (%s)", name,
              is_bytes_field(t->f[0]) ? "it is a byte string: write aa:bb:cc..." : "expected a number");
     }
 }
@@ -659,62 +684,62 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
 /* A test on a name: presence, comparison, `in {set}`, `& mask`, slices. */
 static void make_field_test(parser *p, const tok *ft, const char *name)
 {
-    ftest *t = new_test(p);
+    ftest *t = ub_fp_new_test(p);
     if (!t) return;
     uint32_t ti = p->f->ntests - 1;
-    if (!resolve(p, t, name, ft->pos)) return;
-    next(p);
+    if (!ub_fp_resolve(p, t, name, ft->pos)) return;
+    ub_fp_next(p);
     if (p->cur.t == T_LB) {
         t = &p->f->tests[ti];
         if (t->kind != K_FIELD && t->kind != K_FRAME) {
-            perr(p, p->cur.pos, "'%s' cannot be sliced (slices apply to byte strings, addresses and frame)", name);
+            ub_fp_err(p, p->cur.pos, "'%s' cannot be sliced (slices apply to byte strings, addresses and frame)", name);
             return;
         }
-        if (t->kind == K_FIELD && !is_sliceable(t->f[0], false)) {
-            perr(p, p->cur.pos, "'%s' is a number: it cannot be sliced", name);
+        if (t->kind == K_FIELD && !ub_fp_sliceable(t->f[0], false)) {
+            ub_fp_err(p, p->cur.pos, "'%s' is a number: it cannot be sliced", name);
             return;
         }
-        if (!parse_slice(p, t)) return;
+        if (!ub_fp_slice(p, t)) return;
     }
     if (p->cur.t == T_BITAND) {
         t = &p->f->tests[ti];
         tok at = p->cur, mt;
-        next(p);
+        ub_fp_next(p);
         mt = p->cur;
         lit M;
         bool num = mt.t == T_WORD && ub_lit_word(p->s + mt.pos, mt.len, &M) && M.num_ok;
-        if (!num && (mt.t == T_WORD || mt.t == T_LP || mt.t == T_NOT)) { perr(p, at.pos, "use '&&'"); return; }
-        if (t->kind != K_FIELD || t->slice) { perr(p, at.pos, "'&' (bitwise and) applies to integer fields"); return; }
+        if (!num && (mt.t == T_WORD || mt.t == T_LP || mt.t == T_NOT)) { ub_fp_err(p, at.pos, "use '&&'"); return; }
+        if (t->kind != K_FIELD || t->slice) { ub_fp_err(p, at.pos, "'&' (bitwise and) applies to integer fields"); return; }
         if (!num) {
-            perr(p, mt.pos, "expected a number (a bit mask) after '&'");
+            ub_fp_err(p, mt.pos, "expected a number (a bit mask) after '&'");
             return;
         }
         t->has_mask = 1;
         t->mask = M.num;
-        next(p);
+        ub_fp_next(p);
         if (p->cur.t != T_CMP) {
             t->op = OP_BITAND;
             for (unsigned k = 0; k < t->nc; k++)
                 t->cmode[k] = (is_bytes_field(t->f[k]) || t->f[k]->type == UB_FT_MAC) ? CM_NEVER : CM_NUM;
-            emit(p, I_TEST, ti);
+            ub_fp_emit(p, I_TEST, ti);
             return;
         }
     }
     if (p->cur.t == T_IN) {
         /* f in {a b lo..hi}: f == a || f == b || lo <= f <= hi */
         size_t inpos = p->cur.pos;
-        next(p);
-        if (p->cur.t != T_LBR) { perr(p, p->cur.pos, "expected '{' after 'in'"); return; }
-        next(p);
+        ub_fp_next(p);
+        if (p->cur.t != T_LBR) { ub_fp_err(p, p->cur.pos, "expected '{' after 'in'"); return; }
+        ub_fp_next(p);
         uint32_t fix[64];
         unsigned nfix = 0, nel = 0;
         tok opt = { T_CMP, OP_EQ, inpos, 2 };
         for (;;) {
-            if (p->cur.t == T_COMMA && nel) { next(p); continue; }
+            if (p->cur.t == T_COMMA && nel) { ub_fp_next(p); continue; }
             if (p->cur.t == T_RBR) break;
             tok lt = p->cur;
-            if (lt.t != T_WORD && lt.t != T_STR) {
-                perr(p, lt.pos, lt.t == T_END ? "missing '}'" : "expected a value or '}' in the set");
+            if (lt.t != T_WORD && lt.t != T_STR && lt.t != T_CHR) {
+                ub_fp_err(p, lt.pos, lt.t == T_END ? "missing '}'" : "expected a value or '}' in the set");
                 return;
             }
             bool range = false;
@@ -723,7 +748,7 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
                     if (p->s[lt.pos + k] == '.' && p->s[lt.pos + k + 1] == '.') range = true;
             ftest *u = &p->f->tests[ti];
             if (nel) { /* another test on the same name (and slice) */
-                u = new_test(p);
+                u = ub_fp_new_test(p);
                 if (!u) return;
                 ftest copy = p->f->tests[ti];
                 uint32_t ui = p->f->ntests - 1;
@@ -742,46 +767,46 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
                     u->grp = malloc(copy.nc);
                     u->cmode = calloc(copy.nc, 1);
                     u->num = calloc(copy.nc, sizeof *u->num);
-                    if (!u->h || !u->f || !u->grp || !u->cmode || !u->num) { perr(p, lt.pos, "out of memory"); return; }
+                    if (!u->h || !u->f || !u->grp || !u->cmode || !u->num) { ub_fp_err(p, lt.pos, "out of memory"); return; }
                     memcpy(u->h, copy.h, copy.nc * sizeof *u->h);
                     memcpy(u->f, copy.f, copy.nc * sizeof *u->f);
                     memcpy(u->grp, copy.grp, copy.nc);
                     u->nc = copy.nc;
                 }
                 emit_jump(p, I_JT, fix, &nfix);
-                emit(p, I_TEST, ui);
+                ub_fp_emit(p, I_TEST, ui);
             } else {
-                emit(p, I_TEST, ti);
+                ub_fp_emit(p, I_TEST, ti);
             }
             bind_lit(p, u, range ? OP_RANGE : OP_EQ, &opt, &lt, name);
             if (p->failed) return;
             nel++;
-            next(p);
+            ub_fp_next(p);
         }
-        if (!nel) { perr(p, p->cur.pos, "empty set"); return; }
-        next(p);
+        if (!nel) { ub_fp_err(p, p->cur.pos, "empty set"); return; }
+        ub_fp_next(p);
         for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = p->f->ncode;
         return;
     }
-    emit(p, I_TEST, ti);
+    ub_fp_emit(p, I_TEST, ti);
     t = &p->f->tests[ti];
     if (p->cur.t != T_CMP) {
         if (t->has_mask) return;
-        if (t->slice) { perr(p, p->cur.pos, "a slice must be compared with a value"); return; }
+        if (t->slice) { ub_fp_err(p, p->cur.pos, "a slice must be compared with a value"); return; }
         t->op = OP_EXISTS;
         return;
     }
     /* comparison */
     tok opt = p->cur;
-    next(p);
+    ub_fp_next(p);
     tok lt = p->cur;
-    if (lt.t != T_WORD && lt.t != T_STR) {
-        perr(p, lt.pos, lt.t == T_END ? "missing value after the comparison operator" : "expected a value after the comparison operator");
+    if (lt.t != T_WORD && lt.t != T_STR && lt.t != T_CHR) {
+        ub_fp_err(p, lt.pos, lt.t == T_END ? "missing value after the comparison operator" : "expected a value after the comparison operator");
         return;
     }
     bind_lit(p, &p->f->tests[ti], opt.op, &opt, &lt, name);
     if (p->failed) return;
-    next(p);
+    ub_fp_next(p);
 }
 
 static void parse_primary(parser *p)
@@ -789,37 +814,42 @@ static void parse_primary(parser *p)
     tok t = p->cur;
     switch (t.t) {
     case T_LP: {
-        if (++p->depth > UB_FILTER_MAX_DEPTH) { perr(p, t.pos, "expression nested too deeply"); return; }
-        next(p);
-        if (p->cur.t == T_RP) { perr(p, p->cur.pos, "empty parentheses"); return; }
+        if (++p->depth > UB_FILTER_MAX_DEPTH) { ub_fp_err(p, t.pos, "expression nested too deeply"); return; }
+        ub_fp_next(p);
+        if (p->cur.t == T_RP) { ub_fp_err(p, p->cur.pos, "empty parentheses"); return; }
         parse_or(p);
         if (p->failed) return;
-        if (p->cur.t != T_RP) { perr(p, p->cur.pos, p->cur.t == T_END ? "missing ')'" : "expected ')'"); return; }
+        if (p->cur.t != T_RP) { ub_fp_err(p, p->cur.pos, p->cur.t == T_END ? "missing ')'" : "expected ')'"); return; }
         p->depth--;
-        next(p);
+        ub_fp_next(p);
         return;
     }
     case T_WORD: {
         char name[128];
-        if (t.len >= sizeof name) { perr(p, t.pos, "field name too long"); return; }
+        if (t.len >= sizeof name) { ub_fp_err(p, t.pos, "field name too long"); return; }
         memcpy(name, p->s + t.pos, t.len);
         name[t.len] = 0;
+        if (ub_fp_gen_ahead(p)) { /* functions, arithmetic, field against field (filter_expr.c) */
+            ub_fp_gen_test(p);
+            return;
+        }
         lit L;
         if (ub_lit_word(name, t.len, &L) && !(t.len > 3 && memcmp(name, "ub.", 3) == 0)) {
-            perr(p, t.pos, "expected a field name, found the value '%s'", name);
+            ub_fp_err(p, t.pos, "expected a field name, found the value '%s'", name);
             return;
         }
         make_field_test(p, &t, name);
         return;
     }
-    case T_END: perr(p, t.pos, "unexpected end of the expression: expected a field name or '('"); return;
-    case T_RP: perr(p, t.pos, "unexpected ')'"); return;
-    case T_STR: perr(p, t.pos, "a quoted value must follow a field and a comparison operator"); return;
-    case T_CMP: perr(p, t.pos, "comparison operator without a field before it"); return;
-    case T_IN: perr(p, t.pos, "'in' must follow a field name"); return;
-    case T_LBR: case T_LB: perr(p, t.pos, "'%c' must follow 'in' (a set) or a field (a slice)", p->s[t.pos]); return;
-    case T_AND: case T_OR: case T_XOR: perr(p, t.pos, "'%.*s' without an operand before it", (int)t.len, p->s + t.pos); return;
-    default: perr(p, t.pos, "unexpected character '%c'", p->s[t.pos]); return;
+    case T_END: ub_fp_err(p, t.pos, "unexpected end of the expression: expected a field name or '('"); return;
+    case T_RP: ub_fp_err(p, t.pos, "unexpected ')'"); return;
+    case T_STR: ub_fp_err(p, t.pos, "a quoted value must follow a field and a comparison operator"); return;
+    case T_CMP: ub_fp_err(p, t.pos, "comparison operator without a field before it"); return;
+    case T_IN: ub_fp_err(p, t.pos, "'in' must follow a field name"); return;
+    case T_LBR: ub_fp_gen_test(p); return; /* { arithmetic } (filter_expr.c) */
+    case T_LB: ub_fp_err(p, t.pos, "'[' must follow a field (a slice)"); return;
+    case T_AND: case T_OR: case T_XOR: ub_fp_err(p, t.pos, "'%.*s' without an operand before it", (int)t.len, p->s + t.pos); return;
+    default: ub_fp_err(p, t.pos, "unexpected character '%c'", p->s[t.pos]); return;
     }
 }
 
@@ -827,11 +857,11 @@ static void parse_not(parser *p)
 {
     unsigned nots = 0;
     while (p->cur.t == T_NOT) {
-        if (++nots > UB_FILTER_MAX_DEPTH) { perr(p, p->cur.pos, "too many negations"); return; }
-        next(p);
+        if (++nots > UB_FILTER_MAX_DEPTH) { ub_fp_err(p, p->cur.pos, "too many negations"); return; }
+        ub_fp_next(p);
     }
     parse_primary(p);
-    if (nots & 1) emit(p, I_NOT, 0);
+    if (nots & 1) ub_fp_emit(p, I_NOT, 0);
 }
 
 static void parse_and(parser *p)
@@ -841,7 +871,7 @@ static void parse_and(parser *p)
     parse_not(p);
     while (!p->failed && p->cur.t == T_AND) {
         emit_jump(p, I_JF, fix, &nfix);
-        next(p);
+        ub_fp_next(p);
         parse_not(p);
     }
     if (p->failed) return;
@@ -853,10 +883,10 @@ static void parse_xor(parser *p)
 {
     parse_and(p);
     while (!p->failed && p->cur.t == T_XOR) {
-        emit(p, I_PUSH, 0);
-        next(p);
+        ub_fp_emit(p, I_PUSH, 0);
+        ub_fp_next(p);
         parse_and(p);
-        emit(p, I_XOR, 0);
+        ub_fp_emit(p, I_XOR, 0);
     }
 }
 
@@ -867,7 +897,7 @@ static void parse_or(parser *p)
     parse_xor(p);
     while (!p->failed && p->cur.t == T_OR) {
         emit_jump(p, I_JT, fix, &nfix);
-        next(p);
+        ub_fp_next(p);
         parse_xor(p);
     }
     if (p->failed) return;
@@ -877,7 +907,9 @@ static void parse_or(parser *p)
 void ub_filter_free(ub_filter *f)
 {
     if (!f) return;
-    for (uint32_t i = 0; i < f->ntests; i++) free_test(&f->tests[i]);
+    for (uint32_t i = 0; i < f->ntests; i++) ub_fp_free_test(&f->tests[i]);
+    for (uint32_t i = 0; i < f->nnodes; i++) free(f->nodes[i].b);
+    free(f->nodes);
     free(f->tests);
     free(f->code);
     free(f);
@@ -890,26 +922,26 @@ ub_filter *ub_filter_compile(const char *expr, char *err, size_t errlen)
     memset(&P, 0, sizeof P);
     P.err = err;
     P.errlen = errlen;
-    if (!expr) { perr(&P, 0, "no expression"); return NULL; }
+    if (!expr) { ub_fp_err(&P, 0, "no expression"); return NULL; }
     P.s = expr;
     P.n = strlen(expr);
-    if (P.n > UB_FILTER_MAX_LEN) { perr(&P, UB_FILTER_MAX_LEN, "expression longer than %d characters", UB_FILTER_MAX_LEN); return NULL; }
+    if (P.n > UB_FILTER_MAX_LEN) { ub_fp_err(&P, UB_FILTER_MAX_LEN, "expression longer than %d characters", UB_FILTER_MAX_LEN); return NULL; }
     P.f = calloc(1, sizeof *P.f);
-    if (!P.f) { perr(&P, 0, "out of memory"); return NULL; }
-    next(&P);
-    if (P.cur.t == T_END) perr(&P, 0, "empty filter expression");
+    if (!P.f) { ub_fp_err(&P, 0, "out of memory"); return NULL; }
+    ub_fp_next(&P);
+    if (P.cur.t == T_END) ub_fp_err(&P, 0, "empty filter expression");
     else parse_or(&P);
     if (!P.failed && P.cur.t != T_END) {
         tok t = P.cur;
-        if (t.t == T_CMP) perr(&P, t.pos, "comparison operator after a complete test (compare a field with a value)");
-        else if (t.t == T_RP) perr(&P, t.pos, "unbalanced ')'");
-        else if (t.t == T_BAD && P.s[t.pos] == '"') perr(&P, t.pos, "unterminated string");
+        if (t.t == T_CMP) ub_fp_err(&P, t.pos, "comparison operator after a complete test (compare a field with a value)");
+        else if (t.t == T_RP) ub_fp_err(&P, t.pos, "unbalanced ')'");
+        else if (t.t == T_BAD && P.s[t.pos] == '"') ub_fp_err(&P, t.pos, "unterminated string");
         else if (t.t == T_BAD && (P.s[t.pos] == '&' || P.s[t.pos] == '|'))
-            perr(&P, t.pos, "use '%c%c'", P.s[t.pos], P.s[t.pos]);
-        else if (t.t == T_BAD && P.s[t.pos] == '=') perr(&P, t.pos, "use '==' to compare");
-        else if (t.t == T_BITAND) perr(&P, t.pos, "'&' (bitwise and) must follow an integer field; logical and is '&&'");
-        else if (t.t == T_IN) perr(&P, t.pos, "'in' must follow a field name");
-        else perr(&P, t.pos, "expected '&&', '||' or the end of the expression, found '%.*s'",
+            ub_fp_err(&P, t.pos, "use '%c%c'", P.s[t.pos], P.s[t.pos]);
+        else if (t.t == T_BAD && P.s[t.pos] == '=') ub_fp_err(&P, t.pos, "use '==' to compare");
+        else if (t.t == T_BITAND) ub_fp_err(&P, t.pos, "'&' (bitwise and) must follow an integer field; logical and is '&&'");
+        else if (t.t == T_IN) ub_fp_err(&P, t.pos, "'in' must follow a field name");
+        else ub_fp_err(&P, t.pos, "expected '&&', '||' or the end of the expression, found '%.*s'",
                   (int)(t.len > 32 ? 32 : t.len ? t.len : 1), P.s + t.pos);
     }
     if (P.failed) {

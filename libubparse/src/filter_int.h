@@ -10,6 +10,7 @@
 #include <pcre2.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 /* what a test reads */
 enum {
@@ -22,6 +23,7 @@ enum {
     K_FRAME_TEPOCH, K_FRAME_TREL, K_FRAME_TDELTA, /* times: signed ns */
     K_AN,           /* ub.analysis.*: an (AN_*) says which */
     K_TPEP,         /* ub.analysis.tp_src / tp_dst / tp_endpoint: an = TPEP_* (from the view) */
+    K_GEN,          /* functions, arithmetic, field against field: gl OP gr over value lists (filter_gen.c) */
 };
 enum { TPEP_SRC, TPEP_DST, TPEP_ANY };
 /* ub.analysis.* (filter_an.c fills ub_fan; the names: ubparse/anfields.h, expert.h ub_tp_flag_info) */
@@ -72,6 +74,31 @@ ub_re *ub_re_compile(const uint8_t *pat, size_t n, char *err, size_t errlen, siz
 bool ub_re_match(const ub_re *re, const uint8_t *s, size_t n);
 void ub_re_free(ub_re *re);
 
+/* Wireshark 4.0's value expressions (filter_gen.c): a node yields a bounded list of values */
+enum { G_SRC /* a field: tests[src], never run as a test itself */, G_LIT, G_FN, G_NEG, G_ADD, G_SUB, G_MUL, G_DIV, G_MOD };
+enum { FN_LEN, FN_COUNT, FN_UPPER, FN_LOWER, FN_STRING, FN_ABS, FN_MAX, FN_MIN };
+enum { VT_NONE /* a header or flag: occurs, has no value */, VT_UINT, VT_INT, VT_TIME /* signed ns */, VT_BYTES, VT_STR };
+#define GEN_ARGS 8  /* max(), min(): arguments */
+#define GEN_DEPTH 12 /* levels of one side's tree */
+#define GEN_VALS 32 /* values of one node in one frame (more are not seen) */
+typedef struct gnode {
+    uint8_t g, fn, vt, nargs;
+    uint8_t depth;        /* of the tree below it, 1 for a leaf (<= GEN_DEPTH: bounds the evaluator's recursion) */
+    uint32_t src;         /* G_SRC: test index */
+    uint32_t a[GEN_ARGS]; /* children (node indexes) */
+    uint64_t u;           /* G_LIT numbers (VT_INT / VT_TIME: two's complement) */
+    uint8_t *b;           /* G_LIT bytes / string */
+    uint32_t nb;
+    uint32_t tpos, tlen;  /* its text in the expression (errors; G_LIT: the token, fn its type, until typed) */
+} gnode;
+typedef struct gval {
+    uint8_t vt;
+    uint8_t ws;           /* len() of a number: its field's size in bytes */
+    const ub_field *f;    /* the schema row it came from (string(): addresses), or NULL */
+    uint64_t u;
+    const uint8_t *p;
+    uint32_t n;
+} gval;
 typedef struct ftest {
     uint8_t kind, op;
     uint8_t outer;        /* Wireshark's own eth/ip/udp: only layers outside UB, also in non-UB frames */
@@ -93,6 +120,7 @@ typedef struct ftest {
     ub_re *re;            /* OP_MATCHES */
     uint8_t bytes[LIT_MAX];
     uint32_t nbytes;
+    uint32_t gl, gr;      /* K_GEN: the two sides (node indexes) */
 } ftest;
 
 enum { I_TEST, I_JF, I_JT, I_NOT, I_PUSH, I_XOR };
@@ -108,9 +136,46 @@ struct ub_filter {
     uint32_t ncode, capcode;
     ftest *tests;
     uint32_t ntests, captests;
+    gnode *nodes;         /* K_GEN expressions */
+    uint32_t nnodes, capnodes;
     bool uses_an;
     bool uses_time;       /* frame.time_epoch/_relative/_delta */
 };
+
+/* an ordered comparison's verdict from c = -1, 0, 1 (memcmp-like) */
+static inline bool ub_op_verdict(unsigned op, int c)
+{
+    switch (op) {
+    case OP_EQ: case OP_ALL_EQ: return c == 0;
+    case OP_NE: case OP_ANY_NE: return c != 0;
+    case OP_LT: return c < 0;
+    case OP_LE: return c <= 0;
+    case OP_GT: return c > 0;
+    case OP_GE: return c >= 0;
+    default: return false;
+    }
+}
+/* contains: b[0..nb) occurs in a[0..na) */
+static inline bool ub_has_sub(const uint8_t *a, uint32_t na, const uint8_t *b, uint32_t nb)
+{
+    if (nb == 0) return true;
+    for (uint32_t i = 0; i + nb <= na; i++)
+        if (a[i] == b[0] && memcmp(a + i, b, nb) == 0) return true;
+    return false;
+}
+
+/* filter_match.c: the values of a field test (op OP_EXISTS) in one view, at most max; what is needed
+ * to format one (TP endpoints) goes into sbuf (slen bytes) */
+unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *pk, gval *out, unsigned max,
+                         char *sbuf, size_t slen);
+/* filter_match.c: VT_* of a schema row's values */
+uint8_t ub_field_vt(const ub_field *f);
+/* filter_gen.c: a K_GEN test on one view; sv/nsv (or NULL): the values of the fields that depend on
+ * the view, collected over the several views of one frame (ub_filter_acc: [test * GEN_VALS], [test]) */
+bool ub_gen_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_filter_pkt *pk, const gval *sv,
+                 const uint16_t *nsv);
+/* the field reads the view (not frame.*, not ub.analysis.*, which are the frame's) */
+static inline bool ub_gen_per_view(const ftest *t) { return t->kind != K_AN && !(t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA); }
 
 /* one unit of a record through the state engine (filter_an.c, srt_ws.c): decoded into v (an incomplete
  * unit at the end of a stream gets its error), fed to st when UB; false when not UB */

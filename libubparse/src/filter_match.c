@@ -31,20 +31,12 @@ static bool cmp_i64(unsigned op, int64_t a, int64_t b, int64_t hi)
     return cmp_num(op, (uint64_t)a ^ bias, (uint64_t)b ^ bias, (uint64_t)hi ^ bias);
 }
 
-static bool has_sub(const uint8_t *a, uint32_t na, const uint8_t *b, uint32_t nb)
-{
-    if (nb == 0) return true;
-    for (uint32_t i = 0; i + nb <= na; i++)
-        if (a[i] == b[0] && memcmp(a + i, b, nb) == 0) return true;
-    return false;
-}
-
 /* bytes: ==, <, ..., contains, matches; a /prefix compares its first bits */
 static bool cmp_bytes(const ftest *t, const uint8_t *a, uint32_t na)
 {
     const uint8_t *b = t->bytes;
     uint32_t nb = t->nbytes;
-    if (t->op == OP_CONTAINS) return has_sub(a, na, b, nb);
+    if (t->op == OP_CONTAINS) return ub_has_sub(a, na, b, nb);
     if (t->op == OP_MATCHES) return t->re && ub_re_match(t->re, a, na);
     int c;
     if (t->prefix >= 0 && na == nb) {
@@ -59,15 +51,7 @@ static bool cmp_bytes(const ftest *t, const uint8_t *a, uint32_t na)
         c = mn ? memcmp(a, b, mn) : 0;
         if (c == 0) c = na < nb ? -1 : na > nb ? 1 : 0;
     }
-    switch (t->op) {
-    case OP_EQ: case OP_ALL_EQ: return c == 0;
-    case OP_NE: case OP_ANY_NE: return c != 0;
-    case OP_LT: return c < 0;
-    case OP_LE: return c <= 0;
-    case OP_GT: return c > 0;
-    case OP_GE: return c >= 0;
-    default: return false;
-    }
+    return ub_op_verdict(t->op, c);
 }
 
 /* the slice [from:count] of a byte string: false if it is not (fully) there, as Wireshark */
@@ -126,131 +110,126 @@ bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
 /* one number-valued occurrence against the test (ANY/ALL folding by the caller) */
 static bool num_test(const ftest *t, uint64_t x) { return cmp_num(t->op, x, t->lit, t->hi); }
 
-/* a list of numbers: ANY (or ALL for != and ===) */
-static bool num_list(const ftest *t, const uint32_t *x, unsigned n, size_t stride_u32)
+/* the next value of an analysis field in a (*it: 0 at the start): false after the last */
+static bool an_next(const ftest *t, const ub_fan *a, unsigned *it, gval *x)
 {
-    if (t->op == OP_EXISTS) return n > 0;
-    bool all = op_is_all(t->op);
-    for (unsigned i = 0; i < n; i++) {
-        bool r = num_test(t, x[i * stride_u32]);
-        if (all && !r) return false;
-        if (!all && r) return true;
-    }
-    return all && n > 0;
-}
-
-static bool an_test(const ftest *t, const ub_fan *a)
-{
-    if (!a) return false;
+    unsigned i = (*it)++;
+    *x = (gval){ .vt = VT_UINT, .ws = 4 };
     switch (t->an) {
-    case AN_PRESENT:
-        return a->tp_channel || a->tp_flags || a->nfind || a->nmatch;
-    case AN_TP_CHANNEL:
-        return a->tp_channel && (t->op == OP_EXISTS || num_test(t, a->tp_channel - 1));
-    case AN_EXPECTED_PSN: {
-        uint32_t want = UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE;
-        return (a->tp_flags & want) && (t->op == OP_EXISTS || num_test(t, a->expected_psn));
-    }
-    case AN_FLAG:
-        return (a->tp_flags & t->an_flag) != 0;
-    case AN_FINDING:
-        return a->nfind > 0;
-    case AN_RELATED:
-        return num_list(t, a->rel, a->nrel, 1);
-    case AN_ST_UNIT: { /* the record's units 1..n, as the plugin's items */
-        if (t->op == OP_EXISTS) return a->st_units > 0;
-        bool all = op_is_all(t->op);
-        for (uint32_t i = 1; i <= a->st_units; i++) {
-            bool r = num_test(t, i);
-            if (all && !r) return false;
-            if (!all && r) return true;
-        }
-        return all && a->st_units > 0;
-    }
-    case AN_ST_STARTED_IN:
-        return a->st_started_in && (t->op == OP_EXISTS || num_test(t, a->st_started_in));
-    case AN_ST_CONTINUED_IN:
-        return a->st_open && a->st_continued_in && (t->op == OP_EXISTS || num_test(t, a->st_continued_in));
-    case AN_ST_OPEN_BYTES:
-        return a->st_open && (t->op == OP_EXISTS || num_test(t, a->st_open_bytes));
+    case AN_PRESENT: x->vt = VT_NONE; return i == 0 && (a->tp_channel || a->tp_flags || a->nfind || a->nmatch);
+    case AN_FLAG: x->vt = VT_NONE; return i == 0 && (a->tp_flags & t->an_flag);
+    case AN_FINDING: x->vt = VT_NONE; return i < a->nfind;
+    case AN_TP_CHANNEL: x->u = a->tp_channel - 1u; return i == 0 && a->tp_channel;
+    case AN_EXPECTED_PSN:
+        x->u = a->expected_psn;
+        return i == 0 && (a->tp_flags & (UB_TPF_RETRANSMISSION | UB_TPF_OUT_OF_ORDER | UB_TPF_LOST_BEFORE | UB_TPF_DUPLICATE));
+    case AN_RELATED: if (i >= a->nrel) return false; x->u = a->rel[i]; return true;
+    case AN_ST_UNIT: x->u = i + 1u; return i < a->st_units; /* the record's units 1..n, as the plugin's items */
+    case AN_ST_STARTED_IN: x->u = a->st_started_in; return i == 0 && a->st_started_in;
+    case AN_ST_CONTINUED_IN: x->u = a->st_continued_in; return i == 0 && a->st_open && a->st_continued_in;
+    case AN_ST_OPEN_BYTES: x->u = a->st_open_bytes; return i == 0 && a->st_open;
     case AN_RULE: {
-        if (t->op == OP_EXISTS) return a->nfind > 0;
-        bool all = op_is_all(t->op);
-        for (unsigned i = 0; i < a->nfind; i++) {
-            bool r;
-            if (t->op == OP_CONTAINS || t->op == OP_MATCHES) {
-                const ub_rule *ru = ub_rule_get(a->rule[i]);
-                const char *id = ru ? ru->id : "";
-                r = cmp_bytes(t, (const uint8_t *)id, (uint32_t)strlen(id));
-            } else {
-                r = cmp_num(t->op, a->rule[i], t->lit, 0);
-            }
-            if (all && !r) return false;
-            if (!all && r) return true;
-        }
-        return all && a->nfind > 0;
+        if (i >= a->nfind) return false;
+        const ub_rule *ru = ub_rule_get(a->rule[i]);
+        const char *id = ru ? ru->id : "";
+        *x = (gval){ .vt = VT_STR, .u = a->rule[i], .p = (const uint8_t *)id, .n = (uint32_t)strlen(id) };
+        return true;
     }
     default: break;
     }
-    /* matches: response_in / request_in / acked_in / acks_frame / latency */
-    bool all = op_is_all(t->op), seen = false;
-    for (unsigned i = 0; i < a->nmatch; i++) {
-        const ub_fan_match *m = &a->match[i];
+    /* matches: response_in / request_in / acked_in / acks_frame / latency; *it - 1 = the next to look at */
+    for (unsigned k = i; k < a->nmatch; k++) {
+        const ub_fan_match *m = &a->match[k];
         bool tr = m->kind == 2, on;
-        uint64_t x = m->other;
         switch (t->an) {
         case AN_RESPONSE_IN: on = !tr && !m->rsp; break;
         case AN_REQUEST_IN: on = !tr && m->rsp; break;
         case AN_ACKED_IN: on = tr && !m->rsp; break;
         case AN_ACKS_FRAME: on = tr && m->rsp; break;
-        case AN_LATENCY: on = m->rsp; x = m->lat_ns; break;
+        case AN_LATENCY: on = m->rsp; break;
         default: on = false; break;
         }
         if (!on) continue;
+        *it = k + 1;
+        if (t->an == AN_LATENCY) *x = (gval){ .vt = VT_TIME, .u = m->lat_ns };
+        else x->u = m->other;
+        return true;
+    }
+    return false;
+}
+
+static bool an_test(const ftest *t, const ub_fan *a)
+{
+    if (!a) return false;
+    bool all = op_is_all(t->op), seen = false;
+    gval x;
+    for (unsigned it = 0; an_next(t, a, &it, &x);) {
         if (t->op == OP_EXISTS) return true;
         seen = true;
-        bool r = t->an == AN_LATENCY ? cmp_i64(t->op, (int64_t)x, (int64_t)t->lit, (int64_t)t->hi) : num_test(t, x);
+        bool r;
+        if (x.vt == VT_STR) /* ub.analysis.rule: a rule id, or == its index */
+            r = t->op == OP_CONTAINS || t->op == OP_MATCHES ? cmp_bytes(t, x.p, x.n) : cmp_num(t->op, x.u, t->lit, 0);
+        else if (x.vt == VT_TIME)
+            r = cmp_i64(t->op, (int64_t)x.u, (int64_t)t->lit, (int64_t)t->hi);
+        else
+            r = num_test(t, x.u);
         if (all && !r) return false;
         if (!all && r) return true;
     }
     return all && seen;
 }
 
-static bool frame_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
+/* frame and frame.*: its value (false when the frame has none) */
+static bool frame_value(const ftest *t, const ub_view *v, const ub_filter_pkt *pk, gval *x)
 {
     bool have = pk->frame != 0;
-    uint64_t x = 0;
-    int64_t ns = 0;
+    *x = (gval){ .vt = VT_UINT, .ws = 4 };
     switch (t->kind) {
-    case K_FRAME: {
-        const uint8_t *a = pk->data ? pk->data : v->rec;
-        uint32_t na = pk->data ? pk->data_len : v->rec_len;
-        if (!a) return false;
-        if (t->op == OP_EXISTS) return true;
+    case K_FRAME:
+        x->vt = VT_BYTES;
+        x->p = pk->data ? pk->data : v->rec;
+        x->n = pk->data ? pk->data_len : v->rec_len;
+        return x->p != NULL;
+    case K_FRAME_NUM: x->u = pk->frame; break;
+    case K_FRAME_LEN: x->u = pk->len; have = true; break;
+    case K_FRAME_CAPLEN: x->u = pk->caplen; break;
+    case K_FRAME_IFID: x->u = pk->ifid; have = have && pk->has_ifid; break;
+    case K_FRAME_DIR: /* Wireshark P2P_DIR_SENT 0, P2P_DIR_RECV 1 (FT_INT8) */
+        have = have && pk->dir != UB_DIR_UNKNOWN;
+        x->u = pk->dir == UB_DIR_IN ? 1 : 0;
+        x->vt = VT_INT;
+        x->ws = 1;
+        break;
+    case K_FRAME_TEPOCH: x->u = pk->ts_ns; break;
+    case K_FRAME_TREL: x->u = pk->ts_ns - pk->t0_ns; break;
+    case K_FRAME_TDELTA: x->u = pk->ts_ns - pk->prev_ns; break;
+    default: return false;
+    }
+    if (t->kind >= K_FRAME_TEPOCH) {
+        x->vt = VT_TIME;
+        have = have && pk->has_time;
+    }
+    return have;
+}
+
+static bool frame_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
+{
+    gval x;
+    if (!frame_value(t, v, pk, &x)) return false;
+    if (t->op == OP_EXISTS) return true;
+    if (x.vt == VT_BYTES) {
+        const uint8_t *a = x.p;
+        uint32_t na = x.n;
         if (t->slice && !do_slice(t, &a, &na)) return false;
         return cmp_bytes(t, a, na);
     }
-    case K_FRAME_NUM: x = pk->frame; break;
-    case K_FRAME_LEN: x = pk->len; have = true; break;
-    case K_FRAME_CAPLEN: x = pk->caplen; break;
-    case K_FRAME_IFID: x = pk->ifid; have = have && pk->has_ifid; break;
-    case K_FRAME_DIR: /* Wireshark P2P_DIR_SENT 0, P2P_DIR_RECV 1 */
-        have = have && pk->dir != UB_DIR_UNKNOWN;
-        x = pk->dir == UB_DIR_IN ? 1 : 0;
-        break;
-    case K_FRAME_TEPOCH: ns = (int64_t)pk->ts_ns; have = have && pk->has_time; break;
-    case K_FRAME_TREL: ns = (int64_t)(pk->ts_ns - pk->t0_ns); have = have && pk->has_time; break;
-    case K_FRAME_TDELTA: ns = (int64_t)(pk->ts_ns - pk->prev_ns); have = have && pk->has_time; break;
-    default: return false;
-    }
-    if (!have) return false;
-    if (t->op == OP_EXISTS) return true;
-    if (t->kind >= K_FRAME_TEPOCH) return cmp_i64(t->op, ns, (int64_t)t->lit, (int64_t)t->hi);
-    return num_test(t, x);
+    if (x.vt == VT_TIME) return cmp_i64(t->op, (int64_t)x.u, (int64_t)t->lit, (int64_t)t->hi);
+    return num_test(t, x.u);
 }
 
-static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
+static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
 {
+    if (t->kind == K_GEN) return ub_gen_test(f, t, v, pk, NULL, NULL);
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return frame_test(t, v, pk);
     /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
@@ -348,6 +327,81 @@ static bool run_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
     return all && seen;
 }
 
+/* how a schema row's values compare in expressions (ub_ftest_values) */
+uint8_t ub_field_vt(const ub_field *f)
+{
+    if (f->flags & UB_FF_VIRTUAL) return VT_UINT;
+    switch (f->type) {
+    case UB_FT_UINT: case UB_FT_BOOL: return VT_UINT;
+    case UB_FT_BYTES: return f->bits == 0 || f->bits > 64 ? VT_BYTES : VT_UINT;
+    default: return VT_BYTES; /* addresses, GUIDs */
+    }
+}
+
+unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *pk, gval *out, unsigned max,
+                         char *sbuf, size_t slen)
+{
+    unsigned n = 0, nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) {
+        if (!max || !frame_value(t, v, pk, &out[0])) return 0;
+        return out[0].vt != VT_BYTES || !t->slice || do_slice(t, &out[0].p, &out[0].n);
+    }
+    if (t->kind == K_AN) { /* the frame's (also when a frame's several views are gone: ub_filter_acc) */
+        if (pk->an)
+            for (unsigned it = 0; n < max && an_next(t, pk->an, &it, &out[n]);) n++;
+        return n;
+    }
+    bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]);
+    if (!t->outer && !foreign && !ub_view_ub(v)) return 0; /* as run_test */
+    switch (t->kind) {
+    case K_UB:
+        if (max) out[n++] = (gval){ .vt = VT_NONE };
+        return n;
+    case K_TPEP: {
+        size_t half = slen / 2;
+        if (half < 2 || !ub_view_tp_endpoints(v, sbuf, sbuf + half, half)) return 0;
+        for (unsigned i = t->an == TPEP_DST ? 1 : 0; i < (t->an == TPEP_SRC ? 1u : 2u) && n < max; i++)
+            out[n++] = (gval){ .vt = VT_STR, .p = (const uint8_t *)(sbuf + i * half), .n = (uint32_t)strlen(sbuf + i * half) };
+        return n;
+    }
+    case K_ERROR: {
+        unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
+        for (unsigned i = 0; i < ne && n < max; i++)
+            if (!t->an || v->err[i].code == t->lit) out[n++] = (gval){ .vt = t->an ? VT_NONE : VT_UINT, .u = v->err[i].code };
+        return n;
+    }
+    default: break;
+    }
+    unsigned nout = outer_layers(v, nl), plo = 0, phi = 0;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    for (unsigned i = 0; i < nl && n < max; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
+        for (unsigned k = 0; k < t->nc && n < max; k++) {
+            if (l->hdr != t->h[k]) continue;
+            if (t->kind == K_HDR) { /* a header item: occurs, no value */
+                out[n++] = (gval){ .vt = VT_NONE };
+                break;
+            }
+            ub_val val;
+            unsigned g = t->grp[k];
+            const ub_field *f = t->f[k];
+            bool got = ub_field_value(l, f, &val) == 0;
+            while (k + 1 < t->nc && t->grp[k + 1] == g) k++; /* one row per name group and layer */
+            if (!got) continue;
+            gval *x = &out[n];
+            *x = (gval){ .vt = ub_field_vt(f), .f = f, .u = val.u, .p = val.bytes, .n = val.nbytes };
+            if (x->vt == VT_UINT) x->ws = (uint8_t)ub_field_ws_bytes(f);
+            if (t->slice) {
+                x->vt = VT_BYTES;
+                if (!x->p || !do_slice(t, &x->p, &x->n)) continue;
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
 /* the program over leaf results leaf(ctx, test index) */
 static bool run_prog(const ub_filter *f, bool (*leaf)(const void *ctx, uint32_t ti), const void *ctx)
 {
@@ -373,7 +427,7 @@ typedef struct one { const ub_filter *f; const ub_view *v; const ub_filter_pkt *
 static bool one_leaf(const void *ctx, uint32_t ti)
 {
     const one *o = ctx;
-    return run_test(&o->f->tests[ti], o->v, o->pk);
+    return run_test(o->f, &o->f->tests[ti], o->v, o->pk);
 }
 
 bool ub_filter_match_pkt(const ub_filter *f, const ub_view *v, const ub_filter_pkt *pk)
@@ -398,8 +452,15 @@ bool ub_filter_match(const ub_filter *f, const ub_view *v) { return ub_filter_ma
 struct ub_filter_acc {
     const ub_filter *f;
     uint8_t *st; /* per test: ACC_* bits */
+    /* functions, arithmetic, field against field (K_GEN): the values of their fields over the views,
+     * bytes copied (a view's bytes do not outlive it) */
+    gval *sv;      /* [test * GEN_VALS] */
+    uint16_t *nsv; /* [test] */
+    uint8_t *arena;
+    size_t aused;
 };
 enum { ACC_ANY = 1, ACC_SEEN = 2, ACC_VIOL = 4 };
+#define ACC_ARENA (64u * 1024u)
 
 ub_filter_acc *ub_filter_acc_new(const ub_filter *f)
 {
@@ -408,8 +469,13 @@ ub_filter_acc *ub_filter_acc_new(const ub_filter *f)
     if (!a) return NULL;
     a->f = f;
     a->st = calloc(f->ntests ? f->ntests : 1, 1);
-    if (!a->st) {
-        free(a);
+    if (f->nnodes) {
+        a->sv = calloc((size_t)f->ntests * GEN_VALS, sizeof *a->sv);
+        a->nsv = calloc(f->ntests, sizeof *a->nsv);
+        a->arena = malloc(ACC_ARENA);
+    }
+    if (!a->st || (f->nnodes && (!a->sv || !a->nsv || !a->arena))) {
+        ub_filter_acc_free(a);
         return NULL;
     }
     return a;
@@ -419,27 +485,59 @@ void ub_filter_acc_free(ub_filter_acc *a)
 {
     if (!a) return;
     free(a->st);
+    free(a->sv);
+    free(a->nsv);
+    free(a->arena);
     free(a);
 }
 
 void ub_filter_acc_reset(ub_filter_acc *a)
 {
-    if (a) memset(a->st, 0, a->f->ntests);
+    if (!a) return;
+    memset(a->st, 0, a->f->ntests);
+    if (a->nsv) memset(a->nsv, 0, a->f->ntests * sizeof *a->nsv);
+    a->aused = 0;
+}
+
+/* the view's values of every field of a K_GEN expression that reads the view, appended with copies */
+static void acc_values(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *pk)
+{
+    const ub_filter *f = a->f;
+    for (uint32_t i = 0; i < f->nnodes; i++) {
+        const gnode *nd = &f->nodes[i];
+        if (nd->g != G_SRC || !ub_gen_per_view(&f->tests[nd->src])) continue;
+        gval *dst = a->sv + (size_t)nd->src * GEN_VALS;
+        uint16_t *n = &a->nsv[nd->src];
+        char sbuf[256];
+        gval x[GEN_VALS];
+        unsigned k = ub_ftest_values(&f->tests[nd->src], v, pk, x, GEN_VALS - *n, sbuf, sizeof sbuf);
+        for (unsigned j = 0; j < k; j++) {
+            if (x[j].n) {
+                if (ACC_ARENA - a->aused < x[j].n) break; /* no room: the frame's later values are not seen */
+                memcpy(a->arena + a->aused, x[j].p, x[j].n);
+                x[j].p = a->arena + a->aused;
+                a->aused += x[j].n;
+            }
+            dst[(*n)++] = x[j];
+        }
+    }
 }
 
 void ub_filter_acc_add(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *pk)
 {
     if (!a || !v || !pk) return;
+    if (a->sv) acc_values(a, v, pk);
     for (uint32_t i = 0; i < a->f->ntests; i++) {
         const ftest *t = &a->f->tests[i];
-        bool r = run_test(t, v, pk);
+        if (t->kind == K_GEN) continue; /* at the end, over the values of all views */
+        bool r = run_test(a->f, t, v, pk);
         if (!op_is_all(t->op)) {
             if (r) a->st[i] |= ACC_ANY;
             continue;
         }
         ftest ex = *t; /* does the field occur in this view at all? */
         ex.op = OP_EXISTS;
-        bool seen = run_test(&ex, v, pk);
+        bool seen = run_test(a->f, &ex, v, pk);
         if (seen) a->st[i] |= ACC_SEEN;
         if (seen && !r) a->st[i] |= ACC_VIOL;
     }
@@ -452,7 +550,8 @@ static bool acc_leaf(const void *ctx, uint32_t ti)
     const accx *x = ctx;
     const ftest *t = &x->a->f->tests[ti];
     uint8_t s = x->a->st[ti];
-    if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return run_test(t, &none, x->pk);
+    if (t->kind == K_GEN) return ub_gen_test(x->a->f, t, &none, x->pk, x->a->sv, x->a->nsv);
+    if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return run_test(x->a->f, t, &none, x->pk);
     return op_is_all(t->op) ? (s & ACC_SEEN) && !(s & ACC_VIOL) : (s & ACC_ANY) != 0;
 }
 

@@ -1,6 +1,7 @@
 /* libFuzzer harness for the display-filter compiler and matcher (filter.c): the input is an expression;
  * whatever compiles is matched against views of every kind (DLLDP, DLLCB, UBoE, not UB, truncated), with
- * and without frame numbers; a rejected one must say where (column within the expression).
+ * and without frame numbers, and against all of them as one frame (ub_filter_acc); a rejected one must
+ * say where (column within the expression).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
  *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_filter.c -o build-fuzz/fuzz_filter -lpcre2-8
@@ -70,6 +71,17 @@ int fz_filter_one(const uint8_t *data, size_t size)
             bool b = ub_filter_match_frame(f, fzf_v[i], i + 1, fzf_v[i]->rec_len);
             (void)a;
             (void)b;
+        }
+        /* all views as the units of one frame (a flit-stream record): the values of every view together */
+        ub_filter_acc *acc = ub_filter_acc_new(f);
+        if (acc) {
+            ub_filter_pkt pk = { .frame = 3, .len = 200, .caplen = 200, .has_time = true, .ts_ns = 5, .t0_ns = 9, .prev_ns = 2 };
+            for (unsigned i = 0; i < fzf_n; i++) ub_filter_acc_add(acc, fzf_v[i], &pk);
+            (void)ub_filter_acc_match(acc, &pk);
+            ub_filter_acc_reset(acc);
+            ub_filter_acc_add(acc, fzf_v[0], &pk);
+            (void)ub_filter_acc_match(acc, &pk);
+            ub_filter_acc_free(acc);
         }
         ub_filter_free(f);
     }
