@@ -124,8 +124,22 @@ tcp srcport=45000 dstport=22 seq=1 ack=1 data_offset=5 flags=0x018 window=502
 data inc=12
 EOF
 "${UBGEN:?}" -w "$tmp/x_cfg3_flit.pcapng" "$tmp/cfg3_flit.ub" > /dev/null || fail "ubgen cfg3_flit.ub"
+# packet comments (two on frame 1: one "pkt_comment" layer, each with its expert item) and direction
+# flags (the packet_flags subtree, frame.p2p_dir)
+printf '%s\n' '@capture format=pcapng' '@packet ts=0.001 dir=in' flit 'lph vl=0' 'nth16 scna=0x0102 dcna=0x0304' \
+    'btah_c taopcode=Write ini_tassn=1' '@packet ts=0.002 dir=out' flit 'lph vl=0' 'nth16 scna=0x0304 dcna=0x0102' \
+    'atah_c taopcode=TAACK ini_tassn=1' > "$tmp/comments.ub"
+"$UBGEN" -w "$tmp/c0.pcapng" "$tmp/comments.ub" > /dev/null || fail "ubgen comments.ub"
+editcap -a '1:first "comment"' -a 2:third "$tmp/c0.pcapng" "$tmp/c1.pcapng" > /dev/null &&
+    editcap -a '1:second, with \ and é' "$tmp/c1.pcapng" "$tmp/x_comments.pcapng" > /dev/null || fail "editcap -a"
+got=$("$U" -r "$tmp/x_comments.pcapng" -T ek | python3 -c '
+import json, sys
+d = [json.loads(l)["layers"] for l in sys.stdin.read().splitlines()[1::2]]
+print(d[0]["pkt_comment"]["frame_frame_comment"], d[1]["pkt_comment"]["frame_frame_comment"], d[0]["frame"]["frame_frame_p2p_dir"], d[1]["frame"]["frame_frame_packet_flags"])')
+want="['first \"comment\"', 'second, with \\\\ and é'] third 1 0x00000002"
+[ "$got" = "$want" ] || fail "x_comments -T ek: got '$got', want '$want'"
 ns=0 nub=0
-for cap in "$C"/*.pcapng "$tmp/x_cfg3_flit.pcapng"; do
+for cap in "$C"/*.pcapng "$tmp/x_cfg3_flit.pcapng" "$tmp/x_comments.pcapng"; do
     name=$(basename "$cap" .pcapng)
     uo= to=
     [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
@@ -144,7 +158,7 @@ for cap in "$C"/*.pcapng "$tmp/x_cfg3_flit.pcapng"; do
     "$U" $uo -r "$cap" -T json > "$tmp/u.json" 2> "$tmp/u.err"
     # shellcheck disable=SC2086
     "$U" $uo -r "$cap" -T ek > "$tmp/u.ek" 2> "$tmp/u.err"
-    python3 - "$tmp/u.json" "$tmp/t.json" "$tmp/u.ek" "$tmp/t.ek" > "$tmp/n" <<'PY' || fail "$name: the \"ub\" layer differs from tshark's"
+    python3 - "$tmp/u.json" "$tmp/t.json" "$tmp/u.ek" "$tmp/t.ek" > "$tmp/n" <<'PY' || fail "$name: the \"ub\", \"frame\" or \"pkt_comment\" layer differs from tshark's"
 import json, sys
 load = lambda p: json.load(open(p), object_pairs_hook=lambda kv: kv)  # repeated keys kept
 def layers(doc):
@@ -173,6 +187,12 @@ for a, b in zip(ub, ts):
         checked += 1
     for p, v in pb:
         assert p in keys, (frame, "tshark only", p, v)
+    # the frame and its comments exactly as tshark's (frame.protocols names Wireshark's whole dissector
+    # chain, dns, tls, ... included: not shown)
+    fa = [kv for kv in la if kv[0] in ("frame", "pkt_comment")]
+    fb = [(k, [x for x in v if x[0] != "frame.protocols"]) for k, v in lb if k in ("frame", "pkt_comment")]
+    assert fa == fb, (frame, fa, fb)
+    checked += 1
 # -T ek: index line + document, same count; the "ub" member identical to tshark's (order and
 # repeated keys kept: tshark writes the "_ws_expert" of different parents as separate keys)
 ue, te = open(sys.argv[3]).read().splitlines(), open(sys.argv[4]).read().splitlines()
@@ -183,6 +203,8 @@ for i in range(0, len(ue), 2):
     b = dict(dict(json.loads(te[i + 1], object_pairs_hook=lambda kv: kv))["layers"])
     fr = dict(a["frame"])["frame_frame_number"]
     assert a.get("ub") == b.get("ub"), (fr, json.dumps(a.get("ub"))[:600], json.dumps(b.get("ub"))[:600])
+    assert a.get("pkt_comment") == b.get("pkt_comment"), (fr, a.get("pkt_comment"), b.get("pkt_comment"))
+    assert a["frame"] == [kv for kv in b["frame"] if kv[0] != "frame_frame_protocols"], (fr, a["frame"], b["frame"])
     checked += 1
 print(checked)
 PY

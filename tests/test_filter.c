@@ -559,6 +559,12 @@ int main(void)
     CHECK_STR(frames("abs(ub.btah.ini_tassn - 3) == 2"), "1");
     CHECK_STR(frames("ub.btah.ini_tassn + frame.number == 3 || frame.len - 100 == 60"), "4");
     CHECK_STR(frames("{frame.len + 20} / 2 == 60 || frame.len == {ub.btah.ini_tassn * 10 + 10}"), "1");
+    CHECK_STR(frames("frame.len in {ub.btah.ini_tassn, 100, len(ub.payload.data)}"), "1");
+    CHECK_STR(frames("ub.btah.ini_tassn in {frame.number, 4}"), "1,7");
+    CHECK_ERR("frame.len in {frame.number + 1}", 28, "expected a value or '}' in the set");
+    CHECK_ERR("frame.len in {ub.nosuch}", 15, "unknown field 'ub.nosuch'");
+    CHECK_ERR("frame.len == ${frame.len}", 14, "field references ${...} name the packet selected");
+    CHECK_ERR("frame.len + ${frame.len} == 2", 13, "field references ${...}");
     CHECK_ERR("{frame.len + 1 == 2", 16, "expected '}' to close the group opened at column 1");
     CHECK_ERR("upper(ub.btah.ini_tassn) == \"A\"", 7, "only string type fields can be used as parameter for upper()");
     CHECK_ERR("len(upper(ub.analysis.rule)) == 1", 5, "only fields can be used as parameter for len()");

@@ -322,11 +322,18 @@ static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t cap
     return ub_filter_match_pkt(a->yf, v, &pk);
 }
 
+/* -T json|ek: what the document of record r (its unit v, len bytes) shows */
+static ubx_pkt json_pkt(const app *a, const ub_rec *r, const ub_view *v, uint32_t len)
+{
+    ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf), ub_fan_get(a->fan, r->frame), a->cf };
+    return p;
+}
+
 /* -T json|ek, raw flit stream: the document of one record (tshark: one per frame, its units nested) */
 static void rec_json(app *a, const ub_rec *r, const ub_units *u)
 {
     static const ub_view none;
-    ubx_pkt p = { r, &none, r->caplen, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf), ub_fan_get(a->fan, r->frame) };
+    ubx_pkt p = json_pkt(a, r, &none, r->caplen);
     ub_units_rinfo ri;
     if (a->ne) json_efields(a, r, &p, true);
     else ubx_jrec_emit(stdout, a->jrec, &p, ub_units_rec_info(u, r->frame, &ri) ? &ri : NULL, a->out == OUT_EK, a->json_first);
@@ -495,7 +502,7 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     }
     uint64_t d = r->ts_ns - a->t0;
     if (a->out == OUT_JSON || a->out == OUT_EK) { /* tshark's shapes */
-        ubx_pkt p = { r, v, len, a->t0, a->tprev, SHOWN_TS(a, r), ub_cap_is_pcapng(a->cf), ub_fan_get(a->fan, r->frame) };
+        ubx_pkt p = json_pkt(a, r, v, len);
         if (a->ne) json_efields(a, r, &p, false);
         else if (a->out == OUT_JSON) ubx_json_packet(stdout, &p, a->json_first);
         else ubx_ek_packet(stdout, &p);

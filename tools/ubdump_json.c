@@ -164,16 +164,75 @@ static void json_malformed(FILE *f, jctx *j)
 
 /* "key": "value" of the frame layer (ek: its time as ISO 8601) */
 
+/* an expert item: "<summary>": {"_ws.expert": {...}} */
+static void json_expert(FILE *f, jctx *j, const char *label, const char *proto, const char *field, const char *msg,
+                        const char *sev, const char *grp)
+{
+    if (label) json_open_k(f, j, label, EK_TEXT);
+    json_open_k(f, j, "_ws.expert", EK_PROTO);
+    json_none(f, j, proto, field);
+    json_kv(f, j, "_ws.expert", "_ws.expert.message", msg, false);
+    json_kv(f, j, "_ws.expert", "_ws.expert.severity", sev, false);
+    json_kv(f, j, "_ws.expert", "_ws.expert.group", grp, false);
+    json_close(f, j);
+    if (label) json_close(f, j);
+}
+
+/* Wireshark's WTAP_ENCAP_* of a pcap link type (wiretap/pcap-common.c), -1 for one ubdump does not read */
+static int ws_encap(uint32_t lt)
+{
+    switch (lt) {
+    case 1: return 1;                    /* ETHERNET */
+    case 12: case 14: case 101: return 7; /* RAW_IP */
+    case 113: return 25;                 /* SLL */
+    case 276: return 210;                /* SLL2 */
+    default: return lt >= 147 && lt <= 162 ? (int)lt - 147 + 45 : -1; /* USER0..USER15 */
+    }
+}
+
 static void frame_kvs(FILE *f, const ubx_pkt *p, jctx *j, bool ek)
 {
     char t[64];
+    uint32_t fl = 0;
+    bool have_fl = p->cf && ub_cap_flags(p->cf, &fl);
     if (p->pcapng) {
+        ub_cap_ifinfo ii = { 0 };
+        bool info = ub_cap_ifinfo_get(p->cf, p->r->ifindex, &ii) == 0;
+        snprintf(t, sizeof t, "%" PRIu32, ub_cap_section(p->cf));
+        json_kv(f, j, "frame", "frame.section_number", t, false);
         snprintf(t, sizeof t, "%" PRIu32, p->r->ifindex);
         json_kv(f, j, "frame", "frame.interface_id", t, false);
+        json_open(f, j, "frame.interface_id_tree");
+        json_kv(f, j, "frame", "frame.interface_name", info && ii.name[0] ? ii.name : "unknown", false);
+        if (info && ii.description[0]) json_kv(f, j, "frame", "frame.interface_description", ii.description, false);
+        json_close(f, j);
     }
-    if (p->r->dir) {
-        snprintf(t, sizeof t, "0x%08x", (unsigned)p->r->dir);
+    if (have_fl) { /* the pcapng packet block's flags word */
+        static const char *const err[] = { "crc_error", "packet_too_error", "packet_too_short_error",
+                                           "wrong_inter_frame_gap_error", "unaligned_frame_error",
+                                           "start_frame_delimiter_error", "preamble_error", "symbol_error" };
+        snprintf(t, sizeof t, "0x%08" PRIx32, fl);
+        json_kv(f, j, "frame", "frame.packet_flags", t, false);
+        json_open(f, j, "frame.packet_flags_tree");
+        snprintf(t, sizeof t, "0x%08" PRIx32, fl & 3u);
         json_kv(f, j, "frame", "frame.packet_flags_direction", t, false);
+        snprintf(t, sizeof t, "%" PRIu32, fl >> 2 & 7u);
+        json_kv(f, j, "frame", "frame.packet_flags_reception_type", t, false);
+        snprintf(t, sizeof t, "%" PRIu32, fl >> 5 & 15u);
+        json_kv(f, j, "frame", "frame.packet_flags_fcs_length", t, false);
+        snprintf(t, sizeof t, "%" PRIu32, fl >> 9 & 0x7fffu);
+        json_kv(f, j, "frame", "frame.packet_flags_reserved", t, false);
+        for (unsigned b = 0; b < 8; b++) {
+            char key[64];
+            snprintf(key, sizeof key, "frame.packet_flags_%s", err[b]);
+            json_kv(f, j, "frame", key, fl >> (24 + b) & 1u ? "1" : "0", true);
+        }
+        json_close(f, j);
+    }
+    int encap = ws_encap(p->r->linktype);
+    if (encap >= 0) {
+        snprintf(t, sizeof t, "%d", encap);
+        json_kv(f, j, "frame", "frame.encap_type", t, false);
     }
     if (ek) { /* ISO 8601 UTC in the bulk form */
         ubx_time(t, sizeof t, UBX_T_UD, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
@@ -184,6 +243,7 @@ static void frame_kvs(FILE *f, const ubx_pkt *p, jctx *j, bool ek)
         ubx_frame_time(t, sizeof t, p->r->ts_ns);
     }
     json_kv(f, j, "frame", "frame.time", t, false);
+    json_kv(f, j, "frame", "frame.offset_shift", "0.000000000", false);
     ubx_time(t, sizeof t, UBX_T_E, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
     json_kv(f, j, "frame", "frame.time_epoch", t, false);
     ubx_time(t, sizeof t, UBX_T_D, 9, p->r->ts_ns, p->t0, p->prev, p->prev_shown);
@@ -198,6 +258,33 @@ static void frame_kvs(FILE *f, const ubx_pkt *p, jctx *j, bool ek)
     json_kv(f, j, "frame", "frame.len", t, false);
     snprintf(t, sizeof t, "%" PRIu32, p->len);
     json_kv(f, j, "frame", "frame.cap_len", t, false);
+    json_kv(f, j, "frame", "frame.marked", "0", true); /* (ek: false) */
+    json_kv(f, j, "frame", "frame.ignored", "0", true);
+    if (p->r->dir == UB_DIR_IN || p->r->dir == UB_DIR_OUT) /* Wireshark's P2P_DIR_RECV 1, P2P_DIR_SENT 0 */
+        json_kv(f, j, "frame", "frame.p2p_dir", p->r->dir == UB_DIR_IN ? "1" : "0", false);
+}
+
+/* the layers before the protocols: the packet comments ("pkt_comment", each with its expert item), "frame" */
+static void frame_layers(FILE *f, const ubx_pkt *p, jctx *j, bool ek)
+{
+    uint32_t nc = p->cf ? ub_cap_ncomments(p->cf) : 0;
+    if (nc) {
+        json_open_k(f, j, "pkt_comment", EK_PROTO);
+        for (uint32_t i = 0; i < nc; i++) {
+            uint32_t len = 0;
+            const char *c = ub_cap_comment_n(p->cf, i, &len);
+            char text[2048];
+            snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text ? len : sizeof text - 1), c ? c : "");
+            json_kv(f, j, "frame", "frame.comment", text, false);
+            json_open(f, j, "frame.comment_tree");
+            json_expert(f, j, NULL, "frame", "frame.comment.expert", text, "1048576", "184549376"); /* PI_COMMENT, PI_COMMENTS_GROUP */
+            json_close(f, j);
+        }
+        json_close(f, j);
+    }
+    json_open(f, j, "frame");
+    frame_kvs(f, p, j, ek);
+    json_close(f, j);
 }
 
 static void index_name(char *buf, size_t n, uint64_t ts_ns)
@@ -365,20 +452,6 @@ static bool an_any(const ub_fan *a, uint64_t frame)
     return false;
 }
 
-/* an expert item: "<summary>": {"_ws.expert": {...}} */
-static void json_expert(FILE *f, jctx *j, const char *label, const char *field, const char *msg, const char *sev,
-                        const char *grp)
-{
-    if (label) json_open_k(f, j, label, EK_TEXT);
-    json_open_k(f, j, "_ws.expert", EK_PROTO);
-    json_none(f, j, "ub", field);
-    json_kv(f, j, "_ws.expert", "_ws.expert.message", msg, false);
-    json_kv(f, j, "_ws.expert", "_ws.expert.severity", sev, false);
-    json_kv(f, j, "_ws.expert", "_ws.expert.group", grp, false);
-    json_close(f, j);
-    if (label) json_close(f, j);
-}
-
 /* the ub.analysis subtree of the plugin (ub_an_show) from the -Y analysis of the frame (filter_an.c):
  * TP channel, expected PSN and sequence expert items, request/response and data/ack pairs with
  * latency, findings with their expert item and related frames. */
@@ -400,7 +473,7 @@ static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, jctx *j)
         if (!(a->tp_flags & x->bit)) continue;
         char name[64];
         snprintf(name, sizeof name, "ub.analysis.%s", x->name);
-        json_expert(f, j, x->summary, name, x->summary, pi_sev[x->sev < 3 ? x->sev : 2], "33554432");
+        json_expert(f, j, x->summary, "ub", name, x->summary, pi_sev[x->sev < 3 ? x->sev : 2], "33554432");
     }
     for (unsigned i = 0; i < a->nmatch; i++) {
         const ub_fan_match *m = &a->match[i];
@@ -419,7 +492,7 @@ static void an_kvs(FILE *f, const ub_fan *a, uint64_t frame, jctx *j)
         char msg[512];
         snprintf(msg, sizeof msg, "%s: %s", r ? r->id : "?", r ? r->title : "?");
         json_open(f, j, "ub.analysis.rule_tree");
-        json_expert(f, j, NULL, "ub.analysis.finding", msg, pi_sev[a->sev[i] < 3 ? a->sev[i] : 2], pi_group(a->grp[i]));
+        json_expert(f, j, NULL, "ub", "ub.analysis.finding", msg, pi_sev[a->sev[i] < 3 ? a->sev[i] : 2], pi_group(a->grp[i]));
         if (a->grp[i] == UB_EG_MALFORMED) json_malformed(f, j);
         for (unsigned k = 0; k < a->fnrel[i] && ro + k < a->nrel; k++) {
             snprintf(t, sizeof t, "%" PRIu32, a->rel[ro + k]);
@@ -456,7 +529,7 @@ static void json_errs(FILE *f, jctx *j, const ub_view *v, const bool *inub, int 
         char name[64], txt[320];
         snprintf(name, sizeof name, "ub.err.%s", ei->name);
         ub_err_text(e, txt, sizeof txt);
-        json_expert(f, j, NULL, name, txt, pi_sev[ei->severity < 3 ? ei->severity : 2], pi_group(ei->group));
+        json_expert(f, j, NULL, "ub", name, txt, pi_sev[ei->severity < 3 ? ei->severity : 2], pi_group(ei->group));
         if (ei->group == UB_EG_MALFORMED) json_malformed(f, j);
     }
 }
@@ -541,9 +614,7 @@ static void json_view(FILE *f, const ub_view *v, jctx *j, const ub_fan *an, uint
 static void json_frame(FILE *f, const ubx_pkt *p, jctx *j, bool first)
 {
     doc_open(f, p, false, first);
-    json_open(f, j, "frame");
-    frame_kvs(f, p, j, false);
-    json_close(f, j);
+    frame_layers(f, p, j, false);
 }
 
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
@@ -790,12 +861,7 @@ static void ek_doc(FILE *f, const ubx_pkt *p, etree *t)
     fputs("}}\n", f);
 }
 
-static void ek_frame(FILE *f, const ubx_pkt *p, jctx *j)
-{
-    json_open(f, j, "frame");
-    frame_kvs(f, p, j, true);
-    json_close(f, j);
-}
+static void ek_frame(FILE *f, const ubx_pkt *p, jctx *j) { frame_layers(f, p, j, true); }
 
 void ubx_ek_packet(FILE *f, const ubx_pkt *p)
 {

@@ -127,6 +127,7 @@ typedef struct ubx_pkt {
     uint64_t t0, prev, prev_shown; /* first, previous and previous printed packet's time */
     bool pcapng;                   /* frame.interface_id exists */
     const ub_fan *an;              /* ub.analysis.* of the frame (filter.h ub_fan_get), NULL: none */
+    const ub_capfile *cf;          /* the file being read, at this record (its section, interface, flags, comments) */
 } ubx_pkt;
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);

@@ -94,6 +94,8 @@ struct ub_capfile {
     const char *comment[CAP_MAX_COMMENTS]; /* opt_comment options of the last record (in buf) */
     uint32_t comment_len[CAP_MAX_COMMENTS];
     uint32_t ncomments;
+    uint32_t flags;  /* the last record's epb_flags / opb_flags, if have_flags */
+    bool have_flags;
     uint32_t pcap_snaplen;
     ub_rec scratch;  /* the record when the caller passes none */
     cap_if ifs[CAP_MAX_IFS];
@@ -318,7 +320,9 @@ static int pkt_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
 {
     ub_rec *r = ctx;
     if (code == NG_OPT_EPB_FLAGS && len >= 4) {
-        uint32_t fl = g32(c, val) & 3u; /* bits 0-1: 00 n/a, 01 inbound, 10 outbound */
+        c->flags = g32(c, val);
+        c->have_flags = true;
+        uint32_t fl = c->flags & 3u; /* bits 0-1: 00 n/a, 01 inbound, 10 outbound */
         r->dir = fl == 1 ? UB_DIR_IN : fl == 2 ? UB_DIR_OUT : UB_DIR_UNKNOWN;
     } else if (code == NG_OPT_COMMENT && c->ncomments < CAP_MAX_COMMENTS) {
         c->comment[c->ncomments] = (const char *)val;
@@ -579,12 +583,18 @@ int ub_cap_next(ub_capfile *c, ub_rec *r)
     if (!c || c->failed) return -1;
     if (!r) r = &c->scratch;
     c->ncomments = 0;
+    c->have_flags = false;
     return c->pcapng ? ng_next(c, r) : pcap_next(c, r);
 }
 
 uint32_t ub_cap_nifs(const ub_capfile *c) { return c->pcapng ? c->nifs : 1u; }
 const char *ub_cap_comment(const ub_capfile *c, uint32_t *len) { return ub_cap_comment_n(c, 0, len); }
 uint32_t ub_cap_ncomments(const ub_capfile *c) { return c->ncomments; }
+bool ub_cap_flags(const ub_capfile *c, uint32_t *flags)
+{
+    *flags = c->have_flags ? c->flags : 0;
+    return c->have_flags;
+}
 const char *ub_cap_comment_n(const ub_capfile *c, uint32_t i, uint32_t *len)
 {
     *len = i < c->ncomments ? c->comment_len[i] : 0;

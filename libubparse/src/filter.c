@@ -527,7 +527,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         goto time_ops;
     } else if (!ub_lit_word(ls, ln, &L)) {
         if (ln > 3 && memcmp(ls, "ub.", 3) == 0)
-            ub_fp_err(p, lt->pos, "comparing two fields is not supported; compare with a literal");
+            ub_fp_err(p, lt->pos, "unknown field '%.*s' (ubdump -G fields lists them)", (int)(ln > 64 ? 64 : ln), ls);
         else
             ub_fp_err(p, lt->pos, "'%.*s' is not a number, byte string or address (value names go in quotes: \"%.*s\")",
                  (int)(ln > 64 ? 64 : ln), ls, (int)(ln > 64 ? 64 : ln), ls);
@@ -681,6 +681,37 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
     }
 }
 
+uint32_t ub_fp_copy_test(parser *p, uint32_t ti)
+{
+    ftest *u = ub_fp_new_test(p);
+    if (!u) return 0;
+    const ftest *c = &p->f->tests[ti]; /* (after ub_fp_new_test: the array may have moved) */
+    uint32_t ui = p->f->ntests - 1;
+    u->kind = c->kind;
+    u->an = c->an;
+    u->an_flag = c->an_flag;
+    u->outer = c->outer;
+    u->slice = c->slice;
+    u->sl_from = c->sl_from;
+    u->sl_count = c->sl_count;
+    u->has_mask = c->has_mask;
+    u->mask = c->mask;
+    u->prefix = -1;
+    if (c->nc) {
+        u->h = malloc(c->nc * sizeof *u->h);
+        u->f = malloc(c->nc * sizeof *u->f);
+        u->grp = malloc(c->nc);
+        u->cmode = calloc(c->nc, 1);
+        u->num = calloc(c->nc, sizeof *u->num);
+        if (!u->h || !u->f || !u->grp || !u->cmode || !u->num) { ub_fp_err(p, p->cur.pos, "out of memory"); return 0; }
+        memcpy(u->h, c->h, c->nc * sizeof *u->h);
+        memcpy(u->f, c->f, c->nc * sizeof *u->f);
+        memcpy(u->grp, c->grp, c->nc);
+        u->nc = c->nc;
+    }
+    return ui;
+}
+
 /* A test on a name: presence, comparison, `in {set}`, `& mask`, slices. */
 static void make_field_test(parser *p, const tok *ft, const char *name)
 {
@@ -726,7 +757,7 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
         }
     }
     if (p->cur.t == T_IN) {
-        /* f in {a b lo..hi}: f == a || f == b || lo <= f <= hi */
+        /* f in {a b lo..hi g}: f == a || f == b || lo <= f <= hi || f == g (g: a field or function) */
         size_t inpos = p->cur.pos;
         ub_fp_next(p);
         if (p->cur.t != T_LBR) { ub_fp_err(p, p->cur.pos, "expected '{' after 'in'"); return; }
@@ -738,6 +769,12 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
             if (p->cur.t == T_COMMA && nel) { ub_fp_next(p); continue; }
             if (p->cur.t == T_RBR) break;
             tok lt = p->cur;
+            if (nel) emit_jump(p, I_JT, fix, &nfix);
+            if (ub_fp_gen_in_elem(p, ti, inpos)) { /* a field or a function: filter_expr.c */
+                if (p->failed) return;
+                nel++;
+                continue;
+            }
             if (lt.t != T_WORD && lt.t != T_STR && lt.t != T_CHR) {
                 ub_fp_err(p, lt.pos, lt.t == T_END ? "missing '}'" : "expected a value or '}' in the set");
                 return;
@@ -748,32 +785,9 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
                     if (p->s[lt.pos + k] == '.' && p->s[lt.pos + k + 1] == '.') range = true;
             ftest *u = &p->f->tests[ti];
             if (nel) { /* another test on the same name (and slice) */
-                u = ub_fp_new_test(p);
-                if (!u) return;
-                ftest copy = p->f->tests[ti];
-                uint32_t ui = p->f->ntests - 1;
-                u->kind = copy.kind;
-                u->an = copy.an;
-                u->an_flag = copy.an_flag;
-                u->outer = copy.outer;
-                u->slice = copy.slice;
-                u->sl_from = copy.sl_from;
-                u->sl_count = copy.sl_count;
-                u->has_mask = copy.has_mask;
-                u->mask = copy.mask;
-                if (copy.nc) {
-                    u->h = malloc(copy.nc * sizeof *u->h);
-                    u->f = malloc(copy.nc * sizeof *u->f);
-                    u->grp = malloc(copy.nc);
-                    u->cmode = calloc(copy.nc, 1);
-                    u->num = calloc(copy.nc, sizeof *u->num);
-                    if (!u->h || !u->f || !u->grp || !u->cmode || !u->num) { ub_fp_err(p, lt.pos, "out of memory"); return; }
-                    memcpy(u->h, copy.h, copy.nc * sizeof *u->h);
-                    memcpy(u->f, copy.f, copy.nc * sizeof *u->f);
-                    memcpy(u->grp, copy.grp, copy.nc);
-                    u->nc = copy.nc;
-                }
-                emit_jump(p, I_JT, fix, &nfix);
+                uint32_t ui = ub_fp_copy_test(p, ti);
+                if (p->failed) return;
+                u = &p->f->tests[ui];
                 ub_fp_emit(p, I_TEST, ui);
             } else {
                 ub_fp_emit(p, I_TEST, ti);
@@ -800,6 +814,10 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
     tok opt = p->cur;
     ub_fp_next(p);
     tok lt = p->cur;
+    if (lt.t == T_BAD && p->s[lt.pos] == '$') {
+        ub_fp_err(p, lt.pos, "field references ${...} name the packet selected in Wireshark's window; there is none here");
+        return;
+    }
     if (lt.t != T_WORD && lt.t != T_STR && lt.t != T_CHR) {
         ub_fp_err(p, lt.pos, lt.t == T_END ? "missing value after the comparison operator" : "expected a value after the comparison operator");
         return;

@@ -233,6 +233,7 @@ static uint8_t g_type(parser *p, uint32_t ni, uint8_t want)
 }
 
 static uint32_t g_sum(parser *p);
+static uint32_t g_atom(parser *p);
 static bool name_is_field(parser *p, const tok *t);
 
 /* a field [slice] | a literal | 'c' | fn(args) | -operand */
@@ -314,6 +315,9 @@ static uint32_t g_atom(parser *p)
         if (p->failed) return 0;
         p->f->nodes[ni].src = ti;
         p->f->nodes[ni].tlen = (uint32_t)t.len;
+    } else if (t.t == T_BAD && p->s[t.pos] == '$') {
+        ub_fp_err(p, t.pos, "field references ${...} name the packet selected in Wireshark's window; there is none here");
+        return 0;
     } else {
         ub_fp_err(p, t.pos, t.t == T_END ? "unexpected end of the expression: expected a value" : "expected a field, a value or a function");
         return 0;
@@ -406,6 +410,61 @@ static bool g_has_src(const parser *p, uint32_t ni, unsigned depth)
 }
 
 /* LEFT OP RIGHT as a K_GEN test */
+/* the right side of LEFT OPT (the current token follows OPT; one operand only: an element of a set),
+ * type checks, the K_GEN test emitted */
+static void gen_right(parser *p, uint32_t l, const tok *opt, size_t pos, bool one)
+{
+    uint32_t r = 0;
+    ub_re *re = NULL;
+    uint8_t lv, rv = VT_NONE;
+    if (opt->op == OP_MATCHES) { /* a quoted regular expression */
+        lit L;
+        if (p->cur.t != T_STR) { ub_fp_err(p, p->cur.pos, "matches needs a quoted regular expression"); return; }
+        ub_lit_str(p->s + p->cur.pos, p->cur.len, &L);
+        char m[200];
+        size_t off = 0;
+        if (L.esc_err >= 0 || L.str_long || !(re = ub_re_compile((const uint8_t *)L.str, L.nstr, m, sizeof m, &off))) {
+            ub_fp_err(p, p->cur.pos, "bad regular expression");
+            return;
+        }
+        ub_fp_next(p);
+        lv = g_type(p, l, VT_STR);
+    } else {
+        r = one ? g_atom(p) : g_sum(p); /* Wireshark 4.0: no arithmetic in a set */
+        if (p->failed) return;
+        if (p->f->nodes[l].g == G_LIT) { /* the literal takes the other side's type */
+            rv = g_type(p, r, VT_NONE);
+            lv = p->failed ? VT_NONE : g_type(p, l, rv);
+        } else {
+            lv = g_type(p, l, VT_NONE);
+            rv = p->failed ? VT_NONE : g_type(p, r, lv);
+            if (!p->failed) g_fits(p, r, g_ws(p, l, 0));
+        }
+    }
+    if (p->failed) { ub_re_free(re); return; }
+    bool strop = opt->op == OP_CONTAINS || opt->op == OP_MATCHES;
+    bool ok = lv != VT_NONE && (opt->op == OP_MATCHES || rv != VT_NONE);
+    if (ok && strop) ok = (lv == VT_BYTES || lv == VT_STR) && (opt->op == OP_MATCHES || rv == VT_BYTES || rv == VT_STR);
+    else if (ok) ok = (is_num_vt(lv) && is_num_vt(rv) && (lv == VT_TIME) == (rv == VT_TIME)) ||
+                      ((lv == VT_BYTES || lv == VT_STR) && (rv == VT_BYTES || rv == VT_STR));
+    if (!ok) {
+        ub_re_free(re);
+        if (lv == VT_NONE || rv == VT_NONE) ub_fp_err(p, pos, "a header or flag has no value to compare (test its presence, or count() it)");
+        else if (strop) ub_fp_err(p, opt->pos, "%s applies to byte strings and strings", opt->op == OP_CONTAINS ? "contains" : "matches");
+        else ub_fp_err(p, opt->pos, "the two sides cannot be compared (different types)");
+        return;
+    }
+    ftest *t = ub_fp_new_test(p);
+    if (!t) { ub_re_free(re); return; }
+    t->kind = K_GEN;
+    t->op = (uint8_t)opt->op;
+    t->prefix = -1;
+    t->gl = l;
+    t->gr = r;
+    t->re = re;
+    ub_fp_emit(p, I_TEST, p->f->ntests - 1);
+}
+
 void ub_fp_gen_test(parser *p)
 {
     size_t pos = p->cur.pos;
@@ -427,55 +486,20 @@ void ub_fp_gen_test(parser *p)
         return;
     }
     ub_fp_next(p);
-    uint32_t r = 0;
-    ub_re *re = NULL;
-    uint8_t lv, rv = VT_NONE;
-    if (opt.op == OP_MATCHES) { /* a quoted regular expression */
-        lit L;
-        if (p->cur.t != T_STR) { ub_fp_err(p, p->cur.pos, "matches needs a quoted regular expression"); return; }
-        ub_lit_str(p->s + p->cur.pos, p->cur.len, &L);
-        char m[200];
-        size_t off = 0;
-        if (L.esc_err >= 0 || L.str_long || !(re = ub_re_compile((const uint8_t *)L.str, L.nstr, m, sizeof m, &off))) {
-            ub_fp_err(p, p->cur.pos, "bad regular expression");
-            return;
-        }
-        ub_fp_next(p);
-        lv = g_type(p, l, VT_STR);
-    } else {
-        r = g_sum(p);
-        if (p->failed) return;
-        const gnode *ln = &p->f->nodes[l];
-        if (ln->g == G_LIT) { /* the literal takes the other side's type */
-            rv = g_type(p, r, VT_NONE);
-            lv = p->failed ? VT_NONE : g_type(p, l, rv);
-        } else {
-            lv = g_type(p, l, VT_NONE);
-            rv = p->failed ? VT_NONE : g_type(p, r, lv);
-            if (!p->failed) g_fits(p, r, g_ws(p, l, 0));
-        }
-    }
-    if (p->failed) { ub_re_free(re); return; }
-    bool strop = opt.op == OP_CONTAINS || opt.op == OP_MATCHES;
-    bool ok = lv != VT_NONE && (opt.op == OP_MATCHES || rv != VT_NONE);
-    if (ok && strop) ok = (lv == VT_BYTES || lv == VT_STR) && (opt.op == OP_MATCHES || rv == VT_BYTES || rv == VT_STR);
-    else if (ok) ok = (is_num_vt(lv) && is_num_vt(rv) && (lv == VT_TIME) == (rv == VT_TIME)) ||
-                      ((lv == VT_BYTES || lv == VT_STR) && (rv == VT_BYTES || rv == VT_STR));
-    if (!ok) {
-        ub_re_free(re);
-        if (lv == VT_NONE || rv == VT_NONE) ub_fp_err(p, pos, "a header or flag has no value to compare (test its presence, or count() it)");
-        else ub_fp_err(p, opt.pos, strop ? "%s applies to byte strings and strings" : "the two sides cannot be compared (different types)",
-                  opt.op == OP_CONTAINS ? "contains" : "matches");
-        return;
-    }
-    ftest *t = ub_fp_new_test(p);
-    if (!t) { ub_re_free(re); return; }
-    t->kind = K_GEN;
-    t->op = (uint8_t)opt.op;
-    t->prefix = -1;
-    t->gl = l;
-    t->gr = r;
-    t->re = re;
-    ub_fp_emit(p, I_TEST, p->f->ntests - 1);
+    gen_right(p, l, &opt, pos, false);
 }
 
+bool ub_fp_gen_in_elem(parser *p, uint32_t ti, size_t inpos)
+{
+    tok e = p->cur;
+    if (p->f->tests[ti].has_mask) return false; /* f & mask in {...}: literals only */
+    if (e.t != T_WORD || (fn_of(p, &e) < 0 && !name_is_field(p, &e))) return false;
+    uint32_t ci = ub_fp_copy_test(p, ti);
+    uint32_t l = p->failed ? 0 : g_node(p, G_SRC, inpos);
+    if (p->failed) return true;
+    p->f->nodes[l].src = ci;
+    p->f->tests[ci].op = OP_EXISTS;
+    tok opt = { T_CMP, OP_EQ, inpos, 2 };
+    gen_right(p, l, &opt, e.pos, true);
+    return true;
+}

@@ -38,8 +38,12 @@ bool ub_fp_chr(parser *p, const tok *lt, lit *L);                        /* 'c' 
 bool ub_fp_kind_num(const ftest *t);
 bool ub_fp_kind_time(const ftest *t);
 bool ub_fp_sliceable(const ub_field *f, bool for_contains);
+uint32_t ub_fp_copy_test(parser *p, uint32_t ti); /* another test on tests[ti]'s name and slice: its index */
 /* filter_expr.c: does the test at the current word need a value expression; compile one */
 bool ub_fp_gen_ahead(parser *p);
 void ub_fp_gen_test(parser *p);
+/* an element of `name in {...}` (the current token) that is a field or a function:
+ * tests[ti] (the name) == it compiled as a K_GEN test (inpos: where `in` is); false: a literal */
+bool ub_fp_gen_in_elem(parser *p, uint32_t ti, size_t inpos);
 
 #endif

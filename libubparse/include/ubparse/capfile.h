@@ -52,6 +52,9 @@ const char *ub_cap_comment(const ub_capfile *c, uint32_t *len);
 uint32_t ub_cap_ncomments(const ub_capfile *c);
 const char *ub_cap_comment_n(const ub_capfile *c, uint32_t i, uint32_t *len);
 uint32_t ub_cap_section(const ub_capfile *c);
+/* the last record's pcapng packet flags word (epb_flags: direction, reception type, FCS length, link
+ * errors); false (*flags 0) when its block has none, or in a pcap file */
+bool ub_cap_flags(const ub_capfile *c, uint32_t *flags);
 int ub_cap_ifinfo_get(const ub_capfile *c, uint32_t ifindex, ub_cap_ifinfo *out);
 /* link type of the first interface (pcap: the file's) */
 uint32_t ub_cap_linktype(const ub_capfile *c);
