@@ -154,6 +154,7 @@ frame.len / 3 % 2 == 1 && ub.rtph.psn - 300 < 0
 ub.rtph.psn - 300 > -200 && ub.rtph.psn != -1 && !(frame.len > -1) && !(frame.len + -2 > 0)
 frame.len -2 == 120 || string(eth.src) contains ":01" || len(ipv6.src) == 16
 frame.len in {ub.rtph.psn, 146} || ub.rtph.psn in {frame.number, len(frame), 51}
+ub.rtph.psn in {200 ..202, 300.. 301} || frame.len in {ub.rtph.psn .. 300, 30 .. frame.cap_len}
 -ub.rtph.psn < -250 || ub.rtph.psn + 0xfff00 > 0xfffff
 frame.len == 'z' || ub.lph.cfg == '\x09' || frame[0] == '\002'
 ub.analysis.latency > frame.time_delta

@@ -563,6 +563,11 @@ int main(void)
     CHECK_STR(frames("ub.btah.ini_tassn in {frame.number, 4}"), "1,7");
     CHECK_ERR("frame.len in {frame.number + 1}", 28, "expected a value or '}' in the set");
     CHECK_ERR("frame.len in {ub.nosuch}", 15, "unknown field 'ub.nosuch'");
+    CHECK_STR(frames("ub.btah.ini_tassn in {2 .. 3, 4.. 4}"), "3,5,7");        /* ranges written with spaces */
+    CHECK_STR(frames("ub.btah.ini_tassn in {frame.number .. 4}"), "1");       /* frame 1: 1 <= 1 <= 4; 3: 3 > 2 */
+    CHECK_STR(frames("frame.len in {len(ub.payload.data) .. 100, 160}"), "1,4");
+    CHECK_ERR("ub.btah.ini_tassn in {1 .. }", 28, "expected a field, a value or a function");
+    CHECK_ERR("max(frame.len, ub.btah.ini_tassn) > 1", 16, "arguments to 'max' must have the same type");
     CHECK_ERR("frame.len == ${frame.len}", 14, "field references ${...} name the packet selected");
     CHECK_ERR("frame.len + ${frame.len} == 2", 13, "field references ${...}");
     CHECK_ERR("{frame.len + 1 == 2", 16, "expected '}' to close the group opened at column 1");

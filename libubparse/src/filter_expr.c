@@ -187,10 +187,17 @@ static uint8_t g_type(parser *p, uint32_t ni, uint8_t want)
             }
             if (p->failed) return VT_NONE;
             if (vt == VT_NONE) vt = want;
+            unsigned ws0 = 0;
             for (unsigned k = 0; k < n->nargs; k++) {
                 uint8_t v = g_type(p, n->a[k], vt);
                 if (p->failed) return VT_NONE;
-                if (v != vt) { ub_fp_err(p, (size_t)p->f->nodes[n->a[k]].tpos, "arguments to '%s' must have the same type", fname); return VT_NONE; }
+                /* as tshark: one type, so also one integer width (FT_UINT24 and FT_UINT32 differ) */
+                unsigned ws = p->f->nodes[n->a[k]].g == G_LIT ? 0 : g_ws(p, n->a[k], 0);
+                if (v != vt || (ws && ws0 && ws != ws0)) {
+                    ub_fp_err(p, (size_t)p->f->nodes[n->a[k]].tpos, "arguments to '%s' must have the same type", fname);
+                    return VT_NONE;
+                }
+                if (ws) ws0 = ws;
             }
             if (vt == VT_NONE) { ub_fp_err(p, pos, "'%s' needs values to compare", fname); return VT_NONE; }
             break;
@@ -410,11 +417,10 @@ static bool g_has_src(const parser *p, uint32_t ni, unsigned depth)
 }
 
 /* LEFT OP RIGHT as a K_GEN test */
-/* the right side of LEFT OPT (the current token follows OPT; one operand only: an element of a set),
- * type checks, the K_GEN test emitted */
-static void gen_right(parser *p, uint32_t l, const tok *opt, size_t pos, bool one)
+/* LEFT OPT RIGHT (OPT_RANGE: lo <= LEFT <= hi, r = lo) compiled: types checked, the K_GEN test
+ * emitted; r: the right side parsed (OP_MATCHES: none, the current token is the pattern) */
+static void gen_emit(parser *p, uint32_t l, const tok *opt, size_t pos, uint32_t r, uint32_t hi)
 {
-    uint32_t r = 0;
     ub_re *re = NULL;
     uint8_t lv, rv = VT_NONE;
     if (opt->op == OP_MATCHES) { /* a quoted regular expression */
@@ -429,17 +435,15 @@ static void gen_right(parser *p, uint32_t l, const tok *opt, size_t pos, bool on
         }
         ub_fp_next(p);
         lv = g_type(p, l, VT_STR);
+    } else if (p->f->nodes[l].g == G_LIT) { /* the literal takes the other side's type */
+        rv = g_type(p, r, VT_NONE);
+        lv = p->failed ? VT_NONE : g_type(p, l, rv);
     } else {
-        r = one ? g_atom(p) : g_sum(p); /* Wireshark 4.0: no arithmetic in a set */
-        if (p->failed) return;
-        if (p->f->nodes[l].g == G_LIT) { /* the literal takes the other side's type */
-            rv = g_type(p, r, VT_NONE);
-            lv = p->failed ? VT_NONE : g_type(p, l, rv);
-        } else {
-            lv = g_type(p, l, VT_NONE);
-            rv = p->failed ? VT_NONE : g_type(p, r, lv);
-            if (!p->failed) g_fits(p, r, g_ws(p, l, 0));
-        }
+        lv = g_type(p, l, VT_NONE);
+        rv = p->failed ? VT_NONE : g_type(p, r, lv);
+        if (!p->failed) g_fits(p, r, g_ws(p, l, 0));
+        if (!p->failed && opt->op == OP_RANGE && (g_type(p, hi, lv) != rv || !g_fits(p, hi, g_ws(p, l, 0))) && !p->failed)
+            ub_fp_err(p, p->f->nodes[hi].tpos, "the two ends of a range must have the same type");
     }
     if (p->failed) { ub_re_free(re); return; }
     bool strop = opt->op == OP_CONTAINS || opt->op == OP_MATCHES;
@@ -461,6 +465,7 @@ static void gen_right(parser *p, uint32_t l, const tok *opt, size_t pos, bool on
     t->prefix = -1;
     t->gl = l;
     t->gr = r;
+    t->gh = hi;
     t->re = re;
     ub_fp_emit(p, I_TEST, p->f->ntests - 1);
 }
@@ -486,20 +491,59 @@ void ub_fp_gen_test(parser *p)
         return;
     }
     ub_fp_next(p);
-    gen_right(p, l, &opt, pos, false);
+    uint32_t r = 0;
+    if (opt.op != OP_MATCHES && (r = g_sum(p), p->failed)) return;
+    gen_emit(p, l, &opt, pos, r, 0);
+}
+
+/* ".." at the current token (a word of its own, or the start of one): past it */
+static bool range_dots(parser *p)
+{
+    if (p->cur.t != T_WORD || p->cur.len < 2 || p->s[p->cur.pos] != '.' || p->s[p->cur.pos + 1] != '.') return false;
+    if (p->cur.len > 2) p->i = p->cur.pos + 2; /* "..hi" */
+    ub_fp_next(p);
+    return true;
 }
 
 bool ub_fp_gen_in_elem(parser *p, uint32_t ti, size_t inpos)
 {
     tok e = p->cur;
-    if (p->f->tests[ti].has_mask) return false; /* f & mask in {...}: literals only */
-    if (e.t != T_WORD || (fn_of(p, &e) < 0 && !name_is_field(p, &e))) return false;
+    size_t si = p->i;
+    uint32_t nn = p->f->nnodes;
+    if (p->f->tests[ti].has_mask || e.t != T_WORD) return false; /* f & mask in {...}: literals only */
+    bool expr = fn_of(p, &e) >= 0 || name_is_field(p, &e);
+    bool tail = false; /* "lo.. hi": the word ends with the dots */
+    if (!expr) /* a literal: a range "lo .. hi" written with spaces, or one with a field, comes here */
+        for (size_t k = 0; k + 1 < e.len; k++) {
+            if (p->s[e.pos + k] != '.' || p->s[e.pos + k + 1] != '.') continue;
+            if (k + 2 < e.len || k == 0) return false; /* lo..hi: filter.c */
+            tail = true;
+        }
+    uint32_t lo, hi = 0;
+    if (tail) { /* the literal without its dots */
+        lo = g_node(p, G_LIT, e.pos);
+        if (p->failed) return true;
+        p->f->nodes[lo].fn = T_WORD;
+        p->f->nodes[lo].tlen = (uint32_t)e.len - 2;
+        ub_fp_next(p);
+    } else {
+        lo = g_atom(p); /* Wireshark 4.0: no arithmetic in a set */
+    }
+    if (p->failed) return true;
+    bool range = tail || range_dots(p);
+    if (range && ((hi = g_atom(p)), p->failed)) return true;
+    if (!range && !expr) { /* a plain literal: filter.c binds it */
+        p->f->nnodes = nn;
+        p->i = si;
+        p->cur = e;
+        return false;
+    }
     uint32_t ci = ub_fp_copy_test(p, ti);
     uint32_t l = p->failed ? 0 : g_node(p, G_SRC, inpos);
     if (p->failed) return true;
     p->f->nodes[l].src = ci;
     p->f->tests[ci].op = OP_EXISTS;
-    tok opt = { T_CMP, OP_EQ, inpos, 2 };
-    gen_right(p, l, &opt, e.pos, true);
+    tok opt = { T_CMP, range ? OP_RANGE : OP_EQ, inpos, 2 };
+    gen_emit(p, l, &opt, e.pos, lo, hi);
     return true;
 }

@@ -248,6 +248,15 @@ bool ub_gen_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_
     }
     unsigned ny = eval(&c, t->gr, y);
     if (!ny) return false;
+    if (t->op == OP_RANGE) { /* some value between some low end and some high end */
+        gval h[GEN_VALS];
+        unsigned nh = eval(&c, t->gh, h);
+        for (unsigned i = 0; i < nx; i++)
+            for (unsigned k = 0; k < ny; k++)
+                for (unsigned m = 0; m < nh; m++)
+                    if (pair(&(ftest){ .op = OP_GE }, &x[i], &y[k]) && pair(&(ftest){ .op = OP_LE }, &x[i], &h[m])) return true;
+        return false;
+    }
     bool all = t->op == OP_NE || t->op == OP_ALL_EQ;
     for (unsigned i = 0; i < nx; i++)
         for (unsigned k = 0; k < ny; k++) {

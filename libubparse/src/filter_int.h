@@ -120,7 +120,7 @@ typedef struct ftest {
     ub_re *re;            /* OP_MATCHES */
     uint8_t bytes[LIT_MAX];
     uint32_t nbytes;
-    uint32_t gl, gr;      /* K_GEN: the two sides (node indexes) */
+    uint32_t gl, gr, gh;  /* K_GEN: the two sides (node indexes); OP_RANGE: gr <= gl <= gh */
 } ftest;
 
 enum { I_TEST, I_JF, I_JT, I_NOT, I_PUSH, I_XOR };

@@ -35,6 +35,15 @@ int fz_capfile_one(const uint8_t *data, size_t size)
     while ((rc = ub_cap_next(c, &r)) == 1) {
         if (r.frame != ++frame || r.caplen > 262144 || r.dir > 2) __builtin_trap();
         for (uint32_t i = 0; i < r.caplen; i++) sum += r.data[i];
+        uint32_t fl;
+        /* the flags word and the direction agree (bits 0-1: 1 in, 2 out) */
+        if (ub_cap_flags(c, &fl) ? (fl & 3u) != (r.dir == UB_DIR_IN ? 1u : r.dir == UB_DIR_OUT ? 2u : fl & 3u) : fl != 0 || r.dir != UB_DIR_UNKNOWN)
+            __builtin_trap();
+        for (uint32_t i = 0; i < ub_cap_ncomments(c); i++) {
+            uint32_t len;
+            const char *cm = ub_cap_comment_n(c, i, &len);
+            for (uint32_t k = 0; cm && k < len; k++) sum += (uint8_t)cm[k];
+        }
     }
     if (rc < 0 && !ub_cap_error(c)[0]) __builtin_trap();
     if (ub_cap_next(c, &r) != rc) __builtin_trap(); /* end and error are sticky */
