@@ -550,7 +550,7 @@ int main(void)
     CHECK_STR(frames("ub.btah.ini_tassn + 0xffff > 0"), "1,3,5,7");
     CHECK_STR(frames("frame.len * 0x2000000 > 0"), "1,2,3,5,6,7");    /* 160 * 2^25 leaves 32 bits: no value */
     CHECK_STR(frames("frame.len == 'd'"), "1");
-    CHECK_STR(frames("frame[0] == '\\x09'"), "");
+    CHECK_STR(frames("frame[0] == '\\000' && !(frame[0] == '\\x09') && ub.lph.cfg == '\\t'"), "1,2,3,4,5,6,7"); /* a byte; a number */
     CHECK_STR(frames("string(ub.btah.ini_tassn) == \"3\""), "5");
     CHECK_STR(frames("string(ub.nth.scna) == \"772\""), "2,4,6");      /* decimal, as Wireshark's */
     CHECK_STR(frames("string(ub.btah.ini_tassn) contains \"2\" || string(ub.atah.taopcode) matches \"^1[78]$\""), "2,3,4,6");

@@ -76,13 +76,13 @@ static int cmp3(const gval *x, const gval *y)
     return a < b ? -1 : a > b;
 }
 
-static bool pair(const ftest *t, const gval *x, const gval *y)
+static bool pair(unsigned op, const gval *x, const gval *y)
 {
     /* an unsigned value against a signed one (a negative literal, a difference below zero) is never
      * equal nor ordered, as in Wireshark 4.0: frame.len > -1 is false, frame.len != -1 true */
-    if (x->vt == VT_UINT && y->vt == VT_INT) return t->op == OP_NE; /* (!= is "not ==") */
-    if (t->op == OP_CONTAINS) return ub_has_sub(x->p, x->n, y->p, y->n);
-    return ub_op_verdict(t->op, cmp3(x, y));
+    if (x->vt == VT_UINT && y->vt == VT_INT) return op == OP_NE; /* (!= is "not ==") */
+    if (op == OP_CONTAINS) return ub_has_sub(x->p, x->n, y->p, y->n);
+    return ub_op_verdict(op, cmp3(x, y));
 }
 
 static uint8_t num_vt(uint8_t a, uint8_t b)
@@ -254,13 +254,13 @@ bool ub_gen_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_
         for (unsigned i = 0; i < nx; i++)
             for (unsigned k = 0; k < ny; k++)
                 for (unsigned m = 0; m < nh; m++)
-                    if (pair(&(ftest){ .op = OP_GE }, &x[i], &y[k]) && pair(&(ftest){ .op = OP_LE }, &x[i], &h[m])) return true;
+                    if (pair(OP_GE, &x[i], &y[k]) && pair(OP_LE, &x[i], &h[m])) return true;
         return false;
     }
     bool all = t->op == OP_NE || t->op == OP_ALL_EQ;
     for (unsigned i = 0; i < nx; i++)
         for (unsigned k = 0; k < ny; k++) {
-            bool r = pair(t, &x[i], &y[k]);
+            bool r = pair(t->op, &x[i], &y[k]);
             if (all && !r) return false;
             if (!all && r) return true;
         }
