@@ -76,11 +76,14 @@ static expert_field ei_finding[FG__N][3]; /* rules registered at run time (Lua u
 static expert_field *ei_rule;   /* [rule][FG__N][3] */
 static unsigned ei_nrules;
 
-/* the severities of the TP-flag expert items (registration) */
+/* the TP-flag expert items as registered (severity, group, summary) */
 static struct tp_ei_sev {
     expert_field *ei;
-    int sev;
+    const expert_field_info *in;
 } tp_ei_sev[8];
+static const ei_register_info *ei_rule_reg; /* ei_rule[k] as registered: ei_rule_reg[k].eiinfo */
+static int expert_tap = -2;                 /* Wireshark's "expert" tap (-2: not looked up yet) */
+static gboolean ei_tap_direct;              /* every summary above fits expert.c's label (an_expert_tap) */
 
 static int tap_ub = -1, tap_ub_tp = -1, tap_ub_eid = -1;
 
@@ -787,23 +790,49 @@ static gboolean lb_start(an_label *lb, proto_item *it)
     return TRUE;
 }
 
-/* Whether every expert info of a frame must be added: there is a tree, an expert tap (-z expert, the
- * GUI's Expert Information) or an Expert column. Else an expert info only raises the capture's highest
- * severity (the GUI's status bar), and one of the frame's highest severity does that. */
-static gboolean experts_all(packet_info *pinfo, proto_tree *tree)
+/* Who reads a frame's expert infos. AN_EX_ALL: a tree or an Expert column (each item through
+ * Wireshark's expert API); AN_EX_TAP: only the expert tap (tshark -q -z expert, any listener of the
+ * tap on a pass without a tree): each item straight to the tap (an_expert_tap); AN_EX_TOP: nothing but the capture's
+ * highest severity (the GUI's status bar), which one item of the frame's highest severity sets. */
+enum { AN_EX_TOP, AN_EX_TAP, AN_EX_ALL };
+static int experts_mode(packet_info *pinfo, proto_tree *tree)
 {
-    static int expert_tap = -2;
-    if (tree) return TRUE;
     if (expert_tap == -2) expert_tap = find_tap_id("expert"); /* registered before any dissection */
-    if (expert_tap < 0 || have_tap_listener(expert_tap)) return TRUE;
-    return col_get_writable(pinfo->cinfo, COL_EXPERT) && pinfo->cinfo->col_first[COL_EXPERT] >= 0;
+    if (tree || expert_tap < 0) return AN_EX_ALL;
+    if (col_get_writable(pinfo->cinfo, COL_EXPERT) && pinfo->cinfo->col_first[COL_EXPERT] >= 0) return AN_EX_ALL;
+    if (!have_tap_listener(expert_tap)) return AN_EX_TOP;
+    return ei_tap_direct ? AN_EX_TAP : AN_EX_ALL;
 }
 
-static int tp_ei_severity(const expert_field *e)
+/* expert_add_info(pinfo, NULL, f) when the expert tap is its only reader: the expert_info_t that
+ * Wireshark 4.0's expert.c (expert_set_info_vformat) queues on the tap — frame, group, severity, the
+ * item's filter hf, the current protocol, the summary (shorter than ITEM_LABEL_LENGTH: registration
+ * checks it, so expert.c would copy it unchanged), no proto_item — without the label copy, the
+ * value_string lookups and the tree calls that go nowhere without a tree (about 1.3 k instructions
+ * an item). An item that raises the capture's highest severity, which only expert.c can record,
+ * goes through expert_add_info() itself, in its place in the frame's order. */
+static void an_expert_tap(packet_info *pinfo, expert_field *f, const expert_field_info *in)
+{
+    if (!pinfo->num || in->severity > expert_get_highest_severity()) {
+        expert_add_info(pinfo, NULL, f);
+        return;
+    }
+    expert_info_t *e = wmem_new(pinfo->pool, expert_info_t);
+    e->packet_num = pinfo->num;
+    e->group = in->group;
+    e->severity = in->severity;
+    e->hf_index = f->hf;
+    e->protocol = pinfo->current_proto;
+    e->summary = (gchar *)in->summary; /* listeners copy it (never written: expert_info_t's own type) */
+    e->pitem = NULL;
+    tap_queue_packet(expert_tap, pinfo, e);
+}
+
+static const expert_field_info *tp_ei_info(const expert_field *e)
 {
     for (guint i = 0; i < G_N_ELEMENTS(tp_ei_sev); i++)
-        if (tp_ei_sev[i].ei == e) return tp_ei_sev[i].sev;
-    return PI_ERROR; /* not reached: every TP flag has its row */
+        if (tp_ei_sev[i].ei == e) return tp_ei_sev[i].in;
+    return NULL; /* not reached: every TP flag has its row */
 }
 
 void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
@@ -821,7 +850,8 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     proto_tree *at = proto_item_add_subtree(ai, ett_an);
     proto_item *it;
     an_label lb;
-    gboolean all = experts_all(pinfo, tree);
+    const int exm = experts_mode(pinfo, tree);
+    const gboolean all = exm != AN_EX_TOP;
     expert_field *top_ei = NULL; /* !all: the frame's expert info of the highest severity */
     int top_sev = 0;
 
@@ -842,9 +872,11 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     };
     for (guint i = 0; fl && i < G_N_ELEMENTS(flags); i++) {
         if (!(fl & flags[i].bit)) continue;
+        const expert_field_info *in = tp_ei_info(flags[i].ei);
         if (all && at) proto_tree_add_expert(at, pinfo, flags[i].ei, tvb, 0, 0);
+        else if (exm == AN_EX_TAP && in) an_expert_tap(pinfo, flags[i].ei, in);
         else if (all) expert_add_info(pinfo, NULL, flags[i].ei); /* the same without a tree (-z expert) */
-        else if (tp_ei_severity(flags[i].ei) > top_sev) top_sev = tp_ei_severity(flags[i].ei), top_ei = flags[i].ei;
+        else if (!in || in->severity > top_sev) top_sev = in ? in->severity : PI_ERROR, top_ei = flags[i].ei;
     }
     char tags[256]; /* Info-column tags shared with ubdump's summaries (ub_tp_flags_tags) */
     if (fl && col_get_writable(pinfo->cinfo, COL_INFO) && ub_tp_flags_tags(fl, tags, sizeof tags))
@@ -911,7 +943,7 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
                                                                 : &ei_finding[g][x->sev];
             continue;
         }
-        it = proto_tree_add_string(at, hf_an_rule, tvb, 0, 0, r ? r->id : "?");
+        it = at ? proto_tree_add_string(at, hf_an_rule, tvb, 0, 0, r ? r->id : "?") : NULL;
         proto_item_set_generated(it);
         if (r && x->rule < ei_nrules) { /* the rule's own summary; the finding's details on the rule item */
             if (lb_start(&lb, it)) { /* else appending is a no-op: skip the formatting */
@@ -929,7 +961,9 @@ void ub_an_show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
                     ub_ws_set_label(it, lb.b, lb.n);
                 }
             }
-            expert_add_info(pinfo, it, &ei_rule[(x->rule * FG__N + g) * 3 + x->sev]);
+            const unsigned k = (x->rule * FG__N + g) * 3 + x->sev;
+            if (exm == AN_EX_TAP) an_expert_tap(pinfo, &ei_rule[k], &ei_rule_reg[k].eiinfo);
+            else expert_add_info(pinfo, it, &ei_rule[k]);
         } else {
             expert_add_info_format(pinfo, it, &ei_finding[g][x->sev], "%s", an_find_text(pinfo->pool, x));
         }
@@ -1021,7 +1055,7 @@ void ub_an_register(int proto)
     }
     for (unsigned i = 0; i < G_N_ELEMENTS(ei) && i < G_N_ELEMENTS(tp_ei_sev); i++)
         if (g_str_has_prefix(ei[i].eiinfo.name, "ub.analysis.") && ei[i].eiinfo.name != af_find->abbrev)
-            tp_ei_sev[i] = (struct tp_ei_sev){ ei[i].ids, ei[i].eiinfo.severity };
+            tp_ei_sev[i] = (struct tp_ei_sev){ ei[i].ids, &ei[i].eiinfo };
     for (int g = 0; g < FG__N; g++)
         for (int s = 0; s < 3; s++) {
             ei_finding[g][s].ei = EI_INIT_EI;
@@ -1042,6 +1076,14 @@ void ub_an_register(int proto)
                                           r ? g_strdup_printf("%s: %s", r->id, r->title) : af_find->name);
     }
     expert_register_field_array(em, eir, (int)(ei_nrules * FG__N * 3));
+    ei_rule_reg = eir;
+    /* an_expert_tap hands the summaries to the tap as expert.c would: only where its label copy keeps
+     * them whole, and only for the expert.c it mirrors (4.0) */
+    ei_tap_direct = WIRESHARK_VERSION_MAJOR == 4 && WIRESHARK_VERSION_MINOR == 0;
+    for (unsigned i = 0; i < G_N_ELEMENTS(tp_ei_sev); i++)
+        if (tp_ei_sev[i].in && strlen(tp_ei_sev[i].in->summary) >= ITEM_LABEL_LENGTH) ei_tap_direct = FALSE;
+    for (unsigned k = 0; k < ei_nrules * FG__N * 3; k++)
+        if (strlen(eir[k].eiinfo.summary) >= ITEM_LABEL_LENGTH) ei_tap_direct = FALSE;
 
     ub_an_register_addr();
 

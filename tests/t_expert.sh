@@ -4,7 +4,10 @@
 #    Frequency/Group/Protocol/Summary rows in tshark's order) is identical; the one normalisation:
 #    ubdump -q's "N records: ..." line is dropped;
 #  * every bundled capture: the UB rows (Protocol UB) are identical in order; rows of Wireshark's
-#    other dissectors (UDP checksum 0, TCP SYN chats, IB/RPCoRDMA, DLT_USER) are not ubdump's.
+#    other dissectors (UDP checksum 0, TCP SYN chats, IB/RPCoRDMA, DLT_USER) are not ubdump's;
+#  * every bundled capture: tshark's table without a tree (the plugin hands each item straight to the
+#    expert tap, dissector/packet-ub-analysis.c an_expert_tap) is identical to the table with one
+#    (-Y frame: every item through Wireshark's expert API).
 # tshark runs unprivileged with the built plugin (tests/tshark_lib.sh); FAILS (never skips) without it.
 set -eu
 
@@ -20,6 +23,8 @@ ncap=0
 for c in "$S"/captures/*.pcap*; do
     name=$(basename "$c")
     ts -n -2 -q -r "$c" -z expert > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z expert"; }
+    ts -n -2 -q -r "$c" -z expert -Y frame > "$tmp/tstree.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z expert -Y frame"; }
+    cmp -s "$tmp/ts.txt" "$tmp/tstree.txt" || { diff "$tmp/tstree.txt" "$tmp/ts.txt" || true; fail "$name: -z expert without a tree differs from -Y frame"; }
     "$U" -q -r "$c" -z expert 2> "$tmp/ub.err" | grep -Ev '^[0-9]+ records: ' > "$tmp/ub.txt" || true
     case $name in
     audit_*)
