@@ -431,6 +431,67 @@ static void test_scid(void)
     free(f);
 }
 
+static void test_pairs_share_endpoints(void)
+{
+    /* RC keys fold the endpoints (st_ta.c ub_ta_rc_key, which remembers the last two folds): three
+     * initiators with the same TASSN and RC to one target, and one initiator to two targets,
+     * interleaved in both directions, are four RCs, and four more by their EIDs; each request is answered by its own TAACK;
+     * enumeration scans between zero addresses are told apart by their GUIDs (the fold's extra word) */
+#define CTP(s, d) "pkt\nlph vl=3\nnth24 scna=" s " dcna=" d "\nctph\n"
+    au_findings *f = (au_findings *)malloc(sizeof *f);
+    matches mt;
+    feeder fd;
+    fd_open(&fd, NULL, f, &mt);
+    fd_pkt(&fd, 0, CTP("0x010203", "0x0a0b0c") WRITE(9, 0x70));  /* 1: A -> T */
+    fd_pkt(&fd, 1, CTP("0x020304", "0x0a0b0c") WRITE(9, 0x70));  /* 2: B -> T, same TASSN and RC */
+    fd_pkt(&fd, 2, CTP("0x0a0b0c", "0x020304") TAACK(9, 0x70));  /* 3: T -> B */
+    fd_pkt(&fd, 3, CTP("0x030405", "0x0a0b0c") WRITE(9, 0x70));  /* 4: C -> T */
+    fd_pkt(&fd, 4, CTP("0x010203", "0x0b0c0d") WRITE(9, 0x70));  /* 5: A -> U */
+    fd_pkt(&fd, 5, CTP("0x0a0b0c", "0x030405") TAACK(9, 0x70));  /* 6: T -> C */
+    fd_pkt(&fd, 6, CTP("0x0a0b0c", "0x010203") TAACK(9, 0x70));  /* 7: T -> A */
+    fd_pkt(&fd, 7, CTP("0x0b0c0d", "0x010203") TAACK(9, 0x70));  /* 8: U -> A */
+    fd_pkt(&fd, 8, CTP("0x0b0c0d", "0x010203") TAACK(9, 0x70));  /* 9: U -> A again: a duplicate */
+    /* the same CNAs, EIDs that differ (EIDH): two more RCs */
+#define EID(s, d) "upih16 upi=0x42\neidh40 seid=" s " deid=" d "\n"
+    fd_pkt(&fd, 9, CTP("0x010203", "0x0a0b0c") EID("0x00001", "0x00002") WRITE(4, 0x70));  /* 10 */
+    fd_pkt(&fd, 10, CTP("0x010203", "0x0a0b0c") EID("0x00003", "0x00002") WRITE(4, 0x70)); /* 11 */
+    fd_pkt(&fd, 11, CTP("0x0a0b0c", "0x010203") EID("0x00002", "0x00003") TAACK(4, 0x70)); /* 12 */
+    fd_pkt(&fd, 12, CTP("0x0a0b0c", "0x010203") EID("0x00002", "0x00001") TAACK(4, 0x70)); /* 13 */
+    fd_pkt(&fd, 13, CTP("0x010203", "0x0a0b0c") EID("0x00001", "0x00005") WRITE(5, 0x70)); /* 14 */
+    fd_pkt(&fd, 14, CTP("0x010203", "0x0a0b0c") EID("0x00001", "0x00006") WRITE(5, 0x70)); /* 15 */
+    fd_pkt(&fd, 15, CTP("0x0a0b0c", "0x010203") EID("0x00006", "0x00001") TAACK(5, 0x70)); /* 16 */
+    fd_pkt(&fd, 16, CTP("0x0a0b0c", "0x010203") EID("0x00005", "0x00001") TAACK(5, 0x70)); /* 17 */
+    fd_close(&fd);
+#undef EID
+#undef CTP
+    if (f->n != 1 || mt.n != 8) dump("pairs_share_endpoints", f, &mt);
+    CHECK(au_has(f, "UB-TA-003", 9));
+    CHECK_EQ(f->n, 1);
+    static const uint64_t pairs[][2] = { { 2, 3 }, { 4, 6 }, { 1, 7 }, { 5, 8 }, { 11, 12 }, { 10, 13 }, { 15, 16 }, { 14, 17 } };
+    for (unsigned i = 0; i < sizeof pairs / sizeof pairs[0]; i++) /* every Write with its own TAACK (0x03) */
+        CHECK(has_match(&mt, pairs[i][0], pairs[i][1], 0, 0x03));
+    CHECK_EQ(mt.n, 8);
+
+    /* enumeration before any CNA (zero addresses): the scans are told apart by their GUIDs alone */
+#define SCAN(r, pdu, g) "flit\nlph\nnth16 scna=0 dcna=0" r "\nupih16 upi=0x7fff\nenumpad\nscanhdr r=" pdu " type=1 hops=0 step=0\n"
+#define GA "12345678120000000000000000000009"
+#define GB "12345678120000000000000000000010"
+    fd_open(&fd, NULL, f, &mt);
+    fd_pkt(&fd, 0, SCAN(" mgmt=1", "1", GA) "scanpdu_req version=1 cmd=2 opcode=2 msgq_id=0 length=7 msn=7 guid=" GA "\nscan_qrycna_req port_idx=0\n");
+    fd_pkt(&fd, 1, SCAN(" mgmt=1", "1", GB) "scanpdu_req version=1 cmd=2 opcode=2 msgq_id=0 length=7 msn=7 guid=" GB "\nscan_qrycna_req port_idx=0\n");
+    fd_pkt(&fd, 2, SCAN("", "0", GB) "scanpdu_rsp version=1 cmd=2 opcode=0 status=0 msgq_id=0 length=7 msn=7 guid=" GB "\nscan_qrycna_rsp cna=0x000021\n");
+    fd_pkt(&fd, 3, SCAN("", "0", GA) "scanpdu_rsp version=1 cmd=2 opcode=0 status=0 msgq_id=0 length=7 msn=7 guid=" GA "\nscan_qrycna_rsp cna=0x000020\n");
+    fd_close(&fd);
+#undef GB
+#undef GA
+#undef SCAN
+    if (f->n || mt.n != 2) dump("pairs_share_endpoints: scans", f, &mt);
+    CHECK_EQ(f->n, 0);
+    CHECK_EQ(mt.n, 2);
+    CHECK(mt.n == 2 && mt.m[0].req_frame == 2 && mt.m[0].rsp_frame == 3 && mt.m[1].req_frame == 1 && mt.m[1].rsp_frame == 4);
+    free(f);
+}
+
 static void test_decode_damaged(void)
 {
     /* cases whose response is itself a decode finding (so not in a round-trip-clean .ub):
@@ -703,6 +764,7 @@ int main(int argc, char **argv)
     test_transport_status();
     test_dll_replay();
     test_scid();
+    test_pairs_share_endpoints();
     test_decode_damaged();
     test_send_offsets();
     test_timeout_and_layers();

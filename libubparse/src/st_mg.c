@@ -79,7 +79,7 @@ void ub_mg_config(mod_ta *m, const ub_pkt *p)
     uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
     if (!rsp) {
         if (m->ta_on) { /* TA-04: a transaction response (ATAH) to a Management request is unexpected */
-            ub_ta_rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rcid, 0);
+            ub_ta_rc_key(m, &rk, 'T', &p->src, p->seid, &p->dst, p->deid, rcid, 0);
             rc_ent *tr = ub_ta_rc_get(m, &rk);
             if (tr) {
                 ring_ent *e = ub_ta_ring_push(tr, msn);
@@ -89,7 +89,7 @@ void ub_mg_config(mod_ta *m, const ub_pkt *p)
                 e->req_ts = ts;
             }
         }
-        ub_ta_rc_key(&rk, 'M', &p->src, p->seid, &p->dst, p->deid, RCK_MGMT, 0);
+        ub_ta_rc_key(m, &rk, 'M', &p->src, p->seid, &p->dst, p->deid, RCK_MGMT, 0);
         ub_ta_kt_ep(kt, &p->src, &p->dst, "MSN", RCK_MGMT, msn);
         /* MG-04/MG-05: replies needed for Configuration, Entity Information and Device Security
          * messages; Entity (De)Registration must be answered once; events, the other pooled
@@ -121,7 +121,7 @@ void ub_mg_config(mod_ta *m, const ub_pkt *p)
         e->need = (uint8_t)need;
         return;
     }
-    ub_ta_rc_key(&rk, 'M', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, 0);
+    ub_ta_rc_key(m, &rk, 'M', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, 0);
     ub_ta_kt_ep(kt, &p->dst, &p->src, "MSN", RCK_MGMT, msn);
     uint32_t hash = ub_ta_pkt_hash(p, b);
     ub_ta_key_sn(&k, &rk, msn);
@@ -171,7 +171,7 @@ void ub_mg_scan(mod_ta *m, const ub_pkt *p)
     kt_t kt[1];
     uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
     if (req) {
-        ub_ta_rc_key(&rk, 'S', &p->src, p->seid, &p->dst, p->deid, RCK_MGMT, extra);
+        ub_ta_rc_key(m, &rk, 'S', &p->src, p->seid, &p->dst, p->deid, RCK_MGMT, extra);
         ub_ta_kt_ep(kt, &p->src, &p->dst, "MSN", RCK_MGMT, msn);
         rc_ent *rc = ub_ta_rc_get(m, &rk);
         if (rc) ub_ta_rc_sent(rc, msn);
@@ -197,7 +197,7 @@ void ub_mg_scan(mod_ta *m, const ub_pkt *p)
         e->path_hash = e->has_rpath ? path_hash(&rv) : 0;
         return;
     }
-    ub_ta_rc_key(&rk, 'S', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, extra);
+    ub_ta_rc_key(m, &rk, 'S', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, extra);
     ub_ta_kt_ep(kt, &p->dst, &p->src, "MSN", RCK_MGMT, msn);
     ub_ta_key_sn(&k, &rk, msn);
     mg_ent *e = (mg_ent *)ub_tbl_find(&m->mg, &k);

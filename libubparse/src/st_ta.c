@@ -69,38 +69,72 @@ static uint64_t wmix(uint64_t h, uint64_t v)
     h = (h ^ v) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 31);
 }
-static uint64_t addr_fold(uint64_t h, const ub_addr *a)
-{
-    uint64_t w0 = 0, w1 = 0;
-    unsigned n = a->len > 16 ? 16 : a->len;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
-    /* the bytes of each word that are the address's: n (0..16) bytes */
-#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : ~0ull >> (64 - 8 * (k)))
+/* the bytes of each 8-byte word of ub_addr.b that are the address's: n (0..16) bytes */
+#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : (1ull << 8 * ((k) & 7)) - 1) /* & 7: no shift >= 64 in the unused arms */
 #define MW(k) { M8(k), M8((k) - 8) }
-    static const uint64_t mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
-                                          MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
+static const uint64_t addr_mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
+                                           MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
 #undef MW
 #undef M8
-    memcpy(&w0, a->b, 8);
-    memcpy(&w1, a->b + 8, 8);
-    w0 &= mask[n][0];
-    w1 &= mask[n][1];
-#else
-    memcpy(&w0, a->b, n < 8 ? n : 8);
-    if (n > 8) memcpy(&w1, a->b + 8, n - 8);
 #endif
-    return wmix(wmix(wmix(h, n), w0), w1);
-}
-/* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys */
-void ub_ta_rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te, uint32_t rck,
-                   uint64_t extra)
+/* the address as two words, the bytes past its length zero */
+static inline void addr_words(const ub_addr *a, uint64_t *w0, uint64_t *w1)
 {
-    uint64_t h = wmix(wmix(addr_fold(addr_fold(kind, ia), ta), ie), te);
-    h = wmix(h, extra);
+    unsigned n = a->len > 16 ? 16 : a->len;
+    *w0 = *w1 = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(w0, a->b, 8); /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    memcpy(w1, a->b + 8, 8);
+    *w0 &= addr_mask[n][0];
+    *w1 &= addr_mask[n][1];
+#else
+    memcpy(w0, a->b, n < 8 ? n : 8);
+    if (n > 8) memcpy(w1, a->b + 8, n - 8);
+#endif
+}
+static uint64_t addr_fold(uint64_t h, const ub_addr *a)
+{
+    uint64_t w0, w1;
+    addr_words(a, &w0, &w1);
+    return wmix(wmix(wmix(h, a->len > 16 ? 16 : a->len), w0), w1);
+}
+static inline bool addr_same(const ub_addr *a, const ub_addr *b)
+{
+    uint64_t a0, a1, b0, b1;
+    if (a->len != b->len) return false;
+    addr_words(a, &a0, &a1);
+    addr_words(b, &b0, &b1);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+/* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys. The fold of
+ * the last two endpoint sets is remembered (m->epm): a capture's packets come in runs of one pair,
+ * and a compare costs less than the fold's eight mixes; the key is the same either way. */
+void ub_ta_rc_key(mod_ta *m, ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te,
+                  uint32_t rck, uint64_t extra)
+{
+    struct ta_epmemo *e = NULL;
+    for (unsigned i = 0; i < 2 && !e; i++) {
+        struct ta_epmemo *x = &m->epm[i];
+        if (x->ok && x->kind == kind && x->ie == ie && x->te == te && x->extra == extra && addr_same(&x->ia, ia) &&
+            addr_same(&x->ta, ta))
+            e = x;
+    }
+    if (!e) {
+        e = &m->epm[m->epm_next];
+        m->epm_next ^= 1u;
+        e->ia = *ia;
+        e->ta = *ta;
+        e->ie = ie;
+        e->te = te;
+        e->extra = extra;
+        e->kind = kind;
+        e->ok = 1;
+        e->fold = wmix(wmix(wmix(addr_fold(addr_fold(kind, ia), ta), ie), te), extra);
+    }
     k->len = 0;
     ub_key_add(k, &kind, 1);
-    ub_key_u64(k, h);
+    ub_key_u64(k, e->fold);
     ub_key_add(k, &rck, 4);
 }
 void ub_ta_key_sn(ub_key *k, const ub_key *rk, uint16_t sn)
@@ -455,7 +489,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     uint32_t h = ub_ta_pkt_hash(p, b);
     uint64_t frame = p->pi->frame, ts = p->pi->ts_ns;
     ub_key rk, tk;
-    ub_ta_rc_key(&rk, 'T', &p->src, p->seid, &p->dst, p->deid, rck, 0);
+    ub_ta_rc_key(m, &rk, 'T', &p->src, p->seid, &p->dst, p->deid, rck, 0);
     ub_ta_key_sn(&tk, &rk, tassn);
     kt_t kt[1];
     ub_ta_kt_ep(kt, &p->src, &p->dst, "TASSN", rck, tassn);
@@ -494,7 +528,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
     int cfg = p->cfg >= 0 && p->cfg < 16 ? p->cfg : 0;
     if (!compact && p->v->opts && p->v->opts->tah_fmt[cfg] == UB_TAH_COMPACT) {
         ub_key ck;
-        ub_ta_rc_key(&ck, 'T', &p->src, p->seid, &p->dst, p->deid, RCK_COMPACT, 0);
+        ub_ta_rc_key(m, &ck, 'T', &p->src, p->seid, &p->dst, p->deid, RCK_COMPACT, 0);
         rc_ent *cr = ub_ta_rc_get(m, &ck);
         if (cr) { cr->last_full_rck = rck; cr->has_full = 1; }
     }
@@ -671,17 +705,17 @@ static void ta_response(mod_ta *m, const ub_pkt *p)
      * the compact form (also a format mismatch); the last two are built only when needed */
     ub_key rks[3];
     unsigned nrk = have_full ? 3 : 1, built = 1;
-    ub_ta_rc_key(&rks[0], 'T', &p->dst, p->deid, &p->src, p->seid, have_full ? rcid : RCK_COMPACT, 0);
+    ub_ta_rc_key(m, &rks[0], 'T', &p->dst, p->deid, &p->src, p->seid, have_full ? rcid : RCK_COMPACT, 0);
     if (!have_full) { /* compact: also the RC of the pair's last full-format request (TA-02) */
         rc_ent *cr = (rc_ent *)ub_tbl_find(&m->rc, &rks[0]);
-        if (cr && cr->has_full) ub_ta_rc_key(&rks[nrk++], 'T', &p->dst, p->deid, &p->src, p->seid, cr->last_full_rck, 0);
+        if (cr && cr->has_full) ub_ta_rc_key(m, &rks[nrk++], 'T', &p->dst, p->deid, &p->src, p->seid, cr->last_full_rck, 0);
         built = nrk;
     }
 #define RKS_ALL()                                                                              \
     do {                                                                                       \
         if (built < nrk) {                                                                     \
-            ub_ta_rc_key(&rks[1], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_SCID, 0);             \
-            ub_ta_rc_key(&rks[2], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_COMPACT, 0);          \
+            ub_ta_rc_key(m, &rks[1], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_SCID, 0);             \
+            ub_ta_rc_key(m, &rks[2], 'T', &p->dst, p->deid, &p->src, p->seid, RCK_COMPACT, 0);          \
             built = nrk;                                                                       \
         }                                                                                      \
     } while (0)
@@ -792,7 +826,7 @@ static void tp_ack(mod_ta *m, const ub_pkt *p)
         if (!q.used) continue;
         if (st == 5 ? psn_diff(q.psn, P) > 0 : (int)i != pick) continue;
         ub_key rk, tk;
-        ub_ta_rc_key(&rk, 'T', &p->dst, q.seid, &p->src, q.deid, q.rck, 0);
+        ub_ta_rc_key(m, &rk, 'T', &p->dst, q.seid, &p->src, q.deid, q.rck, 0);
         ub_ta_key_sn(&tk, &rk, q.tassn);
         kt_t kt[1];
         ub_ta_kt_ep(kt, &p->dst, &p->src, "TASSN", q.rck, q.tassn);

@@ -102,6 +102,12 @@ typedef struct mod_ta {
     ub_fh ut_last; /* the RTPH values come from the packet summary (p->sum) */
     ub_fh mg_sub, mg_code, mg_rsp, mg_status, mg_len;
     ub_fh sh_type, sh_hops, sh_fpath, sh_rpath, sc_cmd, sc_slice, sc_status, sc_msgq, sc_msn, sc_guid, tlv_slice;
+    struct ta_epmemo { /* ub_ta_rc_key: the endpoint folds of the last two endpoint sets (both directions of a pair) */
+        ub_addr ia, ta;
+        uint64_t ie, te, extra, fold;
+        uint8_t kind, ok;
+    } epm[2];
+    uint8_t epm_next; /* the slot the next miss replaces */
 } mod_ta;
 
 /* small helpers */
@@ -140,8 +146,8 @@ typedef struct kt_t {
 
 /* st_ta.c */
 uint32_t ub_ta_pkt_hash(const ub_pkt *p, const ub_layer *from);
-void ub_ta_rc_key(ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te, uint32_t rck,
-                  uint64_t extra);
+void ub_ta_rc_key(mod_ta *m, ub_key *k, uint8_t kind, const ub_addr *ia, uint64_t ie, const ub_addr *ta, uint64_t te,
+                  uint32_t rck, uint64_t extra);
 void ub_ta_key_sn(ub_key *k, const ub_key *rk, uint16_t sn);
 void ub_ta_kt_ep(kt_t *k, const ub_addr *ia, const ub_addr *ta, const char *what, uint32_t rck, unsigned sn);
 void ub_ta_emit(mod_ta *m, unsigned rule, int sev, uint64_t frame, uint64_t f1, uint64_t f2, int64_t v0, int64_t v1,
