@@ -196,6 +196,37 @@ typedef struct ub_addr {
     uint8_t len; /* 0 = none */
     uint8_t b[16];
 } ub_addr;
+/* the address as two words, the bytes past its length (at most 16) zero */
+static inline void ub_addr_words(const ub_addr *a, uint64_t *w0, uint64_t *w1)
+{
+    const unsigned n = a->len > 16 ? 16 : a->len;
+    *w0 = *w1 = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* the bytes of each word that are the address's (n = 0..16); & 7: no shift >= 64 in the unused arms */
+#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : (1ull << 8 * ((k) & 7)) - 1)
+#define MW(k) { M8(k), M8((k) - 8) }
+    static const uint64_t mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
+                                          MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
+#undef MW
+#undef M8
+    memcpy(w0, a->b, 8); /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
+    memcpy(w1, a->b + 8, 8);
+    *w0 &= mask[n][0];
+    *w1 &= mask[n][1];
+#else
+    memcpy(w0, a->b, n < 8 ? n : 8);
+    if (n > 8) memcpy(w1, a->b + 8, n - 8);
+#endif
+}
+/* the same address: its length and bytes (no call, no loop) */
+static inline bool ub_addr_same(const ub_addr *a, const ub_addr *b)
+{
+    uint64_t a0, a1, b0, b1;
+    if (a->len != b->len) return false;
+    ub_addr_words(a, &a0, &a1);
+    ub_addr_words(b, &b0, &b1);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
 
 typedef struct ub_pkt {
     const ub_view *v;

@@ -69,43 +69,11 @@ static uint64_t wmix(uint64_t h, uint64_t v)
     h = (h ^ v) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 31);
 }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* the bytes of each 8-byte word of ub_addr.b that are the address's: n (0..16) bytes */
-#define M8(k) ((k) >= 8 ? ~0ull : (k) <= 0 ? 0ull : (1ull << 8 * ((k) & 7)) - 1) /* & 7: no shift >= 64 in the unused arms */
-#define MW(k) { M8(k), M8((k) - 8) }
-static const uint64_t addr_mask[17][2] = { MW(0), MW(1), MW(2), MW(3), MW(4), MW(5), MW(6), MW(7), MW(8),
-                                           MW(9), MW(10), MW(11), MW(12), MW(13), MW(14), MW(15), MW(16) };
-#undef MW
-#undef M8
-#endif
-/* the address as two words, the bytes past its length zero */
-static inline void addr_words(const ub_addr *a, uint64_t *w0, uint64_t *w1)
-{
-    unsigned n = a->len > 16 ? 16 : a->len;
-    *w0 = *w1 = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(w0, a->b, 8); /* both words loaded whole (b[] has 16 bytes), the bytes past the address masked off */
-    memcpy(w1, a->b + 8, 8);
-    *w0 &= addr_mask[n][0];
-    *w1 &= addr_mask[n][1];
-#else
-    memcpy(w0, a->b, n < 8 ? n : 8);
-    if (n > 8) memcpy(w1, a->b + 8, n - 8);
-#endif
-}
 static uint64_t addr_fold(uint64_t h, const ub_addr *a)
 {
     uint64_t w0, w1;
-    addr_words(a, &w0, &w1);
+    ub_addr_words(a, &w0, &w1);
     return wmix(wmix(wmix(h, a->len > 16 ? 16 : a->len), w0), w1);
-}
-static inline bool addr_same(const ub_addr *a, const ub_addr *b)
-{
-    uint64_t a0, a1, b0, b1;
-    if (a->len != b->len) return false;
-    addr_words(a, &a0, &a1);
-    addr_words(b, &b0, &b1);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
 }
 /* kind(1) + endpoint fold(8) + rck(4); + 2 bytes sequence number for the exchange keys. The fold of
  * the last two endpoint sets is remembered (m->epm): a capture's packets come in runs of one pair,
@@ -116,8 +84,8 @@ void ub_ta_rc_key(mod_ta *m, ub_key *k, uint8_t kind, const ub_addr *ia, uint64_
     struct ta_epmemo *e = NULL;
     for (unsigned i = 0; i < 2 && !e; i++) {
         struct ta_epmemo *x = &m->epm[i];
-        if (x->ok && x->kind == kind && x->ie == ie && x->te == te && x->extra == extra && addr_same(&x->ia, ia) &&
-            addr_same(&x->ta, ta))
+        if (x->ok && x->kind == kind && x->ie == ie && x->te == te && x->extra == extra && ub_addr_same(&x->ia, ia) &&
+            ub_addr_same(&x->ta, ta))
             e = x;
     }
     if (!e) {

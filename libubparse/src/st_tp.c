@@ -100,11 +100,6 @@ static void chan_keytext_fmt(const tp_chan *c, char *buf, size_t n)
     ub_sb_end(&s);
 }
 
-static bool same_addr(const ub_addr *a, const ub_addr *b)
-{
-    return a->len == b->len && memcmp(a->b, b->b, a->len <= sizeof a->b ? a->len : sizeof a->b) == 0;
-}
-
 /* chan_keytext_fmt's text (its first 63 characters: all that ub_st_emit keeps), from the cache when one of
  * the latest findings was about a channel with the same addresses and TPNs (the text is theirs alone) */
 static void chan_keytext_m(mod_tp *m, const tp_chan *c, char *buf, size_t n)
@@ -112,7 +107,7 @@ static void chan_keytext_m(mod_tp *m, const tp_chan *c, char *buf, size_t n)
     struct tp_ktc *e;
     for (unsigned i = 0; i < 4; i++) {
         e = &m->ktc[i];
-        if (e->ok && e->stpn == c->stpn && e->dtpn == c->dtpn && same_addr(&e->src, &c->src) && same_addr(&e->dst, &c->dst)) {
+        if (e->ok && e->stpn == c->stpn && e->dtpn == c->dtpn && ub_addr_same(&e->src, &c->src) && ub_addr_same(&e->dst, &c->dst)) {
             size_t l = strnlen(e->kt, sizeof e->kt - 1);
             if (l >= n) l = n ? n - 1 : 0;
             if (n) { memcpy(buf, e->kt, l); buf[l] = 0; }
