@@ -66,4 +66,56 @@ expect "1,500-byte payload: hex digits" 3000 "$(cut -f1 "$tmp/ub.txt" | tr -d '\
 expect "1,500-byte payload: its last bytes" "d9dadb" "$(cut -f1 "$tmp/ub.txt" | tail -c 7 | tr -d '\n')"
 expect "1,500-byte payload: -T json -e" 3000 \
     "$("$U" -r "$tmp/big.pcap" -T json -e ub.payload.data | grep -A1 '"ub.payload.data"' | tail -1 | tr -d ' "\n' | wc -c | tr -d ' ')"
-echo "t_fields_ws: $nf fields, $ncap captures, $nval values identical to tshark"
+
+# Wireshark's own names of the headers outside UB (libubparse/src/wsnames.c: eth.*, vlan.*, ip.*,
+# ipv6.*, udp.*, tcp.*, arp.*), frame.cap_len / interface_id / p2p_dir and the plugin's hidden ub.cna
+# and ub.eid: the text of `tshark -n -2 -T fields` on every bundled capture and ns-3-UB trace, all
+# occurrences in tree order (ip.addr: source then destination; eth.addr: destination first; IPv6's
+# hidden ip.version). data.data: ubdump names the bytes it does not decode; Wireshark may dissect them
+# further (DNS, SSH, InfiniBand payloads), so only a frame where tshark shows them as data is compared.
+sed -n 's/^ *{ "\([a-z0-9_]*\.[a-z0-9_.]*\)", {.*/\1/p' "$S/libubparse/src/wsnames.c" | sort -u > "$tmp/wsn"
+[ "$(wc -l < "$tmp/wsn")" -ge 55 ] || fail "only $(wc -l < "$tmp/wsn") Wireshark names in wsnames.c"
+WE=$( (grep -vx data.data "$tmp/wsn"; printf '%s\n' frame.cap_len frame.interface_id frame.p2p_dir ub.cna ub.eid) | sed 's/^/-e /' | tr '\n' ' ')
+nws=0 nwv=0
+ws_cmp() { # LABEL FILE UBDUMP-OPTS TSHARK-OPTS
+    # shellcheck disable=SC2086
+    ts -n -2 $4 -r "$2" -T fields -e frame.number $WE > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$1: tshark"; }
+    # shellcheck disable=SC2086
+    "$U" $3 -r "$2" -T fields -e frame.number $WE > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$1: ubdump"; }
+    paste -d '\n' "$tmp/ts.txt" "$tmp/ub.txt" | awk -F'\t' -v names="frame.number $(echo "$WE" | sed 's/-e //g')" -v lab="$1" '
+        BEGIN { split(names, nm, " ") }
+        NR % 2 { n = split($0, t, "\t"); next }
+        { m = split($0, u, "\t"); if (m != n) { printf "%s line %d: %d fields, tshark %d\n", lab, NR / 2, m, n; bad = 1; exit 1 }
+          for (i = 1; i <= n; i++) {
+              if (t[i] != u[i]) { printf "%s frame line %d, %s: tshark \"%s\", ubdump \"%s\"\n", lab, NR / 2, nm[i], substr(t[i], 1, 80), substr(u[i], 1, 80); bad = 1; exit 1 }
+              if (i > 1 && u[i] != "") vals++ } }
+        END { if (!bad) print vals + 0 > "/dev/stderr"; exit bad }' 2> "$tmp/nv" || { cat "$tmp/nv"; fail "$1: Wireshark names in -T fields differ from tshark's"; }
+    [ "$(wc -l < "$tmp/ts.txt")" -eq "$(wc -l < "$tmp/ub.txt")" ] || fail "$1: line counts differ"
+    nwv=$((nwv + $(cat "$tmp/nv"))) nws=$((nws + 1))
+}
+for c in "$S"/captures/*.pcapng; do
+    name=$(basename "$c" .pcapng)
+    if [ "$name" = noncrc ]; then ws_cmp "$name" "$c" "--noncrc" "-o ub.crc_mode:noncrc"; else ws_cmp "$name" "$c" "" ""; fi
+done
+NS3=$S/../shared/interop/ns3-ub
+[ -d "$NS3" ] || NS3=/work/shared/interop/ns3-ub
+for c in "$NS3"/*.pcap; do
+    [ -f "$c" ] || continue
+    cp "$c" "$tmp/caps/" && chmod a+r "$tmp/caps/$(basename "$c")"
+    ws_cmp "ns3:$(basename "$c")" "$tmp/caps/$(basename "$c")" "-o profile=ns3ub" "-o ub.profile:ns3ub"
+done
+[ "$nwv" -ge 1500 ] || fail "only $nwv values of Wireshark names compared"
+C=$S/captures
+expect "uboe ip.addr / eth.addr / udp.port order" "192.168.1.1,192.168.1.2	02:00:00:00:00:02,02:00:00:00:00:01	51000,4792" \
+    "$("$U" -r "$C/uboe.pcapng" -c 1 -T fields -e ip.addr -e eth.addr -e udp.port)"
+expect "IPv6 frame: ip.version is IPv6's" "6	6	" "$("$U" -r "$C/uboe.pcapng" -Y 'frame.number == 3' -T fields -e ip.version -e ipv6.version -e ip.src)"
+expect "plain CFG 3 IPv4: Wireshark's ip.*, not UB's" "10.0.0.1	6	45000	20	1" \
+    "$("$U" -r "$C/cfg3_plain_ip.pcapng" -c 1 -T fields -e ip.src -e ip.proto -e tcp.srcport -e ip.hdr_len -e ip.flags.df)"
+expect "data.data where Wireshark shows data (UDP port 40000)" "$(ts -n -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data 2>&1)" \
+    "$("$U" -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data)"
+expect "data.data of frame 4" "000102030405060708090a0b0c0d0e0f10111213" "$("$U" -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data)"
+expect "ub.cna of a raw flit-stream record" "0x000304,0x000102" \
+    "$("$U" -r "$C/stream.pcapng" -Y 'frame.number == 3' -T fields -e ub.cna)"
+expect "frame.interface_id: none in a pcap file" "" "$("$U" -r "$tmp/big.pcap" -T fields -e frame.interface_id | sort -u)"
+expect "frame.interface_id in pcapng" "0" "$("$U" -r "$C/uboe.pcapng" -T fields -e frame.interface_id | sort -u)"
+echo "t_fields_ws: $nf fields, $ncap captures, $nval values identical to tshark; Wireshark's names: $nws captures, $nwv values"

@@ -304,7 +304,13 @@ int main(void)
     CHECK_STR(frames("eth.src[0:2] == 02:00 && eth.src[6:1] == 00"), ""); /* beyond the value: false */
     CHECK_STR(frames("eth.src contains 00:02"), "2");
     CHECK_STR(frames("vlan.id in {99, 100..101}"), "1,2");
-    CHECK_STR(frames("udp.srcport in {51000 51002}"), "1,3");
+    CHECK_STR(frames("udp.srcport in {51000, 51002}"), "1,3");
+    /* Wireshark 4.0's "not in" (also "!in", "! in"): !(f in {...}), so frames without the field too */
+    CHECK_STR(frames("udp.srcport not in {51000, 51002}"), "2");
+    CHECK_STR(frames("vlan.id not in {100..101}"), "3");                /* frame 3 has no VLAN */
+    CHECK_STR(frames("udp.srcport !in {51000} && not vlan.id ! in {100}"), "2");
+    CHECK_STR(frames("not udp.srcport not in {51000}"), "1");
+    CHECK_STR(frames("udp.srcport not in {51000} or frame.number == 1"), "1,2,3");
     CHECK_STR(frames("udp.srcport & 0x1"), "2");
     CHECK_STR(frames("udp.srcport & 0x3 == 2"), "3");
     CHECK_STR(frames("ip xor eth.src == 02:00:00:00:00:01"), "2,3");
@@ -399,6 +405,15 @@ int main(void)
     CHECK_ERR("ub.lph.cfg in {3", 17, "missing '}'");
     CHECK_ERR("ub.lph.cfg in {}", 16, "empty set");
     CHECK_ERR("ub.lph.cfg in {3..x}", 16, "lo..hi");
+    CHECK_ERR("ub.lph.cfg in {3 5}", 18, "expected ',' or '}' after a set element"); /* commas, as Wireshark 4.0 */
+    CHECK_ERR("ub.lph.cfg in {3, 4 .. 5 6}", 26, "expected ',' or '}'");
+    CHECK_ERR("ub.lph.cfg in {3,}", 18, "expected a value after ','");
+    CHECK_ERR("ub.lph.cfg in {3,,5}", 18, "expected a value after ','");
+    CHECK_ERR("ub.lph.cfg in {,3}", 16, "expected a value or '}' in the set");
+    CHECK_ERR("ub.lph.cfg not in {3 5}", 22, "expected ',' or '}'");
+    CHECK_ERR("ub.lph.cfg not 3", 12, "expected '&&', '||' or the end of the expression, found 'not'");
+    CHECK_ERR("eth.src[0:1] in {02, 03}", 14, "only a field may be tested for membership");
+    CHECK_ERR("frame[0] not in {02}", 14, "only a field may be tested for membership");
     CHECK_ERR("ub.lph.cfg contains 03", 12, "cannot be searched");
     CHECK_ERR("ip.src contains 0a", 8, "cannot be searched");
     CHECK_ERR("eth.src matches 02", 17, "quoted regular expression");
@@ -561,7 +576,7 @@ int main(void)
     CHECK_STR(frames("{frame.len + 20} / 2 == 60 || frame.len == {ub.btah.ini_tassn * 10 + 10}"), "1");
     CHECK_STR(frames("frame.len in {ub.btah.ini_tassn, 100, len(ub.payload.data)}"), "1");
     CHECK_STR(frames("ub.btah.ini_tassn in {frame.number, 4}"), "1,7");
-    CHECK_ERR("frame.len in {frame.number + 1}", 28, "expected a value or '}' in the set");
+    CHECK_ERR("frame.len in {frame.number + 1}", 28, "expected ',' or '}' after a set element"); /* no arithmetic */
     CHECK_ERR("frame.len in {ub.nosuch}", 15, "unknown field 'ub.nosuch'");
     CHECK_STR(frames("ub.btah.ini_tassn in {2 .. 3, 4.. 4}"), "3,5,7");        /* ranges written with spaces */
     CHECK_STR(frames("ub.btah.ini_tassn in {frame.number .. 4}"), "1");       /* frame 1: 1 <= 1 <= 4; 3: 3 > 2 */

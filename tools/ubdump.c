@@ -38,13 +38,15 @@
 
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
-       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME };
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
+       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_UB_CNA, PF_UB_EID, PF_WS /* from PF_UB_CNA on: values of the unit */ };
 
 
 typedef struct {
     const char *name;
     int pseudo;
     int an; /* ub.analysis.* / ub.stream.*: ub_fan_field_find + 1, 0 none */
+    const ub_wsname *ws[2]; /* PF_WS: the entries of Wireshark's name of an outer header's field (ip.src, ...) */
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
@@ -163,10 +165,23 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
     else if (strcmp(name, "frame.time") == 0) e->pseudo = PF_FRAME_TIME;
     else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
+    else if (strcmp(name, "frame.cap_len") == 0) e->pseudo = PF_FRAME_CAP_LEN;
+    else if (strcmp(name, "frame.interface_id") == 0) e->pseudo = PF_FRAME_IFID;
+    else if (strcmp(name, "frame.p2p_dir") == 0) e->pseudo = PF_FRAME_P2P_DIR;
+    else if (strcmp(name, "ub.cna") == 0) e->pseudo = PF_UB_CNA;
+    else if (strcmp(name, "ub.eid") == 0) e->pseudo = PF_UB_EID;
     else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
-        if (e->n == 0) return -1;
+        if (e->n == 0) { /* Wireshark's names of the headers outside UB (the filter's, wsnames.c) */
+            size_t nw;
+            const ub_wsname *w = ub_ws_names(&nw);
+            for (size_t k = 0, j = 0; k < nw && j < 2; k++) /* not a protocol (eth, ip): tshark prints its label */
+                if (strcmp(name, w[k].ws) == 0 && strchr(name, '.'))
+                    e->ws[j++] = &w[k];
+            if (!e->ws[0]) return -1;
+            e->pseudo = PF_WS;
+        }
         if (e->n > MAX_MATCH) e->n = MAX_MATCH;
         for (size_t k = 0; k < e->n; k++)
             if (e->h[k] && e->h[k]->id < UB_H__COUNT) e->ids[e->h[k]->id / 64] |= 1ull << (e->h[k]->id % 64);
@@ -216,10 +231,54 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
     case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
     case PF_FRAME_TIME: ubx_frame_time(t, sizeof t, r->ts_ns); break;
+    case PF_FRAME_CAP_LEN: snprintf(t, sizeof t, "%u", r->caplen); break;
+    case PF_FRAME_IFID: /* pcapng only, as tshark */
+        if (!ub_cap_is_pcapng(a->cf)) return true;
+        snprintf(t, sizeof t, "%u", r->ifindex);
+        break;
+    case PF_FRAME_P2P_DIR: /* P2P_DIR_SENT 0, P2P_DIR_RECV 1; absent when unknown */
+        if (r->dir == UB_DIR_UNKNOWN) return true;
+        snprintf(t, sizeof t, "%d", r->dir == UB_DIR_IN ? 1 : 0);
+        break;
     default: return false;
     }
     ubx_sb_puts(b, t);
     return true;
+}
+
+/* a protocol of Wireshark's names (eth, ip, udp, ...: the entries without a field part) */
+static bool ws_proto_named(const char *name)
+{
+    size_t nw;
+    const ub_wsname *w = ub_ws_names(&nw);
+    for (size_t k = 0; k < nw; k++)
+        if (!strchr(w[k].ws, '.') && strcmp(w[k].ws, name) == 0) return true;
+    return false;
+}
+
+/* Wireshark's name w (ip.src, udp.port, ...) in the layers Wireshark's own dissectors show
+ * (filter.h ub_view_outer_layers, ub_view_plain_ip), in tree order; a name of two rows (ip.addr) gives
+ * both, in the header's order (eth.addr: destination first) */
+static void ws_field(const ub_view *v, const ub_wsname *const ws[2], sbuf *b)
+{
+    char buf[3 * UB_MAX_NETPKT + 64]; /* data.data: the longest value */
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!(i < nout || (i >= plo && i < phi))) continue;
+        const ub_wsname *w = ws[0];
+        if (ws[1] && ubx_row_of(l, w->ub[0]) < 0) w = ws[1]; /* ip.version of an IPv6 header */
+        if (!(w->flags & UB_WS_NOJSON) || !w->ub[1]) { /* one row, a span, a scaled row */
+            if (ubx_ws_text(l, w, false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+            continue;
+        }
+        int r0 = ubx_row_of(l, w->ub[0]), r1 = ubx_row_of(l, w->ub[1]);
+        if (r0 < 0 || r1 < 0) continue;
+        int lo = r0 < r1 ? r0 : r1, hi = r0 < r1 ? r1 : r0;
+        if (ubx_field_text(l, &l->hdr->fields[lo], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+        if (ubx_field_text(l, &l->hdr->fields[hi], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+    }
 }
 
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
@@ -236,6 +295,21 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) ubx_sb_puts(b, tg);
         ubx_sb_puts(b, sum);
         b->any = true;
+        return;
+    }
+    if (e->pseudo == PF_UB_CNA || e->pseudo == PF_UB_EID) { /* the plugin's hidden pair (ubdump_json.c view_an_kvs) */
+        bool cna = e->pseudo == PF_UB_CNA;
+        const ub_layer *l = cna ? ubx_first_of(v, UB_H_NTH16, UB_H_NTH24) : ubx_first_of(v, UB_H_EIDH40, UB_H_EIDH256);
+        char s0[16], s1[16];
+        if (l && (cna || l->hdr->id == UB_H_EIDH40) && ubx_u24(l, cna ? "ub.nth.scna" : "ub.eidh.seid", s0, sizeof s0) &&
+            ubx_u24(l, cna ? "ub.nth.dcna" : "ub.eidh.deid", s1, sizeof s1)) {
+            ubx_sb_occ(b, s0);
+            ubx_sb_occ(b, s1);
+        }
+        return;
+    }
+    if (e->pseudo == PF_WS) {
+        ws_field(v, e->ws, b);
         return;
     }
     if (e->pseudo == PF_UB_ERROR) {
@@ -483,7 +557,8 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
         }
         if (a->fs) ubx_fset_view(a->fs, v, a->fb); /* the schema fields */
         for (unsigned i = 0; i < a->ne; i++)
-            if (a->e[i].n == 0 && (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO))
+            if (a->e[i].n == 0 && (!a->e[i].pseudo || a->e[i].pseudo == PF_UB_ERROR || a->e[i].pseudo == PF_COL_INFO ||
+                                   a->e[i].pseudo >= PF_UB_CNA)) /* the unit's own values (ub.cna, ub.eid, ip.src ...) */
                 view_field(a, v, &a->e[i], &a->fb[i]);
         if (a->jrec && !a->ne && !a->quiet) ubx_jrec_unit(a->jrec, v, a->out == OUT_EK);
         return;
@@ -686,6 +761,9 @@ int main(int argc, char **argv)
             int er = add_efield(a, optarg);
             if (er != 0) {
                 if (a->ne == a->ecap) fprintf(stderr, "ubdump: out of memory\n");
+                else if (ws_proto_named(optarg))
+                    fprintf(stderr, "ubdump: '%s' is a protocol: tshark prints its tree label there; -e one of its fields "
+                                    "(docs/filters.md)\n", optarg);
                 else fprintf(stderr, "ubdump: unknown field '%s' (ubdump -G fields lists them)\n", optarg);
                 return 2;
             }

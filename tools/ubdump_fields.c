@@ -4,6 +4,8 @@
  * in large pieces. */
 #include "ubdump_out.h"
 
+#include "ubparse/filter.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,67 @@ size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, cha
     }
     if (!k) k = ub_format_value(f, val, false, buf, n);
     return k < n ? k : strlen(buf);
+}
+
+/* ------------------------------------------------------------------ Wireshark's own names */
+int ubx_row_of(const ub_layer *l, const char *abbrev)
+{
+    for (unsigned k = 0; k < l->hdr->nfields; k++)
+        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return (int)k;
+    return -1;
+}
+
+const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b)
+{
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
+        if (v->layer[i].hdr && (v->layer[i].hdr->id == a || v->layer[i].hdr->id == b)) return &v->layer[i];
+    return NULL;
+}
+
+bool ubx_u24(const ub_layer *l, const char *name, char *buf, size_t n)
+{
+    int k = ubx_row_of(l, name);
+    ub_val val;
+    if (k < 0 || ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
+    snprintf(buf, n, "0x%06" PRIx64, val.u & 0xffffff);
+    return true;
+}
+
+bool ubx_field_text(const ub_layer *l, const ub_field *fd, bool colons, char *buf, size_t n)
+{
+    ub_val val;
+    if (!n || ub_field_value(l, fd, &val) != 0) return false;
+    if (fd->type == UB_FT_BYTES || fd->type == UB_FT_GUID || fd->type == UB_FT_GUID_WS) { /* wire order */
+        size_t k = 0, step = colons ? 3 : 2;
+        for (uint32_t i = 0; i < val.nbytes && k + step + 1 <= n; i++) {
+            if (colons && i) buf[k++] = ':';
+            ub_hex_bytes(buf + k, val.bytes + i, 1);
+            k += 2;
+        }
+        buf[k] = '\0';
+        return true;
+    }
+    if (ubx_value_ws(fd, &val, buf, n)) return true;
+    ub_format_value(fd, &val, false, buf, n);
+    return true;
+}
+
+bool ubx_ws_text(const ub_layer *l, const ub_wsname *w, bool colons, char *buf, size_t n)
+{
+    int a = ubx_row_of(l, w->ub[0]), b = w->flags & UB_WS_SPAN ? ubx_row_of(l, w->ub[1]) : a;
+    if (a < 0 || b < a) return false;
+    const ub_field *fd = &l->hdr->fields[a];
+    if (a == b && !w->scale && !w->hex && !(w->flags & UB_WS_BOOL)) return ubx_field_text(l, fd, colons, buf, n);
+    uint64_t v = 0;
+    for (int k = a; k <= b; k++) {
+        ub_val val;
+        if (ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
+        v = (v << l->hdr->fields[k].bits) | val.u;
+    }
+    if (w->scale) v *= w->scale;
+    if (w->hex) snprintf(buf, n, "0x%0*" PRIx64, (int)w->hex, v);
+    else snprintf(buf, n, "%" PRIu64, v);
+    return true;
 }
 
 /* ------------------------------------------------------------------ the compiled fields */

@@ -68,20 +68,7 @@ static const char *top_proto(const ub_view *v, unsigned i, bool in_ub, unsigned 
 }
 
 /* a field's value as tshark shows it in JSON: -T fields text, byte strings as aa:bb:cc */
-static bool field_text(const ub_layer *l, const ub_field *fd, char *buf, size_t n)
-{
-    ub_val val;
-    if (ub_field_value(l, fd, &val) != 0) return false;
-    if (fd->type == UB_FT_BYTES || fd->type == UB_FT_GUID || fd->type == UB_FT_GUID_WS) { /* wire order */
-        size_t k = 0;
-        buf[0] = '\0';
-        for (uint32_t i = 0; i < val.nbytes && k + 4 < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ":%02x" : "%02x", val.bytes[i]);
-        return true;
-    }
-    if (ubx_value_ws(fd, &val, buf, n)) return true;
-    ub_format_value(fd, &val, false, buf, n);
-    return true;
-}
+static bool field_text(const ub_layer *l, const ub_field *fd, char *buf, size_t n) { return ubx_field_text(l, fd, true, buf, n); }
 
 static void ind(FILE *f, int d) { fprintf(f, "\n%*s", 2 * d, ""); }
 
@@ -321,45 +308,19 @@ static void layer_kvs(FILE *f, const ub_layer *l, const char *proto, jctx *j)
     }
 }
 
-/* the row of l's header named abbrev, -1 if none */
-static int row_of(const ub_layer *l, const char *abbrev)
-{
-    for (unsigned k = 0; k < l->hdr->nfields; k++)
-        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return (int)k;
-    return -1;
-}
-
-/* the value of row name of layer l as FT_UINT24 hex (the plugin's hidden ub.cna / ub.eid) */
-static bool u24(const ub_layer *l, const char *name, char *buf, size_t n)
-{
-    int k = row_of(l, name);
-    ub_val val;
-    if (k < 0 || ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
-    snprintf(buf, n, "0x%06" PRIx64, val.u & 0xffffff);
-    return true;
-}
-
-/* the first layer of v with header id a or b, NULL if none */
-static const ub_layer *first_of(const ub_view *v, unsigned a, unsigned b)
-{
-    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
-        if (v->layer[i].hdr && (v->layer[i].hdr->id == a || v->layer[i].hdr->id == b)) return &v->layer[i];
-    return NULL;
-}
-
 /* the plugin's hidden per-view fields after the headers (dissector/packet-ub-analysis.c ub_an_view):
  * ub.cna (both CNAs of the first NTH), ub.eid (both compact EIDs of the first EIDH),
  * ub.analysis.tp_src / tp_dst / tp_endpoint (twice: source, destination) */
 static void view_an_kvs(FILE *f, const ub_view *v, jctx *j)
 {
     char a[64], b[64];
-    const ub_layer *l = first_of(v, UB_H_NTH16, UB_H_NTH24);
-    if (l && u24(l, "ub.nth.scna", a, sizeof a) && u24(l, "ub.nth.dcna", b, sizeof b)) {
+    const ub_layer *l = ubx_first_of(v, UB_H_NTH16, UB_H_NTH24);
+    if (l && ubx_u24(l, "ub.nth.scna", a, sizeof a) && ubx_u24(l, "ub.nth.dcna", b, sizeof b)) {
         json_kv(f, j, "ub", "ub.cna", a, false);
         json_kv(f, j, "ub", "ub.cna", b, false);
     }
-    l = first_of(v, UB_H_EIDH40, UB_H_EIDH256);
-    if (l && l->hdr->id == UB_H_EIDH40 && u24(l, "ub.eidh.seid", a, sizeof a) && u24(l, "ub.eidh.deid", b, sizeof b)) {
+    l = ubx_first_of(v, UB_H_EIDH40, UB_H_EIDH256);
+    if (l && l->hdr->id == UB_H_EIDH40 && ubx_u24(l, "ub.eidh.seid", a, sizeof a) && ubx_u24(l, "ub.eidh.deid", b, sizeof b)) {
         json_kv(f, j, "ub", "ub.eid", a, false);
         json_kv(f, j, "ub", "ub.eid", b, false);
     }
@@ -369,26 +330,6 @@ static void view_an_kvs(FILE *f, const ub_view *v, jctx *j)
         json_kv(f, j, "ub", "ub.analysis.tp_endpoint", a, false);
         json_kv(f, j, "ub", "ub.analysis.tp_endpoint", b, false);
     }
-}
-
-/* a Wireshark name's value as tshark shows it: the row's own text, or a span of rows / a scaled row
- * / a wider hex field / a boolean as a number */
-static bool ws_text(const ub_layer *l, const ub_wsname *w, char *buf, size_t n)
-{
-    int a = row_of(l, w->ub[0]), b = w->flags & UB_WS_SPAN ? row_of(l, w->ub[1]) : a;
-    if (a < 0 || b < a) return false;
-    const ub_field *fd = &l->hdr->fields[a];
-    if (a == b && !w->scale && !w->hex && !(w->flags & UB_WS_BOOL)) return field_text(l, fd, buf, n);
-    uint64_t v = 0;
-    for (int k = a; k <= b; k++) {
-        ub_val val;
-        if (ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
-        v = (v << l->hdr->fields[k].bits) | val.u;
-    }
-    if (w->scale) v *= w->scale;
-    if (w->hex) snprintf(buf, n, "0x%0*" PRIx64, (int)w->hex, v);
-    else snprintf(buf, n, "%" PRIu64, v);
-    return true;
 }
 
 /* the fields of a layer Wireshark dissects itself (eth, ip, udp, ...), under its names, a name's
@@ -401,11 +342,11 @@ static void ws_layer_kvs(FILE *f, const ub_layer *l, const char *proto, jctx *j)
     size_t pl = strlen(proto);
     for (size_t i = 0; i < nw; i++) {
         if ((w[i].flags & UB_WS_NOJSON) || w[i].parent || strncmp(w[i].ws, proto, pl) != 0 || w[i].ws[pl] != '.') continue;
-        if (!ws_text(l, &w[i], buf, sizeof buf)) continue;
+        if (!ubx_ws_text(l, &w[i], true, buf, sizeof buf)) continue;
         json_kv(f, j, proto, w[i].ws, buf, w[i].flags & UB_WS_BOOL);
         bool sub = false;
         for (size_t c = i + 1; c < nw && w[c].parent && strcmp(w[c].parent, w[i].ws) == 0; c++) {
-            if (!ws_text(l, &w[c], buf, sizeof buf)) continue;
+            if (!ubx_ws_text(l, &w[c], true, buf, sizeof buf)) continue;
             if (!sub) {
                 snprintf(key, sizeof key, "%s_tree", w[i].ws);
                 json_open(f, j, key);

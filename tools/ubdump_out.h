@@ -54,6 +54,20 @@ unsigned ubx_ws_hex_digits(const ub_field *fd);
  * ub_format_value without names; its length */
 size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, char *buf, size_t n);
 
+/* Values as tshark prints them in -T fields and JSON (colons: byte strings as aa:bb:cc, JSON's form;
+ * else as one run of hex digits, -T fields'). ubx_field_text: row fd of layer l; ubx_ws_text: one of
+ * Wireshark's own names (filter.h ub_ws_names: the row, a span of rows, a scaled row, a wider hex
+ * field, a boolean as 0/1) in a layer of its header. false: l has no such value. */
+struct ub_wsname;
+bool ubx_field_text(const ub_layer *l, const ub_field *fd, bool colons, char *buf, size_t n);
+bool ubx_ws_text(const ub_layer *l, const struct ub_wsname *w, bool colons, char *buf, size_t n);
+/* the row of l's header named abbrev, -1 if none */
+int ubx_row_of(const ub_layer *l, const char *abbrev);
+/* the first layer of v with header id a or b, NULL if none */
+const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b);
+/* the value of row `name` of layer l as FT_UINT24 hex (the plugin's hidden ub.cna / ub.eid) */
+bool ubx_u24(const ub_layer *l, const char *name, char *buf, size_t n);
+
 /* a growing string: the occurrences of one field, UBX_OCC_SEP between them */
 typedef struct ubx_sbuf {
     char *p;

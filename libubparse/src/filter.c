@@ -363,11 +363,11 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
         bool ws = false; /* Wireshark's outer-header names (wsnames.c), a name with two rows matches either */
         size_t nws;
         const ub_wsname *wn = ub_ws_names(&nws);
-        for (size_t i = 0; i < nws && !ws; i++) {
+        for (size_t i = 0; i < nws && !p->failed; i++) { /* every entry of the name (ip.version: IPv4's, IPv6's) */
             if ((wn[i].flags & UB_WS_NOFILTER) || strcmp(name, wn[i].ws) != 0) continue;
             t->outer = 1;
+            ok = (!ws || ok) && add_rows(p, t, wn[i].ub[0], 0, 0) && (!wn[i].ub[1] || add_rows(p, t, wn[i].ub[1], 1, 0));
             ws = true;
-            ok = add_rows(p, t, wn[i].ub[0], 0, 0) && (!wn[i].ub[1] || add_rows(p, t, wn[i].ub[1], 1, 0));
         }
         if (!ok && !p->failed) { /* a neighbouring protocol's own names: infiniband.*, sue.*, pcieflit.* */
             const ub_hdr *fh[1];
@@ -712,7 +712,7 @@ uint32_t ub_fp_copy_test(parser *p, uint32_t ti)
     return ui;
 }
 
-/* A test on a name: presence, comparison, `in {set}`, `& mask`, slices. */
+/* A test on a name: presence, comparison, `in {set}` / `not in {set}`, `& mask`, slices. */
 static void make_field_test(parser *p, const tok *ft, const char *name)
 {
     ftest *t = ub_fp_new_test(p);
@@ -756,9 +756,25 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
             return;
         }
     }
+    bool notin = false; /* Wireshark 4.0's "f not in {...}" (also "!in"): !(f in {...}) */
+    if (p->cur.t == T_NOT) {
+        tok nt = p->cur;
+        size_t ni = p->i;
+        ub_fp_next(p);
+        notin = p->cur.t == T_IN;
+        if (!notin) { /* not an operator of this test: the caller reports it */
+            p->cur = nt;
+            p->i = ni;
+        }
+    }
     if (p->cur.t == T_IN) {
-        /* f in {a b lo..hi g}: f == a || f == b || lo <= f <= hi || f == g (g: a field or function) */
+        /* f in {a, b, lo..hi, g}: f == a || f == b || lo <= f <= hi || f == g (g: a field or function);
+         * the elements separated by commas, as Wireshark 4.0 requires */
         size_t inpos = p->cur.pos;
+        if (p->f->tests[ti].slice) { /* as Wireshark 4.0 */
+            ub_fp_err(p, inpos, "only a field may be tested for membership in a set, not a slice (use == and ||)");
+            return;
+        }
         ub_fp_next(p);
         if (p->cur.t != T_LBR) { ub_fp_err(p, p->cur.pos, "expected '{' after 'in'"); return; }
         ub_fp_next(p);
@@ -766,8 +782,18 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
         unsigned nfix = 0, nel = 0;
         tok opt = { T_CMP, OP_EQ, inpos, 2 };
         for (;;) {
-            if (p->cur.t == T_COMMA && nel) { ub_fp_next(p); continue; }
             if (p->cur.t == T_RBR) break;
+            if (nel) {
+                if (p->cur.t != T_COMMA) {
+                    ub_fp_err(p, p->cur.pos, p->cur.t == T_END ? "missing '}'" : "expected ',' or '}' after a set element");
+                    return;
+                }
+                ub_fp_next(p);
+                if (p->cur.t == T_RBR || p->cur.t == T_COMMA) {
+                    ub_fp_err(p, p->cur.pos, "expected a value after ',' in the set");
+                    return;
+                }
+            }
             tok lt = p->cur;
             if (nel) emit_jump(p, I_JT, fix, &nfix);
             if (ub_fp_gen_in_elem(p, ti, inpos)) { /* a field or a function: filter_expr.c */
@@ -800,6 +826,7 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
         if (!nel) { ub_fp_err(p, p->cur.pos, "empty set"); return; }
         ub_fp_next(p);
         for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = p->f->ncode;
+        if (notin) ub_fp_emit(p, I_NOT, 0); /* the elements' jumps land here */
         return;
     }
     ub_fp_emit(p, I_TEST, ti);

@@ -86,6 +86,11 @@ static unsigned outer_layers(const ub_view *v, unsigned nl)
     return i;
 }
 
+unsigned ub_view_outer_layers(const ub_view *v)
+{
+    return outer_layers(v, v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers);
+}
+
 /* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
  * (the IP header and what the decoder named after it); false when there is none. */
 bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)

@@ -1,7 +1,8 @@
 /* Wireshark's names of the headers outside UB (filter.h ub_ws_names): the one table both the
  * display filter (filter.c) and ubdump's tshark-shaped JSON (-T json|ek) read. Order = the order of
  * the items in Wireshark's own dissectors (eth, vlan, ip, ipv6, udp, tcp of Wireshark 4.0), so the
- * JSON lists a layer's keys as tshark does (arp and data: Wireshark's names for what is not UB). */
+ * JSON lists a layer's keys as tshark does (arp and data: Wireshark's names for what is not UB). A name
+ * may have more than one entry (ip.version: IPv4's row, and IPv6's as Wireshark also shows it there). */
 #include "ubparse/filter.h"
 
 #include <string.h>
@@ -42,6 +43,7 @@ static const ub_wsname ws_names[] = {
     { "ip.addr", { "ub.ipv4.src", "ub.ipv4.dst" }, NULL, J, 0, 0 },
     { "ipv6", { "ub.ipv6" }, NULL, 0, 0, 0 },
     { "ipv6.version", { "ub.ipv6.version" }, NULL, 0, 0, 0 },
+    { "ip.version", { "ub.ipv6.version" }, NULL, J, 0, 0 }, /* Wireshark's IPv6 dissector adds a hidden ip.version too */
     { "ipv6.tclass", { "ub.ipv6.traffic_class" }, NULL, 0, 0, 8 },             /* FT_UINT32 */
     { "ipv6.flow", { "ub.ipv6.flow_label" }, NULL, 0, 0, 0 },
     { "ipv6.plen", { "ub.ipv6.payload_length" }, NULL, 0, 0, 0 },

@@ -128,6 +128,11 @@ int ub_srt_ws_filtered(const char *path, const ub_opts *o, const ub_state_cfg *c
  * the view (the IP header and the UDP/TCP/data after it), which Wireshark's own IP dissector shows
  * (ip.*, not ub.ipv4.*); false when there is none. */
 bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi);
+/* The encapsulation Wireshark's own dissectors show (its eth.*, vlan.*, ip.*, ipv6.*, udp.* names,
+ * ub_ws_names): layers [0, n) of the view — every layer of a frame that is not UB, else those before
+ * the first UB header (UBoE's Ethernet/IP/UDP, SLL). With ub_view_plain_ip's layers, the layers
+ * those names see. */
+unsigned ub_view_outer_layers(const ub_view *v);
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
