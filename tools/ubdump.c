@@ -246,41 +246,6 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     return true;
 }
 
-/* a protocol of Wireshark's names (eth, ip, udp, ...: the entries without a field part) */
-static bool ws_proto_named(const char *name)
-{
-    size_t nw;
-    const ub_wsname *w = ub_ws_names(&nw);
-    for (size_t k = 0; k < nw; k++)
-        if (!strchr(w[k].ws, '.') && strcmp(w[k].ws, name) == 0) return true;
-    return false;
-}
-
-/* Wireshark's name w (ip.src, udp.port, ...) in the layers Wireshark's own dissectors show
- * (filter.h ub_view_outer_layers, ub_view_plain_ip), in tree order; a name of two rows (ip.addr) gives
- * both, in the header's order (eth.addr: destination first) */
-static void ws_field(const ub_view *v, const ub_wsname *const ws[2], sbuf *b)
-{
-    char buf[3 * UB_MAX_NETPKT + 64]; /* data.data: the longest value */
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
-    for (unsigned i = 0; i < nl; i++) {
-        const ub_layer *l = &v->layer[i];
-        if (!(i < nout || (i >= plo && i < phi))) continue;
-        const ub_wsname *w = ws[0];
-        if (ws[1] && ubx_row_of(l, w->ub[0]) < 0) w = ws[1]; /* ip.version of an IPv6 header */
-        if (!(w->flags & UB_WS_NOJSON) || !w->ub[1]) { /* one row, a span, a scaled row */
-            if (ubx_ws_text(l, w, false, buf, sizeof buf)) ubx_sb_occ(b, buf);
-            continue;
-        }
-        int r0 = ubx_row_of(l, w->ub[0]), r1 = ubx_row_of(l, w->ub[1]);
-        if (r0 < 0 || r1 < 0) continue;
-        int lo = r0 < r1 ? r0 : r1, hi = r0 < r1 ? r1 : r0;
-        if (ubx_field_text(l, &l->hdr->fields[lo], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
-        if (ubx_field_text(l, &l->hdr->fields[hi], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
-    }
-}
-
 /* the values of field e in view v, aggregated; appended to b (which may already hold other units' values) */
 static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
 {
@@ -297,19 +262,12 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         b->any = true;
         return;
     }
-    if (e->pseudo == PF_UB_CNA || e->pseudo == PF_UB_EID) { /* the plugin's hidden pair (ubdump_json.c view_an_kvs) */
-        bool cna = e->pseudo == PF_UB_CNA;
-        const ub_layer *l = cna ? ubx_first_of(v, UB_H_NTH16, UB_H_NTH24) : ubx_first_of(v, UB_H_EIDH40, UB_H_EIDH256);
-        char s0[16], s1[16];
-        if (l && (cna || l->hdr->id == UB_H_EIDH40) && ubx_u24(l, cna ? "ub.nth.scna" : "ub.eidh.seid", s0, sizeof s0) &&
-            ubx_u24(l, cna ? "ub.nth.dcna" : "ub.eidh.deid", s1, sizeof s1)) {
-            ubx_sb_occ(b, s0);
-            ubx_sb_occ(b, s1);
-        }
+    if (e->pseudo == PF_UB_CNA || e->pseudo == PF_UB_EID) {
+        ubx_hidden_pair(v, e->pseudo == PF_UB_CNA, b);
         return;
     }
     if (e->pseudo == PF_WS) {
-        ws_field(v, e->ws, b);
+        ubx_ws_field(v, e->ws, b);
         return;
     }
     if (e->pseudo == PF_UB_ERROR) {
@@ -761,7 +719,7 @@ int main(int argc, char **argv)
             int er = add_efield(a, optarg);
             if (er != 0) {
                 if (a->ne == a->ecap) fprintf(stderr, "ubdump: out of memory\n");
-                else if (ws_proto_named(optarg))
+                else if (ubx_ws_proto_named(optarg))
                     fprintf(stderr, "ubdump: '%s' is a protocol: tshark prints its tree label there; -e one of its fields "
                                     "(docs/filters.md)\n", optarg);
                 else fprintf(stderr, "ubdump: unknown field '%s' (ubdump -G fields lists them)\n", optarg);

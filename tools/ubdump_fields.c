@@ -166,6 +166,52 @@ bool ubx_ws_text(const ub_layer *l, const ub_wsname *w, bool colons, char *buf, 
     return true;
 }
 
+/* a protocol of Wireshark's names (eth, ip, udp, ...: the entries without a field part) */
+bool ubx_ws_proto_named(const char *name)
+{
+    size_t nw;
+    const ub_wsname *w = ub_ws_names(&nw);
+    for (size_t k = 0; k < nw; k++)
+        if (!strchr(w[k].ws, '.') && strcmp(w[k].ws, name) == 0) return true;
+    return false;
+}
+
+/* Wireshark's name w (ip.src, udp.port, ...) in the layers Wireshark's own dissectors show
+ * (filter.h ub_view_outer_layers, ub_view_plain_ip), in tree order; a name of two rows (ip.addr) gives
+ * both, in the header's order (eth.addr: destination first) */
+void ubx_ws_field(const ub_view *v, const ub_wsname *const ws[2], ubx_sbuf *b)
+{
+    char buf[3 * UB_MAX_NETPKT + 64]; /* data.data: the longest value */
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!(i < nout || (i >= plo && i < phi))) continue;
+        const ub_wsname *w = ws[0];
+        if (ws[1] && ubx_row_of(l, w->ub[0]) < 0) w = ws[1]; /* ip.version of an IPv6 header */
+        if (!(w->flags & UB_WS_NOJSON) || !w->ub[1]) { /* one row, a span, a scaled row */
+            if (ubx_ws_text(l, w, false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+            continue;
+        }
+        int r0 = ubx_row_of(l, w->ub[0]), r1 = ubx_row_of(l, w->ub[1]);
+        if (r0 < 0 || r1 < 0) continue;
+        int lo = r0 < r1 ? r0 : r1, hi = r0 < r1 ? r1 : r0;
+        if (ubx_field_text(l, &l->hdr->fields[lo], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+        if (ubx_field_text(l, &l->hdr->fields[hi], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+    }
+}
+
+void ubx_hidden_pair(const ub_view *v, bool cna, ubx_sbuf *b)
+{
+    const ub_layer *l = cna ? ubx_first_of(v, UB_H_NTH16, UB_H_NTH24) : ubx_first_of(v, UB_H_EIDH40, UB_H_EIDH256);
+    char s0[16], s1[16];
+    if (l && (cna || l->hdr->id == UB_H_EIDH40) && ubx_u24(l, cna ? "ub.nth.scna" : "ub.eidh.seid", s0, sizeof s0) &&
+        ubx_u24(l, cna ? "ub.nth.dcna" : "ub.eidh.deid", s1, sizeof s1)) {
+        ubx_sb_occ(b, s0);
+        ubx_sb_occ(b, s1);
+    }
+}
+
 /* ------------------------------------------------------------------ the compiled fields */
 /* ubx_value_text; "0x" + digits; decimal; the bytes in hex (all as ubx_value_text gives them) */
 enum { K_TEXT, K_HEX, K_DEC, K_HEXB };

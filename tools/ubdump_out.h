@@ -68,6 +68,14 @@ const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b);
 /* the value of row `name` of layer l as FT_UINT24 hex (the plugin's hidden ub.cna / ub.eid) */
 bool ubx_u24(const ub_layer *l, const char *name, char *buf, size_t n);
 
+/* -T fields|json|ek -e of Wireshark's names (ubdump_fields.c): is name one of its protocols (eth, ip)?
+ * The occurrences of one of its field names (ws: its table entries, ws[1] NULL or IPv6's ip.version)
+ * in v; the plugin's hidden ub.cna (cna) or ub.eid pair of v. */
+struct ubx_sbuf;
+bool ubx_ws_proto_named(const char *name);
+void ubx_ws_field(const ub_view *v, const struct ub_wsname *const ws[2], struct ubx_sbuf *b);
+void ubx_hidden_pair(const ub_view *v, bool cna, struct ubx_sbuf *b);
+
 /* a growing string: the occurrences of one field, UBX_OCC_SEP between them */
 typedef struct ubx_sbuf {
     char *p;
