@@ -39,7 +39,8 @@
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
        PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
-       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_UB_CNA, PF_UB_EID, PF_WS /* from PF_UB_CNA on: values of the unit */ };
+       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS,
+       PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST /* from PF_UB_CNA on: values of the unit */ };
 
 
 typedef struct {
@@ -168,6 +169,11 @@ static int add_efield(app *a, const char *name)
     else if (strcmp(name, "frame.cap_len") == 0) e->pseudo = PF_FRAME_CAP_LEN;
     else if (strcmp(name, "frame.interface_id") == 0) e->pseudo = PF_FRAME_IFID;
     else if (strcmp(name, "frame.p2p_dir") == 0) e->pseudo = PF_FRAME_P2P_DIR;
+    else if (strcmp(name, "_ws.col.No.") == 0) e->pseudo = PF_COL_NO;
+    else if (strcmp(name, "_ws.col.Length") == 0) e->pseudo = PF_COL_LENGTH;
+    else if (strcmp(name, "_ws.col.Protocol") == 0) e->pseudo = PF_COL_PROTOCOL;
+    else if (strcmp(name, "_ws.col.Source") == 0) e->pseudo = PF_COL_SRC;
+    else if (strcmp(name, "_ws.col.Destination") == 0) e->pseudo = PF_COL_DST;
     else if (strcmp(name, "ub.cna") == 0) e->pseudo = PF_UB_CNA;
     else if (strcmp(name, "ub.eid") == 0) e->pseudo = PF_UB_EID;
     else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
@@ -217,7 +223,7 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
         return true;
     }
     switch (e->pseudo) {
-    case PF_FRAME_NUMBER: snprintf(t, sizeof t, "%" PRIu64, r->frame); break;
+    case PF_FRAME_NUMBER: case PF_COL_NO: snprintf(t, sizeof t, "%" PRIu64, r->frame); break;
     case PF_FRAME_TIME_REL: {
         uint64_t d = r->ts_ns - a->t0;
         snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, d / 1000000000u, d % 1000000000u);
@@ -226,12 +232,16 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_FRAME_TIME_EPOCH:
         snprintf(t, sizeof t, "%" PRIu64 ".%09" PRIu64, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
         break;
-    case PF_FRAME_LEN: snprintf(t, sizeof t, "%u", r->origlen); break;
+    case PF_FRAME_LEN: case PF_COL_LENGTH: snprintf(t, sizeof t, "%u", r->origlen); break;
     case PF_FRAME_TIME_DELTA: ubx_time(t, sizeof t, UBX_T_D, 9, r->ts_ns, a->t0, a->tprev, a->tshown); break;
     case PF_FRAME_TIME_DELTA_DISP: ubx_time(t, sizeof t, UBX_T_DD, 9, r->ts_ns, a->t0, a->tprev, SHOWN_TS(a, r)); break;
     case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
     case PF_FRAME_TIME: ubx_frame_time(t, sizeof t, r->ts_ns); break;
     case PF_FRAME_CAP_LEN: snprintf(t, sizeof t, "%u", r->caplen); break;
+    case PF_COL_PROTOCOL: /* a raw flit-stream record without a whole unit: the plugin's name for its flits */
+        if (!a->rec_mode || b->any) return a->rec_mode;
+        snprintf(t, sizeof t, "UB-DLL");
+        break;
     case PF_FRAME_IFID: /* pcapng only, as tshark */
         if (!ub_cap_is_pcapng(a->cf)) return true;
         snprintf(t, sizeof t, "%u", r->ifindex);
@@ -264,6 +274,21 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
     }
     if (e->pseudo == PF_UB_CNA || e->pseudo == PF_UB_EID) {
         ubx_hidden_pair(v, e->pseudo == PF_UB_CNA, b);
+        return;
+    }
+    if (e->pseudo >= PF_COL_PROTOCOL) { /* a column: one value a frame, on a raw flit stream its first unit above the data link's */
+        if (b->above) return;
+        char t[64];
+        bool above = v->kind != UB_KIND_DLLCB && strcmp(ubx_col_protocol(v), "UB-DLL") != 0, have = true;
+        if (e->pseudo == PF_COL_PROTOCOL) snprintf(t, sizeof t, "%s", ubx_col_protocol(v));
+        else have = ubx_col_addr(v, e->pseudo == PF_COL_DST, t, sizeof t);
+        if (b->any && !above) return; /* the record's first data-link unit names it until one above it comes */
+        b->n = 0;
+        b->any = false;
+        if (have) ubx_sb_occ(b, t);
+        else if (b->p) b->p[0] = '\0';
+        b->above = above;
+        b->any = true;
         return;
     }
     if (e->pseudo == PF_WS) {
@@ -313,7 +338,7 @@ static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p, bool rec)
         sbuf *b = &a->fb[i];
         if (!rec) {
             b->n = 0;
-            b->any = false;
+            b->any = b->above = false;
         }
         if (!frame_field(a, r, &a->e[i], b) && !rec) view_field(a, a->v, &a->e[i], b);
         names[i] = a->e[i].name;
@@ -330,7 +355,7 @@ static void fields_line(app *a, const ub_rec *r, bool rec)
     if (!rec) {
         for (unsigned i = 0; i < a->ne; i++) {
             a->fb[i].n = 0;
-            a->fb[i].any = a->fb[i].dirty = false;
+            a->fb[i].any = a->fb[i].dirty = a->fb[i].above = false;
         }
         if (a->fs) ubx_fset_view(a->fs, a->v, a->fb); /* the schema fields: one pass over the layers */
     }
@@ -396,7 +421,7 @@ static void rec_line(app *a, const ub_rec *r, const ub_units *u)
     }
     for (unsigned i = 0; i < a->ne; i++) {
         a->fb[i].n = 0;
-        a->fb[i].any = a->fb[i].dirty = false;
+        a->fb[i].any = a->fb[i].dirty = a->fb[i].above = false;
     }
     if (a->jrec) ubx_jrec_emit(NULL, a->jrec, NULL, NULL, false, false); /* not shown: forgotten */
     a->rec_units = 0;

@@ -212,6 +212,70 @@ void ubx_hidden_pair(const ub_view *v, bool cna, ubx_sbuf *b)
     }
 }
 
+/* ------------------------------------------------------------------ tshark's columns */
+/* the IP layer of v whose addresses the columns show: the first IPv4/IPv6 (UBoE's outer one, CFG 3's,
+ * a plain IP part, traffic that is not UB) */
+static const ub_layer *col_ip(const ub_view *v) { return ubx_first_of(v, UB_H_IPV4, UB_H_IPV6); }
+
+/* does row abbrev of layer l hold value x? */
+static bool row_is(const ub_layer *l, const char *abbrev, uint64_t x)
+{
+    int k = ubx_row_of(l, abbrev);
+    ub_val v;
+    return k >= 0 && ub_field_value(l, &l->hdr->fields[k], &v) == 0 && v.u == x;
+}
+
+const char *ubx_col_protocol(const ub_view *v)
+{
+    unsigned plo, phi;
+    bool plain = ub_view_plain_ip(v, &plo, &phi);
+    if (v->kind == UB_KIND_DLLCB || (ub_view_ub(v) && !plain)) return ub_view_protocol(v); /* the plugin's */
+    if (v->neigh & UB_VN_SUE) return "SUE"; /* the plugin's neighbours (packet-neigh.c) */
+    if (v->neigh & UB_VN_PCIE) return "PCIe flit";
+    if (v->neigh & UB_VN_IB) return "RRoCE"; /* Wireshark's InfiniBand dissector on UDP 4791 */
+    /* Wireshark's own dissectors: the top header ubdump decodes, as Wireshark names it (it may name a
+     * protocol above it that ubdump does not decode: DNS, SSH, ...) */
+    const char *name = NULL;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    for (unsigned i = plain ? plo : 0; i < (plain ? phi : nl); i++) {
+        const ub_layer *l = &v->layer[i];
+        switch (l->hdr ? l->hdr->id : UB_H_NONE) {
+        case UB_H_ETH: if (!name) name = row_is(l, "ub.eth.type", 0x88cc) ? "LLDP" : "Ethernet"; break; /* Ethernet alone */
+        case UB_H_ARP: name = "ARP"; break;
+        case UB_H_IPV4: name = row_is(l, "ub.ipv4.protocol", 1) ? "ICMP" : "IPv4"; break;
+        case UB_H_IPV6: name = row_is(l, "ub.ipv6.next_header", 58) ? "ICMPv6" : "IPv6"; break;
+        case UB_H_UDP: name = row_is(l, "ub.udp.dstport", 4791) ? "RRoCE" : "UDP"; break; /* Wireshark's InfiniBand owns UDP 4791 */
+        case UB_H_TCP: name = "TCP"; break;
+        default: break;
+        }
+    }
+    return name ? name : "UB";
+}
+
+bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)
+{
+    const ub_layer *l = ubx_first_of(v, UB_H_NTH16, UB_H_NTH24);
+    if (l && ub_view_ub(v)) { /* the plugin's CNA address type: two hex digits a byte (packet-ub-addr.c) */
+        int k = ubx_row_of(l, dst ? "ub.nth.dcna" : "ub.nth.scna");
+        ub_val x;
+        if (k < 0 || ub_field_value(l, &l->hdr->fields[k], &x) != 0) return false;
+        snprintf(buf, n, "0x%0*" PRIx64, l->hdr->id == UB_H_NTH24 ? 6 : 4, x.u);
+        return true;
+    }
+    if ((l = col_ip(v))) {
+        bool v4 = l->hdr->id == UB_H_IPV4;
+        int k = ubx_row_of(l, v4 ? (dst ? "ub.ipv4.dst" : "ub.ipv4.src") : (dst ? "ub.ipv6.dst" : "ub.ipv6.src"));
+        return k >= 0 && ubx_field_text(l, &l->hdr->fields[k], false, buf, n);
+    }
+    if (ub_view_ub(v) || !v->nlayers || !v->layer[0].hdr) return false;
+    l = &v->layer[0]; /* an Ethernet link (Ethernet, SUE's AFH in its place): the MAC addresses */
+    unsigned id = l->hdr->id;
+    if ((id != UB_H_ETH && (id < UB_H_SUE_AFH0 || id > UB_H_SUE_AFH2)) || l->len < 12) return false;
+    const uint8_t *a = l->data + (dst ? 0 : 6);
+    snprintf(buf, n, "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4], a[5]);
+    return true;
+}
+
 /* ------------------------------------------------------------------ the compiled fields */
 /* ubx_value_text; "0x" + digits; decimal; the bytes in hex (all as ubx_value_text gives them) */
 enum { K_TEXT, K_HEX, K_DEC, K_HEXB };

@@ -909,7 +909,7 @@ void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n
     doc_open(f, p, ek, first);
     bool any = false;
     for (unsigned i = 0; i < n; i++) {
-        if (!lens[i]) continue; /* absent: not listed */
+        if (!lens[i] && strncmp(names[i], "_ws.col.", 8) != 0) continue; /* absent: not listed (a column always is) */
         char key[128];
         snprintf(key, sizeof key, "%s", names[i]);
         if (ek) ek_name(key);

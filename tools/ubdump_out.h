@@ -76,12 +76,19 @@ bool ubx_ws_proto_named(const char *name);
 void ubx_ws_field(const ub_view *v, const struct ub_wsname *const ws[2], struct ubx_sbuf *b);
 void ubx_hidden_pair(const ub_view *v, bool cna, struct ubx_sbuf *b);
 
+/* tshark's Protocol, Source and Destination columns of a unit (ubdump_fields.c): the plugin's for UB
+ * (UB-TA, ..., CNAs as 0x0102 / 0x010203, else the IP addresses); for what Wireshark's own dissectors
+ * show, the top header ubdump decodes as Wireshark names it and the IP, else Ethernet, addresses */
+const char *ubx_col_protocol(const ub_view *v);
+bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
+
 /* a growing string: the occurrences of one field, UBX_OCC_SEP between them */
 typedef struct ubx_sbuf {
     char *p;
     size_t n, cap;
     bool any;   /* an occurrence is in */
     bool dirty; /* text other than ubx_fset_view's hex / decimal digits is in (set by ubx_sb_put) */
+    bool above; /* a column's value came from a unit above the data link (raw flit streams: it stays) */
 } ubx_sbuf;
 void ubx_sb_put(ubx_sbuf *b, const char *s, size_t n);
 void ubx_sb_puts(ubx_sbuf *b, const char *s);
