@@ -2,6 +2,7 @@
 # tshark's statistics in ubdump, byte for byte (issue #10 item 3): on EVERY bundled capture the
 # output of `ubdump -q -z NAME...` equals `tshark -n -2 -q -z NAME...` with our plugin for
 #   -z ub,tree, conv,ub, endpoints,ub, conv,ub_tp, endpoints,ub_tp, conv,ub_eid, endpoints,ub_eid,
+#      conv/endpoints,eth|ip|ipv6|tcp|udp (Wireshark's own tables of the headers outside UB),
 #      io,stat,INTERVAL[,FILTER]... (seven specs: whole capture, per-interval with filter columns, columns
 #      with functions, arithmetic and a field against a field,
 #      long filters that wrap, many columns that widen the table)
@@ -37,13 +38,14 @@ same() {
     diff "$tmp/ts.txt" "$tmp/ub.txt" | head -20 || true
     fail "$1: ubdump's output differs from tshark's (< tshark, > ubdump)"
 }
-n=0 ncap=0 nexp=0 nconv=0 nrows=0 nsrt=0 nwrap=0
+n=0 ncap=0 nexp=0 nconv=0 nrows=0 nsrt=0 nwrap=0 nws=0
 skipped=
 # Per capture, one run of each with all these tables (tshark starts ~100 times, not ~300): ubdump's order
 # is fixed (ub,srt, the io,stat tables in option order, ub,tree, the endpoints and conversations of ub,
 # ub_eid, ub_tp), tshark's the reverse of its -z options ($tmp/zu: ubdump's options, $tmp/zt: tshark's)
 { printf -- '-z\n%s\n' ub,srt io,stat,0; sed 's/^/-z\n/' "$tmp/iospecs"
-  printf -- '-z\n%s\n' ub,tree endpoints,ub conv,ub endpoints,ub_eid conv,ub_eid endpoints,ub_tp conv,ub_tp; } > "$tmp/zu"
+  printf -- '-z\n%s\n' ub,tree endpoints,ub conv,ub endpoints,ub_eid conv,ub_eid endpoints,ub_tp conv,ub_tp \
+      endpoints,eth conv,eth endpoints,ip conv,ip endpoints,ipv6 conv,ipv6 endpoints,tcp conv,tcp endpoints,udp conv,udp; } > "$tmp/zu"
 awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i -= 2) { print l[i - 1]; print l[i] } }' "$tmp/zu" > "$tmp/zt"
 nio=$(grep -c '^io,stat,' "$tmp/zu")
 [ "$nio" = 7 ] || fail "expected 7 io,stat specs, have $nio"
@@ -61,8 +63,10 @@ for c in "$S"/captures/*.pcapng; do
     same "$name: $*"
     [ "$(grep -c '^| IO Statistics' "$tmp/ub.txt")" = "$nio" ] || fail "$name: not $nio io,stat tables"
     grep -q '^UB SRT Statistics:' "$tmp/ub.txt" || fail "$name: no ub,srt table"
-    n=$((n + 14))
+    n=$((n + 24))
     grep -q ' <-> ' "$tmp/ts.txt" && nconv=$((nconv + 1))
+    # rows of Wireshark's own tables (eth, ip, ipv6, tcp, udp: UBoE, plain IP, traffic that is not UB)
+    nws=$((nws + $(awk '/^(Ethernet|IPv4|IPv6|TCP|UDP) (Conversations|Endpoints)$/ { t = 1; next } /^=+$/ { t = 0 } t && /^[0-9a-f]/ { r++ } END { print r + 0 }' "$tmp/ub.txt")))
     # non-empty rows of the five interval tables (not io,stat,0's, ubdump's first), wrapped filter lines, SRT rows
     nrows=$((nrows + $(awk '/^\| IO Statistics/ { t++ } t > 1 && /^\| [0-9.]* <> .* \|  *[1-9]/ { r++ } END { print r + 0 }' "$tmp/ub.txt")))
     nwrap=$((nwrap + $(grep -c '^|        [^ ]' "$tmp/ts.txt" || true))) # a wrapped filter's continuation
@@ -81,6 +85,7 @@ for c in "$S"/captures/*.pcapng; do
 done
 [ "$ncap" -ge 30 ] || fail "only $ncap bundled captures"
 [ "$nconv" -ge 20 ] || fail "only $nconv captures with conversations (the test proves little)"
+[ "$nws" -ge 100 ] || fail "only $nws rows of the eth/ip/ipv6/tcp/udp tables (the test proves little)"
 [ "$nwrap" -ge 100 ] || fail "only $nwrap wrapped io,stat filter lines (the test proves little)"
 [ "$nrows" -ge 40 ] || fail "only $nrows non-empty io,stat rows (the test proves little)"
 [ "$nsrt" -ge 40 ] || fail "only $nsrt -z ub,srt rows with calls (the test proves little)"
@@ -126,4 +131,4 @@ grep -q "io,stat column 1 'ub.rtph.psn ==': column 15: missing value" "$tmp/err"
 # tshark's calculations (COUNT/SUM/MIN/MAX/AVG/LOAD) are refused with a reason, not as an unknown field
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph,AVG(frame.len)frame.len' 2> "$tmp/err"; then fail "io,stat AVG() accepted"; fi
 grep -q "io,stat column 2 'AVG(frame.len)frame.len': tshark's AVG(FIELD) calculations are not supported" "$tmp/err" || { cat "$tmp/err"; fail "io,stat AVG() message"; }
-echo "PASS t_stats_names ($n tables identical on $ncap captures, $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp)"
+echo "PASS t_stats_names ($n tables identical on $ncap captures ($nws rows of eth/ip/ipv6/tcp/udp tables), $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp)"

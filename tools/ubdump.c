@@ -799,6 +799,7 @@ int main(int argc, char **argv)
                 puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
                 puts("conv,ub_eid, endpoints,ub_eid  EID pairs / EIDs of the packets with an EIDH, as tshark's");
                 puts("conv,ub_tp, endpoints,ub_tp  TP channels / TP endpoints (address:0xTPN, address (UTP)), as tshark's");
+                puts("conv,eth|ip|ipv6|tcp|udp, endpoints,...  Wireshark's tables of the headers outside UB (UBoE, plain IP, not UB)");
                 puts("ub,tree  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code (tshark's stats tree, rates, bursts)");
                 puts("expert   expert items per severity (tshark -2 -z expert: decoder errors, TP analysis, findings per rule)");
                 return 0;
@@ -1120,7 +1121,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->nio || a->expert || a->tree || a->conv[0] || a->conv[1] || a->conv[2] || a->srt_f || a->nconvf || a->ntreef;
+        bool zst = a->zmask || a->nio || a->expert || a->tree || any_conv(a) || a->srt_f || a->nconvf || a->ntreef;
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */

@@ -87,6 +87,7 @@ void ubx_usage(FILE *f)
             "                   conv/endpoints table takes tshark's ,FILTER (only the packets it selects)\n"
             "  -z conv,ub_eid, -z endpoints,ub_eid   EID pairs / EIDs (EIDH), as tshark's\n"
             "  -z conv,ub_tp, -z endpoints,ub_tp     TP channels / TP endpoints, as tshark's\n"
+            "  -z conv,eth|ip|ipv6|tcp|udp, -z endpoints,...   Wireshark's own tables of the headers outside UB\n"
             "  -z expert[,error|warn|note][,FILTER]  expert items per severity, group and summary (as tshark -2 -z expert\n"
             "                   with the plugin): of that severity and above, of the frames FILTER selects\n"
             "Lua scripts (docs/lua.md):\n"

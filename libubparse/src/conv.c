@@ -13,17 +13,24 @@
 #include <string.h>
 
 #define ADDR_MAX 48
+#define KEY_MAX (ADDR_MAX + 12) /* "address:port" */
 typedef struct conv {
-    char a[ADDR_MAX], b[ADDR_MAX]; /* a: source of the first packet */
+    char a[KEY_MAX], b[KEY_MAX]; /* a: source of the first packet */
     size_t seq;                     /* first seen: the order of ties */
     uint64_t fab, bab, fba, bba;    /* frames / bytes a->b, b->a */
     uint64_t start, end;
 } conv;
 typedef struct endp {
     char a[ADDR_MAX];
+    uint32_t port; /* tcp/udp endpoints: the port (the address alone is a */
     size_t seq;
     uint64_t ftx, btx, frx, brx;
 } endp;
+
+typedef struct pair {
+    char s[ADDR_MAX], d[ADDR_MAX];
+    uint32_t sp, dp;
+} pair;
 
 struct ub_conv {
     conv *c;
@@ -33,10 +40,11 @@ struct ub_conv {
     bool oom;
     bool eid; /* tap "ub_eid": the EIDH's SEID/DEID pairs */
     bool tp;  /* tap "ub_tp": TP endpoints */
+    uint8_t ws; /* a Wireshark tap of the headers outside UB: WS_* (0: a UB table) */
     ub_filter *f;  /* -z conv,ub,FILTER: tshark's tap filter; its text in the header */
     char *ftext;
     ub_filter_acc *acc; /* the frame's views (the filter judges the whole frame) */
-    struct stage { char s[ADDR_MAX], d[ADDR_MAX]; uint32_t bytes; uint64_t rel; } *st; /* its views' rows */
+    struct stage { struct pair p; uint32_t bytes; uint64_t rel; } *st; /* its views' rows */
     size_t nst, capst;
 };
 
@@ -53,8 +61,27 @@ ub_conv *ub_conv_new_tp(void)
     if (c) c->tp = true;
     return c;
 }
+/* Wireshark's own conversation taps (eth, ip, ipv6, tcp, udp): per header its dissector shows */
+enum { WS_NONE, WS_ETH, WS_IP, WS_IPV6, WS_TCP, WS_UDP };
+static const struct {
+    const char *tap, *title;
+    unsigned hdr;
+    const char *src, *dst, *sport, *dport;
+} wst[] = {
+    [WS_ETH] = { "eth", "Ethernet", UB_H_ETH, "ub.eth.src", "ub.eth.dst", NULL, NULL },
+    [WS_IP] = { "ip", "IPv4", UB_H_IPV4, "ub.ipv4.src", "ub.ipv4.dst", NULL, NULL },
+    [WS_IPV6] = { "ipv6", "IPv6", UB_H_IPV6, "ub.ipv6.src", "ub.ipv6.dst", NULL, NULL },
+    [WS_TCP] = { "tcp", "TCP", UB_H_TCP, NULL, NULL, "ub.tcp.srcport", "ub.tcp.dstport" },
+    [WS_UDP] = { "udp", "UDP", UB_H_UDP, NULL, NULL, "ub.udp.srcport", "ub.udp.dstport" },
+};
+
 ub_conv *ub_conv_new_kind(unsigned kind)
 {
+    if (kind >= UB_CONV_ETH && kind < UB_CONV__N) {
+        ub_conv *c = calloc(1, sizeof(ub_conv));
+        if (c) c->ws = (uint8_t)(WS_ETH + (kind - UB_CONV_ETH));
+        return c;
+    }
     return kind == UB_CONV_TP ? ub_conv_new_tp() : kind == UB_CONV_EID ? ub_conv_new_eid() : ub_conv_new();
 }
 
@@ -66,9 +93,9 @@ int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints)
 
 int ub_conv_parse_filter(const char *z, unsigned *kind, bool *endpoints, const char **filter)
 {
-    static const char *const tap[] = { "ub", "ub_eid", "ub_tp" };
+    static const char *const tap[UB_CONV__N] = { "ub", "ub_eid", "ub_tp", "eth", "ip", "ipv6", "tcp", "udp" };
     const char *t = strncmp(z, "conv,", 5) == 0 ? z + 5 : strncmp(z, "endpoints,", 10) == 0 ? z + 10 : NULL;
-    for (unsigned k = 0; t && k < 3; k++) {
+    for (unsigned k = 0; t && k < UB_CONV__N; k++) {
         size_t n = strlen(tap[k]);
         if (strncmp(t, tap[k], n) != 0 || (t[n] && t[n] != ',')) continue;
         *kind = k;
@@ -115,6 +142,9 @@ static void fmt_addr(const ub_layer *l, const ub_field *f, const ub_val *v, char
     } else if (f->type == UB_FT_UINT) {
         unsigned nb = (f->bits + 7) / 8;
         snprintf(o, n, "0x%0*llx", (int)(nb * 2), (unsigned long long)v->u);
+    } else if (f->type == UB_FT_MAC && v->bytes && v->nbytes == 6) { /* Ethernet, as Wireshark's AT_ETHER */
+        snprintf(o, n, "%02x:%02x:%02x:%02x:%02x:%02x", v->bytes[0], v->bytes[1], v->bytes[2], v->bytes[3], v->bytes[4],
+                 v->bytes[5]);
     } else if (v->bytes && v->nbytes == 4) {
         inet_ntop(AF_INET, v->bytes, o, (socklen_t)n);
     } else if (v->bytes && v->nbytes == 16) {
@@ -137,10 +167,10 @@ static bool row(const ub_layer *l, const char *name, char *o, size_t n)
     return false;
 }
 
-static endp *ep_get(ub_conv *c, const char *a)
+static endp *ep_get(ub_conv *c, const char *a, uint32_t port)
 {
     for (size_t i = 0; i < c->ne; i++)
-        if (strcmp(c->e[i].a, a) == 0) return &c->e[i];
+        if (c->e[i].port == port && strcmp(c->e[i].a, a) == 0) return &c->e[i];
     if (c->ne == c->cape) {
         size_t nc = c->cape ? c->cape * 2 : 16;
         endp *e = realloc(c->e, nc * sizeof *e);
@@ -151,6 +181,7 @@ static endp *ep_get(ub_conv *c, const char *a)
     endp *e = &c->e[c->ne++];
     memset(e, 0, sizeof *e);
     snprintf(e->a, sizeof e->a, "%s", a);
+    e->port = port;
     e->seq = c->ne - 1;
     return e;
 }
@@ -205,7 +236,40 @@ bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n)
     return true;
 }
 
-/* the pair of addresses a view counts for in this table */
+/* the pairs a Wireshark tap counts in v: one per header of its kind that Wireshark's own dissectors
+ * show (ub_view_outer_layers, a plain IP part; tunnels count each), TCP/UDP with the addresses of the
+ * IP header before them */
+#define MAX_PAIRS 8
+static unsigned ws_pairs(const ub_conv *c, const ub_view *v, pair *out)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi, n = 0;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    const ub_layer *ip = NULL;
+    for (unsigned i = 0; i < nl && n < MAX_PAIRS; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!l->hdr || !(i < nout || (i >= plo && i < phi))) continue;
+        unsigned id = l->hdr->id;
+        if (id == UB_H_IPV4 || id == UB_H_IPV6) ip = l;
+        if (id != wst[c->ws].hdr) continue;
+        pair *p = &out[n];
+        uint64_t sp = 0, dp = 0;
+        if (wst[c->ws].src) {
+            if (!row(l, wst[c->ws].src, p->s, ADDR_MAX) || !row(l, wst[c->ws].dst, p->d, ADDR_MAX)) continue;
+        } else {
+            bool v4 = ip && ip->hdr->id == UB_H_IPV4;
+            if (!ip || !row(ip, v4 ? "ub.ipv4.src" : "ub.ipv6.src", p->s, ADDR_MAX) ||
+                !row(ip, v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", p->d, ADDR_MAX) || !field_u(l, wst[c->ws].sport, &sp) ||
+                !field_u(l, wst[c->ws].dport, &dp))
+                continue;
+        }
+        p->sp = (uint32_t)sp;
+        p->dp = (uint32_t)dp;
+        n++;
+    }
+    return n;
+}
+
+/* the pair of addresses a view counts for in a UB table */
 static bool view_addrs(const ub_conv *c, const ub_view *v, char *s, char *d)
 {
     if (!v || !ub_view_ub(v)) return false;
@@ -225,13 +289,22 @@ static bool view_addrs(const ub_conv *c, const ub_view *v, char *s, char *d)
     return true;
 }
 
-static void count(ub_conv *c, const char *s, const char *d, uint32_t bytes, uint64_t rel_ns)
+/* sp, dp: the ports of a tcp/udp pair (the conversation's ends are "address:port"), else 0 */
+static void count(ub_conv *c, const char *s, const char *d, uint32_t sp, uint32_t dp, uint32_t bytes, uint64_t rel_ns)
 {
+    char sk[KEY_MAX], dk[KEY_MAX];
+    if (c->ws == WS_TCP || c->ws == WS_UDP) {
+        snprintf(sk, sizeof sk, "%s:%u", s, sp);
+        snprintf(dk, sizeof dk, "%s:%u", d, dp);
+    } else {
+        snprintf(sk, sizeof sk, "%s", s);
+        snprintf(dk, sizeof dk, "%s", d);
+    }
     conv *x = NULL;
     bool fwd = true;
     for (size_t i = 0; i < c->nc && !x; i++) {
-        if (strcmp(c->c[i].a, s) == 0 && strcmp(c->c[i].b, d) == 0) x = &c->c[i];
-        else if (strcmp(c->c[i].a, d) == 0 && strcmp(c->c[i].b, s) == 0) { x = &c->c[i]; fwd = false; }
+        if (strcmp(c->c[i].a, sk) == 0 && strcmp(c->c[i].b, dk) == 0) x = &c->c[i];
+        else if (strcmp(c->c[i].a, dk) == 0 && strcmp(c->c[i].b, sk) == 0) { x = &c->c[i]; fwd = false; }
     }
     if (!x) {
         if (c->nc == c->capc) {
@@ -243,8 +316,8 @@ static void count(ub_conv *c, const char *s, const char *d, uint32_t bytes, uint
         }
         x = &c->c[c->nc++];
         memset(x, 0, sizeof *x);
-        snprintf(x->a, sizeof x->a, "%s", s);
-        snprintf(x->b, sizeof x->b, "%s", d);
+        snprintf(x->a, sizeof x->a, "%s", sk);
+        snprintf(x->b, sizeof x->b, "%s", dk);
         x->seq = c->nc - 1;
         x->start = rel_ns;
     }
@@ -252,37 +325,48 @@ static void count(ub_conv *c, const char *s, const char *d, uint32_t bytes, uint
     else { x->fba++; x->bba += bytes; }
     if (rel_ns > x->end) x->end = rel_ns;
     else if (rel_ns < x->start) x->start = rel_ns;
-    endp *e = ep_get(c, s);
+    endp *e = ep_get(c, s, sp);
     if (e) { e->ftx++; e->btx += bytes; }
-    e = ep_get(c, d);
+    e = ep_get(c, d, dp);
     if (e) { e->frx++; e->brx += bytes; }
+}
+
+/* the pairs of v this table counts (a UB table: at most one) */
+static unsigned view_pairs(const ub_conv *c, const ub_view *v, pair *out)
+{
+    if (!v) return 0;
+    if (c->ws) return ws_pairs(c, v, out);
+    out->sp = out->dp = 0;
+    return view_addrs(c, v, out->s, out->d) ? 1u : 0u;
 }
 
 void ub_conv_view(ub_conv *c, const ub_view *v, uint32_t bytes, uint64_t rel_ns)
 {
-    char s[ADDR_MAX], d[ADDR_MAX];
-    if (c && view_addrs(c, v, s, d)) count(c, s, d, bytes, rel_ns);
+    pair p[MAX_PAIRS];
+    unsigned n = c ? view_pairs(c, v, p) : 0;
+    for (unsigned i = 0; i < n; i++) count(c, p[i].s, p[i].d, p[i].sp, p[i].dp, bytes, rel_ns);
 }
 
 void ub_conv_view_pkt(ub_conv *c, const ub_view *v, const ub_filter_pkt *pk, uint32_t bytes, uint64_t rel_ns)
 {
     if (!c->f) { ub_conv_view(c, v, bytes, rel_ns); return; }
     ub_filter_acc_add(c->acc, v, pk);
-    char s[ADDR_MAX], d[ADDR_MAX];
-    if (!view_addrs(c, v, s, d)) return;
-    if (!ub_grow((void **)&c->st, &c->capst, c->nst, sizeof *c->st)) { c->oom = true; return; }
-    struct stage *x = &c->st[c->nst++];
-    memcpy(x->s, s, sizeof s);
-    memcpy(x->d, d, sizeof d);
-    x->bytes = bytes;
-    x->rel = rel_ns;
+    pair p[MAX_PAIRS];
+    for (unsigned i = 0, n = view_pairs(c, v, p); i < n; i++) {
+        if (!ub_grow((void **)&c->st, &c->capst, c->nst, sizeof *c->st)) { c->oom = true; return; }
+        struct stage *x = &c->st[c->nst++];
+        x->p = p[i];
+        x->bytes = bytes;
+        x->rel = rel_ns;
+    }
 }
 
 void ub_conv_frame(ub_conv *c, const ub_filter_pkt *pk)
 {
     if (!c->f) return;
     if (c->nst && ub_filter_acc_match(c->acc, pk))
-        for (size_t i = 0; i < c->nst; i++) count(c, c->st[i].s, c->st[i].d, c->st[i].bytes, c->st[i].rel);
+        for (size_t i = 0; i < c->nst; i++)
+            count(c, c->st[i].p.s, c->st[i].p.d, c->st[i].p.sp, c->st[i].p.dp, c->st[i].bytes, c->st[i].rel);
     c->nst = 0;
     ub_filter_acc_reset(c->acc);
 }
@@ -318,19 +402,24 @@ static const char *fmt_size(uint64_t n, char *o, size_t len)
     return o;
 }
 
-static const char *kind(const ub_conv *c) { return c->tp ? "TP " : c->eid ? "EID " : ""; }
+/* the table's title: "UB TP Conversations", ..., Wireshark's "IPv4 Endpoints" */
+static const char *title(const ub_conv *c) { return c->ws ? wst[c->ws].title : c->tp ? "UB TP" : c->eid ? "UB EID" : "UB"; }
 
 void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
 {
     if (!c) return;
+    bool ports = c->ws == WS_TCP || c->ws == WS_UDP;
     static const char eq[] = "================================================================================";
     if (endpoints) {
         if (c->ne) qsort(c->e, c->ne, sizeof *c->e, cmp_ep);
-        fprintf(o, "%s\nUB %sEndpoints\nFilter:%s\n", eq, kind(c), c->ftext ? c->ftext : "<No Filter>");
-        fprintf(o, "                       |  Packets  | |  Bytes  | | Tx Packets | | Tx Bytes | | Rx Packets | | Rx Bytes |\n");
+        fprintf(o, "%s\n%s Endpoints\nFilter:%s\n", eq, title(c), c->ftext ? c->ftext : "<No Filter>");
+        fprintf(o, "                       |%s  Packets  | |  Bytes  | | Tx Packets | | Tx Bytes | | Rx Packets | | Rx Bytes |\n",
+                ports ? "  Port  ||" : "");
         for (size_t i = 0; i < c->ne; i++) {
             const endp *e = &c->e[i];
-            fprintf(o, "%-20s      %6llu     %9llu     %6llu       %9llu      %6llu       %9llu   \n", e->a,
+            if (ports) fprintf(o, "%-20s%11u     ", e->a, (unsigned)e->port);
+            else fprintf(o, "%-20s      ", e->a);
+            fprintf(o, "%6llu     %9llu     %6llu       %9llu      %6llu       %9llu   \n",
                     (unsigned long long)(e->ftx + e->frx), (unsigned long long)(e->btx + e->brx),
                     (unsigned long long)e->ftx, (unsigned long long)e->btx, (unsigned long long)e->frx,
                     (unsigned long long)e->brx);
@@ -339,16 +428,17 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
         return;
     }
     if (c->nc) qsort(c->c, c->nc, sizeof *c->c, cmp_conv);
-    fprintf(o, "%s\nUB %sConversations\nFilter:%s\n", eq, kind(c), c->ftext ? c->ftext : "<No Filter>");
-    fprintf(o, "                                               |       <-      | |       ->      | |     Total     |    Relative    |   Duration   |\n");
-    fprintf(o, "                                               | Frames  Bytes | | Frames  Bytes | | Frames  Bytes |      Start     |              |\n");
+    int w = ports ? 26 : 20; /* "address:port" ends are wider */
+    fprintf(o, "%s\n%s Conversations\nFilter:%s\n", eq, title(c), c->ftext ? c->ftext : "<No Filter>");
+    fprintf(o, "%*s|       <-      | |       ->      | |     Total     |    Relative    |   Duration   |\n", 2 * w + 7, "");
+    fprintf(o, "%*s| Frames  Bytes | | Frames  Bytes | | Frames  Bytes |      Start     |              |\n", 2 * w + 7, "");
     for (size_t i = 0; i < c->nc; i++) {
         const conv *x = &c->c[i];
         char b1[32], b2[32], b3[32];
         /* nstime_to_sec() of the start and stop times, as tshark's %14.9f and %12.4f */
         double t0 = (double)(x->start / 1000000000u) + (double)(x->start % 1000000000u) / 1e9;
         double t1 = (double)(x->end / 1000000000u) + (double)(x->end % 1000000000u) / 1e9;
-        fprintf(o, "%-20s <-> %-20s  %6llu %-9s  %6llu %-9s  %6llu %-9s  %14.9f   %12.4f\n", x->a, x->b,
+        fprintf(o, "%-*s <-> %-*s  %6llu %-9s  %6llu %-9s  %6llu %-9s  %14.9f   %12.4f\n", w, x->a, w, x->b,
                 (unsigned long long)x->fba, fmt_size(x->bba, b1, sizeof b1), (unsigned long long)x->fab,
                 fmt_size(x->bab, b2, sizeof b2), (unsigned long long)(x->fab + x->fba),
                 fmt_size(x->bab + x->bba, b3, sizeof b3), t0, t1 - t0);

@@ -35,7 +35,10 @@ ub_conv *ub_conv_new(void);
 ub_conv *ub_conv_new_eid(void);
 /* -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): TP endpoints (ub_view_tp_endpoints). */
 ub_conv *ub_conv_new_tp(void);
-enum { UB_CONV_NET, UB_CONV_EID, UB_CONV_TP, UB_CONV__N };
+/* UB_CONV_ETH .. UB_CONV_UDP: Wireshark's own conversation / endpoint tables of the headers outside UB
+ * ("conv,eth", "endpoints,ip", "conv,ipv6", "conv,tcp", "endpoints,udp"): per header its dissectors
+ * show (the encapsulation, a plain IP part, traffic that is not UB), the frame's bytes */
+enum { UB_CONV_NET, UB_CONV_EID, UB_CONV_TP, UB_CONV_ETH, UB_CONV_IP, UB_CONV_IPV6, UB_CONV_TCP, UB_CONV_UDP, UB_CONV__N };
 ub_conv *ub_conv_new_kind(unsigned kind);
 /* "conv,ub", "endpoints,ub_eid", ...: 0 with the kind (UB_CONV_*) and whether endpoints, -1 other. */
 int ub_conv_parse(const char *z, unsigned *kind, bool *endpoints);
