@@ -1,6 +1,6 @@
 #!/bin/sh
 # ubdump -T fields prints every ub.* field exactly as `tshark -n -2 -T fields` with our plugin (issue
-# #10): on EVERY bundled capture, every ub.* header field both tools know (tshark -G fields ∩ ubdump
+# #10): on EVERY bundled capture, every ub.* header field and header both tools know (tshark -G fields ∩ ubdump
 # -G fields; the analysis fields are t_fields_an's; ubdump's ub.eth/ipv4/udp/... aliases of
 # Wireshark's outer layers are not plugin fields), all occurrences, line by line. tshark's text is
 # not the tree's: hex integers carry the digits of their FT_UINTn (0x01 for a 4-bit field, 0x0020
@@ -15,8 +15,11 @@ S=${UB_SOURCE_DIR:?UB_SOURCE_DIR not set (run through ctest)}
 . "$S/tests/tshark_setup.sh"
 
 ts -G fields 2> "$tmp/g.err" | awk -F'\t' '$1 == "F" { print $3 }' | sort -u > "$tmp/tf"
-"$U" -G fields | awk -F'\t' '$1 ~ /^ub\./ && $3 != "analysis" { print $1 }' | sort -u > "$tmp/uf"
-comm -12 "$tmp/tf" "$tmp/uf" | grep -v '^ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|sll\)\.' > "$tmp/both" || true
+{ "$U" -G fields | awk -F'\t' '$1 ~ /^ub\./ && $3 != "analysis" { print $1 }'
+  "$U" -G headers | awk -F'\t' '$2 ~ /^ub\./ { print $2 }'; } | sort -u > "$tmp/uf" # headers: tshark's FT_NONE items ("1")
+comm -12 "$tmp/tf" "$tmp/uf" | grep -v '^ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|sll\)\.' |
+    grep -vx 'ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\)' > "$tmp/both" || true
+[ "$(grep -c '^ub\.[a-z0-9_]*$' "$tmp/both")" -ge 60 ] || fail "only $(grep -c '^ub\.[a-z0-9_]*$' "$tmp/both") header names known to both tools"
 nf=$(wc -l < "$tmp/both")
 [ "$nf" -ge 500 ] || fail "only $nf ub.* fields known to both tools"
 E=$(sed 's/^/-e /' "$tmp/both" | tr '\n' ' ') # all fields in one run per capture (one tshark start each)
@@ -50,6 +53,10 @@ done
 expect() { [ "$2" = "$3" ] || fail "$1: got '$3', want '$2'"; }
 expect "dllcb frame 4 lch ctrl/sub_ctrl/fixed" "0x0c	0x08	0x0020" \
     "$("$U" -r "$S/captures/dllcb.pcapng" -T fields -Y frame.number==4 -e ub.lch.ctrl -e ub.lch.sub_ctrl -e ub.lch.fixed)"
+expect "cfg7_rtp frame 2: headers as tshark's FT_NONE items" "1		1" \
+    "$("$U" -r "$S/captures/cfg7_rtp.pcapng" -T fields -Y frame.number==2 -e ub.rtph -e ub.btah -e ub.lph)"
+expect "-T json -e: a record without values has tshark's empty layers" 2 \
+    "$("$U" -r "$S/captures/stream.pcapng" -T json -e ub.lph | grep -c '"layers": {}$')"
 expect "urpc request_id (BASE_DEC_HEX)" "4097" \
     "$("$U" -r "$S/captures/urpc.pcapng" -T fields -e ub.urpc.request_id | grep . | head -1)"
 expect "cfg6_enum scan GUID in wire order" "00000009000000001200000012345678" \

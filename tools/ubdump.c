@@ -39,7 +39,7 @@
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
        PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
-       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS,
+       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS, PF_HDR,
        PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST /* from PF_UB_CNA on: values of the unit */ };
 
 
@@ -48,6 +48,7 @@ typedef struct {
     int pseudo;
     int an; /* ub.analysis.* / ub.stream.*: ub_fan_field_find + 1, 0 none */
     const ub_wsname *ws[2]; /* PF_WS: the entries of Wireshark's name of an outer header's field (ip.src, ...) */
+    size_t nh;              /* PF_HDR: the header tables in h[] */
     size_t n;
     const ub_hdr *h[MAX_MATCH];
     const ub_field *f[MAX_MATCH];
@@ -179,7 +180,11 @@ static int add_efield(app *a, const char *name)
     else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
-        if (e->n == 0) { /* Wireshark's names of the headers outside UB (the filter's, wsnames.c) */
+        if (e->n && !e->f[0]) { /* a header (ub.rtph): tshark's FT_NONE item, "1" each time it occurs */
+            e->nh = e->n > MAX_MATCH ? MAX_MATCH : e->n;
+            e->n = 0;
+            e->pseudo = PF_HDR;
+        } else if (e->n == 0) { /* Wireshark's names of the headers outside UB (the filter's, wsnames.c) */
             size_t nw;
             const ub_wsname *w = ub_ws_names(&nw);
             for (size_t k = 0, j = 0; k < nw && j < 2; k++) /* not a protocol (eth, ip): tshark prints its label */
@@ -289,6 +294,15 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         else if (b->p) b->p[0] = '\0';
         b->above = above;
         b->any = true;
+        return;
+    }
+    if (e->pseudo == PF_HDR) {
+        for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
+            for (size_t k = 0; k < e->nh; k++)
+                if (v->layer[i].hdr == e->h[k]) {
+                    ubx_sb_occ(b, "1");
+                    break;
+                }
         return;
     }
     if (e->pseudo == PF_WS) {

@@ -933,5 +933,5 @@ void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n
         fputs(ek ? "]" : "\n        ]", f);
         any = true;
     }
-    fputs(ek ? "}}\n" : "\n      }\n    }\n  }", f);
+    fputs(ek ? "}}\n" : any ? "\n      }\n    }\n  }" : "}\n    }\n  }", f); /* tshark: "layers": {} without values */
 }
