@@ -182,6 +182,28 @@ tail -n +2 "$tmp/lat.want" > "$tmp/lat.body"
 tail -n +2 "$tmp/lj.txt" > "$tmp/lj.body"
 same "latency.lua with --threads 2" "$tmp/lat.body" "$tmp/lj.body"
 
+# ---------------------------------------------------------------- Wireshark's names of the headers outside UB
+# ub.field("ip.src") sees what -Y and -e see (ub_view_outer_layers, a plain IP part): typed values,
+# both rows of ip.addr in header order (eth.addr: destination first), IPv6's ip.version, spans / scaled
+# rows as integers, FT_BOOLEAN rows as booleans
+cat > "$tmp/ws.lua" <<'EOF'
+local src, addr, ver, flags = ub.field("ip.src"), ub.field("ip.addr"), ub.field("ip.version"), ub.field("ip.flags")
+local hl, port, eaddr, df = ub.field("ip.hdr_len"), ub.field("udp.port"), ub.field("eth.addr"), ub.field("ip.flags.df")
+local function s(...) local t = {} for i, v in ipairs({...}) do t[i] = tostring(v) end return table.concat(t, ",") end
+function on_packet(pkt)
+    print(pkt.frame, s(src(pkt)), s(addr(pkt)), s(ver(pkt)), s(flags(pkt)), s(hl(pkt)), s(port(pkt)), s(eaddr(pkt)),
+          s(df(pkt)), tostring(pkt:has("ip.src")), src.abbrev, src.type)
+end
+EOF
+"$U" -r "$S/captures/uboe.pcapng" -q --lua "$tmp/ws.lua" 2>&1 | head -3 > "$tmp/ws.got"
+printf '%s\n' "1	192.168.1.1	192.168.1.1,192.168.1.2	4	2	20	51000,4792	02:00:00:00:00:02,02:00:00:00:00:01	true	true	ip.src	ipv4" \
+    "2	192.168.1.2	192.168.1.2,192.168.1.1	4	2	20	51001,4792	02:00:00:00:00:01,02:00:00:00:00:02	true	true	ip.src	ipv4" \
+    "3			6			51002,4792	02:00:00:00:00:02,02:00:00:00:00:01		false	ip.src	ipv4" > "$tmp/ws.want"
+same "ub.field of Wireshark's names (uboe)" "$tmp/ws.want" "$tmp/ws.got"
+"$U" -r "$S/captures/cfg3_ipv4.pcapng" -q --lua "$tmp/ws.lua" 2>&1 | head -1 | cut -f2 > "$tmp/ws3.got"
+echo "" > "$tmp/ws3.want" # UB's own IPv4 of a CFG 3 packet is ub.ipv4.src, not ip.src
+same "ub.field(\"ip.src\") skips UB's own IP header" "$tmp/ws3.want" "$tmp/ws3.got"
+
 # ---------------------------------------------------------------- script errors and hostile scripts
 cat > "$tmp/err.lua" <<'EOF'
 function on_packet(pkt)

@@ -583,8 +583,10 @@ static int m_ts(lua_State *L)
 const ubl_reg ubl_mod_fns[] = {
     { "field", ubl_field_new, NULL, "ub.field(name) → f",
       "A field extractor, resolved once against the schema (like Wireshark's `Field.new`): a field "
-      "(`\"ub.rtph.psn\"`, every format variant of its header), a header (`\"ub.btah\"`: raw bytes) or "
-      "`\"ub.error\"`. Create extractors at load time, call them per packet. Unknown names are an error." },
+      "(`\"ub.rtph.psn\"`, every format variant of its header), a header (`\"ub.btah\"`: raw bytes), "
+      "`\"ub.error\"`, or Wireshark's name of a field of the headers outside UB (`\"ip.src\"`, `\"udp.port\"`, "
+      "`\"eth.addr\"`: the layers `-Y` and `-e` give them, docs/filters.md). Create extractors at load time, call "
+      "them per packet. Unknown names are an error." },
     { "filter", ubl_filter_new, NULL, "ub.filter(expr) → flt", "Compile a display filter once (`ub.filter('ub.btah.taopcode == \"Read\" && ub.lph.vl == 2')`)." },
     { "decode", ubl_decode, NULL, "ub.decode(bytes [, entry [, info]]) → pkt",
       "Decode a record into a packet object the script owns (any lifetime). `entry` as for `ub.build` "

@@ -68,7 +68,8 @@ static const char *type_name(unsigned t)
 /* ================================================================ extractors */
 typedef struct ubl_fx {
     const char *abbrev;      /* the schema's string */
-    uint8_t kind;            /* 0 field, 1 header, 2 ub.error */
+    uint8_t kind;            /* 0 field, 1 header, 2 ub.error, 3 Wireshark's name of an outer header's field */
+    const ub_wsname *ws[2];  /* kind 3: its entries (filter.h ub_ws_names; ip.version: IPv4's and IPv6's) */
     const ub_field *first;   /* metadata (first table defining it) */
     const ub_hdr *first_hdr;
     const ub_field *byhdr[UB_H__COUNT]; /* field per header id; header extractors: the sentinel */
@@ -85,14 +86,24 @@ static ubl_fx *fx_push(lua_State *L, const char *name)
     const ub_field *f[32];
     size_t n = 0;
     bool is_err = strcmp(name, "ub.error") == 0;
+    const ub_wsname *ws[2] = { NULL, NULL };
     if (!is_err) {
         n = ub_field_find(name, h, f, 32);
-        if (n == 0) luaL_error(L, "unknown field '%s' (ubdump -G fields lists them)", name);
+        if (n == 0) { /* Wireshark's names of the headers outside UB (ip.src, udp.port, ...), as -Y and -e */
+            size_t nw, j = 0;
+            const ub_wsname *w = ub_ws_names(&nw);
+            for (size_t k = 0; k < nw && j < 2; k++)
+                if (strchr(w[k].ws, '.') && strcmp(w[k].ws, name) == 0) ws[j++] = &w[k];
+            if (!ws[0]) luaL_error(L, "unknown field '%s' (ubdump -G fields lists them)", name);
+            n = ub_field_find(ws[0]->ub[0], h, f, 32); /* its row: the metadata (type, name) */
+        }
     }
     ubl_fx *x = lua_newuserdatauv(L, sizeof *x, 0);
     memset(x, 0, sizeof *x);
     luaL_setmetatable(L, MT_FX);
-    x->kind = is_err ? 2 : 0;
+    x->kind = is_err ? 2 : ws[0] ? 3 : 0;
+    x->ws[0] = ws[0];
+    x->ws[1] = ws[1];
     x->abbrev = "ub.error";
     for (size_t i = 0; i < n && i < 32; i++) {
         if (h[i]->id >= UB_H__COUNT) continue;
@@ -111,7 +122,58 @@ static ubl_fx *fx_push(lua_State *L, const char *name)
         }
     }
     if (x->kind == 1) x->abbrev = NULL; /* header: name kept as a user value below */
+    if (x->kind == 3) {
+        x->abbrev = ws[0]->ws; /* the table's string */
+        memset(x->byhdr, 0, sizeof x->byhdr);
+    }
     return x;
+}
+
+/* the row of l's table named abbrev, NULL if none */
+static const ub_field *row_named(const ub_layer *l, const char *abbrev)
+{
+    for (unsigned k = 0; k < l->hdr->nfields; k++)
+        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return &l->hdr->fields[k];
+    return NULL;
+}
+
+/* kind 3: the values of Wireshark's name in the layers its own dissectors show (filter.h
+ * ub_view_outer_layers, a plain IP part), in tree order: the row's value (ip.addr: both rows, in the
+ * header's order), a span of rows or a scaled row (ip.flags, ip.hdr_len) as an integer */
+static int ws_values(lua_State *L, const ubl_fx *x, const ub_view *v, int max)
+{
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi;
+    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    int n = 0;
+    for (unsigned i = 0; i < nl && n < max; i++) {
+        const ub_layer *l = &v->layer[i];
+        if (!(i < nout || (i >= plo && i < phi))) continue;
+        const ub_wsname *w = x->ws[0];
+        const ub_field *a = row_named(l, w->ub[0]);
+        if (!a && x->ws[1]) a = row_named(l, (w = x->ws[1])->ub[0]); /* ip.version of an IPv6 header */
+        if (!a) continue;
+        luaL_checkstack(L, 2, "field occurrences");
+        const ub_field *b = w->ub[1] ? row_named(l, w->ub[1]) : NULL;
+        if ((w->flags & UB_WS_NOJSON) && b) { /* either row: both */
+            const ub_field *lo = a < b ? a : b, *hi = a < b ? b : a;
+            n += ubl_push_value(L, l, lo);
+            n += ubl_push_value(L, l, hi);
+        } else if ((w->flags & UB_WS_SPAN) || w->scale) {
+            uint64_t u = 0;
+            bool ok = true;
+            for (const ub_field *r = a; ok && r <= (b && (w->flags & UB_WS_SPAN) ? b : a); r++) {
+                ub_val val;
+                if (!(ok = ub_field_value(l, r, &val) == 0)) break;
+                u = (u << r->bits) | val.u;
+            }
+            if (!ok) continue;
+            lua_pushinteger(L, (lua_Integer)(w->scale ? u * w->scale : u));
+            n++;
+        } else {
+            n += ubl_push_value(L, l, a);
+        }
+    }
+    return n;
 }
 
 int ubl_field_new(lua_State *L)
@@ -158,6 +220,7 @@ static int fx_values(lua_State *L, const ubl_fx *x, const ubl_pktref *p, int max
 {
     const ub_view *v = p->v;
     int n = 0;
+    if (x->kind == 3) return ws_values(L, x, v, max);
     if (x->kind == 2) {
         luaL_checkstack(L, v->nerrs + 1, "ub.error");
         for (unsigned i = 0; i < v->nerrs && n < max; i++) {
@@ -530,6 +593,12 @@ static int pm_has(lua_State *L)
     ubl_fx *x = fx_cached(L, 2);
     if (x->kind == 2) {
         lua_pushboolean(L, p.v->nerrs > 0);
+        return 1;
+    }
+    if (x->kind == 3) {
+        int n = ws_values(L, x, p.v, 1);
+        lua_pop(L, n);
+        lua_pushboolean(L, n > 0);
         return 1;
     }
     unsigned nl = p.v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : p.v->nlayers;
