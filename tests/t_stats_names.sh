@@ -131,4 +131,25 @@ grep -q "io,stat column 1 'ub.rtph.psn ==': column 15: missing value" "$tmp/err"
 # tshark's calculations (COUNT/SUM/MIN/MAX/AVG/LOAD) are refused with a reason, not as an unknown field
 if "$U" -q -r "$S/captures/uboe.pcapng" -z 'io,stat,1,ub.rtph,AVG(frame.len)frame.len' 2> "$tmp/err"; then fail "io,stat AVG() accepted"; fi
 grep -q "io,stat column 2 'AVG(frame.len)frame.len': tshark's AVG(FIELD) calculations are not supported" "$tmp/err" || { cat "$tmp/err"; fail "io,stat AVG() message"; }
+# many conversations (a UBoE-like spread over UDP source ports, 3 sources x 2,000 ports): the tables'
+# hash index grows many times; both orders of a pair meet in one row (3,000 pairs are answered)
+python3 - "$tmp/many.pcap" <<'PY'
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i in range(12000):
+        a, b, sp, dp = bytes([10, 0, i % 3, 1]), bytes([10, 0, 9, 2]), 10000 + (i * 7919) % 2000, 4792
+        if i >= 6000 and i % 2: a, b, sp, dp = b, a, dp, sp  # the pair of frame i - 6000, answered
+        udp = struct.pack(">HHHH", sp, dp, 28, 0) + bytes(20)
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, a, b) + udp
+        eth = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 8, 0]) + ip
+        f.write(struct.pack("<IIII", i // 1000, i % 1000 * 1000, len(eth), len(eth)) + eth)
+PY
+chmod a+r "$tmp/many.pcap"
+ts -n -q -r "$tmp/many.pcap" -z conv,udp -z endpoints,udp > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "many.pcap: tshark"; }
+"$U" -q -r "$tmp/many.pcap" -z endpoints,udp -z conv,udp > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "many.pcap: ubdump"; }
+same "6,000 UDP conversations"
+[ "$(grep -c ' <-> ' "$tmp/ub.txt")" = 6000 ] || fail "many.pcap: $(grep -c ' <-> ' "$tmp/ub.txt") conversations, want 6000"
+nboth=$(awk '$2 == "<->" && $4 > 0 && $7 > 0 { n++ } END { print n + 0 }' "$tmp/ub.txt")
+[ "$nboth" = 3000 ] || fail "many.pcap: only $nboth conversations with frames both ways"
 echo "PASS t_stats_names ($n tables identical on $ncap captures ($nws rows of eth/ip/ipv6/tcp/udp tables), $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp)"

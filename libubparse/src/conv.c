@@ -3,7 +3,10 @@
  * first NTH, else the first IP header (CFG 3/4, or UBoE's outer IP) — one frame and the view's bytes.
  * -z conv,ub_eid / endpoints,ub_eid (tap "ub_eid"): the same for the SEID/DEID of the first EIDH.
  * -z conv,ub_tp / endpoints,ub_tp (tap "ub_tp"): the TP endpoints (ub_view_tp_endpoints).
- * Printed in the layout of tshark 4.0's ui/cli/tap-iousers.c and tap-endpoints.c. */
+ * -z conv|endpoints,eth|ip|ipv6|tcp|udp: Wireshark's own taps of the headers outside UB, one count per
+ * such header (ws_pairs), the frame's bytes; TCP/UDP conversation ends are "address:port".
+ * Printed in the layout of tshark 4.0's ui/cli/tap-iousers.c and tap-endpoints.c. Rows are found
+ * through a hash index (a UBoE capture spreads its flows over many UDP source ports). */
 #include "internal.h"
 #include "ubparse/iostat.h"
 
@@ -22,7 +25,7 @@ typedef struct conv {
 } conv;
 typedef struct endp {
     char a[ADDR_MAX];
-    uint32_t port; /* tcp/udp endpoints: the port (the address alone is a */
+    uint32_t port; /* tcp/udp endpoints: the port (0 in the other tables) */
     size_t seq;
     uint64_t ftx, btx, frx, brx;
 } endp;
@@ -32,11 +35,18 @@ typedef struct pair {
     uint32_t sp, dp;
 } pair;
 
+/* open addressing over row numbers + 1 (0: empty), a power of two at most half full */
+typedef struct hidx {
+    uint32_t *slot;
+    size_t cap;
+} hidx;
+
 struct ub_conv {
     conv *c;
     size_t nc, capc;
     endp *e;
     size_t ne, cape;
+    hidx hc, he; /* conversations by their unordered ends, endpoints by address and port */
     bool oom;
     bool eid; /* tap "ub_eid": the EIDH's SEID/DEID pairs */
     bool tp;  /* tap "ub_tp": TP endpoints */
@@ -127,6 +137,8 @@ void ub_conv_free(ub_conv *c)
     if (!c) return;
     free(c->c);
     free(c->e);
+    free(c->hc.slot);
+    free(c->he.slot);
     ub_filter_free(c->f);
     ub_filter_acc_free(c->acc);
     free(c->ftext);
@@ -167,10 +179,67 @@ static bool row(const ub_layer *l, const char *name, char *o, size_t n)
     return false;
 }
 
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+/* a conversation's hash: the same for both orders of its ends */
+static uint64_t pair_hash(const char *a, const char *b)
+{
+    return strcmp(a, b) <= 0 ? str_hash(str_hash(0xcbf29ce484222325ull, a) * 31u, b)
+                             : str_hash(str_hash(0xcbf29ce484222325ull, b) * 31u, a);
+}
+static uint64_t ep_hash(const char *a, uint32_t port) { return str_hash(0xcbf29ce484222325ull, a) ^ port * 0x9e3779b97f4a7c15ull; }
+
+/* the slot of the row `eq` accepts, or the empty slot where it goes; NULL: no index (out of memory) */
+static uint32_t *hidx_find(const hidx *x, uint64_t h, bool (*eq)(const ub_conv *, size_t, const void *), const ub_conv *c,
+                           const void *key)
+{
+    if (!x->cap) return NULL;
+    for (size_t i = (size_t)h & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
+        if (!x->slot[i] || eq(c, x->slot[i] - 1, key)) return &x->slot[i];
+}
+/* room for one more row (n rows in): doubles, re-inserting rows by rehash(c, row) */
+static bool hidx_room(hidx *x, size_t n, uint64_t (*rehash)(const ub_conv *, size_t), const ub_conv *c)
+{
+    if (2 * (n + 1) <= x->cap) return true;
+    size_t cap = x->cap ? 2 * x->cap : 64;
+    uint32_t *s = calloc(cap, sizeof *s);
+    if (!s || n >= UINT32_MAX - 1) { free(s); return false; }
+    for (size_t r = 0; r < n; r++) {
+        size_t i = (size_t)rehash(c, r) & (cap - 1);
+        while (s[i]) i = (i + 1) & (cap - 1);
+        s[i] = (uint32_t)(r + 1);
+    }
+    free(x->slot);
+    x->slot = s;
+    x->cap = cap;
+    return true;
+}
+struct ep_key { const char *a; uint32_t port; };
+static bool ep_eq(const ub_conv *c, size_t r, const void *k)
+{
+    const struct ep_key *q = k;
+    return c->e[r].port == q->port && strcmp(c->e[r].a, q->a) == 0;
+}
+static uint64_t ep_rehash(const ub_conv *c, size_t r) { return ep_hash(c->e[r].a, c->e[r].port); }
+struct cv_key { const char *s, *d; };
+static bool cv_eq(const ub_conv *c, size_t r, const void *k)
+{
+    const struct cv_key *q = k;
+    const conv *x = &c->c[r];
+    return (strcmp(x->a, q->s) == 0 && strcmp(x->b, q->d) == 0) || (strcmp(x->a, q->d) == 0 && strcmp(x->b, q->s) == 0);
+}
+static uint64_t cv_rehash(const ub_conv *c, size_t r) { return pair_hash(c->c[r].a, c->c[r].b); }
+
 static endp *ep_get(ub_conv *c, const char *a, uint32_t port)
 {
-    for (size_t i = 0; i < c->ne; i++)
-        if (c->e[i].port == port && strcmp(c->e[i].a, a) == 0) return &c->e[i];
+    struct ep_key k = { a, port };
+    uint64_t h = ep_hash(a, port);
+    if (!hidx_room(&c->he, c->ne, ep_rehash, c)) { c->oom = true; return NULL; }
+    uint32_t *slot = hidx_find(&c->he, h, ep_eq, c, &k);
+    if (*slot) return &c->e[*slot - 1];
     if (c->ne == c->cape) {
         size_t nc = c->cape ? c->cape * 2 : 16;
         endp *e = realloc(c->e, nc * sizeof *e);
@@ -183,6 +252,7 @@ static endp *ep_get(ub_conv *c, const char *a, uint32_t port)
     snprintf(e->a, sizeof e->a, "%s", a);
     e->port = port;
     e->seq = c->ne - 1;
+    *slot = (uint32_t)c->ne;
     return e;
 }
 
@@ -302,11 +372,13 @@ static void count(ub_conv *c, const char *s, const char *d, uint32_t sp, uint32_
     }
     conv *x = NULL;
     bool fwd = true;
-    for (size_t i = 0; i < c->nc && !x; i++) {
-        if (strcmp(c->c[i].a, sk) == 0 && strcmp(c->c[i].b, dk) == 0) x = &c->c[i];
-        else if (strcmp(c->c[i].a, dk) == 0 && strcmp(c->c[i].b, sk) == 0) { x = &c->c[i]; fwd = false; }
-    }
-    if (!x) {
+    struct cv_key k = { sk, dk };
+    if (!hidx_room(&c->hc, c->nc, cv_rehash, c)) { c->oom = true; return; }
+    uint32_t *slot = hidx_find(&c->hc, pair_hash(sk, dk), cv_eq, c, &k);
+    if (*slot) {
+        x = &c->c[*slot - 1];
+        fwd = strcmp(x->a, sk) == 0 && strcmp(x->b, dk) == 0;
+    } else {
         if (c->nc == c->capc) {
             size_t nc = c->capc ? c->capc * 2 : 16;
             conv *n = realloc(c->c, nc * sizeof *n);
@@ -320,6 +392,7 @@ static void count(ub_conv *c, const char *s, const char *d, uint32_t sp, uint32_
         snprintf(x->b, sizeof x->b, "%s", dk);
         x->seq = c->nc - 1;
         x->start = rel_ns;
+        *slot = (uint32_t)c->nc;
     }
     if (fwd) { x->fab++; x->bab += bytes; }
     else { x->fba++; x->bba += bytes; }
@@ -412,6 +485,8 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
     static const char eq[] = "================================================================================";
     if (endpoints) {
         if (c->ne) qsort(c->e, c->ne, sizeof *c->e, cmp_ep);
+        free(c->he.slot); /* rows moved: the index is rebuilt if more packets come */
+        c->he = (hidx){ NULL, 0 };
         fprintf(o, "%s\n%s Endpoints\nFilter:%s\n", eq, title(c), c->ftext ? c->ftext : "<No Filter>");
         fprintf(o, "                       |%s  Packets  | |  Bytes  | | Tx Packets | | Tx Bytes | | Rx Packets | | Rx Bytes |\n",
                 ports ? "  Port  ||" : "");
@@ -428,6 +503,8 @@ void ub_conv_print(ub_conv *c, FILE *o, bool endpoints)
         return;
     }
     if (c->nc) qsort(c->c, c->nc, sizeof *c->c, cmp_conv);
+    free(c->hc.slot);
+    c->hc = (hidx){ NULL, 0 };
     int w = ports ? 26 : 20; /* "address:port" ends are wider */
     fprintf(o, "%s\n%s Conversations\nFilter:%s\n", eq, title(c), c->ftext ? c->ftext : "<No Filter>");
     fprintf(o, "%*s|       <-      | |       ->      | |     Total     |    Relative    |   Duration   |\n", 2 * w + 7, "");
