@@ -203,6 +203,9 @@ same "ub.field of Wireshark's names (uboe)" "$tmp/ws.want" "$tmp/ws.got"
 "$U" -r "$S/captures/cfg3_ipv4.pcapng" -q --lua "$tmp/ws.lua" 2>&1 | head -1 | cut -f2 > "$tmp/ws3.got"
 echo "" > "$tmp/ws3.want" # UB's own IPv4 of a CFG 3 packet is ub.ipv4.src, not ip.src
 same "ub.field(\"ip.src\") skips UB's own IP header" "$tmp/ws3.want" "$tmp/ws3.got"
+printf 'local a, b = ub.field("ip.flags"), ub.field("ip.src")\nfunction on_packet(p) print(a.type, a.name, b.type, b.name) end\n' > "$tmp/ws4.lua"
+[ "$("$U" -r "$S/captures/uboe.pcapng" -c 1 -q --lua "$tmp/ws4.lua" 2> /dev/null | head -1)" = "uint	ip.flags	ipv4	Source" ] && ok ||
+    bad "ub.field of a span (ip.flags): type uint, named by its Wireshark name"
 
 # ---------------------------------------------------------------- script errors and hostile scripts
 cat > "$tmp/err.lua" <<'EOF'

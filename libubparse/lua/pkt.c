@@ -349,14 +349,16 @@ static int fxp_name(lua_State *L, const ubl_pktref *p)
 {
     (void)p;
     ubl_fx *x = lua_touserdata(L, 1);
-    lua_pushstring(L, x->kind == 2 ? "error" : x->first ? x->first->name : x->first_hdr ? x->first_hdr->name : "?");
+    bool whole = x->kind == 3 && ((x->ws[0]->flags & UB_WS_SPAN) || x->ws[0]->scale); /* not one row's */
+    lua_pushstring(L, x->kind == 2 ? "error" : whole ? x->ws[0]->ws : x->first ? x->first->name : x->first_hdr ? x->first_hdr->name : "?");
     return 1;
 }
 static int fxp_type(lua_State *L, const ubl_pktref *p)
 {
     (void)p;
     ubl_fx *x = lua_touserdata(L, 1);
-    lua_pushstring(L, x->kind == 1 ? "header" : x->kind == 2 ? "string" : type_name(x->first->type));
+    bool num = x->kind == 3 && ((x->ws[0]->flags & UB_WS_SPAN) || x->ws[0]->scale); /* ip.flags, ip.hdr_len */
+    lua_pushstring(L, x->kind == 1 ? "header" : x->kind == 2 ? "string" : num ? "uint" : type_name(x->first->type));
     return 1;
 }
 static int fxp_bits(lua_State *L, const ubl_pktref *p)
