@@ -104,6 +104,9 @@ want "ubdump -c N" "" ubdump -c ""
 has "ubdump -e ub.rtph.p" "ub.rtph.psn" ubdump -e ub.rtph.p
 check_prefix "ubdump -e ub.rtph.p prefix" ub.rtph.p ubdump -e ub.rtph.p
 has "ubdump -e frame." "frame.number" ubdump -e frame.
+has "ubdump -e frame.ca" "frame.cap_len" ubdump -e frame.ca
+has "ubdump -e ip.s (Wireshark's names)" "ip.src" ubdump -e ip.s
+has "ubdump -e _ws.col.P (columns)" "_ws.col.Protocol" ubdump -e _ws.col.P
 want "ubdump -Y 'ub.btah.taop" "'ub.btah.taopcode" ubdump -Y "'ub.btah.taop"
 want "ubdump -Y inside an expression" "ub.rtph.psn == 5 && ub.btah.taopcode" \
     ubdump -Y "ub.rtph.psn == 5 && ub.btah.taop"
