@@ -37,10 +37,6 @@
 #define MAX_MATCH 16
 
 enum { OUT_TEXT, OUT_FIELDS, OUT_JSON, OUT_EK, OUT_UBJSON };
-enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
-       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
-       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS, PF_HDR,
-       PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST /* from PF_UB_CNA on: values of the unit */ };
 
 
 typedef struct {
@@ -157,27 +153,10 @@ static int add_efield(app *a, const char *name)
     efield *e = &a->e[a->ne];
     memset(e, 0, sizeof *e);
     e->name = name;
-    if (strcmp(name, "frame.number") == 0) e->pseudo = PF_FRAME_NUMBER;
-    else if (strcmp(name, "frame.time_relative") == 0) e->pseudo = PF_FRAME_TIME_REL;
-    else if (strcmp(name, "frame.time_epoch") == 0) e->pseudo = PF_FRAME_TIME_EPOCH;
-    else if (strcmp(name, "frame.len") == 0) e->pseudo = PF_FRAME_LEN;
-    else if (strcmp(name, "ub.error") == 0) e->pseudo = PF_UB_ERROR;
-    else if (strcmp(name, "frame.time_delta") == 0) e->pseudo = PF_FRAME_TIME_DELTA;
-    else if (strcmp(name, "frame.time_delta_displayed") == 0) e->pseudo = PF_FRAME_TIME_DELTA_DISP;
-    else if (strcmp(name, "_ws.col.Time") == 0) e->pseudo = PF_COL_TIME;
-    else if (strcmp(name, "frame.time") == 0) e->pseudo = PF_FRAME_TIME;
-    else if (strcmp(name, "_ws.col.Info") == 0 || strcmp(name, "_ws.col.info") == 0) e->pseudo = PF_COL_INFO;
-    else if (strcmp(name, "frame.cap_len") == 0) e->pseudo = PF_FRAME_CAP_LEN;
-    else if (strcmp(name, "frame.interface_id") == 0) e->pseudo = PF_FRAME_IFID;
-    else if (strcmp(name, "frame.p2p_dir") == 0) e->pseudo = PF_FRAME_P2P_DIR;
-    else if (strcmp(name, "_ws.col.No.") == 0) e->pseudo = PF_COL_NO;
-    else if (strcmp(name, "_ws.col.Length") == 0) e->pseudo = PF_COL_LENGTH;
-    else if (strcmp(name, "_ws.col.Protocol") == 0) e->pseudo = PF_COL_PROTOCOL;
-    else if (strcmp(name, "_ws.col.Source") == 0) e->pseudo = PF_COL_SRC;
-    else if (strcmp(name, "_ws.col.Destination") == 0) e->pseudo = PF_COL_DST;
-    else if (strcmp(name, "ub.cna") == 0) e->pseudo = PF_UB_CNA;
-    else if (strcmp(name, "ub.eid") == 0) e->pseudo = PF_UB_EID;
-    else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
+    for (size_t k = 0; k < ubx_npseudo && !e->pseudo; k++) /* frame.*, _ws.col.*, ub.error, ub.cna, ub.eid */
+        if (strcmp(name, ubx_pseudo_names[k].name) == 0) e->pseudo = ubx_pseudo_names[k].pf;
+    if (e->pseudo) { /* one of those */
+    } else if ((e->an = ub_fan_field_find(name) + 1) > 0) a->e_fan |= !ub_fan_field_from_view(e->an - 1);
     else {
         e->n = ub_field_find(name, e->h, e->f, MAX_MATCH);
         if (e->n && !e->f[0]) { /* a header (ub.rtph): tshark's FT_NONE item, "1" each time it occurs */
@@ -185,12 +164,8 @@ static int add_efield(app *a, const char *name)
             e->n = 0;
             e->pseudo = PF_HDR;
         } else if (e->n == 0) { /* Wireshark's names of the headers outside UB (the filter's, wsnames.c) */
-            size_t nw;
-            const ub_wsname *w = ub_ws_names(&nw);
-            for (size_t k = 0, j = 0; k < nw && j < 2; k++) /* not a protocol (eth, ip): tshark prints its label */
-                if (strcmp(name, w[k].ws) == 0 && strchr(name, '.'))
-                    e->ws[j++] = &w[k];
-            if (!e->ws[0]) return -1;
+            /* not a protocol (eth, ip): tshark prints its label */
+            if (!strchr(name, '.') || !ub_ws_find(name, e->ws, 2)) return -1;
             e->pseudo = PF_WS;
         }
         if (e->n > MAX_MATCH) e->n = MAX_MATCH;

@@ -105,14 +105,33 @@ size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, cha
     return k < n ? k : strlen(buf);
 }
 
-/* ------------------------------------------------------------------ Wireshark's own names */
-int ubx_row_of(const ub_layer *l, const char *abbrev)
-{
-    for (unsigned k = 0; k < l->hdr->nfields; k++)
-        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return (int)k;
-    return -1;
-}
+/* ------------------------------------------------------------------ the names that are not schema rows */
+const ubx_pseudo ubx_pseudo_names[] = {
+    { "ub.error", PF_UB_ERROR, "Error names", "-" },
+    { "frame.number", PF_FRAME_NUMBER, "Frame number", "frame" },
+    { "frame.len", PF_FRAME_LEN, "Frame length on the wire", "frame" },
+    { "frame.cap_len", PF_FRAME_CAP_LEN, "Frame length stored", "frame" },
+    { "frame.time", PF_FRAME_TIME, "Arrival time", "frame" },
+    { "frame.time_epoch", PF_FRAME_TIME_EPOCH, "Epoch time", "frame" },
+    { "frame.time_relative", PF_FRAME_TIME_REL, "Time since the first frame", "frame" },
+    { "frame.time_delta", PF_FRAME_TIME_DELTA, "Time since the previous captured frame", "frame" },
+    { "frame.time_delta_displayed", PF_FRAME_TIME_DELTA_DISP, "Time since the previous displayed frame", "frame" },
+    { "frame.interface_id", PF_FRAME_IFID, "Interface id (pcapng)", "frame" },
+    { "frame.p2p_dir", PF_FRAME_P2P_DIR, "Direction", "frame" },
+    { "_ws.col.No.", PF_COL_NO, "No. column", "column" },
+    { "_ws.col.Time", PF_COL_TIME, "Time column", "column" },
+    { "_ws.col.Source", PF_COL_SRC, "Source column", "column" },
+    { "_ws.col.Destination", PF_COL_DST, "Destination column", "column" },
+    { "_ws.col.Protocol", PF_COL_PROTOCOL, "Protocol column", "column" },
+    { "_ws.col.Length", PF_COL_LENGTH, "Length column", "column" },
+    { "_ws.col.Info", PF_COL_INFO, "Info column", "column" },
+    { "_ws.col.info", PF_COL_INFO, NULL, NULL },
+    { "ub.cna", PF_UB_CNA, "CNA (source or destination)", "plugin" },
+    { "ub.eid", PF_UB_EID, "EID (source or destination)", "plugin" },
+};
+const size_t ubx_npseudo = sizeof ubx_pseudo_names / sizeof ubx_pseudo_names[0];
 
+/* ------------------------------------------------------------------ Wireshark's own names */
 const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b)
 {
     for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
@@ -122,10 +141,9 @@ const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b)
 
 bool ubx_u24(const ub_layer *l, const char *name, char *buf, size_t n)
 {
-    int k = ubx_row_of(l, name);
-    ub_val val;
-    if (k < 0 || ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
-    snprintf(buf, n, "0x%06" PRIx64, val.u & 0xffffff);
+    uint64_t u;
+    if (!ub_layer_u(l, name, &u)) return false;
+    snprintf(buf, n, "0x%06" PRIx64, u & 0xffffff);
     return true;
 }
 
@@ -150,17 +168,11 @@ bool ubx_field_text(const ub_layer *l, const ub_field *fd, bool colons, char *bu
 
 bool ubx_ws_text(const ub_layer *l, const ub_wsname *w, bool colons, char *buf, size_t n)
 {
-    int a = ubx_row_of(l, w->ub[0]), b = w->flags & UB_WS_SPAN ? ubx_row_of(l, w->ub[1]) : a;
-    if (a < 0 || b < a) return false;
-    const ub_field *fd = &l->hdr->fields[a];
-    if (a == b && !w->scale && !w->hex && !(w->flags & UB_WS_BOOL)) return ubx_field_text(l, fd, colons, buf, n);
-    uint64_t v = 0;
-    for (int k = a; k <= b; k++) {
-        ub_val val;
-        if (ub_field_value(l, &l->hdr->fields[k], &val) != 0) return false;
-        v = (v << l->hdr->fields[k].bits) | val.u;
-    }
-    if (w->scale) v *= w->scale;
+    const ub_field *fd = ub_layer_row(l, w->ub[0]);
+    if (!fd) return false;
+    if (!(w->flags & (UB_WS_SPAN | UB_WS_BOOL)) && !w->scale && !w->hex) return ubx_field_text(l, fd, colons, buf, n);
+    uint64_t v;
+    if (!ub_ws_number(l, w, &v)) return false;
     if (w->hex) snprintf(buf, n, "0x%0*" PRIx64, (int)w->hex, v);
     else snprintf(buf, n, "%" PRIu64, v);
     return true;
@@ -169,35 +181,32 @@ bool ubx_ws_text(const ub_layer *l, const ub_wsname *w, bool colons, char *buf, 
 /* a protocol of Wireshark's names (eth, ip, udp, ...: the entries without a field part) */
 bool ubx_ws_proto_named(const char *name)
 {
-    size_t nw;
-    const ub_wsname *w = ub_ws_names(&nw);
-    for (size_t k = 0; k < nw; k++)
-        if (!strchr(w[k].ws, '.') && strcmp(w[k].ws, name) == 0) return true;
-    return false;
+    const ub_wsname *w;
+    return !strchr(name, '.') && ub_ws_find(name, &w, 1) == 1;
 }
 
 /* Wireshark's name w (ip.src, udp.port, ...) in the layers Wireshark's own dissectors show
- * (filter.h ub_view_outer_layers, ub_view_plain_ip), in tree order; a name of two rows (ip.addr) gives
- * both, in the header's order (eth.addr: destination first) */
+ * (filter.h ub_ws_layers), in tree order; a name of two rows (ip.addr) gives both, in the header's
+ * order (eth.addr: destination first) */
 void ubx_ws_field(const ub_view *v, const ub_wsname *const ws[2], ubx_sbuf *b)
 {
     char buf[3 * UB_MAX_NETPKT + 64]; /* data.data: the longest value */
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    ub_ws_layers wl;
+    ub_ws_layers_of(v, &wl);
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
-        if (!(i < nout || (i >= plo && i < phi))) continue;
+        if (!ub_ws_layers_has(&wl, i)) continue;
         const ub_wsname *w = ws[0];
-        if (ws[1] && ubx_row_of(l, w->ub[0]) < 0) w = ws[1]; /* ip.version of an IPv6 header */
+        if (ws[1] && !ub_layer_row(l, w->ub[0])) w = ws[1]; /* ip.version of an IPv6 header */
         if (!(w->flags & UB_WS_NOJSON) || !w->ub[1]) { /* one row, a span, a scaled row */
             if (ubx_ws_text(l, w, false, buf, sizeof buf)) ubx_sb_occ(b, buf);
             continue;
         }
-        int r0 = ubx_row_of(l, w->ub[0]), r1 = ubx_row_of(l, w->ub[1]);
-        if (r0 < 0 || r1 < 0) continue;
-        int lo = r0 < r1 ? r0 : r1, hi = r0 < r1 ? r1 : r0;
-        if (ubx_field_text(l, &l->hdr->fields[lo], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
-        if (ubx_field_text(l, &l->hdr->fields[hi], false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+        const ub_field *r0 = ub_layer_row(l, w->ub[0]), *r1 = ub_layer_row(l, w->ub[1]);
+        if (!r0 || !r1) continue;
+        if (ubx_field_text(l, r0 < r1 ? r0 : r1, false, buf, sizeof buf)) ubx_sb_occ(b, buf);
+        if (ubx_field_text(l, r0 < r1 ? r1 : r0, false, buf, sizeof buf)) ubx_sb_occ(b, buf);
     }
 }
 
@@ -220,9 +229,8 @@ static const ub_layer *col_ip(const ub_view *v) { return ubx_first_of(v, UB_H_IP
 /* does row abbrev of layer l hold value x? */
 static bool row_is(const ub_layer *l, const char *abbrev, uint64_t x)
 {
-    int k = ubx_row_of(l, abbrev);
-    ub_val v;
-    return k >= 0 && ub_field_value(l, &l->hdr->fields[k], &v) == 0 && v.u == x;
+    uint64_t u;
+    return ub_layer_u(l, abbrev, &u) && u == x;
 }
 
 const char *ubx_col_protocol(const ub_view *v)
@@ -256,16 +264,15 @@ bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)
 {
     const ub_layer *l = ubx_first_of(v, UB_H_NTH16, UB_H_NTH24);
     if (l && ub_view_ub(v)) { /* the plugin's CNA address type: two hex digits a byte (packet-ub-addr.c) */
-        int k = ubx_row_of(l, dst ? "ub.nth.dcna" : "ub.nth.scna");
-        ub_val x;
-        if (k < 0 || ub_field_value(l, &l->hdr->fields[k], &x) != 0) return false;
-        snprintf(buf, n, "0x%0*" PRIx64, l->hdr->id == UB_H_NTH24 ? 6 : 4, x.u);
+        uint64_t u;
+        if (!ub_layer_u(l, dst ? "ub.nth.dcna" : "ub.nth.scna", &u)) return false;
+        snprintf(buf, n, "0x%0*" PRIx64, l->hdr->id == UB_H_NTH24 ? 6 : 4, u);
         return true;
     }
     if ((l = col_ip(v))) {
         bool v4 = l->hdr->id == UB_H_IPV4;
-        int k = ubx_row_of(l, v4 ? (dst ? "ub.ipv4.dst" : "ub.ipv4.src") : (dst ? "ub.ipv6.dst" : "ub.ipv6.src"));
-        return k >= 0 && ubx_field_text(l, &l->hdr->fields[k], false, buf, n);
+        const ub_field *f = ub_layer_row(l, v4 ? (dst ? "ub.ipv4.dst" : "ub.ipv4.src") : (dst ? "ub.ipv6.dst" : "ub.ipv6.src"));
+        return f && ubx_field_text(l, f, false, buf, n);
     }
     if (ub_view_ub(v) || !v->nlayers || !v->layer[0].hdr) return false;
     l = &v->layer[0]; /* an Ethernet link (Ethernet, SUE's AFH in its place): the MAC addresses */

@@ -114,34 +114,19 @@ void ubx_list_fields(void)
         for (unsigned k = 0; k < h->nfields; k++)
             printf("%s\t%s\t%s\t%s\n", h->fields[k].abbrev, h->fields[k].name, h->key, h->fields[k].spec);
     }
-    printf("ub.error\tError names\t-\t-\n");
-    /* the other -e / -Y names (key column: frame, column, plugin, wireshark) */
-    static const char *const pseudo[][3] = {
-        { "frame.number", "Frame number", "frame" }, { "frame.len", "Frame length on the wire", "frame" },
-        { "frame.cap_len", "Frame length stored", "frame" }, { "frame.time", "Arrival time", "frame" },
-        { "frame.time_epoch", "Epoch time", "frame" }, { "frame.time_relative", "Time since the first frame", "frame" },
-        { "frame.time_delta", "Time since the previous captured frame", "frame" },
-        { "frame.time_delta_displayed", "Time since the previous displayed frame", "frame" },
-        { "frame.interface_id", "Interface id (pcapng)", "frame" }, { "frame.p2p_dir", "Direction", "frame" },
-        { "_ws.col.No.", "No. column", "column" }, { "_ws.col.Time", "Time column", "column" },
-        { "_ws.col.Source", "Source column", "column" }, { "_ws.col.Destination", "Destination column", "column" },
-        { "_ws.col.Protocol", "Protocol column", "column" }, { "_ws.col.Length", "Length column", "column" },
-        { "_ws.col.Info", "Info column", "column" }, { "ub.cna", "CNA (source or destination)", "plugin" },
-        { "ub.eid", "EID (source or destination)", "plugin" },
-    };
-    for (size_t i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++) printf("%s\t%s\t%s\t-\n", pseudo[i][0], pseudo[i][1], pseudo[i][2]);
+    for (size_t i = 0; i < ubx_npseudo; i++) /* the other -e / -Y names (key column: -, frame, column, plugin) */
+        if (ubx_pseudo_names[i].key)
+            printf("%s\t%s\t%s\t-\n", ubx_pseudo_names[i].name, ubx_pseudo_names[i].label, ubx_pseudo_names[i].key);
     size_t nw;
     const ub_wsname *w = ub_ws_names(&nw);
     for (size_t i = 0; i < nw; i++) { /* Wireshark's names of the headers outside UB: the schema row they read */
-        if (!strchr(w[i].ws, '.')) continue;
-        bool dup = false; /* a name with a second entry (ip.version) is listed once */
-        for (size_t k = 0; k < i && !dup; k++) dup = strcmp(w[k].ws, w[i].ws) == 0;
+        const ub_wsname *first;
+        if (!strchr(w[i].ws, '.') || (ub_ws_find(w[i].ws, &first, 1) && first != &w[i])) continue; /* ip.version: once */
         const ub_hdr *h[1];
         const ub_field *f[1];
         bool row = !(w[i].flags & UB_WS_SPAN) && !w[i].scale && ub_field_find(w[i].ub[0], h, f, 1) && f[0];
         bool either = w[i].ub[1] && !(w[i].flags & UB_WS_SPAN); /* ip.addr: either row */
-        if (!dup)
-            printf("%s\t%s%s\twireshark\t= %s%s%s\n", w[i].ws, row ? f[0]->name : w[i].ws, either ? " or the other end" : "",
+        printf("%s\t%s%s\twireshark\t= %s%s%s\n", w[i].ws, row ? f[0]->name : w[i].ws, either ? " or the other end" : "",
                    w[i].ub[0], w[i].ub[1] ? (either ? " or " : " .. ") : "", w[i].ub[1] ? w[i].ub[1] : "");
     }
     char nb[96];

@@ -61,8 +61,6 @@ size_t ubx_value_text(const ub_hdr *h, const ub_field *f, const ub_val *val, cha
 struct ub_wsname;
 bool ubx_field_text(const ub_layer *l, const ub_field *fd, bool colons, char *buf, size_t n);
 bool ubx_ws_text(const ub_layer *l, const struct ub_wsname *w, bool colons, char *buf, size_t n);
-/* the row of l's header named abbrev, -1 if none */
-int ubx_row_of(const ub_layer *l, const char *abbrev);
 /* the first layer of v with header id a or b, NULL if none */
 const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b);
 /* the value of row `name` of layer l as FT_UINT24 hex (the plugin's hidden ub.cna / ub.eid) */
@@ -81,6 +79,20 @@ void ubx_hidden_pair(const ub_view *v, bool cna, struct ubx_sbuf *b);
  * show, the top header ubdump decodes as Wireshark names it and the IP, else Ethernet, addresses */
 const char *ubx_col_protocol(const ub_view *v);
 bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
+
+/* ubdump's -e / -Y names that are not schema rows (ubdump_fields.c ubx_pseudo_names: the one list,
+ * read by the -e parser and -G fields) */
+enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
+       PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
+       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS, PF_HDR,
+       PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST /* from PF_UB_CNA on: values of the unit */ };
+typedef struct ubx_pseudo {
+    const char *name;
+    int pf;                   /* PF_* */
+    const char *label, *key;  /* -G fields: its description and key column (NULL: an alias, not listed) */
+} ubx_pseudo;
+extern const ubx_pseudo ubx_pseudo_names[];
+extern const size_t ubx_npseudo;
 
 /* a growing string: the occurrences of one field, UBX_OCC_SEP between them */
 typedef struct ubx_sbuf {

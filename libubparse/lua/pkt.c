@@ -90,11 +90,7 @@ static ubl_fx *fx_push(lua_State *L, const char *name)
     if (!is_err) {
         n = ub_field_find(name, h, f, 32);
         if (n == 0) { /* Wireshark's names of the headers outside UB (ip.src, udp.port, ...), as -Y and -e */
-            size_t nw, j = 0;
-            const ub_wsname *w = ub_ws_names(&nw);
-            for (size_t k = 0; k < nw && j < 2; k++)
-                if (strchr(w[k].ws, '.') && strcmp(w[k].ws, name) == 0) ws[j++] = &w[k];
-            if (!ws[0]) luaL_error(L, "unknown field '%s' (ubdump -G fields lists them)", name);
+            if (!strchr(name, '.') || !ub_ws_find(name, ws, 2)) luaL_error(L, "unknown field '%s' (ubdump -G fields lists them)", name);
             n = ub_field_find(ws[0]->ub[0], h, f, 32); /* its row: the metadata (type, name) */
         }
     }
@@ -129,45 +125,31 @@ static ubl_fx *fx_push(lua_State *L, const char *name)
     return x;
 }
 
-/* the row of l's table named abbrev, NULL if none */
-static const ub_field *row_named(const ub_layer *l, const char *abbrev)
-{
-    for (unsigned k = 0; k < l->hdr->nfields; k++)
-        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return &l->hdr->fields[k];
-    return NULL;
-}
-
 /* kind 3: the values of Wireshark's name in the layers its own dissectors show (filter.h
- * ub_view_outer_layers, a plain IP part), in tree order: the row's value (ip.addr: both rows, in the
- * header's order), a span of rows or a scaled row (ip.flags, ip.hdr_len) as an integer */
+ * ub_ws_layers), in tree order: the row's value (ip.addr: both rows, in the header's order), a span of
+ * rows or a scaled row (ip.flags, ip.hdr_len) as an integer */
 static int ws_values(lua_State *L, const ubl_fx *x, const ub_view *v, int max)
 {
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    ub_ws_layers wl;
+    ub_ws_layers_of(v, &wl);
     int n = 0;
     for (unsigned i = 0; i < nl && n < max; i++) {
         const ub_layer *l = &v->layer[i];
-        if (!(i < nout || (i >= plo && i < phi))) continue;
+        if (!ub_ws_layers_has(&wl, i)) continue;
         const ub_wsname *w = x->ws[0];
-        const ub_field *a = row_named(l, w->ub[0]);
-        if (!a && x->ws[1]) a = row_named(l, (w = x->ws[1])->ub[0]); /* ip.version of an IPv6 header */
+        const ub_field *a = ub_layer_row(l, w->ub[0]);
+        if (!a && x->ws[1]) a = ub_layer_row(l, (w = x->ws[1])->ub[0]); /* ip.version of an IPv6 header */
         if (!a) continue;
         luaL_checkstack(L, 2, "field occurrences");
-        const ub_field *b = w->ub[1] ? row_named(l, w->ub[1]) : NULL;
+        const ub_field *b = w->ub[1] ? ub_layer_row(l, w->ub[1]) : NULL;
+        uint64_t u;
         if ((w->flags & UB_WS_NOJSON) && b) { /* either row: both */
-            const ub_field *lo = a < b ? a : b, *hi = a < b ? b : a;
-            n += ubl_push_value(L, l, lo);
-            n += ubl_push_value(L, l, hi);
+            n += ubl_push_value(L, l, a < b ? a : b);
+            n += ubl_push_value(L, l, a < b ? b : a);
         } else if ((w->flags & UB_WS_SPAN) || w->scale) {
-            uint64_t u = 0;
-            bool ok = true;
-            for (const ub_field *r = a; ok && r <= (b && (w->flags & UB_WS_SPAN) ? b : a); r++) {
-                ub_val val;
-                if (!(ok = ub_field_value(l, r, &val) == 0)) break;
-                u = (u << r->bits) | val.u;
-            }
-            if (!ok) continue;
-            lua_pushinteger(L, (lua_Integer)(w->scale ? u * w->scale : u));
+            if (!ub_ws_number(l, w, &u)) continue;
+            lua_pushinteger(L, (lua_Integer)u);
             n++;
         } else {
             n += ubl_push_value(L, l, a);

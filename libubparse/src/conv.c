@@ -154,9 +154,8 @@ static void fmt_addr(const ub_layer *l, const ub_field *f, const ub_val *v, char
     } else if (f->type == UB_FT_UINT) {
         unsigned nb = (f->bits + 7) / 8;
         snprintf(o, n, "0x%0*llx", (int)(nb * 2), (unsigned long long)v->u);
-    } else if (f->type == UB_FT_MAC && v->bytes && v->nbytes == 6) { /* Ethernet, as Wireshark's AT_ETHER */
-        snprintf(o, n, "%02x:%02x:%02x:%02x:%02x:%02x", v->bytes[0], v->bytes[1], v->bytes[2], v->bytes[3], v->bytes[4],
-                 v->bytes[5]);
+    } else if (f->type == UB_FT_MAC) { /* Ethernet, as Wireshark's AT_ETHER: aa:bb:cc:dd:ee:ff */
+        ub_format_value(f, v, false, o, n);
     } else if (v->bytes && v->nbytes == 4) {
         inet_ntop(AF_INET, v->bytes, o, (socklen_t)n);
     } else if (v->bytes && v->nbytes == 16) {
@@ -168,15 +167,11 @@ static void fmt_addr(const ub_layer *l, const ub_field *f, const ub_val *v, char
 
 static bool row(const ub_layer *l, const char *name, char *o, size_t n)
 {
-    for (unsigned i = 0; i < l->hdr->nfields; i++) {
-        const ub_field *f = &l->hdr->fields[i];
-        ub_val v;
-        if (strcmp(f->abbrev, name) != 0) continue;
-        if (ub_field_value(l, f, &v) != 0) return false;
-        fmt_addr(l, f, &v, o, n);
-        return o[0] != 0;
-    }
-    return false;
+    const ub_field *f = ub_layer_row(l, name);
+    ub_val v;
+    if (!f || ub_field_value(l, f, &v) != 0) return false;
+    fmt_addr(l, f, &v, o, n);
+    return o[0] != 0;
 }
 
 static uint64_t str_hash(uint64_t h, const char *s)
@@ -275,18 +270,6 @@ static bool net_addrs(const ub_view *v, char *s, char *d, size_t n, const ub_lay
     return row(ip, v4 ? "ub.ipv4.src" : "ub.ipv6.src", s, n) && row(ip, v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", d, n);
 }
 
-static bool field_u(const ub_layer *l, const char *name, uint64_t *u)
-{
-    for (unsigned i = 0; i < l->hdr->nfields; i++) {
-        const ub_field *f = &l->hdr->fields[i];
-        ub_val v;
-        if (strcmp(f->abbrev, name) != 0) continue;
-        if (ub_field_value(l, f, &v) != 0) return false;
-        *u = v.u;
-        return true;
-    }
-    return false;
-}
 
 bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n)
 {
@@ -295,7 +278,7 @@ bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n)
     if (!v || !ub_view_ub(v) || !net_addrs(v, s, d, sizeof s, &tph) || !tph) return false;
     if (tph->hdr->id == UB_H_RTPH) { /* RTP: "address:0xTPN" */
         uint64_t st, dt;
-        if (!field_u(tph, "ub.rtph.srctpn", &st) || !field_u(tph, "ub.rtph.dsttpn", &dt)) return false;
+        if (!ub_layer_u(tph, "ub.rtph.srctpn", &st) || !ub_layer_u(tph, "ub.rtph.dsttpn", &dt)) return false;
         snprintf(src, n, "%s:0x%llx", s, (unsigned long long)st);
         snprintf(dst, n, "%s:0x%llx", d, (unsigned long long)dt);
     } else { /* UTP/CTP: "address (UTP)" */
@@ -307,17 +290,18 @@ bool ub_view_tp_endpoints(const ub_view *v, char *src, char *dst, size_t n)
 }
 
 /* the pairs a Wireshark tap counts in v: one per header of its kind that Wireshark's own dissectors
- * show (ub_view_outer_layers, a plain IP part; tunnels count each), TCP/UDP with the addresses of the
+ * show (filter.h ub_ws_layers; tunnels count each), TCP/UDP with the addresses of the
  * IP header before them */
 #define MAX_PAIRS 8
 static unsigned ws_pairs(const ub_conv *c, const ub_view *v, pair *out)
 {
-    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, nout = ub_view_outer_layers(v), plo, phi, n = 0;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers, n = 0;
+    ub_ws_layers wl;
+    ub_ws_layers_of(v, &wl);
     const ub_layer *ip = NULL;
     for (unsigned i = 0; i < nl && n < MAX_PAIRS; i++) {
         const ub_layer *l = &v->layer[i];
-        if (!l->hdr || !(i < nout || (i >= plo && i < phi))) continue;
+        if (!l->hdr || !ub_ws_layers_has(&wl, i)) continue;
         unsigned id = l->hdr->id;
         if (id == UB_H_IPV4 || id == UB_H_IPV6) ip = l;
         if (id != wst[c->ws].hdr) continue;
@@ -328,8 +312,8 @@ static unsigned ws_pairs(const ub_conv *c, const ub_view *v, pair *out)
         } else {
             bool v4 = ip && ip->hdr->id == UB_H_IPV4;
             if (!ip || !row(ip, v4 ? "ub.ipv4.src" : "ub.ipv6.src", p->s, ADDR_MAX) ||
-                !row(ip, v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", p->d, ADDR_MAX) || !field_u(l, wst[c->ws].sport, &sp) ||
-                !field_u(l, wst[c->ws].dport, &dp))
+                !row(ip, v4 ? "ub.ipv4.dst" : "ub.ipv6.dst", p->d, ADDR_MAX) || !ub_layer_u(l, wst[c->ws].sport, &sp) ||
+                !ub_layer_u(l, wst[c->ws].dport, &dp))
                 continue;
         }
         p->sp = (uint32_t)sp;

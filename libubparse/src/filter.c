@@ -360,13 +360,15 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
     } else if (strncmp(name, "ub.", 3) == 0) {
         ok = add_rows(p, t, name, 0, 0);
     } else {
-        bool ws = false; /* Wireshark's outer-header names (wsnames.c), a name with two rows matches either */
-        size_t nws;
-        const ub_wsname *wn = ub_ws_names(&nws);
-        for (size_t i = 0; i < nws && !p->failed; i++) { /* every entry of the name (ip.version: IPv4's, IPv6's) */
-            if ((wn[i].flags & UB_WS_NOFILTER) || strcmp(name, wn[i].ws) != 0) continue;
+        /* Wireshark's outer-header names (wsnames.c), a name with two rows matches either; every entry
+         * of the name (ip.version: IPv4's and IPv6's row) */
+        const ub_wsname *wn[4];
+        size_t nws = ub_ws_find(name, wn, 4);
+        bool ws = false;
+        for (size_t i = 0; i < nws && !p->failed; i++) {
+            if (wn[i]->flags & UB_WS_NOFILTER) continue;
             t->outer = 1;
-            ok = (!ws || ok) && add_rows(p, t, wn[i].ub[0], 0, 0) && (!wn[i].ub[1] || add_rows(p, t, wn[i].ub[1], 1, 0));
+            ok = (!ws || ok) && add_rows(p, t, wn[i]->ub[0], 0, 0) && (!wn[i]->ub[1] || add_rows(p, t, wn[i]->ub[1], 1, 0));
             ws = true;
         }
         if (!ok && !p->failed) { /* a neighbouring protocol's own names: infiniband.*, sue.*, pcieflit.* */

@@ -86,9 +86,10 @@ static unsigned outer_layers(const ub_view *v, unsigned nl)
     return i;
 }
 
-unsigned ub_view_outer_layers(const ub_view *v)
+void ub_ws_layers_of(const ub_view *v, ub_ws_layers *r)
 {
-    return outer_layers(v, v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers);
+    r->nout = outer_layers(v, v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers);
+    if (!ub_view_plain_ip(v, &r->plo, &r->phi)) r->plo = r->phi = 0;
 }
 
 /* The IP part of a plain CFG 3/4 packet (digest §1 step 3: not UB over UDP): layers [*lo, *hi) of the view
@@ -279,11 +280,11 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
     /* Wireshark's names (eth.*, ip.*...) see the layers Wireshark's own dissectors show: the
      * encapsulation and a plain CFG 3/4 IP part; ub.* names see every layer (ub.eth.*, ub.ipv4.* stay
      * aliases of the outer headers too) */
-    unsigned nout = outer_layers(v, nl), plo = 0, phi = 0;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    ub_ws_layers wl;
+    ub_ws_layers_of(v, &wl);
     if (t->kind == K_HDR) {
         for (unsigned i = 0; i < nl; i++) {
-            if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
+            if (t->outer && !ub_ws_layers_has(&wl, i)) continue;
             for (unsigned k = 0; k < t->nc; k++)
                 if (v->layer[i].hdr == t->h[k]) return true;
         }
@@ -292,7 +293,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
     bool all = op_is_all(t->op), seen = false;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
-        if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
+        if (t->outer && !ub_ws_layers_has(&wl, i)) continue;
         for (unsigned k = 0; k < t->nc; k++) {
             if (l->hdr != t->h[k]) continue;
             ub_val val;
@@ -377,11 +378,11 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
     }
     default: break;
     }
-    unsigned nout = outer_layers(v, nl), plo = 0, phi = 0;
-    if (!ub_view_plain_ip(v, &plo, &phi)) plo = phi = 0;
+    ub_ws_layers wl;
+    ub_ws_layers_of(v, &wl);
     for (unsigned i = 0; i < nl && n < max; i++) {
         const ub_layer *l = &v->layer[i];
-        if (t->outer && !(i < nout || (i >= plo && i < phi))) continue;
+        if (t->outer && !ub_ws_layers_has(&wl, i)) continue;
         for (unsigned k = 0; k < t->nc && n < max; k++) {
             if (l->hdr != t->h[k]) continue;
             if (t->kind == K_HDR) { /* a header item: occurs, no value */

@@ -4,6 +4,7 @@
  * JSON lists a layer's keys as tshark does (arp and data: Wireshark's names for what is not UB). A name
  * may have more than one entry (ip.version: IPv4's row, and IPv6's as Wireshark also shows it there). */
 #include "ubparse/filter.h"
+#include "ubparse/ubparse.h"
 
 #include <string.h>
 
@@ -98,4 +99,42 @@ const ub_wsname *ub_ws_proto(const ub_hdr *h)
             return &ws_names[i];
     }
     return NULL;
+}
+
+size_t ub_ws_find(const char *name, const ub_wsname **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0] && n < max; i++)
+        if (strcmp(ws_names[i].ws, name) == 0) out[n++] = &ws_names[i];
+    return n;
+}
+
+const ub_field *ub_layer_row(const ub_layer *l, const char *abbrev)
+{
+    for (unsigned k = 0; l && l->hdr && k < l->hdr->nfields; k++)
+        if (strcmp(l->hdr->fields[k].abbrev, abbrev) == 0) return &l->hdr->fields[k];
+    return NULL;
+}
+
+bool ub_layer_u(const ub_layer *l, const char *abbrev, uint64_t *u)
+{
+    const ub_field *f = ub_layer_row(l, abbrev);
+    ub_val x;
+    if (!f || ub_field_value(l, f, &x) != 0) return false;
+    *u = x.u;
+    return true;
+}
+
+bool ub_ws_number(const ub_layer *l, const ub_wsname *w, uint64_t *u)
+{
+    const ub_field *a = ub_layer_row(l, w->ub[0]), *b = w->flags & UB_WS_SPAN ? ub_layer_row(l, w->ub[1]) : a;
+    if (!a || !b || b < a) return false;
+    uint64_t v = 0;
+    for (const ub_field *r = a; r <= b; r++) { /* the span's rows are adjacent in the table */
+        ub_val x;
+        if (ub_field_value(l, r, &x) != 0) return false;
+        v = (v << r->bits) | x.u;
+    }
+    *u = w->scale ? v * w->scale : v;
+    return true;
 }

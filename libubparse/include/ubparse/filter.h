@@ -128,11 +128,15 @@ int ub_srt_ws_filtered(const char *path, const ub_opts *o, const ub_state_cfg *c
  * the view (the IP header and the UDP/TCP/data after it), which Wireshark's own IP dissector shows
  * (ip.*, not ub.ipv4.*); false when there is none. */
 bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi);
-/* The encapsulation Wireshark's own dissectors show (its eth.*, vlan.*, ip.*, ipv6.*, udp.* names,
- * ub_ws_names): layers [0, n) of the view — every layer of a frame that is not UB, else those before
- * the first UB header (UBoE's Ethernet/IP/UDP, SLL). With ub_view_plain_ip's layers, the layers
- * those names see. */
-unsigned ub_view_outer_layers(const ub_view *v);
+/* The layers Wireshark's own dissectors show, which its names (ub_ws_names: eth.*, ip.*, udp.*, ...)
+ * and its conversation taps see: [0, nout) — every layer of a frame that is not UB, else those before
+ * the first UB header (UBoE's Ethernet/IP/UDP, SLL) — and a plain CFG 3/4 IP part [plo, phi)
+ * (ub_view_plain_ip). ub_ws_layers_has: is layer i one of them? */
+typedef struct ub_ws_layers {
+    unsigned nout, plo, phi;
+} ub_ws_layers;
+void ub_ws_layers_of(const ub_view *v, ub_ws_layers *r);
+static inline bool ub_ws_layers_has(const ub_ws_layers *r, unsigned i) { return i < r->nout || (i >= r->plo && i < r->phi); }
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
@@ -177,6 +181,15 @@ typedef struct ub_wsname {
     uint8_t hex;        /* hex digits tshark shows (ipv6.tclass: 8); 0: the row's own format */
 } ub_wsname;
 const ub_wsname *ub_ws_names(size_t *n);
+/* the entries of Wireshark's name `name` (at most max; ip.version has two: IPv4's and IPv6's row), their count */
+size_t ub_ws_find(const char *name, const ub_wsname **out, size_t max);
+/* the row of l's table with the full name abbrev ("ub.ipv4.src"), NULL if none */
+const ub_field *ub_layer_row(const ub_layer *l, const char *abbrev);
+/* that row's value as a number (an integer row); false when l lacks the row or its bytes */
+bool ub_layer_u(const ub_layer *l, const char *abbrev, uint64_t *u);
+/* the value of entry w in layer l as one number when it is more than one row's plain value (a span of
+ * rows, a scaled row: ip.flags, ip.hdr_len); false when l lacks it */
+bool ub_ws_number(const ub_layer *l, const ub_wsname *w, uint64_t *u);
 /* the entry of a header's Wireshark protocol ("ip" for ub.ipv4), NULL if Wireshark has none here */
 const ub_wsname *ub_ws_proto(const ub_hdr *h);
 
