@@ -16,11 +16,10 @@ n=0
 neid=0
 for c in "$S"/captures/*.pcap*; do
     name=$(basename "$c")
-    # the three tables in one run (ubdump's fixed order: conv,ub, endpoints,ub_eid, conv,ub_eid; tshark
-    # prints its -z options in reverse)
+    # the three tables in one run, the same options for both (each prints them in reverse)
     ts -n -2 -q -r "$c" -z conv,ub_eid -z endpoints,ub_eid -z conv,ub 2> "$tmp/ts.err" | norm > "$tmp/ts.txt" ||
         { cat "$tmp/ts.err"; fail "$name: tshark -z conv,ub_eid -z endpoints,ub_eid -z conv,ub"; }
-    "$U" -q -r "$c" -z conv,ub -z endpoints,ub_eid -z conv,ub_eid 2> "$tmp/ub.err" | grep -Ev '^[0-9]+ records: ' | norm > "$tmp/ub.txt" || true
+    "$U" -q -r "$c" -z conv,ub_eid -z endpoints,ub_eid -z conv,ub 2> "$tmp/ub.err" | grep -Ev '^[0-9]+ records: ' | norm > "$tmp/ub.txt" || true
     [ "$(grep -c '^UB EID Endpoints\|^UB EID Conversations\|^UB Conversations' "$tmp/ub.txt")" = 3 ] || { cat "$tmp/ub.txt"; fail "$name: not the three tables"; }
     awk '/^UB EID Conversations/ { e = 1 } e && / <-> / { f = 1 } END { exit !f }' "$tmp/ts.txt" && neid=$((neid + 1))
     cmp -s "$tmp/ts.txt" "$tmp/ub.txt" || { diff "$tmp/ts.txt" "$tmp/ub.txt" || true; fail "$name: -z conv,ub|endpoints,ub_eid|conv,ub_eid differs"; }

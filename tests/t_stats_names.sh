@@ -40,13 +40,11 @@ same() {
 }
 n=0 ncap=0 nexp=0 nconv=0 nrows=0 nsrt=0 nwrap=0 nws=0
 skipped=
-# Per capture, one run of each with all these tables (tshark starts ~100 times, not ~300): ubdump's order
-# is fixed (ub,srt, the io,stat tables in option order, ub,tree, the endpoints and conversations of ub,
-# ub_eid, ub_tp), tshark's the reverse of its -z options ($tmp/zu: ubdump's options, $tmp/zt: tshark's)
+# Per capture, one run of each with all these tables (tshark starts ~100 times, not ~300),
+# the same options for both: each prints its tables in the reverse of the -z options
 { printf -- '-z\n%s\n' ub,srt io,stat,0; sed 's/^/-z\n/' "$tmp/iospecs"
   printf -- '-z\n%s\n' ub,tree endpoints,ub conv,ub endpoints,ub_eid conv,ub_eid endpoints,ub_tp conv,ub_tp \
       endpoints,eth conv,eth endpoints,ip conv,ip endpoints,ipv6 conv,ipv6 endpoints,tcp conv,tcp endpoints,udp conv,udp; } > "$tmp/zu"
-awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i -= 2) { print l[i - 1]; print l[i] } }' "$tmp/zu" > "$tmp/zt"
 nio=$(grep -c '^io,stat,' "$tmp/zu")
 [ "$nio" = 7 ] || fail "expected 7 io,stat specs, have $nio"
 for c in "$S"/captures/*.pcapng; do
@@ -54,10 +52,9 @@ for c in "$S"/captures/*.pcapng; do
     uo= to=
     [ "$name" = noncrc ] && uo="--noncrc" to="-o ub.crc_mode:noncrc"
     ncap=$((ncap + 1))
-    set --; while IFS= read -r z; do set -- "$@" "$z"; done < "$tmp/zt"
+    set --; while IFS= read -r z; do set -- "$@" "$z"; done < "$tmp/zu"
     # shellcheck disable=SC2086
     ts -n -2 -q $to -r "$c" "$@" > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark $*"; }
-    set --; while IFS= read -r z; do set -- "$@" "$z"; done < "$tmp/zu"
     # shellcheck disable=SC2086
     "$U" -q $uo -r "$c" "$@" > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump $*"; }
     same "$name: $*"
@@ -94,13 +91,13 @@ echo "  -z expert not compared (Wireshark's other dissectors add items):$skipped
 # tshark's filtered forms (the tap sees only the frames the filter selects, all units of a flit-stream
 # record judged together; analysis fields as with -2): -z ub,srt,FILTER, -z ub,tree,FILTER, -z conv|endpoints,TAP,FILTER,
 # -z expert[,LEVEL][,FILTER], on captures with transactions, management, acks and a raw flit stream.
-# One run per capture and filter: tshark prints its taps in the reverse order of the -z options.
+# One run per capture and filter, the same options for both (each prints in the reverse of the options).
 nsf=0
 for name in audit_txn_clean audit_mgmt audit_rtp_lossy cfg6_enum stream malformed; do
     for f in 'frame.number > 3' 'ub.analysis.latency > 0.000006 || ub.analysis.rule' 'ub.nth || ub.rtph.tpopcode == 2' 'ub.crd_ack || ub.atah'; do
         ts -n -2 -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,tree,!($f)" -z "ub,tree,$f" -z "ub,srt,$f" \
             > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z ...,$f"; }
-        "$U" -q -r "$S/captures/$name.pcapng" -z "ub,srt,$f" -z "ub,tree,$f" -z "ub,tree,!($f)" -z "conv,ub,$f" -z "endpoints,ub_tp,$f" -z "expert,warn,$f" \
+        "$U" -q -r "$S/captures/$name.pcapng" -z "expert,warn,$f" -z "endpoints,ub_tp,$f" -z "conv,ub,$f" -z "ub,tree,!($f)" -z "ub,tree,$f" -z "ub,srt,$f" \
             > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z ...,$f"; }
         same "$name: -z ub,srt|ub,tree (twice)|conv,ub|endpoints,ub_tp|expert,warn with filter $f"
         [ "$(grep -c '^UnifiedBus/Packet counts:' "$tmp/ub.txt")" = 2 ] || fail "$name: not two ub,tree tables"
@@ -147,9 +144,58 @@ with open(sys.argv[1], "wb") as f:
 PY
 chmod a+r "$tmp/many.pcap"
 ts -n -q -r "$tmp/many.pcap" -z conv,udp -z endpoints,udp > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "many.pcap: tshark"; }
-"$U" -q -r "$tmp/many.pcap" -z endpoints,udp -z conv,udp > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "many.pcap: ubdump"; }
+"$U" -q -r "$tmp/many.pcap" -z conv,udp -z endpoints,udp > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "many.pcap: ubdump"; }
 same "6,000 UDP conversations"
 [ "$(grep -c ' <-> ' "$tmp/ub.txt")" = 6000 ] || fail "many.pcap: $(grep -c ' <-> ' "$tmp/ub.txt") conversations, want 6000"
 nboth=$(awk '$2 == "<->" && $4 > 0 && $7 > 0 { n++ } END { print n + 0 }' "$tmp/ub.txt")
 [ "$nboth" = 3000 ] || fail "many.pcap: only $nboth conversations with frames both ways"
-echo "PASS t_stats_names ($n tables identical on $ncap captures ($nws rows of eth/ip/ipv6/tcp/udp tables), $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp)"
+# -z io,phs[,FILTER] (tshark's protocol hierarchy, frame.protocols per frame) on every capture and ns-3-UB
+# trace, unfiltered and with a filter, in one run. Left out by frame number (a filter on frame.* gives
+# both tshark's "frame" item): the frames where Wireshark names a protocol above what ubdump decodes
+# (t_fields_ws: ssh, dns, tls, smb_direct, rpcordma, a MAD) and those the plugin's IB RC audit marks
+# with its own item (ibrc_audit, a finding at the frame).
+NS3=$S/../shared/interop/ns3-ub
+[ -d "$NS3" ] || NS3=/work/shared/interop/ns3-ub
+for c in "$NS3"/*.pcap; do [ -f "$c" ] && cp "$c" "$tmp/caps/" && chmod a+r "$tmp/caps/$(basename "$c")"; done
+nphs=0 nphl=0
+for c in "$S"/captures/*.pcapng "$tmp"/caps/*.pcap; do
+    name=$(basename "$c"); name=${name%.*}
+    uo= to= keep=
+    case $name in
+    noncrc) uo=--noncrc to="-o ub.crc_mode:noncrc" ;;
+    ns3ub-*) uo="-o profile=ns3ub" to="-o ub.profile:ns3ub" ;;
+    cfg3_plain_ip) keep='!(frame.number in {1, 2})' ;;
+    mixed_eth) keep='!(frame.number in {2, 4, 11})' ;;
+    rocev2_rc) keep='!(frame.number in {7, 8, 9, 15, 18, 19, 20, 21, 23})' ;;
+    esac
+    all=io,phs sel='io,phs,ub.rtph || ip || sue || ub.crd_ack'
+    [ -z "$keep" ] || all="io,phs,$keep" sel="io,phs,(ub.rtph || ip || sue || ub.crd_ack) && $keep"
+    # shellcheck disable=SC2086
+    ts -n -2 -q $to -r "$c" -z "$all" -z "$sel" > "$tmp/ts.txt" 2> "$tmp/ts.err" || { cat "$tmp/ts.err"; fail "$name: tshark -z io,phs"; }
+    # shellcheck disable=SC2086
+    "$U" -q $uo -r "$c" -z "$all" -z "$sel" > "$tmp/ub.txt" 2> "$tmp/ub.err" || { cat "$tmp/ub.err"; fail "$name: ubdump -z io,phs"; }
+    same "$name: -z $all -z $sel"
+    [ "$(grep -c '^Protocol Hierarchy Statistics$' "$tmp/ub.txt")" = 2 ] || fail "$name: not two io,phs tables"
+    nphs=$((nphs + 2)) nphl=$((nphl + $(grep -c ' frames:[1-9][0-9]* bytes:' "$tmp/ub.txt")))
+done
+[ "$nphs" -ge 80 ] && [ "$nphl" -ge 150 ] || fail "only $nphs io,phs tables, $nphl rows"
+# the top protocol "frame": tshark builds the frame's item when it builds the whole tree (-V, -T fields|json)
+# or a filter reads frame.*; not for the summary lines, -x or a filter on other fields
+phs_of() { awk '/^Protocol Hierarchy Statistics$/ { t = 1 } t { print } t && /^=+$/ { exit }'; }
+for o in "-V" "-q -T fields -e ub.rtph.psn" "-q -T json" "-Y ub.rtph" "-x" "-q -Y frame.len>100"; do
+    # shellcheck disable=SC2086
+    ts -n -r "$S/captures/cfg3_ipv4.pcapng" $o -z io,phs 2> /dev/null | phs_of > "$tmp/ts.txt"
+    # shellcheck disable=SC2086
+    "$U" -r "$S/captures/cfg3_ipv4.pcapng" $o -z io,phs 2> /dev/null | phs_of > "$tmp/ub.txt"
+    grep -q ' frames:' "$tmp/ub.txt" || fail "cfg3_ipv4 $o -z io,phs: no table"
+    same "cfg3_ipv4 $o -z io,phs"
+done
+# explicit values: mixed_eth's hierarchy (children in the order first seen; a tunnel's IPv6 under eth)
+"$U" -q -r "$S/captures/mixed_eth.pcapng" -z io,phs 2> /dev/null |
+    awk '/ frames:/ { match($0, /^ */); printf "%d %s %s %s;", RLENGTH / 2, $1, $2, $3 }' > "$tmp/ub.txt"
+expect_phs='0 eth frames:11 bytes:1087;1 ip frames:7 bytes:803;2 tcp frames:1 bytes:54;2 udp frames:6 bytes:749;3 data frames:2 bytes:225;'
+expect_phs="${expect_phs}3 infiniband frames:2 bytes:224;4 data frames:1 bytes:78;3 ub frames:2 bytes:300;1 arp frames:1 bytes:42;"
+expect_phs="${expect_phs}1 ipv6 frames:2 bytes:192;2 udp frames:1 bytes:102;3 data frames:1 bytes:102;2 tcp frames:1 bytes:90;"
+expect_phs="${expect_phs}3 data frames:1 bytes:90;1 lldp frames:1 bytes:50;"
+[ "$(cat "$tmp/ub.txt")" = "$expect_phs" ] || fail "mixed_eth -z io,phs: $(cat "$tmp/ub.txt")"
+echo "PASS t_stats_names ($n tables identical on $ncap captures ($nws rows of eth/ip/ipv6/tcp/udp tables), $nrows io,stat rows with frames, $nsrt ub,srt rows, $nsf filtered, expert on $nexp, $nphs io,phs tables ($nphl rows))"

@@ -23,6 +23,7 @@
 #include "ubparse/ublua.h"
 #include "ubparse/ubparse.h"
 #include "ubdump_out.h"
+#include "ubdump_z.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -94,23 +95,9 @@ typedef struct app {
     /* display filter */
     ub_filter *yf;
     ub_filter_acc *yacc;      /* -Y over the units of a flit-stream record */
-    ub_iostat *io[16];        /* -z io,stat: a table each, in option order */
-    unsigned nio;
-    ub_conv *conv[UB_CONV__N]; /* -z conv,ub[_eid|_tp] (conv_what 1), -z endpoints,... (2) */
-    unsigned conv_what[UB_CONV__N];
-    ub_sttree *tree;          /* -z ub,tree */
-    unsigned io_views;        /* views of the record given to -z io,stat */
-    bool expert;              /* -z expert (tshark's, from the plugin's expert items) */
+    ubx_z z;                  /* -z tables (ubdump_z.h) */
     ub_fan_table *fan;        /* ub.analysis.* when -Y or -e reads them (a first pass of the engine) */
     bool e_fan;               /* an -e field needs it */
-    ub_filter *srt_f;         /* -z ub,srt,FILTER */
-    ub_filter *x_f;           /* -z expert,[LEVEL,]FILTER */
-    ub_conv *convf[16];       /* -z conv,ub,FILTER, -z endpoints,...,FILTER: a table each */
-    bool convf_ep[16], convf_an;
-    unsigned nconvf;
-    ub_sttree *treef[16];     /* -z ub,tree,FILTER: a table each */
-    unsigned ntreef;
-    unsigned x_sev;           /* -z expert,LEVEL */
     bool pcapng;
     /* audit / statistics: the session */
     bool audit;
@@ -118,7 +105,6 @@ typedef struct app {
     int fail_on; /* ub_sev, UB_FAIL_NEVER */
     bool allow_incomplete;
     const char *aout_path;
-    unsigned zmask;
     ub_audit *session;
     bool oom;
     const char *log_dir; /* --log-dir: JSON Lines tables (logs.h, docs/logs.md) */
@@ -133,13 +119,6 @@ typedef struct app {
     bool prog_shown;
 } app;
 
-/* any -z conv/endpoints table asked for */
-static bool any_conv(const app *a)
-{
-    for (unsigned i = 0; i < UB_CONV__N; i++)
-        if (a->conv[i]) return true;
-    return false;
-}
 
 static int add_efield(app *a, const char *name)
 {
@@ -218,9 +197,9 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_COL_TIME: pkt_time(a, r, t, sizeof t); break;
     case PF_FRAME_TIME: ubx_frame_time(t, sizeof t, r->ts_ns); break;
     case PF_FRAME_CAP_LEN: snprintf(t, sizeof t, "%u", r->caplen); break;
-    case PF_COL_PROTOCOL: /* a raw flit-stream record without a whole unit: the plugin's name for its flits */
+    case PF_COL_PROTOCOL: case PF_FRAME_PROTOCOLS: /* a raw flit-stream record without a whole unit: the plugin's */
         if (!a->rec_mode || b->any) return a->rec_mode;
-        snprintf(t, sizeof t, "UB-DLL");
+        snprintf(t, sizeof t, "%s", e->pseudo == PF_COL_PROTOCOL ? "UB-DLL" : "ub");
         break;
     case PF_FRAME_IFID: /* pcapng only, as tshark */
         if (!ub_cap_is_pcapng(a->cf)) return true;
@@ -258,9 +237,10 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
     }
     if (e->pseudo >= PF_COL_PROTOCOL) { /* a column: one value a frame, on a raw flit stream its first unit above the data link's */
         if (b->above) return;
-        char t[64];
+        char t[256];
         bool above = v->kind != UB_KIND_DLLCB && strcmp(ubx_col_protocol(v), "UB-DLL") != 0, have = true;
         if (e->pseudo == PF_COL_PROTOCOL) snprintf(t, sizeof t, "%s", ubx_col_protocol(v));
+        else if (e->pseudo == PF_FRAME_PROTOCOLS) ubx_frame_protocols(v, t, sizeof t);
         else have = ubx_col_addr(v, e->pseudo == PF_COL_DST, t, sizeof t);
         if (b->any && !above) return; /* the record's first data-link unit names it until one above it comes */
         b->n = 0;
@@ -502,23 +482,9 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
 {
     ub_view *v = a->v;
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
-    if (a->tables && !(unit_flags & UB_UNIT_PARTIAL)) { /* -z conv/endpoints, ub,tree, io,stat */
-        for (unsigned k = 0; k < UB_CONV__N; k++)
-            if (a->conv[k]) ub_conv_view(a->conv[k], v, wire, r->ts_ns - a->t0);
-        for (unsigned k = 0; k < a->nconvf; k++) {
-            ub_filter_pkt pk = ypkt(a, r, len, wire);
-            ub_conv_view_pkt(a->convf[k], v, &pk, wire, r->ts_ns - a->t0);
-        }
-        for (unsigned k = 0; k < a->ntreef; k++) {
-            ub_filter_pkt pk = ypkt(a, r, len, wire);
-            ub_sttree_view_pkt(a->treef[k], v, &pk, (int64_t)(r->ts_ns - a->t0));
-        }
-        if (a->tree) ub_sttree_view(a->tree, v, (int64_t)(r->ts_ns - a->t0));
-        for (unsigned k = 0; k < a->nio; k++) {
-            ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-            ub_iostat_view(a->io[k], v, &pk);
-        }
-        a->io_views += a->nio != 0;
+    if (a->tables && !(unit_flags & UB_UNIT_PARTIAL)) { /* -z conv/endpoints, ub,tree, io,stat, io,phs */
+        ub_filter_pkt pk = ypkt(a, r, len, wire), pkr = ypkt(a, r, r->caplen, r->origlen);
+        ubx_z_view(&a->z, v, &pk, &pkr, wire, r->ts_ns - a->t0);
     }
     if (a->rec_mode) { /* -T fields|json|ek on a raw flit stream: collected for the record's line / document */
         if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
@@ -614,7 +580,7 @@ enum {
  * have none), frame_before / frame_after do it around the record's units. */
 static bool frame_work(const app *a)
 {
-    return a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || a->nconvf || a->ntreef || a->nio || a->wr ||
+    return a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK || ubx_z_per_record(&a->z) || a->wr ||
            a->progress;
 }
 
@@ -629,24 +595,8 @@ static void frame_before(app *a, const ub_rec *r)
 static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *units)
 {
     if (a->rec_mode) rec_line(a, r, units);
-    for (unsigned k = 0; k < a->nconvf; k++) { /* filtered tables: the frame is complete */
-        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        ub_conv_frame(a->convf[k], &pk);
-    }
-    for (unsigned k = 0; k < a->ntreef; k++) {
-        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        ub_sttree_frame(a->treef[k], &pk);
-    }
-    const bool no_unit = !a->io_views && ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM;
-    for (unsigned k = 0; k < a->nio; k++) {
-        ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
-        if (no_unit) {
-            ub_view empty = { .kind = UB_KIND_DLLDP }; /* a flit-stream record is UB without a unit (rec_line) */
-            ub_iostat_view(a->io[k], &empty, &pk);
-        }
-        ub_iostat_frame(a->io[k], &pk);
-    }
-    a->io_views = 0;
+    ub_filter_pkt pkr = ypkt(a, r, r->caplen, r->origlen);
+    ubx_z_record(&a->z, &pkr, ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM);
     a->rec_mode = false;
     bool sel = a->rec_sel;
     a->rec_sel = false;
@@ -717,6 +667,7 @@ int main(int argc, char **argv)
     };
     int c;
     unsigned long long u;
+    int zrc;
     while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
@@ -782,66 +733,7 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'z':
-            if (strcmp(optarg, "help") == 0) {
-                ub_stats_help(stdout);
-                puts("io,stat,INTERVAL[,FILTER]...  frames and bytes per interval (seconds, 0 = all), a column per filter");
-                puts("conv,ub, endpoints,ub  UB conversations / endpoints (CNA or IP pairs): frames and bytes per direction");
-                puts("conv,ub_eid, endpoints,ub_eid  EID pairs / EIDs of the packets with an EIDH, as tshark's");
-                puts("conv,ub_tp, endpoints,ub_tp  TP channels / TP endpoints (address:0xTPN, address (UTP)), as tshark's");
-                puts("conv,eth|ip|ipv6|tcp|udp, endpoints,...  Wireshark's tables of the headers outside UB (UBoE, plain IP, not UB)");
-                puts("ub,tree  packet counts per CFG, TAOpcode, TPOpcode, DLLCB type, Code (tshark's stats tree, rates, bursts)");
-                puts("expert   expert items per severity (tshark -2 -z expert: decoder errors, TP analysis, findings per rule)");
-                return 0;
-            }
-            unsigned ck;
-            bool ce;
-            const char *cfx;
-            if (ub_conv_parse_filter(optarg, &ck, &ce, &cfx) == 0 && cfx) { /* tshark's tap filter */
-                char ferr[300];
-                if (a->nconvf == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 filtered conv/endpoints tables\n", optarg); return 2; }
-                if (!(a->convf[a->nconvf] = ub_conv_new_filtered(ck, cfx, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
-                a->convf_an |= ub_conv_uses_analysis(a->convf[a->nconvf]);
-                a->convf_ep[a->nconvf++] = ce;
-                break;
-            }
-            if (ub_conv_parse(optarg, &ck, &ce) == 0) {
-                if (!a->conv[ck] && !(a->conv[ck] = ub_conv_new_kind(ck))) return 2;
-                a->conv_what[ck] |= ce ? 2u : 1u;
-                break;
-            }
-            const char *zf = NULL; /* tshark's tap filters: -z ub,srt,FILTER, -z expert[,LEVEL][,FILTER] */
-            bool zsrt = strncmp(optarg, "ub,srt,", 7) == 0, zx = !zsrt && ub_expert_parse(optarg, &a->x_sev, &zf) == 0;
-            if (zsrt || zx) {
-                char ferr[300];
-                ub_filter **pf = zsrt ? &a->srt_f : &a->x_f;
-                if (zsrt ? a->srt_f != NULL : a->expert) { /* tshark would print a table each */
-                    fprintf(stderr, "ubdump: -z %s: only one -z %s per run\n", optarg, zsrt ? "ub,srt,FILTER" : "expert[,LEVEL][,FILTER]");
-                    return 2;
-                }
-                if (zsrt) zf = optarg + 7;
-                if (zf && !(*pf = ub_filter_compile(zf, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
-                a->expert |= zx;
-                break;
-            }
-            if (strncmp(optarg, "ub,tree,", 8) == 0) { /* tshark's tap filter */
-                char ferr[300];
-                if (a->ntreef == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 filtered ub,tree tables\n", optarg); return 2; }
-                if (!(a->treef[a->ntreef] = ub_sttree_new_filtered(optarg + 8, ferr, sizeof ferr))) { fprintf(stderr, "ubdump: -z %s: %s\n", optarg, ferr); return 2; }
-                a->ntreef++;
-                break;
-            }
-            if (strcmp(optarg, "ub,tree") == 0) {
-                if (!a->tree && !(a->tree = ub_sttree_new())) return 2;
-                break;
-            }
-            if (strncmp(optarg, "io,stat,", 8) == 0) {
-                char ierr[300];
-                if (a->nio == 16) { fprintf(stderr, "ubdump: -z %s: at most 16 io,stat tables\n", optarg); return 2; }
-                if (!(a->io[a->nio] = ub_iostat_new(optarg, ierr, sizeof ierr))) { fprintf(stderr, "ubdump: -z %s\n", ierr); return 2; }
-                a->nio++;
-                break;
-            }
-            if (ub_stats_parse(optarg, &a->zmask) != 0) { fprintf(stderr, "ubdump: unknown statistic '%s' (ubdump -z help)\n", optarg); return 2; }
+            if ((zrc = ubx_z_option(&a->z, optarg)) != 0) return zrc == 1 ? 0 : 2; /* 1: -z help */
             break;
         case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
             fprintf(stderr, "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)\n");
@@ -985,14 +877,16 @@ int main(int argc, char **argv)
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && strcmp(file, "-") != 0; /* ub.analysis */
-    /* ub.analysis.*: a first pass of the engine (-z expert,FILTER: a->expert has it) */
-    bool tabs_an = false; /* an io,stat column or a ub,tree filter reads ub.analysis.* */
-    for (unsigned k = 0; k < a->nio; k++) tabs_an |= ub_iostat_uses_analysis(a->io[k]);
-    for (unsigned k = 0; k < a->ntreef; k++) tabs_an |= ub_sttree_uses_analysis(a->treef[k]);
-    bool need_fan = (a->yf && ub_filter_uses_analysis(a->yf)) || tabs_an || a->expert || a->e_fan ||
-                    ub_filter_uses_analysis(a->srt_f) || a->convf_an ||
-                    json_an;
-    if ((need_fan || a->srt_f) && strcmp(file, "-") == 0) {
+    /* -z io,phs: tshark's tree has the frame's own item (a top protocol "frame") when it builds the whole
+     * tree (-V, -T fields|json|ek, -q or not) or anything of the run reads frame or frame.* (its display
+     * filter, a field, a tap's filter) */
+    bool frame_item = a->verbose || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK ||
+                      ub_filter_uses_frame(a->yf) || ubx_z_uses_frame(&a->z);
+    for (unsigned i = 0; i < a->ne; i++) frame_item |= strncmp(a->e[i].name, "frame.", 6) == 0;
+    ubx_z_show_frame(&a->z, frame_item);
+    /* ub.analysis.*: a first pass of the engine (-Y, -e, a -z table's filter, -z expert) */
+    bool need_fan = ub_filter_uses_analysis(a->yf) || ubx_z_uses_analysis(&a->z) || a->e_fan || json_an;
+    if ((need_fan || a->z.srt_f) && strcmp(file, "-") == 0) {
         fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input\n");
         return 2;
     }
@@ -1009,13 +903,13 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
     a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
     if (a->tags) acfg.jobs = 1; /* each printed line needs its packet's TP analysis at once: one engine */
-    a->feed = a->audit || a->zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
-    if (a->audit || a->zmask || a->lua || a->log_dir || a->tags) {
+    a->feed = a->audit || a->z.zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
+    if (a->audit || a->z.zmask || a->lua || a->log_dir || a->tags) {
         acfg.opts = &a->o;
         acfg.rules = rules;
         acfg.findings = a->audit || a->lua || a->log_dir;
         /* tp_channels.jsonl: the -z ub,tp rows; the tags: the TP notes */
-        acfg.stats = a->zmask | (a->log_dir || a->tags ? UB_STATS_TP : 0u);
+        acfg.stats = a->z.zmask | (a->log_dir || a->tags ? UB_STATS_TP : 0u);
         const char *lt = getenv("UBDUMP_LINK_THREAD"); /* tests: force the link engine's placement */
         acfg.link_thread = lt && *lt ? *lt == '1' : -1;
         char serr[200];
@@ -1055,7 +949,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("[\n", stdout);
     ub_rec r;
     int rc = 0, status = 0;
-    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !any_conv(a) && !a->nconvf && !a->ntreef && !a->tree && !a->nio && !a->yf && !a->wr &&
+    a->units_raw = a->session && a->quiet && !a->lua && !a->logs && !ubx_z_per_unit(&a->z) && !a->yf && !a->wr &&
                    !a->tags && a->out != OUT_FIELDS && !a->ne && ub_audit_jobs(a->session) > 1;
     if (a->out == OUT_FIELDS || a->ne) {
         a->fb = calloc(a->ne ? a->ne : 1, sizeof *a->fb);
@@ -1070,7 +964,7 @@ int main(int argc, char **argv)
     }
     ubx_lb_init(&a->lb, stdout, line_buf || a->lua); /* scripts may print between the lines */
     if ((a->out == OUT_JSON || a->out == OUT_EK) && !(a->jrec = ubx_jrec_new())) return 2;
-    a->tables = any_conv(a) || a->nconvf || a->ntreef || a->tree || a->nio;
+    a->tables = ubx_z_per_unit(&a->z);
     a->rest = !a->quiet || a->wr || a->tags || a->tables || a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK;
     a->after = a->logs || a->lua || a->session || a->rest;
     a->per_frame = frame_work(a);
@@ -1110,7 +1004,7 @@ int main(int argc, char **argv)
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
-        bool zst = a->zmask || a->nio || a->expert || a->tree || any_conv(a) || a->srt_f || a->nconvf || a->ntreef;
+        bool zst = ubx_z_any(&a->z);
         FILE *qo = w_stdout || zst ? stderr : stdout;
         fprintf(qo, "%" PRIu64 " records: %" PRIu64 " UB, %" PRIu64 " other (not UB)", a->npkts, a->nub, a->nother);
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
@@ -1154,23 +1048,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: %" PRIu64 " Lua error(s) in hooks run at the end of the capture (not in the report): "
                         "the run fails\n", late);
     fflush(stdout);
-    if (a->session) ub_audit_print_stats(a->session, zout, a->zmask);
-    if (a->srt_f && ub_srt_ws_filtered(file, &a->o, scfg, a->srt_f, a->fan, zout, err, sizeof err) != 0) {
-        fprintf(stderr, "ubdump: -z ub,srt: %s: %s\n", file, err);
-        status = 2;
-    }
-    for (unsigned k = 0; k < a->nio; k++) ub_iostat_print(a->io[k], zout);
-    ub_sttree_print(a->tree, zout);
-    for (unsigned k = 0; k < a->ntreef; k++) ub_sttree_print(a->treef[k], zout);
-    for (unsigned k = 0; k < UB_CONV__N; k++) {
-        if (a->conv_what[k] & 2) ub_conv_print(a->conv[k], zout, true);
-        if (a->conv_what[k] & 1) ub_conv_print(a->conv[k], zout, false);
-    }
-    for (unsigned k = 0; k < a->nconvf; k++) ub_conv_print(a->convf[k], zout, a->convf_ep[k]);
-    if (a->expert && ub_expert_print_sel(file, &a->o, a->fan, a->x_sev, a->x_f, zout, err, sizeof err) != 0) {
-        fprintf(stderr, "ubdump: -z expert: %s: %s\n", file, err);
-        status = 2;
-    }
+    if (ubx_z_print(&a->z, a->session, file, &a->o, scfg, a->fan, zout) != 0) status = 2;
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -1226,15 +1104,9 @@ int main(int argc, char **argv)
     free(a->e);
     ub_filter_acc_free(a->yacc);
     ubx_jrec_free(a->jrec);
-    for (unsigned k = 0; k < a->nio; k++) ub_iostat_free(a->io[k]);
-    for (unsigned k = 0; k < UB_CONV__N; k++) ub_conv_free(a->conv[k]);
-    for (unsigned k = 0; k < a->nconvf; k++) ub_conv_free(a->convf[k]);
-    ub_sttree_free(a->tree);
-    for (unsigned k = 0; k < a->ntreef; k++) ub_sttree_free(a->treef[k]);
+    ubx_z_free(&a->z);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
-    ub_filter_free(a->srt_f);
-    ub_filter_free(a->x_f);
     ub_cap_close(cf);
     return status;
 }

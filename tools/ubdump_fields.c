@@ -118,6 +118,7 @@ const ubx_pseudo ubx_pseudo_names[] = {
     { "frame.time_delta_displayed", PF_FRAME_TIME_DELTA_DISP, "Time since the previous displayed frame", "frame" },
     { "frame.interface_id", PF_FRAME_IFID, "Interface id (pcapng)", "frame" },
     { "frame.p2p_dir", PF_FRAME_P2P_DIR, "Direction", "frame" },
+    { "frame.protocols", PF_FRAME_PROTOCOLS, "Protocols in frame", "frame" },
     { "_ws.col.No.", PF_COL_NO, "No. column", "column" },
     { "_ws.col.Time", PF_COL_TIME, "Time column", "column" },
     { "_ws.col.Source", PF_COL_SRC, "Source column", "column" },
@@ -258,6 +259,15 @@ const char *ubx_col_protocol(const ub_view *v)
         }
     }
     return name ? name : "UB";
+}
+
+void ubx_frame_protocols(const ub_view *v, char *buf, size_t n)
+{
+    const char *tok[UB_MAX_LAYERS];
+    unsigned k = ub_ws_protocols(v, tok, UB_MAX_LAYERS);
+    size_t o = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < k && o < n; i++) o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ":" : "", tok[i]);
 }
 
 bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)

@@ -78,6 +78,8 @@ void ubx_hidden_pair(const ub_view *v, bool cna, struct ubx_sbuf *b);
  * (UB-TA, ..., CNAs as 0x0102 / 0x010203, else the IP addresses); for what Wireshark's own dissectors
  * show, the top header ubdump decodes as Wireshark names it and the IP, else Ethernet, addresses */
 const char *ubx_col_protocol(const ub_view *v);
+/* frame.protocols of a unit (filter.h ub_ws_protocols joined by ':') */
+void ubx_frame_protocols(const ub_view *v, char *buf, size_t n);
 bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
 
 /* ubdump's -e / -Y names that are not schema rows (ubdump_fields.c ubx_pseudo_names: the one list,
@@ -85,7 +87,7 @@ bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
        PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
        PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS, PF_HDR,
-       PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST /* from PF_UB_CNA on: values of the unit */ };
+       PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST, PF_FRAME_PROTOCOLS /* from PF_UB_CNA on: values of the unit */ };
 typedef struct ubx_pseudo {
     const char *name;
     int pf;                   /* PF_* */

@@ -129,6 +129,7 @@ ub_conv *ub_conv_new_filtered(unsigned kind, const char *expr, char *err, size_t
 }
 
 bool ub_conv_uses_analysis(const ub_conv *c) { return c && ub_filter_uses_analysis(c->f); }
+bool ub_conv_uses_frame(const ub_conv *c) { return c && ub_filter_uses_frame(c->f); }
 
 
 

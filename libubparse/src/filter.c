@@ -336,6 +336,7 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
             t->an_flag = p_names[i].flag;
             if (t->kind == K_AN) p->f->uses_an = true;
             if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
+            if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) p->f->uses_frame = true;
             return true;
         }
     if (an_name(name, t)) {
@@ -1006,6 +1007,7 @@ size_t ub_filter_err_column(const char *err)
 
 
 bool ub_filter_uses_analysis(const ub_filter *f) { return f && f->uses_an; }
+bool ub_filter_uses_frame(const ub_filter *f) { return f && f->uses_frame; }
 
 ub_filter *ub_filter_compile_live(const char *expr, char *err, size_t errlen)
 {

@@ -367,13 +367,14 @@ static bool name_is_field(parser *p, const tok *t)
     parser q = *p;
     q.err = NULL;
     q.errlen = 0;
-    bool ua = p->f->uses_an, ut = p->f->uses_time;
+    bool ua = p->f->uses_an, ut = p->f->uses_time, uf = p->f->uses_frame;
     ftest ft;
     memset(&ft, 0, sizeof ft);
     bool ok = ub_fp_resolve(&q, &ft, name, t->pos);
     ub_fp_free_test(&ft);
     p->f->uses_an = ua;
     p->f->uses_time = ut;
+    p->f->uses_frame = uf;
     return ok;
 }
 

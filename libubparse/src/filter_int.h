@@ -140,6 +140,7 @@ struct ub_filter {
     uint32_t nnodes, capnodes;
     bool uses_an;
     bool uses_time;       /* frame.time_epoch/_relative/_delta */
+    bool uses_frame;      /* frame or a frame.* field (tshark then shows the frame item: -z io,phs) */
 };
 
 /* an ordered comparison's verdict from c = -1, 0, 1 (memcmp-like) */

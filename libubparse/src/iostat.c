@@ -91,12 +91,14 @@ bad:
     return NULL;
 }
 
-bool ub_iostat_uses_analysis(const ub_iostat *s)
+static bool any_col(const ub_iostat *s, bool (*uses)(const ub_filter *))
 {
     for (unsigned i = 0; s && i < s->ncol; i++)
-        if (s->col[i].f && ub_filter_uses_analysis(s->col[i].f)) return true;
+        if (s->col[i].f && uses(s->col[i].f)) return true;
     return false;
 }
+bool ub_iostat_uses_analysis(const ub_iostat *s) { return any_col(s, ub_filter_uses_analysis); }
+bool ub_iostat_uses_frame(const ub_iostat *s) { return any_col(s, ub_filter_uses_frame); }
 
 void ub_iostat_view(ub_iostat *s, const ub_view *v, const ub_filter_pkt *pk)
 {

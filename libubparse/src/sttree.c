@@ -229,6 +229,7 @@ ub_sttree *ub_sttree_new_filtered(const char *expr, char *err, size_t errlen)
 }
 
 bool ub_sttree_uses_analysis(const ub_sttree *t) { return t && ub_filter_uses_analysis(t->f); }
+bool ub_sttree_uses_frame(const ub_sttree *t) { return t && ub_filter_uses_frame(t->f); }
 
 static void stage(ub_sttree *t, int64_t rel_ns, int pivot, const char *name)
 {

@@ -5,6 +5,7 @@
  * may have more than one entry (ip.version: IPv4's row, and IPv6's as Wireshark also shows it there). */
 #include "ubparse/filter.h"
 #include "ubparse/ubparse.h"
+#include "neigh.h"
 
 #include <string.h>
 
@@ -80,6 +81,11 @@ static const ub_wsname ws_names[] = {
     { "arp.src.proto_ipv4", { "ub.arp.src_ip" }, NULL, 0, 0, 0 },
     { "arp.dst.hw_mac", { "ub.arp.dst_hw" }, NULL, 0, 0, 0 },
     { "arp.dst.proto_ipv4", { "ub.arp.dst_ip" }, NULL, 0, 0, 0 },
+    /* the neighbours' protocols as filters (their fields are the schema's own names: sue.rh.*, ...) */
+    { "sue", { "sue.afh" }, NULL, J, 0, 0 },
+    { "sue", { "sue.rh" }, NULL, J, 0, 0 },
+    { "infiniband", { "infiniband.bth" }, NULL, J, 0, 0 },
+    { "pcieflit", { "pcieflit.flit" }, NULL, J, 0, 0 },
     { "data", { "ub.data" }, NULL, 0, 0, 0 }, /* bytes no dissector claims, outside UB */
     { "data.data", { "ub.data.data" }, NULL, 0, 0, 0 },
 };
@@ -137,4 +143,72 @@ bool ub_ws_number(const ub_layer *l, const ub_wsname *w, uint64_t *u)
     }
     *u = w->scale ? v * w->scale : v;
     return true;
+}
+
+/* Wireshark's frame.protocols: its dissectors' (and the plugin's) names in the frame's layer list */
+unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
+{
+    ub_ws_layers wl;
+    ub_ws_layers_of(v, &wl);
+    const bool ub = ub_view_ub(v);
+    const unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
+    unsigned n = 0;
+    bool ub_put = false, lldp = false;
+#define PUT(s) \
+    do { \
+        if (n < max) tok[n++] = (s); \
+    } while (0)
+#define LAST(s) (n && strcmp(tok[n - 1], (s)) == 0)
+    for (unsigned i = 0; i < nl; i++) {
+        const ub_layer *l = &v->layer[i];
+        const unsigned id = l->hdr ? l->hdr->id : UB_H_NONE;
+        if (ub && !ub_ws_layers_has(&wl, i)) { /* the plugin's: one "ub" for all its headers */
+            if (!ub_put) PUT("ub");
+            ub_put = true;
+            continue;
+        }
+        uint64_t u;
+        switch (id) {
+        case UB_H_ETH:
+            PUT("eth");
+            PUT("ethertype");
+            if ((lldp = ub_layer_u(l, "ub.eth.type", &u) && u == 0x88cc)) PUT("lldp");
+            break;
+        case UB_H_VLAN: PUT("vlan"); PUT("ethertype"); break;
+        case UB_H_IPV4: PUT("ip"); break;
+        case UB_H_IPV6: PUT("ipv6"); break;
+        case UB_H_UDP: PUT("udp"); break;
+        case UB_H_TCP: PUT("tcp"); break;
+        case UB_H_ARP: PUT("arp"); break;
+        case UB_H_DATA:
+            if (lldp) break; /* LLDP's TLVs are its own */
+            if (LAST("udp") && i && ub_layer_u(&v->layer[i - 1], "ub.udp.dstport", &u) && u == 4791) {
+                /* a UDP 4791 payload ubdump leaves undecoded: Wireshark's InfiniBand dissector takes it
+                 * (after the plugin's SUE dissector declined), data only past the headers and ICRC of an
+                 * opcode it knows (4.0 knows no CNP, 0x81: the rest is its "unknown header" item) */
+                PUT("sue");
+                PUT("infiniband");
+                int hl = l->len && l->data[0] != 0x81 ? ub_ib_hdr_len(l->data[0]) : -1;
+                if (hl < 0 || l->len <= (uint32_t)hl + 4u) break;
+            }
+            PUT("data");
+            break;
+        case UB_H_IB_ICRC: case UB_H_SUE_ICRC: break;   /* in the tree of the header before */
+        case UB_H_PCIEFLIT: case UB_H_PCIEFLIT_OUFC: case UB_H_PCIEFLIT_MARKER:
+            if (!LAST("pcieflit")) PUT("pcieflit");
+            break;
+        default:
+            if (id >= UB_H_IB_BTH && id <= UB_H_IB_CNP) { /* the plugin's SUE dissector tries UDP 4791 first */
+                if (LAST("udp")) PUT("sue");
+                if (!LAST("infiniband")) PUT("infiniband");
+            } else if (id >= UB_H_SUE_AFH0 && id <= UB_H_SUE_RH) {
+                if (!LAST("sue")) PUT("sue");
+            }
+            break;
+        }
+    }
+    if (ub && !ub_put && n < max) tok[n++] = "ub"; /* a UB record without a whole unit (flit stream) */
+#undef LAST
+#undef PUT
+    return n;
 }

@@ -137,6 +137,11 @@ typedef struct ub_ws_layers {
 } ub_ws_layers;
 void ub_ws_layers_of(const ub_view *v, ub_ws_layers *r);
 static inline bool ub_ws_layers_has(const ub_ws_layers *r, unsigned i) { return i < r->nout || (i >= r->plo && i < r->phi); }
+/* Wireshark's frame.protocols of a view (tshark -e frame.protocols, -z io,phs): the names its
+ * dissectors and the plugin's put in the frame's layer list, in order ("eth", "ethertype", "ip",
+ * "udp", "ub"; "sue", "infiniband", "pcieflit", "data"), at most max; returns how many. A protocol
+ * above the headers ubdump decodes (DNS, SSH, TLS, ...) is "data" here (docs/filters.md). */
+unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max);
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
@@ -155,6 +160,9 @@ bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk);
 void ub_filter_acc_free(ub_filter_acc *a);
 /* Does the filter read ub.analysis.* (so the caller must run the state engine first)? */
 bool ub_filter_uses_analysis(const ub_filter *f);
+/* Does f read frame or a frame.* field? (tshark then builds the frame's own tree item, which its
+ * -z io,phs shows as the top protocol "frame") */
+bool ub_filter_uses_frame(const ub_filter *f);
 /* ub_filter_compile for filters judged one packet at a time, without the analysis pre-pass or the
  * frame times (ubreplay -Y, scenario @expect, ubpeer fault filters, Lua ub.filter): a filter that
  * reads ub.analysis.* or frame.time_* is refused with a message instead of never matching. */

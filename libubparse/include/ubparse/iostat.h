@@ -19,12 +19,29 @@ typedef struct ub_iostat ub_iostat;
 ub_iostat *ub_iostat_new(const char *spec, char *err, size_t errlen);
 /* Does a column filter read ub.analysis.* (ub_filter_pkt.an needed)? */
 bool ub_iostat_uses_analysis(const ub_iostat *s);
+bool ub_iostat_uses_frame(const ub_iostat *s); /* a column filter reads frame or frame.* (ub_filter_uses_frame) */
 /* Per frame: every decoded view of it (0..n), then the end of the frame. */
 void ub_iostat_view(ub_iostat *s, const ub_view *v, const ub_filter_pkt *pk);
 void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk);
 /* The table in tshark's shape. */
 void ub_iostat_print(const ub_iostat *s, FILE *out);
 void ub_iostat_free(ub_iostat *s);
+
+/* tshark's -z io,phs[,FILTER]: protocol hierarchy statistics, a frame counted on each protocol of its
+ * frame.protocols (filter.h ub_ws_protocols; a flit-stream record: its first unit's) with its bytes on
+ * the wire. spec "io,phs" or "io,phs,FILTER" (the rest of spec, commas included). NULL with a message
+ * in err. Per frame: every decoded view (0..n), then the end of the frame (pk->len: its bytes). */
+typedef struct ub_phs ub_phs;
+ub_phs *ub_phs_new(const char *spec, char *err, size_t errlen);
+bool ub_phs_uses_analysis(const ub_phs *p);
+bool ub_phs_uses_frame(const ub_phs *p);
+/* tshark shows the frame's own item, and so a top protocol "frame" on every path, when any filter or
+ * field of the run reads frame or frame.* (-Y, -e, any -z table's filter): the caller says so */
+void ub_phs_show_frame(ub_phs *p, bool on);
+void ub_phs_view(ub_phs *p, const ub_view *v, const ub_filter_pkt *pk);
+void ub_phs_frame(ub_phs *p, const ub_filter_pkt *pk);
+void ub_phs_print(const ub_phs *p, FILE *out);
+void ub_phs_free(ub_phs *p);
 
 /* tshark's -z conv,ub and -z endpoints,ub (the plugin's tap "ub"): per UB view its network
  * addresses (NTH CNAs, else the first IP header), bytes (the frame's, or the unit's in a flit
@@ -49,6 +66,7 @@ int ub_conv_parse_filter(const char *z, unsigned *kind, bool *endpoints, const c
  * frame, then ub_conv_frame once (the filter judges all views of the frame together, as tshark). */
 ub_conv *ub_conv_new_filtered(unsigned kind, const char *expr, char *err, size_t errlen);
 bool ub_conv_uses_analysis(const ub_conv *c); /* its filter reads ub.analysis.* (ub_fan_scan first) */
+bool ub_conv_uses_frame(const ub_conv *c);    /* ... frame or frame.* (ub_filter_uses_frame) */
 void ub_conv_view_pkt(ub_conv *c, const ub_view *v, const ub_filter_pkt *pk, uint32_t bytes, uint64_t rel_ns);
 void ub_conv_frame(ub_conv *c, const ub_filter_pkt *pk);
 /* The TP endpoints of a view with an RTPH/UTPH/CTPH and network addresses (NTH CNAs, else the
@@ -71,6 +89,7 @@ void ub_sttree_free(ub_sttree *t);
  * of the frame together, as tshark). */
 ub_sttree *ub_sttree_new_filtered(const char *expr, char *err, size_t errlen);
 bool ub_sttree_uses_analysis(const ub_sttree *t);
+bool ub_sttree_uses_frame(const ub_sttree *t);
 void ub_sttree_view_pkt(ub_sttree *t, const ub_view *v, const ub_filter_pkt *pk, int64_t rel_ns);
 void ub_sttree_frame(ub_sttree *t, const ub_filter_pkt *pk);
 /* The tree's shape, shared with the plugin: pivot 0 is "UB packets" (ticked once per UB view), the
