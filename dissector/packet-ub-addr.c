@@ -1,6 +1,7 @@
 /* packet-ub-addr.c — the UB plugin's field handles (schema fields resolved once) and addresses: the
  * CNA / EID address types and the per-view scan the analysis, the taps and the statistics use
  * (packet-ub-an.h). Split from packet-ub-analysis.c. */
+#include <stddef.h>
 #include <string.h>
 
 #include <wireshark.h>
@@ -210,12 +211,14 @@ static gboolean addr_from(guint8 *b, address *a, const an_fh *fh, const ub_layer
 
 void ub_an_scan(packet_info *pinfo, const ub_view *v, an_pkt *p)
 {
-    memset(p, 0, sizeof *p);
+    memset(p, 0, offsetof(an_pkt, ab)); /* ab[]: written before it is read (addr_from) */
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         if (!l->hdr) continue;
-        switch (l->hdr->id) {
+        const unsigned id = l->hdr->id;
+        if (id >= UB_H_BTAH && id <= UB_H_ATOMIC_OPS) break; /* the transaction layer: NTH, IP, TPH, EIDH come before it */
+        switch (id) {
         case UB_H_NTH16: case UB_H_NTH24: if (!p->nth) p->nth = l; break;
         case UB_H_IPV4: case UB_H_IPV6: if (!p->ip) p->ip = l; break;
         case UB_H_EIDH40: case UB_H_EIDH256: if (!p->eidh) p->eidh = l; break;

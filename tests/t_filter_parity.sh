@@ -162,6 +162,7 @@ frame[0:1] == frame[1:1] || len(frame) != frame.len
 ub.lph.cfg not in {3..5, 9} && ub.lph
 frame.number !in {1, 2} && ub.rtph.psn not in {200 .. 202, frame.number}
 not ub.rtph.psn ! in {ub.rtph.psn} || ip.version == 6
+abs(frame.time_delta) < 0 || abs(frame.time_delta) > 0.00001
 sue
 sue && !data
 pcieflit

@@ -217,8 +217,8 @@ static uint8_t g_type(parser *p, uint32_t ni, uint8_t want)
             ub_fp_err(p, (size_t)a->tpos, "string conversion of '%.*s' is not supported", (int)a->tlen, p->s + a->tpos);
             return VT_NONE;
         }
-        if (n->fn == FN_ABS && (!is_num_vt(av) || av == VT_TIME)) { /* Wireshark 4.0.17 returns a time unchanged */
-            ub_fp_err(p, (size_t)a->tpos, av == VT_TIME ? "abs() of a time is not supported (Wireshark 4.0 returns it unchanged)" : "abs() applies to numbers");
+        if (n->fn == FN_ABS && !is_num_vt(av)) {
+            ub_fp_err(p, (size_t)a->tpos, "abs() applies to numbers");
             return VT_NONE;
         }
         vt = n->fn == FN_LEN || n->fn == FN_COUNT ? VT_UINT : n->fn == FN_ABS ? av : VT_STR;

@@ -177,9 +177,9 @@ static unsigned eval_fn(gctx *c, const gnode *nd, gval *out)
         case FN_STRING:
             if (!to_string(c, x, o)) continue;
             break;
-        case FN_ABS:
+        case FN_ABS: /* of a time: the time unchanged, as Wireshark 4.0.17 gives it (a negative frame.time_delta stays negative) */
             *o = *x;
-            if (x->vt != VT_UINT && (int64_t)x->u < 0) o->u = 0 - x->u;
+            if (x->vt == VT_INT && (int64_t)x->u < 0) o->u = 0 - x->u;
             break;
         default: continue;
         }
