@@ -206,6 +206,12 @@ same "ub.field(\"ip.src\") skips UB's own IP header" "$tmp/ws3.want" "$tmp/ws3.g
 printf 'local a, b = ub.field("ip.flags"), ub.field("ip.src")\nfunction on_packet(p) print(a.type, a.name, b.type, b.name) end\n' > "$tmp/ws4.lua"
 [ "$("$U" -r "$S/captures/uboe.pcapng" -c 1 -q --lua "$tmp/ws4.lua" 2> /dev/null | head -1)" = "uint	ip.flags	ipv4	Source" ] && ok ||
     bad "ub.field of a span (ip.flags): type uint, named by its Wireshark name"
+# frame.protocols: Wireshark's list as a string (as -e frame.protocols), on UBoE, IPv6 and a plain CFG 3 IP part
+printf 'local pr = ub.field("frame.protocols")\nfunction on_packet(p) print(p.frame, pr(p), pr.type, tostring(p:has("frame.protocols"))) end\n' > "$tmp/ws5.lua"
+{ "$U" -r "$S/captures/uboe.pcapng" -q --lua "$tmp/ws5.lua" 2> /dev/null; "$U" -r "$S/captures/cfg3_plain_ip.pcapng" -c 1 -q --lua "$tmp/ws5.lua" 2> /dev/null; } | grep -v ' records: ' > "$tmp/ws5.got"
+printf '%s\n' "1	eth:ethertype:vlan:ethertype:ip:udp:ub	string	true" "2	eth:ethertype:vlan:ethertype:ip:udp:ub	string	true" \
+    "3	eth:ethertype:ipv6:udp:ub	string	true" "1	ub:ip:tcp:data	string	true" > "$tmp/ws5.want"
+same "ub.field(\"frame.protocols\")" "$tmp/ws5.want" "$tmp/ws5.got"
 
 # ---------------------------------------------------------------- script errors and hostile scripts
 cat > "$tmp/err.lua" <<'EOF'

@@ -240,7 +240,7 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         char t[256];
         bool above = v->kind != UB_KIND_DLLCB && strcmp(ubx_col_protocol(v), "UB-DLL") != 0, have = true;
         if (e->pseudo == PF_COL_PROTOCOL) snprintf(t, sizeof t, "%s", ubx_col_protocol(v));
-        else if (e->pseudo == PF_FRAME_PROTOCOLS) ubx_frame_protocols(v, t, sizeof t);
+        else if (e->pseudo == PF_FRAME_PROTOCOLS) ub_ws_protocols_text(v, t, sizeof t);
         else have = ubx_col_addr(v, e->pseudo == PF_COL_DST, t, sizeof t);
         if (b->any && !above) return; /* the record's first data-link unit names it until one above it comes */
         b->n = 0;

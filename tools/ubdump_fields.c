@@ -261,15 +261,6 @@ const char *ubx_col_protocol(const ub_view *v)
     return name ? name : "UB";
 }
 
-void ubx_frame_protocols(const ub_view *v, char *buf, size_t n)
-{
-    const char *tok[UB_MAX_LAYERS];
-    unsigned k = ub_ws_protocols(v, tok, UB_MAX_LAYERS);
-    size_t o = 0;
-    buf[0] = '\0';
-    for (unsigned i = 0; i < k && o < n; i++) o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ":" : "", tok[i]);
-}
-
 bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)
 {
     const ub_layer *l = ubx_first_of(v, UB_H_NTH16, UB_H_NTH24);

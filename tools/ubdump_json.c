@@ -250,7 +250,7 @@ static void frame_kvs(FILE *f, const ubx_pkt *p, jctx *j, bool ek)
     if (p->r->dir == UB_DIR_IN || p->r->dir == UB_DIR_OUT) /* Wireshark's P2P_DIR_RECV 1, P2P_DIR_SENT 0 */
         json_kv(f, j, "frame", "frame.p2p_dir", p->r->dir == UB_DIR_IN ? "1" : "0", false);
     char pr[512] = "ub"; /* a flit-stream record's document (its units are all UB) */
-    if (p->v && p->v->nlayers) ubx_frame_protocols(p->v, pr, sizeof pr);
+    if (p->v && p->v->nlayers) ub_ws_protocols_text(p->v, pr, sizeof pr);
     json_kv(f, j, "frame", "frame.protocols", pr, false);
 }
 

@@ -78,8 +78,6 @@ void ubx_hidden_pair(const ub_view *v, bool cna, struct ubx_sbuf *b);
  * (UB-TA, ..., CNAs as 0x0102 / 0x010203, else the IP addresses); for what Wireshark's own dissectors
  * show, the top header ubdump decodes as Wireshark names it and the IP, else Ethernet, addresses */
 const char *ubx_col_protocol(const ub_view *v);
-/* frame.protocols of a unit (filter.h ub_ws_protocols joined by ':') */
-void ubx_frame_protocols(const ub_view *v, char *buf, size_t n);
 bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
 
 /* ubdump's -e / -Y names that are not schema rows (ubdump_fields.c ubx_pseudo_names: the one list,

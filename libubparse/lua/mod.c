@@ -585,7 +585,8 @@ const ubl_reg ubl_mod_fns[] = {
       "A field extractor, resolved once against the schema (like Wireshark's `Field.new`): a field "
       "(`\"ub.rtph.psn\"`, every format variant of its header), a header (`\"ub.btah\"`: raw bytes), "
       "`\"ub.error\"`, or Wireshark's name of a field of the headers outside UB (`\"ip.src\"`, `\"udp.port\"`, "
-      "`\"eth.addr\"`: the layers `-Y` and `-e` give them, docs/filters.md). Create extractors at load time, call "
+      "`\"eth.addr\"`: the layers `-Y` and `-e` give them, docs/filters.md), or `\"frame.protocols\"` (Wireshark's "
+      "list of the frame's protocols as one string, `\"eth:ethertype:ip:udp:ub\"`). Create extractors at load time, call "
       "them per packet. Unknown names are an error." },
     { "filter", ubl_filter_new, NULL, "ub.filter(expr) → flt", "Compile a display filter once (`ub.filter('ub.btah.taopcode == \"Read\" && ub.lph.vl == 2')`)." },
     { "decode", ubl_decode, NULL, "ub.decode(bytes [, entry [, info]]) → pkt",

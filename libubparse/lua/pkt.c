@@ -68,7 +68,8 @@ static const char *type_name(unsigned t)
 /* ================================================================ extractors */
 typedef struct ubl_fx {
     const char *abbrev;      /* the schema's string */
-    uint8_t kind;            /* 0 field, 1 header, 2 ub.error, 3 Wireshark's name of an outer header's field */
+    uint8_t kind;            /* 0 field, 1 header, 2 ub.error, 3 Wireshark's name of an outer header's field,
+                              * 4 frame.protocols */
     const ub_wsname *ws[2];  /* kind 3: its entries (filter.h ub_ws_names; ip.version: IPv4's and IPv6's) */
     const ub_field *first;   /* metadata (first table defining it) */
     const ub_hdr *first_hdr;
@@ -85,9 +86,9 @@ static ubl_fx *fx_push(lua_State *L, const char *name)
     const ub_hdr *h[32];
     const ub_field *f[32];
     size_t n = 0;
-    bool is_err = strcmp(name, "ub.error") == 0;
+    bool is_err = strcmp(name, "ub.error") == 0, is_protos = strcmp(name, "frame.protocols") == 0;
     const ub_wsname *ws[2] = { NULL, NULL };
-    if (!is_err) {
+    if (!is_err && !is_protos) {
         n = ub_field_find(name, h, f, 32);
         if (n == 0) { /* Wireshark's names of the headers outside UB (ip.src, udp.port, ...), as -Y and -e */
             if (!strchr(name, '.') || !ub_ws_find(name, ws, 2)) luaL_error(L, "unknown field '%s' (ubdump -G fields lists them)", name);
@@ -97,10 +98,10 @@ static ubl_fx *fx_push(lua_State *L, const char *name)
     ubl_fx *x = lua_newuserdatauv(L, sizeof *x, 0);
     memset(x, 0, sizeof *x);
     luaL_setmetatable(L, MT_FX);
-    x->kind = is_err ? 2 : ws[0] ? 3 : 0;
+    x->kind = is_err ? 2 : ws[0] ? 3 : is_protos ? 4 : 0;
     x->ws[0] = ws[0];
     x->ws[1] = ws[1];
-    x->abbrev = "ub.error";
+    x->abbrev = is_protos ? "frame.protocols" : "ub.error";
     for (size_t i = 0; i < n && i < 32; i++) {
         if (h[i]->id >= UB_H__COUNT) continue;
         if (!f[i]) {
@@ -203,6 +204,12 @@ static int fx_values(lua_State *L, const ubl_fx *x, const ubl_pktref *p, int max
     const ub_view *v = p->v;
     int n = 0;
     if (x->kind == 3) return ws_values(L, x, v, max);
+    if (x->kind == 4) { /* Wireshark's list of the frame's protocols (filter.h ub_ws_protocols) */
+        char t[512];
+        ub_ws_protocols_text(v, t, sizeof t);
+        lua_pushstring(L, t);
+        return 1;
+    }
     if (x->kind == 2) {
         luaL_checkstack(L, v->nerrs + 1, "ub.error");
         for (unsigned i = 0; i < v->nerrs && n < max; i++) {
@@ -332,7 +339,7 @@ static int fxp_name(lua_State *L, const ubl_pktref *p)
     (void)p;
     ubl_fx *x = lua_touserdata(L, 1);
     bool whole = x->kind == 3 && ((x->ws[0]->flags & UB_WS_SPAN) || x->ws[0]->scale); /* not one row's */
-    lua_pushstring(L, x->kind == 2 ? "error" : whole ? x->ws[0]->ws : x->first ? x->first->name : x->first_hdr ? x->first_hdr->name : "?");
+    lua_pushstring(L, x->kind == 2 ? "error" : x->kind == 4 ? "Protocols in frame" : whole ? x->ws[0]->ws : x->first ? x->first->name : x->first_hdr ? x->first_hdr->name : "?");
     return 1;
 }
 static int fxp_type(lua_State *L, const ubl_pktref *p)
@@ -340,7 +347,7 @@ static int fxp_type(lua_State *L, const ubl_pktref *p)
     (void)p;
     ubl_fx *x = lua_touserdata(L, 1);
     bool num = x->kind == 3 && ((x->ws[0]->flags & UB_WS_SPAN) || x->ws[0]->scale); /* ip.flags, ip.hdr_len */
-    lua_pushstring(L, x->kind == 1 ? "header" : x->kind == 2 ? "string" : num ? "uint" : type_name(x->first->type));
+    lua_pushstring(L, x->kind == 1 ? "header" : x->kind == 2 || x->kind == 4 ? "string" : num ? "uint" : type_name(x->first->type));
     return 1;
 }
 static int fxp_bits(lua_State *L, const ubl_pktref *p)
@@ -355,14 +362,14 @@ static int fxp_desc(lua_State *L, const ubl_pktref *p)
 {
     (void)p;
     ubl_fx *x = lua_touserdata(L, 1);
-    lua_pushstring(L, x->first ? x->first->desc : x->first_hdr ? x->first_hdr->name : "decode error names");
+    lua_pushstring(L, x->first ? x->first->desc : x->first_hdr ? x->first_hdr->name : x->kind == 4 ? "the frame's protocols as Wireshark lists them" : "decode error names");
     return 1;
 }
 static int fxp_spec(lua_State *L, const ubl_pktref *p)
 {
     (void)p;
     ubl_fx *x = lua_touserdata(L, 1);
-    lua_pushstring(L, x->first ? x->first->spec : x->first_hdr ? x->first_hdr->spec : "docs/errors.md");
+    lua_pushstring(L, x->first ? x->first->spec : x->first_hdr ? x->first_hdr->spec : x->kind == 4 ? "docs/filters.md" : "docs/errors.md");
     return 1;
 }
 static int fxp_values(lua_State *L, const ubl_pktref *p)
@@ -575,8 +582,8 @@ static int pm_has(lua_State *L)
     ubl_pktref p;
     pkt_self(L, &p);
     ubl_fx *x = fx_cached(L, 2);
-    if (x->kind == 2) {
-        lua_pushboolean(L, p.v->nerrs > 0);
+    if (x->kind == 2 || x->kind == 4) {
+        lua_pushboolean(L, x->kind == 4 || p.v->nerrs > 0);
         return 1;
     }
     if (x->kind == 3) {

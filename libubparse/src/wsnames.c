@@ -212,3 +212,12 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
 #undef PUT
     return n;
 }
+
+void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n)
+{
+    const char *tok[UB_MAX_LAYERS];
+    unsigned k = ub_ws_protocols(v, tok, UB_MAX_LAYERS);
+    size_t o = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < k && o < n; i++) o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ":" : "", tok[i]);
+}

@@ -142,6 +142,8 @@ static inline bool ub_ws_layers_has(const ub_ws_layers *r, unsigned i) { return 
  * "udp", "ub"; "sue", "infiniband", "pcieflit", "data"), at most max; returns how many. A protocol
  * above the headers ubdump decodes (DNS, SSH, TLS, ...) is "data" here (docs/filters.md). */
 unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max);
+/* The same as tshark prints frame.protocols: the names joined by ':' in buf (n > 0; cut to fit) */
+void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n);
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
