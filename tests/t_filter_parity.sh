@@ -165,6 +165,11 @@ not ub.rtph.psn ! in {ub.rtph.psn} || ip.version == 6
 abs(frame.time_delta) < 0 || abs(frame.time_delta) > 0.00001
 sue
 sue && !data
+frame.protocols contains "sue"
+frame.protocols == "ub" || frame.protocols matches ":ub$"
+frame.protocols[0:3] == "eth" && !(frame.protocols contains "vlan")
+frame.protocols in {"ub", "pcieflit", "eth:ethertype:arp"} && frame.protocols != "ub:ip:tcp" && frame.protocols != 75:62
+upper(frame.protocols) contains "IPV6" || frame.protocols[-2:] == 75:62
 pcieflit
 infiniband || pcieflit
 F

@@ -242,7 +242,7 @@ static const struct pname {
     { "frame.number", K_FRAME_NUM, 0, 0 }, { "frame.len", K_FRAME_LEN, 0, 0 }, { "frame.cap_len", K_FRAME_CAPLEN, 0, 0 },
     { "frame.interface_id", K_FRAME_IFID, 0, 0 }, { "frame.p2p_dir", K_FRAME_DIR, 0, 0 },
     { "frame.time_epoch", K_FRAME_TEPOCH, 0, 0 }, { "frame.time_relative", K_FRAME_TREL, 0, 0 },
-    { "frame.time_delta", K_FRAME_TDELTA, 0, 0 },
+    { "frame.time_delta", K_FRAME_TDELTA, 0, 0 }, { "frame.protocols", K_PROTOS, 0, 0 },
 };
 
 /* what a test of an anfields.h row reads: kind, an */
@@ -336,7 +336,7 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
             t->an_flag = p_names[i].flag;
             if (t->kind == K_AN) p->f->uses_an = true;
             if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
-            if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) p->f->uses_frame = true;
+            if ((t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) || t->kind == K_PROTOS) p->f->uses_frame = true;
             return true;
         }
     if (an_name(name, t)) {
@@ -573,6 +573,16 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         ub_fp_err(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
+    case K_PROTOS:
+        if (op == OP_MATCHES) return;
+        if (!L.is_str && !t->slice && ln <= sizeof t->bytes) { /* a string field: an unquoted value is its text, as in Wireshark */
+            memcpy(t->bytes, ls, ln);
+            t->nbytes = (uint32_t)ln;
+            return;
+        }
+        if (!L.bytes_ok || (!L.is_str && !t->slice)) { /* a slice of it compares with bytes too (65:74:68) */ ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"eth:ethertype:ip:udp:ub\"", name); return; }
+        if (op == OP_BITAND || op == OP_RANGE) { ub_fp_err(p, opt->pos, "%s is a string", name); return; }
+        return;
     case K_TPEP:
         if (op == OP_MATCHES) return;
         if (!L.is_str || !L.bytes_ok) { ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"0x000001:0x10\"", name); return; }
@@ -725,8 +735,8 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
     ub_fp_next(p);
     if (p->cur.t == T_LB) {
         t = &p->f->tests[ti];
-        if (t->kind != K_FIELD && t->kind != K_FRAME) {
-            ub_fp_err(p, p->cur.pos, "'%s' cannot be sliced (slices apply to byte strings, addresses and frame)", name);
+        if (t->kind != K_FIELD && t->kind != K_FRAME && t->kind != K_PROTOS) {
+            ub_fp_err(p, p->cur.pos, "'%s' cannot be sliced (slices apply to byte strings, strings, addresses and frame)", name);
             return;
         }
         if (t->kind == K_FIELD && !ub_fp_sliceable(t->f[0], false)) {

@@ -78,7 +78,7 @@ static uint8_t src_vt(const ftest *t)
     case K_FIELD: return t->slice ? VT_BYTES : ub_field_vt(t->f[0]);
     case K_FRAME: return VT_BYTES;
     case K_FRAME_DIR: return VT_INT;
-    case K_TPEP: return VT_STR;
+    case K_TPEP: case K_PROTOS: return VT_STR;
     case K_ERROR: return t->an ? VT_NONE : VT_UINT;
     case K_AN: return t->an == AN_RULE ? VT_STR : t->an == AN_LATENCY ? VT_TIME : ub_fp_kind_num(t) ? VT_UINT : VT_NONE;
     default: return ub_fp_kind_time(t) ? VT_TIME : ub_fp_kind_num(t) ? VT_UINT : VT_NONE;
@@ -312,7 +312,7 @@ static uint32_t g_atom(parser *p)
         ub_fp_next(p);
         if (p->cur.t == T_LB) {
             ft = &p->f->tests[ti];
-            if ((ft->kind != K_FIELD || !ub_fp_sliceable(ft->f[0], false)) && ft->kind != K_FRAME) {
+            if ((ft->kind != K_FIELD || !ub_fp_sliceable(ft->f[0], false)) && ft->kind != K_FRAME && ft->kind != K_PROTOS) {
                 ub_fp_err(p, p->cur.pos, "'%s' cannot be sliced", name);
                 return 0;
             }

@@ -23,6 +23,7 @@ enum {
     K_FRAME_TEPOCH, K_FRAME_TREL, K_FRAME_TDELTA, /* times: signed ns */
     K_AN,           /* ub.analysis.*: an (AN_*) says which */
     K_TPEP,         /* ub.analysis.tp_src / tp_dst / tp_endpoint: an = TPEP_* (from the view) */
+    K_PROTOS,       /* frame.protocols: Wireshark's list of the frame's protocols (filter.h ub_ws_protocols) */
     K_GEN,          /* functions, arithmetic, field against field: gl OP gr over value lists (filter_gen.c) */
 };
 enum { TPEP_SRC, TPEP_DST, TPEP_ANY };

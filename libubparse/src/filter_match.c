@@ -233,11 +233,24 @@ static bool frame_test(const ftest *t, const ub_view *v, const ub_filter_pkt *pk
     return num_test(t, x.u);
 }
 
+/* frame.protocols of every frame, UB or not: its text (a slice of it), compared as a string */
+static bool protos_test(const ftest *t, const ub_view *v)
+{
+    if (t->op == OP_EXISTS) return true;
+    char s[512];
+    ub_ws_protocols_text(v, s, sizeof s);
+    const uint8_t *a = (const uint8_t *)s;
+    uint32_t na = (uint32_t)strlen(s);
+    if (t->slice && !do_slice(t, &a, &na)) return false;
+    return cmp_bytes(t, a, na);
+}
+
 static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
 {
     if (t->kind == K_GEN) return ub_gen_test(f, t, v, pk, NULL, NULL);
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return frame_test(t, v, pk);
+    if (t->kind == K_PROTOS) return protos_test(t, v);
     /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
     bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
     if (!t->outer && !foreign && !ub_view_ub(v)) return false;
@@ -351,6 +364,12 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) {
         if (!max || !frame_value(t, v, pk, &out[0])) return 0;
         return out[0].vt != VT_BYTES || !t->slice || do_slice(t, &out[0].p, &out[0].n);
+    }
+    if (t->kind == K_PROTOS) {
+        if (!max || slen < 2) return 0;
+        ub_ws_protocols_text(v, sbuf, slen);
+        out[0] = (gval){ .vt = VT_STR, .p = (const uint8_t *)sbuf, .n = (uint32_t)strlen(sbuf) };
+        return !t->slice || do_slice(t, &out[0].p, &out[0].n);
     }
     if (t->kind == K_AN) { /* the frame's (also when a frame's several views are gone: ub_filter_acc) */
         if (pk->an)
