@@ -175,6 +175,11 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             if ((lldp = ub_layer_u(l, "ub.eth.type", &u) && u == 0x88cc)) PUT("lldp");
             break;
         case UB_H_VLAN: PUT("vlan"); PUT("ethertype"); break;
+        case UB_H_SLL: case UB_H_SLL2: /* Linux cooked capture of what is not UB (UB's: the plugin's front takes the frame) */
+            if (ub) break;
+            PUT("sll");
+            if (ub_layer_u(l, id == UB_H_SLL ? "ub.sll.protocol" : "ub.sll2.protocol", &u) && u >= 0x600) PUT("ethertype");
+            break;
         case UB_H_IPV4: PUT("ip"); break;
         case UB_H_IPV6: PUT("ipv6"); break;
         case UB_H_UDP: PUT("udp"); break;
