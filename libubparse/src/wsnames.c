@@ -159,6 +159,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         if (n < max) tok[n++] = (s); \
     } while (0)
 #define LAST(s) (n && strcmp(tok[n - 1], (s)) == 0)
+    if (v->entry == UB_ENTRY_RAWIP && nl) PUT("raw"); /* LINKTYPE_RAW: Wireshark's raw dissector before IP */
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         const unsigned id = l->hdr ? l->hdr->id : UB_H_NONE;
