@@ -229,11 +229,13 @@ for c in "$NS3"/*.pcap; do
 done
 [ "$nns3" -ge 1 ] || fail "no ns-3-UB trace under $NS3"
 
-# filters Wireshark 4.0 refuses are refused by ubdump too (set syntax, membership of slices, 'not' alone)
+# filters Wireshark 4.0 refuses are refused by ubdump too (set syntax, membership of slices, 'not' alone,
+# a slice as a function's parameter, an unquoted value with ':' words)
 c1=$CAPS/uboe.pcapng
 ncmpbad=0
 for f in 'frame.len in {60 70}' 'frame.len in {60, 70 80}' 'frame.len in {60,}' 'frame.len in {60,,70}' \
-         'frame.len not in {1 2}' 'eth.src[0:1] in {02}' 'frame.len not 60' 'frame.len not'; do
+         'frame.len not in {1 2}' 'eth.src[0:1] in {02}' 'frame.len not 60' 'frame.len not' 'len(frame[0:4]) > 1' \
+         'count(ub.payload.data[0:2]) > 0' 'upper(frame.protocols[0:2]) == "UB"'; do
     if ts -n -r "$c1" -c 1 -Y "$f" > /dev/null 2>&1; then fail "tshark accepts '$f' (the list expects Wireshark 4.0 to refuse it)"; fi
     if "$U" -r "$c1" -c 1 -Y "$f" > /dev/null 2>&1; then fail "ubdump accepts '$f', which tshark refuses"; fi
     ncmpbad=$((ncmpbad + 1))

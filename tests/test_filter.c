@@ -598,6 +598,8 @@ int main(void)
     CHECK_ERR("ub.btah.ini_tassn * 0x100000000 > 0", 21, "too big for this field");
     CHECK_ERR("frame.len == 0x100000000", 14, "too big for this field, maximum 4294967295.");
     CHECK_ERR("abs(ub.analysis.rule) == 1", 5, "abs() applies to numbers");
+    CHECK_ERR("len(frame[0:4]) > 1", 5, "only fields can be used as parameter for len()");
+    CHECK_ERR("upper(frame.protocols[0:2]) == \"UB\"", 7, "only string type fields can be used as parameter for upper()");
     CHECK_ERR("string(frame) == \"a\"", 8, "string conversion of 'frame' is not supported");
     CHECK_ERR("string(ub.payload.data) contains \"00\"", 8, "string conversion of 'ub.payload.data'");
     CHECK_STR(frames("frame.len -1 == 99 || frame.len-20 == 20"), "ERR column 23: unknown field 'frame.len-20' (ubdump -G fields lists them)");

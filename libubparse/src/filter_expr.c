@@ -78,7 +78,8 @@ static uint8_t src_vt(const ftest *t)
     case K_FIELD: return t->slice ? VT_BYTES : ub_field_vt(t->f[0]);
     case K_FRAME: return VT_BYTES;
     case K_FRAME_DIR: return VT_INT;
-    case K_TPEP: case K_PROTOS: return VT_STR;
+    case K_TPEP: return VT_STR;
+    case K_PROTOS: return t->slice ? VT_BYTES : VT_STR; /* a slice of a string is bytes, as in Wireshark */
     case K_ERROR: return t->an ? VT_NONE : VT_UINT;
     case K_AN: return t->an == AN_RULE ? VT_STR : t->an == AN_LATENCY ? VT_TIME : ub_fp_kind_num(t) ? VT_UINT : VT_NONE;
     default: return ub_fp_kind_time(t) ? VT_TIME : ub_fp_kind_num(t) ? VT_UINT : VT_NONE;
@@ -203,7 +204,9 @@ static uint8_t g_type(parser *p, uint32_t ni, uint8_t want)
             break;
         }
         const gnode *a = &p->f->nodes[n->a[0]];
-        if (n->fn != FN_ABS && a->g != G_SRC) { ub_fp_err(p, (size_t)a->tpos, "only fields can be used as parameter for %s()", fname); return VT_NONE; }
+        /* a slice is no field either (Wireshark 4.0: len(frame[0:4]) is refused; upper() of a sliced string: bytes) */
+        const bool sliced = a->g == G_SRC && p->f->tests[a->src].slice && n->fn != FN_UPPER && n->fn != FN_LOWER;
+        if (n->fn != FN_ABS && (a->g != G_SRC || sliced)) { ub_fp_err(p, (size_t)a->tpos, "only fields can be used as parameter for %s()", fname); return VT_NONE; }
         uint8_t av = g_type(p, n->a[0], VT_UINT);
         if (p->failed) return VT_NONE;
         if ((n->fn == FN_UPPER || n->fn == FN_LOWER) && av != VT_STR) {
