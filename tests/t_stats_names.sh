@@ -199,22 +199,50 @@ expect_phs="${expect_phs}1 ipv6 frames:2 bytes:192;2 udp frames:1 bytes:102;3 da
 expect_phs="${expect_phs}3 data frames:1 bytes:90;1 lldp frames:1 bytes:50;"
 [ "$(cat "$tmp/ub.txt")" = "$expect_phs" ] || fail "mixed_eth -z io,phs: $(cat "$tmp/ub.txt")"
 # Linux cooked captures of what is not UB (Wireshark's SLL: sll:ethertype:ip:udp:data) and of UB (the
-# plugin's: ub alone, tests above), and LINKTYPE_RAW (raw:ip:udp:data): frame.protocols and -z io,phs
-python3 - "$tmp/sll.pcap" "$tmp/sll2.pcap" "$tmp/raw.pcap" <<'PY'
+# plugin's: ub alone, tests above), LINKTYPE_RAW (raw:ip:udp:data) and LINKTYPE_IPV4 (ip:udp:data, no "raw"):
+# frame.protocols and -z io,phs
+python3 - "$tmp/sll.pcap" "$tmp/sll2.pcap" "$tmp/raw.pcap" "$tmp/ipv4.pcap" <<'PY'
 import struct, sys
 udp = struct.pack(">HHHH", 1234, 5678, 12, 0) + b"abcd"
 ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + udp
 mac = bytes([2, 0, 0, 0, 0, 1, 0, 0])
 for name, lt, fr in ((sys.argv[1], 113, struct.pack(">HHH8sH", 0, 1, 6, mac, 0x0800) + ip),
-                     (sys.argv[2], 276, struct.pack(">HHIHBB8s", 0x0800, 0, 1, 1, 0, 6, mac) + ip), (sys.argv[3], 101, ip)):
+                     (sys.argv[2], 276, struct.pack(">HHIHBB8s", 0x0800, 0, 1, 1, 0, 6, mac) + ip), (sys.argv[3], 101, ip), (sys.argv[4], 228, ip)):
     with open(name, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, lt) + struct.pack("<IIII", 1, 0, len(fr), len(fr)) + fr)
 PY
-chmod a+r "$tmp/sll.pcap" "$tmp/sll2.pcap" "$tmp/raw.pcap"
-for c in "$tmp/sll.pcap" "$tmp/sll2.pcap" "$tmp/raw.pcap"; do
+# and SUE over LINKTYPE_IPV4: sue_std's IPv4 frames without their Ethernet header (the plugin's SUE on
+# UDP 4791 decodes the frame from its link type as ubdump does: ip:udp:sue:data)
+ts -n -r "$S/captures/sue_std.pcapng" -x > "$tmp/sue.hex" 2> /dev/null
+python3 - "$tmp/sue.hex" "$tmp/sue_ipv4.pcap" <<'PY'
+import re, struct, sys
+frames, cur = [], ""
+for line in open(sys.argv[1]).read().splitlines() + [""]:
+    m = re.match(r"^([0-9a-f]{4})  ((?:[0-9a-f]{2} )+)", line)
+    if (not m or m.group(1) == "0000") and cur:
+        frames.append(bytes.fromhex(cur))
+        cur = ""
+    if m:
+        cur += m.group(2).replace(" ", "")
+ip = [f[14:] for f in frames if f[12:14] == b"\x08\x00"]
+assert len(ip) >= 10, len(ip)
+with open(sys.argv[2], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 228))
+    for i, b in enumerate(ip):
+        f.write(struct.pack("<IIII", 1, i, len(b), len(b)) + b)
+PY
+chmod a+r "$tmp/sll.pcap" "$tmp/sll2.pcap" "$tmp/raw.pcap" "$tmp/ipv4.pcap" "$tmp/sue_ipv4.pcap"
+ts -n -r "$tmp/sue_ipv4.pcap" -T fields -e frame.protocols > "$tmp/ts.txt" 2> /dev/null
+"$U" -r "$tmp/sue_ipv4.pcap" -T fields -e frame.protocols > "$tmp/ub.txt" 2> /dev/null
+same "SUE over LINKTYPE_IPV4: frame.protocols"
+grep -qx 'ip:udp:sue:data' "$tmp/ub.txt" || fail "SUE over LINKTYPE_IPV4: no ip:udp:sue:data"
+sue1=$(head -1 "$tmp/ub.txt")
+for c in "$tmp/sll.pcap" "$tmp/sll2.pcap" "$tmp/raw.pcap" "$tmp/ipv4.pcap" "$tmp/sue_ipv4.pcap"; do
     want=sll:ethertype:ip:udp:data
     [ "$c" = "$tmp/raw.pcap" ] && want=raw:ip:udp:data
-    [ "$("$U" -r "$c" -T fields -e frame.protocols 2> /dev/null)" = "$want" ] || fail "$c: frame.protocols"
+    [ "$c" = "$tmp/ipv4.pcap" ] && want=ip:udp:data
+    [ "$c" = "$tmp/sue_ipv4.pcap" ] && want=$sue1
+    [ "$("$U" -r "$c" -T fields -e frame.protocols 2> /dev/null | head -1)" = "$want" ] || fail "$c: frame.protocols"
     ts -n -q -r "$c" -z io,phs > "$tmp/ts.txt" 2> /dev/null
     "$U" -q -r "$c" -z io,phs > "$tmp/ub.txt" 2> /dev/null
     same "$(basename "$c") -z io,phs"

@@ -166,6 +166,8 @@ static void t_sue(void)
 static void t_flit(void)
 {
     CHECK_EQ(ub_entry_for_linktype(&O, 150), UB_ENTRY_PCIEFLIT);
+    CHECK_EQ(ub_entry_for_linktype(&O, 228), UB_ENTRY_IP); /* LINKTYPE_IPV4 / IPV6: as LINKTYPE_RAW */
+    CHECK_EQ(ub_entry_for_linktype(&O, 229), UB_ENTRY_IP);
     CHECK_EQ(dec("pcieflit\npcieflit usage=1 replay_cmd=0 seq=2 dllp_type=1 dllp=0xA0000000\npcieflit usage=0 replay_cmd=1 seq=0x3fe dllp_type=1 dllp=0x00102345\n",
                  UB_ENTRY_PCIEFLIT), 0);
     CHECK_EQ(V.kind, UB_KIND_OTHER);

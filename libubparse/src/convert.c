@@ -229,7 +229,7 @@ long rw_convert(ub_rw *rw, const ub_view *v, ub_entry we, const uint8_t *w, uint
         out[13] = v6 ? 0xDD : 0x00;
         return n + 14;
     }
-    case UB_ENTRY_RAWIP:
+    case UB_ENTRY_RAWIP: case UB_ENTRY_IP:
         return to_ip(rw, v, we, w, wl, out, cap, why);
     case UB_ENTRY_CFGPH: {
         unsigned cfg = 0;

@@ -116,6 +116,7 @@ ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
     case 113: return UB_ENTRY_SLL;
     case 276: return UB_ENTRY_SLL2;
     case 101: case 12: case 14: return UB_ENTRY_RAWIP;
+    case 228: case 229: return UB_ENTRY_IP;
     default: return UB_ENTRY_NONE;
     }
 }
@@ -920,7 +921,7 @@ static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o
     case UB_ENTRY_ETH:
         dec_eth(&d);
         break;
-    case UB_ENTRY_RAWIP: {
+    case UB_ENTRY_RAWIP: case UB_ENTRY_IP: {
         uint8_t b0 = 0;
         ub_rd8(rec, len, 0, &b0);
         unsigned ipv = b0 >> 4;

@@ -215,7 +215,7 @@ uint32_t ub_io_linktype(const ub_io *io, const ub_opts *o)
         case UB_ENTRY_PKT: return o->dlt_pkt;
         case UB_ENTRY_STREAM: return o->dlt_stream;
         case UB_ENTRY_ETH: return 1;
-        case UB_ENTRY_RAWIP: return 101;
+        case UB_ENTRY_RAWIP: case UB_ENTRY_IP: return 101;
         case UB_ENTRY_PCIEFLIT: return o->dlt_pcieflit;
         default: return o->dlt_flit;
         }

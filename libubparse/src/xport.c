@@ -21,7 +21,7 @@ static uint32_t linktype_of(const ub_opts *o, ub_entry e)
     case UB_ENTRY_SLL2:
     case UB_ENTRY_CFGPH: return 276;
     case UB_ENTRY_ETH: return 1;
-    case UB_ENTRY_RAWIP:
+    case UB_ENTRY_RAWIP: case UB_ENTRY_IP: /* LINKTYPE_RAW carries IPv4 and IPv6 */
     case UB_ENTRY_TPH: return 101;
     case UB_ENTRY_PCIEFLIT: return o->dlt_pcieflit; /* not UB: PCIe flits replayed as they are */
     default: return o->dlt_flit;

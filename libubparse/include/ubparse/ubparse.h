@@ -240,6 +240,7 @@ typedef enum ub_entry {
     UB_ENTRY_CFGPH,  /* 1-byte CFG pseudo-header + packet (ARPHRD_UB payload) */
     UB_ENTRY_TPH,    /* UDP 4792 payload: RTPH/UTPH ... (Wireshark UDP dissector entry) */
     UB_ENTRY_PCIEFLIT, /* not UB: PCIe 6 flit-mode dump, whole 256-byte flits (LINKTYPE_USER3 150, -o dlt.pcieflit) */
+    UB_ENTRY_IP,     /* LINKTYPE_IPV4 (228) / LINKTYPE_IPV6 (229): decoded as UB_ENTRY_RAWIP (Wireshark: no "raw" item) */
 } ub_entry;
 
 enum { UB_ARPHRD_UB = 38, UB_UDP_PORT = 4792, UB_ETH_P_UB = 0x0100 };
