@@ -170,6 +170,7 @@ frame.protocols == "ub" || frame.protocols matches ":ub$"
 frame.protocols[0:3] == "eth" && !(frame.protocols contains "vlan")
 frame.protocols in {"ub", "pcieflit", "eth:ethertype:arp"} && frame.protocols != "ub:ip:tcp" && frame.protocols != 75:62
 upper(frame.protocols) contains "IPV6" || frame.protocols[-2:] == 75:62
+ub.analysis.tp_src != 75:62 && ub.analysis.tp_endpoint contains "0x"
 pcieflit
 infiniband || pcieflit
 F

@@ -573,19 +573,18 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         ub_fp_err(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
-    case K_PROTOS:
+    case K_PROTOS: case K_TPEP: /* string fields: frame.protocols, ub.analysis.tp_src/tp_dst/tp_endpoint */
         if (op == OP_MATCHES) return;
-        if (!L.is_str && !t->slice && ln <= sizeof t->bytes) { /* a string field: an unquoted value is its text, as in Wireshark */
+        if (!L.is_str && !t->slice && ln <= sizeof t->bytes) { /* an unquoted value is its text, as in Wireshark */
             memcpy(t->bytes, ls, ln);
             t->nbytes = (uint32_t)ln;
             return;
         }
-        if (!L.bytes_ok || (!L.is_str && !t->slice)) { /* a slice of it compares with bytes too (65:74:68) */ ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"eth:ethertype:ip:udp:ub\"", name); return; }
-        if (op == OP_BITAND || op == OP_RANGE) { ub_fp_err(p, opt->pos, "%s is a string", name); return; }
-        return;
-    case K_TPEP:
-        if (op == OP_MATCHES) return;
-        if (!L.is_str || !L.bytes_ok) { ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"0x000001:0x10\"", name); return; }
+        if (!L.bytes_ok || (!L.is_str && !t->slice)) { /* a slice of frame.protocols compares with bytes too (65:74:68) */
+            ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"%s\"", name,
+                      t->kind == K_PROTOS ? "eth:ethertype:ip:udp:ub" : "0x000001:0x10");
+            return;
+        }
         if (op == OP_BITAND || op == OP_RANGE) { ub_fp_err(p, opt->pos, "%s is a string", name); return; }
         return;
     case K_AN:
