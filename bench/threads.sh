@@ -21,6 +21,11 @@
 #            N cores need at least max(all / N, feeder without decoding, largest engine) and the
 #            speedup bound is one-thread instructions / that (the pipeline is as fast as its slowest
 #            stage; assumes time follows instructions).
+#   round trip  before every round, the core-to-core round trip of a cache line between CPUs 0 and
+#            1 (bench/pingpong.c): on a VM the host may place the two vCPUs near each other or far
+#            apart and move them while this runs, and every line one thread writes and another reads
+#            costs accordingly (the independent copies of the ceiling share nothing and do not see
+#            it). Printed per round with that round's wall times.
 # UB_BENCH_PACKETS (default 1000000), UB_BUILD_DIR (build; optimised, unsanitised). Results:
 # bench/out/threads.md.
 set -euo pipefail
@@ -36,6 +41,11 @@ CGMAX=$((CPUS > 4 ? CPUS : 4))
 mkdir -p "$OUT"
 [ -f "$B"/CMakeCache.txt ] || cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$B" -j2 --target ubdump ubgen >/dev/null
+PP=
+if [ "$CPUS" -ge 2 ]; then
+    cc -O2 -Wall -pthread bench/pingpong.c -o "$OUT"/pingpong
+    PP=$OUT/pingpong
+fi
 U=$B/tools/ubdump
 
 caps=()
@@ -54,16 +64,19 @@ fi
 for c in "${caps[@]}"; do [ -f "$c" ] || { echo "no such file: $c" >&2; exit 2; }; done
 
 # best wall time of `ubdump -q --audit --threads N` (exit 0/1: findings are fine)
-declare -A WALL COPIES IRT IRM IRC
+declare -A WALL COPIES IRT IRM IRC ROUND RTT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "wall: $RUNS rounds, N = 1..$MAXT on $CPUS CPUs (load average $load_before)"
 for ((r = 1; r <= RUNS; r++)); do
+    RTT[$r]=-
+    [ -z "$PP" ] || RTT[$r]=$("$PP" 0 1 100000 2>/dev/null || echo -)
     for c in "${caps[@]}"; do
         for ((j = 1; j <= MAXT; j++)); do
             s=$(date +%s.%N)
             "$U" -r "$c" -q --audit --threads "$j" >/dev/null 2>&1 || [ $? -eq 1 ]
             w=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", b - a }')
             k="$c|$j"
+            ROUND["$k|$r"]=$w
             if [ -z "${WALL[$k]:-}" ] || awk -v a="$w" -v b="${WALL[$k]}" 'BEGIN { exit !(a < b) }'; then WALL[$k]=$w; fi
             [ "$j" -ge 2 ] || continue
             s=$(date +%s.%N) # the ceiling: j one-thread runs at once
@@ -145,5 +158,23 @@ fi
             echo "| $j | $ws | $sp | $ef | $ce | $tp | $ov | $mp | $cp | $bd | $(awk -v j="$j" 'BEGIN { printf "%.1f", 0.8 * j }') |"
         done
     done
+    if [ -n "$PP" ] && [ "$MAXT" -ge 2 ]; then
+        echo
+        echo "## Rounds: core-to-core round trip and wall times (N = 1 / 2)"
+        echo
+        hdr="| round | round trip ns (CPUs 0-1) |"
+        sep="|---:|---:|"
+        for c in "${caps[@]}"; do hdr+=" \`$(basename "$c")\` N=1 s | N=2 s | speedup |"; sep+="---:|---:|---:|"; done
+        echo "$hdr"
+        echo "$sep"
+        for ((r = 1; r <= RUNS; r++)); do
+            row="| $r | ${RTT[$r]} |"
+            for c in "${caps[@]}"; do
+                a=${ROUND[$c|1|$r]} b=${ROUND[$c|2|$r]}
+                row+=" $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }') |"
+            done
+            echo "$row"
+        done
+    fi
 } >"$OUT"/threads.md
 cat "$OUT"/threads.md
