@@ -112,7 +112,10 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo "  overflows (each pair engine has the full \`--max-*\` bounds, so eviction can differ; ubdump says so"
     echo "  on standard error when state was evicted under \`--threads\`; the INCOMPLETE verdict holds). A"
     echo "  packet listing with TP analysis tags (text output without \`-q\`) runs one engine."
-    echo "  \`bench/threads.sh\` measures the scaling (bench/README.md)."
+    echo "  \`bench/threads.sh\` measures the scaling (bench/README.md). The threads hand every packet from one"
+    echo "  core to another, so the gain depends on how close the cores are: on a VM whose host runs the vCPUs"
+    echo "  far apart, two threads were measured slower than one (0.7x; \`bench/pingpong.c\` prints the"
+    echo "  core-to-core round trip: about 60 ns near, 350 ns far on the machine of that measurement)."
     echo
     echo "## Statistics (\`-z\`, printed after the run like \`tshark -z\`)"
     echo
