@@ -253,7 +253,7 @@ const char *ubx_col_protocol(const ub_view *v)
         case UB_H_ARP: name = "ARP"; break;
         case UB_H_IPV4: name = row_is(l, "ub.ipv4.protocol", 1) ? "ICMP" : "IPv4"; break;
         case UB_H_IPV6: name = row_is(l, "ub.ipv6.next_header", 58) ? "ICMPv6" : "IPv6"; break;
-        case UB_H_UDP: name = row_is(l, "ub.udp.dstport", 4791) ? "RRoCE" : "UDP"; break; /* Wireshark's InfiniBand owns UDP 4791 */
+        case UB_H_UDP: name = ub_ws_udp_infiniband(l) ? "RRoCE" : "UDP"; break;
         case UB_H_TCP: name = "TCP"; break;
         default: break;
         }

@@ -188,7 +188,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_ARP: PUT("arp"); break;
         case UB_H_DATA:
             if (lldp) break; /* LLDP's TLVs are its own */
-            if (LAST("udp") && i && ub_layer_u(&v->layer[i - 1], "ub.udp.dstport", &u) && u == 4791) {
+            if (LAST("udp") && i && ub_ws_udp_infiniband(&v->layer[i - 1])) {
                 /* a UDP 4791 payload ubdump leaves undecoded: Wireshark's InfiniBand dissector takes it
                  * (after the plugin's SUE dissector declined), data only past the headers and ICRC of an
                  * opcode it knows (4.0 knows no CNP, 0x81: the rest is its "unknown header" item) */
@@ -217,6 +217,12 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
 #undef LAST
 #undef PUT
     return n;
+}
+
+bool ub_ws_udp_infiniband(const ub_layer *udp)
+{
+    uint64_t u;
+    return udp->hdr && udp->hdr->id == UB_H_UDP && ub_layer_u(udp, "ub.udp.dstport", &u) && u == 4791;
 }
 
 void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n)

@@ -144,6 +144,9 @@ static inline bool ub_ws_layers_has(const ub_ws_layers *r, unsigned i) { return 
 unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max);
 /* The same as tshark prints frame.protocols: the names joined by ':' in buf (n > 0; cut to fit) */
 void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n);
+/* Does Wireshark's InfiniBand dissector own the payload of this UDP layer (destination port 4791,
+ * RoCEv2), whether or not ubdump decoded it? (frame.protocols, the Protocol column) */
+bool ub_ws_udp_infiniband(const ub_layer *udp);
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);
