@@ -17,8 +17,8 @@ S=${UB_SOURCE_DIR:?UB_SOURCE_DIR not set (run through ctest)}
 ts -G fields 2> "$tmp/g.err" | awk -F'\t' '$1 == "F" { print $3 }' | sort -u > "$tmp/tf"
 { "$U" -G fields | awk -F'\t' '$1 ~ /^ub\./ && $3 != "analysis" { print $1 }'
   "$U" -G headers | awk -F'\t' '$2 ~ /^ub\./ { print $2 }'; } | sort -u > "$tmp/uf" # headers: tshark's FT_NONE items ("1")
-comm -12 "$tmp/tf" "$tmp/uf" | grep -v '^ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|sll\)\.' |
-    grep -vx 'ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\)' > "$tmp/both" || true
+comm -12 "$tmp/tf" "$tmp/uf" | grep -v '^ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|icmp\|icmpv6\|sll\)\.' |
+    grep -vx 'ub\.\(eth\|ipv4\|ipv6\|udp\|vlan\|data\|tcp\|arp\|icmp\|icmpv6\)' > "$tmp/both" || true
 [ "$(grep -c '^ub\.[a-z0-9_]*$' "$tmp/both")" -ge 60 ] || fail "only $(grep -c '^ub\.[a-z0-9_]*$' "$tmp/both") header names known to both tools"
 nf=$(wc -l < "$tmp/both")
 [ "$nf" -ge 500 ] || fail "only $nf ub.* fields known to both tools"

@@ -173,6 +173,12 @@ upper(frame.protocols) contains "IPV6" || frame.protocols[-2:] == 75:62
 ub.analysis.tp_src != 75:62 && ub.analysis.tp_endpoint contains "0x"
 pcieflit
 infiniband || pcieflit
+icmp || icmpv6
+icmp.type == 8 && icmp.ident == 6699 && icmp.seq_le == 256
+icmp.type in {13, 14} || icmp.code != 0 || icmp.checksum == 0xeec0
+icmp && !data
+icmpv6.type == 135 || icmpv6.echo.identifier == 0x77 && icmpv6.echo.sequence_number == 3
+icmpv6.checksum > 0xbc00 || icmp.ident_le == 1
 F
 # Exceptions: "capture<TAB>filter<TAB>reason". Keep this minimal.
 EXCEPT='mixed_eth	infiniband || pcieflit	two BTHs with P_Key 0: not RoCEv2 by the UDP 4791 rule (docs/neighbours.md), Wireshark takes any UDP 4791 payload

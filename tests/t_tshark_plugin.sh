@@ -104,6 +104,9 @@ for cap in "$UB_SOURCE_DIR"/captures/*.pcap "$UB_SOURCE_DIR"/captures/*.pcapng; 
         if grep -q "^UnifiedBus" "$tmp/out/$name.tree.txt"; then fail "$base: the UB plugin claimed traffic that is not UB"; fi
         case $name in sue_*) want="^SUE RC Link" ;; pcie_*) want="^PCIe 6 flit link layer" ;; *) want="^InfiniBand" ;; esac
         grep -q "$want" "$tmp/out/$name.tree.txt" || fail "$base: no '$want' tree" ;;
+    icmp) # not UB: Wireshark's ICMP and ICMPv6 only
+        if grep -q "^UnifiedBus" "$tmp/out/$name.tree.txt"; then fail "$base: the UB plugin claimed traffic that is not UB"; fi
+        grep -q "^Internet Control Message Protocol v6" "$tmp/out/$name.tree.txt" || fail "$base: no ICMPv6 tree" ;;
     *) grep -q "^UnifiedBus" "$tmp/out/$name.tree.txt" || fail "$base: no UnifiedBus tree at all - plugin not used?" ;;
     esac
     if grep -n -E "Dissector bug|Malformed Packet: UB|\[Malformed Packet\]" "$tmp/out/$name.tree.txt" | grep -q .; then

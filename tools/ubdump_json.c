@@ -493,6 +493,12 @@ static void top_runs(FILE *f, const ub_view *v, jctx *j, const bool *inub, unsig
         bool more = strcmp(op, "data") == 0 && top[0] && i + 1 < hi && v->layer[i + 1].hdr &&
                     foreign_proto(v->layer[i + 1].hdr, nbuf, sizeof nbuf) && strcmp(nbuf, top) == 0;
         if (more) op = top;
+        if (strcmp(op, "data") == 0 && (strcmp(top, "icmp") == 0 || strcmp(top, "icmpv6") == 0)) {
+            json_open_k(f, j, op, EK_PROTO); /* an echo's data: Wireshark's ICMP dissectors hand it to Data in their tree */
+            top_layer_kvs(f, l, op, j);
+            json_close(f, j);
+            continue;
+        }
         if (!top[0] || strcmp(top, op) != 0) {
             if (top[0]) json_close(f, j);
             json_open(f, j, op);

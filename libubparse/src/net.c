@@ -118,6 +118,43 @@ static const ub_field arp_fields[] = {
 };
 UB_HDR_DEF(arp, UB_H_ARP, "arp", "arp", "Address Resolution Protocol (not UB)", "RFC 826", 28, arp_fields);
 
+/* ICMP (IP protocol 1) and ICMPv6 (58): the type, code and checksum of every message (the layer is the
+ * whole message: the type's own fields and an error's quoted datagram are not decoded, docs/filters.md),
+ * and the echo request / reply with its identifier and sequence number (Wireshark also shows ICMP's in
+ * little-endian order), its data after them */
+static const ub_field icmp_fields[] = {
+    [ICMP_TYPE] = UBU(icmp, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 792", ""),
+    [ICMP_CODE] = UBU(icmp, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 792", ""),
+    [ICMP_CSUM] = UBU(icmp, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 792", ""),
+};
+UB_HDR_DEF(icmp, UB_H_ICMP, "icmp", "icmp", "Internet Control Message Protocol (not UB)", "RFC 792", 4, icmp_fields);
+static const ub_field icmp_echo_fields[] = {
+    [ICMP_TYPE] = UBU(icmp, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 792", "8/0 echo, 13/14 timestamp, 15/16 information, 17/18 mask"),
+    [ICMP_CODE] = UBU(icmp, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 792", ""),
+    [ICMP_CSUM] = UBU(icmp, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 792", ""),
+    [ICMP_IDENT] = UBU(icmp, ident, "Identifier (BE)", 32, 16, UB_BASE_DEC, NULL, "RFC 792", ""),
+    [ICMP_IDENT_LE] = UBF(icmp, ident_le, "Identifier (LE)", 32, 16, UB_FT_UINT, UB_BASE_DEC, UB_FF_LE, NULL, "RFC 792", "the same bytes, little-endian"),
+    [ICMP_SEQ] = UBU(icmp, seq, "Sequence Number (BE)", 48, 16, UB_BASE_DEC, NULL, "RFC 792", ""),
+    [ICMP_SEQ_LE] = UBF(icmp, seq_le, "Sequence Number (LE)", 48, 16, UB_FT_UINT, UB_BASE_DEC, UB_FF_LE, NULL, "RFC 792", "the same bytes, little-endian"),
+};
+UB_HDR_DEF(icmp_echo, UB_H_ICMP_ECHO, "icmp_echo", "icmp", "Internet Control Message Protocol (not UB)", "RFC 792", 8,
+           icmp_echo_fields);
+static const ub_field icmpv6_fields[] = {
+    [ICMP6_TYPE] = UBU(icmpv6, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 4443", ""),
+    [ICMP6_CODE] = UBU(icmpv6, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 4443", ""),
+    [ICMP6_CSUM] = UBU(icmpv6, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 4443", ""),
+};
+UB_HDR_DEF(icmpv6, UB_H_ICMPV6, "icmpv6", "icmpv6", "Internet Control Message Protocol v6 (not UB)", "RFC 4443", 4, icmpv6_fields);
+static const ub_field icmpv6_echo_fields[] = {
+    [ICMP6_TYPE] = UBU(icmpv6, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 4443", "128 request, 129 reply"),
+    [ICMP6_CODE] = UBU(icmpv6, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 4443", ""),
+    [ICMP6_CSUM] = UBU(icmpv6, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 4443", ""),
+    [ICMP6_IDENT] = UBU(icmpv6, identifier, "Identifier", 32, 16, UB_BASE_HEX, NULL, "RFC 4443", ""),
+    [ICMP6_SEQ] = UBU(icmpv6, sequence, "Sequence Number", 48, 16, UB_BASE_DEC, NULL, "RFC 4443", ""),
+};
+UB_HDR_DEF(icmpv6_echo, UB_H_ICMPV6_ECHO, "icmpv6_echo", "icmpv6", "Internet Control Message Protocol v6 (not UB)", "RFC 4443", 8,
+           icmpv6_echo_fields);
+
 static const ub_field data_fields[] = {
     UBY(data, data, "Data", 0, 0, "", "bytes not decoded as UB"),
 };
@@ -752,9 +789,24 @@ static bool clean_since(const ub_dec *d, const dec_mark *m)
     return true;
 }
 
-/* Layers after the UDP header of a datagram that is not UB: named by its port, not decoded further */
+/* Layers after the IP header of a datagram that is not UB (UDP: named by its port, not decoded
+ * further): TCP's header, ICMP's and ICMPv6's (the protocol number picks the dissector whatever the
+ * IP version, as in Wireshark), then data */
 static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_end)
 {
+    if ((proto == 1 || proto == 58) && l4 < ip_end) {
+        const unsigned type = ub_dec_avail(d, l4, ip_end) ? d->p[l4] : 0u;
+        const bool echo = proto == 1 ? type == 0 || type == 8 : type == 128 || type == 129;
+        /* ICMP's messages with an identifier and a sequence number: echo, timestamp, information, mask */
+        const bool ident = echo || (proto == 1 && type >= 13 && type <= 18);
+        const unsigned id = proto == 1 ? (ident ? UB_H_ICMP_ECHO : UB_H_ICMP) : (echo ? UB_H_ICMPV6_ECHO : UB_H_ICMPV6);
+        /* an echo's data follows its 8 bytes; any other message is one layer to its end (its type's
+         * other fields, an error's quoted datagram: not decoded) */
+        const uint32_t hl = echo ? 8u : ip_end - l4;
+        ub_push_in(d, id, l4, hl < 4 ? 4 : hl, ip_end, false);
+        if (l4 + hl < ip_end) push_data(d, UB_H_DATA, l4 + hl, ip_end);
+        return;
+    }
     if (proto == 6) {
         const ub_layer *t = UB_PUSH_FIXED(d, tcp, l4);
         if (!complete(t)) return;

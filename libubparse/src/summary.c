@@ -251,6 +251,21 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     if (frag) sb(s, " fragment");
     if (nm) sb(s, "/%s %s→%s", nm, sa, da);
     else sb(s, " proto %" PRIu64 " %s→%s", proto, sa, da);
+    const ub_layer *ic = frag ? NULL : find(v, UB_H_ICMP_ECHO);
+    if (!ic && !frag) ic = find(v, UB_H_ICMPV6_ECHO);
+    if (!ic && !frag) ic = find(v, UB_H_ICMP);
+    if (!ic && !frag) ic = find(v, UB_H_ICMPV6);
+    if (ic && ic->len >= 2) { /* "type 3 code 3", "echo request id 0x1a2b seq 1" */
+        _Static_assert((int)ICMP_TYPE == (int)ICMP6_TYPE && (int)ICMP_CODE == (int)ICMP6_CODE && (int)ICMP_IDENT == (int)ICMP6_IDENT,
+                       "icmp/icmpv6 rows");
+        const unsigned id = ic->hdr->id, t = (unsigned)RV(ic, ICMP_TYPE), c = (unsigned)RV(ic, ICMP_CODE);
+        const bool v6 = id == UB_H_ICMPV6_ECHO;
+        if ((id == UB_H_ICMPV6_ECHO || (id == UB_H_ICMP_ECHO && (t == 0 || t == 8))) && ic->len >= 8)
+            sb(s, " echo %s id 0x%04x seq %u", t == (v6 ? 128u : 8u) ? "request" : "reply", (unsigned)RV(ic, ICMP_IDENT),
+               (unsigned)RV(ic, v6 ? ICMP6_SEQ : ICMP_SEQ));
+        else
+            sb(s, " type %u code %u", t, c);
+    }
 }
 
 /* A record that is not UB (issue #9): what it is, e.g. "ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80", "ETH/ARP ..." */

@@ -72,6 +72,20 @@ static const ub_wsname ws_names[] = {
     { "tcp.checksum", { "ub.tcp.checksum" }, NULL, 0, 0, 0 },
     { "tcp.urgent_pointer", { "ub.tcp.urgent" }, NULL, 0, 0, 0 },
     { "arp", { "ub.arp" }, NULL, 0, 0, 0 },
+    { "icmp", { "ub.icmp" }, NULL, 0, 0, 0 },
+    { "icmp.type", { "ub.icmp.type" }, NULL, 0, 0, 0 },
+    { "icmp.code", { "ub.icmp.code" }, NULL, 0, 0, 0 },
+    { "icmp.checksum", { "ub.icmp.checksum" }, NULL, 0, 0, 0 },
+    { "icmp.ident", { "ub.icmp.ident" }, NULL, 0, 0, 0 },
+    { "icmp.ident_le", { "ub.icmp.ident_le" }, NULL, 0, 0, 0 },
+    { "icmp.seq", { "ub.icmp.seq" }, NULL, 0, 0, 0 },
+    { "icmp.seq_le", { "ub.icmp.seq_le" }, NULL, 0, 0, 0 },
+    { "icmpv6", { "ub.icmpv6" }, NULL, 0, 0, 0 },
+    { "icmpv6.type", { "ub.icmpv6.type" }, NULL, 0, 0, 0 },
+    { "icmpv6.code", { "ub.icmpv6.code" }, NULL, 0, 0, 0 },
+    { "icmpv6.checksum", { "ub.icmpv6.checksum" }, NULL, 0, 0, 0 },
+    { "icmpv6.echo.identifier", { "ub.icmpv6.identifier" }, NULL, 0, 0, 0 },
+    { "icmpv6.echo.sequence_number", { "ub.icmpv6.sequence" }, NULL, 0, 0, 0 },
     { "arp.hw.type", { "ub.arp.htype" }, NULL, 0, 0, 0 },
     { "arp.proto.type", { "ub.arp.ptype" }, NULL, 0, 0, 0 },
     { "arp.hw.size", { "ub.arp.hlen" }, NULL, 0, 0, 0 },
@@ -186,6 +200,8 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_UDP: PUT("udp"); break;
         case UB_H_TCP: PUT("tcp"); break;
         case UB_H_ARP: PUT("arp"); break;
+        case UB_H_ICMP: case UB_H_ICMP_ECHO: PUT("icmp"); break;
+        case UB_H_ICMPV6: case UB_H_ICMPV6_ECHO: PUT("icmpv6"); break;
         case UB_H_DATA:
             if (lldp) break; /* LLDP's TLVs are its own */
             if (LAST("udp") && i && ub_ws_udp_infiniband(&v->layer[i - 1])) {

@@ -122,6 +122,9 @@ typedef enum ub_hdr_id {
     UB_H_IB_IMMDT, UB_H_IB_IETH, UB_H_IB_CNP, UB_H_IB_ICRC,
     UB_H_SUE_AFH0, UB_H_SUE_AFH1, UB_H_SUE_AFH2, UB_H_SUE_RH, UB_H_SUE_ICRC,
     UB_H_PCIEFLIT, UB_H_PCIEFLIT_OUFC, UB_H_PCIEFLIT_MARKER,
+    /* more of what is not UB (appended: the ids above keep their numbers): ICMP, ICMPv6 (Wireshark's icmp.*,
+     * icmpv6.*), a table for any type and one for the echo request / reply */
+    UB_H_ICMP, UB_H_ICMP_ECHO, UB_H_ICMPV6, UB_H_ICMPV6_ECHO,
     UB_H__COUNT
 } ub_hdr_id;
 
