@@ -1,7 +1,7 @@
 /* Wireshark's names of the headers outside UB (filter.h ub_ws_names): the one table both the
  * display filter (filter.c) and ubdump's tshark-shaped JSON (-T json|ek) read. Order = the order of
  * the items in Wireshark's own dissectors (eth, vlan, ip, ipv6, udp, tcp of Wireshark 4.0), so the
- * JSON lists a layer's keys as tshark does (arp and data: Wireshark's names for what is not UB). A name
+ * JSON lists a layer's keys as tshark does (arp, icmp, icmpv6 and data: Wireshark's names for what is not UB). A name
  * may have more than one entry (ip.version: IPv4's row, and IPv6's as Wireshark also shows it there). */
 #include "ubparse/filter.h"
 #include "ubparse/ubparse.h"
@@ -72,6 +72,15 @@ static const ub_wsname ws_names[] = {
     { "tcp.checksum", { "ub.tcp.checksum" }, NULL, 0, 0, 0 },
     { "tcp.urgent_pointer", { "ub.tcp.urgent" }, NULL, 0, 0, 0 },
     { "arp", { "ub.arp" }, NULL, 0, 0, 0 },
+    { "arp.hw.type", { "ub.arp.htype" }, NULL, 0, 0, 0 },
+    { "arp.proto.type", { "ub.arp.ptype" }, NULL, 0, 0, 0 },
+    { "arp.hw.size", { "ub.arp.hlen" }, NULL, 0, 0, 0 },
+    { "arp.proto.size", { "ub.arp.plen" }, NULL, 0, 0, 0 },
+    { "arp.opcode", { "ub.arp.opcode" }, NULL, 0, 0, 0 },
+    { "arp.src.hw_mac", { "ub.arp.src_hw" }, NULL, 0, 0, 0 },
+    { "arp.src.proto_ipv4", { "ub.arp.src_ip" }, NULL, 0, 0, 0 },
+    { "arp.dst.hw_mac", { "ub.arp.dst_hw" }, NULL, 0, 0, 0 },
+    { "arp.dst.proto_ipv4", { "ub.arp.dst_ip" }, NULL, 0, 0, 0 },
     { "icmp", { "ub.icmp" }, NULL, 0, 0, 0 },
     { "icmp.type", { "ub.icmp.type" }, NULL, 0, 0, 0 },
     { "icmp.code", { "ub.icmp.code" }, NULL, 0, 0, 0 },
@@ -86,15 +95,6 @@ static const ub_wsname ws_names[] = {
     { "icmpv6.checksum", { "ub.icmpv6.checksum" }, NULL, 0, 0, 0 },
     { "icmpv6.echo.identifier", { "ub.icmpv6.identifier" }, NULL, 0, 0, 0 },
     { "icmpv6.echo.sequence_number", { "ub.icmpv6.sequence" }, NULL, 0, 0, 0 },
-    { "arp.hw.type", { "ub.arp.htype" }, NULL, 0, 0, 0 },
-    { "arp.proto.type", { "ub.arp.ptype" }, NULL, 0, 0, 0 },
-    { "arp.hw.size", { "ub.arp.hlen" }, NULL, 0, 0, 0 },
-    { "arp.proto.size", { "ub.arp.plen" }, NULL, 0, 0, 0 },
-    { "arp.opcode", { "ub.arp.opcode" }, NULL, 0, 0, 0 },
-    { "arp.src.hw_mac", { "ub.arp.src_hw" }, NULL, 0, 0, 0 },
-    { "arp.src.proto_ipv4", { "ub.arp.src_ip" }, NULL, 0, 0, 0 },
-    { "arp.dst.hw_mac", { "ub.arp.dst_hw" }, NULL, 0, 0, 0 },
-    { "arp.dst.proto_ipv4", { "ub.arp.dst_ip" }, NULL, 0, 0, 0 },
     /* the neighbours' protocols as filters (their fields are the schema's own names: sue.rh.*, ...) */
     { "sue", { "sue.afh" }, NULL, J, 0, 0 },
     { "sue", { "sue.rh" }, NULL, J, 0, 0 },
