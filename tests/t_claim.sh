@@ -31,7 +31,7 @@ expect "summary of TCP" "     1 0.000000000 ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.
 expect "summary of RoCEv2 bytes that look like UB" "ETH/IPv4/UDP 192.168.1.1:51000→192.168.1.2:4791 (RoCEv2)" \
     "$("$U" -r "$M" -Y 'frame.number == 10' | sed 's/^ *[0-9]* [0-9.]* //')"
 expect "CFG 3 plain TCP named" "CFG3 IPv4/TCP 10.0.0.1:45000→10.0.0.2:22" "$("$U" -r "$C" -c 1 | sed 's/^ *[0-9]* [0-9.]* //')"
-expect "CFG 3 plain IP is still a UB link packet" "1 2 3 4 5" "$(frames "$C" 'ub.lph')"
+expect "CFG 3 plain IP is still a UB link packet" "1 2 3 4 5 6" "$(frames "$C" 'ub.lph')"
 expect "CFG 3 RoCEv2 named" "CFG3 IPv4/UDP 10.0.0.1:49152→10.0.0.2:4791 (RoCEv2)" "$("$U" -r "$C" -Y 'frame.number == 3' | sed 's/^ *[0-9]* [0-9.]* //')"
 
 # ---- the warning for a file without UB: once, on stderr, not for files with UB

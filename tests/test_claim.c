@@ -139,18 +139,19 @@ static void t_mixed(void)
 static void t_cfg34(void)
 {
     load("cfg3_plain_ip.pcapng");
-    CHECK_EQ(nrec, 5);
-    if (nrec != 5) return;
+    CHECK_EQ(nrec, 6);
+    if (nrec != 6) return;
     ub_opts o;
     ub_opts_default(&o);
-    static const char *const want[5] = {
+    static const char *const want[6] = {
         "CFG3 IPv4/TCP 10.0.0.1:45000→10.0.0.2:22",
         "CFG3 IPv4/UDP 10.0.0.1:33000→10.0.0.2:53",
         "CFG3 IPv4/UDP 10.0.0.1:49152→10.0.0.2:4791 (RoCEv2)",
         "CFG4 IPv6/UDP [fd00::2]:40000→[fd00::1]:9000",
         "CFG3 10.0.0.1→10.0.0.2 RTP PSN 7 TPN 0x10→0x20 last Write req TASSN 5 addr 0x80000000 len 16",
+        "CFG3 IPv4/ICMP 10.0.0.2→10.0.0.1 echo reply id 0x0042 seq 7",
     };
-    for (unsigned i = 0; i < 5; i++) {
+    for (unsigned i = 0; i < 6; i++) {
         ub_decode(&V, &o, UB_ENTRY_PKT, recs[i], lens[i]);
         CHECK_STR(sum(), want[i]);
         CHECK_EQ(V.kind, UB_KIND_DLLDP); /* a UB link packet, whatever it carries */
@@ -164,6 +165,14 @@ static void t_cfg34(void)
     ub_decode(&V, &o, UB_ENTRY_PKT, recs[0], lens[0]);
     int ip = ub_view_find(&V, UB_H_IPV4, 0);
     CHECK(ip >= 0 && V.layer[ip].data == recs[0] + 10);
+    /* its ICMP (Wireshark's, not UB's): in the plain IP part, the echo's data after it */
+    ub_decode(&V, &o, UB_ENTRY_PKT, recs[5], lens[5]);
+    unsigned lo = 0, hi = 0;
+    int ic = ub_view_find(&V, UB_H_ICMP_ECHO, 0);
+    CHECK(ub_view_plain_ip(&V, &lo, &hi) && ic > 0 && (unsigned)ic > lo && (unsigned)ic < hi && hi == V.nlayers);
+    CHECK(ic > 0 && V.layer[ic].len == 8 && V.layer[ic + 1].hdr->id == UB_H_DATA && V.layer[ic + 1].len == 24);
+    CHECK(match("icmp.type == 0 && icmp.ident == 0x42 && icmp.seq == 7 && icmp && data && ip.src == 10.0.0.2", 6));
+    CHECK(!match("icmp.type == 8 || udp || tcp", 6));
 }
 
 int main(void)

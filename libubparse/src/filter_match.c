@@ -104,6 +104,7 @@ bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
         unsigned k = i + 1;
         while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
                (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA ||
+                (v->layer[k].hdr->id >= UB_H_ICMP && v->layer[k].hdr->id <= UB_H_ICMPV6_ECHO) ||
                 ub_hdr_foreign(v->layer[k].hdr))) /* RoCEv2 / SUE inside: Wireshark's dissectors take them */
             k++;
         *lo = i;
