@@ -253,7 +253,7 @@ assert not v.is_valid(bad)
 print(n)
 PY
 )
-same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 971 "$got"
+same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 974 "$got"
 
 # the neighbours are not UB: their headers are top-level protocols (as Wireshark's own dissectors show
 # them), the plain IP inside a UB CFG 3 packet is Wireshark's ip/udp

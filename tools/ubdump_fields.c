@@ -248,6 +248,7 @@ const char *ubx_col_protocol(const ub_view *v)
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = plain ? plo : 0; i < (plain ? phi : nl); i++) {
         const ub_layer *l = &v->layer[i];
+        if (l->flags & UB_LF_QUOTED) continue; /* an ICMP error's quoted datagram */
         switch (l->hdr ? l->hdr->id : UB_H_NONE) {
         case UB_H_ETH: if (!name) name = row_is(l, "ub.eth.type", 0x88cc) ? "LLDP" : "Ethernet"; break; /* Ethernet alone */
         case UB_H_ARP: name = "ARP"; break;

@@ -493,8 +493,11 @@ static void top_runs(FILE *f, const ub_view *v, jctx *j, const bool *inub, unsig
         bool more = strcmp(op, "data") == 0 && top[0] && i + 1 < hi && v->layer[i + 1].hdr &&
                     foreign_proto(v->layer[i + 1].hdr, nbuf, sizeof nbuf) && strcmp(nbuf, top) == 0;
         if (more) op = top;
-        if (strcmp(op, "data") == 0 && (strcmp(top, "icmp") == 0 || strcmp(top, "icmpv6") == 0)) {
-            json_open_k(f, j, op, EK_PROTO); /* an echo's data: Wireshark's ICMP dissectors hand it to Data in their tree */
+        /* in ICMP's tree: an echo's data, the IP and UDP/TCP headers of an error's quoted datagram (whose
+         * payload Wireshark's Data shows at the top) */
+        const bool quoted = l->flags & UB_LF_QUOTED, in_icmp = strcmp(top, "icmp") == 0 || strcmp(top, "icmpv6") == 0;
+        if (in_icmp && (quoted ? strcmp(op, "data") != 0 : strcmp(op, "data") == 0)) {
+            json_open_k(f, j, op, EK_PROTO);
             top_layer_kvs(f, l, op, j);
             json_close(f, j);
             continue;

@@ -302,7 +302,7 @@ static unsigned ws_pairs(const ub_conv *c, const ub_view *v, pair *out)
     const ub_layer *ip = NULL;
     for (unsigned i = 0; i < nl && n < MAX_PAIRS; i++) {
         const ub_layer *l = &v->layer[i];
-        if (!l->hdr || !ub_ws_layers_has(&wl, i)) continue;
+        if (!l->hdr || !ub_ws_layers_has(&wl, i) || (l->flags & UB_LF_QUOTED)) continue; /* Wireshark taps no quoted datagram */
         unsigned id = l->hdr->id;
         if (id == UB_H_IPV4 || id == UB_H_IPV6) ip = l;
         if (id != wst[c->ws].hdr) continue;

@@ -789,6 +789,43 @@ static bool clean_since(const ub_dec *d, const dec_mark *m)
     return true;
 }
 
+/* The datagram an ICMP / ICMPv6 error quotes (RFC 792; RFC 4443 §2.4 c), from q to end: its IP header
+ * and UDP's or TCP's (as much as was quoted), as Wireshark's ICMP dissectors show them, one level down
+ * and marked UB_LF_QUOTED (not the frame's own: no column, summary or conversation reads them); the
+ * rest is data, nothing taken for UB or a neighbour. Not an IP header of the message's version: data. */
+static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
+{
+    const uint8_t sdepth = d->depth, sflags = d->lflags;
+    d->depth++;
+    d->lflags |= UB_LF_QUOTED;
+    const unsigned ver = ub_dec_avail(d, q, end) ? d->p[q] >> 4 : 0u;
+    unsigned proto = 256; /* none */
+    uint32_t l4 = q;
+    if (ver == (v6 ? 6u : 4u)) {
+        const ub_layer *ip = v6 ? ub_push_in(d, UB_H_IPV6, q, 40, end, false) : ub_push_in(d, UB_H_IPV4, q, 20, end, false);
+        l4 = end;
+        if (ip && complete(ip)) {
+            const unsigned ihl = v6 ? 10u : (unsigned)UB_LROW(ip, ipv4_fields, IP4_IHL);
+            if (ihl >= 5) {
+                l4 = q + ihl * 4u;
+                proto = v6 ? (unsigned)UB_LROW(ip, ipv6_fields, IP6_NH) : (unsigned)UB_LROW(ip, ipv4_fields, IP4_PROTO);
+            }
+        }
+    }
+    if (l4 < end && proto == 17) {
+        ub_push_in(d, UB_H_UDP, l4, 8, end, false);
+        l4 += 8;
+    } else if (l4 < end && proto == 6) {
+        const unsigned doff = ub_dec_avail(d, l4 + 12, end) ? d->p[l4 + 12] >> 4 : 5u;
+        const uint32_t hl = doff < 5 ? 20u : doff * 4u;
+        ub_push_in(d, UB_H_TCP, l4, hl, end, false);
+        l4 += hl;
+    }
+    if (l4 < end) push_data(d, UB_H_DATA, l4, end);
+    d->depth = sdepth;
+    d->lflags = sflags;
+}
+
 /* Layers after the IP header of a datagram that is not UB (UDP: named by its port, not decoded
  * further): TCP's header, ICMP's and ICMPv6's (the protocol number picks the dissector whatever the
  * IP version, as in Wireshark), then data */
@@ -799,12 +836,16 @@ static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_en
         const bool echo = proto == 1 ? type == 0 || type == 8 : type == 128 || type == 129;
         /* ICMP's messages with an identifier and a sequence number: echo, timestamp, information, mask */
         const bool ident = echo || (proto == 1 && type >= 13 && type <= 18);
+        /* the errors that quote the datagram they are about: ICMP destination unreachable, source
+         * quench, redirect, time exceeded, parameter problem; ICMPv6's 1-4 */
+        const bool error = proto == 1 ? type == 3 || type == 4 || type == 5 || type == 11 || type == 12 : type >= 1 && type <= 4;
         const unsigned id = proto == 1 ? (ident ? UB_H_ICMP_ECHO : UB_H_ICMP) : (echo ? UB_H_ICMPV6_ECHO : UB_H_ICMPV6);
-        /* an echo's data follows its 8 bytes; any other message is one layer to its end (its type's
-         * other fields, an error's quoted datagram: not decoded) */
-        const uint32_t hl = echo ? 8u : ip_end - l4;
+        /* an echo's data follows its 8 bytes, an error's quoted datagram its 8 bytes; any other message
+         * is one layer to its end (its type's other fields are not decoded) */
+        const uint32_t hl = echo || error ? 8u : ip_end - l4;
         ub_push_in(d, id, l4, hl < 4 ? 4 : hl, ip_end, false);
-        if (l4 + hl < ip_end) push_data(d, UB_H_DATA, l4 + hl, ip_end);
+        if (error && l4 + hl < ip_end) dec_quoted(d, proto == 58, l4 + hl, ip_end);
+        else if (l4 + hl < ip_end) push_data(d, UB_H_DATA, l4 + hl, ip_end);
         return;
     }
     if (proto == 6) {

@@ -1,8 +1,9 @@
 /* -z io,phs[,FILTER] (iostat.h): tshark's protocol hierarchy statistics. A frame counts once on each
  * protocol of its path (Wireshark's frame.protocols, filter.h ub_ws_protocols, less the protocols that
  * put no item in the tree: "ethertype", and the plugin's SUE dissector where it handed the payload to
- * InfiniBand; and the data of an ICMP echo, which sits in ICMP's tree, not the frame's); children print
- * in the order they were first seen, as tshark's tap does. */
+ * InfiniBand; and what follows ICMP / ICMPv6, an echo's data or an error's quoted IP and UDP/TCP headers,
+ * which sit in ICMP's tree, not the frame's: the quoted payload's data is the frame's again); children
+ * print in the order they were first seen, as tshark's tap does. */
 #include "ubparse/iostat.h"
 
 #include <inttypes.h>
@@ -70,9 +71,15 @@ void ub_phs_view(ub_phs *p, const ub_view *v, const ub_filter_pkt *pk)
     for (unsigned i = 0; i < k && p->ntok < PHS_DEPTH; i++) {
         if (strcmp(all[i], "ethertype") == 0) continue;
         if (strcmp(all[i], "sue") == 0 && i + 1 < k && strcmp(all[i + 1], "infiniband") == 0) continue;
-        if (strcmp(all[i], "data") == 0 && i && (strcmp(all[i - 1], "icmp") == 0 || strcmp(all[i - 1], "icmpv6") == 0))
-            continue; /* an echo's data is in ICMP's own tree, not a protocol of the frame's */
         p->tok[p->ntok++] = all[i];
+        if (strcmp(all[i], "icmp") == 0 || strcmp(all[i], "icmpv6") == 0) { /* the rest is in ICMP's tree, */
+            for (unsigned k = 0; k < v->nlayers && k < UB_MAX_LAYERS && p->ntok < PHS_DEPTH; k++) /* but a quote's payload */
+                if (v->layer[k].hdr && v->layer[k].hdr->id == UB_H_DATA && (v->layer[k].flags & UB_LF_QUOTED)) {
+                    p->tok[p->ntok++] = "data";
+                    break;
+                }
+            break;
+        }
     }
     p->have = true;
 }

@@ -206,6 +206,7 @@ static void sum_find(const ub_view *v, sum_layers *x, const char **proto)
 static const ub_layer *find(const ub_view *v, unsigned id)
 {
     int i = ub_view_find(v, id, 0);
+    while (i >= 0 && (v->layer[i].flags & UB_LF_QUOTED)) i = ub_view_find(v, id, (unsigned)i + 1); /* an ICMP error's quote */
     return i < 0 ? NULL : &v->layer[i];
 }
 

@@ -322,6 +322,7 @@ enum ub_layer_flags {
     UB_LF_TRUNC = 1u << 0,   /* fewer bytes than the header needs */
     UB_LF_NETBUF = 1u << 1,  /* lives in the reassembled network packet, not the record */
     UB_LF_OVERLAY = 1u << 2, /* re-describes bytes of the parent layer (e.g. CCI inside NTH) */
+    UB_LF_QUOTED = 1u << 3,  /* in the datagram an ICMP / ICMPv6 error quotes: not the frame's own headers */
 };
 
 typedef struct ub_layer {
