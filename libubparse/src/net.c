@@ -122,16 +122,17 @@ UB_HDR_DEF(arp, UB_H_ARP, "arp", "arp", "Address Resolution Protocol (not UB)", 
  * whole message: the type's own fields and an error's quoted datagram are not decoded, docs/filters.md),
  * and the echo request / reply with its identifier and sequence number (Wireshark also shows ICMP's in
  * little-endian order), its data after them */
-static const ub_field icmp_fields[] = {
-    [ICMP_TYPE] = UBU(icmp, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 792", ""),
-    [ICMP_CODE] = UBU(icmp, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 792", ""),
-    [ICMP_CSUM] = UBU(icmp, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 792", ""),
-};
+/* the rows every message has: type, code, checksum (same indices in both protocols: rows.h) */
+#define ICMP_HEAD(h, rfc, tnote)                                                  \
+    [ICMP_TYPE] = UBU(h, type, "Type", 0, 8, UB_BASE_DEC, NULL, rfc, tnote),      \
+    [ICMP_CODE] = UBU(h, code, "Code", 8, 8, UB_BASE_DEC, NULL, rfc, ""),         \
+    [ICMP_CSUM] = UBU(h, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, rfc, "")
+_Static_assert((int)ICMP_TYPE == (int)ICMP6_TYPE && (int)ICMP_CODE == (int)ICMP6_CODE && (int)ICMP_CSUM == (int)ICMP6_CSUM,
+               "icmp/icmpv6 rows");
+static const ub_field icmp_fields[] = { ICMP_HEAD(icmp, "RFC 792", "") };
 UB_HDR_DEF(icmp, UB_H_ICMP, "icmp", "icmp", "Internet Control Message Protocol (not UB)", "RFC 792", 4, icmp_fields);
 static const ub_field icmp_echo_fields[] = {
-    [ICMP_TYPE] = UBU(icmp, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 792", "8/0 echo, 13/14 timestamp, 15/16 information, 17/18 mask"),
-    [ICMP_CODE] = UBU(icmp, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 792", ""),
-    [ICMP_CSUM] = UBU(icmp, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 792", ""),
+    ICMP_HEAD(icmp, "RFC 792", "8/0 echo, 13/14 timestamp, 15/16 information, 17/18 mask"),
     [ICMP_IDENT] = UBU(icmp, ident, "Identifier (BE)", 32, 16, UB_BASE_DEC, NULL, "RFC 792", ""),
     [ICMP_IDENT_LE] = UBF(icmp, ident_le, "Identifier (LE)", 32, 16, UB_FT_UINT, UB_BASE_DEC, UB_FF_LE, NULL, "RFC 792", "the same bytes, little-endian"),
     [ICMP_SEQ] = UBU(icmp, seq, "Sequence Number (BE)", 48, 16, UB_BASE_DEC, NULL, "RFC 792", ""),
@@ -139,21 +140,16 @@ static const ub_field icmp_echo_fields[] = {
 };
 UB_HDR_DEF(icmp_echo, UB_H_ICMP_ECHO, "icmp_echo", "icmp", "Internet Control Message Protocol (not UB)", "RFC 792", 8,
            icmp_echo_fields);
-static const ub_field icmpv6_fields[] = {
-    [ICMP6_TYPE] = UBU(icmpv6, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 4443", ""),
-    [ICMP6_CODE] = UBU(icmpv6, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 4443", ""),
-    [ICMP6_CSUM] = UBU(icmpv6, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 4443", ""),
-};
+static const ub_field icmpv6_fields[] = { ICMP_HEAD(icmpv6, "RFC 4443", "") };
 UB_HDR_DEF(icmpv6, UB_H_ICMPV6, "icmpv6", "icmpv6", "Internet Control Message Protocol v6 (not UB)", "RFC 4443", 4, icmpv6_fields);
 static const ub_field icmpv6_echo_fields[] = {
-    [ICMP6_TYPE] = UBU(icmpv6, type, "Type", 0, 8, UB_BASE_DEC, NULL, "RFC 4443", "128 request, 129 reply"),
-    [ICMP6_CODE] = UBU(icmpv6, code, "Code", 8, 8, UB_BASE_DEC, NULL, "RFC 4443", ""),
-    [ICMP6_CSUM] = UBU(icmpv6, checksum, "Checksum", 16, 16, UB_BASE_HEX, NULL, "RFC 4443", ""),
+    ICMP_HEAD(icmpv6, "RFC 4443", "128 request, 129 reply"),
     [ICMP6_IDENT] = UBU(icmpv6, identifier, "Identifier", 32, 16, UB_BASE_HEX, NULL, "RFC 4443", ""),
     [ICMP6_SEQ] = UBU(icmpv6, sequence, "Sequence Number", 48, 16, UB_BASE_DEC, NULL, "RFC 4443", ""),
 };
 UB_HDR_DEF(icmpv6_echo, UB_H_ICMPV6_ECHO, "icmpv6_echo", "icmpv6", "Internet Control Message Protocol v6 (not UB)", "RFC 4443", 8,
            icmpv6_echo_fields);
+#undef ICMP_HEAD
 
 static const ub_field data_fields[] = {
     UBY(data, data, "Data", 0, 0, "", "bytes not decoded as UB"),
@@ -789,6 +785,16 @@ static bool clean_since(const ub_dec *d, const dec_mark *m)
     return true;
 }
 
+/* TCP's header at l4: its 20 fixed bytes (options, to the data offset, in no layer; quoted: as much as
+ * the quote holds, no truncation error); where its payload starts, end when the header is cut */
+static uint32_t dec_tcp(ub_dec *d, uint32_t l4, uint32_t end, bool quoted)
+{
+    const ub_layer *t = quoted ? ub_push_in(d, UB_H_TCP, l4, ub_hdr_tcp.len, end, false) : UB_PUSH_FIXED(d, tcp, l4);
+    if (!complete(t)) return end;
+    const uint32_t hl = (uint32_t)UB_LROW(t, tcp_fields, TCP_DOFF) * 4u;
+    return l4 + (hl < 20 ? 20 : hl);
+}
+
 /* The datagram an ICMP / ICMPv6 error quotes (RFC 792; RFC 4443 §2.4 c), from q to end: its IP header
  * and UDP's or TCP's (as much as was quoted), as Wireshark's ICMP dissectors show them, one level down
  * and marked UB_LF_QUOTED (not the frame's own: no column, summary or conversation reads them); the
@@ -798,7 +804,8 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
     const uint8_t sdepth = d->depth, sflags = d->lflags;
     d->depth++;
     d->lflags |= UB_LF_QUOTED;
-    const unsigned ver = ub_dec_avail(d, q, end) ? d->p[q] >> 4 : 0u;
+    _Static_assert((int)IP4_VERSION == (int)IP6_VERSION, "the version nibble: one row index");
+    const unsigned ver = (unsigned)ub_peek(d, v6 ? &ub_hdr_ipv6 : &ub_hdr_ipv4, IP4_VERSION, q, end); /* 0 when absent */
     unsigned proto = 256; /* none */
     uint32_t l4 = q;
     if (ver == (v6 ? 6u : 4u)) {
@@ -816,10 +823,7 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
         ub_push_in(d, UB_H_UDP, l4, 8, end, false);
         l4 += 8;
     } else if (l4 < end && proto == 6) {
-        const unsigned doff = ub_dec_avail(d, l4 + 12, end) ? d->p[l4 + 12] >> 4 : 5u;
-        const uint32_t hl = doff < 5 ? 20u : doff * 4u;
-        ub_push_in(d, UB_H_TCP, l4, hl, end, false);
-        l4 += hl;
+        l4 = dec_tcp(d, l4, end, true);
     }
     if (l4 < end) push_data(d, UB_H_DATA, l4, end);
     d->depth = sdepth;
@@ -832,7 +836,7 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
 static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_end)
 {
     if ((proto == 1 || proto == 58) && l4 < ip_end) {
-        const unsigned type = ub_dec_avail(d, l4, ip_end) ? d->p[l4] : 0u;
+        const unsigned type = (unsigned)ub_peek(d, &ub_hdr_icmp, ICMP_TYPE, l4, ip_end);
         const bool echo = proto == 1 ? type == 0 || type == 8 : type == 128 || type == 129;
         /* ICMP's messages with an identifier and a sequence number: echo, timestamp, information, mask */
         const bool ident = echo || (proto == 1 && type >= 13 && type <= 18);
@@ -849,11 +853,8 @@ static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_en
         return;
     }
     if (proto == 6) {
-        const ub_layer *t = UB_PUSH_FIXED(d, tcp, l4);
-        if (!complete(t)) return;
-        uint32_t hl = (uint32_t)UB_LROW(t, tcp_fields, TCP_DOFF) * 4u;
-        if (hl < 20) hl = 20;
-        if (l4 + hl < ip_end) push_data(d, UB_H_DATA, l4 + hl, ip_end);
+        const uint32_t pay = dec_tcp(d, l4, ip_end, false);
+        if (pay < ip_end) push_data(d, UB_H_DATA, pay, ip_end);
         return;
     }
     push_data(d, UB_H_DATA, l4, ip_end);
