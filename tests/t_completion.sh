@@ -107,6 +107,15 @@ has "ubdump -e frame." "frame.number" ubdump -e frame.
 has "ubdump -e frame.ca" "frame.cap_len" ubdump -e frame.ca
 has "ubdump -e ip.s (Wireshark's names)" "ip.src" ubdump -e ip.s
 has "ubdump -e _ws.col.P (columns)" "_ws.col.Protocol" ubdump -e _ws.col.P
+want "ubdump -O ic" "icmp
+icmpv6" ubdump -O ic
+want "ubdump -O ub.bta" "ub.btah" ubdump -O ub.bta
+want "ubdump -O ip,ud (after the comma)" "ip,udp" ubdump -O ip,ud
+has "ubdump -O (ub, a header, Wireshark's names)" "ub
+ub.rtph
+eth
+data
+infiniband.bth" ubdump -O ""
 want "ubdump -Y 'ub.btah.taop" "'ub.btah.taopcode" ubdump -Y "'ub.btah.taop"
 want "ubdump -Y inside an expression" "ub.rtph.psn == 5 && ub.btah.taopcode" \
     ubdump -Y "ub.rtph.psn == 5 && ub.btah.taop"

@@ -78,7 +78,7 @@ expect "1,500-byte payload: -T json -e" 3000 \
 # ipv6.*, udp.*, tcp.*, arp.*), frame.cap_len / interface_id / p2p_dir and the plugin's hidden ub.cna
 # and ub.eid: the text of `tshark -n -2 -T fields` on every bundled capture and ns-3-UB trace, all
 # occurrences in tree order (ip.addr: source then destination; eth.addr: destination first; IPv6's
-# hidden ip.version). data.data: ubdump names the bytes it does not decode; Wireshark may dissect them
+# hidden ip.version). data.data and data.len: ubdump names the bytes it does not decode; Wireshark may dissect them
 # further (DNS, SSH, InfiniBand payloads), so only a frame where tshark shows them as data is compared.
 # The columns _ws.col.No. / Protocol / Source / Destination / Length too: the Protocol of traffic
 # Wireshark's own dissectors show may name a protocol above what ubdump decodes (SSH, DNS, SMBDirect, SSL),
@@ -88,7 +88,7 @@ expect "1,500-byte payload: -T json -e" 3000 \
 # those frames, 7 in the bundled captures, are the only ones allowed to differ, and only at the end.
 sed -n 's/^ *{ "\([a-z0-9_]*\.[a-z0-9_.]*\)", {.*/\1/p' "$S/libubparse/src/wsnames.c" | sort -u > "$tmp/wsn"
 [ "$(wc -l < "$tmp/wsn")" -ge 55 ] || fail "only $(wc -l < "$tmp/wsn") Wireshark names in wsnames.c"
-WE=$( (grep -vx data.data "$tmp/wsn"; printf '%s\n' frame.cap_len frame.interface_id frame.p2p_dir frame.protocols ub.cna ub.eid _ws.col.No. _ws.col.Protocol \
+WE=$( (grep -vxe data.data -e data.len "$tmp/wsn"; printf '%s\n' frame.cap_len frame.interface_id frame.p2p_dir frame.protocols ub.cna ub.eid _ws.col.No. _ws.col.Protocol \
     _ws.col.Source _ws.col.Destination _ws.col.Length) | sed 's/^/-e /' | tr '\n' ' ')
 nws=0 nwv=0 nabove=0 npabove=0
 ws_cmp() { # LABEL FILE UBDUMP-OPTS TSHARK-OPTS
@@ -134,9 +134,13 @@ expect "uboe ip.addr / eth.addr / udp.port order" "192.168.1.1,192.168.1.2	02:00
 expect "IPv6 frame: ip.version is IPv6's" "6	6	" "$("$U" -r "$C/uboe.pcapng" -Y 'frame.number == 3' -T fields -e ip.version -e ipv6.version -e ip.src)"
 expect "plain CFG 3 IPv4: Wireshark's ip.*, not UB's" "10.0.0.1	6	45000	20	1" \
     "$("$U" -r "$C/cfg3_plain_ip.pcapng" -c 1 -T fields -e ip.src -e ip.proto -e tcp.srcport -e ip.hdr_len -e ip.flags.df)"
-expect "data.data where Wireshark shows data (UDP port 40000)" "$(ts -n -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data 2>&1)" \
-    "$("$U" -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data)"
-expect "data.data of frame 4" "000102030405060708090a0b0c0d0e0f10111213" "$("$U" -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data)"
+expect "data.data / data.len where Wireshark shows data (UDP port 40000)" "$(ts -n -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data -e data.len 2>&1)" \
+    "$("$U" -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data -e data.len)"
+expect "data.data / data.len of frame 4" "000102030405060708090a0b0c0d0e0f10111213	20" "$("$U" -r "$C/cfg3_plain_ip.pcapng" -Y 'frame.number == 4' -T fields -e data.data -e data.len)"
+expect "data.len of the ICMP echoes (filter and field as tshark's)" "$(ts -n -r "$C/icmp.pcapng" -Y 'data.len > 20' -T fields -e frame.number -e data.len 2>&1)" \
+    "$("$U" -r "$C/icmp.pcapng" -Y 'data.len > 20' -T fields -e frame.number -e data.len)"
+expect "data.len > 20: the echoes with data" "$(printf '1\t56\n2\t56\n5\t30\n6\t30\n8\t24')" \
+    "$("$U" -r "$C/icmp.pcapng" -Y 'data.len > 20' -T fields -e frame.number -e data.len 2>/dev/null)"
 expect "columns of a raw flit-stream record: its first unit above the data link" "3	UB-TA	0x0304	0x0102	60" \
     "$("$U" -r "$C/stream.pcapng" -Y 'frame.number == 3' -T fields -e _ws.col.No. -e _ws.col.Protocol -e _ws.col.Source -e _ws.col.Destination -e _ws.col.Length)"
 expect "a record without a whole unit" "UB-DLL	" "$("$U" -r "$C/stream.pcapng" -Y 'frame.number == 5' -T fields -e _ws.col.Protocol -e _ws.col.Source)"

@@ -24,6 +24,34 @@ Invariant CRC, ICRC 0xafdda4d2, Good (ub.icrc), 4 bytes
 Flit padding (ub.flitpad), 18 bytes
 Block CRC, CRC30 0x1348164c, Good (ub.bcrc), 4 bytes"
 [ "$got" = "$want" ] || { printf 'want:\n%s\ngot:\n%s\n' "$want" "$got"; fail "cfg7_rtp frame 1 -V header lines"; }
+# -O (tshark's): -V with the fields of the named protocols only, the other headers by their line
+[ "$("$U" -r "$C/cfg7_rtp.pcapng" -O ub)" = "$("$U" -r "$C/cfg7_rtp.pcapng" -V)" ] || fail "-O ub on UB-only records is not -V"
+got=$("$U" -r "$C/cfg7_rtp.pcapng" -c 1 -O ub.btah | tail -n +2)
+want=$("$U" -r "$C/cfg7_rtp.pcapng" -V -c 1 | tail -n +2 | awk '/\([a-z0-9_.]+\), [0-9]+ bytes?/ { keep = ($0 ~ /\(ub\.btah\)/); print; next } keep || $0 == ""')
+[ "$got" = "$want" ] || { printf 'want:\n%s\ngot:\n%s\n' "$want" "$got"; fail "-O ub.btah"; }
+echo "$got" | grep -qx '    INI_TASSN: 5' || fail "-O ub.btah: no BTAH fields"
+echo "$got" | grep -q '    PSN:' && fail "-O ub.btah: RTPH fields shown"
+got=$("$U" -r "$C/icmp.pcapng" -c 1 -O icmp,data 2>/dev/null)
+want="     1 0.000000000 ETH/IPv4/ICMP 10.0.0.1→10.0.0.2 echo request id 0x1a2b seq 1
+Ethernet (UBoE) (ub.eth), 14 bytes
+Internet Protocol version 4, Source 10.0.0.1 → Destination 10.0.0.2 (ub.ipv4), 20 bytes
+Internet Control Message Protocol (not UB) (ub.icmp), 8 bytes
+    Type: 8
+    Code: 0
+    Checksum: 0xe6c0
+    Identifier (BE): 6699
+    Identifier (LE): 11034
+    Sequence Number (BE): 1
+    Sequence Number (LE): 256
+Data (ub.data), 56 bytes
+    Data: 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637
+    Length: 56"
+[ "$got" = "$want" ] || { printf 'want:\n%s\ngot:\n%s\n' "$want" "$got"; fail "-O icmp,data"; }
+# a decode error of a header left out is left out with its fields; of one shown, shown
+"$U" -r "$C/malformed.pcapng" -c 1 -O ub.lph | grep -q '^\[' && fail "-O ub.lph shows the BCRC's error"
+"$U" -r "$C/malformed.pcapng" -c 1 -O ub.bcrc | grep -q '^\[error\] .* in bcrc' || fail "-O ub.bcrc hides the BCRC's error"
+if "$U" -r "$C/cfg7_rtp.pcapng" -O ub,nosuch > /dev/null 2> "$tmp/o.err"; then fail "-O nosuch accepted"; fi
+grep -q "'nosuch' is not a protocol" "$tmp/o.err" || fail "-O nosuch: $(cat "$tmp/o.err")"
 got=$("$U" -r "$C/uboe.pcapng" -V -c 1 | hdrs | head -4)
 want="Ethernet (UBoE) (ub.eth), 14 bytes
 802.1Q VLAN tag (ub.vlan), 4 bytes

@@ -57,6 +57,8 @@ typedef ubx_sbuf sbuf; /* the -T fields values of a unit / raw-stream record (ub
 typedef struct app {
     ub_opts o;
     int out, verbose, quiet;
+    bool osel;                /* -O: only these protocols' details (odetail) */
+    uint64_t odetail[(UB_H__COUNT + 63) / 64];
     long count;
     efield *e; /* -e fields, no limit */
     unsigned ne, ecap;
@@ -546,7 +548,7 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     k += sl < 1024 ? sl : 1023;
     line[k++] = '\n';
     fwrite(line, 1, k, stdout);
-    if (a->verbose) ub_print_tree(stdout, v);
+    if (a->verbose) ub_print_tree_sel(stdout, v, a->osel ? a->odetail : NULL);
     if (a->hex) ubx_hexdump(stdout, v, data, len);
     else if (a->verbose) putchar('\n');
     shown(a, r);
@@ -668,10 +670,21 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:VT:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:VO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'V': a->verbose = 1; break;
+        case 'O': { /* tshark -O: -V, the details of these protocols only */
+            char *list = optarg, *save = NULL;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                if (!ub_ws_proto_ids(t, a->odetail)) {
+                    fprintf(stderr, "ubdump: -O: '%s' is not a protocol: ub, a header (ubdump -G headers: ub.btah, "
+                                    "ub.rtph, ...) or Wireshark's name of one outside UB (eth, ip, ipv6, udp, ...)\n", t);
+                    return 2;
+                }
+            a->verbose = a->osel = true;
+            break;
+        }
         case 'T':
             if (strcmp(optarg, "text") == 0) a->out = OUT_TEXT;
             else if (strcmp(optarg, "fields") == 0) a->out = OUT_FIELDS;

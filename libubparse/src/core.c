@@ -198,7 +198,7 @@ __attribute__((noinline)) static void check_rsvd_rows(ub_dec *d, const ub_layer 
  * first UB_RSVD_SPAN bytes. It is non-zero exactly when its bits under the mask are. */
 static bool rsvd_maskable(const ub_field *f)
 {
-    if (f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW)) return false;
+    if (f->flags & (UB_FF_VIRTUAL | UB_FF_LEW)) return false;
     if (f->bits == 0 || f->bit_off + f->bits > UB_RSVD_SPAN * 8u) return false;
     if (f->type == UB_FT_UINT || f->type == UB_FT_BOOL) return f->bits <= 64;
     return f->type == UB_FT_BYTES && f->bit_off % 8u == 0 && f->bits % 8u == 0;
@@ -208,7 +208,7 @@ static bool rsvd_maskable(const ub_field *f)
 static bool rsvd_zero_tail(const ub_field *f)
 {
     return f->type == UB_FT_BYTES && f->bits == 0 && f->bit_off % 8u == 0 &&
-           !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_VIRTUAL | UB_FF_LEW));
+           !(f->flags & (UB_FF_VIRTUAL | UB_FF_LEW));
 }
 
 /* The layer (len bytes) holds none of the rows past the table's length (which a row too long for its
@@ -319,7 +319,7 @@ static void check_rsvd_row(ub_dec *d, const ub_layer *l, const ub_field *f)
         if (v.u == 0) return;
     } else if (f->type == UB_FT_UINT) {
         if (!ub_rd_bits(l->data, l->len, f->bit_off, f->bits, &v.u) || v.u == 0) return;
-    } else if (f->type == UB_FT_BYTES && !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT))) {
+    } else if (f->type == UB_FT_BYTES && !(f->flags & UB_FF_VIRTUAL)) {
         /* a reserved byte string (DLLCB bodies, padding): zero words skipped before building the value
          * (the bounds are ub_field_value's) */
         uint32_t start = f->bit_off / 8u;
@@ -473,6 +473,7 @@ int ub_field_value(const ub_layer *l, const ub_field *f, ub_val *out)
     if (f->flags & UB_FF_AUX) { out->u = l->aux; return 0; }
     if (f->flags & UB_FF_STATUS) { out->u = l->status; return 0; }
     if (f->flags & UB_FF_VARIANT) { out->u = l->variant; return 0; }
+    if (f->flags & UB_FF_LEN) { out->u = l->len; return 0; }
     switch (f->type) {
     case UB_FT_UINT:
     case UB_FT_BOOL:

@@ -153,6 +153,7 @@ UB_HDR_DEF(icmpv6_echo, UB_H_ICMPV6_ECHO, "icmpv6_echo", "icmpv6", "Internet Con
 
 static const ub_field data_fields[] = {
     UBY(data, data, "Data", 0, 0, "", "bytes not decoded as UB"),
+    UBF(data, len, "Length", 0, 32, UB_FT_UINT, UB_BASE_DEC, UB_FF_LEN, NULL, "", "the bytes' count (Wireshark's data.len)"),
 };
 UB_HDR_DEF(data, UB_H_DATA, "data", "data", "Data", "", 0, data_fields);
 

@@ -131,7 +131,14 @@ static void print_path(tout *o, const ub_view *v, unsigned li, int indent)
     to_put(o, "\n", 1);
 }
 
-void ub_print_tree(FILE *f, const ub_view *v)
+static bool in_set(const uint64_t *set, unsigned id)
+{
+    return !set || (id < UB_H__COUNT && (set[id / 64] >> (id % 64) & 1u));
+}
+
+void ub_print_tree(FILE *f, const ub_view *v) { ub_print_tree_sel(f, v, NULL); }
+
+void ub_print_tree_sel(FILE *f, const ub_view *v, const uint64_t *detail)
 {
     char buf[8192];
     tout o = { f, buf, 0, sizeof buf };
@@ -157,11 +164,13 @@ void ub_print_tree(FILE *f, const ub_view *v)
         if (l->flags & UB_LF_NETBUF) to_str(&o, " [reassembled]");
         to_str(&o, cut);
         to_put(&o, "\n", 1);
+        if (!in_set(detail, l->hdr->id)) continue;
         for (unsigned k = 0; k < l->hdr->nfields; k++) print_field(&o, l, &l->hdr->fields[k], ind + 4);
         if (l->hdr->id == UB_H_SCANHDR || l->hdr->id == UB_H_SCAN_RPATH) print_path(&o, v, i, ind + 4);
     }
     for (unsigned i = 0; i < v->nerrs; i++) {
         const ub_err *e = &v->err[i];
+        if (e->hdr && !in_set(detail, e->hdr)) continue;
         const ub_err_info *ei = ub_err_get(e->code);
         const ub_hdr *h = ub_hdr_get(e->hdr);
         static const char *sev[] = { "note", "warning", "error" };

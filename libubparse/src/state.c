@@ -385,7 +385,7 @@ static void addr_prepare(struct ub_addr_rd *ar, const ub_fh *fh)
         const ub_field *f = fh->f[i];
         bool as_int = f->type == UB_FT_UINT && !(f->flags & (UB_FF_VIRTUAL | UB_FF_ENCODED)) && f->bits <= 64;
         bool as_bytes = f->type != UB_FT_UINT && f->type != UB_FT_BOOL &&
-                        !(f->flags & (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)) && f->bits <= 128;
+                        !(f->flags & UB_FF_VIRTUAL) && f->bits <= 128;
         ar[i].whole = (as_int || as_bytes) && !(f->bit_off & 7) && !(f->bits & 7) && f->bits && f->bit_off / 8 < 0xF0;
         ar[i].off = ar[i].whole ? (uint8_t)(f->bit_off / 8) : 0;
         ar[i].n = ar[i].whole ? (uint8_t)(f->bits / 8) : 0;

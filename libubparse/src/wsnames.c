@@ -102,6 +102,7 @@ static const ub_wsname ws_names[] = {
     { "pcieflit", { "pcieflit.flit" }, NULL, J, 0, 0 },
     { "data", { "ub.data" }, NULL, 0, 0, 0 }, /* bytes no dissector claims, outside UB */
     { "data.data", { "ub.data.data" }, NULL, 0, 0, 0 },
+    { "data.len", { "ub.data.len" }, NULL, 0, 0, 0 },
 };
 
 const ub_wsname *ub_ws_names(size_t *n)
@@ -119,6 +120,34 @@ const ub_wsname *ub_ws_proto(const ub_hdr *h)
             return &ws_names[i];
     }
     return NULL;
+}
+
+static unsigned set_ids(const char *abbrev, uint64_t *ids)
+{
+    const ub_hdr *h[16];
+    const ub_field *f[16];
+    size_t n = ub_field_find(abbrev, h, f, 16);
+    unsigned c = 0;
+    for (size_t i = 0; i < n && i < 16; i++)
+        if (!f[i] && h[i]->id < UB_H__COUNT) { ids[h[i]->id / 64] |= 1ull << (h[i]->id % 64); c++; }
+    return c;
+}
+
+unsigned ub_ws_proto_ids(const char *name, uint64_t *ids)
+{
+    unsigned c = 0;
+    if (!name || !*name) return 0;
+    if (strcmp(name, "ub") == 0) { /* what the plugin shows as ub: every table but Wireshark's own protocols' */
+        for (unsigned id = 1; id < UB_H__COUNT; id++) {
+            const ub_hdr *h = ub_hdr_get(id);
+            if (h && !ub_hdr_foreign(h) && !ub_ws_proto(h)) { ids[id / 64] |= 1ull << (id % 64); c++; }
+        }
+        return c;
+    }
+    if (!strchr(name, '.'))
+        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++)
+            if (strcmp(ws_names[i].ws, name) == 0) c += set_ids(ws_names[i].ub[0], ids);
+    return c ? c : set_ids(name, ids);
 }
 
 size_t ub_ws_find(const char *name, const ub_wsname **out, size_t max)

@@ -6,6 +6,7 @@
 #   options            from `TOOL --help`
 #   option values      the `a|b|c` lists `TOOL --help` shows after an option (-T, -G, --audit-format,
 #                      --fail-on, -z, --raw, ...), every `-z NAME` it mentions
+#   -O                 protocols: ub, the headers of `ubdump -G headers`, Wireshark's names outside UB
 #   -e / -Y / --fuzz   field names from `ubdump -G fields` (for -Y: the word being typed inside the
 #                      filter expression), -o: decoder option names from `ubdump -o help`
 #   files              -r/-w/--save/... and positional arguments
@@ -81,6 +82,16 @@ _ubscope() {
         while IFS= read -r f; do
             [[ -n $f && $f == "$word"* ]] && COMPREPLY+=("$q$head$f")
         done < <(_ubscope_fields "$ubdump")
+        compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    -O)
+        # tshark -O: comma-separated protocols; complete the one after the last comma
+        local head=${cur%"${cur##*,}"} p
+        while IFS= read -r p; do
+            [[ -n $p && $p == "${cur##*,}"* ]] && COMPREPLY+=("$head$p")
+        done < <({ echo ub; "$ubdump" -G headers 2>/dev/null | cut -f2
+            _ubscope_fields "$ubdump" | sed -n 's/\..*//p' | grep -vxE '_ws|frame|ub'; } | sort -u)
         compopt -o nospace 2>/dev/null
         return 0
         ;;

@@ -205,6 +205,11 @@ bool ub_layer_u(const ub_layer *l, const char *abbrev, uint64_t *u);
 bool ub_ws_number(const ub_layer *l, const ub_wsname *w, uint64_t *u);
 /* the entry of a header's Wireshark protocol ("ip" for ub.ipv4), NULL if Wireshark has none here */
 const ub_wsname *ub_ws_proto(const ub_hdr *h);
+/* tshark -O's protocol names: sets in ids ((UB_H__COUNT + 63) / 64 words) the header ids `name` stands
+ * for -- "ub" (every UB header: the plugin's one protocol), a header ("ub.btah", "sue.rh", its format
+ * variants too), or Wireshark's name of a header outside UB ("ip", "udp", "data", "infiniband", "sue");
+ * returns how many it set, 0 for a name that is none of these */
+unsigned ub_ws_proto_ids(const char *name, uint64_t *ids);
 
 #ifdef __cplusplus
 }

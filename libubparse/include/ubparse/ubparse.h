@@ -52,9 +52,10 @@ enum ub_field_flags {
     UB_FF_BITREV = 1u << 7,  /* bits on the wire in reverse order (ns-3-UB D1: LPH RT) */
     UB_FF_LEW = 1u << 8,     /* the layer's first 8 bytes are one little-endian 64-bit word: bit_off is
                               * the field's lowest bit in it (0 = LSB of byte 0); SUE RH byte-order switch */
+    UB_FF_LEN = 1u << 9,     /* virtual: value is the layer's length in bytes (Wireshark's generated data.len) */
 };
 #define UB_FF_ENCODED (UB_FF_X64 | UB_FF_LE | UB_FF_BITREV | UB_FF_LEW)
-#define UB_FF_VIRTUAL (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT)
+#define UB_FF_VIRTUAL (UB_FF_AUX | UB_FF_STATUS | UB_FF_VARIANT | UB_FF_LEN)
 
 typedef struct ub_vname {
     uint64_t value;
@@ -580,6 +581,10 @@ static inline void ub_obuf_put(ub_obuf *o, const char *s, size_t len)
 }
 /* Verbose tree (tshark -V style). */
 void ub_print_tree(FILE *f, const ub_view *v);
+/* ub_print_tree as tshark -O shows it: the layers whose header id is set in detail ((UB_H__COUNT + 63) / 64
+ * words, filter.h ub_ws_proto_ids; NULL = all) with their fields, the others by their line only; the
+ * decode errors of headers not in detail are left out with their fields */
+void ub_print_tree_sel(FILE *f, const ub_view *v, const uint64_t *detail);
 /* JSON object of layers/fields/errors (no trailing newline). */
 void ub_print_json(FILE *f, const ub_view *v);
 /* Comma-separated error names (value of the pseudo-field ub.error). */
