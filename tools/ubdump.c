@@ -597,8 +597,10 @@ static void frame_before(app *a, const ub_rec *r)
 static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *units)
 {
     if (a->rec_mode) rec_line(a, r, units);
-    ub_filter_pkt pkr = ypkt(a, r, r->caplen, r->origlen);
-    ubx_z_record(&a->z, &pkr, ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM);
+    if (ubx_z_per_record(&a->z)) { /* a table counting frames: the record as the filters see it */
+        ub_filter_pkt pkr = ypkt(a, r, r->caplen, r->origlen);
+        ubx_z_record(&a->z, &pkr, ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM);
+    }
     a->rec_mode = false;
     bool sel = a->rec_sel;
     a->rec_sel = false;
