@@ -6,6 +6,7 @@ UB_APT_PACKAGES=(
     tshark libwireshark-dev libwiretap-dev wireshark-dev libglib2.0-dev   # Wireshark 4.0 plugin + tshark tests
     libpcap-dev                               # bench/rawloop.c (libpcap baseline)
     libpcre2-dev                              # display-filter matches: PCRE2, as Wireshark
+    zlib1g-dev                                # gzip-compressed captures, as Wireshark reads them
     liblua5.4-dev                             # Lua bindings
     clang libclang-rt-14-dev                  # ASan/UBSan build and libFuzzer (clang-14 runtime)
     python3                                   # tests: JSON output validation

@@ -43,13 +43,13 @@ FZ_FLAGS=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer
 for h in "${HARNESSES[@]}"; do
     IFS='|' read -r name src _ <<<"$h"
     if [ "$name" = fuzz_capfile ]; then
-        clang "${FZ_FLAGS[@]}" libubparse/src/capfile.c "$src" -o "$BF/$name"
+        clang "${FZ_FLAGS[@]}" libubparse/src/capfile.c libubparse/src/capgz.c "$src" -o "$BF/$name" -lz
     else
-        clang "${FZ_FLAGS[@]}" libubparse/src/[a-z]*.c "$src" -o "$BF/$name" -lpcre2-8
+        clang "${FZ_FLAGS[@]}" libubparse/src/[a-z]*.c "$src" -o "$BF/$name" -lpcre2-8 -lz
     fi
 done
-cc -O1 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/capfile.c tests/fuzz/extract.c -o "$BF"/extract
-cc -O1 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/[a-z]*.c tests/fuzz/mkseed.c -o "$BF"/mkseed -lpcre2-8
+cc -O1 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/capfile.c libubparse/src/capgz.c tests/fuzz/extract.c -o "$BF"/extract -lz
+cc -O1 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Ilibubparse/include libubparse/src/[a-z]*.c tests/fuzz/mkseed.c -o "$BF"/mkseed -lpcre2-8 -lz
 [ "$mode" = build ] && { echo "built: $BF/fuzz_*"; exit 0; }
 
 # seeds from the bundled captures (and the shared ns-3-UB traces when present)

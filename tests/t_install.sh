@@ -156,10 +156,10 @@ if "$CC" -std=c11 -Wall -Wextra -Werror "${SAN[@]}" "$S/examples/ubparse_example
 else
     bad "pkg-config build:"; cat "$tmp/cc.err"
 fi
-# pkg-config --static: the archive (Libs.private brings -pthread)
+# pkg-config --static: the archive, with what Libs.private and Requires.private bring (-pthread -lm, PCRE2, zlib)
 # shellcheck disable=SC2046
 if "$CC" -std=c11 -Wall -Wextra -Werror "${SAN[@]}" "$S/examples/ubparse_example.c" \
-    $(pkg-config --cflags libubparse) "$P/lib/libubparse.a" $(pkg-config --static --libs-only-other libubparse) \
+    $(pkg-config --cflags libubparse) "$P/lib/libubparse.a" $(pkg-config --static --libs libubparse | sed 's/-lubparse / /') \
     -o "$tmp/ex_static" 2>"$tmp/cc.err"; then
     ok
     check "static build does not need libubparse.so" no_lib "$tmp/ex_static"

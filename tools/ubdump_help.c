@@ -15,7 +15,7 @@ void ubx_usage(FILE *f)
 {
     fprintf(f,
             "usage: ubdump -r FILE [options]\n"
-            "  -r FILE          read pcap/pcapng FILE ('-' = standard input)\n"
+            "  -r FILE          read pcap/pcapng FILE, gzip-compressed or not ('-' = standard input)\n"
             "  -V               print the full decode tree of every packet\n"
             "  -O PROTOCOLS     as tshark: -V with the fields of these protocols only (comma-separated: ub, a header\n"
             "                   such as ub.btah, or eth, ip, ipv6, udp, tcp, icmp, data, infiniband, sue, ...); the\n"

@@ -1,11 +1,12 @@
 /* Capture files without libpcap: pcap (tcpdump.org pcap-savefile(5)) and pcapng
  * (IETF draft-ietf-opsawg-pcapng). Reader: one allocation (state + 1 MiB read buffer), the
  * file is read in big chunks and records are returned as pointers into the buffer (zero-copy);
- * works on pipes/stdin (never seeks). Every length is checked before use: hostile files give an
+ * works on pipes/stdin (never seeks); a gzip-compressed file is read through inflate (capgz.c). Every length is checked before use: hostile files give an
  * error message, never a crash. Writer: pcap (ns magic) or pcapng (SHB, IDBs with if_tsresol 9,
  * EPBs with epb_flags), always little-endian so generated files are identical on every host. */
 #include "ubparse/capfile.h"
 #include "ubparse/ubparse.h" /* UBPARSE_VERSION for shb_userappl */
+#include "capgz.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +77,7 @@ typedef struct cap_if {
 
 struct ub_capfile {
     int fd;
+    cap_gz *gz;      /* a gzip file: its decompressor, else NULL */
     bool own_fd;
     bool eof;        /* read() returned 0 */
     bool failed;     /* sticky: every later ub_cap_next() returns -1 */
@@ -134,8 +136,12 @@ static int cap_refill(ub_capfile *c, size_t need)
         c->pos = 0;
     }
     while (c->end < need && !c->eof) {
-        ssize_t n = read(c->fd, c->buf + c->end, CAP_BUFSZ - c->end);
-        if (n < 0) {
+        ssize_t n;
+        if (c->gz) {
+            char e[200];
+            if ((n = cap_gz_read(c->gz, c->fd, c->buf + c->end, CAP_BUFSZ - c->end, e, sizeof e)) < 0)
+                return cap_fail(c, "%s", e);
+        } else if ((n = read(c->fd, c->buf + c->end, CAP_BUFSZ - c->end)) < 0) {
             if (errno == EINTR) continue;
             return cap_fail(c, "read error at offset %llu: %s", (unsigned long long)(c->foff + c->end),
                             strerror(errno));
@@ -535,6 +541,12 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen)
     c->linktype = UINT32_MAX;
 
     int rc = cap_fill(c, 4);
+    if (rc > 0 && c->buf[c->pos] == 0x1f && c->buf[c->pos + 1] == 0x8b) { /* gzip (RFC 1952): read through inflate */
+        c->gz = cap_gz_new(c->buf + c->pos, cap_avail(c), c->eof);
+        c->pos = c->end = 0;
+        c->eof = false;
+        rc = c->gz ? cap_fill(c, 4) : cap_fail(c, "out of memory");
+    }
     if (rc == 0) {
         if (cap_avail(c) == 0) cap_fail(c, "empty file");
         else cap_fail(c, "file too short (%zu bytes)", cap_avail(c));
@@ -554,10 +566,9 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen)
         } else if (le == PCAP_MAGIC_US || le == PCAP_MAGIC_NS || le == PCAP_MAGIC_KUZ || be == PCAP_MAGIC_US ||
                    be == PCAP_MAGIC_NS || be == PCAP_MAGIC_KUZ) {
             pcap_open(c);
-        } else if (h[0] == 0x1f && h[1] == 0x8b) {
-            cap_fail(c, "compressed (gzip) capture files are not supported; decompress first");
         } else {
-            cap_fail(c, "not a pcap or pcapng file (magic %02x %02x %02x %02x)", h[0], h[1], h[2], h[3]);
+            cap_fail(c, "%snot a pcap or pcapng file (magic %02x %02x %02x %02x)", c->gz ? "gzip-compressed, but " : "",
+                     h[0], h[1], h[2], h[3]);
         }
     }
     if (c->failed) {
@@ -630,6 +641,7 @@ void ub_cap_close(ub_capfile *c)
 {
     if (!c) return;
     if (c->own_fd) close(c->fd);
+    cap_gz_free(c->gz);
     free(c);
 }
 

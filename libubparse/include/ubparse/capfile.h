@@ -1,6 +1,7 @@
 /* Capture files: pcap (µs/ns, both byte orders) and pcapng (SHB/IDB/EPB/SPB/OPB, EPB flags
- * for direction, several interfaces with their own link types). Reading needs no libpcap and
- * exposes what libpcap hides (interface id, EPB direction flags). One allocation per file. */
+ * for direction, several interfaces with their own link types), gzip-compressed or not. Reading needs
+ * no libpcap and exposes what libpcap hides (interface id, EPB direction flags). One allocation per
+ * file (two for a gzip file). */
 #ifndef UBPARSE_CAPFILE_H
 #define UBPARSE_CAPFILE_H
 
