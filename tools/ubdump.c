@@ -18,6 +18,7 @@
 #include "ubparse/capfile.h"
 #include "ubparse/expert.h"
 #include "ubparse/filter.h"
+#include "ubparse/io.h"
 #include "ubparse/iostat.h"
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
@@ -27,6 +28,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -608,6 +610,34 @@ static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *
 }
 
 static app A;
+
+/* -i: the capture runs until -c, or SIGINT / SIGTERM (then the run ends as at the end of a file: the
+ * totals, the audit report) */
+static volatile sig_atomic_t live_stop;
+static void on_stop(int sig) { (void)sig; live_stop = 1; }
+static ub_capfile *open_live(const char *ifname, unsigned snaplen, bool promisc, char *err, size_t errlen)
+{
+    ub_capfile *c = ub_cap_open_live(ifname, snaplen, promisc, &live_stop, err, errlen);
+    if (!c) return NULL;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop; /* no SA_RESTART: a waiting receive returns, the flag is seen */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* the socket is open: the capabilities that opened it are not needed any more (tcpdump -Z) */
+    char e[200];
+    if (ub_io_drop_caps(UB_IO_CAPS_ALL, e, sizeof e) < 0) {
+        snprintf(err, errlen, "dropping capabilities: %s", e);
+        ub_cap_close(c);
+        return NULL;
+    }
+    ub_cap_ifinfo ii;
+    ub_cap_ifinfo_get(c, 0, &ii);
+    fprintf(stderr, "ubdump: capturing on %s, link type %u (%s), snapshot length %u bytes\n", ifname, ii.linktype,
+            ii.linktype == 1 ? "Ethernet" : ii.linktype == 276 ? "Linux cooked v2" : ii.linktype == 101 ? "raw IP" : "UB",
+            ii.snaplen);
+    return c;
+}
 /* the scripts and their rule set are released on every exit path (leak checkers run at exit) */
 static void lua_cleanup(void)
 {
@@ -629,7 +659,9 @@ int main(int argc, char **argv)
     ubx_csv_default(&a->csv);
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
-    const char *file = NULL, *yexpr = NULL, *gsel = NULL;
+    const char *file = NULL, *yexpr = NULL, *gsel = NULL, *ifname = NULL;
+    bool promisc = true;
+    unsigned long snaplen = 0;
     bool line_buf = false, wprint = false, wcited = false;
     const char *wpath = NULL;
     long examples = -1;
@@ -672,9 +704,15 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:VO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:VO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
+        case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
+        case 'p': promisc = false; break;
+        case 's':
+            if (parse_uint(optarg, 65535, &u) != 0) { fprintf(stderr, "ubdump: -s needs a snapshot length 0..65535 (0 = 65535), not '%s'\n", optarg); return 2; }
+            snaplen = (unsigned long)u;
+            break;
         case 'V': a->verbose = 1; break;
         case 'O': { /* tshark -O: -V, the details of these protocols only */
             char *list = optarg, *save = NULL;
@@ -852,7 +890,10 @@ int main(int argc, char **argv)
         ubx_list_rules(rules);
         return 0;
     }
+    if (file && ifname) { fprintf(stderr, "ubdump: -r FILE or -i IFACE, not both\n"); return 2; }
+    if (ifname) file = ifname; /* the name in messages */
     if (!file || optind != argc) { ubx_usage(stderr); return 2; }
+    const bool once = ifname || strcmp(file, "-") == 0; /* the packets cannot be read twice */
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
     if (a->out != OUT_FIELDS && a->out != OUT_JSON && a->out != OUT_EK && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields, json or ek\n"); return 2; }
     if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
@@ -873,7 +914,7 @@ int main(int argc, char **argv)
     bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
-    if (wcited && (!wpath || !a->audit || strcmp(file, "-") == 0)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
+    if (wcited && (!wpath || !a->audit || once)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
     if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
     FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
     FILE *aout = w_stdout ? stderr : stdout;
@@ -883,7 +924,7 @@ int main(int argc, char **argv)
     }
 
     char err[256];
-    ub_capfile *cf = a->cf = ub_cap_open(file, err, sizeof err);
+    ub_capfile *cf = a->cf = ifname ? open_live(ifname, (unsigned)snaplen, promisc, err, sizeof err) : ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */
@@ -891,7 +932,7 @@ int main(int argc, char **argv)
     if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
-    bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && strcmp(file, "-") != 0; /* ub.analysis */
+    bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && !once; /* ub.analysis */
     /* -z io,phs: tshark's tree has the frame's own item (a top protocol "frame") when it builds the whole
      * tree (-V, -T fields|json|ek, -q or not) or anything of the run reads frame or frame.* (its display
      * filter, a field, a tap's filter) */
@@ -901,8 +942,8 @@ int main(int argc, char **argv)
     ubx_z_show_frame(&a->z, frame_item);
     /* ub.analysis.*: a first pass of the engine (-Y, -e, a -z table's filter, -z expert) */
     bool need_fan = ub_filter_uses_analysis(a->yf) || ubx_z_uses_analysis(&a->z) || a->e_fan || json_an;
-    if ((need_fan || a->z.srt_f) && strcmp(file, "-") == 0) {
-        fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input\n");
+    if ((need_fan || a->z.srt_f) && once) {
+        fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input or -i\n");
         return 2;
     }
     if (need_fan && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
@@ -1122,6 +1163,11 @@ int main(int argc, char **argv)
     ubx_z_free(&a->z);
     ub_filter_free(a->yf);
     ub_fan_free(a->fan);
+    if (ifname) {
+        uint64_t got = 0, drops = 0;
+        ub_cap_live_stats(cf, &got, &drops);
+        fprintf(stderr, "ubdump: %" PRIu64 " packets captured on %s, %" PRIu64 " dropped by the kernel\n", a->npkts, ifname, drops);
+    }
     ub_cap_close(cf);
     return status;
 }

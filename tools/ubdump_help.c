@@ -16,6 +16,10 @@ void ubx_usage(FILE *f)
     fprintf(f,
             "usage: ubdump -r FILE [options]\n"
             "  -r FILE          read pcap/pcapng FILE, gzip-compressed or not ('-' = standard input)\n"
+            "  -i IFACE         capture live on network interface IFACE instead (AF_PACKET, both directions,\n"
+            "                   nothing sent; needs CAP_NET_RAW, dropped once open): until COUNT (-c) or SIGINT/SIGTERM,\n"
+            "                   which end the run as the end of a file does (totals, --audit report)\n"
+            "  -p               with -i: not in promiscuous mode      -s SNAPLEN   with -i: bytes kept per packet\n"
             "  -V               print the full decode tree of every packet\n"
             "  -O PROTOCOLS     as tshark: -V with the fields of these protocols only (comma-separated: ub, a header\n"
             "                   such as ub.btah, or eth, ip, ipv6, udp, tcp, icmp, data, infiniband, sue, ...); the\n"

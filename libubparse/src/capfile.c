@@ -6,6 +6,7 @@
  * EPBs with epb_flags), always little-endian so generated files are identical on every host. */
 #include "ubparse/capfile.h"
 #include "ubparse/ubparse.h" /* UBPARSE_VERSION for shb_userappl */
+#include "cap_int.h"
 #include "capgz.h"
 
 #include <errno.h>
@@ -78,6 +79,8 @@ typedef struct cap_if {
 struct ub_capfile {
     int fd;
     cap_gz *gz;      /* a gzip file: its decompressor, else NULL */
+    const ub_cap_src *src; /* records from a source (live capture), not a file: src_ctx is its state */
+    void *src_ctx;
     bool own_fd;
     bool eof;        /* read() returned 0 */
     bool failed;     /* sticky: every later ub_cap_next() returns -1 */
@@ -593,6 +596,12 @@ int ub_cap_next(ub_capfile *c, ub_rec *r)
 {
     if (!c || c->failed) return -1;
     if (!r) r = &c->scratch;
+    if (c->src) {
+        int rc = c->src->next(c->src_ctx, r, c->err, sizeof c->err);
+        if (rc < 0) c->failed = true;
+        else if (rc > 0) r->frame = ++c->frame;
+        return rc;
+    }
     c->ncomments = 0;
     c->have_flags = false;
     return c->pcapng ? ng_next(c, r) : pcap_next(c, r);
@@ -637,9 +646,38 @@ bool ub_cap_is_pcapng(const ub_capfile *c) { return c && c->pcapng; }
 
 uint32_t ub_cap_linktype(const ub_capfile *c) { return c ? c->linktype : UINT32_MAX; }
 
+ub_capfile *ub_cap_open_src(const ub_cap_src *s, void *ctx, const char *ifname, uint32_t linktype, uint32_t snaplen,
+                            char *err, size_t errlen)
+{
+    ub_capfile *c = calloc(1, sizeof *c); /* no read buffer: the source holds the bytes */
+    if (!c) {
+        if (err && errlen) snprintf(err, errlen, "out of memory");
+        s->close(ctx);
+        return NULL;
+    }
+    c->src = s;
+    c->src_ctx = ctx;
+    c->fd = -1;
+    c->pcapng = c->have_lt = true;
+    c->linktype = linktype;
+    c->nifs = c->sections = 1;
+    c->ifs[0] = (cap_if){ .linktype = linktype, .snaplen = snaplen, .res_exp = 9 };
+    snprintf(c->ifs[0].name, sizeof c->ifs[0].name, "%s", ifname ? ifname : "");
+    return c;
+}
+
+bool ub_cap_live_stats(const ub_capfile *c, uint64_t *received, uint64_t *dropped)
+{
+    *received = *dropped = 0;
+    if (!c || !c->src || !c->src->stats) return false;
+    c->src->stats(c->src_ctx, received, dropped);
+    return true;
+}
+
 void ub_cap_close(ub_capfile *c)
 {
     if (!c) return;
+    if (c->src) c->src->close(c->src_ctx);
     if (c->own_fd) close(c->fd);
     cap_gz_free(c->gz);
     free(c);

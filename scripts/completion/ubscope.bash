@@ -6,6 +6,7 @@
 #   options            from `TOOL --help`
 #   option values      the `a|b|c` lists `TOOL --help` shows after an option (-T, -G, --audit-format,
 #                      --fail-on, -z, --raw, ...), every `-z NAME` it mentions
+#   -i                 the network interfaces of /sys/class/net
 #   -O                 protocols: ub, the headers of `ubdump -G headers`, Wireshark's names outside UB
 #   -e / -Y / --fuzz   field names from `ubdump -G fields` (for -Y: the word being typed inside the
 #                      filter expression), -o: decoder option names from `ubdump -o help`
@@ -93,6 +94,11 @@ _ubscope() {
         done < <({ echo ub; "$ubdump" -G headers 2>/dev/null | cut -f2
             _ubscope_fields "$ubdump" | sed -n 's/\..*//p' | grep -vxE '_ws|frame|ub'; } | sort -u)
         compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    -i)
+        # network interfaces of this namespace
+        COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
         return 0
         ;;
     -o)

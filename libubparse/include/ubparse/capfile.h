@@ -5,6 +5,7 @@
 #ifndef UBPARSE_CAPFILE_H
 #define UBPARSE_CAPFILE_H
 
+#include <signal.h> /* sig_atomic_t */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,16 @@ typedef struct ub_capfile ub_capfile;
 
 /* path "-" reads standard input. NULL on error with a message in err. */
 ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen);
+/* Live capture: the packets seen on network interface `ifname` (AF_PACKET through io.c, both
+ * directions, nothing sent; needs CAP_NET_RAW), as the records of one pcapng interface named ifname:
+ * Ethernet frames as they are (LINKTYPE_ETHERNET), ARPHRD_UB packets with an SLL2 header, nanosecond
+ * kernel timestamps, ub_rec.dir from the packet type. ub_cap_next waits for packets; once *stop is
+ * non-zero (a signal handler may set it; looked at least every 200 ms) it returns 0, the end.
+ * snaplen 0 = 65535. NULL with a message in err (no such interface, not up, no CAP_NET_RAW). */
+ub_capfile *ub_cap_open_live(const char *ifname, unsigned snaplen, bool promisc, const volatile sig_atomic_t *stop,
+                             char *err, size_t errlen);
+/* a live capture's counts so far: packets received, dropped by the kernel; false for a file */
+bool ub_cap_live_stats(const ub_capfile *c, uint64_t *received, uint64_t *dropped);
 /* 1 = record, 0 = end of file, -1 = error (ub_cap_error tells). Truncated last record = error. */
 int ub_cap_next(ub_capfile *c, ub_rec *r);
 const char *ub_cap_error(const ub_capfile *c);

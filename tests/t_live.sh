@@ -1,0 +1,96 @@
+#!/bin/sh
+# shellcheck disable=SC2015  # "ok || bad": ok never fails
+# ubdump -i IFACE: live capture (libubparse/src/caplive.c), inside a user + network namespace this test
+# creates (`unshare -rn`) on a veth pair: ubreplay sends on va, ubdump captures on vb.
+#   the records captured (-c, -w) are the frames sent: same fields as the source capture
+#   --audit live: the rule ids of the source trace's faults (RTP loss, a bad ack), exit 1
+#   SIGINT ends the capture as the end of a file ends a run (totals, exit 0); -s cuts records;
+#   loopback shows each packet once; -r with -i, an unknown interface: exit 2; while it runs it holds no capabilities and sends nothing
+# Skipped, with a message, only where user/network namespaces cannot be created. No wall-clock
+# thresholds: the waits below are safety nets, the assertions are on records, rule ids and counts.
+set -u
+: "${UBREPLAY:?}" "${UBDUMP:?}"
+S=${UB_SOURCE_DIR:?}
+. "$S/tests/peer_lib.sh"
+netns_enter "$0" "$@"
+peer_test_init t_live
+veth_up
+C=$S/captures
+
+# cap NAME UBDUMP_ARGS...: ubdump -i vb (or $IF) in the background (stdout/stderr in $tmp/NAME.out/.err) until it
+# says it is capturing; sets CAP_PID
+cap() {
+    name=$1
+    shift
+    "$UBDUMP" -i "${IF:-vb}" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+    CAP_PID=$!
+    i=0
+    while ! grep -q "^ubdump: capturing on ${IF:-vb}" "$tmp/$name.err" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 200 ] || ! kill -0 "$CAP_PID" 2>/dev/null; then bad "$name: not capturing: $(cat "$tmp/$name.err")"; return 1; fi
+        sleep 0.1
+    done
+}
+# capwait: the exit status of the background ubdump (killed after 20 s: a safety net only)
+capwait() {
+    ( sleep 20; kill "$CAP_PID" 2>/dev/null ) &
+    w=$!
+    wait "$CAP_PID"
+    st=$?
+    kill "$w" 2>/dev/null
+    return $st
+}
+
+# ---------------------------------------------------------------- the frames sent, captured
+F="-T fields -e eth.src -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e ub.btah.ini_tassn -e frame.len"
+n=$("$UBDUMP" -r "$C/uboe.pcapng" | wc -l)
+tx0=$(cat /sys/class/net/vb/statistics/tx_packets)
+if cap uboe -c "$n" -w "$tmp/uboe.pcapng"; then
+    grep -q "capturing on vb, link type 1 (Ethernet), snapshot length 65535 bytes" "$tmp/uboe.err" && ok || bad "uboe: $(cat "$tmp/uboe.err")"
+    [ "$(awk '/^CapEff/ {print $2}' "/proc/$CAP_PID/status")" = 0000000000000000 ] && ok || bad "capabilities kept while capturing"
+    "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    capwait; eq "uboe: exit status" "$?" 0
+    # shellcheck disable=SC2086
+    eq "uboe: the records captured are the frames sent" "$("$UBDUMP" -r "$tmp/uboe.pcapng" $F)" "$("$UBDUMP" -r "$C/uboe.pcapng" $F)"
+    grep -q "ubdump: $n packets captured on vb, 0 dropped by the kernel" "$tmp/uboe.err" && ok || bad "uboe totals: $(cat "$tmp/uboe.err")"
+    if command -v tshark > /dev/null 2>&1; then # Wireshark reads the interface name -w wrote
+        eq "uboe: -w keeps the interface name" "$(tshark -n -r "$tmp/uboe.pcapng" -c 1 -T fields -e frame.interface_name 2>/dev/null)" vb
+    fi
+    eq "uboe: nothing sent on vb" "$(cat /sys/class/net/vb/statistics/tx_packets)" "$tx0"
+fi
+
+# ---------------------------------------------------------------- --audit live
+L=$C/audit_rtp_lossy.pcapng
+n=$("$UBDUMP" -r "$L" | wc -l)
+if cap audit -c "$n" --audit; then
+    "$UBREPLAY" -i va --topspeed --cna-ip 0x010203=10.1.2.3,0x0a0b0c=10.10.11.12 "$L" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    capwait; eq "audit: exit status (an error finding)" "$?" 1
+    ids() { grep -E '^(error|warning|note) +UB-' "$1" | awk '{print $2}' | sort | tr '\n' ' '; }
+    eq "audit: the rule ids of the trace's faults" "$(ids "$tmp/audit.out")" "$("$UBDUMP" -q --audit -r "$L" 2>/dev/null > "$tmp/file.out"; ids "$tmp/file.out")"
+    grep -q "^UB audit of vb: $n records, $n packets" "$tmp/audit.out" && ok || bad "audit header: $(head -3 "$tmp/audit.out")"
+fi
+
+# ---------------------------------------------------------------- SIGINT, -s, usage
+if cap sigint -q; then
+    kill -INT "$CAP_PID"
+    capwait; eq "SIGINT: exit status" "$?" 0
+    grep -q "ubdump: 0 packets captured on vb" "$tmp/sigint.err" && ok || bad "SIGINT: $(cat "$tmp/sigint.err")"
+    grep -q "^0 records" "$tmp/sigint.out" && ok || bad "SIGINT totals: $(cat "$tmp/sigint.out")"
+fi
+if cap snap -c 3 -s 64 -p -T fields -e frame.cap_len -e frame.len; then
+    "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    capwait; eq "-s 64: exit status" "$?" 0
+    eq "-s 64: cut records, their length on the wire kept" "$(cat "$tmp/snap.out")" \
+        "$("$UBDUMP" -r "$C/uboe.pcapng" -T fields -e frame.len | awk '{ print ($1 < 64 ? $1 : 64) "\t" $1 }')"
+fi
+# loopback: each packet once (its incoming copy, as libpcap keeps it): a datagram and its port unreachable
+if IF=lo cap lo -c 2 -T fields -e ip.proto -e udp.dstport -e frame.p2p_dir; then
+    python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x" * 40, ("127.0.0.1", 4792))'
+    capwait; eq "lo: exit status" "$?" 0
+    eq "lo: the datagram and the ICMP error, once each" "$(cat "$tmp/lo.out")" "$(printf '17\t4792\t1\n1,17\t4792\t1')"
+fi
+"$UBDUMP" -i vb -r "$C/uboe.pcapng" > /dev/null 2> "$tmp/e.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "not both" "$tmp/e.txt" && ok || bad "-i with -r: exit $rc $(cat "$tmp/e.txt")"
+"$UBDUMP" -i ub-nosuch0 > /dev/null 2> "$tmp/e.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "ub-nosuch0: no such interface" "$tmp/e.txt" && ok || bad "unknown interface: exit $rc $(cat "$tmp/e.txt")"
+ub_check_done
