@@ -4,7 +4,8 @@
 # creates (`unshare -rn`) on a veth pair: ubreplay sends on va, ubdump captures on vb.
 #   the records captured (-c, -w) are the frames sent: same fields as the source capture
 #   --audit live: the rule ids of the source trace's faults (RTP loss, a bad ack), exit 1
-#   SIGINT ends the capture as the end of a file ends a run (totals, exit 0); -s cuts records;
+#   SIGINT and -a duration: end the capture as the end of a file ends a run (totals, exit 0); -a packets:
+#   and -c stop it; -s cuts records;
 #   loopback shows each packet once; -r with -i, an unknown interface: exit 2; while it runs it holds no capabilities and sends nothing
 # Skipped, with a message, only where user/network namespaces cannot be created. No wall-clock
 # thresholds: the waits below are safety nets, the assertions are on records, rule ids and counts.
@@ -89,6 +90,18 @@ if IF=lo cap lo -c 2 -T fields -e ip.proto -e udp.dstport -e frame.p2p_dir; then
     capwait; eq "lo: exit status" "$?" 0
     eq "lo: the datagram and the ICMP error, once each" "$(cat "$tmp/lo.out")" "$(printf '17\t4792\t1\n1,17\t4792\t1')"
 fi
+# -a duration: (no traffic) ends the run as SIGINT does; -a packets: as -c
+if cap dur -q -a duration:0.3; then
+    capwait; eq "-a duration:0.3: exit status" "$?" 0
+    grep -q "ubdump: 0 packets captured on vb" "$tmp/dur.err" && ok || bad "-a duration: $(cat "$tmp/dur.err")"
+fi
+if cap pk -a packets:2 -T fields -e frame.number; then
+    "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    capwait; eq "-a packets:2: exit status" "$?" 0
+    eq "-a packets:2: two records" "$(cat "$tmp/pk.out")" "$(printf '1\n2')"
+fi
+"$UBDUMP" -r "$C/uboe.pcapng" -a duration:1 > /dev/null 2> "$tmp/e.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "needs -i" "$tmp/e.txt" && ok || bad "-a duration without -i: exit $rc $(cat "$tmp/e.txt")"
 "$UBDUMP" -i vb -r "$C/uboe.pcapng" > /dev/null 2> "$tmp/e.txt"; rc=$?
 [ $rc -eq 2 ] && grep -q "not both" "$tmp/e.txt" && ok || bad "-i with -r: exit $rc $(cat "$tmp/e.txt")"
 "$UBDUMP" -i ub-nosuch0 > /dev/null 2> "$tmp/e.txt"; rc=$?

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/time.h> /* setitimer: -a duration */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -611,11 +612,11 @@ static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *
 
 static app A;
 
-/* -i: the capture runs until -c, or SIGINT / SIGTERM (then the run ends as at the end of a file: the
+/* -i: the capture runs until -c, -a duration, or SIGINT / SIGTERM (then the run ends as at the end of a file: the
  * totals, the audit report) */
 static volatile sig_atomic_t live_stop;
 static void on_stop(int sig) { (void)sig; live_stop = 1; }
-static ub_capfile *open_live(const char *ifname, unsigned snaplen, bool promisc, char *err, size_t errlen)
+static ub_capfile *open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, char *err, size_t errlen)
 {
     ub_capfile *c = ub_cap_open_live(ifname, snaplen, promisc, &live_stop, err, errlen);
     if (!c) return NULL;
@@ -624,6 +625,12 @@ static ub_capfile *open_live(const char *ifname, unsigned snaplen, bool promisc,
     sa.sa_handler = on_stop; /* no SA_RESTART: a waiting receive returns, the flag is seen */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    if (duration > 0) { /* -a duration: SIGALRM ends it as SIGINT does */
+        sigaction(SIGALRM, &sa, NULL);
+        struct itimerval it = { .it_value = { (time_t)duration, (suseconds_t)((duration - (double)(time_t)duration) * 1e6) } };
+        if (!it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;
+        setitimer(ITIMER_REAL, &it, NULL);
+    }
     /* the socket is open: the capabilities that opened it are not needed any more (tcpdump -Z) */
     char e[200];
     if (ub_io_drop_caps(UB_IO_CAPS_ALL, e, sizeof e) < 0) {
@@ -662,6 +669,7 @@ int main(int argc, char **argv)
     const char *file = NULL, *yexpr = NULL, *gsel = NULL, *ifname = NULL;
     bool promisc = true;
     unsigned long snaplen = 0;
+    double duration = 0; /* -a duration:SECONDS */
     bool line_buf = false, wprint = false, wcited = false;
     const char *wpath = NULL;
     long examples = -1;
@@ -704,11 +712,23 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:VO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:VO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
         case 'p': promisc = false; break;
+        case 'a': { /* tshark -a: autostop conditions of a live capture */
+            char *end = NULL;
+            if (strncmp(optarg, "duration:", 9) == 0 && (duration = strtod(optarg + 9, &end)) > 0 && end && !*end &&
+                duration < 1e9)
+                break;
+            if (strncmp(optarg, "packets:", 8) == 0 && parse_uint(optarg + 8, 1000000000000000ull, &u) == 0 && u >= 1) {
+                a->count = (long)u;
+                break;
+            }
+            fprintf(stderr, "ubdump: -a duration:SECONDS or packets:N, not '%s'\n", optarg);
+            return 2;
+        }
         case 's':
             if (parse_uint(optarg, 65535, &u) != 0) { fprintf(stderr, "ubdump: -s needs a snapshot length 0..65535 (0 = 65535), not '%s'\n", optarg); return 2; }
             snaplen = (unsigned long)u;
@@ -892,6 +912,7 @@ int main(int argc, char **argv)
     }
     if (file && ifname) { fprintf(stderr, "ubdump: -r FILE or -i IFACE, not both\n"); return 2; }
     if (ifname) file = ifname; /* the name in messages */
+    if (duration > 0 && !ifname) { fprintf(stderr, "ubdump: -a duration: needs -i IFACE (a live capture)\n"); return 2; }
     if (!file || optind != argc) { ubx_usage(stderr); return 2; }
     const bool once = ifname || strcmp(file, "-") == 0; /* the packets cannot be read twice */
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
@@ -924,7 +945,7 @@ int main(int argc, char **argv)
     }
 
     char err[256];
-    ub_capfile *cf = a->cf = ifname ? open_live(ifname, (unsigned)snaplen, promisc, err, sizeof err) : ub_cap_open(file, err, sizeof err);
+    ub_capfile *cf = a->cf = ifname ? open_live(ifname, (unsigned)snaplen, promisc, duration, err, sizeof err) : ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */

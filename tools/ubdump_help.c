@@ -20,6 +20,8 @@ void ubx_usage(FILE *f)
             "                   nothing sent; needs CAP_NET_RAW, dropped once open): until COUNT (-c) or SIGINT/SIGTERM,\n"
             "                   which end the run as the end of a file does (totals, --audit report)\n"
             "  -p               with -i: not in promiscuous mode      -s SNAPLEN   with -i: bytes kept per packet\n"
+            "  -a duration:SECONDS, -a packets:N   with -i, as tshark: stop after that time (decimals allowed) or\n"
+            "                   that many packets (as -c)\n"
             "  -V               print the full decode tree of every packet\n"
             "  -O PROTOCOLS     as tshark: -V with the fields of these protocols only (comma-separated: ub, a header\n"
             "                   such as ub.btah, or eth, ip, ipv6, udp, tcp, icmp, data, infiniband, sue, ...); the\n"
