@@ -6,7 +6,7 @@
 #   --audit live: the rule ids of the source trace's faults (RTP loss, a bad ack), exit 1
 #   SIGINT and -a duration: end the capture as the end of a file ends a run (totals, exit 0); -a packets:
 #   and -c stop it; -s cuts records;
-#   loopback shows each packet once; -r with -i, an unknown interface: exit 2; while it runs it holds no capabilities and sends nothing
+#   -D lists the interfaces, -i takes their numbers; loopback shows each packet once; -r with -i, an unknown interface: exit 2; while it runs it holds no capabilities and sends nothing
 # Skipped, with a message, only where user/network namespaces cannot be created. No wall-clock
 # thresholds: the waits below are safety nets, the assertions are on records, rule ids and counts.
 set -u
@@ -26,7 +26,7 @@ cap() {
     "$UBDUMP" -i "${IF:-vb}" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
     CAP_PID=$!
     i=0
-    while ! grep -q "^ubdump: capturing on ${IF:-vb}" "$tmp/$name.err" 2>/dev/null; do
+    while ! grep -q "^ubdump: capturing on " "$tmp/$name.err" 2>/dev/null; do
         i=$((i + 1))
         if [ $i -gt 200 ] || ! kill -0 "$CAP_PID" 2>/dev/null; then bad "$name: not capturing: $(cat "$tmp/$name.err")"; return 1; fi
         sleep 0.1
@@ -89,6 +89,16 @@ if IF=lo cap lo -c 2 -T fields -e ip.proto -e udp.dstport -e frame.p2p_dir; then
     python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x" * 40, ("127.0.0.1", 4792))'
     capwait; eq "lo: exit status" "$?" 0
     eq "lo: the datagram and the ICMP error, once each" "$(cat "$tmp/lo.out")" "$(printf '17\t4792\t1\n1,17\t4792\t1')"
+fi
+# -D lists the interfaces; -i takes the number it shows
+"$UBDUMP" -D > "$tmp/D.txt" 2>&1 || bad "-D: $(cat "$tmp/D.txt")"
+grep -Eq '^[0-9]+\. va \(veth, up, Ethernet\)$' "$tmp/D.txt" && ok || bad "-D: va not listed: $(cat "$tmp/D.txt")"
+grep -Eq '^[0-9]+\. lo \(loopback, up, Ethernet\)$' "$tmp/D.txt" && ok || bad "-D: lo not listed: $(cat "$tmp/D.txt")"
+vbn=$(sed -n 's/^\([0-9]*\)\. vb .*/\1/p' "$tmp/D.txt")
+if IF=$vbn cap num -c 1 -T fields -e frame.number; then
+    grep -q "^ubdump: capturing on vb," "$tmp/num.err" && ok || bad "-i $vbn: $(cat "$tmp/num.err")"
+    "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    capwait; eq "-i $vbn (vb by its number): one record" "$?:$(cat "$tmp/num.out")" "0:1"
 fi
 # -a duration: (no traffic) ends the run as SIGINT does; -a packets: as -c
 if cap dur -q -a duration:0.3; then

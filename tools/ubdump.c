@@ -18,7 +18,6 @@
 #include "ubparse/capfile.h"
 #include "ubparse/expert.h"
 #include "ubparse/filter.h"
-#include "ubparse/io.h"
 #include "ubparse/iostat.h"
 #include "ubparse/state.h"
 #include "ubparse/ublua.h"
@@ -28,8 +27,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
-#include <sys/time.h> /* setitimer: -a duration */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -612,39 +609,6 @@ static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *
 
 static app A;
 
-/* -i: the capture runs until -c, -a duration, or SIGINT / SIGTERM (then the run ends as at the end of a file: the
- * totals, the audit report) */
-static volatile sig_atomic_t live_stop;
-static void on_stop(int sig) { (void)sig; live_stop = 1; }
-static ub_capfile *open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, char *err, size_t errlen)
-{
-    ub_capfile *c = ub_cap_open_live(ifname, snaplen, promisc, &live_stop, err, errlen);
-    if (!c) return NULL;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop; /* no SA_RESTART: a waiting receive returns, the flag is seen */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    if (duration > 0) { /* -a duration: SIGALRM ends it as SIGINT does */
-        sigaction(SIGALRM, &sa, NULL);
-        struct itimerval it = { .it_value = { (time_t)duration, (suseconds_t)((duration - (double)(time_t)duration) * 1e6) } };
-        if (!it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;
-        setitimer(ITIMER_REAL, &it, NULL);
-    }
-    /* the socket is open: the capabilities that opened it are not needed any more (tcpdump -Z) */
-    char e[200];
-    if (ub_io_drop_caps(UB_IO_CAPS_ALL, e, sizeof e) < 0) {
-        snprintf(err, errlen, "dropping capabilities: %s", e);
-        ub_cap_close(c);
-        return NULL;
-    }
-    ub_cap_ifinfo ii;
-    ub_cap_ifinfo_get(c, 0, &ii);
-    fprintf(stderr, "ubdump: capturing on %s, link type %u (%s), snapshot length %u bytes\n", ifname, ii.linktype,
-            ii.linktype == 1 ? "Ethernet" : ii.linktype == 276 ? "Linux cooked v2" : ii.linktype == 101 ? "raw IP" : "UB",
-            ii.snaplen);
-    return c;
-}
 /* the scripts and their rule set are released on every exit path (leak checkers run at exit) */
 static void lua_cleanup(void)
 {
@@ -712,11 +676,12 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:VO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:DVO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
         case 'p': promisc = false; break;
+        case 'D': return ubx_list_interfaces(stdout) == 0 ? 0 : 2;
         case 'a': { /* tshark -a: autostop conditions of a live capture */
             char *end = NULL;
             if (strncmp(optarg, "duration:", 9) == 0 && (duration = strtod(optarg + 9, &end)) > 0 && end && !*end &&
@@ -945,7 +910,7 @@ int main(int argc, char **argv)
     }
 
     char err[256];
-    ub_capfile *cf = a->cf = ifname ? open_live(ifname, (unsigned)snaplen, promisc, duration, err, sizeof err) : ub_cap_open(file, err, sizeof err);
+    ub_capfile *cf = a->cf = ifname ? ubx_open_live(ifname, (unsigned)snaplen, promisc, duration, err, sizeof err) : ub_cap_open(file, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */

@@ -15,11 +15,14 @@ void ubx_usage(FILE *f)
 {
     fprintf(f,
             "usage: ubdump -r FILE [options]\n"
+            "       ubdump -i IFACE [options]\n"
             "  -r FILE          read pcap/pcapng FILE, gzip-compressed or not ('-' = standard input)\n"
-            "  -i IFACE         capture live on network interface IFACE instead (AF_PACKET, both directions,\n"
-            "                   nothing sent; needs CAP_NET_RAW, dropped once open): until COUNT (-c) or SIGINT/SIGTERM,\n"
-            "                   which end the run as the end of a file does (totals, --audit report)\n"
+            "  -i IFACE         capture live on network interface IFACE (a name, or its number in -D) instead:\n"
+            "                   AF_PACKET, both directions, nothing sent; needs CAP_NET_RAW, dropped once open;\n"
+            "                   until COUNT (-c), -a or SIGINT/SIGTERM, which end the run as the end of a file\n"
+            "                   does (totals, --audit report)\n"
             "  -p               with -i: not in promiscuous mode      -s SNAPLEN   with -i: bytes kept per packet\n"
+            "  -D               list the network interfaces -i can capture on (number, name, kind, state), and exit\n"
             "  -a duration:SECONDS, -a packets:N   with -i, as tshark: stop after that time (decimals allowed) or\n"
             "                   that many packets (as -c)\n"
             "  -V               print the full decode tree of every packet\n"

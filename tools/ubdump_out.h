@@ -4,6 +4,7 @@
 #define UBDUMP_OUT_H
 
 #include "ubparse/ubparse.h"
+#include "ubparse/capfile.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -107,6 +108,12 @@ void ubx_sb_puts(ubx_sbuf *b, const char *s);
 /* ubdump_help.c: -h and the -G listings */
 struct ub_ruleset;
 void ubx_usage(FILE *f);
+/* -i (ubdump_live.c): the live capture of interface ifname (a name, or an index as -D numbers them),
+ * ended by SIGINT, SIGTERM or after `duration` seconds (0: none) as a file ends; capabilities dropped.
+ * NULL with a message */
+ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, char *err, size_t errlen);
+/* -D: the network interfaces of this namespace, as -i takes them; 0, or -1 (message on stderr) */
+int ubx_list_interfaces(FILE *f);
 void ubx_list_fields(void);
 void ubx_list_errors(void);
 void ubx_list_headers(void);
