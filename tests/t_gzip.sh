@@ -37,6 +37,23 @@ same "pcap of 20,000 records" "$want" "$("$U" -r "$tmp/big.gz" -T fields -e fram
 same "standard input" "$want" "$("$U" -r - -T fields -e frame.number -e ub.btah.taopcode -e ub.bcrc.status < "$tmp/big.gz" | md5sum)"
 same "20,000 records counted" 20000 "$("$U" -r "$tmp/big.gz" -T fields -e frame.number | wc -l | tr -d ' ')"
 
+# incompressible: the compressed file is larger than the reader's first read (1 MiB) and the inflate
+# input buffer; every record, byte for byte
+python3 - "$tmp/rand.pcap" <<'PY'
+import random, struct, sys
+r = random.Random(7)
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i in range(3000):
+        d = bytes(r.getrandbits(8) for _ in range(1000))
+        f.write(struct.pack("<IIII", i, 0, len(d), len(d)) + d)
+PY
+gzip -c "$tmp/rand.pcap" > "$tmp/rand.gz"
+[ "$(stat -c %s "$tmp/rand.gz")" -gt 2000000 ] || fail "rand.gz is compressible"
+same "incompressible .gz: every record" "$("$U" -r "$tmp/rand.pcap" -T fields -e frame.number -e data.data | md5sum)" \
+    "$("$U" -r "$tmp/rand.gz" -T fields -e frame.number -e data.data | md5sum)"
+same "incompressible .gz: 3000 records" 3000 "$("$U" -r "$tmp/rand.gz" -T fields -e frame.number | wc -l | tr -d ' ')"
+
 # concatenated members = the concatenated files (two pcapng sections); trailing zeros ignored
 gzip -c "$C/cfg7_rtp.pcapng" > "$tmp/a.gz"
 gzip -c "$C/cfg9_coherent.pcapng" > "$tmp/b.gz"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-enum { GZ_IN = 256u * 1024u };
+enum { GZ_IN = 256u * 1024u }; /* input read at a time (more when the opening read brought more) */
 
 struct cap_gz {
     z_stream zs;
@@ -18,14 +18,18 @@ struct cap_gz {
     bool member_end; /* inflate finished a member: the next byte starts another, or the data ends */
     bool done;       /* no more data */
     uint64_t in_used; /* compressed bytes handed to inflate before the current buffer */
+    size_t in_cap;    /* bytes of in[] */
     char msg[200];    /* an error met after some output: returned by the next call */
-    uint8_t in[GZ_IN];
+    uint8_t in[];
 };
 
 cap_gz *cap_gz_new(const uint8_t *pre, size_t n, bool eof)
 {
-    cap_gz *z = calloc(1, sizeof *z);
-    if (!z || n > GZ_IN) { free(z); return NULL; }
+    size_t cap = n > GZ_IN ? n : GZ_IN;
+    if (cap > UINT32_MAX) return NULL; /* zlib's avail_in */
+    cap_gz *z = calloc(1, sizeof *z + cap);
+    if (!z) return NULL;
+    z->in_cap = cap;
     memcpy(z->in, pre, n);
     z->zs.next_in = z->in;
     z->zs.avail_in = (uInt)n;
@@ -39,7 +43,7 @@ uint64_t cap_gz_in_off(const cap_gz *z) { return z->in_used + (uint64_t)(z->zs.n
 static int refill(cap_gz *z, int fd, char *err, size_t errlen)
 {
     while (z->zs.avail_in == 0 && !z->in_eof) {
-        ssize_t r = read(fd, z->in, GZ_IN);
+        ssize_t r = read(fd, z->in, z->in_cap);
         if (r < 0) {
             if (errno == EINTR) continue;
             snprintf(err, errlen, "read error at compressed offset %llu: %s", (unsigned long long)cap_gz_in_off(z),
@@ -81,7 +85,7 @@ static ssize_t gz_step(cap_gz *z, int fd, uint8_t *dst, size_t n, char *err, siz
                 z->in_used += (uint64_t)(z->zs.next_in - z->in);
                 z->zs.next_in = z->in;
                 ssize_t r;
-                do r = read(fd, z->in + 1, GZ_IN - 1); while (r < 0 && errno == EINTR);
+                do r = read(fd, z->in + 1, z->in_cap - 1); while (r < 0 && errno == EINTR);
                 if (r < 0) { snprintf(err, errlen, "read error: %s", strerror(errno)); return -1; }
                 if (r == 0) z->in_eof = true;
                 z->zs.avail_in = 1u + (uInt)r;
