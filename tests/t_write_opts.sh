@@ -2,7 +2,8 @@
 # ubdump -w keeps what the source says about each packet and interface: every opt_comment of an EPB
 # (not just the first), each interface's link type, snaplen, if_name, if_description and if_tsresol
 # (timestamps keep their resolution: 6 digits on a µs interface, 9 on a ns one); pcap input keeps µs
-# or ns as in the file. Checked with tshark, capinfos and ubdump on a pcapng built here.
+# or ns as in the file. Checked with tshark, capinfos and ubdump on a pcapng built here. -b: the ring
+# buffer of files (size, capture-time span, the newest N kept), every record once and in order.
 set -eu
 U=${UBDUMP:?}
 S=${UB_SOURCE_DIR:?}
@@ -89,4 +90,35 @@ same "µs pcap -> pcapng" "Capture length = 4000 Time precision = microseconds (
 same "ns pcap -> pcapng" "Time precision = nanoseconds (9)" "$(capinfos -I "$tmp/ns.pcapng" | grep 'Time precision' | sed 's/^ *//')"
 same "µs pcap -> pcapng: times" "$(tshark -r "$tmp/us.pcap" -T fields -e frame.time_epoch 2> /dev/null)" "$(tshark -r "$tmp/us.pcapng" -T fields -e frame.time_epoch 2> /dev/null)"
 same "ubdump -t e on the µs result" "0.010000 0.020000 0.030000" "$("$U" -r "$tmp/us.pcapng" -t e -T fields -e _ws.col.Time | paste -sd' ')"
+
+# -b: tshark's ring buffer. 5,000 records 1 µs apart (100-byte flits: 132-byte EPBs)
+G=${UBGEN:?}
+mkdir "$tmp/rb" "$tmp/rb2" "$tmp/rb3" "$tmp/rb4"
+"$G" --repeat 5000 -w "$tmp/src.pcap" "$S/bench/write64.ub" > /dev/null
+all() { for f in "$@"; do "$U" -r "$f" -T fields -e frame.time_epoch -e ub.btah.ini_tassn; done; }
+want=$("$U" -r "$tmp/src.pcap" -T fields -e frame.time_epoch -e ub.btah.ini_tassn)
+"$U" -r "$tmp/src.pcap" -w "$tmp/rb/out.pcapng" -b filesize:100
+same "filesize:100: the files" "out_00001_19700101000000.pcapng out_00002_19700101000000.pcapng out_00003_19700101000000.pcapng out_00004_19700101000000.pcapng out_00005_19700101000000.pcapng out_00006_19700101000000.pcapng out_00007_19700101000000.pcapng" \
+    "$(cd "$tmp/rb" && ls | paste -sd' ')"
+# shellcheck disable=SC2046
+same "filesize:100: every record once, in order" "$want" "$(all $(ls "$tmp"/rb/out_*))"
+for f in "$tmp"/rb/out_0000[1-6]_*; do
+    sz=$(stat -c %s "$f")
+    [ "$sz" -ge 100000 ] && [ "$sz" -lt 100132 ] || fail "filesize:100: $(basename "$f") has $sz bytes"
+done
+"$U" -r "$tmp/src.pcap" -w "$tmp/rb2/x.pcapng" -b filesize:100 -b files:3
+same "files:3: the newest three" "x_00005_19700101000000.pcapng x_00006_19700101000000.pcapng x_00007_19700101000000.pcapng" "$(cd "$tmp/rb2" && ls | paste -sd' ')"
+# shellcheck disable=SC2046
+same "files:3: the last records" "$(echo "$want" | tail -n +$((4 * 757 + 1)))" "$(all $(ls "$tmp"/rb2/x_*))"
+"$U" -r "$tmp/src.pcap" -w "$tmp/rb3/d.pcapng" -b duration:0.001
+same "duration:0.001: five files of 1,000 records" "1000 1000 1000 1000 1000" \
+    "$(for f in "$tmp"/rb3/d_*; do "$U" -r "$f" -T fields -e frame.number | wc -l; done | paste -sd' ')"
+"$U" -r "$tmp/src.pcap" -w "$tmp/rb4/e.pcapng" -b files:2 -Y 'frame.number == 0'
+[ "$(ls "$tmp/rb4" | wc -l)" -eq 1 ] && [ -z "$("$U" -r "$tmp"/rb4/e_00001_*.pcapng 2>/dev/null)" ] || fail "-b with no record: one empty file"
+rc=0; "$U" -r "$tmp/src.pcap" -b files:2 > /dev/null 2>&1 || rc=$?
+same "-b without -w" 2 "$rc"
+rc=0; "$U" -r "$tmp/src.pcap" -w - -b files:2 > /dev/null 2>&1 || rc=$?
+same "-b with -w -" 2 "$rc"
+rc=0; "$U" -r "$tmp/src.pcap" -w "$tmp/z.pcapng" -b size:2 > /dev/null 2>&1 || rc=$?
+same "-b size:2 (unknown)" 2 "$rc"
 echo "t_write_opts: ok"

@@ -634,6 +634,7 @@ int main(int argc, char **argv)
     bool promisc = true;
     unsigned long snaplen = 0;
     double duration = 0; /* -a duration:SECONDS */
+    ubx_ring ring = { 0, 0, 0 }; /* -b */
     bool line_buf = false, wprint = false, wcited = false;
     const char *wpath = NULL;
     long examples = -1;
@@ -676,11 +677,16 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:DVO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DVO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
         case 'p': promisc = false; break;
+        case 'b': {
+            char berr[160];
+            if (ubx_ring_option(&ring, optarg, berr, sizeof berr) != 0) { fprintf(stderr, "ubdump: %s\n", berr); return 2; }
+            break;
+        }
         case 'D': return ubx_list_interfaces(stdout) == 0 ? 0 : 2;
         case 'a': { /* tshark -a: autostop conditions of a live capture */
             char *end = NULL;
@@ -900,6 +906,10 @@ int main(int argc, char **argv)
     bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if ((ring.filesize || ring.duration_ns || ring.files) && (!wpath || wcited || w_stdout)) {
+        fprintf(stderr, "ubdump: -b (a ring buffer of files) needs -w FILE, not -w - or --write-cited\n");
+        return 2;
+    }
     if (wcited && (!wpath || !a->audit || once)) { fprintf(stderr, "ubdump: --write-cited needs -w FILE, --audit and -r FILE (read twice)\n"); return 2; }
     if (report_owns_stdout || (wpath && !wprint)) a->quiet = 1;
     FILE *zout = report_owns_stdout || w_stdout ? stderr : stdout;
@@ -915,7 +925,7 @@ int main(int argc, char **argv)
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */
     setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
-    if (wpath && !wcited && !(a->wr = ubx_writer_open(wpath, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if (wpath && !wcited && !(a->wr = ubx_writer_open_ring(wpath, &ring, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && !once; /* ub.analysis */

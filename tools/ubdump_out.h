@@ -160,6 +160,16 @@ void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n)
 #include "ubparse/capfile.h"
 typedef struct ubx_writer ubx_writer;
 ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen);
+/* -b (tshark's ring buffer): a new file when the current one reaches filesize bytes or spans duration_ns
+ * of capture time, named PREFIX_NNNNN_YYYYMMDDhhmmss.SUFFIX from -w PREFIX.SUFFIX (the time of its first
+ * record, UTC); only the newest `files` are kept (0: all) */
+typedef struct ubx_ring {
+    uint64_t filesize, duration_ns;
+    unsigned files;
+} ubx_ring;
+/* one -b option: filesize:KB (1000 bytes), duration:SECONDS, files:N; 0 or -1 with a message */
+int ubx_ring_option(ubx_ring *r, const char *opt, char *err, size_t errlen);
+ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, char *err, size_t errlen);
 int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
 /* also writes the interfaces not used by any written record; 0 ok, -1 I/O error */
 int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);

@@ -6,21 +6,84 @@
 #include "ubparse/audit.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 struct ubx_writer {
-    ub_capw *w;
+    ub_capw *w;       /* NULL: a ring's next file, opened at its first record */
     uint32_t section; /* source section whose interfaces are mapped */
     uint32_t base;    /* writer index of that section's interface 0 */
     uint32_t synced;  /* interfaces of that section already added */
     uint32_t nifs;    /* interfaces in the writer */
+    /* -b ring buffer */
+    bool ring;
+    ubx_ring rb;
+    unsigned nfile;   /* files opened */
+    uint64_t t0;      /* capture time of the current file's first record */
+    char *prefix, *suffix; /* -w PREFIX.SUFFIX */
+    char **names;     /* the last rb.files names (ring), to remove the oldest */
 };
 
-ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen)
+ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen) { return ubx_writer_open_ring(path, NULL, err, errlen); }
+
+int ubx_ring_option(ubx_ring *r, const char *opt, char *err, size_t errlen)
+{
+    const char *c = strchr(opt, ':');
+    char *end = NULL;
+    if (c && c[1] >= '0' && c[1] <= '9') {
+        size_t k = (size_t)(c - opt);
+        if (k == 8 && strncmp(opt, "filesize", 8) == 0) {
+            unsigned long long v = strtoull(c + 1, &end, 10);
+            if (*end == '\0' && v > 0 && v < (1ull << 40)) { r->filesize = v * 1000u; return 0; }
+        } else if (k == 8 && strncmp(opt, "duration", 8) == 0) {
+            double v = strtod(c + 1, &end);
+            if (*end == '\0' && v > 0 && v < 1e9) { r->duration_ns = (uint64_t)(v * 1e9); return 0; }
+        } else if (k == 5 && strncmp(opt, "files", 5) == 0) {
+            unsigned long v = strtoul(c + 1, &end, 10);
+            if (*end == '\0' && v > 0 && v <= 100000) { r->files = (unsigned)v; return 0; }
+        }
+    }
+    snprintf(err, errlen, "-b filesize:KB, duration:SECONDS or files:N, not '%s'", opt);
+    return -1;
+}
+
+static void writer_free(ubx_writer *x)
+{
+    if (!x) return;
+    for (unsigned i = 0; x->names && i < x->rb.files; i++) free(x->names[i]);
+    free(x->names);
+    free(x->prefix);
+    free(x->suffix);
+    free(x);
+}
+
+ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, char *err, size_t errlen)
 {
     ubx_writer *x = calloc(1, sizeof *x);
     if (!x) {
         snprintf(err, errlen, "out of memory");
         return NULL;
+    }
+    if (ring && (ring->filesize || ring->duration_ns || ring->files)) {
+        if (strcmp(path, "-") == 0) {
+            snprintf(err, errlen, "-: a ring buffer (-b) needs a file name");
+            free(x);
+            return NULL;
+        }
+        x->ring = true;
+        x->rb = *ring;
+        const char *base = strrchr(path, '/'), *dot = strrchr(base ? base : path, '.');
+        size_t pl = dot && dot != (base ? base + 1 : path) ? (size_t)(dot - path) : strlen(path);
+        x->prefix = strndup(path, pl);
+        x->suffix = strdup(path + pl);
+        x->names = x->rb.files ? calloc(x->rb.files, sizeof *x->names) : NULL;
+        if (!x->prefix || !x->suffix || (x->rb.files && !x->names)) {
+            snprintf(err, errlen, "out of memory");
+            writer_free(x);
+            return NULL;
+        }
+        return x; /* the first file opens with the first record (its time names it) */
     }
     x->w = ub_capw_open(path, true, UB_CAPW_NO_IF, err, errlen);
     if (!x->w) {
@@ -28,6 +91,39 @@ ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     return x;
+}
+
+/* a ring's next file, named after ts (ns since the epoch); the oldest beyond rb.files removed */
+static int ring_next(ubx_writer *x, uint64_t ts)
+{
+    if (x->w && ub_capw_close(x->w) != 0) { x->w = NULL; return -1; }
+    x->w = NULL;
+    time_t s = (time_t)(ts / 1000000000u);
+    struct tm tm;
+    char stamp[32] = "00000000000000";
+    if (gmtime_r(&s, &tm)) strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
+    size_t n = strlen(x->prefix) + strlen(x->suffix) + 64;
+    char *name = malloc(n), err[256];
+    if (!name) return -1;
+    snprintf(name, n, "%s_%05u_%s%s", x->prefix, ++x->nfile % 100000u, stamp, x->suffix);
+    if (x->rb.files) {
+        char **slot = &x->names[(x->nfile - 1) % x->rb.files];
+        if (*slot) unlink(*slot); /* the file rb.files before this one */
+        free(*slot);
+        *slot = NULL;
+    }
+    x->w = ub_capw_open(name, true, UB_CAPW_NO_IF, err, sizeof err);
+    if (!x->w) {
+        fprintf(stderr, "ubdump: -w %s\n", err);
+        free(name);
+        return -1;
+    }
+    if (x->rb.files) x->names[(x->nfile - 1) % x->rb.files] = name;
+    else free(name);
+    x->t0 = ts;
+    x->section = x->base = x->synced = x->nifs = 0; /* the interfaces again, in the new file */
+    x->section = UINT32_MAX;
+    return 0;
 }
 
 /* add the source interfaces read so far (IDBs may come after the first packets) */
@@ -50,6 +146,10 @@ static int sync_ifs(ubx_writer *x, const ub_capfile *cf)
 
 int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
 {
+    if (x->ring && (!x->w || (x->rb.filesize && ub_capw_bytes(x->w) >= x->rb.filesize) ||
+                    (x->rb.duration_ns && r->ts_ns >= x->t0 && r->ts_ns - x->t0 >= x->rb.duration_ns)) &&
+        ring_next(x, r->ts_ns) != 0)
+        return -1;
     if (sync_ifs(x, cf) != 0) return -1;
     const char *c[16];
     uint32_t cl[16], n = ub_cap_ncomments(cf);
@@ -61,9 +161,15 @@ int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
 int ubx_writer_close(ubx_writer *x, const ub_capfile *cf)
 {
     if (!x) return 0;
-    int rc = cf ? sync_ifs(x, cf) : 0;
-    if (ub_capw_close(x->w) != 0) rc = -1;
-    free(x);
+    int rc = 0;
+    if (x->ring && !x->w) { /* no record at all: one empty file, named after now */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        rc = ring_next(x, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+    }
+    if (x->w && cf && sync_ifs(x, cf) != 0) rc = -1;
+    if (x->w && ub_capw_close(x->w) != 0) rc = -1;
+    writer_free(x);
     return rc;
 }
 

@@ -688,6 +688,7 @@ struct ub_capw {
     FILE *f;
     bool own, pcapng, bad;
     uint32_t nifs;
+    uint64_t bytes; /* written so far (buffered included) */
     uint8_t ifres[CAP_MAX_IFS]; /* pcapng: each interface's if_tsresol (decimal exponent 0..9) */
     char iobuf[1u << 18];
 };
@@ -695,7 +696,10 @@ struct ub_capw {
 static void w_put(ub_capw *w, const void *p, size_t n)
 {
     if (n && fwrite(p, 1, n, w->f) != n) w->bad = true;
+    w->bytes += n;
 }
+
+uint64_t ub_capw_bytes(const ub_capw *w) { return w ? w->bytes : 0; }
 
 static void w_shb(ub_capw *w)
 {
