@@ -71,6 +71,17 @@ if cap audit -c "$n" --audit; then
     grep -q "^UB audit of vb: $n records, $n packets" "$tmp/audit.out" && ok || bad "audit header: $(head -3 "$tmp/audit.out")"
 fi
 
+# -U: each record is in the file while the capture still runs
+if cap pb -w "$tmp/pb.pcapng" -U; then
+    "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    n=$("$UBDUMP" -r "$C/uboe.pcapng" | wc -l)
+    i=0
+    while [ "$("$UBDUMP" -r "$tmp/pb.pcapng" 2>/dev/null | wc -l)" -lt "$n" ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.1; done
+    eq "-U: the records in the file before the capture ends" "$("$UBDUMP" -r "$tmp/pb.pcapng" 2>/dev/null | wc -l | tr -d ' ')" "$n"
+    kill -INT "$CAP_PID"
+    capwait; eq "-U: exit status" "$?" 0
+fi
+
 # ---------------------------------------------------------------- SIGINT, -s, usage
 if cap sigint -q; then
     kill -INT "$CAP_PID"

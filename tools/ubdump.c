@@ -635,7 +635,7 @@ int main(int argc, char **argv)
     unsigned long snaplen = 0;
     double duration = 0; /* -a duration:SECONDS */
     ubx_ring ring = { 0, 0, 0 }; /* -b */
-    bool line_buf = false, wprint = false, wcited = false;
+    bool line_buf = false, wprint = false, wcited = false, wflush = false;
     const char *wpath = NULL;
     long examples = -1;
     /* Lua */
@@ -677,7 +677,7 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DVO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
@@ -746,6 +746,7 @@ int main(int argc, char **argv)
             if (ubx_tfmt_parse(optarg, &a->tfmt) != 0) { fprintf(stderr, "ubdump: -t ad|a|r|d|dd|e|u|ud, not '%s'\n", optarg); return 2; }
             break;
         case 'l': line_buf = true; break;
+        case 'U': wflush = true; break;
         case 'n': case '2': break; /* as tshark: no name resolution (ubdump does none); two passes (the analysis always sees the whole capture first) */
         case 'w': wpath = optarg; break;
         case 'P': wprint = true; break;
@@ -906,6 +907,7 @@ int main(int argc, char **argv)
     bool w_stdout = wpath && strcmp(wpath, "-") == 0, user_quiet = a->quiet;
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
+    if (wflush && (!wpath || wcited)) { fprintf(stderr, "ubdump: -U needs -w FILE\n"); return 2; }
     if ((ring.filesize || ring.duration_ns || ring.files) && (!wpath || wcited || w_stdout)) {
         fprintf(stderr, "ubdump: -b (a ring buffer of files) needs -w FILE, not -w - or --write-cited\n");
         return 2;
@@ -926,6 +928,7 @@ int main(int argc, char **argv)
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */
     setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
     if (wpath && !wcited && !(a->wr = ubx_writer_open_ring(wpath, &ring, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if (a->wr && wflush) ubx_writer_packet_buffered(a->wr);
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
     bool json_an = (a->out == OUT_JSON || a->out == OUT_EK) && !a->ne && !a->quiet && !once; /* ub.analysis */

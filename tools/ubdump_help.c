@@ -49,6 +49,7 @@ void ubx_usage(FILE *f)
             "                   (name, description, snaplen, timestamp resolution), direction flags and every comment\n"
             "                   kept; nothing is printed unless -P\n"
             "  -P               with -w: print the packet lines too\n"
+            "  -U               with -w: each record reaches the file or pipe at once (tcpdump -U: packet-buffered)\n"
             "  -b filesize:KB, -b duration:SECONDS, -b files:N   with -w FILE, as tshark's ring buffer: a new\n"
             "                   file at that size or span of capture time, named FILE's PREFIX_NNNNN_YYYYMMDDhhmmss.SUFFIX\n"
             "                   (its first record's UTC time); files: keep only the newest N\n"

@@ -170,6 +170,8 @@ typedef struct ubx_ring {
 /* one -b option: filesize:KB (1000 bytes), duration:SECONDS, files:N; 0 or -1 with a message */
 int ubx_ring_option(ubx_ring *r, const char *opt, char *err, size_t errlen);
 ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, char *err, size_t errlen);
+/* -U: every record reaches the file (or pipe) as it is written, not when the buffer fills */
+void ubx_writer_packet_buffered(ubx_writer *w);
 int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
 /* also writes the interfaces not used by any written record; 0 ok, -1 I/O error */
 int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);

@@ -23,7 +23,10 @@ struct ubx_writer {
     uint64_t t0;      /* capture time of the current file's first record */
     char *prefix, *suffix; /* -w PREFIX.SUFFIX */
     char **names;     /* the last rb.files names (ring), to remove the oldest */
+    bool each;        /* -U: flushed after every record */
 };
+
+void ubx_writer_packet_buffered(ubx_writer *x) { x->each = true; }
 
 ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen) { return ubx_writer_open_ring(path, NULL, err, errlen); }
 
@@ -155,7 +158,8 @@ int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
     uint32_t cl[16], n = ub_cap_ncomments(cf);
     if (n > 16) n = 16;
     for (uint32_t i = 0; i < n; i++) c[i] = ub_cap_comment_n(cf, i, &cl[i]);
-    return ub_capw_write_rec_n(x->w, x->base + r->ifindex, r, c, cl, n);
+    if (ub_capw_write_rec_n(x->w, x->base + r->ifindex, r, c, cl, n) != 0) return -1;
+    return x->each ? ub_capw_flush(x->w) : 0;
 }
 
 int ubx_writer_close(ubx_writer *x, const ub_capfile *cf)

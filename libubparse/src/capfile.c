@@ -883,6 +883,13 @@ int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const cha
     return w->bad ? -1 : 0;
 }
 
+int ub_capw_flush(ub_capw *w)
+{
+    if (!w) return -1;
+    if (fflush(w->f) != 0 || ferror(w->f)) w->bad = true;
+    return w->bad ? -1 : 0;
+}
+
 int ub_capw_close(ub_capw *w)
 {
     if (!w) return -1;

@@ -93,6 +93,8 @@ int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char 
 int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *const *comments,
                         const uint32_t *lens, unsigned n);
 int ub_capw_close(ub_capw *w);
+/* hand everything written so far to the operating system (tcpdump -U); 0, or -1 after a write error */
+int ub_capw_flush(ub_capw *w);
 /* the file's size so far: every byte written, including those still in the writer's buffer */
 uint64_t ub_capw_bytes(const ub_capw *w);
 
