@@ -147,6 +147,25 @@ r2 = [r for r in rows if r[0] == "2"][0]
 assert r2[1].split(",") == ["icrc_bad", "bcrc_bad", "error_flag", "bcrc_bad"], r2
 PY
 
+# ---------------------------------------------------------------- -T psml: well-formed, 7 sections a packet
+for cap in "$C"/*.pcapng; do
+    o=
+    case $cap in *noncrc*) o=--noncrc ;; esac
+    # shellcheck disable=SC2086
+    "$U" $o -r "$cap" -T psml 2> /dev/null > "$tmp/p.xml"
+    # shellcheck disable=SC2086
+    n=$("$U" $o -r "$cap" -T fields -e frame.number 2> /dev/null | wc -l)
+    python3 - "$tmp/p.xml" "$n" <<'PY' && ok || bad "$(basename "$cap"): -T psml"
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag == "psml" and r.get("creator", "").startswith("ubdump/"), r.attrib
+assert [x.text for x in r.find("structure")] == ["No.", "Time", "Source", "Destination", "Protocol", "Length", "Info"]
+p = r.findall("packet")
+assert len(p) == int(sys.argv[2]), (len(p), sys.argv[2])
+for i, k in enumerate(p):
+    assert len(k) == 7 and k[0].text == str(i + 1), (i, [x.text for x in k])
+PY
+done
 # ---------------------------------------------------------------- _ws.col.Info == the summary line
 "$U" -r "$C/cfg7_rtp.pcapng" | sed 's/^ *[0-9]* [0-9.]* //' > "$tmp/sum.txt"
 "$U" -r "$C/cfg7_rtp.pcapng" -T fields -e _ws.col.Info > "$tmp/info.txt"
@@ -325,6 +344,13 @@ PY
         cp "$C/$name.pcapng" "$tmp/cap.pcapng"
         ts -r "$tmp/cap.pcapng" -T fields -e _ws.col.Info > "$tmp/ti.txt" 2> /dev/null
         "$U" -r "$C/$name.pcapng" -T fields -e _ws.col.Info | cmp -s - "$tmp/ti.txt" && ok || bad "$name: _ws.col.Info differs from tshark's Info"
+    done
+    # -T psml: tshark's document byte for byte (but the creator) where the Info column is the plugin's
+    # (UB, SUE and PCIe flit records; a raw flit stream's units joined by " | ")
+    for name in audit_rtp_lossy audit_retry cfg7_rtp cfg6_mgmt dllcb uboe sue_afh sue_limits pcie_flit pcie_nak; do
+        cp "$C/$name.pcapng" "$tmp/cap.pcapng"
+        ts -n -r "$tmp/cap.pcapng" -T psml 2> /dev/null | sed 2d > "$tmp/tp.xml"
+        "$U" -r "$C/$name.pcapng" -T psml 2> /dev/null | sed 2d | cmp -s - "$tmp/tp.xml" && ok || bad "$name: -T psml differs from tshark's"
     done
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"

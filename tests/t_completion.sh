@@ -78,6 +78,7 @@ want "ubdump -T" "text
 fields
 json
 ek
+psml
 ubjson" ubdump -r x.pcapng -T ""
 has "ubdump -G" "fields
 rules

@@ -226,8 +226,8 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
     }
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
         char sum[1024], tg[256];
-        ub_summary(v, sum, sizeof sum);
-        if (b->any) sb_putc(b, UBX_OCC_SEP);
+        if (!v->neigh || !ub_neigh_summary(v, sum, sizeof sum)) ub_summary(v, sum, sizeof sum); /* SUE, PCIe: the plugin's text */
+        if (b->any) ubx_sb_puts(b, " | "); /* a raw flit stream's units in one column, as the plugin's */
         if (ub_tp_flags_tags(a->tpflags, tg, sizeof tg)) ubx_sb_puts(b, tg);
         ubx_sb_puts(b, sum);
         b->any = true;
@@ -722,7 +722,8 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "json") == 0) a->out = OUT_JSON;
             else if (strcmp(optarg, "ek") == 0) a->out = OUT_EK;
             else if (strcmp(optarg, "ubjson") == 0) a->out = OUT_UBJSON;
-            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson)\n", optarg); return 2; }
+            else if (strcmp(optarg, "psml") == 0) a->out = OUT_FIELDS, a->csv.psml = true; /* the columns, below */
+            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson, psml)\n", optarg); return 2; }
             break;
         case 'e': {
             int er = add_efield(a, optarg);
@@ -882,6 +883,13 @@ int main(int argc, char **argv)
         ubx_list_rules(rules);
         return 0;
     }
+    if (a->csv.psml) { /* -T psml: tshark's summary columns as XML (the default column set) */
+        if (a->ne) { fprintf(stderr, "ubdump: -T psml prints the summary columns: no -e\n"); return 2; }
+        static const char *const cols[] = { "_ws.col.No.", "_ws.col.Time", "_ws.col.Source", "_ws.col.Destination",
+                                            "_ws.col.Protocol", "_ws.col.Length", "_ws.col.Info" };
+        for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+            if (add_efield(a, cols[i]) != 0) { fprintf(stderr, "ubdump: out of memory\n"); return 2; }
+    }
     if (file && ifname) { fprintf(stderr, "ubdump: -r FILE or -i IFACE, not both\n"); return 2; }
     if (ifname) file = ifname; /* the name in messages */
     if (duration > 0 && !ifname) { fprintf(stderr, "ubdump: -a duration: needs -i IFACE (a live capture)\n"); return 2; }
@@ -997,7 +1005,12 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &a->tstart);
     a->tlast = a->tstart;
 
-    if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
+    if (a->csv.psml && !a->quiet)
+        fputs("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<psml version=\"0\" creator=\"ubdump/" UBSCOPE_VERSION "\">\n"
+              "<structure>\n<section>No.</section>\n<section>Time</section>\n<section>Source</section>\n"
+              "<section>Destination</section>\n<section>Protocol</section>\n<section>Length</section>\n"
+              "<section>Info</section>\n</structure>\n\n", stdout);
+    else if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }
@@ -1057,6 +1070,7 @@ int main(int argc, char **argv)
     ubx_lb_flush(&a->lb);
     if (a->progress) progress(a, true);
     if ((a->out == OUT_JSON || a->out == OUT_UBJSON) && !a->quiet) fputs("\n]\n", stdout);
+    if (a->csv.psml && !a->quiet) fputs("</psml>\n", stdout);
     if (user_quiet && !report_owns_stdout) {
         /* with -z, stdout carries the statistics alone, as tshark -q's */
         bool zst = ubx_z_any(&a->z);

@@ -575,8 +575,31 @@ static inline void lb_csv(ubx_lbuf *lb, const ubx_csv *c, const char *vals, size
     csv_any(lb, c, vals, len);
 }
 
+/* -T psml: the values as tshark's <packet> of <section>s, XML-escaped */
+static void psml_line(ubx_lbuf *lb, const ubx_sbuf *fb, unsigned n)
+{
+    ubx_lb_put(lb, "<packet>\n", 9);
+    for (unsigned i = 0; i < n; i++) {
+        ubx_lb_put(lb, "<section>", 9);
+        for (size_t k = 0; k < fb[i].n; k++) {
+            char ch = fb[i].p[k];
+            const char *e = ch == '&' ? "&amp;" : ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : ch == '"' ? "&quot;"
+                          : ch == '\'' ? "&apos;" : NULL;
+            if (e) ubx_lb_put(lb, e, strlen(e));
+            else lb_putc(lb, ch == UBX_OCC_SEP ? ',' : ch);
+        }
+        ubx_lb_put(lb, "</section>\n", 11);
+    }
+    ubx_lb_put(lb, "</packet>\n", 10);
+    ubx_lb_endline(lb);
+}
+
 void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n)
 {
+    if (c->psml) {
+        psml_line(lb, fb, n);
+        return;
+    }
     for (unsigned i = 0; i < n; i++) {
         if (i) lb_putc(lb, c->sep);
         lb_csv(lb, c, fb[i].p, fb[i].n, fb[i].dirty);

@@ -39,6 +39,7 @@ typedef struct ubx_csv {
     char quote;      /* 0 none, '"' or '\'' */
     char occurrence; /* 'a' all, 'f' first, 'l' last */
     bool header;
+    bool psml;       /* -T psml: each value an XML <section> of a <packet> */
 } ubx_csv;
 void ubx_csv_default(ubx_csv *c);
 /* one -E NAME=VALUE; -1 with a message in err */
