@@ -582,11 +582,10 @@ static void psml_line(ubx_lbuf *lb, const ubx_sbuf *fb, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         ubx_lb_put(lb, "<section>", 9);
         for (size_t k = 0; k < fb[i].n; k++) {
-            char ch = fb[i].p[k];
-            const char *e = ch == '&' ? "&amp;" : ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : ch == '"' ? "&quot;"
-                          : ch == '\'' ? "&apos;" : NULL;
+            char ch = fb[i].p[k] == UBX_OCC_SEP ? ',' : fb[i].p[k];
+            const char *e = ub_xml_esc((unsigned char)ch); /* the JUnit report's escaping */
             if (e) ubx_lb_put(lb, e, strlen(e));
-            else lb_putc(lb, ch == UBX_OCC_SEP ? ',' : ch);
+            else lb_putc(lb, ch);
         }
         ubx_lb_put(lb, "</section>\n", 11);
     }

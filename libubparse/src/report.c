@@ -33,19 +33,24 @@ void ub_rep_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+const char *ub_xml_esc(unsigned char c)
+{
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&apos;";
+    default: return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? "?" : NULL;
+    }
+}
+
 void ub_rep_xml_str(FILE *f, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) fputc('?', f);
-            else fputc(*p, f);
-        }
+        const char *e = ub_xml_esc(*p);
+        if (e) fputs(e, f);
+        else fputc(*p, f);
     }
 }
 

@@ -557,6 +557,9 @@ size_t ub_layer_summary(const ub_layer *l, char *buf, size_t n);
 /* The part of a summary about a neighbouring protocol (RoCEv2, SUE, PCIe flits; neigh_print.c), e.g.
  * "SUE AFH NAK QP 0x4 PSN 12"; 0 when the view carries none. */
 size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
+/* XML 1.0 text of byte c (the JUnit report, ubdump -T psml): its entity for & < > " ', "?" for a control
+ * character XML cannot carry (all but tab and newline), NULL where the byte stands for itself */
+const char *ub_xml_esc(unsigned char c);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
 const char *ub_view_protocol(const ub_view *v);
