@@ -295,7 +295,8 @@ static inline void ub_key_u64(ub_key *k, uint64_t v) { ub_key_add(k, &v, sizeof 
  * is a function of the keys alone, not of the insertion history, so a table that grew by rehashing
  * looks exactly like one allocated at full size. Tables start small (UB_TBL_CAP0 slots) and double
  * up to the size that holds `max` entries at <= 3/4 load; approximate LRU eviction beyond `max`
- * (only ever at full size). One 64-bit hash per key, word at a time. Each entry starts with a
+ * (only ever at full size). One 64-bit hash per key, word at a time; a lookup of one of the two keys found
+ * last (a flow's packets, both ways) is a key compare, no hash. Each entry starts with a
  * ub_tent header; the module's data follows. Inserting (ub_tbl_get creating an entry) and removing
  * may move other entries of the same table: do not keep pointers into it across those. */
 #define UB_TBL_CAP0 16u
@@ -316,6 +317,11 @@ typedef struct ub_tbl {
     const uint64_t *frame_now;              /* frame being processed (ub_st_table sets it) */
     uint8_t *mem;                           /* cap slots + 2 scratch entries */
     ub_tent **order;                        /* ub_tbl_next: entries in hash order */
+    ub_tent *mru[2];                        /* the slots of the entries found or made last (the two
+                                             * directions of a flow), NULL: none. A hit is the key
+                                             * compare's (an insert may move entries between used
+                                             * slots); cleared when a slot may empty or the slots move
+                                             * elsewhere: removal (eviction too) and growth */
     /* called before an entry is evicted (module may report what it loses) */
     void (*on_evict)(void *mod, ub_tent *e);
     void *mod;

@@ -83,6 +83,7 @@ void ub_tbl_free(ub_tbl *t)
     if (t->mem != TBL_NONE) free(t->mem);
     free(t->order);
     t->mem = NULL;
+    t->mru[0] = t->mru[1] = NULL;
     t->order = NULL;
 }
 size_t ub_tbl_bytes(const ub_tbl *t) { return t->mem && t->mem != TBL_NONE ? ((size_t)t->cap + 2) * t->esize : 0; }
@@ -163,6 +164,7 @@ static int tbl_grow(ub_tbl *t, bool full)
     if (t->mem == TBL_NONE && !full) ncap = t->full_cap < UB_TBL_CAP0 ? t->full_cap : UB_TBL_CAP0; /* the first entry */
     uint8_t *om = t->mem, *nm = tbl_alloc(ncap, t->esize);
     if (!nm) return -1;
+    t->mru[0] = t->mru[1] = NULL;
     t->mem = nm;
     t->cap = ncap;
     for (uint32_t i = 0; i < ocap; i++) {
@@ -178,6 +180,7 @@ static void tbl_remove_slot(ub_tbl *t, uint32_t i)
     uint32_t mask = t->cap - 1;
     slot(t, i)->used = 0;
     t->count--;
+    t->mru[0] = t->mru[1] = NULL;
     /* backward shift: pull the rest of the run one slot towards its home */
     for (;;) {
         uint32_t j = (i + 1) & mask;
@@ -189,7 +192,7 @@ static void tbl_remove_slot(ub_tbl *t, uint32_t i)
     }
 }
 
-static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
+static UB_FH_INLINE ub_tent *tbl_probe(ub_tbl *t, const ub_key *k, uint64_t h)
 {
     uint32_t mask = t->cap - 1;
     for (uint32_t i = (uint32_t)h & mask, dist = 0;; i = (i + 1) & mask, dist++) {
@@ -199,9 +202,28 @@ static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t h)
     }
 }
 
+/* the entry of key k: one of the last two found if it is k's (no hash), else by probing (*h: k's hash);
+ * NULL: none (*h set) */
+static UB_FH_INLINE ub_tent *tbl_lookup(ub_tbl *t, const ub_key *k, uint64_t *h)
+{
+    ub_tent *e = t->mru[0];
+    if (e && key_eq(&e->key, k)) return e;
+    e = t->mru[1];
+    if (e && key_eq(&e->key, k)) {
+        t->mru[1] = t->mru[0];
+        t->mru[0] = e;
+        return e;
+    }
+    *h = key_hash(k);
+    e = tbl_probe(t, k, *h);
+    if (e) t->mru[1] = t->mru[0], t->mru[0] = e;
+    return e;
+}
+
 void *ub_tbl_find(ub_tbl *t, const ub_key *k)
 {
-    ub_tent *e = tbl_lookup(t, k, key_hash(k));
+    uint64_t h;
+    ub_tent *e = tbl_lookup(t, k, &h);
     if (!e) return NULL;
     e->last = ++t->tick;
     return (uint8_t *)e + sizeof(ub_tent);
@@ -243,6 +265,8 @@ static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
     n->key = *k;
     n->last = ++t->tick;
     e = tbl_place(t, n);
+    t->mru[1] = t->mru[0]; /* moved by tbl_place perhaps, but still a used slot: the key compare decides */
+    t->mru[0] = e;
     t->count++;
     if (t->count > t->peak) t->peak = t->count;
     if (created) *created = true;
@@ -251,8 +275,8 @@ static void *tbl_insert(ub_tbl *t, const ub_key *k, uint64_t h, bool *created)
 
 void *ub_tbl_get(ub_tbl *t, const ub_key *k, bool *created)
 {
-    uint64_t h = key_hash(k);
-    ub_tent *e = tbl_lookup(t, k, h);
+    uint64_t h;
+    ub_tent *e = tbl_lookup(t, k, &h);
     if (!e) return tbl_insert(t, k, h, created);
     if (created) *created = false;
     e->last = ++t->tick;
