@@ -2,7 +2,8 @@
  * a table per header id without a branch per layer. Checked against the plain per-layer rules they
  * implement (the last layer of each kind; the first IP, UDP and payload; the last bad BCRC else the
  * first; crc_bad from any bad BCRC/ICRC; payload_len the sum of the payload layers' wire lengths)
- * on hand-made layer sequences and on every unit of the bundled captures. */
+ * on hand-made layer sequences and on every unit of the bundled captures. The layer-dispatch memo
+ * (ub_xplan, by ub_view.tid) gives the same packet, byte for byte, as the extraction without it. */
 #include "pktship.h"
 #include "ubparse/capfile.h"
 #include "ubtest.h"
@@ -124,7 +125,7 @@ static void compare(ub_state *s, const ub_view *v)
     ub_pkt p;
     ub_pktinfo pi = { 1, 0, 0, 0 };
     ref_extract(v, &r);
-    ub_state_extract(s, v, &pi, &p);
+    ub_state_extract(s, NULL, v, &pi, &p);
 #define SAME(m) CHECK(p.m == r.m)
     SAME(lph); SAME(lch); SAME(dllcb); SAME(lna); SAME(bcrc); SAME(end); SAME(nth); SAME(nthip); SAME(ip);
     SAME(udp); SAME(icrc); SAME(rtph); SAME(utph); SAME(ctph); SAME(cetph); SAME(saetph); SAME(maetah);
@@ -188,14 +189,14 @@ int main(void)
     {
         unsigned ids[] = { UB_H_BCRC, UB_H_BCRC, UB_H_BCRC, UB_H_BCRC };
         synth(s, v, ids, "GBGB", NULL, 4);
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.bcrc == &v->layer[3]);
         CHECK_EQ(p.crc_bad, 1);
         synth(s, v, ids, "GBGG", NULL, 4);
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.bcrc == &v->layer[1]);
         synth(s, v, ids, "GGGG", NULL, 4);
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.bcrc == &v->layer[0]);
         CHECK_EQ(p.crc_bad, 0);
     }
@@ -204,7 +205,7 @@ int main(void)
         unsigned ids[] = { UB_H_IPV4, UB_H_UDP, UB_H_IPV6, UB_H_UDP, UB_H_ATOMIC_OPS, UB_H_PAYLOAD, UB_H_ICRC, UB_H_ICRC };
         uint32_t wl[] = { 20, 8, 40, 8, 16, 1000, 4, 4 };
         synth(s, v, ids, "--------", wl, 8);
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.ip == &v->layer[0]);
         CHECK(p.udp == &v->layer[1]);
         CHECK(p.payload == &v->layer[4]);
@@ -212,11 +213,11 @@ int main(void)
         CHECK(p.icrc == &v->layer[7]);
         CHECK_EQ(p.crc_bad, 0);
         synth(s, v, ids, "------BG", wl, 8); /* an earlier bad ICRC still marks the packet */
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.icrc == &v->layer[7]);
         CHECK_EQ(p.crc_bad, 1);
         synth(s, v, ids, "-------B", wl, 8); /* the last ICRC, bad */
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.icrc == &v->layer[7]);
         CHECK_EQ(p.crc_bad, 1);
     }
@@ -224,7 +225,7 @@ int main(void)
     {
         unsigned ids[] = { UB_H_ETH, UB_H_IB_BTH, UB_H_DLLCB_NULL, UB_H_LNA, UB_H_DLLCB_RSVD, UB_H_FLITPAD, UB_H_UPIH16 };
         synth(s, v, ids, "BBBBBBB", NULL, 7);
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK_EQ(p.nb, 1);
         CHECK(p.dllcb == &v->layer[4]);
         CHECK(p.lna == &v->layer[3]);
@@ -232,7 +233,7 @@ int main(void)
         CHECK(p.bcrc == NULL && p.icrc == NULL && p.ip == NULL && p.payload == NULL);
         unsigned none[] = { UB_H_ETH };
         synth(s, v, none, "-", NULL, 0); /* no layers at all */
-        ub_state_extract(s, v, &pi, &p);
+        ub_state_extract(s, NULL, v, &pi, &p);
         CHECK(p.lph == NULL && p.cci == NULL && p.nb == 0 && p.payload_len == 0 && p.upi == UINT32_MAX);
     }
 
@@ -258,6 +259,41 @@ int main(void)
         ub_cap_close(cf);
     }
     CHECK(compared - before > 250);
+
+    /* the memo: views filled from a template (ub_view.tid), each capture read twice (the second pass
+     * meets its stacks again), extracted with and without it; the packets must be equal byte for byte */
+    ub_view *tv = ub_view_new_tmpl();
+    ub_xplan *xp = calloc(UB_XP_SETS, sizeof *xp);
+    CHECK(tv && xp);
+    unsigned tids = 0, memo = 0, same = 0, all = 0;
+    for (size_t k = 0; tv && xp && k < sizeof caps / sizeof caps[0]; k++) {
+        for (int pass = 0; pass < 2; pass++) {
+            char path[1024], err[256];
+            snprintf(path, sizeof path, "%s/captures/%s.pcapng", UB_SOURCE_DIR, caps[k]);
+            ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+            if (!cf) continue;
+            ub_rec r;
+            while (ub_cap_next(cf, &r) == 1) {
+                ub_decode(tv, &o, ub_entry_for_linktype(&o, r.linktype), r.data, r.caplen);
+                bool known = false; /* the memo holds this stack already: the extraction below reads it */
+                for (unsigned i = 0; tv->tid && i < UB_XP_SETS; i++) known |= xp[i].tid == tv->tid;
+                ub_pkt a, b;
+                ub_state_extract(s, xp, tv, &pi, &a);
+                ub_state_extract(s, NULL, tv, &pi, &b);
+                same += memcmp(&a, &b, sizeof a) == 0;
+                all++;
+                tids += tv->tid != 0;
+                memo += known;
+                compare(s, tv);
+            }
+            ub_cap_close(cf);
+        }
+    }
+    CHECK_EQ(same, all);
+    CHECK(tids > 200 && memo > 80);
+    printf("memo: %u of %u packets from a template, %u through the memo, %u equal\n", tids, all, memo, same);
+    free(xp);
+    free(tv);
     CHECK(addrs > 200);
     CHECK(eids > 0);
     printf("%u packets compared, %u addresses, %u EIDHs\n", compared, addrs, eids);

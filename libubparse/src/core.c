@@ -837,6 +837,7 @@ void ub_view_init(ub_view *v)
     for (unsigned i = 0; i < UB_H__COUNT; i++) v->rsvd[i].hdr = NULL;
     v->tmpl = NULL; /* the storage may be uninitialised: ub_view_new_tmpl attaches after this */
     v->tmpl_chk = 0;
+    v->tid = 0;
     v->nlayers = 0;
     v->nerrs = 0;
 }
@@ -877,6 +878,7 @@ static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o
     v->pkt = NULL;
     v->pkt_len = 0;
     v->pkt_off = UINT32_MAX;
+    v->tid = 0;
     v->nlayers = 0;
 
     unsigned pidx = o && o->profile < UB_PROFILE__COUNT ? o->profile : 0; /* ub_profile_of */

@@ -10,8 +10,10 @@
 #include "st_internal.h"
 
 /* ub_state_packet = ub_state_extract + ub_state_packet_pkt (state.c). Extraction reads only the
- * state's field handles, fixed at ub_state_new: one state serves any number of threads at once. */
-void ub_state_extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p);
+ * state's field handles, fixed at ub_state_new: one state serves any number of threads at once. xp:
+ * the caller's own layer-dispatch memo (UB_XP_SETS entries, zeroed before the first use; one per
+ * thread), or NULL */
+void ub_state_extract(const ub_state *s, ub_xplan *xp, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p);
 void ub_state_packet_pkt(ub_state *s, const ub_pkt *p);
 
 #endif

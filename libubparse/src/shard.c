@@ -90,6 +90,7 @@ typedef struct {
 
 typedef struct {
     ub_view *dv; /* decoding view */
+    ub_xplan *xp; /* its extraction's layer-dispatch memo (UB_XP_SETS) */
     ub_unit_counts cnt;
 } decoder;
 
@@ -482,7 +483,7 @@ static __attribute__((noinline)) uint8_t *chunk_next(slot *b, chunk **cur, size_
 
 /* the decoded unit as an M_PKT entry: its view's window, its netbuf bytes, the packet extracted
  * from the window (M_REC, the record to decode again, when a pointer leaves record and netbuf) */
-static int put_pkt(ub_shards *S, slot *b, chunk **cur, const rechdr *rh, uint64_t dest, const ub_view *v, bool inrec)
+static int put_pkt(ub_shards *S, ub_xplan *xp, slot *b, chunk **cur, const rechdr *rh, uint64_t dest, const ub_view *v, bool inrec)
 {
     rechdr h = *rh;
     h.dest = dest;
@@ -519,7 +520,7 @@ static int put_pkt(ub_shards *S, slot *b, chunk **cur, const rechdr *rh, uint64_
         if (wv->pkt && !in_range(wv->pkt, rb, v->rec_len)) wv->pkt = net + ((uintptr_t)wv->pkt - nb);
     }
     pe->pi = (ub_pktinfo){ h.frame, h.ts, h.ifindex, h.dir };
-    ub_state_extract(S->xs, wv, &pe->pi, &pe->p);
+    ub_state_extract(S->xs, xp, wv, &pe->pi, &pe->p);
     return 0;
 }
 
@@ -555,7 +556,7 @@ __attribute__((noinline)) static void decode_slot(ub_shards *S, decoder *d, slot
         uint64_t dest = S->allbits;
         if (S->npair) /* link-only traffic (hash 0) goes to pair engine 0 */
             dest |= ((1ull << S->pairw) - 1) << (S->pair0 + S->pairw * (unsigned)(S->npair > 1 ? ub_state_pair_hash(d->dv) % S->npair : 0));
-        if (put_pkt(S, b, &cur, h, dest, v, !out) != 0) oom = true;
+        if (put_pkt(S, d->xp, b, &cur, h, dest, v, !out) != 0) oom = true;
     }
     if (oom) {
         lock_mu(S);
@@ -688,6 +689,7 @@ static int decoder_init(decoder *d)
 {
     memset(&d->cnt, 0, sizeof d->cnt);
     if (!(d->dv = ub_view_new_tmpl())) return -1;
+    if (!(d->xp = calloc(UB_XP_SETS, sizeof *d->xp))) return -1;
     return 0;
 }
 
@@ -789,8 +791,10 @@ void ub_shards_free(ub_shards *S)
         ub_eng_free(&S->w[i].e);
         free(S->w[i].v);
         free(S->w[i].d.dv);
+        free(S->w[i].d.xp);
     }
     free(S->fd.dv);
+    free(S->fd.xp);
     for (unsigned k = 0; k < RING; k++) {
         for (chunk *c = S->ring[k].ck, *nx; c; c = nx) {
             nx = c->next;

@@ -259,6 +259,21 @@ typedef struct ub_pkt {
 #define UB_PKT_LAY(m) ((uint8_t)((offsetof(ub_pkt, m) - offsetof(ub_pkt, lay)) / sizeof(const ub_layer *)))
 _Static_assert(offsetof(ub_pkt, cci) < offsetof(ub_pkt, lay) + sizeof(((ub_pkt *)0)->lay), "ub_pkt lay[] covers every layer pointer");
 
+/* The layer dispatch of a header stack met before (ub_view.tid): the lay[] slots extract() filled and
+ * what it derived from the layers alone, kept per extracting engine (or pipeline decoder) in a small
+ * direct-mapped memo indexed by the tid's low bits (the template's slot in its cache: the live ones
+ * never collide); a view with the same tid has the same layers, so they are filled again from it */
+#define UB_XP_SETS 256
+#define UB_XP_MAX 16
+typedef struct ub_xplan {
+    uint64_t tid;     /* 0: empty */
+    uint16_t nl;      /* the view's layers */
+    uint8_t n;        /* slot pairs */
+    bool crc_bad;
+    uint32_t payload_len;
+    uint32_t sl[UB_XP_MAX]; /* lay[sl & 0xFF] = the layer at byte sl >> 8 of the view's layer[] */
+} ub_xplan;
+
 /* ---------------------------------------------------------------- bounded tables */
 #define UB_KEY_MAX 56
 typedef struct ub_key {
@@ -403,6 +418,7 @@ struct ub_state {
      * its UB_XK_* bit */
     struct ub_xmap { uint8_t slot, kind; } xmap[UB_H__COUNT];
     ub_rows rows_rtph, rows_lph, rows_cci, rows_btah; /* the summary's RTPH, LPH, CCI and BTAH fields (pktsum.h) */
+    ub_xplan xp[UB_XP_SETS];          /* ub_state_packet's layer-dispatch memo (zeroed: empty) */
     /* per entry of f_scna, f_dcna, f_ip_src, f_ip_dst: an address of whole bytes at byte `off` */
     struct ub_addr_rd { uint8_t whole, off, n; } ar[4][UB_FH_MAX];
     /* merged capture points (profile switch UB_PF_MERGED_HOPS): digests of recent packets and the

@@ -546,14 +546,32 @@ static UB_FH_INLINE void pkt_zero(ub_pkt *p)
 #endif
 }
 
-static inline __attribute__((always_inline)) void extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+/* the memo's entry for the view's template (NULL: none, or not this one) */
+static inline ub_xplan *xp_entry(ub_xplan *xp, const ub_view *v)
 {
-    pkt_zero(p);
-    p->v = v;
-    p->pi = pi;
-    p->cfg = v->cfg;
-    p->kind = v->kind;
-    p->upi = UINT32_MAX;
+    return xp && v->tid ? &xp[v->tid % UB_XP_SETS] : NULL;
+}
+
+/* keep the dispatch extract() just made for the view's template (e: its memo entry) */
+static __attribute__((noinline)) void xp_keep(ub_xplan *e, const ub_view *v, const ub_pkt *p)
+{
+    unsigned n = 0;
+    e->tid = 0;
+    for (unsigned j = 1; j < sizeof p->lay / sizeof p->lay[0]; j++) { /* lay[0]: lx_none */
+        if (!p->lay[j]) continue;
+        if (n == UB_XP_MAX) return;
+        e->sl[n++] = j | (uint32_t)((const char *)p->lay[j] - (const char *)v->layer) << 8;
+    }
+    e->n = (uint8_t)n;
+    e->nl = v->nlayers;
+    e->crc_bad = p->crc_bad;
+    e->payload_len = p->payload_len;
+    e->tid = v->tid;
+}
+
+/* the layers of interest into their lay[] slots; payload_len, crc_bad */
+static inline __attribute__((always_inline)) void extract_layers(const ub_state *s, const ub_view *v, ub_pkt *p)
+{
     /* the layers of interest, one store per layer into the slot of its kind (the header sequence varies
      * from packet to packet: no branch per layer); the kinds where the last one is not the answer are
      * redone when the packet has more than one of them */
@@ -586,6 +604,11 @@ static inline __attribute__((always_inline)) void extract(const ub_state *s, con
     p->payload_len = (p->payload ? p->payload : &none)->wlen;
     p->crc_bad = ((p->bcrc ? p->bcrc : &none)->status == UB_CK_BAD) | ((p->icrc ? p->icrc : &none)->status == UB_CK_BAD);
     if (twice) extract_again(p, v, s->xmap, twice);
+}
+
+/* the values the modules read: addresses, EIDs, UPI, the summary rows (pktsum.h) */
+static inline __attribute__((always_inline)) void extract_values(const ub_state *s, const ub_view *v, ub_pkt *p)
+{
     p->nb = p->lx_nb != NULL;
     const ub_layer *upih = p->lx_upih, *eidh = p->lx_eidh;
     if (p->nth) {
@@ -624,8 +647,29 @@ static inline __attribute__((always_inline)) void extract(const ub_state *s, con
         }
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
-    p->malformed = ub_view_worst(v) >= UB_SEV_ERROR;
+    p->malformed = v->nerrs && ub_view_worst(v) >= UB_SEV_ERROR; /* (no call for the common clean packet) */
     if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
+}
+
+static inline __attribute__((always_inline)) void extract(const ub_state *s, ub_xplan *xp, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+{
+    pkt_zero(p);
+    p->v = v;
+    p->pi = pi;
+    p->cfg = v->cfg;
+    p->kind = v->kind;
+    p->upi = UINT32_MAX;
+    ub_xplan *xe = xp_entry(xp, v);
+    if (xe && xe->tid == v->tid && xe->nl == v->nlayers) { /* the layers of a stack met before */
+        const char *const l0 = (const char *)v->layer;
+        for (unsigned k = 0; k < xe->n; k++) p->lay[xe->sl[k] & 0xFFu] = (const ub_layer *)(const void *)(l0 + (xe->sl[k] >> 8));
+        p->payload_len = xe->payload_len;
+        p->crc_bad = xe->crc_bad;
+    } else {
+        extract_layers(s, v, p);
+        if (xe) xp_keep(xe, v, p);
+    }
+    extract_values(s, v, p);
 }
 
 uint64_t ub_state_pair_hash(const ub_view *v)
@@ -861,7 +905,10 @@ static bool hop_copy(ub_state *s, const ub_pkt *p)
     return false;
 }
 
-void ub_state_extract(const ub_state *s, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p) { extract(s, v, pi, p); }
+void ub_state_extract(const ub_state *s, ub_xplan *xp, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)
+{
+    extract(s, xp, v, pi, p);
+}
 
 /* the packet through the engine's checks and modules (inlined in both callers) */
 static inline __attribute__((always_inline)) void packet_run(ub_state *s, const ub_pkt *p)
@@ -905,7 +952,7 @@ static inline __attribute__((always_inline)) void packet_run(ub_state *s, const 
 void ub_state_packet(ub_state *s, const ub_view *v, const ub_pktinfo *pi)
 {
     ub_pkt p;
-    extract(s, v, pi, &p);
+    extract(s, s->xp, v, pi, &p);
     packet_run(s, &p);
 }
 

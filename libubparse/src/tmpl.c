@@ -27,8 +27,9 @@
 #include "dll_int.h" /* FLIT, BLK_FLITS, BCRC_LEN: the flit and block layout (§4.3.2.1) */
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
-enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, TC_FIX = 6 /* chunks compared without a loop (unused ones: mask 0) */,
+enum { TL_MAX = 16, TC_MAX = 10, T_WAYS = 8, T_SETS = 32 /* T_SETS * T_WAYS = 256: the id's low 8 bits */, T_HASH = 64 /* bytes that choose the set */, T_GROUPS = 256, T_FREE = 8, TC_FIX = 6 /* chunks compared without a loop (unused ones: mask 0) */,
        T_BLK = BLK_FLITS * FLIT /* a DLLDB (§4.3.2.1) */, T_NBLK = 4, T_MAXLEN = T_NBLK * T_BLK };
 
 /* 16 bytes as one value (SSE2 / NEON register; GCC and Clang vector extension) */
@@ -44,6 +45,8 @@ typedef struct tmpl {
     uint8_t ic_var;   /* the ICRC byte order that matched (ub_layer.variant) */
     uint8_t ic_nm;
     uint8_t grp;      /* its group (tcache.dm) */
+    uint64_t id;      /* ub_view.tid: unique to this template of this cache (tcache.ids), its slot in the
+                       * low 8 bits (so that a memo of UB_XP_SETS = 256 entries keeps every live one) */
     uint16_t pkt_off, pkt_len; /* pkt_off 0xFFFF: no network packet, 0xFFFE: in the netbuf (nblk) */
     uint16_t ic_first, ic_n, ic_pos; /* ICRC over rec[ic_first, ic_first + ic_n), carried at ic_pos (ic_nb: netbuf) */
     /* a multi-block DLLDP (§4.3.2.1; nblk > 1, else 0): a BCRC per block, the payload de-interleaved into
@@ -78,6 +81,8 @@ typedef struct ub_tmpl_cache {
      * hash — one template per group is the common case. Trusted only while the slot's tag is the
      * record's (a slot taken over, emptied, or a group hash collision fails that), then the compare */
     uint16_t mru[T_GROUPS];
+    uint64_t ids;     /* the next template's id above its slot: odd (never 0), from an odd base mixed from the
+                       * cache's address and the clock, so that no two caches of a process hand out the same */
     /* free_rows resolved per header id for the options' tables: fr_n 0xFF not yet, else how many */
     uint8_t fr_n[UB_H__COUNT], fr[UB_H__COUNT][T_FREE], frc[UB_H__COUNT][T_FREE];
     tmpl t[T_SETS * T_WAYS];
@@ -101,6 +106,9 @@ ub_view *ub_view_new_tmpl(void)
     tcache *c = (tcache *)(void *)((char *)v + at);
     c->on = 0;
     c->hits = 0;
+    struct timespec ts = { 0, 0 };
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    c->ids = (((uint64_t)(uintptr_t)c ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec) * 0x9E3779B97F4A7C15ull) | 1u;
     ub_crc_fns16(&c->crc30, &c->crc32or);
     v->tmpl = c;
     v->tmpl_chk = chk_of(v, c);
@@ -334,6 +342,7 @@ bool ub_tmpl_try(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *re
     copy_layers(v->layer, t, rec);
     if (__builtin_expect(t->nblk != 0, 0)) multi_layers(v, t, mbc);
     v->nlayers = t->nl;
+    v->tid = t->id;
     c->hits++;
     /* the CRC layers' computed values (their status and variant are in the template); a template
      * without one writes to the last layer, unused (no branch) */
@@ -561,6 +570,8 @@ void ub_tmpl_learn(ub_view *v, const ub_dec *d, ub_entry entry)
     unsigned w = 0;
     while (w < T_WAYS && c->tag[s * T_WAYS + w]) w++;
     if (w == T_WAYS) w = c->rr[s]++ % T_WAYS; /* all taken: round robin */
+    t.id = c->ids << 8 | (s * T_WAYS + w); /* the slot in the low bits: live templates differ there */
+    c->ids += 2;
     dst[w] = t;
     c->tag[s * T_WAYS + w] = tag_of(t.key, len, entry);
     c->mru[g] = (uint16_t)(s * T_WAYS + w + 1);

@@ -368,6 +368,10 @@ typedef struct ub_view {
     const uint8_t *pkt; /* network packet (after LPH / pseudo-header), zero-copy if contiguous */
     uint32_t pkt_len;
     uint32_t pkt_off;   /* offset of pkt in the record when contiguous, else UINT32_MAX */
+    uint64_t tid;       /* the header-stack template the layers were filled from (ub_view_new_tmpl), 0: the
+                         * general path. Views with the same non-zero tid have the same layers (tables,
+                         * offsets, lengths, statuses; not data, aux): what depends on those alone may be
+                         * memoized by it (the state engine's layer dispatch does) */
     uint16_t nlayers, nerrs;
     uint16_t errs_dropped; /* errors beyond UB_MAX_ERRS */
     ub_layer layer[UB_MAX_LAYERS];
