@@ -7,7 +7,9 @@
  * records: [selector][length lo][length hi][time step] + length bytes (cut at the end of the input).
  * selector bits 0-2 = entry point (FLIT PKT STREAM ETH RAWIP SLL CFGPH TPH), bits 3-4 = direction,
  * bit 5 = interface 1, bit 6 = decode only the first half of the bytes on the wire (a snapshot cut).
- * Raw flit stream records go through one ub_stream per (interface, direction), as ubdump does.
+ * Raw flit stream records go through one ub_stream per (interface, direction), as ubdump does. The view
+ * has a header-stack template cache (ub_view_new_tmpl, new for each input), as ubdump's and the audit's:
+ * a stack met again is filled from its template and the engine reads its memoized layer dispatch.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
  *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_state.c -o build-fuzz/fuzz_state -lpcre2-8
@@ -55,7 +57,6 @@ static const ub_entry fzs_entries[8] = { UB_ENTRY_FLIT, UB_ENTRY_PKT,   UB_ENTRY
 int fz_state_one(const uint8_t *data, size_t size);
 int fz_state_one(const uint8_t *data, size_t size)
 {
-    static ub_view v;
     static ub_stream streams[8];
     if (size < 1 || size > (1u << 20)) return 0;
     uint8_t cfgb = data[0];
@@ -73,11 +74,16 @@ int fz_state_one(const uint8_t *data, size_t size)
     if (cfgb & 0x80) sc.response_timeout_ns = 1000000;
     fzs_ctx c;
     memset(&c, 0, sizeof c);
+    ub_view *v = ub_view_new_tmpl();
+    if (!v) return 0;
     c.st = ub_state_new(&sc, fzs_finding, &c);
-    if (!c.st) return 0;
+    if (!c.st) {
+        free(v);
+        return 0;
+    }
     ub_state_set_match_cb(c.st, fzs_match, &c);
     ub_state_set_note_cb(c.st, fzs_note, &c);
-    c.v = &v;
+    c.v = v;
     c.o = &o;
     for (unsigned i = 0; i < 8; i++) ub_stream_init(&streams[i], &o);
     size_t off = 1;
@@ -99,12 +105,13 @@ int fz_state_one(const uint8_t *data, size_t size)
             continue;
         }
         uint32_t cap = (sel & 0x40) ? len / 2 : len;
-        ub_decode_wire(&v, &o, e, rec, cap, len);
-        ub_state_packet(c.st, &v, &c.pi);
+        ub_decode_wire(v, &o, e, rec, cap, len);
+        ub_state_packet(c.st, v, &c.pi);
     }
     for (unsigned i = 0; i < 8; i++) ub_stream_flush(&streams[i], fzs_unit, &c);
     ub_state_finish(c.st);
     ub_state_free(c.st);
+    free(v);
     return 0;
 }
 
