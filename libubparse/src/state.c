@@ -662,6 +662,7 @@ static inline __attribute__((always_inline)) void extract(const ub_state *s, ub_
     ub_xplan *xe = xp_entry(xp, v);
     if (xe && xe->tid == v->tid && xe->nl == v->nlayers) { /* the layers of a stack met before */
         const char *const l0 = (const char *)v->layer;
+        _Pragma("GCC unroll 4")
         for (unsigned k = 0; k < xe->n; k++) p->lay[xe->sl[k] & 0xFFu] = (const ub_layer *)(const void *)(l0 + (xe->sl[k] >> 8));
         p->payload_len = xe->payload_len;
         p->crc_bad = xe->crc_bad;
