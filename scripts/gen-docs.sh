@@ -30,7 +30,7 @@ U=${UBDUMP:-$top/build/tools/ubdump}
     echo "| \`ub.error\` | comma-separated error names of the packet (see errors.md); empty when clean |"
     echo "| \`frame.number\`, \`frame.len\`, \`frame.time\`, \`frame.time_relative\`, \`frame.time_epoch\`, \`frame.time_delta\`, \`frame.time_delta_displayed\` | as in Wireshark (ns precision) |"
     echo "| \`_ws.col.Time\` | the time column as \`ubdump -t\` formats it |"
-    echo "| \`_ws.col.Info\` | the Info column: the summary line's text (a SUE / PCIe flit record: the plugin's; several units of a record joined by a vertical bar between spaces, as the plugin joins them) |"
+    echo "| \`_ws.col.Info\` | the Info column: the summary line's text (a SUE / PCIe flit record: the plugin's; several units of a record joined by a vertical bar between spaces, as the plugin joins them, then the bytes of a unit the record leaves open) |"
 } > "$top/docs/fields.md"
 {
     echo "# Error reference"

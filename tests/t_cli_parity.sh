@@ -339,15 +339,16 @@ sys.exit(1 if bad else 0)
 PY
     done
     # _ws.col.Info with the TP analysis tags == tshark's Info column (every UB capture the plugin
-    # dissects alone, as above)
-    for name in audit_rtp_lossy audit_rtp_sack audit_retry cfg7_rtp audit_txn_clean uboe; do
+    # dissects alone, as above; a raw flit stream's records with the bytes of a unit they leave open)
+    for name in audit_rtp_lossy audit_rtp_sack audit_retry cfg7_rtp audit_txn_clean uboe stream; do
         cp "$C/$name.pcapng" "$tmp/cap.pcapng"
         ts -r "$tmp/cap.pcapng" -T fields -e _ws.col.Info > "$tmp/ti.txt" 2> /dev/null
         "$U" -r "$C/$name.pcapng" -T fields -e _ws.col.Info | cmp -s - "$tmp/ti.txt" && ok || bad "$name: _ws.col.Info differs from tshark's Info"
     done
     # -T psml: tshark's document byte for byte (but the creator) where the Info column is the plugin's
-    # (UB, SUE and PCIe flit records; a raw flit stream's units joined by " | ")
-    for name in audit_rtp_lossy audit_retry cfg7_rtp cfg6_mgmt dllcb uboe sue_afh sue_limits pcie_flit pcie_nak; do
+    # (UB, SUE and PCIe flit records; a raw flit stream's units joined by " | ", then the bytes of an
+    # incomplete unit)
+    for name in audit_rtp_lossy audit_retry cfg7_rtp cfg6_mgmt dllcb uboe sue_afh sue_limits pcie_flit pcie_nak stream; do
         cp "$C/$name.pcapng" "$tmp/cap.pcapng"
         ts -n -r "$tmp/cap.pcapng" -T psml 2> /dev/null | sed 2d > "$tmp/tp.xml"
         "$U" -r "$C/$name.pcapng" -T psml 2> /dev/null | sed 2d | cmp -s - "$tmp/tp.xml" && ok || bad "$name: -T psml differs from tshark's"

@@ -88,6 +88,7 @@ typedef struct app {
     ubx_jrec *jrec;           /* -T json|ek: the units of the record (ubdump_json.c) */
     bool rec_match;
     unsigned rec_units;
+    bool info_col;            /* an -e field is _ws.col.Info (-T psml's column too) */
     sbuf *fb;                 /* -T fields: the values of each -e field */
     ubx_fset *fs;             /* the schema fields of -e, compiled */
     bool e_other;             /* an -e field is not a schema field (frame.*, ub.error, _ws.col.*, ub.analysis.*) */
@@ -368,6 +369,26 @@ static void rec_json(app *a, const ub_rec *r, const ub_units *u)
     a->json_first = false;
 }
 
+/* _ws.col.Info of a raw flit-stream record ends as the plugin's Info column: the bytes the record leaves
+ * in a unit it does not complete (one pass: where it continues is not known yet), or, for a record
+ * without a unit of either kind, its length */
+static void info_stream_tail(app *a, const ub_rec *r, const ub_units *u)
+{
+    ub_units_rinfo ri;
+    char t[64];
+    if (!ub_units_rec_info(u, r->frame, &ri)) return;
+    if (ri.tail_open) snprintf(t, sizeof t, "[%" PRIu32 " bytes of an incomplete unit]", ri.open_bytes);
+    else if (!ri.units) snprintf(t, sizeof t, "UB flit stream, %" PRIu32 " bytes", r->caplen);
+    else return;
+    for (unsigned i = 0; i < a->ne; i++) {
+        if (a->e[i].pseudo != PF_COL_INFO) continue;
+        sbuf *b = &a->fb[i];
+        if (b->any) ubx_sb_puts(b, " | ");
+        ubx_sb_puts(b, t);
+        b->any = true;
+    }
+}
+
 /* -T fields|json|ek, raw flit stream: the line / document of one record (tshark prints one per frame:
  * an empty value where the record completes no unit, all units' values where it completes several) */
 static void rec_line(app *a, const ub_rec *r, const ub_units *u)
@@ -381,6 +402,7 @@ static void rec_line(app *a, const ub_rec *r, const ub_units *u)
         ub_filter_acc_reset(a->yacc);
     }
     if (!a->yf || a->rec_match) a->rec_sel = true;
+    if (a->info_col && a->fb) info_stream_tail(a, r, u);
     if (!a->quiet && (!a->yf || a->rec_match) && a->out != OUT_FIELDS) {
         a->nshown++;
         rec_json(a, r, u);
@@ -963,7 +985,8 @@ int main(int argc, char **argv)
      * also the collector of the scripts' findings. The session sees the packets when the engine or the
      * statistics are wanted (--audit, -z, on_match/on_finding/ub.suppress/ub.rerate). */
     /* summaries (text, _ws.col.Info) carry the plugin's TP analysis tags: the engine runs for them */
-    for (unsigned i = 0; i < a->ne; i++) a->tags |= a->e[i].pseudo == PF_COL_INFO;
+    for (unsigned i = 0; i < a->ne; i++) a->info_col |= a->e[i].pseudo == PF_COL_INFO;
+    a->tags |= a->info_col;
     a->tags = !a->quiet && (a->out == OUT_TEXT || a->tags);
     if (a->tags) acfg.jobs = 1; /* each printed line needs its packet's TP analysis at once: one engine */
     a->feed = a->audit || a->z.zmask || a->log_dir || a->tags || (a->lua && ub_lua_needs_engine(a->lua));
