@@ -353,6 +353,27 @@ PY
         ts -n -r "$tmp/cap.pcapng" -T psml 2> /dev/null | sed 2d > "$tmp/tp.xml"
         "$U" -r "$C/$name.pcapng" -T psml 2> /dev/null | sed 2d | cmp -s - "$tmp/tp.xml" && ok || bad "$name: -T psml differs from tshark's"
     done
+    # records that are not what their link type promises: a raw flit stream (LINKTYPE_USER2) of garbage,
+    # short units and an open tail; PCIe flit records (LINKTYPE_USER3) that are no whole 256-byte flits
+    # (the plugin's pcieflit item alone: no data, no UB). Columns, frame.protocols and -Y as tshark's.
+    for dlt in 149 150; do
+        python3 - "$tmp/odd.pcap" $dlt <<'PY'
+import struct, sys
+recs = [b"\xff" * 20, bytes(20), b"\x5a" * 7, bytes(range(40)), bytes(3), bytes(300)]
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, int(sys.argv[2])))
+    for i, r in enumerate(recs):
+        f.write(struct.pack("<IIII", i + 1, 0, len(r), len(r)) + r)
+PY
+        ts -n -r "$tmp/odd.pcap" -T psml 2> /dev/null | sed 2d > "$tmp/to.xml"
+        "$U" -r "$tmp/odd.pcap" -T psml 2> /dev/null | sed 2d | cmp -s - "$tmp/to.xml" && ok || bad "link type $dlt, odd records: -T psml differs from tshark's"
+        ts -n -r "$tmp/odd.pcap" -T fields -e frame.protocols > "$tmp/to.txt" 2> /dev/null
+        "$U" -r "$tmp/odd.pcap" -T fields -e frame.protocols 2> /dev/null | cmp -s - "$tmp/to.txt" && ok || bad "link type $dlt, odd records: frame.protocols"
+        for y in pcieflit data ub '!data'; do
+            ts -n -r "$tmp/odd.pcap" -Y "$y" -T fields -e frame.number > "$tmp/to.txt" 2> /dev/null
+            "$U" -r "$tmp/odd.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/to.txt" && ok || bad "link type $dlt, odd records: -Y $y"
+        done
+    done
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do

@@ -203,6 +203,10 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
     } while (0)
 #define LAST(s) (n && strcmp(tok[n - 1], (s)) == 0)
     if (v->entry == UB_ENTRY_RAWIP && nl) PUT("raw"); /* LINKTYPE_RAW: Wireshark's raw dissector before IP */
+    if (v->entry == UB_ENTRY_PCIEFLIT && !(v->neigh & UB_VN_PCIE)) { /* no whole flit: the plugin's item alone */
+        PUT("pcieflit");
+        return n;
+    }
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         const unsigned id = l->hdr ? l->hdr->id : UB_H_NONE;
