@@ -22,7 +22,7 @@ static void feed_unit(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len
 {
     feeder *fd = ctx;
     ub_decode(fd->v, &fd->o, e, u, len);
-    if (fl & UB_UNIT_PARTIAL) ub_error_rec(fd->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    if (fl & UB_UNIT_PARTIAL) ub_unit_partial(fd->v, len);
     ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
     CHECK_EQ(ub_audit_packet(fd->a, fd->v, &pi), 0);
     if (ub_audit_last_flags(fd->a) & UB_TPF_RETRANSMISSION) fd->retx_pkts++;

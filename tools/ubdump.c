@@ -89,6 +89,8 @@ typedef struct app {
     bool rec_match;
     unsigned rec_units;
     bool info_col;            /* an -e field is _ws.col.Info (-T psml's column too) */
+    bool at_end;              /* the streams' open units flushed after the last record: no record of their own
+                               * (a unit cut short by a resynchronisation mid-stream belongs to its record) */
     sbuf *fb;                 /* -T fields: the values of each -e field */
     ubx_fset *fs;             /* the schema fields of -e, compiled */
     bool e_other;             /* an -e field is not a schema field (frame.*, ub.error, _ws.col.*, ub.analysis.*) */
@@ -202,6 +204,7 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
     case PF_FRAME_CAP_LEN: snprintf(t, sizeof t, "%u", r->caplen); break;
     case PF_COL_PROTOCOL: case PF_FRAME_PROTOCOLS: /* a raw flit-stream record without a whole unit: the plugin's */
         if (!a->rec_mode || b->any) return a->rec_mode;
+        if (e->pseudo == PF_FRAME_PROTOCOLS && !r->caplen) return true; /* no bytes: no protocol item */
         snprintf(t, sizeof t, "%s", e->pseudo == PF_COL_PROTOCOL ? "UB-DLL" : "ub");
         break;
     case PF_FRAME_IFID: /* pcapng only, as tshark */
@@ -242,10 +245,21 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         return;
     }
     if (e->pseudo >= PF_COL_PROTOCOL) { /* a column: one value a frame, on a raw flit stream its first unit above the data link's */
-        if (b->above) return;
         char t[256];
-        bool above = v->kind != UB_KIND_DLLCB && strcmp(ubx_col_protocol(v), "UB-DLL") != 0, have = true;
-        if (e->pseudo == PF_COL_PROTOCOL) snprintf(t, sizeof t, "%s", ubx_col_protocol(v));
+        if (a->rec_mode && (e->pseudo == PF_COL_SRC || e->pseudo == PF_COL_DST)) {
+            /* the plugin's stream: each unit with addresses sets them, the last one stays */
+            if (!ubx_col_addr(v, e->pseudo == PF_COL_DST, t, sizeof t)) return;
+            b->n = 0;
+            b->any = false;
+            ubx_sb_occ(b, t);
+            return;
+        }
+        if (b->above) return;
+        /* a stream's units are the plugin's alone (no CFG 3/4 IP handed to Wireshark's dissectors) */
+        const char *pn = a->rec_mode ? ub_view_protocol(v) : ubx_col_protocol(v);
+        bool above = v->kind != UB_KIND_DLLCB && strcmp(pn, "UB-DLL") != 0 && !(a->rec_mode && strcmp(pn, "UB") == 0), have = true;
+        if (e->pseudo == PF_COL_PROTOCOL) snprintf(t, sizeof t, "%s", pn);
+        else if (e->pseudo == PF_FRAME_PROTOCOLS && a->rec_mode) snprintf(t, sizeof t, "ub");
         else if (e->pseudo == PF_FRAME_PROTOCOLS) ub_ws_protocols_text(v, t, sizeof t);
         else have = ubx_col_addr(v, e->pseudo == PF_COL_DST, t, sizeof t);
         if (b->any && !above) return; /* the record's first data-link unit names it until one above it comes */
@@ -476,7 +490,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
     }
     ub_decode_wire(v, &a->o, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)
-        ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+        ub_unit_partial(v, len);
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;
@@ -509,12 +523,13 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
 {
     ub_view *v = a->v;
     a->tpflags = a->tags ? ub_audit_last_flags(a->session) : 0; /* [TP Retransmission] ... */
-    if (a->tables && !(unit_flags & UB_UNIT_PARTIAL)) { /* -z conv/endpoints, ub,tree, io,stat, io,phs */
+    const bool orphan = (unit_flags & UB_UNIT_PARTIAL) && a->at_end; /* tshark shows no frame for it */
+    if (a->tables && !orphan) { /* -z conv/endpoints, ub,tree, io,stat, io,phs */
         ub_filter_pkt pk = ypkt(a, r, len, wire), pkr = ypkt(a, r, r->caplen, r->origlen);
         ubx_z_view(&a->z, v, &pk, &pkr, wire, r->ts_ns - a->t0);
     }
     if (a->rec_mode) { /* -T fields|json|ek on a raw flit stream: collected for the record's line / document */
-        if (unit_flags & UB_UNIT_PARTIAL) return; /* flushed at the end: no record of its own (as tshark) */
+        if (orphan) return;
         a->rec_units++;
         if (a->yf) {
             ub_filter_pkt pk = ypkt(a, r, r->caplen, r->origlen);
@@ -529,7 +544,7 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
         return;
     }
     /* the open unit flushed at the end (or at -c): tshark shows no frame for it; text shows it */
-    if ((unit_flags & UB_UNIT_PARTIAL) && (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK)) return;
+    if (orphan && (a->out == OUT_FIELDS || a->out == OUT_JSON || a->out == OUT_EK)) return;
     if (a->quiet && !a->wr) return;
     if (a->yf && !ymatch(a, v, r, len, wire)) return;
     a->rec_sel = true;
@@ -1080,6 +1095,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: %s: %s\n", file, ub_cap_error(cf));
         status = 2;
     }
+    a->at_end = true;
     ub_units_flush(units, unit_cb, a);
     if (a->units_raw) { /* the decoders' counts, for the totals below */
         ub_audit_set_records(a->session, a->npkts);

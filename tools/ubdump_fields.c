@@ -266,9 +266,9 @@ bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)
 {
     const ub_layer *l = ubx_first_of(v, UB_H_NTH16, UB_H_NTH24);
     if (l && ub_view_ub(v)) { /* the plugin's CNA address type: two hex digits a byte (packet-ub-addr.c) */
-        uint64_t u;
-        if (!ub_layer_u(l, dst ? "ub.nth.dcna" : "ub.nth.scna", &u)) return false;
-        snprintf(buf, n, "0x%0*" PRIx64, l->hdr->id == UB_H_NTH24 ? 6 : 4, u);
+        uint64_t s, d; /* both or neither, as the plugin sets them (a truncated NTH: neither) */
+        if (!ub_layer_u(l, "ub.nth.scna", &s) || !ub_layer_u(l, "ub.nth.dcna", &d)) return false;
+        snprintf(buf, n, "0x%0*" PRIx64, l->hdr->id == UB_H_NTH24 ? 6 : 4, dst ? d : s);
         return true;
     }
     if ((l = col_ip(v))) {

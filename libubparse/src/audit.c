@@ -383,7 +383,7 @@ static __attribute__((noinline)) int unit_other(ub_audit *a, ub_entry entry, con
     }
     ub_decode_wire(a->uv, a->cfg.opts, entry, data, len, wire);
     if (unit_flags & UB_UNIT_PARTIAL)
-        ub_error_rec(a->uv, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+        ub_unit_partial(a->uv, len);
     ub_unit_count(&a->ucnt, a->uv);
     return ub_audit_packet(a, a->uv, pi);
 }

@@ -128,6 +128,11 @@ uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off)
     return d->rec_base + off;
 }
 
+void ub_unit_partial(ub_view *v, uint32_t len)
+{
+    ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit: the stream resynchronised or ended");
+}
+
 void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
                   uint64_t expected, const char *what)
 {

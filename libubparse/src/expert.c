@@ -123,7 +123,7 @@ static void unit(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len, ub_
     if (r->frame != x->frame) frame_done(x);
     uint32_t wire = u == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
     ub_decode_wire(x->v, x->o, entry, u, len, wire);
-    if (flags & UB_UNIT_PARTIAL) ub_error_rec(x->v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    if (flags & UB_UNIT_PARTIAL) ub_unit_partial(x->v, len);
     if (!ub_view_ub(x->v)) return;
     x->frame = r->frame;
     if (x->acc && !(flags & UB_UNIT_PARTIAL)) ub_filter_acc_add(x->acc, x->v, &x->pk);

@@ -223,7 +223,7 @@ bool ub_fan_engine_unit(ub_state *st, ub_view *v, const ub_opts *o, const ub_rec
 {
     uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
     ub_decode_wire(v, o, entry, unit, len, wire);
-    if (flags & UB_UNIT_PARTIAL) ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit at the end of the stream");
+    if (flags & UB_UNIT_PARTIAL) ub_unit_partial(v, len);
     if (!ub_view_ub(v)) return false;
     ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
     ub_state_packet(st, v, &pi);

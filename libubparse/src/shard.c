@@ -443,7 +443,7 @@ static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uin
 {
     ub_decode_wire(v, o, (ub_entry)h->entry, d, h->len, h->wire);
     if (h->uflags & UB_UNIT_PARTIAL)
-        ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, h->len, 0, "incomplete unit at the end of the stream");
+        ub_unit_partial(v, h->len);
 }
 
 /* room for an entry of `need` bytes in the decoded batch b, *cur its chunk in use (NULL before the

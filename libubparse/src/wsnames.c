@@ -193,7 +193,8 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
 {
     ub_ws_layers wl;
     ub_ws_layers_of(v, &wl);
-    const bool ub = ub_view_ub(v);
+    /* the plugin's link types: it shows the record as UB also when it is too short to say so */
+    const bool ub = ub_view_ub(v) || ((v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_PKT || v->entry == UB_ENTRY_STREAM) && v->rec_len);
     const unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned n = 0;
     bool ub_put = false, lldp = false;

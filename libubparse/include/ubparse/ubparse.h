@@ -520,7 +520,10 @@ typedef struct ub_stream {
 
 typedef void (*ub_unit_cb)(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags);
 enum { UB_UNIT_SPANNED = 1u, /* unit assembled from more than one record */
-       UB_UNIT_PARTIAL = 2u  /* incomplete unit flushed at end of stream */ };
+       UB_UNIT_PARTIAL = 2u  /* incomplete unit: cut short by a resynchronisation, or flushed at the end */ };
+/* After decoding a unit flagged UB_UNIT_PARTIAL: its stream_sync error (every consumer of units: the
+ * printers, the filters and the engine see the same) */
+void ub_unit_partial(ub_view *v, uint32_t len);
 void ub_stream_init(ub_stream *s, const ub_opts *o);
 /* Feed one record of whole flits; calls cb for every completed DLLDP/DLLCB (flit-framed bytes,
  * decode with UB_ENTRY_FLIT). Returns the number of units emitted. */
