@@ -173,6 +173,20 @@ static void t_cfg34(void)
     CHECK(ic > 0 && V.layer[ic].len == 8 && V.layer[ic + 1].hdr->id == UB_H_DATA && V.layer[ic + 1].len == 24);
     CHECK(match("icmp.type == 0 && icmp.ident == 0x42 && icmp.seq == 7 && icmp && data && ip.src == 10.0.0.2", 6));
     CHECK(!match("icmp.type == 8 || udp || tcp", 6));
+    /* the same datagram as a fragment (a later one: offset 1 = 8 bytes; the first one: MF set): its bytes
+     * after the IP header are the fragment's data, no ICMP header to read there (Wireshark: data) */
+    static const uint8_t fl[2][2] = { { 0x00, 0x01 }, { 0x20, 0x00 } };
+    for (unsigned k = 0; k < 2; k++) {
+        uint8_t frag[2048];
+        memcpy(frag, recs[5], lens[5]);
+        frag[10 + 6] = fl[k][0];
+        frag[10 + 7] = fl[k][1];
+        ub_decode(&V, &o, UB_ENTRY_PKT, frag, lens[5]);
+        int ipf = ub_view_find(&V, UB_H_IPV4, 0);
+        CHECK(ipf >= 0 && ub_view_find(&V, UB_H_ICMP_ECHO, 0) < 0 && ub_view_find(&V, UB_H_ICMP, 0) < 0);
+        CHECK(ipf >= 0 && (unsigned)ipf + 1 < V.nlayers && V.layer[ipf + 1].hdr->id == UB_H_DATA && V.layer[ipf + 1].len == 32);
+        CHECK(match("ip && data && !icmp", 6));
+    }
 }
 
 int main(void)

@@ -960,6 +960,8 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
         if (u) {
             if (!ub_dec_udp_neigh(d, (unsigned)UB_LROW(u, udp_fields, UDP_SPORT), dport, l4 + 8, ip_end)) /* RoCEv2, SUE */
                 push_data(d, UB_H_DATA, l4 + 8, ip_end);
+        } else if (frag) { /* a fragment's bytes: no transport header to read (Wireshark: data) */
+            push_data(d, UB_H_DATA, l4, ip_end);
         } else {
             dec_not_ub_l4(d, proto, l4, ip_end);
         }
