@@ -231,7 +231,7 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
     if (e->pseudo == PF_COL_INFO) { /* _ws.col.Info: the summary line's text */
         char sum[1024], tg[256];
         if (!v->neigh || !ub_neigh_summary(v, sum, sizeof sum)) { /* SUE, PCIe: the plugin's text */
-            if (v->entry == UB_ENTRY_PCIEFLIT) sum[0] = '\0'; /* a PCIe flit record without a flit: none */
+            if (ub_view_pcie_noflit(v)) sum[0] = '\0';
             else ub_summary(v, sum, sizeof sum);
         }
         if (b->any) ubx_sb_puts(b, " | "); /* a raw flit stream's units in one column, as the plugin's */

@@ -240,7 +240,7 @@ const char *ubx_col_protocol(const ub_view *v)
     bool plain = ub_view_plain_ip(v, &plo, &phi);
     if (v->kind == UB_KIND_DLLCB || (ub_view_ub(v) && !plain)) return ub_view_protocol(v); /* the plugin's */
     if (v->neigh & UB_VN_SUE) return "SUE"; /* the plugin's neighbours (packet-neigh.c) */
-    if (v->neigh & UB_VN_PCIE || v->entry == UB_ENTRY_PCIEFLIT) return "PCIe flit"; /* the link type's (a record that is no flit too) */
+    if (v->neigh & UB_VN_PCIE || ub_view_pcie_noflit(v)) return "PCIe flit";
     if (v->neigh & UB_VN_IB) return "RRoCE"; /* Wireshark's InfiniBand dissector on UDP 4791 */
     /* Wireshark's own dissectors: the top header ubdump decodes, as Wireshark names it (it may name a
      * protocol above it that ubdump does not decode: DNS, SSH, ...) */

@@ -297,7 +297,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
     ub_ws_layers wl;
     ub_ws_layers_of(v, &wl);
     if (t->kind == K_HDR) {
-        if (v->entry == UB_ENTRY_PCIEFLIT && !(v->neigh & UB_VN_PCIE)) /* no whole flit: the plugin's item alone */
+        if (ub_view_pcie_noflit(v))
             return t->nc && t->h[0]->id >= UB_H_PCIEFLIT && t->h[0]->id <= UB_H_PCIEFLIT_MARKER;
         for (unsigned i = 0; i < nl; i++) {
             if (t->outer && !ub_ws_layers_has(&wl, i)) continue;

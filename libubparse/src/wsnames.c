@@ -204,7 +204,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
     } while (0)
 #define LAST(s) (n && strcmp(tok[n - 1], (s)) == 0)
     if (v->entry == UB_ENTRY_RAWIP && nl) PUT("raw"); /* LINKTYPE_RAW: Wireshark's raw dissector before IP */
-    if (v->entry == UB_ENTRY_PCIEFLIT && !(v->neigh & UB_VN_PCIE)) { /* no whole flit: the plugin's item alone */
+    if (ub_view_pcie_noflit(v)) {
         PUT("pcieflit");
         return n;
     }

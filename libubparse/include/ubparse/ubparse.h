@@ -448,6 +448,13 @@ static inline bool ub_view_ub(const ub_view *v)
     return v->kind == UB_KIND_DLLDP || v->kind == UB_KIND_DLLCB || v->kind == UB_KIND_UBOE;
 }
 
+/* A record of the PCIe flit link type that holds no whole flit: Wireshark shows the plugin's pcieflit
+ * item alone (no data, no UB; Protocol "PCIe flit", an empty Info). */
+static inline bool ub_view_pcie_noflit(const ub_view *v)
+{
+    return v->entry == UB_ENTRY_PCIEFLIT && !(v->neigh & UB_VN_PCIE);
+}
+
 /* Worst severity among the view's errors, -1 if none. */
 int ub_view_worst(const ub_view *v);
 
