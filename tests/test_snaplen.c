@@ -3,6 +3,7 @@
  * is missing as truncated (layer.wlen > layer.len) and reports no error for it; a record that is really
  * too short (caplen == orig_len) still is one. */
 #include "internal.h"
+#include "ubparse/capfile.h"
 #include "ubtest.h"
 
 static ub_view V;
@@ -41,6 +42,38 @@ static void cut_everywhere(const char *what, ub_entry e, long n, unsigned from)
         }
     }
     CHECK_EQ(bad, 0);
+}
+
+/* every record of a bundled capture that decodes without an error: cut after each of its bytes from the
+ * second (the wire length kept), it still decodes without one (management PDUs, Scan PDUs, CFG 5, URPC: lengths
+ * checked against what follows the cut are no verdict); a raw flit stream is left out (its records
+ * are not whole units) */
+static unsigned cut_capture(const char *name)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/captures/%s", UB_SOURCE_DIR, name);
+    ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+    CHECK(cf != NULL);
+    if (!cf) return 0;
+    ub_rec r;
+    unsigned tried = 0, bad = 0;
+    while (ub_cap_next(cf, &r) == 1) {
+        ub_entry e = ub_entry_for_linktype(&O, r.linktype);
+        if (e == UB_ENTRY_STREAM || r.caplen != r.origlen || r.caplen > sizeof B) continue;
+        memcpy(B, r.data, r.caplen);
+        ub_decode_wire(&V, &O, e, B, r.caplen, r.caplen);
+        if (V.nerrs || !ub_view_ub(&V)) continue;
+        tried++;
+        for (uint32_t cap = 2; cap < r.caplen; cap++) { /* (from 2: one byte does not tell LPH from LCH) */
+            ub_decode_wire(&V, &O, e, B, cap, r.caplen);
+            if (V.nerrs && !bad++)
+                fprintf(stderr, "%s record %llu cut at %u of %u: %s (%s)\n", name, (unsigned long long)r.frame, cap,
+                        r.caplen, ub_err_get(V.err[0].code)->name, V.err[0].what ? V.err[0].what : "");
+        }
+    }
+    ub_cap_close(cf);
+    CHECK_EQ(bad, 0);
+    return tried;
 }
 
 int main(void)
@@ -92,6 +125,14 @@ int main(void)
     n = build("pkt\nlph vl=1\nnth16 scna=0x0102 dcna=0x0304\nbtah_c taopcode=Write ini_tassn=1\n"
               "maetah_c address=0x0000100000000040 tokenid=0x12345 length=3\npayload inc=512", &e);
     cut_everywhere("CFG 9 pkt", e, n, 1);
+
+    /* the bundled captures of management, enumeration, CFG 5, URPC and the rest, cut everywhere */
+    static const char *const caps[] = { "audit_mgmt.pcapng", "cfg6_mgmt.pcapng", "cfg6_enum.pcapng", "audit_txn_clean.pcapng",
+                                        "cfg5_netctl.pcapng", "urpc.pcapng", "cfg7_rtp.pcapng", "cfg9_coherent.pcapng",
+                                        "dllcb.pcapng", "cfg3_ipv4.pcapng", "uboe.pcapng", "audit_linkup.pcapng" };
+    unsigned tried = 0;
+    for (unsigned i = 0; i < sizeof caps / sizeof caps[0]; i++) tried += cut_capture(caps[i]);
+    CHECK(tried >= 100);
 
     /* a record really too short stays an error */
     ub_decode_wire(&V, &O, e, B, 30, 30);

@@ -174,7 +174,7 @@ static void dec_npic(ub_dec *d, uint32_t off, uint32_t end)
 
 void ub_dec_cfg5(ub_dec *d, uint32_t off, uint32_t end)
 {
-    if (end > d->len) end = d->len;
+    end = ub_dec_clamp(d, end);
     if (off > end) off = end;
     ub_layer *h = ub_push_in(d, UB_H_NCTL, off, ub_hdr_nctl.len, end, true);
     if (!h) return;

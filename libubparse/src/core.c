@@ -154,6 +154,7 @@ void ub_error(ub_dec *d, unsigned code, unsigned hdr, uint32_t off, uint64_t act
 {
     /* a record cut by the snapshot length: what lies beyond the bytes present is not missing */
     if (code == UB_E_TRUNCATED && d->wlen > d->len && off >= d->len) return;
+    if (code == UB_E_LENGTH && d->len_cut) return;
     ub_error_rec(d->v, code, hdr, ub_dec_rec_off(d, off), actual, expected, what);
 }
 

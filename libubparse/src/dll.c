@@ -887,6 +887,7 @@ UB_INLINE void dec_payload(ub_dec *d, int cfg, bool known_cfg, uint32_t nblk, ui
     d->p = sp;
     d->len = slen;
     d->wlen = swlen;
+    d->len_cut = false; /* (the packet's; the record's own lengths are checked against its wire length) */
     d->rec_base = sbase;
     d->lflags = slf;
     d->netbuf_multi = false;

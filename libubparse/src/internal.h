@@ -290,6 +290,8 @@ typedef struct ub_dec {
     uint32_t len;        /* bytes of it present */
     uint32_t wlen;       /* its length on the wire (> len when the record was cut by the snapshot
                           * length): lengths are checked against wlen, reads stay below len */
+    bool len_cut;        /* a region being decoded reaches past the bytes present of a buffer cut by the
+                          * snapshot length (ub_dec_clamp): its length checks have no verdict */
     uint8_t depth;       /* depth for new layers */
     uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf (after depth, as in ub_layer: one copy) */
     uint32_t rec_base;   /* offset of p[0] in the record (contiguous case) */
@@ -324,6 +326,16 @@ uint64_t ub_tmpl_hits(ub_view *v); /* records filled from a template (tests) */
 /* ub_decode_wire with the templates (tmpl true) or the general path only (tests compare the two) */
 int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec, uint32_t len, uint32_t wirelen,
                      bool tmpl);
+
+/* The end of a region [.., end) clamped to the bytes present, for a decoder that reads up to it; when
+ * the record was cut by the snapshot length inside the region, its lengths cannot be judged from here
+ * on (ub_error drops the length errors of this buffer, as it drops truncations past the cut). */
+static inline uint32_t ub_dec_clamp(ub_dec *d, uint32_t end)
+{
+    if (end <= d->len) return end;
+    if (d->wlen > d->len) d->len_cut = true;
+    return d->len;
+}
 
 /* The table the current profile uses for a header id. */
 static inline const ub_hdr *ub_dec_hdr(const ub_dec *d, unsigned id)

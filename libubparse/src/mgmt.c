@@ -19,7 +19,6 @@
 /* ---------------------------------------------------------------- local helpers */
 
 
-static uint32_t clamp_end(const ub_dec *d, uint32_t end) { return end > d->len ? d->len : end; }
 
 /* ---------------------------------------------------------------- value names */
 static const ub_vname vn_scan_r[] = {
@@ -276,7 +275,7 @@ static void tlv_kind(unsigned type, unsigned *id, unsigned *need, bool *rsvd)
 
 uint32_t ub_dec_tlvs(ub_dec *d, uint32_t off, uint32_t end)
 {
-    end = clamp_end(d, end);
+    end = ub_dec_clamp(d, end);
     while (off < end) {
         uint32_t rem = end - off;
         if (rem < 2) { /* not even Type/Length */
@@ -347,7 +346,7 @@ enum { MG_SCAN_MAX = 1024 }; /* MG-01: Scan Header + Scan PDU <= 1024 bytes */
 
 uint32_t ub_dec_enum(ub_dec *d, uint32_t off, uint32_t end)
 {
-    end = clamp_end(d, end);
+    end = ub_dec_clamp(d, end);
     if (off > end) off = end;
 
     /* §10.4.3.1: 2 bytes of padding */
@@ -823,7 +822,7 @@ static bool mgmt_defined(unsigned code, unsigned sub)
 
 void ub_dec_mgmt_pdu(ub_dec *d, uint32_t off, uint32_t end, unsigned code, unsigned sub, bool rsp)
 {
-    end = clamp_end(d, end);
+    end = ub_dec_clamp(d, end);
     if (off > end) off = end;
     if (!mgmt_defined(code, sub)) { /* the PDU cannot be interpreted */
         uint32_t eoff = off >= 4 ? off - 4 : off; /* the MGMTETAH directly precedes the PDU */

@@ -933,8 +933,9 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
         if (udp_port_is_ub(d->o, dport)) claim = UB_CLAIM_PORT;
         else if (cfg34 && (d->pf & UB_PF_UDP_ANY_PORT)) claim = UB_CLAIM_PROFILE; /* ns-3-UB D15 */
         else if (d->o->udp_heuristic && dport != UDP_PORT_ROCEV2 && len_ok && (rem == 0 || rem == 4) &&
-                 ulen == ip_end - l4 && ulen >= 8 + 16 && !UB_LROW(u, udp_fields, UDP_CSUM)) {
-            /* the strict heuristic: the TP and TA headers (and an ICRC if present) decode cleanly */
+                 ulen == ip_end - l4 && ulen >= 8 + 16 && !UB_LROW(u, udp_fields, UDP_CSUM) && end <= d->len) {
+            /* the strict heuristic: the TP and TA headers (and an ICRC if present) decode cleanly, all
+             * of them in the capture (a packet cut by the snapshot length is no evidence) */
             dec_mark m2;
             mark_take(d, &m2);
             ub_dec_tph(d, l4 + 8, ip_end);

@@ -83,6 +83,7 @@ typedef struct dl_dir {
     uint8_t dir;
     /* A's Init Block */
     bool have_init, neg_ok, shared;
+    bool init_seen; /* an Init Block in this bring-up (have_init: and its values captured) */
     dl_init init;
     dl_neg neg;
     /* bring-up (DL-09) */
@@ -295,7 +296,7 @@ static void bu_arm(dl_dir *x)
     x->armed = true;
     x->bu_init = x->bu_t1 = x->bu_sd = x->bu_dlldp = 0;
     x->bu_rep = 0;
-    x->have_init = x->neg_ok = x->shared = false;
+    x->have_init = x->init_seen = x->neg_ok = x->shared = false;
     memset(x->crd_init, 0, sizeof x->crd_init);
     memset(x->crd_cur, 0, sizeof x->crd_cur);
     x->tot_init = x->tot_cur = 0;
@@ -423,9 +424,11 @@ static void negotiate(ub_state *s, const ub_pkt *p, dl_dir *a, dl_dir *b)
 /* an Init Block sent in d (not a replay): DL-10, the bring-up (DL-09), the negotiation */
 static void init_block(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir *peer)
 {
+    const bool cut = p->dllcb->flags & UB_LF_TRUNC; /* cut by the snapshot length: values not captured */
     dl_init in;
-    read_init(m, p->dllcb, &in);
-    if (!d->have_init || memcmp(&in, &d->init, sizeof in) != 0) init_content(s, p, &in);
+    memset(&in, 0, sizeof in);
+    if (!cut) read_init(m, p->dllcb, &in);
+    if (!cut && (!d->have_init || memcmp(&in, &d->init, sizeof in) != 0)) init_content(s, p, &in);
     /* §4.2 DLL_Param_Init: Init Blocks only after the retry exchange (the own Retry_Req_Set answered) */
     if (d->req_pending && peer && peer->units)
         emit2(s, p, d->dir, UB_R_DL_BRINGUP, -1, d->req_frame, BU_RETRY, 0,
@@ -449,6 +452,14 @@ static void init_block(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_d
     } else if (in.depth != d->init.depth) { /* another depth within one bring-up: pointers unknown */
         d->valid &= (uint8_t)~(V_RB | V_RCV);
         d->replay = false;
+    }
+    d->init_seen = true;
+    if (cut) { /* RETRY_BUF_DEPTH and the negotiation unknown: no pointer or credit model from it */
+        d->valid &= (uint8_t)~(V_RB | V_RCV);
+        d->replay = false;
+        d->have_init = false;
+        if (peer) peer->neg_ok = false;
+        return;
     }
     d->init = in;
     d->have_init = true;
@@ -852,7 +863,7 @@ static void crd_ack(mod_dll *m, ub_state *s, const ub_pkt *p, dl_dir *d, dl_dir 
                 emit2(s, p, dir, UB_R_DL_BRINGUP, -1, d->bu_sd, BU_CREDIT_DONE, 1,
                       "initial credits (Crd_Ack T=1) after the last one (SD=1)");
             }
-            bool param = !d->bu_init || (peer && peer->armed && !peer->have_init);
+            bool param = !d->bu_init || (peer && peer->armed && !peer->init_seen);
             if (param && !(d->bu_rep & 1u << BU_PARAM)) {
                 d->bu_rep |= 1u << BU_PARAM;
                 emit2(s, p, dir, UB_R_DL_BRINGUP, -1, d->bu_init, BU_PARAM, d->bu_init ? 1 : 0,

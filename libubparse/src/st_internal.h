@@ -238,6 +238,7 @@ typedef struct ub_pkt {
     uint32_t upi;            /* UPIH, UINT32_MAX if none */
     bool crc_bad;            /* BCRC or ICRC bad: keep out of TP/TA/credit state (§10.6 d) */
     bool malformed;          /* a decode error of error severity */
+    bool cut;                /* the record was cut by the snapshot length: no length verdicts, no CRCs */
     uint8_t tp_kind;         /* enum ub_tp_kind */
     uint32_t payload_len;    /* bytes of the transaction payload layer(s) */
     uint32_t flits;          /* flit-framed records: flits of the unit (0 otherwise) */

@@ -164,7 +164,8 @@ void ub_mg_scan(mod_ta *m, const ub_pkt *p)
     unsigned cmd = (unsigned)fget(&m->sc_cmd, pdu), msgq = (unsigned)fget(&m->sc_msgq, pdu);
     unsigned type = (unsigned)fget(&m->sh_type, sh), hops = (unsigned)fget(&m->sh_hops, sh);
     ub_val gv;
-    uint64_t guid = fbytes(&m->sc_guid, pdu, &gv) ? fnv(gv.bytes, gv.nbytes) : 0;
+    bool has_guid = fbytes(&m->sc_guid, pdu, &gv);
+    uint64_t guid = has_guid ? fnv(gv.bytes, gv.nbytes) : 0;
     bool zero = addr_zero(&p->src) && addr_zero(&p->dst);
     uint64_t extra = zero ? guid : 0;
     ub_key rk, k;
@@ -193,6 +194,7 @@ void ub_mg_scan(mod_ta *m, const ub_pkt *p)
         e->slice = (uint8_t)fget(&m->sc_slice, pdu);
         e->guid = guid;
         e->guid_keyed = zero;
+        e->guid_cut = zero && !has_guid && p->cut;
         e->has_rpath = fbytes(&m->sh_rpath, p->scan_rpath, &rv);
         e->path_hash = e->has_rpath ? path_hash(&rv) : 0;
         return;
@@ -201,6 +203,13 @@ void ub_mg_scan(mod_ta *m, const ub_pkt *p)
     ub_ta_kt_ep(kt, &p->dst, &p->src, "MSN", RCK_MGMT, msn);
     ub_ta_key_sn(&k, &rk, msn);
     mg_ent *e = (mg_ent *)ub_tbl_find(&m->mg, &k);
+    if (!e && zero && has_guid) { /* a request cut by the snapshot length before its GUID: keyed without */
+        ub_key rk0, k0;
+        ub_ta_rc_key(m, &rk0, 'S', &p->dst, p->deid, &p->src, p->seid, RCK_MGMT, 0);
+        ub_ta_key_sn(&k0, &rk0, msn);
+        mg_ent *e0 = (mg_ent *)ub_tbl_find(&m->mg, &k0);
+        if (e0 && e0->guid_cut) e = e0, rk = rk0;
+    }
     uint32_t hash = ub_ta_pkt_hash(p, sh);
     if (!e) { mg_orphan(m, p, &rk, msn, hash, kt); return; }
     mg_ent c = *e;

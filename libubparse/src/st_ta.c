@@ -40,6 +40,14 @@ uint32_t ub_ta_pkt_hash(const ub_pkt *p, const ub_layer *from)
 {
     if (!from || !flit_entry(p)) return 0;
     uint64_t h = wmix(p->v->pkt_len, p->payload_len);
+    if (p->cut) { /* cut by the snapshot length, no CRC captured: the bytes present */
+        for (uint32_t o = 0; o + 8 <= p->v->pkt_len; o += 8) {
+            uint64_t w;
+            memcpy(&w, p->v->pkt + o, 8);
+            h = wmix(h, w);
+        }
+        return (uint32_t)(h ^ (h >> 32)) | 1u;
+    }
     if (p->bcrc) h = wmix(h, head_word(p->bcrc, 0));
     if (p->icrc) h = wmix(h, head_word(p->icrc, 0));
     if (!p->bcrc && !p->icrc)
@@ -334,7 +342,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
             bool last = p->rtph ? p->sum.rt_last : true;
             if (first) { t->rsp_frame = p->pi->frame; t->rsp_ts = p->pi->ts_ns; }
             t->rsp_bytes += bytes;
-            t->rsp_bad |= p->malformed; /* payload of a damaged packet: no length verdict */
+            t->rsp_bad |= p->malformed || p->cut; /* payload of a damaged or cut packet: no length verdict */
             if (!last) { /* §7.4.2.2: a Read_response may span TP packets, all with the Read's TASSN */
                 t->flags |= TXF_RSP_OPEN;
                 t->rsp_hash = r->hash;
@@ -346,7 +354,7 @@ static bool tx_answer(mod_ta *m, const ub_pkt *p, const ub_key *tk, tx_ent *t, c
                      cm ? "Read_response payload differs from the Read's compact MAETAH.Length (R-24)"
                         : "Read_response payload differs from the Read's MAETAH.Length",
                      "transaction", kt);
-        } else if (r->op == 0x13 && is_atomic(t->op) && !bad && !p->malformed) {
+        } else if (r->op == 0x13 && is_atomic(t->op) && !bad && !p->malformed && !p->cut) {
             uint32_t want = t->op == 0x09 ? 0 : t->exp_len; /* TA-10: Atomic_store returns no data */
             if (bytes != want)
                 ub_ta_emit(m, UB_R_TA_ATOMIC, (t->flags & TXF_COMPACT) ? UB_SEV_WARN : -1, p->pi->frame, t->frame, 0, bytes, want, 2,
@@ -477,8 +485,8 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
         ch->next_addr = addr + p->payload_len;
         ch->next_off = off + p->payload_len / 1024u;
         /* ns-3-UB models no addresses (MAETAH.Address always 0): nothing to check there */
-        ch->has_addr = p->maetah != NULL && !(addr == 0 && ub_pf(p->v->opts, UB_PF_NO_ADDRESS));
-        ch->has_off = p->ofstetah != NULL;
+        ch->has_addr = p->maetah != NULL && !p->cut && !(addr == 0 && ub_pf(p->v->opts, UB_PF_NO_ADDRESS));
+        ch->has_off = p->ofstetah != NULL && !p->cut; /* a cut packet's payload length is not known */
         ch->last_frame = frame;
         ch->open = !last;
         tx_ent *t = (tx_ent *)ub_tbl_find(&m->tx, &tk);
@@ -545,7 +553,7 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
                  "transaction", kt);
     }
     /* TA_LENGTH: MAETAH.Length vs the payload of a single-packet Write */
-    if (last && is_write(op) && !p->malformed && ub_fh_has(&m->ma_len, p->maetah)) {
+    if (last && is_write(op) && !p->malformed && !p->cut && ub_fh_has(&m->ma_len, p->maetah)) {
         uint64_t l = fget(&m->ma_len, p->maetah);
         bool cm = p->maetah->hdr->id == UB_H_MAETAH_C;
         uint64_t want = cm ? (64ull << l) : l; /* compact Length = 64 B << code */
@@ -559,8 +567,8 @@ static void ta_request(mod_ta *m, const ub_pkt *p, ch_ent *ch)
         ch->open = !last;
         ch->tassn = tassn;
         ch->rck = rck;
-        ch->has_addr = p->maetah != NULL && !(addr == 0 && ub_pf(p->v->opts, UB_PF_NO_ADDRESS));
-        ch->has_off = p->ofstetah != NULL;
+        ch->has_addr = p->maetah != NULL && !p->cut && !(addr == 0 && ub_pf(p->v->opts, UB_PF_NO_ADDRESS));
+        ch->has_off = p->ofstetah != NULL && !p->cut; /* a cut packet's payload length is not known */
         ch->next_addr = addr + p->payload_len;
         ch->next_off = off + p->payload_len / 1024u;
         ch->last_frame = frame;
@@ -851,6 +859,8 @@ static void packet_ta(void *mv, ub_state *s, const ub_pkt *p)
             if (ch && ch_seen(ch, p->sum.rt_psn)) goto out; /* TP retransmission (§10.6 b) */
         }
     }
+    if (p->cut && ((p->btah && (p->btah->flags & UB_LF_TRUNC)) || (p->atah && (p->atah->flags & UB_LF_TRUNC))))
+        goto out; /* its TAH cut by the snapshot length: the fields that key it may be missing */
     if (p->btah) {
         if (!(p->sum.fl & UB_PS_BT_TASSN)) goto out; /* truncated */
         unsigned op = p->sum.bt_op;

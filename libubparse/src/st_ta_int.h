@@ -72,7 +72,7 @@ typedef struct mg_ent {
     uint8_t kind;  /* 'M' configuration management, 'S' enumeration */
     uint8_t code;  /* Code << 4 | Sub Code, or Scan CMD */
     uint8_t need;  /* MN_* */
-    uint8_t type, hops, slice, has_rpath, guid_keyed;
+    uint8_t type, hops, slice, has_rpath, guid_keyed, guid_cut; /* guid_cut: a request cut before its GUID (keyed without it) */
 } mg_ent;
 
 typedef struct ch_req {

@@ -337,7 +337,8 @@ static void tp_ack(mod_tp *m, ub_state *s, const ub_pkt *p, unsigned op, bool na
     /* TP-05 .. TP-07 on the core: cumulative PSN (TPACK/TPSACK: EPSN − 1; TPNAK: EPSN), TPSACK BitMap */
     ub_val bm;
     rt_bitmap b, *bp = NULL;
-    if (sack && p->saetph && fh_bytes(&m->f_sae_bitmap, p->saetph, &bm) && ub_fh_has(&m->f_sae_maxrcv, p->saetph)) {
+    if (sack && p->saetph && !(p->saetph->flags & UB_LF_TRUNC) /* (cut by the snapshot length: BitMap not all there) */ &&
+        fh_bytes(&m->f_sae_bitmap, p->saetph, &bm) && ub_fh_has(&m->f_sae_maxrcv, p->saetph)) {
         b = (rt_bitmap){ bm.bytes, bm.nbytes, sack_order(p), maxrcv };
         bp = &b;
     }

@@ -648,7 +648,8 @@ static inline __attribute__((always_inline)) void extract_values(const ub_state 
     }
     p->tp_kind = p->rtph ? UB_TP_RTP : p->utph ? UB_TP_UTP : p->ctph ? UB_TP_CTP : UB_TP_NONE;
     p->malformed = v->nerrs && ub_view_worst(v) >= UB_SEV_ERROR; /* (no call for the common clean packet) */
-    if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->rec_len / 20;
+    p->cut = v->wire_len > v->rec_len;
+    if (v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_STREAM) p->flits = v->wire_len / 20; /* a record cut by the snapshot length: its flits on the wire */
 }
 
 static inline __attribute__((always_inline)) void extract(const ub_state *s, ub_xplan *xp, const ub_view *v, const ub_pktinfo *pi, ub_pkt *p)

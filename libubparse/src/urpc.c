@@ -116,7 +116,7 @@ static void push_entries(ub_dec *d, unsigned id, uint32_t off, uint32_t n)
 
 bool ub_dec_urpc(ub_dec *d, uint32_t off, uint32_t end)
 {
-    if (end > d->len) end = d->len;
+    end = ub_dec_clamp(d, end);
     if (off >= end) return false;
     uint32_t avail = end - off;
     if (avail < ub_hdr_urpc_ack.len) return false; /* the shortest head */
