@@ -422,6 +422,49 @@ for i, (a, b) in enumerate(zip(t, u)):
 sys.exit(0 if len(t) == len(u) and same > 500 else 1)
 PY
     done
+    # traffic that is not UB cut by the snapshot length (tcpdump -s N), and IEEE 802.3 frames (LLC, STP
+    # BPDUs) and EtherTypes nobody decodes: frame.protocols and the Protocol/Source/Destination columns as
+    # tshark's (a UDP header cut before its ports leaves the IP name; RoCEv2 with no payload captured is
+    # UDP; an IP header cut before an address leaves the MAC address; nothing of a payload, no data)
+    cols4="-e frame.protocols -e _ws.col.Protocol -e _ws.col.Source -e _ws.col.Destination"
+    for f in rocev2_rc icmp uboe sue_std; do
+        for s in 36 38 42 54 60 64 96; do
+            # (an ICMP error cut right after its 8 bytes: Wireshark still starts the quoted IP, ubdump has none)
+            [ $f = icmp ] && [ $s = 42 ] && continue
+            editcap -s $s "$C/$f.pcapng" "$tmp/cut.pcapng" 2> /dev/null
+            # shellcheck disable=SC2086
+            ts -n -r "$tmp/cut.pcapng" -T fields $cols4 > "$tmp/tc.txt" 2> /dev/null
+            # shellcheck disable=SC2086
+            "$U" -r "$tmp/cut.pcapng" -T fields $cols4 > "$tmp/uc.txt" 2> /dev/null
+            # (rocev2_rc 21 and 23: RPC-over-RDMA and a UD payload Wireshark reads further, whole or cut)
+            paste "$tmp/tc.txt" "$tmp/uc.txt" | awk -v f=$f '!(f == "rocev2_rc" && (NR == 21 || NR == 23))' |
+                awk -F'\t' '$1 != $5 || $2 != $6 || $3 != $7 || $4 != $8 { print NR ": " $0; bad = 1 } END { exit bad }' > "$tmp/cd.txt" &&
+                ok || { bad "$f cut at $s: columns differ from tshark's"; head -3 "$tmp/cd.txt"; }
+        done
+    done
+    python3 - "$tmp/llc.pcap" <<'PY'
+import struct, sys
+mac = bytes.fromhex("0180c2000000020000000001")
+bpdu = bytes.fromhex("424203000000000080000200000000010000000080000200000000018001000014000200")
+recs = [mac + struct.pack(">H", len(bpdu)) + bpdu,                   # STP configuration BPDU
+        mac + struct.pack(">H", 46) + bpdu + bytes(46 - len(bpdu)),   # the same padded to 60 bytes
+        mac + struct.pack(">H", 3) + bpdu[:3],                        # LLC header alone
+        mac + struct.pack(">H", 0x8140),                              # an EtherType, nothing after it
+        mac + struct.pack(">H", 0x9030) + bytes(range(20)),           # an EtherType nobody decodes
+        mac[:10],                                                     # a runt: destination only
+        mac + struct.pack(">H", 0x0806) + bytes(28)]                  # ARP
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, r in enumerate(recs):
+        f.write(struct.pack("<IIII", i + 1, 0, len(r), len(r)) + r)
+PY
+    # shellcheck disable=SC2086
+    ts -n -r "$tmp/llc.pcap" -T fields $cols4 > "$tmp/tc.txt" 2> /dev/null
+    # shellcheck disable=SC2086
+    "$U" -r "$tmp/llc.pcap" -T fields $cols4 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "802.3 / EtherType frames: columns differ from tshark's"
+    same "802.3 / EtherType frames: Protocol column" "STP STP LLC 0x8140 0x9030 Ethernet ARP" \
+        "$("$U" -r "$tmp/llc.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
+    same "802.3 / EtherType frames: summary" "ETH 802.3 LLC DSAP 0x42 SSAP 0x42 (STP)" "$("$U" -r "$tmp/llc.pcap" -c 1 2> /dev/null | sed 's/^ *1 [0-9.]* //')"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do

@@ -256,7 +256,8 @@ static void view_field(app *a, const ub_view *v, const efield *e, sbuf *b)
         }
         if (b->above) return;
         /* a stream's units are the plugin's alone (no CFG 3/4 IP handed to Wireshark's dissectors) */
-        const char *pn = a->rec_mode ? ub_view_protocol(v) : ubx_col_protocol(v);
+        char pb[16];
+        const char *pn = a->rec_mode ? ub_view_protocol(v) : ubx_col_protocol(v, pb, sizeof pb);
         bool above = v->kind != UB_KIND_DLLCB && strcmp(pn, "UB-DLL") != 0 && !(a->rec_mode && strcmp(pn, "UB") == 0), have = true;
         if (e->pseudo == PF_COL_PROTOCOL) snprintf(t, sizeof t, "%s", pn);
         else if (e->pseudo == PF_FRAME_PROTOCOLS && a->rec_mode) snprintf(t, sizeof t, "ub");

@@ -234,7 +234,7 @@ static bool row_is(const ub_layer *l, const char *abbrev, uint64_t x)
     return ub_layer_u(l, abbrev, &u) && u == x;
 }
 
-const char *ubx_col_protocol(const ub_view *v)
+const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
 {
     unsigned plo, phi;
     bool plain = ub_view_plain_ip(v, &plo, &phi);
@@ -250,11 +250,29 @@ const char *ubx_col_protocol(const ub_view *v)
         const ub_layer *l = &v->layer[i];
         if (l->flags & UB_LF_QUOTED) continue; /* an ICMP error's quoted datagram */
         switch (l->hdr ? l->hdr->id : UB_H_NONE) {
-        case UB_H_ETH: if (!name) name = row_is(l, "ub.eth.type", 0x88cc) ? "LLDP" : "Ethernet"; break; /* Ethernet alone */
+        case UB_H_ETH: { /* Ethernet alone */
+            uint64_t t;
+            if (name || !ub_layer_u(l, "ub.eth.type", &t)) {
+                if (!name) name = "Ethernet";
+            } else if (t <= 1500 && i + 1 < nl) {
+                name = ub_ws_stp(v, i) ? "STP" : "LLC"; /* IEEE 802.3 */
+            } else if (t == 0x88cc) {
+                name = "LLDP";
+            } else if ((ub_ws_eth_known(t) && t > 1500) || l->flags & UB_LF_TRUNC) {
+                name = "Ethernet";
+            } else { /* an EtherType Wireshark has no dissector for shows as its number (ubdump: no decoder) */
+                snprintf(buf, n, "0x%04" PRIx64, t);
+                name = buf;
+            }
+            break;
+        }
         case UB_H_ARP: name = "ARP"; break;
-        case UB_H_IPV4: name = row_is(l, "ub.ipv4.protocol", 1) ? "ICMP" : "IPv4"; break;
-        case UB_H_IPV6: name = row_is(l, "ub.ipv6.next_header", 58) ? "ICMPv6" : "IPv6"; break;
-        case UB_H_UDP: name = ub_ws_udp_infiniband(l) ? "RRoCE" : "UDP"; break;
+        case UB_H_IPV4: name = row_is(l, "ub.ipv4.protocol", 1) && !(l->flags & UB_LF_TRUNC) ? "ICMP" : "IPv4"; break;
+        case UB_H_IPV6: name = row_is(l, "ub.ipv6.next_header", 58) && !(l->flags & UB_LF_TRUNC) ? "ICMPv6" : "IPv6"; break;
+        case UB_H_UDP: /* Wireshark's UDP names itself once it has read the ports; the InfiniBand dissector
+                        * (RRoCE) gets the payload when some of it was captured */
+            if (l->len >= 4) name = ub_ws_udp_infiniband(l) && i + 1 < nl && v->layer[i + 1].len ? "RRoCE" : "UDP";
+            break;
         case UB_H_TCP: name = "TCP"; break;
         default: break;
         }
@@ -274,12 +292,14 @@ bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)
     if ((l = col_ip(v))) {
         bool v4 = l->hdr->id == UB_H_IPV4;
         const ub_field *f = ub_layer_row(l, v4 ? (dst ? "ub.ipv4.dst" : "ub.ipv4.src") : (dst ? "ub.ipv6.dst" : "ub.ipv6.src"));
-        return f && ubx_field_text(l, f, false, buf, n);
+        if (f && ubx_field_text(l, f, false, buf, n)) return true;
+        if (!(l->flags & UB_LF_TRUNC) || ub_view_ub(v)) return false;
+        /* an IP header cut before this address: the column keeps what the link layer set */
     }
     if (ub_view_ub(v) || !v->nlayers || !v->layer[0].hdr) return false;
     l = &v->layer[0]; /* an Ethernet link (Ethernet, SUE's AFH in its place): the MAC addresses */
     unsigned id = l->hdr->id;
-    if ((id != UB_H_ETH && (id < UB_H_SUE_AFH0 || id > UB_H_SUE_AFH2)) || l->len < 12) return false;
+    if ((id != UB_H_ETH && (id < UB_H_SUE_AFH0 || id > UB_H_SUE_AFH2)) || l->len < (dst ? 6u : 12u)) return false;
     const uint8_t *a = l->data + (dst ? 0 : 6);
     snprintf(buf, n, "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4], a[5]);
     return true;

@@ -79,7 +79,7 @@ void ubx_hidden_pair(const ub_view *v, bool cna, struct ubx_sbuf *b);
 /* tshark's Protocol, Source and Destination columns of a unit (ubdump_fields.c): the plugin's for UB
  * (UB-TA, ..., CNAs as 0x0102 / 0x010203, else the IP addresses); for what Wireshark's own dissectors
  * show, the top header ubdump decodes as Wireshark names it and the IP, else Ethernet, addresses */
-const char *ubx_col_protocol(const ub_view *v);
+const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n); /* buf: for a number */
 bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
 
 /* ubdump's -e / -Y names that are not schema rows (ubdump_fields.c ubx_pseudo_names: the one list,

@@ -269,6 +269,17 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     }
 }
 
+const char *ub_ethertype_name(unsigned type)
+{
+    static const struct { unsigned t; const char *n; } etn[] = {
+        { 0x0806, "ARP" }, { 0x8808, "MAC control (PAUSE/PFC)" }, { 0x88CC, "LLDP" }, { 0x8035, "RARP" },
+        { 0x8915, "RoCE v1" }, { 0x8906, "FCoE" }, { 0x88E5, "MACsec" }, { 0x88F7, "PTP" },
+    };
+    for (unsigned i = 0; i < sizeof etn / sizeof etn[0]; i++)
+        if (etn[i].t == type) return etn[i].n;
+    return NULL;
+}
+
 /* A record that is not UB (issue #9): what it is, e.g. "ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80", "ETH/ARP ..." */
 static void sum_other(const ub_view *v, sbuf *s)
 {
@@ -307,15 +318,16 @@ static void sum_other(const ub_view *v, sbuf *s)
         else sb(s, "/ARP who-has %s tell %s", tpa, spa);
         return;
     }
-    static const struct { unsigned t; const char *n; } etn[] = {
-        { 0x0806, "ARP" }, { 0x8808, "MAC control (PAUSE/PFC)" }, { 0x88CC, "LLDP" }, { 0x8035, "RARP" },
-        { 0x8915, "RoCE v1" }, { 0x8906, "FCoE" }, { 0x88E5, "MACsec" }, { 0x88F7, "PTP" },
-    };
-    const char *nm = NULL;
-    for (unsigned i = 0; i < sizeof etn / sizeof etn[0]; i++)
-        if (etn[i].t == et) nm = etn[i].n;
+    const char *nm = ub_ethertype_name(et);
     if (s->w) sb(s, " ");
-    if (nm) sb(s, "%s (0x%04x)", nm, et);
+    const ub_layer *d = find(v, UB_H_DATA);
+    if (s->w && et <= 1500) { /* IEEE 802.3: a length, LLC follows (STP BPDUs: SAP 0x42) */
+        if (d && d->len >= 2)
+            sb(s, "802.3 LLC DSAP 0x%02x SSAP 0x%02x%s", d->data[0], d->data[1] & 0xFEu,
+               d->len > 3 && d->data[0] == 0x42 && d->data[1] == 0x42 ? " (STP)" : "");
+        else
+            sb(s, "802.3 length %u", et);
+    } else if (nm) sb(s, "%s (0x%04x)", nm, et);
     else if (s->w) sb(s, "EtherType 0x%04x", et);
     else sb(s, "not UB (%u bytes)", v->rec_len);
 }

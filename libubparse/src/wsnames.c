@@ -188,6 +188,20 @@ bool ub_ws_number(const ub_layer *l, const ub_wsname *w, uint64_t *u)
     return true;
 }
 
+/* the layer after Ethernet layer i: an 802.3 LLC PDU with SAPs 0x42 and more than its 3-byte header
+ * (Wireshark's STP dissector takes it) */
+bool ub_ws_stp(const ub_view *v, unsigned i)
+{
+    const ub_layer *d = i + 1 < v->nlayers ? &v->layer[i + 1] : NULL;
+    return d && d->hdr && d->hdr->id == UB_H_DATA && d->len > 3 && d->data[0] == 0x42 && d->data[1] == 0x42;
+}
+
+/* EtherTypes that ubdump decodes or names (ub_ethertype_name): dispatched even with nothing after */
+bool ub_ws_eth_known(uint64_t type)
+{
+    return type == 0x0800 || type == 0x86DD || type == 0x8100 || type == 0x88A8 || ub_ethertype_name((unsigned)type);
+}
+
 /* Wireshark's frame.protocols: its dissectors' (and the plugin's) names in the frame's layer list */
 unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
 {
@@ -197,7 +211,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
     const bool ub = ub_view_ub(v) || ((v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_PKT || v->entry == UB_ENTRY_STREAM) && v->rec_len);
     const unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned n = 0;
-    bool ub_put = false, lldp = false;
+    bool ub_put = false, lldp = false, stp = false, llc = false;
 #define PUT(s) \
     do { \
         if (n < max) tok[n++] = (s); \
@@ -220,6 +234,15 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         switch (id) {
         case UB_H_ETH:
             PUT("eth");
+            if ((l->flags & UB_LF_TRUNC) || !ub_layer_u(l, "ub.eth.type", &u)) break; /* no EtherType to dispatch on */
+            if (u <= 1500 && i + 1 < nl) { /* IEEE 802.3 length: LLC, STP on SAP 0x42 */
+                PUT("llc");
+                llc = true;
+                stp = ub_ws_stp(v, i);
+                if (stp) PUT("stp");
+                break;
+            }
+            if (i + 1 == nl && !ub_ws_eth_known(u)) break; /* nothing after it: the EtherType dispatch is not reached */
             PUT("ethertype");
             if ((lldp = ub_layer_u(l, "ub.eth.type", &u) && u == 0x88cc)) PUT("lldp");
             break;
@@ -237,7 +260,9 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_ICMP: case UB_H_ICMP_ECHO: PUT("icmp"); break;
         case UB_H_ICMPV6: case UB_H_ICMPV6_ECHO: PUT("icmpv6"); break;
         case UB_H_DATA:
-            if (lldp) break; /* LLDP's TLVs are its own */
+            if (lldp || stp || (llc && l->len <= 3)) break; /* LLDP's TLVs, the BPDU: theirs; LLC's own 3 bytes */
+            if (!l->len) break; /* cut by the snapshot length before it: no dissector gets its bytes */
+            if (LAST("infiniband") && l->wlen > l->len) break; /* a cut one: the InfiniBand dissector stops */
             if (LAST("udp") && i && ub_ws_udp_infiniband(&v->layer[i - 1])) {
                 /* a UDP 4791 payload ubdump leaves undecoded: Wireshark's InfiniBand dissector takes it
                  * (after the plugin's SUE dissector declined), data only past the headers and ICRC of an
@@ -245,7 +270,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
                 PUT("sue");
                 PUT("infiniband");
                 int hl = l->len && l->data[0] != 0x81 ? ub_ib_hdr_len(l->data[0]) : -1;
-                if (hl < 0 || l->len <= (uint32_t)hl + 4u) break;
+                if (hl < 0 || l->len <= (uint32_t)hl + 4u || l->wlen > l->len) break;
             }
             PUT("data");
             break;

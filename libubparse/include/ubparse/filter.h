@@ -147,6 +147,10 @@ void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n);
 /* Does Wireshark's InfiniBand dissector own the payload of this UDP layer (destination port 4791,
  * RoCEv2), whether or not ubdump decoded it? (frame.protocols, the Protocol column) */
 bool ub_ws_udp_infiniband(const ub_layer *udp);
+/* layer i + 1 of v is an 802.3 LLC PDU that Wireshark's STP dissector takes (after Ethernet layer i) */
+bool ub_ws_stp(const ub_view *v, unsigned i);
+/* an EtherType that ubdump decodes or names (its dispatch runs even with no bytes after it) */
+bool ub_ws_eth_known(uint64_t type);
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);

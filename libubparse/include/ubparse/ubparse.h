@@ -574,6 +574,8 @@ size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
 /* XML 1.0 text of byte c (the JUnit report, ubdump -T psml): its entity for & < > " ', "?" for a control
  * character XML cannot carry (all but tab and newline), NULL where the byte stands for itself */
 const char *ub_xml_esc(unsigned char c);
+/* The EtherTypes a summary names without decoding them ("ARP", "LLDP", "PTP", ...); NULL for others */
+const char *ub_ethertype_name(unsigned type);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
 const char *ub_view_protocol(const ub_view *v);
