@@ -452,7 +452,11 @@ recs = [mac + struct.pack(">H", len(bpdu)) + bpdu,                   # STP confi
         mac + struct.pack(">H", 0x8140),                              # an EtherType, nothing after it
         mac + struct.pack(">H", 0x9030) + bytes(range(20)),           # an EtherType nobody decodes
         mac[:10],                                                     # a runt: destination only
-        mac + struct.pack(">H", 0x0806) + bytes(28)]                  # ARP
+        mac + struct.pack(">H", 0x0806) + bytes(28),                  # ARP
+        mac + bytes.fromhex("8808 0101") + bytes(42),                 # PFC (MAC control)
+        mac + bytes.fromhex("88f7 0002") + bytes(42),                 # PTPv2 Sync
+        mac + bytes.fromhex("8809 0101") + bytes(108),                # LACP (Slow Protocols)
+        mac + bytes.fromhex("88a8 0064 8100 00c8 0806") + bytes(28)]  # QinQ (802.1ad, 802.1Q), ARP
 with open(sys.argv[1], "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
     for i, r in enumerate(recs):
@@ -462,7 +466,7 @@ PY
     ts -n -r "$tmp/llc.pcap" -T fields $cols4 > "$tmp/tc.txt" 2> /dev/null
     # shellcheck disable=SC2086
     "$U" -r "$tmp/llc.pcap" -T fields $cols4 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "802.3 / EtherType frames: columns differ from tshark's"
-    same "802.3 / EtherType frames: Protocol column" "STP STP LLC 0x8140 0x9030 Ethernet ARP" \
+    same "802.3 / EtherType frames: Protocol column" "STP STP LLC 0x8140 0x9030 Ethernet ARP MAC CTRL PTPv2 LACP ARP" \
         "$("$U" -r "$tmp/llc.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     same "802.3 / EtherType frames: summary" "ETH 802.3 LLC DSAP 0x42 SSAP 0x42 (STP)" "$("$U" -r "$tmp/llc.pcap" -c 1 2> /dev/null | sed 's/^ *1 [0-9.]* //')"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)

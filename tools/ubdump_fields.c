@@ -258,6 +258,8 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
                 name = ub_ws_stp(v, i) ? "STP" : "LLC"; /* IEEE 802.3 */
             } else if (t == 0x88cc) {
                 name = "LLDP";
+            } else if (ub_ws_ethertype(v, i, t)) {
+                name = ub_ws_ethertype(v, i, t)->ws_col;
             } else if ((ub_ws_eth_known(t) && t > 1500) || l->flags & UB_LF_TRUNC) {
                 name = "Ethernet";
             } else { /* an EtherType Wireshark has no dissector for shows as its number (ubdump: no decoder) */

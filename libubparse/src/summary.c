@@ -269,15 +269,27 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     }
 }
 
+static const ub_ethertype ethertypes[] = {
+    /* type, summary name, Wireshark's dissector(s) in frame.protocols and its Protocol column (NULL: as
+     * decoded, or not one Wireshark shows as such on its own); a minimum version: PTP's */
+    { 0x0806, "ARP", NULL, NULL, NULL }, { 0x8808, "MAC control (PAUSE/PFC)", "macc", NULL, "MAC CTRL" },
+    { 0x88CC, "LLDP", NULL, NULL, NULL }, { 0x8035, "RARP", "arp", NULL, "RARP" },
+    { 0x8915, "RoCE v1", "infiniband", NULL, "RoCE" }, { 0x8906, "FCoE", NULL, NULL, NULL },
+    { 0x88E5, "MACsec", NULL, NULL, NULL }, { 0x88F7, "PTP", "ptp", NULL, "PTPv2" },
+    { 0x8809, "Slow Protocols (LACP)", "slow", "lacp", "LACP" },
+};
+
+const ub_ethertype *ub_ethertype_get(unsigned type)
+{
+    for (unsigned i = 0; i < sizeof ethertypes / sizeof ethertypes[0]; i++)
+        if (ethertypes[i].type == type) return &ethertypes[i];
+    return NULL;
+}
+
 const char *ub_ethertype_name(unsigned type)
 {
-    static const struct { unsigned t; const char *n; } etn[] = {
-        { 0x0806, "ARP" }, { 0x8808, "MAC control (PAUSE/PFC)" }, { 0x88CC, "LLDP" }, { 0x8035, "RARP" },
-        { 0x8915, "RoCE v1" }, { 0x8906, "FCoE" }, { 0x88E5, "MACsec" }, { 0x88F7, "PTP" },
-    };
-    for (unsigned i = 0; i < sizeof etn / sizeof etn[0]; i++)
-        if (etn[i].t == type) return etn[i].n;
-    return NULL;
+    const ub_ethertype *e = ub_ethertype_get(type);
+    return e ? e->name : NULL;
 }
 
 /* A record that is not UB (issue #9): what it is, e.g. "ETH/IPv4/TCP 10.0.0.1:1234→10.0.0.2:80", "ETH/ARP ..." */

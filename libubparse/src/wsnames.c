@@ -202,6 +202,18 @@ bool ub_ws_eth_known(uint64_t type)
     return type == 0x0800 || type == 0x86DD || type == 0x8100 || type == 0x88A8 || ub_ethertype_name((unsigned)type);
 }
 
+/* the EtherType of Ethernet layer i when Wireshark's own dissector for it takes the bytes after it
+ * (PFC/PAUSE, PTPv2, LACP, RARP, RoCE v1: ub_ethertype_get), else NULL */
+const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type)
+{
+    const ub_ethertype *e = ub_ethertype_get((unsigned)type);
+    const ub_layer *d = i + 1 < v->nlayers ? &v->layer[i + 1] : NULL;
+    if (!e || !e->ws1 || !d || !d->hdr || d->hdr->id != UB_H_DATA || d->len < 2) return NULL;
+    if (type == 0x88F7 && (d->data[1] & 0x0Fu) != 2) return NULL; /* PTP: version 2 */
+    if (type == 0x8809 && d->data[0] != 1) return NULL;              /* Slow Protocols: subtype 1, LACP */
+    return e;
+}
+
 /* Wireshark's frame.protocols: its dissectors' (and the plugin's) names in the frame's layer list */
 unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
 {
@@ -212,6 +224,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
     const unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned n = 0;
     bool ub_put = false, lldp = false, stp = false, llc = false;
+    const ub_ethertype *own = NULL;
 #define PUT(s) \
     do { \
         if (n < max) tok[n++] = (s); \
@@ -244,9 +257,17 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             }
             if (i + 1 == nl && !ub_ws_eth_known(u)) break; /* nothing after it: the EtherType dispatch is not reached */
             PUT("ethertype");
+            if ((own = ub_ws_ethertype(v, i, u))) { /* its dissector takes the rest (no data) */
+                PUT(own->ws1);
+                if (own->ws2) PUT(own->ws2);
+            }
             if ((lldp = ub_layer_u(l, "ub.eth.type", &u) && u == 0x88cc)) PUT("lldp");
             break;
-        case UB_H_VLAN: PUT("vlan"); PUT("ethertype"); break;
+        case UB_H_VLAN: /* an 802.1ad S-tag (TPID 0x88A8: the EtherType before it) is Wireshark's ieee8021ad */
+            PUT(i && (ub_layer_u(&v->layer[i - 1], v->layer[i - 1].hdr->id == UB_H_ETH ? "ub.eth.type" : "ub.vlan.type", &u) &&
+                      u == 0x88A8) ? "ieee8021ad" : "vlan");
+            PUT("ethertype");
+            break;
         case UB_H_SLL: case UB_H_SLL2: /* Linux cooked capture of what is not UB (UB's: the plugin's front takes the frame) */
             if (ub) break;
             PUT("sll");
@@ -260,7 +281,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_ICMP: case UB_H_ICMP_ECHO: PUT("icmp"); break;
         case UB_H_ICMPV6: case UB_H_ICMPV6_ECHO: PUT("icmpv6"); break;
         case UB_H_DATA:
-            if (lldp || stp || (llc && l->len <= 3)) break; /* LLDP's TLVs, the BPDU: theirs; LLC's own 3 bytes */
+            if (lldp || stp || own || (llc && l->len <= 3)) break; /* LLDP's TLVs, the BPDU: theirs; LLC's own 3 bytes */
             if (!l->len) break; /* cut by the snapshot length before it: no dissector gets its bytes */
             if (LAST("infiniband") && l->wlen > l->len) break; /* a cut one: the InfiniBand dissector stops */
             if (LAST("udp") && i && ub_ws_udp_infiniband(&v->layer[i - 1])) {

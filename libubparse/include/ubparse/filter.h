@@ -149,6 +149,9 @@ void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n);
 bool ub_ws_udp_infiniband(const ub_layer *udp);
 /* layer i + 1 of v is an 802.3 LLC PDU that Wireshark's STP dissector takes (after Ethernet layer i) */
 bool ub_ws_stp(const ub_view *v, unsigned i);
+/* the EtherType (type) of Ethernet layer i of v when Wireshark's own dissector takes the bytes after
+ * it (PFC, PTPv2, LACP, ...: ws1/ws2/ws_col), else NULL */
+const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type);
 /* an EtherType that ubdump decodes or names (its dispatch runs even with no bytes after it) */
 bool ub_ws_eth_known(uint64_t type);
 

@@ -574,7 +574,14 @@ size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
 /* XML 1.0 text of byte c (the JUnit report, ubdump -T psml): its entity for & < > " ', "?" for a control
  * character XML cannot carry (all but tab and newline), NULL where the byte stands for itself */
 const char *ub_xml_esc(unsigned char c);
-/* The EtherTypes a summary names without decoding them ("ARP", "LLDP", "PTP", ...); NULL for others */
+/* The EtherTypes a summary names without decoding them ("ARP", "LLDP", "PTP", ...); NULL for others.
+ * ws1/ws2: the names Wireshark's dissectors put in frame.protocols for the payload, ws_col its Protocol
+ * column (NULL: none of its own, or what follows decides); PTP: version 2 only (ub_ws_ethertype) */
+typedef struct ub_ethertype {
+    unsigned type;
+    const char *name, *ws1, *ws2, *ws_col;
+} ub_ethertype;
+const ub_ethertype *ub_ethertype_get(unsigned type);
 const char *ub_ethertype_name(unsigned type);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
