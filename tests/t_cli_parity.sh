@@ -469,6 +469,38 @@ PY
     same "802.3 / EtherType frames: Protocol column" "STP STP LLC 0x8140 0x9030 Ethernet ARP MAC CTRL PTPv2 LACP ARP" \
         "$("$U" -r "$tmp/llc.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     same "802.3 / EtherType frames: summary" "ETH 802.3 LLC DSAP 0x42 SSAP 0x42 (STP)" "$("$U" -r "$tmp/llc.pcap" -c 1 2> /dev/null | sed 's/^ *1 [0-9.]* //')"
+    # UBoE captured on Linux's "any" device (tcpdump -i any: LINKTYPE_LINUX_SLL / SLL2, not ARPHRD_UB): the
+    # cooked header is Wireshark's sll:ethertype before the plugin's ub
+    editcap -F pcap "$C/uboe.pcapng" "$tmp/uboe.pcap"
+    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o, ips = 24, []
+while o + 16 <= len(b):
+    cl = struct.unpack("<I", b[o + 8:o + 12])[0]
+    r = b[o + 16:o + 16 + cl]
+    o += 16 + cl
+    k, et = 14, struct.unpack(">H", r[12:14])[0]
+    while et in (0x8100, 0x88A8):
+        et, k = struct.unpack(">H", r[k + 2:k + 4])[0], k + 4
+    ips.append((et, r[k:]))
+mac = bytes.fromhex("0200000000010000")
+for name, dlt, hdr in ((sys.argv[2], 113, lambda et: struct.pack(">HHH8sH", 0, 1, 6, mac, et)),
+                       (sys.argv[3], 276, lambda et: struct.pack(">HHIHBB8s", et, 0, 2, 1, 0, 6, mac))):
+    with open(name, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt))
+        for i, (et, ip) in enumerate(ips):
+            r = hdr(et) + ip
+            f.write(struct.pack("<IIII", i + 1, 0, len(r), len(r)) + r)
+PY
+    for f in sll1 sll2; do
+        # shellcheck disable=SC2086
+        ts -n -r "$tmp/$f.pcap" -T fields $cols > "$tmp/tc.txt" 2> /dev/null
+        # shellcheck disable=SC2086
+        "$U" -r "$tmp/$f.pcap" -T fields $cols 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "UBoE in $f: columns differ from tshark's"
+    done
+    same "UBoE in LINKTYPE_LINUX_SLL: frame.protocols" "sll:ethertype:ip:udp:ub" \
+        "$("$U" -r "$tmp/sll1.pcap" -c 1 -T fields -e frame.protocols 2> /dev/null)"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do

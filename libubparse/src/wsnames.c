@@ -268,8 +268,8 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
                       u == 0x88A8) ? "ieee8021ad" : "vlan");
             PUT("ethertype");
             break;
-        case UB_H_SLL: case UB_H_SLL2: /* Linux cooked capture of what is not UB (UB's: the plugin's front takes the frame) */
-            if (ub) break;
+        case UB_H_SLL: case UB_H_SLL2: /* Linux cooked capture (of ARPHRD_UB: the plugin's front takes the frame) */
+            if (ub && ub_layer_u(l, id == UB_H_SLL ? "ub.sll.hatype" : "ub.sll2.hatype", &u) && u == UB_ARPHRD_UB) break;
             PUT("sll");
             if (ub_layer_u(l, id == UB_H_SLL ? "ub.sll.protocol" : "ub.sll2.protocol", &u) && u >= 0x600) PUT("ethertype");
             break;
