@@ -469,6 +469,12 @@ PY
     same "802.3 / EtherType frames: Protocol column" "STP STP LLC 0x8140 0x9030 Ethernet ARP MAC CTRL PTPv2 LACP ARP" \
         "$("$U" -r "$tmp/llc.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     same "802.3 / EtherType frames: summary" "ETH 802.3 LLC DSAP 0x42 SSAP 0x42 (STP)" "$("$U" -r "$tmp/llc.pcap" -c 1 2> /dev/null | sed 's/^ *1 [0-9.]* //')"
+    # their names as display filters (presence), as tshark selects
+    for y in stp llc macc ptp lacp ieee8021ad lldp '!llc' 'stp || macc' 'arp && !ieee8021ad'; do
+        ts -n -r "$tmp/llc.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
+        "$U" -r "$tmp/llc.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "802.3 / EtherType frames: -Y '$y' differs from tshark's"
+    done
+    same "-Y stp: frames" "1 2" "$("$U" -r "$tmp/llc.pcap" -Y stp -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     # UBoE captured on Linux's "any" device (tcpdump -i any: LINKTYPE_LINUX_SLL / SLL2, not ARPHRD_UB): the
     # cooked header is Wireshark's sll:ethertype before the plugin's ub
     editcap -F pcap "$C/uboe.pcapng" "$tmp/uboe.pcap"

@@ -379,6 +379,14 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
         }
     }
     if (p->failed) return false;
+    int pt;
+    if ((!ok || t->nc == 0) && (pt = ub_ws_ptoken(name)) >= 0) { /* llc, stp, lldp, ...: in frame.protocols */
+        t->kind = K_PTOKEN;
+        t->lit = (uint64_t)pt;
+        t->outer = 1;
+        p->f->uses_frame = true;
+        return true;
+    }
     if (!ok || t->nc == 0) {
         ub_fp_err(p, pos, "unknown field '%s' (ubdump -G fields lists them)", name);
         return false;
@@ -553,7 +561,8 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
     switch (t->kind) {
     case K_HDR:
     case K_UB:
-        ub_fp_err(p, opt->pos, "'%s' is a header: it can only be tested for presence", name);
+    case K_PTOKEN:
+        ub_fp_err(p, opt->pos, "'%s' is a %s: it can only be tested for presence", name, t->kind == K_PTOKEN ? "protocol" : "header");
         return;
     case K_FRAME:
         if (!t->slice && !strop) { ub_fp_err(p, opt->pos, "'frame' compares as bytes: slice it (frame[0:2]) or use contains"); return; }

@@ -246,12 +246,24 @@ static bool protos_test(const ftest *t, const ub_view *v)
     return cmp_bytes(t, a, na);
 }
 
+/* a protocol name of frame.protocols (llc, stp, lldp, ...): in the frame's list */
+static bool ptoken_in(const ftest *t, const ub_view *v)
+{
+    const char *tok[UB_MAX_LAYERS];
+    unsigned n = ub_ws_protocols(v, tok, UB_MAX_LAYERS);
+    const char *want = ub_ws_ptoken_name((int)t->lit);
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(tok[i], want) == 0) return true;
+    return false;
+}
+
 static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_filter_pkt *pk)
 {
     if (t->kind == K_GEN) return ub_gen_test(f, t, v, pk, NULL, NULL);
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return frame_test(t, v, pk);
     if (t->kind == K_PROTOS) return protos_test(t, v);
+    if (t->kind == K_PTOKEN) return ptoken_in(t, v);
     /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
     bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
     if (!t->outer && !foreign && !ub_view_ub(v)) return false;
@@ -367,6 +379,10 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) {
         if (!max || !frame_value(t, v, pk, &out[0])) return 0;
         return out[0].vt != VT_BYTES || !t->slice || do_slice(t, &out[0].p, &out[0].n);
+    }
+    if (t->kind == K_PTOKEN) {
+        if (max && ptoken_in(t, v)) out[n++] = (gval){ .vt = VT_NONE };
+        return n;
     }
     if (t->kind == K_PROTOS) {
         if (!max || slen < 2) return 0;

@@ -214,6 +214,16 @@ const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type)
     return e;
 }
 
+static const char *const ptokens[] = { "ieee8021ad", "sll", "raw", "lldp", "llc", "stp", "macc", "ptp", "slow", "lacp" };
+
+int ub_ws_ptoken(const char *name)
+{
+    for (unsigned i = 0; i < sizeof ptokens / sizeof ptokens[0]; i++)
+        if (strcmp(name, ptokens[i]) == 0) return (int)i;
+    return -1;
+}
+const char *ub_ws_ptoken_name(int i) { return i >= 0 && (unsigned)i < sizeof ptokens / sizeof ptokens[0] ? ptokens[i] : ""; }
+
 /* Wireshark's frame.protocols: its dissectors' (and the plugin's) names in the frame's layer list */
 unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
 {

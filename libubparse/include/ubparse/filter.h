@@ -152,6 +152,10 @@ bool ub_ws_stp(const ub_view *v, unsigned i);
 /* the EtherType (type) of Ethernet layer i of v when Wireshark's own dissector takes the bytes after
  * it (PFC, PTPv2, LACP, ...: ws1/ws2/ws_col), else NULL */
 const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type);
+/* A protocol name of frame.protocols that is a display-filter name of its own in Wireshark but no header
+ * ubdump decodes ("llc", "stp", "lldp", "sll", "macc", ...): its index, -1 for other names; its name */
+int ub_ws_ptoken(const char *name);
+const char *ub_ws_ptoken_name(int i);
 /* an EtherType that ubdump decodes or names (its dispatch runs even with no bytes after it) */
 bool ub_ws_eth_known(uint64_t type);
 
