@@ -155,7 +155,7 @@ static void fz_opts(ub_opts *o, int set, bool crc)
 
 static const ub_entry fz_entries[] = { UB_ENTRY_FLIT, UB_ENTRY_PKT,   UB_ENTRY_SLL,   UB_ENTRY_SLL2,
                                        UB_ENTRY_ETH,  UB_ENTRY_RAWIP, UB_ENTRY_CFGPH, UB_ENTRY_TPH,
-                                       UB_ENTRY_PCIEFLIT, UB_ENTRY_IP };
+                                       UB_ENTRY_PCIEFLIT, UB_ENTRY_IP, UB_ENTRY_NULL };
 
 int fz_decode_one(const uint8_t *data, size_t size);
 int fz_decode_one(const uint8_t *data, size_t size)

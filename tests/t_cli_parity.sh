@@ -478,7 +478,7 @@ PY
     # UBoE captured on Linux's "any" device (tcpdump -i any: LINKTYPE_LINUX_SLL / SLL2, not ARPHRD_UB): the
     # cooked header is Wireshark's sll:ethertype before the plugin's ub
     editcap -F pcap "$C/uboe.pcapng" "$tmp/uboe.pcap"
-    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" <<'PY'
+    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" "$tmp/null.pcap" "$tmp/loop.pcap" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 o, ips = 24, []
@@ -491,15 +491,18 @@ while o + 16 <= len(b):
         et, k = struct.unpack(">H", r[k + 2:k + 4])[0], k + 4
     ips.append((et, r[k:]))
 mac = bytes.fromhex("0200000000010000")
+af = lambda et: 2 if et == 0x0800 else 30  # AF_INET, Darwin's AF_INET6
 for name, dlt, hdr in ((sys.argv[2], 113, lambda et: struct.pack(">HHH8sH", 0, 1, 6, mac, et)),
-                       (sys.argv[3], 276, lambda et: struct.pack(">HHIHBB8s", et, 0, 2, 1, 0, 6, mac))):
+                       (sys.argv[3], 276, lambda et: struct.pack(">HHIHBB8s", et, 0, 2, 1, 0, 6, mac)),
+                       (sys.argv[4], 0, lambda et: struct.pack("<I", af(et))),     # LINKTYPE_NULL, little-endian host
+                       (sys.argv[5], 108, lambda et: struct.pack(">I", af(et)))):  # LINKTYPE_LOOP
     with open(name, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt))
         for i, (et, ip) in enumerate(ips):
             r = hdr(et) + ip
             f.write(struct.pack("<IIII", i + 1, 0, len(r), len(r)) + r)
 PY
-    for f in sll1 sll2; do
+    for f in sll1 sll2 null loop; do
         # shellcheck disable=SC2086
         ts -n -r "$tmp/$f.pcap" -T fields $cols > "$tmp/tc.txt" 2> /dev/null
         # shellcheck disable=SC2086
@@ -507,6 +510,14 @@ PY
     done
     same "UBoE in LINKTYPE_LINUX_SLL: frame.protocols" "sll:ethertype:ip:udp:ub" \
         "$("$U" -r "$tmp/sll1.pcap" -c 1 -T fields -e frame.protocols 2> /dev/null)"
+    # BSD / macOS / Npcap loopback (LINKTYPE_NULL in the host's byte order, LINKTYPE_LOOP): UB over UDP 4792
+    same "UBoE in LINKTYPE_NULL: UB records" "3 records: 3 UB, 0 other (not UB)" "$("$U" -r "$tmp/null.pcap" -q 2> /dev/null)"
+    for f in null loop; do
+        ts -n -r "$tmp/$f.pcap" -Y 'null.family == 30' -T fields -e frame.number -e null.family -e ub.btah.taopcode > "$tmp/ty.txt" 2> /dev/null
+        "$U" -r "$tmp/$f.pcap" -Y 'null.family == 30' -T fields -e frame.number -e null.family -e ub.btah.taopcode 2> /dev/null |
+            cmp -s - "$tmp/ty.txt" && ok || bad "UBoE in $f: -Y null.family differs from tshark's"
+    done
+    same "LINKTYPE_NULL: frame 3" "3	30	0x00" "$("$U" -r "$tmp/null.pcap" -Y 'null.family == 30' -T fields -e frame.number -e null.family -e ub.btah.taopcode 2> /dev/null)"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do

@@ -269,6 +269,7 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
             break;
         }
         case UB_H_ARP: name = "ARP"; break;
+        case UB_H_NULL: case UB_H_NULL_LE: if (!name) name = "NULL"; break; /* BSD loopback alone */
         case UB_H_IPV4: name = row_is(l, "ub.ipv4.protocol", 1) && !(l->flags & UB_LF_TRUNC) ? "ICMP" : "IPv4"; break;
         case UB_H_IPV6: name = row_is(l, "ub.ipv6.next_header", 58) && !(l->flags & UB_LF_TRUNC) ? "ICMPv6" : "IPv6"; break;
         case UB_H_UDP: /* Wireshark's UDP names itself once it has read the ports; the InfiniBand dissector

@@ -117,6 +117,7 @@ ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
     case 276: return UB_ENTRY_SLL2;
     case 101: case 12: case 14: return UB_ENTRY_RAWIP;
     case 228: case 229: return UB_ENTRY_IP;
+    case 0: case 108: return UB_ENTRY_NULL;
     default: return UB_ENTRY_NONE;
     }
 }
@@ -794,6 +795,23 @@ static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
     else if (off < d->wlen) ub_push_in(d, UB_H_DATA, off, d->wlen - off, d->wlen, false);
 }
 
+/* BSD loopback: the address family (LINKTYPE_LOOP: network order; LINKTYPE_NULL: the capturing host's:
+ * a family in the upper half is little-endian, as Wireshark tells it), then IPv4 or IPv6 */
+static void dec_null(ub_dec *d)
+{
+    uint32_t be = 0;
+    if (d->len >= 4) be = (uint32_t)d->p[0] << 24 | (uint32_t)d->p[1] << 16 | (uint32_t)d->p[2] << 8 | d->p[3];
+    bool le = d->len >= 4 && !(be & 0xFFFFu) && be;
+    ub_layer *l = ub_push(d, le ? UB_H_NULL_LE : UB_H_NULL, 0, 4);
+    if (!l || (l->flags & UB_LF_TRUNC)) {
+        d->v->kind = UB_KIND_OTHER;
+        return;
+    }
+    uint32_t af = le ? __builtin_bswap32(be) : be;
+    unsigned et = af == 2 ? 0x0800 : (af == 10 || af == 23 || af == 24 || af == 28 || af == 30) ? 0x86DD : 0;
+    dec_ethertype_ip(d, 4, et);
+}
+
 static void dec_sll(ub_dec *d, bool v2)
 {
     unsigned hl = v2 ? 20 : 16;
@@ -926,6 +944,9 @@ static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o
         break;
     case UB_ENTRY_SLL2:
         dec_sll(&d, true);
+        break;
+    case UB_ENTRY_NULL:
+        dec_null(&d);
         break;
     case UB_ENTRY_ETH:
         dec_eth(&d);

@@ -8,6 +8,17 @@
 
 /* ================================================================ encapsulations */
 
+/* BSD loopback (LINKTYPE_NULL: the sender's byte order; LINKTYPE_LOOP: network order), 4 bytes */
+static const ub_field null_fields[] = {
+    [NULL_FAMILY] = UBU(null, family, "Family", 0, 32, UB_BASE_DEC, NULL, "LINKTYPE_NULL", "2 AF_INET; 10, 23, 24, 28, 30 AF_INET6"),
+};
+UB_HDR_DEF(null, UB_H_NULL, "null", "null", "Null/Loopback", "LINKTYPE_NULL", 4, null_fields);
+static const ub_field null_le_fields[] = {
+    [NULL_FAMILY] = UBF(null, family, "Family", 0, 32, UB_FT_UINT, UB_BASE_DEC, UB_FF_LE, NULL, "LINKTYPE_NULL",
+                        "little-endian (the capturing host's order)"),
+};
+UB_HDR_DEF(null_le, UB_H_NULL_LE, "null_le", "null", "Null/Loopback", "LINKTYPE_NULL", 4, null_le_fields);
+
 /* Linux cooked capture v1 (LINKTYPE_LINUX_SLL), 16 bytes */
 static const ub_field sll_fields[] = {
     [SLL_PKTTYPE] = UBU(sll, pkttype, "Packet type", 0, 16, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL", "0 to us, 4 sent by us"),

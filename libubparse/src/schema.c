@@ -118,6 +118,7 @@ extern const ub_hdr ub_hdr_urpc_rdoff;
 extern const ub_hdr ub_hdr_tcp;
 extern const ub_hdr ub_hdr_arp;
 extern const ub_hdr ub_hdr_icmp, ub_hdr_icmp_echo, ub_hdr_icmpv6, ub_hdr_icmpv6_echo;
+extern const ub_hdr ub_hdr_null, ub_hdr_null_le;
 extern const ub_hdr ub_hdr_data;
 extern const ub_hdr ub_hdr_ib_bth;
 extern const ub_hdr ub_hdr_ib_reth;
@@ -258,6 +259,8 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_ICMP_ECHO] = &ub_hdr_icmp_echo,
     [UB_H_ICMPV6] = &ub_hdr_icmpv6,
     [UB_H_ICMPV6_ECHO] = &ub_hdr_icmpv6_echo,
+    [UB_H_NULL] = &ub_hdr_null,
+    [UB_H_NULL_LE] = &ub_hdr_null_le,
     [UB_H_DATA] = &ub_hdr_data,
     [UB_H_IB_BTH] = &ub_hdr_ib_bth,
     [UB_H_IB_RETH] = &ub_hdr_ib_reth,

@@ -14,6 +14,8 @@
 #define S (UB_WS_SPAN | UB_WS_NOFILTER)
 #define B UB_WS_BOOL
 static const ub_wsname ws_names[] = {
+    { "null", { "ub.null" }, NULL, 0, 0, 0 },
+    { "null.family", { "ub.null.family" }, NULL, 0, 0, 0 },
     { "eth", { "ub.eth" }, NULL, 0, 0, 0 },
     { "eth.dst", { "ub.eth.dst" }, NULL, 0, 0, 0 },
     { "eth.src", { "ub.eth.src" }, NULL, 0, 0, 0 },
@@ -283,6 +285,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             PUT("sll");
             if (ub_layer_u(l, id == UB_H_SLL ? "ub.sll.protocol" : "ub.sll2.protocol", &u) && u >= 0x600) PUT("ethertype");
             break;
+        case UB_H_NULL: case UB_H_NULL_LE: PUT("null"); break; /* BSD loopback */
         case UB_H_IPV4: PUT("ip"); break;
         case UB_H_IPV6: PUT("ipv6"); break;
         case UB_H_UDP: PUT("udp"); break;

@@ -126,6 +126,9 @@ typedef enum ub_hdr_id {
     /* more of what is not UB (appended: the ids above keep their numbers): ICMP, ICMPv6 (Wireshark's icmp.*,
      * icmpv6.*), a table for any type and one for the echo request / reply */
     UB_H_ICMP, UB_H_ICMP_ECHO, UB_H_ICMPV6, UB_H_ICMPV6_ECHO,
+    /* BSD loopback encapsulation (LINKTYPE_NULL 0, LINKTYPE_LOOP 108): the address family in network or
+     * host (little-endian) byte order */
+    UB_H_NULL, UB_H_NULL_LE,
     UB_H__COUNT
 } ub_hdr_id;
 
@@ -245,6 +248,7 @@ typedef enum ub_entry {
     UB_ENTRY_TPH,    /* UDP 4792 payload: RTPH/UTPH ... (Wireshark UDP dissector entry) */
     UB_ENTRY_PCIEFLIT, /* not UB: PCIe 6 flit-mode dump, whole 256-byte flits (LINKTYPE_USER3 150, -o dlt.pcieflit) */
     UB_ENTRY_IP,     /* LINKTYPE_IPV4 (228) / LINKTYPE_IPV6 (229): decoded as UB_ENTRY_RAWIP (Wireshark: no "raw" item) */
+    UB_ENTRY_NULL,   /* LINKTYPE_NULL (0) / LINKTYPE_LOOP (108): BSD loopback, 4-byte address family + IP/UDP 4792 */
 } ub_entry;
 
 enum { UB_ARPHRD_UB = 38, UB_UDP_PORT = 4792, UB_ETH_P_UB = 0x0100 };
