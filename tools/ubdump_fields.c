@@ -251,20 +251,19 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
         if (l->flags & UB_LF_QUOTED) continue; /* an ICMP error's quoted datagram */
         switch (l->hdr ? l->hdr->id : UB_H_NONE) {
         case UB_H_ETH: { /* Ethernet alone */
-            uint64_t t;
-            if (name || !ub_layer_u(l, "ub.eth.type", &t)) {
-                if (!name) name = "Ethernet";
-            } else if (t <= 1500 && i + 1 < nl) {
-                name = ub_ws_stp(v, i) ? "STP" : "LLC"; /* IEEE 802.3 */
-            } else if (t == 0x88cc) {
-                name = "LLDP";
-            } else if (ub_ws_ethertype(v, i, t)) {
-                name = ub_ws_ethertype(v, i, t)->ws_col;
-            } else if ((ub_ws_eth_known(t) && t > 1500) || l->flags & UB_LF_TRUNC) {
-                name = "Ethernet";
-            } else { /* an EtherType Wireshark has no dissector for shows as its number (ubdump: no decoder) */
+            uint64_t t = 0;
+            const ub_ethertype *own;
+            if (name) break;
+            switch (ub_ws_eth_next(v, i, &t, &own)) {
+            case UB_WSE_CUT: case UB_WSE_KNOWN: name = "Ethernet"; break;
+            case UB_WSE_STP: name = "STP"; break;
+            case UB_WSE_LLC: name = "LLC"; break;
+            case UB_WSE_LLDP: name = "LLDP"; break;
+            case UB_WSE_OWN: name = own->ws_col; break;
+            case UB_WSE_UNKNOWN: case UB_WSE_BARE: /* a number Wireshark has no dissector for: the number */
                 snprintf(buf, n, "0x%04" PRIx64, t);
                 name = buf;
+                break;
             }
             break;
         }

@@ -192,21 +192,15 @@ bool ub_ws_number(const ub_layer *l, const ub_wsname *w, uint64_t *u)
 
 /* the layer after Ethernet layer i: an 802.3 LLC PDU with SAPs 0x42 and more than its 3-byte header
  * (Wireshark's STP dissector takes it) */
-bool ub_ws_stp(const ub_view *v, unsigned i)
+static bool eth_stp(const ub_view *v, unsigned i)
 {
     const ub_layer *d = i + 1 < v->nlayers ? &v->layer[i + 1] : NULL;
     return d && d->hdr && d->hdr->id == UB_H_DATA && d->len > 3 && d->data[0] == 0x42 && d->data[1] == 0x42;
 }
 
-/* EtherTypes that ubdump decodes or names (ub_ethertype_name): dispatched even with nothing after */
-bool ub_ws_eth_known(uint64_t type)
-{
-    return type == 0x0800 || type == 0x86DD || type == 0x8100 || type == 0x88A8 || ub_ethertype_name((unsigned)type);
-}
-
-/* the EtherType of Ethernet layer i when Wireshark's own dissector for it takes the bytes after it
- * (PFC/PAUSE, PTPv2, LACP, RARP, RoCE v1: ub_ethertype_get), else NULL */
-const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type)
+/* the EtherType's entry when Wireshark's own dissector for it takes the bytes after it (PFC/PAUSE,
+ * PTPv2, LACP, RARP, RoCE v1: ub_ethertype_get), else NULL */
+static const ub_ethertype *eth_own(const ub_view *v, unsigned i, uint64_t type)
 {
     const ub_ethertype *e = ub_ethertype_get((unsigned)type);
     const ub_layer *d = i + 1 < v->nlayers ? &v->layer[i + 1] : NULL;
@@ -214,6 +208,23 @@ const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type)
     if (type == 0x88F7 && (d->data[1] & 0x0Fu) != 2) return NULL; /* PTP: version 2 */
     if (type == 0x8809 && d->data[0] != 1) return NULL;              /* Slow Protocols: subtype 1, LACP */
     return e;
+}
+
+ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_ethertype **own)
+{
+    const ub_layer *l = &v->layer[i];
+    const bool after = i + 1 < v->nlayers && i + 1 < UB_MAX_LAYERS;
+    uint64_t t = 0;
+    *own = NULL;
+    if ((l->flags & UB_LF_TRUNC) || !ub_layer_u(l, "ub.eth.type", &t)) return UB_WSE_CUT;
+    *type = t;
+    if (t <= 1500 && after) return eth_stp(v, i) ? UB_WSE_STP : UB_WSE_LLC; /* IEEE 802.3: a length */
+    if (t == 0x88cc) return UB_WSE_LLDP;
+    if ((*own = eth_own(v, i, t))) return UB_WSE_OWN;
+    /* EtherTypes ubdump decodes or names: dispatched even with nothing after them */
+    if (t > 1500 && (t == 0x0800 || t == 0x86DD || t == 0x8100 || t == 0x88A8 || ub_ethertype_name((unsigned)t)))
+        return UB_WSE_KNOWN;
+    return after ? UB_WSE_UNKNOWN : UB_WSE_BARE;
 }
 
 static const char *const ptokens[] = { "ieee8021ad", "sll", "raw", "lldp", "llc", "stp", "macc", "ptp", "slow", "lacp" };
@@ -257,24 +268,23 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         }
         uint64_t u;
         switch (id) {
-        case UB_H_ETH:
+        case UB_H_ETH: {
             PUT("eth");
-            if ((l->flags & UB_LF_TRUNC) || !ub_layer_u(l, "ub.eth.type", &u)) break; /* no EtherType to dispatch on */
-            if (u <= 1500 && i + 1 < nl) { /* IEEE 802.3 length: LLC, STP on SAP 0x42 */
-                PUT("llc");
-                llc = true;
-                stp = ub_ws_stp(v, i);
-                if (stp) PUT("stp");
-                break;
-            }
-            if (i + 1 == nl && !ub_ws_eth_known(u)) break; /* nothing after it: the EtherType dispatch is not reached */
-            PUT("ethertype");
-            if ((own = ub_ws_ethertype(v, i, u))) { /* its dissector takes the rest (no data) */
+            uint64_t t;
+            switch (ub_ws_eth_next(v, i, &t, &own)) {
+            case UB_WSE_CUT: case UB_WSE_BARE: break; /* no EtherType dispatch */
+            case UB_WSE_STP: stp = true; PUT("llc"); PUT("stp"); llc = true; break;
+            case UB_WSE_LLC: PUT("llc"); llc = true; break;
+            case UB_WSE_LLDP: PUT("ethertype"); PUT("lldp"); lldp = true; break;
+            case UB_WSE_OWN: /* its dissector takes the rest (no data) */
+                PUT("ethertype");
                 PUT(own->ws1);
                 if (own->ws2) PUT(own->ws2);
+                break;
+            case UB_WSE_KNOWN: case UB_WSE_UNKNOWN: PUT("ethertype"); break;
             }
-            if ((lldp = ub_layer_u(l, "ub.eth.type", &u) && u == 0x88cc)) PUT("lldp");
             break;
+        }
         case UB_H_VLAN: /* an 802.1ad S-tag (TPID 0x88A8: the EtherType before it) is Wireshark's ieee8021ad */
             PUT(i && (ub_layer_u(&v->layer[i - 1], v->layer[i - 1].hdr->id == UB_H_ETH ? "ub.eth.type" : "ub.vlan.type", &u) &&
                       u == 0x88A8) ? "ieee8021ad" : "vlan");

@@ -147,17 +147,19 @@ void ub_ws_protocols_text(const ub_view *v, char *buf, size_t n);
 /* Does Wireshark's InfiniBand dissector own the payload of this UDP layer (destination port 4791,
  * RoCEv2), whether or not ubdump decoded it? (frame.protocols, the Protocol column) */
 bool ub_ws_udp_infiniband(const ub_layer *udp);
-/* layer i + 1 of v is an 802.3 LLC PDU that Wireshark's STP dissector takes (after Ethernet layer i) */
-bool ub_ws_stp(const ub_view *v, unsigned i);
-/* the EtherType (type) of Ethernet layer i of v when Wireshark's own dissector takes the bytes after
- * it (PFC, PTPv2, LACP, ...: ws1/ws2/ws_col), else NULL */
-const ub_ethertype *ub_ws_ethertype(const ub_view *v, unsigned i, uint64_t type);
+/* What Wireshark does after Ethernet layer i of v (frame.protocols and the Protocol column both follow
+ * it): CUT no EtherType to read; LLC / STP an IEEE 802.3 length, LLC (a BPDU: STP); LLDP; OWN an
+ * EtherType whose own dissector takes the rest (*own: PFC, PTPv2, LACP, ...); KNOWN one ubdump decodes
+ * or names; UNKNOWN one nobody decodes, bytes after it; BARE a length or unknown EtherType with nothing
+ * after it (no dispatch). *type: the EtherType / length field. */
+typedef enum ub_ws_eth {
+    UB_WSE_CUT, UB_WSE_LLC, UB_WSE_STP, UB_WSE_LLDP, UB_WSE_OWN, UB_WSE_KNOWN, UB_WSE_UNKNOWN, UB_WSE_BARE
+} ub_ws_eth;
+ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_ethertype **own);
 /* A protocol name of frame.protocols that is a display-filter name of its own in Wireshark but no header
  * ubdump decodes ("llc", "stp", "lldp", "sll", "macc", ...): its index, -1 for other names; its name */
 int ub_ws_ptoken(const char *name);
 const char *ub_ws_ptoken_name(int i);
-/* an EtherType that ubdump decodes or names (its dispatch runs even with no bytes after it) */
-bool ub_ws_eth_known(uint64_t type);
 
 /* Does the packet match? (frame.* fields are absent) */
 bool ub_filter_match(const ub_filter *f, const ub_view *v);

@@ -580,7 +580,7 @@ size_t ub_neigh_summary(const ub_view *v, char *buf, size_t n);
 const char *ub_xml_esc(unsigned char c);
 /* The EtherTypes a summary names without decoding them ("ARP", "LLDP", "PTP", ...); NULL for others.
  * ws1/ws2: the names Wireshark's dissectors put in frame.protocols for the payload, ws_col its Protocol
- * column (NULL: none of its own, or what follows decides); PTP: version 2 only (ub_ws_ethertype) */
+ * column (NULL: none of its own, or what follows decides); PTP: version 2 only (ub_ws_eth_next) */
 typedef struct ub_ethertype {
     unsigned type;
     const char *name, *ws1, *ws2, *ws_col;
