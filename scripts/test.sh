@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README, CI):
-#   1. build/       normal build (RelWithDebInfo) + ctest
+#   1. build/       normal build (RelWithDebInfo) + ctest; then build-release/, the Release build
+#                   (-O3) compiled only: its inlining finds warnings -O2 does not, and -Werror
+#                   must hold for every build type a user may pick
 #   2. build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer build (-DUB_SANITIZE=ON) + ctest
 #   3. build-fuzz/  bounded libFuzzer runs of every harness (scripts/fuzz.sh run: decoder, capture
 #                   files, state engine, display filters, builder) from the repo corpora tests/fuzz/
@@ -10,7 +12,8 @@
 # Environment: JOBS (default: nproc), UB_FUZZ_TIME (seconds for the decoder fuzzer, default 45;
 # the others get a half or a third of it; 0 skips fuzzing), UB_ASAN_CC (compiler for the
 # sanitizer build, default clang if installed: its ASan also checks global arrays), UB_SKIP_ASAN=1,
-# UB_SKIP_WSASAN=1, UB_BUILD_DIR / UB_ASAN_DIR / UB_FUZZ_DIR / UB_WSASAN_DIR (default build,
+# UB_SKIP_WSASAN=1, UB_SKIP_RELEASE=1, UB_BUILD_DIR / UB_RELEASE_DIR / UB_ASAN_DIR / UB_FUZZ_DIR /
+# UB_WSASAN_DIR (default build, build-release,
 # build-asan, build-fuzz, build-wsasan), UB_CTEST_ARGS (extra ctest arguments, e.g. "-R capfile").
 # Re-running is cheap: the build directories are reused.
 set -euo pipefail
@@ -19,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 FUZZ_TIME=${UB_FUZZ_TIME:-45}
-B=${UB_BUILD_DIR:-build} BA=${UB_ASAN_DIR:-build-asan} BF=${UB_FUZZ_DIR:-build-fuzz} BW=${UB_WSASAN_DIR:-build-wsasan}
+B=${UB_BUILD_DIR:-build} BR=${UB_RELEASE_DIR:-build-release} BA=${UB_ASAN_DIR:-build-asan} BF=${UB_FUZZ_DIR:-build-fuzz} BW=${UB_WSASAN_DIR:-build-wsasan}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 start=$(date +%s)
@@ -29,6 +32,11 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUB_DISSECTOR=ON
 cmake --build "$B" -j"$JOBS"
 # shellcheck disable=SC2086  # UB_CTEST_ARGS is a list of arguments
 (cd "$B" && ctest --output-on-failure -j"$JOBS" ${UB_CTEST_ARGS:-})
+if [ "${UB_SKIP_RELEASE:-0}" != 1 ]; then
+    ub_section "1/4 Release build, compiled only ($BR/)"
+    cmake -S . -B "$BR" -DCMAKE_BUILD_TYPE=Release -DUB_DISSECTOR=ON
+    cmake --build "$BR" -j"$JOBS"
+fi
 
 if [ "${UB_SKIP_ASAN:-0}" != 1 ]; then
     ub_section "2/4 ASan + UBSan build + ctest ($BA/)"

@@ -132,6 +132,7 @@ static void json_close(FILE *f, jctx *j)
         ek_close(j->ek);
         return;
     }
+    if (!f) return; /* never: only -T ek (above) writes without a file */
     j->depth--;
     ind(f, j->depth);
     fputc('}', f);

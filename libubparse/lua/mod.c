@@ -97,7 +97,7 @@ static const ub_vname *field_vals(lua_State *L, int idx, const char **abbrev)
 }
 static int m_value(lua_State *L)
 {
-    const char *ab;
+    const char *ab = NULL; /* field_vals() sets it or raises */
     const ub_vname *vn = field_vals(L, 1, &ab);
     const char *nm = luaL_checkstring(L, 2);
     for (; vn && vn->name; vn++) {
@@ -110,7 +110,7 @@ static int m_value(lua_State *L)
 }
 static int m_valname(lua_State *L)
 {
-    const char *ab;
+    const char *ab = NULL; /* field_vals() sets it or raises */
     const ub_vname *vn = field_vals(L, 1, &ab);
     const char *nm = ub_vname_lookup(vn, (uint64_t)luaL_checkinteger(L, 2));
     if (nm) lua_pushstring(L, nm);
