@@ -136,7 +136,8 @@ const size_t ubx_npseudo = sizeof ubx_pseudo_names / sizeof ubx_pseudo_names[0];
 const ub_layer *ubx_first_of(const ub_view *v, unsigned a, unsigned b)
 {
     for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
-        if (v->layer[i].hdr && (v->layer[i].hdr->id == a || v->layer[i].hdr->id == b)) return &v->layer[i];
+        if (v->layer[i].hdr && (v->layer[i].hdr->id == a || v->layer[i].hdr->id == b) && !(v->layer[i].flags & UB_LF_OUTER))
+            return &v->layer[i]; /* not a tunnel's delivery header */
     return NULL;
 }
 
@@ -253,7 +254,7 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
         case UB_H_ETH: { /* Ethernet alone */
             uint64_t t = 0;
             const ub_ethertype *own;
-            if (name) break;
+            if (name && !(i && (v->layer[i - 1].flags & UB_LF_OUTER))) break; /* a tunnel's inner frame: its own */
             switch (ub_ws_eth_next(v, i, &t, &own)) {
             case UB_WSE_CUT: case UB_WSE_KNOWN: name = "Ethernet"; break;
             case UB_WSE_STP: name = "STP"; break;
@@ -300,6 +301,8 @@ bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n)
     }
     if (ub_view_ub(v) || !v->nlayers || !v->layer[0].hdr) return false;
     l = &v->layer[0]; /* an Ethernet link (Ethernet, SUE's AFH in its place): the MAC addresses */
+    for (unsigned i = 0; i + 1 < v->nlayers && i + 1 < UB_MAX_LAYERS && (l->flags & UB_LF_OUTER); i++)
+        l = &v->layer[i + 1]; /* a tunnel's inner frame: its own */
     unsigned id = l->hdr->id;
     if ((id != UB_H_ETH && (id < UB_H_SUE_AFH0 || id > UB_H_SUE_AFH2)) || l->len < (dst ? 6u : 12u)) return false;
     const uint8_t *a = l->data + (dst ? 0 : 6);

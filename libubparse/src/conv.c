@@ -252,7 +252,7 @@ static endp *ep_get(ub_conv *c, const char *a, uint32_t port)
     return e;
 }
 
-/* the view's network addresses (NTH CNAs, else the first IP header) and its first TPH */
+/* the view's network addresses (NTH CNAs, else the first IP header not a tunnel's) and its first TPH */
 static bool net_addrs(const ub_view *v, char *s, char *d, size_t n, const ub_layer **tph)
 {
     const ub_layer *nth = NULL, *ip = NULL;
@@ -262,7 +262,7 @@ static bool net_addrs(const ub_view *v, char *s, char *d, size_t n, const ub_lay
         const ub_layer *l = &v->layer[i];
         unsigned id = l->hdr ? l->hdr->id : 0;
         if ((id == UB_H_NTH16 || id == UB_H_NTH24) && !nth) nth = l;
-        if ((id == UB_H_IPV4 || id == UB_H_IPV6) && !ip) ip = l;
+        if ((id == UB_H_IPV4 || id == UB_H_IPV6) && !ip && !(l->flags & UB_LF_OUTER)) ip = l; /* not a tunnel's */
         if ((id == UB_H_RTPH || id == UB_H_UTPH || id == UB_H_CTPH) && tph && !*tph) *tph = l;
     }
     if (nth) return row(nth, "ub.nth.scna", s, n) && row(nth, "ub.nth.dcna", d, n);

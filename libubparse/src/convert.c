@@ -22,7 +22,7 @@ static long nope(const char **why, const char *msg)
 static int first_layer(const ub_view *v, unsigned id)
 {
     for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++)
-        if (v->layer[i].hdr->id == id && !(v->layer[i].flags & UB_LF_OVERLAY)) return (int)i;
+        if (v->layer[i].hdr->id == id && !(v->layer[i].flags & (UB_LF_OVERLAY | UB_LF_OUTER))) return (int)i; /* not a tunnel's */
     return -1;
 }
 

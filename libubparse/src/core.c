@@ -1,6 +1,7 @@
 /* Decoder core: error table, layer stack, field access, options, entry-point dispatch. */
 #include "internal.h"
 #include "neigh.h"
+#include "rows.h"
 
 /* ---------------------------------------------------------------- error catalogue */
 static const ub_err_info err_table[UB_E__COUNT] = {
@@ -777,10 +778,17 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
     ub_dec_netpkt(d, cfg);
 }
 
+static void dec_mpls(ub_dec *d, uint32_t off);
+
 /* After an Ethernet / cooked header: UB over IP/UDP when the claim rule says so (ub_dec_ip_ub),
  * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
 static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
 {
+    if (ethertype == 0x8847 || ethertype == 0x8848) { /* MPLS: the frame's own link, not a tunnel */
+        dec_mpls(d, off);
+        if (d->v->kind == UB_KIND_NONE) d->v->kind = UB_KIND_OTHER;
+        return;
+    }
     if (ub_dec_sue_eth(d, off, ethertype)) { /* SUE AFH framing: not UB (docs/neighbours.md) */
         d->v->kind = UB_KIND_OTHER;
         return;
@@ -832,19 +840,19 @@ static void dec_sll(ub_dec *d, bool v2)
     dec_ethertype_ip(d, hl, proto);
 }
 
-static void dec_eth(ub_dec *d)
+/* An Ethernet frame at off (0: the record's; else a tunnel's inner frame, no truncation error) */
+static void dec_eth(ub_dec *d, uint32_t off)
 {
-    ub_layer *l = ub_push(d, UB_H_ETH, 0, 14);
+    ub_layer *l = off ? ub_push_in(d, UB_H_ETH, off, 14, d->wlen, false) : ub_push(d, UB_H_ETH, 0, 14);
     if (!l || (l->flags & UB_LF_TRUNC)) {
         d->v->kind = UB_KIND_OTHER; /* a runt frame is not UB either */
         return;
     }
-    uint32_t off = 12;
     uint16_t et = 0;
-    ub_rd16(d->p, d->len, off, &et);
-    off = 14;
+    ub_rd16(d->p, d->len, off + 12, &et);
+    off += 14;
     while (et == 0x8100 || et == 0x88A8) { /* 802.1Q / 802.1ad tags */
-        ub_layer *t = ub_push(d, UB_H_VLAN, off, 4);
+        ub_layer *t = ub_push_in(d, UB_H_VLAN, off, 4, d->wlen, false);
         if (!t || (t->flags & UB_LF_TRUNC)) {
             d->v->kind = UB_KIND_OTHER;
             return;
@@ -853,6 +861,46 @@ static void dec_eth(ub_dec *d)
         off += 4;
     }
     dec_ethertype_ip(d, off, et);
+}
+
+/* MPLS (RFC 3032): label stack entries to the bottom one, then IPv4 or IPv6 by the first nibble (as
+ * Wireshark guesses it); anything else is data */
+static void dec_mpls(ub_dec *d, uint32_t off)
+{
+    for (;;) {
+        const ub_layer *m = ub_push_in(d, UB_H_MPLS, off, 4, d->wlen, false);
+        if (!m || (m->flags & UB_LF_TRUNC)) return;
+        off += 4;
+        if (ub_lget(m, MPLS_BOTTOM)) break;
+    }
+    uint8_t b0 = 0;
+    if (off >= d->len) return;
+    ub_rd8(d->p, d->len, off, &b0);
+    unsigned ver = b0 >> 4;
+    if (ver == 4 || ver == 6) dec_ethertype_ip(d, off, ver == 6 ? 0x86DD : 0x0800);
+    else ub_push_in(d, UB_H_DATA, off, d->wlen - off, d->wlen, false);
+}
+
+bool ub_dec_tunnel(ub_dec *d, unsigned what, uint32_t off, uint32_t end)
+{
+    if (d->tun >= UB_TUN_MAX) return false;
+    ub_view *v = d->v;
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) v->layer[i].flags |= UB_LF_OUTER;
+    d->tun++;
+    const uint32_t wlen = d->wlen, len = d->len; /* the inner frame ends where the tunnel's datagram does */
+    if (end < d->wlen) d->wlen = end;
+    if (d->wlen < d->len) d->len = d->wlen;
+    v->kind = UB_KIND_OTHER;
+    if (off < d->wlen && what == UB_TUN_ETH) {
+        dec_eth(d, off);
+    } else if (off < d->wlen) { /* UB_TUN_IP */
+        uint8_t b0 = 0;
+        ub_rd8(d->p, d->len, off, &b0);
+        dec_ethertype_ip(d, off, (b0 >> 4) == 6 ? 0x86DD : (b0 >> 4) == 4 ? 0x0800 : 0);
+    }
+    d->wlen = wlen;
+    d->len = len;
+    return true;
 }
 
 void ub_view_init(ub_view *v)
@@ -949,7 +997,7 @@ static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o
         dec_null(&d);
         break;
     case UB_ENTRY_ETH:
-        dec_eth(&d);
+        dec_eth(&d, 0);
         break;
     case UB_ENTRY_RAWIP: case UB_ENTRY_IP: {
         uint8_t b0 = 0;
@@ -984,7 +1032,7 @@ static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o
         nb |= id < UB_H__COUNT ? nbit[id] : 0u;
     }
     v->neigh = (uint8_t)nb;
-    if (tmpl && o && !v->nerrs) ub_tmpl_learn(v, &d, entry);
+    if (tmpl && o && !v->nerrs && !d.tun) ub_tmpl_learn(v, &d, entry); /* no template for a tunnel's frame */
     return v->nerrs;
 }
 

@@ -380,7 +380,7 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
     }
     if (p->failed) return false;
     int pt;
-    if ((!ok || t->nc == 0) && (pt = ub_ws_ptoken(name)) >= 0) { /* llc, stp, lldp, ...: in frame.protocols */
+    if ((pt = ub_ws_ptoken(name)) >= 0) { /* llc, stp, lldp, ...: in frame.protocols (as Wireshark: its dissector ran) */
         t->kind = K_PTOKEN;
         t->lit = (uint64_t)pt;
         t->outer = 1;

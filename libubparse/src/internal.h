@@ -292,6 +292,7 @@ typedef struct ub_dec {
                           * length): lengths are checked against wlen, reads stay below len */
     bool len_cut;        /* a region being decoded reaches past the bytes present of a buffer cut by the
                           * snapshot length (ub_dec_clamp): its length checks have no verdict */
+    uint8_t tun;         /* tunnels entered (dec_tunnel): at most UB_TUN_MAX; no stack template then */
     uint8_t depth;       /* depth for new layers */
     uint8_t lflags;      /* UB_LF_NETBUF when p is v->netbuf (after depth, as in ub_layer: one copy) */
     uint32_t rec_base;   /* offset of p[0] in the record (contiguous case) */
@@ -521,6 +522,11 @@ uint32_t ub_dll_pkt_to_rec(bool crc_mode, uint32_t pkt_off);
 /* net.c — network layer and everything above it (§5..§7) */
 void ub_dec_netpkt(ub_dec *d, int cfg);      /* d->p/len = network packet (after LPH/pseudo-hdr) */
 void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe); /* IPv4/IPv6 [UDP 4792 ...] */
+/* Tunnels (not UB; core.c): the frame a tunnel header carries, in [off, end): UB_TUN_ETH an Ethernet frame,
+ * UB_TUN_IP an IPv4/IPv6 packet. Marks every layer before it UB_LF_OUTER and
+ * decodes it as the frame's own (UBoE when the claim rule says so); false (nothing done) past UB_TUN_MAX. */
+enum { UB_TUN_ETH, UB_TUN_IP, UB_TUN_MAX = 4 };
+bool ub_dec_tunnel(ub_dec *d, unsigned what, uint32_t off, uint32_t end);
 void ub_dec_tph(ub_dec *d, uint32_t off, uint32_t end);               /* RTPH/UTPH ... */
 
 /* tah.c — transaction layer (§7): BTAH/ATAH + ETAH chain + payload in [off,end) */

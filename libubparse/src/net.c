@@ -19,6 +19,79 @@ static const ub_field null_le_fields[] = {
 };
 UB_HDR_DEF(null_le, UB_H_NULL_LE, "null_le", "null", "Null/Loopback", "LINKTYPE_NULL", 4, null_le_fields);
 
+/* Tunnels a capture of UBoE may come through (a switch's mirror session, an overlay): not UB, shown as
+ * Wireshark shows them, their inner frame decoded as any other (dec_tunnel) */
+static const ub_field vxlan_fields[] = { /* RFC 7348, on UDP 4789 */
+    [VXLAN_FLAGS] = UBU(vxlan, flags, "Flags", 0, 16, UB_BASE_HEX, NULL, "RFC 7348", "0x0800: the VNI is valid"),
+    [VXLAN_GBP] = UBU(vxlan, group_policy, "Group Policy ID", 16, 16, UB_BASE_DEC, NULL, "VXLAN-GBP", "reserved in RFC 7348"),
+    [VXLAN_VNI] = UBU(vxlan, vni, "VXLAN Network Identifier (VNI)", 32, 24, UB_BASE_DEC, NULL, "RFC 7348", ""),
+    [VXLAN_RSVD] = UBU(vxlan, reserved, "Reserved", 56, 8, UB_BASE_DEC, NULL, "RFC 7348", ""),
+};
+UB_HDR_DEF(vxlan, UB_H_VXLAN, "vxlan", "vxlan", "Virtual eXtensible Local Area Network (not UB)", "RFC 7348", 8, vxlan_fields);
+
+static const ub_field geneve_fields[] = { /* RFC 8926, on UDP 6081; the layer includes the options */
+    [GENEVE_VER] = UBU(geneve, version, "Version", 0, 2, UB_BASE_DEC, NULL, "RFC 8926", ""),
+    [GENEVE_OPTLEN] = UBU(geneve, option_length, "Options Length", 2, 6, UB_BASE_DEC, NULL, "RFC 8926", "in 4-byte words"),
+    [GENEVE_OAM] = UBB(geneve, oam, "Operations, Administration and Management Frame", 8, "RFC 8926", ""),
+    [GENEVE_CRIT] = UBB(geneve, critical, "Critical Options Present", 9, "RFC 8926", ""),
+    [GENEVE_FLAGS_RSVD] = UBU(geneve, flags_reserved, "Reserved flags", 10, 6, UB_BASE_HEX, NULL, "RFC 8926", ""),
+    [GENEVE_PROTO] = UBU(geneve, proto_type, "Protocol Type", 16, 16, UB_BASE_HEX, NULL, "RFC 8926", "0x6558 Ethernet"),
+    [GENEVE_VNI] = UBU(geneve, vni, "Virtual Network Identifier (VNI)", 32, 24, UB_BASE_HEX, NULL, "RFC 8926", ""),
+    [GENEVE_RSVD] = UBU(geneve, reserved, "Reserved", 56, 8, UB_BASE_HEX, NULL, "RFC 8926", ""),
+};
+UB_HDR_DEF(geneve, UB_H_GENEVE, "geneve", "geneve", "Generic Network Virtualization Encapsulation (not UB)", "RFC 8926", 8,
+           geneve_fields);
+
+static const ub_field gre_fields[] = { /* RFC 2784/2890: the 4 fixed bytes; the layer includes the optional words */
+    [GRE_C] = UBB(gre, checksum_present, "Checksum Bit", 0, "RFC 2784", ""),
+    [GRE_R] = UBB(gre, routing_present, "Routing Bit", 1, "RFC 1701", ""),
+    [GRE_K] = UBB(gre, key_present, "Key Bit", 2, "RFC 2890", ""),
+    [GRE_S] = UBB(gre, seq_present, "Sequence Number Bit", 3, "RFC 2890", "set by ERSPAN type II/III"),
+    [GRE_FLAGS] = UBU(gre, flags, "Other flags", 4, 9, UB_BASE_HEX, NULL, "RFC 1701", ""),
+    [GRE_VER] = UBU(gre, version, "Version", 13, 3, UB_BASE_DEC, NULL, "RFC 2784", ""),
+    [GRE_PROTO] = UBU(gre, proto, "Protocol Type", 16, 16, UB_BASE_HEX, NULL, "RFC 2784",
+                      "0x6558 Ethernet, 0x0800 IPv4, 0x86DD IPv6, 0x88BE ERSPAN, 0x22EB ERSPAN III"),
+};
+UB_HDR_DEF(gre, UB_H_GRE, "gre", "gre", "Generic Routing Encapsulation (not UB)", "RFC 2784", 4, gre_fields);
+
+#define ERSPAN_COMMON(h) \
+    [ERSPAN_VER] = UBU(h, version, "Version", 0, 4, UB_BASE_DEC, NULL, "ERSPAN", "1 type II, 2 type III"), \
+    [ERSPAN_VLAN] = UBU(h, vlan, "Vlan", 4, 12, UB_BASE_DEC, NULL, "ERSPAN", ""), \
+    [ERSPAN_COS] = UBU(h, cos, "COS", 16, 3, UB_BASE_DEC, NULL, "ERSPAN", ""), \
+    [ERSPAN_T] = UBU(h, truncated, "Truncated", 21, 1, UB_BASE_DEC, NULL, "ERSPAN", "the mirrored frame was cut"), \
+    [ERSPAN_SPANID] = UBU(h, spanid, "SpanID", 22, 10, UB_BASE_DEC, NULL, "ERSPAN", "")
+static const ub_field erspan2_fields[] = { /* Cisco ERSPAN type II (GRE 0x88BE with a sequence number) */
+    ERSPAN_COMMON(erspan),
+    [ERSPAN_EN] = UBU(erspan, encap, "Encap", 19, 2, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN2_RSVD] = UBU(erspan, reserved, "Reserved", 32, 12, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN2_INDEX] = UBU(erspan, index, "Index", 44, 20, UB_BASE_DEC, NULL, "ERSPAN", ""),
+};
+UB_HDR_DEF(erspan2, UB_H_ERSPAN2, "erspan2", "erspan", "Encapsulated Remote Switch Packet ANalysis (not UB)", "ERSPAN type II", 8,
+           erspan2_fields);
+static const ub_field erspan3_fields[] = { /* ERSPAN type III (GRE 0x22EB); the layer includes a platform subheader */
+    ERSPAN_COMMON(erspan),
+    [ERSPAN_EN] = UBU(erspan, bso, "BSO", 19, 2, UB_BASE_DEC, NULL, "ERSPAN", "bad/short/oversized"),
+    [ERSPAN3_TIMESTAMP] = UBU(erspan, timestamp, "Timestamp", 32, 32, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN3_SGT] = UBU(erspan, sgt, "Security Group Tag", 64, 16, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN3_P] = UBU(erspan, p, "P", 80, 1, UB_BASE_DEC, NULL, "ERSPAN", "the frame is Ethernet"),
+    [ERSPAN3_FT] = UBU(erspan, ft, "Frame Type", 81, 5, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN3_HW] = UBU(erspan, hw, "Hardware ID", 86, 6, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN3_D] = UBB(erspan, direction, "Direction", 92, "ERSPAN", "0 ingress, 1 egress"),
+    [ERSPAN3_GRA] = UBU(erspan, gra, "Timestamp granularity", 93, 2, UB_BASE_DEC, NULL, "ERSPAN", ""),
+    [ERSPAN3_O] = UBU(erspan, o, "Optional Sub-header", 95, 1, UB_BASE_DEC, NULL, "ERSPAN", "8 more bytes follow"),
+};
+#undef ERSPAN_COMMON
+UB_HDR_DEF(erspan3, UB_H_ERSPAN3, "erspan3", "erspan", "Encapsulated Remote Switch Packet ANalysis (not UB)", "ERSPAN type III", 12,
+           erspan3_fields);
+
+static const ub_field mpls_fields[] = { /* RFC 3032: one label stack entry */
+    [MPLS_LABEL] = UBU(mpls, label, "MPLS Label", 0, 20, UB_BASE_DEC, NULL, "RFC 3032", ""),
+    [MPLS_EXP] = UBU(mpls, exp, "MPLS Experimental Bits", 20, 3, UB_BASE_DEC, NULL, "RFC 3032", "traffic class"),
+    [MPLS_BOTTOM] = UBU(mpls, bottom, "MPLS Bottom Of Label Stack", 23, 1, UB_BASE_DEC, NULL, "RFC 3032", ""),
+    [MPLS_TTL] = UBU(mpls, ttl, "MPLS TTL", 24, 8, UB_BASE_DEC, NULL, "RFC 3032", ""),
+};
+UB_HDR_DEF(mpls, UB_H_MPLS, "mpls", "mpls", "MultiProtocol Label Switching (not UB)", "RFC 3032", 4, mpls_fields);
+
 /* Linux cooked capture v1 (LINKTYPE_LINUX_SLL), 16 bytes */
 static const ub_field sll_fields[] = {
     [SLL_PKTTYPE] = UBU(sll, pkttype, "Packet type", 0, 16, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL", "0 to us, 4 sent by us"),
@@ -872,6 +945,49 @@ static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_en
     push_data(d, UB_H_DATA, l4, ip_end);
 }
 
+/* A tunnel a capture of UBoE may come through (not UB), on UDP (VXLAN 4789, Geneve 6081 by either
+ * port, as Wireshark registers them) or IP (GRE 47, IP in IP 4 / 41) at l4, its datagram ending at end:
+ * its header, then the frame it carries (ub_dec_tunnel). False: not one (the caller goes on). */
+static bool dec_tunnel(ub_dec *d, unsigned proto, unsigned sport, unsigned dport, uint32_t l4, uint32_t end)
+{
+    if (d->tun >= UB_TUN_MAX || l4 >= end) return false;
+    if (proto == 17 && (dport == 4789 || sport == 4789)) {
+        const ub_layer *x = ub_push_in(d, UB_H_VXLAN, l4, 8, end, false);
+        return complete(x) ? ub_dec_tunnel(d, UB_TUN_ETH, l4 + 8, end) : true;
+    }
+    if (proto == 17 && (dport == 6081 || sport == 6081)) {
+        const unsigned optlen = (unsigned)ub_peek(d, &ub_hdr_geneve, GENEVE_OPTLEN, l4, end) * 4u;
+        const ub_layer *g = ub_push_in(d, UB_H_GENEVE, l4, 8 + optlen, end, false);
+        if (!complete(g)) return true;
+        const unsigned pt = (unsigned)UB_LROW(g, geneve_fields, GENEVE_PROTO);
+        if (pt == 0x6558) return ub_dec_tunnel(d, UB_TUN_ETH, l4 + 8 + optlen, end);
+        if (pt == 0x0800 || pt == 0x86DD) return ub_dec_tunnel(d, UB_TUN_IP, l4 + 8 + optlen, end);
+        push_data(d, UB_H_DATA, l4 + 8 + optlen, end);
+        return true;
+    }
+    if (proto == 4 || proto == 41) return ub_dec_tunnel(d, UB_TUN_IP, l4, end);
+    if (proto != 47) return false;
+    /* GRE: the checksum (+ offset), key and sequence number words follow the 4 fixed bytes when flagged */
+    const uint64_t c = ub_peek(d, &ub_hdr_gre, GRE_C, l4, end), k = ub_peek(d, &ub_hdr_gre, GRE_K, l4, end),
+                   sq = ub_peek(d, &ub_hdr_gre, GRE_S, l4, end), ver = ub_peek(d, &ub_hdr_gre, GRE_VER, l4, end);
+    const uint32_t hl = 4u * (1u + (unsigned)c + (unsigned)k + (unsigned)sq);
+    const ub_layer *g = ub_push_in(d, UB_H_GRE, l4, hl, end, false);
+    if (!complete(g)) return true;
+    const unsigned pt = (unsigned)UB_LROW(g, gre_fields, GRE_PROTO);
+    const uint32_t in = l4 + hl;
+    if (ver == 0 && pt == 0x6558) return ub_dec_tunnel(d, UB_TUN_ETH, in, end);
+    if (ver == 0 && (pt == 0x0800 || pt == 0x86DD)) return ub_dec_tunnel(d, UB_TUN_IP, in, end);
+    if (ver == 0 && pt == 0x88BE && !sq) return ub_dec_tunnel(d, UB_TUN_ETH, in, end); /* ERSPAN type I: no header */
+    if (ver == 0 && (pt == 0x88BE || pt == 0x22EB)) {
+        const bool v3 = pt == 0x22EB;
+        const uint32_t el = v3 ? 12u + 8u * (unsigned)ub_peek(d, &ub_hdr_erspan3, ERSPAN3_O, in, end) : 8u;
+        const ub_layer *e = ub_push_in(d, v3 ? UB_H_ERSPAN3 : UB_H_ERSPAN2, in, el, end, false);
+        return complete(e) ? ub_dec_tunnel(d, UB_TUN_ETH, in + el, end) : true;
+    }
+    if (in < end) push_data(d, UB_H_DATA, in, end);
+    return true;
+}
+
 /* IPv4/IPv6 [+ UDP + TPH ...] [+ ICRC] in [off, end) (§5.2.3, App. E). cfg34: inside a CFG 3/4 DLLDP
  * (else UBoE / raw IP / cooked capture). Sets d->v->claim; the caller sets the view kind. */
 void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
@@ -969,8 +1085,11 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
         /* not UB: what it is, nothing decoded further (in CFG 3/4 the link header stays UB) */
         if (cfg34 && !len_ok)
             ub_error(d, UB_E_LENGTH, ipid, off, ip_len_found, end - off, "IP length vs packet");
-        if (u) {
-            if (!ub_dec_udp_neigh(d, (unsigned)UB_LROW(u, udp_fields, UDP_SPORT), dport, l4 + 8, ip_end)) /* RoCEv2, SUE */
+        const unsigned sport = u ? (unsigned)UB_LROW(u, udp_fields, UDP_SPORT) : 0u;
+        if (!cfg34 && !frag && dec_tunnel(d, proto, sport, dport, u ? l4 + 8 : l4, ip_end)) {
+            /* the tunnel's inner frame decided the claim and what the frame is */
+        } else if (u) {
+            if (!ub_dec_udp_neigh(d, sport, dport, l4 + 8, ip_end)) /* RoCEv2, SUE */
                 push_data(d, UB_H_DATA, l4 + 8, ip_end);
         } else if (frag) { /* a fragment's bytes: no transport header to read (Wireshark: data) */
             push_data(d, UB_H_DATA, l4, ip_end);

@@ -119,6 +119,7 @@ extern const ub_hdr ub_hdr_tcp;
 extern const ub_hdr ub_hdr_arp;
 extern const ub_hdr ub_hdr_icmp, ub_hdr_icmp_echo, ub_hdr_icmpv6, ub_hdr_icmpv6_echo;
 extern const ub_hdr ub_hdr_null, ub_hdr_null_le;
+extern const ub_hdr ub_hdr_vxlan, ub_hdr_geneve, ub_hdr_gre, ub_hdr_erspan2, ub_hdr_erspan3, ub_hdr_mpls;
 extern const ub_hdr ub_hdr_data;
 extern const ub_hdr ub_hdr_ib_bth;
 extern const ub_hdr ub_hdr_ib_reth;
@@ -261,6 +262,12 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_ICMPV6_ECHO] = &ub_hdr_icmpv6_echo,
     [UB_H_NULL] = &ub_hdr_null,
     [UB_H_NULL_LE] = &ub_hdr_null_le,
+    [UB_H_VXLAN] = &ub_hdr_vxlan,
+    [UB_H_GENEVE] = &ub_hdr_geneve,
+    [UB_H_GRE] = &ub_hdr_gre,
+    [UB_H_ERSPAN2] = &ub_hdr_erspan2,
+    [UB_H_ERSPAN3] = &ub_hdr_erspan3,
+    [UB_H_MPLS] = &ub_hdr_mpls,
     [UB_H_DATA] = &ub_hdr_data,
     [UB_H_IB_BTH] = &ub_hdr_ib_bth,
     [UB_H_IB_RETH] = &ub_hdr_ib_reth,

@@ -518,8 +518,9 @@ static void extract_again(ub_pkt *p, const ub_view *v, const struct ub_xmap *xma
         const ub_layer *l = &v->layer[i];
         const unsigned id = l->hdr->id, k = (id < UB_H__COUNT ? xmap[id].kind : 0u) & twice;
         const bool bad = l->status == UB_CK_BAD;
-        if (k & UB_XK_IP && !p->ip) p->ip = l;
-        if (k & UB_XK_UDP && !p->udp) p->udp = l;
+        const bool outer = l->flags & UB_LF_OUTER; /* a tunnel's delivery headers: the inner ones count */
+        if (k & UB_XK_IP && !p->ip && !outer) p->ip = l;
+        if (k & UB_XK_UDP && !p->udp && !outer) p->udp = l;
         if (k & UB_XK_PAY) {
             if (!p->payload) p->payload = l;
             p->payload_len += l->wlen;

@@ -401,7 +401,7 @@ static bool tp_key(const ub_tpstats *a, const ub_view *v, tpch *k, uint64_t *has
                 }
                 k->slen = k->dlen = (uint8_t)n;
             }
-        } else if (!k->slen && (id == UB_H_IPV4 || id == UB_H_IPV6)) {
+        } else if (!k->slen && (id == UB_H_IPV4 || id == UB_H_IPV6) && !(l->flags & UB_LF_OUTER)) { /* not a tunnel's */
             const fh *fs = id == UB_H_IPV4 ? &a->f_ip4s : &a->f_ip6s, *fd = id == UB_H_IPV4 ? &a->f_ip4d : &a->f_ip6d;
             if (fh_get(fs, l, &s) == 0 && fh_get(fd, l, &d) == 0 && s.nbytes <= 16 && d.nbytes <= 16) {
                 memcpy(k->src, s.bytes, s.nbytes);

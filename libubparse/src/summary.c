@@ -197,7 +197,7 @@ static void sum_find(const ub_view *v, sum_layers *x, const char **proto)
     unsigned rank = 0, best = 0;
     for (unsigned i = 0; i < nl; i++) {
         unsigned id = v->layer[i].hdr->id, k = id < UB_H__COUNT ? sum_slot[id] : 0;
-        if (k && !x->lay[k - 1]) x->lay[k - 1] = &v->layer[i];
+        if (k && !x->lay[k - 1] && !(v->layer[i].flags & UB_LF_OUTER)) x->lay[k - 1] = &v->layer[i]; /* not a tunnel's */
         if (proto) ub_proto_fold(id, &rank, &best);
     }
     if (proto) *proto = ub_proto_name(v, best);
@@ -206,7 +206,8 @@ static void sum_find(const ub_view *v, sum_layers *x, const char **proto)
 static const ub_layer *find(const ub_view *v, unsigned id)
 {
     int i = ub_view_find(v, id, 0);
-    while (i >= 0 && (v->layer[i].flags & UB_LF_QUOTED)) i = ub_view_find(v, id, (unsigned)i + 1); /* an ICMP error's quote */
+    /* an ICMP error's quote, a tunnel's delivery headers: not the frame's own */
+    while (i >= 0 && (v->layer[i].flags & (UB_LF_QUOTED | UB_LF_OUTER))) i = ub_view_find(v, id, (unsigned)i + 1);
     return i < 0 ? NULL : &v->layer[i];
 }
 

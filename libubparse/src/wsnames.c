@@ -83,6 +83,50 @@ static const ub_wsname ws_names[] = {
     { "arp.src.proto_ipv4", { "ub.arp.src_ip" }, NULL, 0, 0, 0 },
     { "arp.dst.hw_mac", { "ub.arp.dst_hw" }, NULL, 0, 0, 0 },
     { "arp.dst.proto_ipv4", { "ub.arp.dst_ip" }, NULL, 0, 0, 0 },
+    /* tunnels (net.c dec_tunnel): Wireshark 4.0's vxlan, geneve, gre, erspan and mpls items */
+    { "vxlan", { "ub.vxlan" }, NULL, 0, 0, 0 },
+    { "vxlan.flags", { "ub.vxlan.flags" }, NULL, 0, 0, 0 },
+    { "vxlan.gbp", { "ub.vxlan.group_policy" }, NULL, 0, 0, 0 },
+    { "vxlan.vni", { "ub.vxlan.vni" }, NULL, 0, 0, 0 },
+    { "vxlan.reserved8", { "ub.vxlan.reserved" }, NULL, 0, 0, 0 },
+    { "geneve", { "ub.geneve" }, NULL, 0, 0, 0 },
+    { "geneve.version", { "ub.geneve.version" }, NULL, 0, 0, 0 },
+    { "geneve.flags", { "ub.geneve.oam", "ub.geneve.flags_reserved" }, NULL, S, 0, 2 },
+    { "geneve.flags.oam", { "ub.geneve.oam" }, "geneve.flags", B, 0, 0 },
+    { "geneve.flags.critical", { "ub.geneve.critical" }, "geneve.flags", B, 0, 0 },
+    { "geneve.proto_type", { "ub.geneve.proto_type" }, NULL, 0, 0, 0 },
+    { "geneve.vni", { "ub.geneve.vni" }, NULL, 0, 0, 0 },
+    { "geneve.reserved", { "ub.geneve.reserved" }, NULL, 0, 0, 0 },
+    { "gre", { "ub.gre" }, NULL, 0, 0, 0 },
+    { "gre.flags_and_version", { "ub.gre.checksum_present", "ub.gre.version" }, NULL, S, 0, 4 },
+    { "gre.flags.checksum", { "ub.gre.checksum_present" }, "gre.flags_and_version", B, 0, 0 },
+    { "gre.flags.key", { "ub.gre.key_present" }, "gre.flags_and_version", B, 0, 0 },
+    { "gre.flags.sequence_number", { "ub.gre.seq_present" }, "gre.flags_and_version", B, 0, 0 },
+    { "gre.flags.version", { "ub.gre.version" }, "gre.flags_and_version", 0, 0, 0 },
+    { "gre.proto", { "ub.gre.proto" }, NULL, 0, 0, 0 },
+    { "erspan", { "ub.erspan" }, NULL, 0, 0, 0 },
+    { "erspan.version", { "ub.erspan.version" }, NULL, 0, 0, 0 },
+    { "erspan.vlan", { "ub.erspan.vlan" }, NULL, 0, 0, 0 },
+    { "erspan.cos", { "ub.erspan.cos" }, NULL, 0, 0, 0 },
+    { "erspan.encap", { "ub.erspan.encap" }, NULL, 0, 0, 0 },
+    { "erspan.bso", { "ub.erspan.bso" }, NULL, 0, 0, 0 },
+    { "erspan.truncated", { "ub.erspan.truncated" }, NULL, 0, 0, 0 },
+    { "erspan.spanid", { "ub.erspan.spanid" }, NULL, 0, 0, 0 },
+    { "erspan.reserved", { "ub.erspan.reserved" }, NULL, 0, 0, 0 },
+    { "erspan.index", { "ub.erspan.index" }, NULL, 0, 0, 0 },
+    { "erspan.timestamp", { "ub.erspan.timestamp" }, NULL, 0, 0, 0 },
+    { "erspan.sgt", { "ub.erspan.sgt" }, NULL, 0, 0, 0 },
+    { "erspan.p", { "ub.erspan.p" }, NULL, 0, 0, 0 },
+    { "erspan.ft", { "ub.erspan.ft" }, NULL, 0, 0, 0 },
+    { "erspan.hw", { "ub.erspan.hw" }, NULL, 0, 0, 0 },
+    { "erspan.direction", { "ub.erspan.direction" }, NULL, B, 0, 0 },
+    { "erspan.gra", { "ub.erspan.gra" }, NULL, 0, 0, 0 },
+    { "erspan.o", { "ub.erspan.o" }, NULL, 0, 0, 0 },
+    { "mpls", { "ub.mpls" }, NULL, 0, 0, 0 },
+    { "mpls.label", { "ub.mpls.label" }, NULL, 0, 0, 0 },
+    { "mpls.exp", { "ub.mpls.exp" }, NULL, 0, 0, 0 },
+    { "mpls.bottom", { "ub.mpls.bottom" }, NULL, 0, 0, 0 },
+    { "mpls.ttl", { "ub.mpls.ttl" }, NULL, 0, 0, 0 },
     { "icmp", { "ub.icmp" }, NULL, 0, 0, 0 },
     { "icmp.type", { "ub.icmp.type" }, NULL, 0, 0, 0 },
     { "icmp.code", { "ub.icmp.code" }, NULL, 0, 0, 0 },
@@ -227,7 +271,8 @@ ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_
     return after ? UB_WSE_UNKNOWN : UB_WSE_BARE;
 }
 
-static const char *const ptokens[] = { "ieee8021ad", "sll", "raw", "lldp", "llc", "stp", "macc", "ptp", "slow", "lacp" };
+/* (erspan: also type I, which has no header of its own) */
+static const char *const ptokens[] = { "ieee8021ad", "sll", "raw", "lldp", "llc", "stp", "macc", "ptp", "slow", "lacp", "erspan" };
 
 int ub_ws_ptoken(const char *name)
 {
@@ -296,6 +341,16 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             if (ub_layer_u(l, id == UB_H_SLL ? "ub.sll.protocol" : "ub.sll2.protocol", &u) && u >= 0x600) PUT("ethertype");
             break;
         case UB_H_NULL: case UB_H_NULL_LE: PUT("null"); break; /* BSD loopback */
+        case UB_H_VXLAN: PUT("vxlan"); break; /* tunnels */
+        case UB_H_GENEVE: PUT("geneve"); break;
+        case UB_H_GRE: /* GRE 0x88BE without a sequence number: ERSPAN type I, Wireshark's erspan without a header */
+            PUT("gre");
+            if (ub_layer_u(l, "ub.gre.proto", &u) && u == 0x88BE && i + 1 < nl && v->layer[i + 1].hdr &&
+                v->layer[i + 1].hdr->id != UB_H_ERSPAN2)
+                PUT("erspan");
+            break;
+        case UB_H_ERSPAN2: case UB_H_ERSPAN3: PUT("erspan"); break;
+        case UB_H_MPLS: if (!LAST("mpls")) PUT("mpls"); break; /* one for the label stack */
         case UB_H_IPV4: PUT("ip"); break;
         case UB_H_IPV6: PUT("ipv6"); break;
         case UB_H_UDP: PUT("udp"); break;

@@ -129,6 +129,9 @@ typedef enum ub_hdr_id {
     /* BSD loopback encapsulation (LINKTYPE_NULL 0, LINKTYPE_LOOP 108): the address family in network or
      * host (little-endian) byte order */
     UB_H_NULL, UB_H_NULL_LE,
+    /* tunnels that may carry UBoE from a mirror port or an overlay (not UB: Wireshark's vxlan.*, geneve.*,
+     * gre.*, erspan.*, mpls.*): VXLAN, Geneve, GRE, ERSPAN type II and III, one MPLS label stack entry */
+    UB_H_VXLAN, UB_H_GENEVE, UB_H_GRE, UB_H_ERSPAN2, UB_H_ERSPAN3, UB_H_MPLS,
     UB_H__COUNT
 } ub_hdr_id;
 
@@ -328,6 +331,8 @@ enum ub_layer_flags {
     UB_LF_NETBUF = 1u << 1,  /* lives in the reassembled network packet, not the record */
     UB_LF_OVERLAY = 1u << 2, /* re-describes bytes of the parent layer (e.g. CCI inside NTH) */
     UB_LF_QUOTED = 1u << 3,  /* in the datagram an ICMP / ICMPv6 error quotes: not the frame's own headers */
+    UB_LF_OUTER = 1u << 4,   /* a tunnel's delivery headers (VXLAN, GRE, ERSPAN, MPLS ... and all before it): the
+                              * frame's addresses, columns and UB endpoints are the inner ones */
 };
 
 typedef struct ub_layer {
