@@ -581,6 +581,17 @@ static gint ip_before_udp(const guint8 *frame, guint32 udp_off)
 /* The claim rule of libubparse (ub_ip_claim) on the IP packet that carries this UDP payload, with the
  * ICRC after it (R-44) when the frame has one. Returns the view (IP onwards) and the tvb it was decoded
  * from, or NULL when the IP header cannot be found in the frame. extra_port: a port to count as UB. */
+/* bytes of Ethernet FCS at the end of the frame (pcapng if_fcslen / epb_flags, as Wireshark's Ethernet
+ * dissector takes them): the frame the IP packet and its ICRC are in stops before them */
+static guint32 eth_fcs_len(const packet_info *pinfo)
+{
+    if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET || !pinfo->pseudo_header ||
+        pinfo->rec->rec_header.packet_header.pkt_encap != WTAP_ENCAP_ETHERNET)
+        return 0;
+    gint n = pinfo->pseudo_header->eth.fcs_len;
+    return n > 0 && n <= 8 ? (guint32)n : 0;
+}
+
 static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, tvbuff_t **ip_tvb, unsigned *tph)
 {
     tvbuff_t *ds = tvb_get_ds_tvb(tvb);
@@ -595,7 +606,11 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
     ub_opts o = g_opts;
     if (extra_port && o.n_udp_more < UB_UDP_MORE) o.udp_more[o.n_udp_more++] = (uint16_t)extra_port;
     ub_view *v = ub_ws_view_new(pinfo);
-    guint32 wire = tvb_reported_length(ds);
+    guint32 wire = tvb_reported_length(ds), fcs = eth_fcs_len(pinfo);
+    if (fcs && wire >= (guint32)ip + fcs) { /* as ub_units_record: the frame without its FCS */
+        wire -= fcs;
+        if (flen > wire) flen = wire;
+    }
     ub_decode_wire(v, &o, UB_ENTRY_RAWIP, frame + ip, flen - (guint32)ip, wire > flen ? wire - (guint32)ip : flen - (guint32)ip);
     v->opts = &g_opts; /* o ends with this function; the state engine reads the view's options later */
     if (v->kind != UB_KIND_UBOE) return v; /* not UB: the caller says no */

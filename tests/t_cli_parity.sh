@@ -523,7 +523,7 @@ PY
     "${UBREPLAY:?}" -w "$tmp/lossy.pcapng" --framing eth "$C/audit_rtp_lossy.pcapng" 2> /dev/null  # UBoE with a PSN gap
     editcap -F pcap "$tmp/lossy.pcapng" "$tmp/lossy.pcap"
     python3 - "$tmp/tun.pcap" "$tmp/uboe.pcap" "$tmp/lossy.pcap" <<'PY'
-import struct, sys
+import struct, sys, zlib
 frames = []
 for name in sys.argv[2:]:
     b = open(name, "rb").read()
@@ -532,6 +532,20 @@ for name in sys.argv[2:]:
         cl = struct.unpack("<I", b[o + 8:o + 12])[0]
         frames.append(b[o + 16:o + 16 + cl])
         o += 16 + cl
+# the UBoE frames with their FCS: in pcapng with if_fcslen (fcs_if), with epb_flags (fcs_epb); and without
+out = lambda name: sys.argv[1].replace("tun.pcap", name)
+def blk(t, body):
+    body += bytes(-len(body) % 4)
+    return struct.pack("<II", t, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
+for path, fcs, idb_opt, epb_opt in ((out('nofcs.pcapng'), False, b"", b""),
+                                    (out('fcs_if.pcapng'), True, struct.pack("<HHI", 13, 1, 4) + bytes(4), b""),
+                                    (out('fcs_epb.pcapng'), True, b"", struct.pack("<HHI", 2, 4, 4 << 5) + bytes(4))):
+    with open(path, "wb") as f:
+        f.write(blk(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)))
+        f.write(blk(1, struct.pack("<HHI", 1, 0, 0) + idb_opt))
+        for i, fr in enumerate(frames):
+            r = fr + struct.pack("<I", zlib.crc32(fr)) if fcs else fr
+            f.write(blk(6, struct.pack("<IIIII", 0, 0, 10000 * (i + 1), len(r), len(r)) + r + bytes(-len(r) % 4) + epb_opt))
 frames.append(bytes.fromhex("ffffffffffff020000000001 0806 0001080006040001 020000000001 0a000001 000000000000 0a000002"))
 def ip_of(f):  # the IP packet of an Ethernet frame (after any VLAN tags) and its EtherType
     k = 12
@@ -600,6 +614,33 @@ PY
     same "tunnels: the audit through ERSPAN III" "UB audit: 8 records, 8 packets
 note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or skipped" \
         "$("$U" -r "$tmp/tun_erspan3.pcap" --audit -q 2> /dev/null | grep -E '^UB audit|UB-TP-002  x' | sed 's/^UB audit of [^:]*:/UB audit:/')"
+    # Ethernet frames captured with their FCS (pcapng if_fcslen, or epb_flags bits 5-8), as capture cards
+    # and TAPs record them: the frame, its IP packet and ICRC stop before the FCS, as in Wireshark
+    "$U" -r "$tmp/nofcs.pcapng" --audit -q 2> /dev/null | sed 's/^UB audit of [^:]*:/UB audit:/' > "$tmp/ua.txt"
+    for f in fcs_if fcs_epb; do
+        # shellcheck disable=SC2086
+        ts -n -r "$tmp/$f.pcapng" -T fields $cols4 -e frame.len -e ub.icrc.status > "$tmp/tc.txt" 2> /dev/null
+        # shellcheck disable=SC2086
+        "$U" -r "$tmp/$f.pcapng" -T fields $cols4 -e frame.len -e ub.icrc.status 2> /dev/null | cmp -s - "$tmp/tc.txt" &&
+            ok || bad "$f: columns differ from tshark's"
+        ts -n -r "$tmp/$f.pcapng" -x > "$tmp/tx.txt" 2> /dev/null
+        "$U" -r "$tmp/$f.pcapng" -x 2> /dev/null | grep -v '^-- \|^ ' | cmp -s - "$tmp/tx.txt" && ok || bad "$f: -x differs from tshark's"
+        "$U" -r "$tmp/$f.pcapng" --audit -q 2> /dev/null | sed 's/^UB audit of [^:]*:/UB audit:/' | cmp -s - "$tmp/ua.txt" &&
+            ok || bad "$f: the audit differs from the audit of the frames without FCS"
+    done
+    same "FCS: the plugin's Info and ICRC status (no trailing bytes)" "0 7" \
+        "$(ts -n -r "$tmp/fcs_epb.pcapng" -T fields -e _ws.col.Info -e ub.icrc.status 2> /dev/null | awk -F'\t' '/trailing/ { t++ } $2 == 1 { g++ } END { print t + 0, g + 0 }')"
+    same "FCS: the audit" "UB audit: 7 records, 7 packets
+note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or skipped" \
+        "$("$U" -r "$tmp/fcs_if.pcapng" --audit -q 2> /dev/null | grep -E '^UB audit|  x[0-9]' | sed 's/^UB audit of [^:]*:/UB audit:/')"
+    # -w keeps the FCS and says so (epb_flags); ubreplay sends (here: writes) the frames without it
+    "$U" -r "$tmp/fcs_if.pcapng" -w "$tmp/fcs_w.pcapng" 2> /dev/null
+    "$U" -r "$tmp/fcs_w.pcapng" --audit -q 2> /dev/null | sed 's/^UB audit of [^:]*:/UB audit:/' | cmp -s - "$tmp/ua.txt" &&
+        ok || bad "FCS: the audit of ubdump -w's copy differs"
+    same "FCS: ubdump -w's copy, tshark's FCS length" "4" "$(ts -n -r "$tmp/fcs_w.pcapng" -c 1 -T fields -e frame.packet_flags_fcs_length 2> /dev/null)"
+    "$UBREPLAY" -w "$tmp/fcs_r.pcapng" "$tmp/fcs_epb.pcapng" > /dev/null 2>&1
+    same "FCS: ubreplay's frames" "$("$U" -r "$tmp/nofcs.pcapng" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ')" \
+        "$("$U" -r "$tmp/fcs_r.pcapng" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ')"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do

@@ -567,7 +567,7 @@ static void t_incomplete(void)
                      "maetah_c address=0x%x tokenid=0x12345 length=0\npayload inc=64\n", i, 0x1000 + 64 * i);
             long len = ub_build_text(txt, &fd.o, rec, sizeof rec, &e, err, sizeof err);
             CHECK(len > 0);
-            ub_rec r = { rec, (uint32_t)len, (uint32_t)len, 100000u + 1000u * i, 147, 0, UB_DIR_OUT, i + 1 };
+            ub_rec r = { rec, (uint32_t)len, (uint32_t)len, 100000u + 1000u * i, 147, 0, UB_DIR_OUT, i + 1, 0 };
             feed_unit(&fd, &r, rec, (uint32_t)len, e, 0);
         }
         CHECK_EQ(ub_audit_finish(fd.a), 0);
@@ -705,7 +705,7 @@ static void t_units(void)
             const uint8_t *p = half ? src[k] + cut : src[k];
             uint32_t n = half ? (uint32_t)len[k] - cut : cut;
             frame++;
-            ub_rec r = { p, n, n, 1000 * frame, 149, ifs[k], UB_DIR_OUT, frame };
+            ub_rec r = { p, n, n, 1000 * frame, 149, ifs[k], UB_DIR_OUT, frame, 0 };
             CHECK_EQ(ub_units_record(u, &r, log_unit, &L), half);
         }
     CHECK_EQ(ub_units_streams(u), 3);
@@ -722,10 +722,10 @@ static void t_units(void)
     /* directions are apart too; a non-stream record is one unit */
     u = ub_units_new(&o, 0);
     memset(&L, 0, sizeof L);
-    ub_rec r1 = { a, 40, 40, 1, 149, 5, UB_DIR_OUT, 1 };
-    ub_rec r2 = { b, 40, 40, 2, 149, 5, UB_DIR_IN, 2 };
-    ub_rec r3 = { a + 40, (uint32_t)na - 40, (uint32_t)na - 40, 3, 149, 5, UB_DIR_OUT, 3 };
-    ub_rec r4 = { b, (uint32_t)nb, (uint32_t)nb, 4, 147, 5, UB_DIR_IN, 4 };
+    ub_rec r1 = { a, 40, 40, 1, 149, 5, UB_DIR_OUT, 1, 0 };
+    ub_rec r2 = { b, 40, 40, 2, 149, 5, UB_DIR_IN, 2, 0 };
+    ub_rec r3 = { a + 40, (uint32_t)na - 40, (uint32_t)na - 40, 3, 149, 5, UB_DIR_OUT, 3, 0 };
+    ub_rec r4 = { b, (uint32_t)nb, (uint32_t)nb, 4, 147, 5, UB_DIR_IN, 4, 0 };
     ub_units_record(u, &r1, log_unit, &L);
     ub_units_record(u, &r2, log_unit, &L);
     CHECK_EQ(ub_units_record(u, &r3, log_unit, &L), 1);
@@ -741,7 +741,7 @@ static void t_units(void)
     u = ub_units_new(&o, 2);
     memset(&L, 0, sizeof L);
     for (uint32_t k = 0; k < 3; k++) {
-        ub_rec r = { a, 40, 40, k, 149, k, UB_DIR_OUT, k + 1 };
+        ub_rec r = { a, 40, 40, k, 149, k, UB_DIR_OUT, k + 1, 0 };
         ub_units_record(u, &r, log_unit, &L);
     }
     CHECK_EQ(ub_units_streams(u), 2);

@@ -484,7 +484,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
 {
     ub_view *v = a->v;
     /* a whole record cut by the snapshot length: its length on the wire is the record's orig_len */
-    uint32_t wire = data == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    uint32_t wire = ub_unit_wire(r, data, len);
     if (a->units_raw) { /* decoded by whichever audit thread is free; counted there (ub_audit_unit_counts) */
         show_raw(a, r, data, len, wire, entry, unit_flags);
         return;
@@ -590,7 +590,8 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     line[k++] = '\n';
     fwrite(line, 1, k, stdout);
     if (a->verbose) ub_print_tree_sel(stdout, v, a->osel ? a->odetail : NULL);
-    if (a->hex) ubx_hexdump(stdout, v, data, len);
+    /* the frame's bytes as tshark -x shows them: an Ethernet FCS too (the decoded unit stops before it) */
+    if (a->hex) ubx_hexdump(stdout, v, data, data == r->data && r->fcslen && len < r->caplen ? r->caplen : len);
     else if (a->verbose) putchar('\n');
     shown(a, r);
 }

@@ -46,6 +46,7 @@ enum {
 #define NG_OPT_IF_DESCRIPTION 3
 #define NG_OPT_IF_TSRESOL 9
 #define NG_OPT_IF_TSOFFSET 14
+#define NG_OPT_IF_FCSLEN 13
 #define NG_OPT_EPB_FLAGS 2 /* also opb_flags */
 
 /* ------------------------------------------------------------------ byte access */
@@ -72,6 +73,7 @@ typedef struct cap_if {
     uint8_t res_pow2; /* if_tsresol: 0 = units of 10^-res_exp s, 1 = 2^-res_exp s */
     uint8_t res_exp;  /* default 6 (µs) */
     int64_t tsoffset; /* if_tsoffset, seconds */
+    uint8_t fcslen;   /* if_fcslen of an Ethernet interface (0: none or unknown) */
     char name[64];    /* if_name (cut to 63 bytes) */
     char desc[96];    /* if_description (cut to 95 bytes) */
 } cap_if;
@@ -206,6 +208,12 @@ static uint64_t ng_ts_ns(const cap_if *ifc, uint64_t ts)
     return ns + (uint64_t)ifc->tsoffset * 1000000000ull;
 }
 
+/* a record's FCS length: its flags' (pkt, when given), else its interface's; Ethernet only */
+static inline uint8_t ng_fcslen(const cap_if *ifc, uint8_t pkt)
+{
+    return ifc->linktype != 1 ? 0 : pkt ? pkt : ifc->fcslen;
+}
+
 /* ------------------------------------------------------------------ pcap */
 /* the record at h (header hl bytes, then caplen bytes, all in the buffer) */
 static inline int pcap_rec(ub_capfile *c, ub_rec *r, const uint8_t *h, uint32_t hl, uint32_t caplen)
@@ -218,6 +226,7 @@ static inline int pcap_rec(ub_capfile *c, ub_rec *r, const uint8_t *h, uint32_t 
     r->linktype = c->linktype;
     r->ifindex = 0;
     r->dir = UB_DIR_UNKNOWN;
+    r->fcslen = 0; /* (the FCS bits of the link-type word: Wireshark 4.0 does not read them either) */
     r->frame = ++c->frame;
     c->pos += (size_t)hl + caplen;
     return 1;
@@ -313,6 +322,8 @@ static int idb_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
         ifc->res_exp = v & 0x7f;
         if (ifc->res_pow2 ? ifc->res_exp > 63 : ifc->res_exp > 19)
             return cap_fail(c, "IDB at offset %llu: unsupported if_tsresol 0x%02x", (unsigned long long)cap_off(c), v);
+    } else if (code == NG_OPT_IF_FCSLEN && len >= 1) {
+        ifc->fcslen = val[0] <= 8 ? val[0] : 0; /* 0, 2 or 4 in practice */
     } else if (code == NG_OPT_IF_TSOFFSET && len >= 8) {
         ifc->tsoffset = (int64_t)g64(c, val);
     } else if (code == NG_OPT_IF_NAME || code == NG_OPT_IF_DESCRIPTION) {
@@ -333,6 +344,7 @@ static int pkt_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
         c->have_flags = true;
         uint32_t fl = c->flags & 3u; /* bits 0-1: 00 n/a, 01 inbound, 10 outbound */
         r->dir = fl == 1 ? UB_DIR_IN : fl == 2 ? UB_DIR_OUT : UB_DIR_UNKNOWN;
+        r->fcslen = (uint8_t)(c->flags >> 5 & 0xFu); /* bits 5-8: FCS length, 0 not given */
     } else if (code == NG_OPT_COMMENT && c->ncomments < CAP_MAX_COMMENTS) {
         c->comment[c->ncomments] = (const char *)val;
         c->comment_len[c->ncomments++] = len;
@@ -430,9 +442,11 @@ static int ng_block(ub_capfile *c, ub_rec *r)
             return cap_fail(c, "%s at offset %llu: captured length %u beyond the block or over %u", nm,
                             (unsigned long long)cap_off(c), caplen, CAP_MAX_CAPLEN);
         r->dir = UB_DIR_UNKNOWN;
+        r->fcslen = 0;
         /* end - 28 is a multiple of 4 and >= caplen, so 28 + pad4(caplen) <= end */
         if (ng_options(c, b, 28 + pad4(caplen), end, nm, pkt_opt, r) < 0) return -1;
         const cap_if *ifc = &c->ifs[ifid];
+        r->fcslen = ng_fcslen(ifc, r->fcslen);
         uint64_t ts = (uint64_t)g32(c, b + 12) << 32 | g32(c, b + 16);
         r->data = b + 28;
         r->caplen = caplen;
@@ -462,6 +476,7 @@ static int ng_block(ub_capfile *c, ub_rec *r)
         r->linktype = ifc->linktype;
         r->ifindex = 0;
         r->dir = UB_DIR_UNKNOWN;
+        r->fcslen = ng_fcslen(ifc, 0);
         rc = 1;
         break;
     }
@@ -486,8 +501,10 @@ static inline int ng_epb(ub_capfile *c, ub_rec *r)
     uint32_t ifid = g32(c, b + 8), caplen = g32(c, b + 20), end = len - 4;
     if (ifid >= c->nifs || caplen > CAP_MAX_CAPLEN || caplen > end - 28) return 2;
     r->dir = UB_DIR_UNKNOWN;
+    r->fcslen = 0;
     if (28 + pad4(caplen) < end && ng_options(c, b, 28 + pad4(caplen), end, "EPB", pkt_opt, r) < 0) return -1;
     const cap_if *ifc = &c->ifs[ifid];
+    r->fcslen = ng_fcslen(ifc, r->fcslen);
     r->data = b + 28;
     r->caplen = caplen;
     r->origlen = g32(c, b + 24);
@@ -842,7 +859,7 @@ int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const cha
         w_put(w, h, 16);
         w_put(w, r->data, len);
     } else {
-        uint32_t fl = r->dir & 3u;
+        uint32_t fl = (r->dir & 3u) | (uint32_t)(r->fcslen & 0xFu) << 5; /* direction, FCS length (bits 5-8) */
         uint32_t olen = fl ? 8 : 0;
         for (unsigned i = 0; i < ncomments; i++)
             if (comments[i] && lens[i]) olen += 4 + pad4(lens[i] > 0xFFF0u ? 0xFFF0u : lens[i]);

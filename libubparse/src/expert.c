@@ -121,7 +121,7 @@ static void unit(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len, ub_
 {
     xrun *x = ctx;
     if (r->frame != x->frame) frame_done(x);
-    uint32_t wire = u == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    uint32_t wire = ub_unit_wire(r, u, len);
     ub_decode_wire(x->v, x->o, entry, u, len, wire);
     if (flags & UB_UNIT_PARTIAL) ub_unit_partial(x->v, len);
     if (!ub_view_ub(x->v)) return;

@@ -221,7 +221,7 @@ typedef struct scan {
 bool ub_fan_engine_unit(ub_state *st, ub_view *v, const ub_opts *o, const ub_rec *r, const uint8_t *unit, uint32_t len,
                         ub_entry entry, unsigned flags)
 {
-    uint32_t wire = unit == r->data && len == r->caplen && r->origlen > len ? r->origlen : len;
+    uint32_t wire = ub_unit_wire(r, unit, len);
     ub_decode_wire(v, o, entry, unit, len, wire);
     if (flags & UB_UNIT_PARTIAL) ub_unit_partial(v, len);
     if (!ub_view_ub(v)) return false;

@@ -293,7 +293,9 @@ static void record(ub_replay *rp, ub_units *u, const ub_rec *rec, uint64_t nr)
 static void preload_add(ub_replay *rp, const ub_rec *rec, unsigned file)
 {
     if (rp->pre_fail) return;
-    if (rp->pused + rec->caplen > rp->c.preload) {
+    uint32_t len = rec->caplen; /* kept without an Ethernet FCS (ub_units_record) */
+    if (rec->fcslen) len = rec->origlen > rec->fcslen && len > rec->origlen - rec->fcslen ? rec->origlen - rec->fcslen : len;
+    if (rp->pused + len > rp->c.preload) {
         rp->pre_fail = true;
         free(rp->pre);
         free(rp->pbuf);
@@ -309,18 +311,18 @@ static void preload_add(ub_replay *rp, const ub_rec *rec, unsigned file)
         rp->pre = np;
         rp->cappre = nc;
     }
-    if (rp->pused + rec->caplen > rp->pcap) {
+    if (rp->pused + len > rp->pcap) {
         uint64_t nc = rp->pcap ? rp->pcap * 2 : 1 << 20;
-        while (nc < rp->pused + rec->caplen) nc *= 2;
+        while (nc < rp->pused + len) nc *= 2;
         if (nc > rp->c.preload) nc = rp->c.preload;
         uint8_t *nb = realloc(rp->pbuf, nc);
         if (!nb) { rp->pre_fail = true; return; }
         rp->pbuf = nb;
         rp->pcap = nc;
     }
-    memcpy(rp->pbuf + rp->pused, rec->data, rec->caplen);
-    rp->pre[rp->npre++] = (prec){ rp->pused, rec->ts_ns, rec->caplen, rec->linktype, rec->ifindex, (uint16_t)file, rec->dir };
-    rp->pused += rec->caplen;
+    memcpy(rp->pbuf + rp->pused, rec->data, len);
+    rp->pre[rp->npre++] = (prec){ rp->pused, rec->ts_ns, len, rec->linktype, rec->ifindex, (uint16_t)file, rec->dir };
+    rp->pused += len;
 }
 
 /* one pass over every input; returns 0, or -1 on an input error */
@@ -337,7 +339,8 @@ static int pass(ub_replay *rp, uint64_t loop)
             for (uint64_t i = 0; i < rp->npre && !rp->stop; i++) {
                 const prec *p = &rp->pre[i];
                 if (p->file != f) continue;
-                ub_rec rec = { rp->pbuf + p->off, p->len, p->len, p->ts, p->linktype, p->ifindex, p->dir, ++rp->frame };
+                ub_rec rec = { .data = rp->pbuf + p->off, .caplen = p->len, .origlen = p->len, .ts_ns = p->ts,
+                               .linktype = p->linktype, .ifindex = p->ifindex, .dir = p->dir, .frame = ++rp->frame };
                 record(rp, u, &rec, ++nr);
             }
         } else {

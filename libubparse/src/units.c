@@ -185,8 +185,20 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
         u->have_cached = true;
     }
     if (u->e_cached == UB_ENTRY_STREAM) return record_stream(u, r, fn, ctx);
-    fn(ctx, r, r->data, r->caplen, u->e_cached, 0); /* one record, one unit */
+    uint32_t len = r->caplen;
+    if (__builtin_expect(r->fcslen != 0, 0)) { /* an Ethernet frame captured with its FCS: the frame is before it */
+        uint32_t keep = r->origlen > r->fcslen ? r->origlen - r->fcslen : 0;
+        if (len > keep) len = keep;
+    }
+    fn(ctx, r, r->data, len, u->e_cached, 0); /* one record, one unit */
     return 1;
+}
+
+uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len)
+{
+    if (unit != r->data) return len; /* a unit of a raw flit stream */
+    uint32_t w = r->origlen > r->fcslen ? r->origlen - r->fcslen : 0;
+    return w > len && len == r->caplen ? w : len;
 }
 
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)

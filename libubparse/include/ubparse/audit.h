@@ -57,9 +57,12 @@ typedef struct ub_units ub_units;
 typedef void (*ub_unit_fn)(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry,
                            unsigned unit_flags /* UB_UNIT_SPANNED | UB_UNIT_PARTIAL */);
 ub_units *ub_units_new(const ub_opts *o, unsigned max_streams /* 0 = default 4096 */);
-/* Calls fn for each unit completed by this record (0..n for raw flit streams, else exactly 1).
- * Returns the number of units. */
+/* Calls fn for each unit completed by this record (0..n for raw flit streams, else exactly 1; an
+ * Ethernet frame without its FCS, ub_rec.fcslen). Returns the number of units. */
 int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
+/* The length on the wire of a unit of record r (for ub_decode_wire): the record's, less its FCS, when
+ * the unit is the whole record cut by the snapshot length, else len. */
+uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len);
 /* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL. */
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx);
 void ub_units_free(ub_units *u);

@@ -24,6 +24,8 @@ typedef struct ub_rec {
     uint32_t ifindex;    /* pcapng interface id (0 for pcap) */
     uint8_t dir;         /* ub_dir from the EPB flags (bits 0-1) */
     uint64_t frame;      /* 1-based record number */
+    uint8_t fcslen;      /* bytes of Ethernet FCS at the end of the frame (pcapng epb_flags bits 5-8, else the
+                          * interface's if_fcslen; LINKTYPE_ETHERNET only, as Wireshark): 0 none or unknown */
 } ub_rec;
 
 typedef struct ub_capfile ub_capfile;
@@ -86,8 +88,8 @@ int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name);
 int ub_capw_add_if_info(ub_capw *w, const ub_cap_ifinfo *ii);
 /* dir: ub_dir, written as EPB flags in pcapng, ignored in pcap. */
 int ub_capw_write(ub_capw *w, uint32_t ifindex, uint64_t ts_ns, const uint8_t *data, uint32_t len, uint8_t dir);
-/* A record as read (ub_cap_next) on interface ifindex of w: caplen and origlen, direction and (pcapng)
- * the comment (clen bytes, NULL = none) kept. */
+/* A record as read (ub_cap_next) on interface ifindex of w: caplen and origlen, direction, (pcapng) its
+ * FCS length (epb_flags) and the comment (clen bytes, NULL = none) kept. */
 int ub_capw_write_rec(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *comment, uint32_t clen);
 /* the same with n comments (pcapng: one opt_comment each; NULL/empty ones skipped) */
 int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const char *const *comments,
