@@ -73,7 +73,7 @@ typedef struct cap_if {
     uint8_t res_pow2; /* if_tsresol: 0 = units of 10^-res_exp s, 1 = 2^-res_exp s */
     uint8_t res_exp;  /* default 6 (µs) */
     int64_t tsoffset; /* if_tsoffset, seconds */
-    uint8_t fcslen;   /* if_fcslen of an Ethernet interface (0: none or unknown) */
+    uint8_t fcslen;   /* if_fcslen of an Ethernet interface (0: none, unknown, or not Ethernet) */
     char name[64];    /* if_name (cut to 63 bytes) */
     char desc[96];    /* if_description (cut to 95 bytes) */
 } cap_if;
@@ -208,10 +208,10 @@ static uint64_t ng_ts_ns(const cap_if *ifc, uint64_t ts)
     return ns + (uint64_t)ifc->tsoffset * 1000000000ull;
 }
 
-/* a record's FCS length: its flags' (pkt, when given), else its interface's; Ethernet only */
+/* a record's FCS length: its flags' (pkt, when given), else its interface's (cap_if.fcslen: Ethernet only) */
 static inline uint8_t ng_fcslen(const cap_if *ifc, uint8_t pkt)
 {
-    return ifc->linktype != 1 ? 0 : pkt ? pkt : ifc->fcslen;
+    return __builtin_expect(pkt == 0, 1) || ifc->linktype != 1 ? ifc->fcslen : pkt;
 }
 
 /* ------------------------------------------------------------------ pcap */
@@ -424,6 +424,7 @@ static int ng_block(ub_capfile *c, ub_rec *r)
                             CAP_MAX_IFS);
         cap_if ifc = { .linktype = g16(c, b + 8), .snaplen = g32(c, b + 12), .res_exp = 6 };
         if (ng_options(c, b, 16, end, "IDB", idb_opt, &ifc) < 0) return -1;
+        if (ifc.linktype != 1) ifc.fcslen = 0; /* an Ethernet FCS only, as Wireshark */
         c->ifs[c->nifs++] = ifc;
         if (!c->have_lt) { c->linktype = ifc.linktype; c->have_lt = true; }
         break;

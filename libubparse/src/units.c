@@ -194,13 +194,6 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
     return 1;
 }
 
-uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len)
-{
-    if (unit != r->data) return len; /* a unit of a raw flit stream */
-    uint32_t w = r->origlen > r->fcslen ? r->origlen - r->fcslen : 0;
-    return w > len && len == r->caplen ? w : len;
-}
-
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)
 {
     u->cur = &u->last;

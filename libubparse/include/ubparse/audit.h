@@ -62,7 +62,12 @@ ub_units *ub_units_new(const ub_opts *o, unsigned max_streams /* 0 = default 409
 int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
 /* The length on the wire of a unit of record r (for ub_decode_wire): the record's, less its FCS, when
  * the unit is the whole record cut by the snapshot length, else len. */
-uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len);
+static inline uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len)
+{
+    if (unit != r->data) return len; /* a unit of a raw flit stream */
+    uint32_t w = r->origlen > r->fcslen ? r->origlen - r->fcslen : 0;
+    return w > len && len == r->caplen ? w : len;
+}
 /* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL. */
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx);
 void ub_units_free(ub_units *u);
