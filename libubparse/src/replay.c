@@ -293,8 +293,7 @@ static void record(ub_replay *rp, ub_units *u, const ub_rec *rec, uint64_t nr)
 static void preload_add(ub_replay *rp, const ub_rec *rec, unsigned file)
 {
     if (rp->pre_fail) return;
-    uint32_t len = rec->caplen; /* kept without an Ethernet FCS (ub_units_record) */
-    if (rec->fcslen) len = rec->origlen > rec->fcslen && len > rec->origlen - rec->fcslen ? rec->origlen - rec->fcslen : len;
+    const uint32_t len = ub_rec_frame_caplen(rec); /* kept without an Ethernet FCS, as ub_units_record passes it */
     if (rp->pused + len > rp->c.preload) {
         rp->pre_fail = true;
         free(rp->pre);

@@ -185,11 +185,8 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
         u->have_cached = true;
     }
     if (u->e_cached == UB_ENTRY_STREAM) return record_stream(u, r, fn, ctx);
-    uint32_t len = r->caplen;
-    if (__builtin_expect(r->fcslen != 0, 0)) { /* an Ethernet frame captured with its FCS: the frame is before it */
-        uint32_t keep = r->origlen > r->fcslen ? r->origlen - r->fcslen : 0;
-        if (len > keep) len = keep;
-    }
+    /* an Ethernet frame captured with its FCS: the frame before it */
+    const uint32_t len = __builtin_expect(r->fcslen != 0, 0) ? ub_rec_frame_caplen(r) : r->caplen;
     fn(ctx, r, r->data, len, u->e_cached, 0); /* one record, one unit */
     return 1;
 }

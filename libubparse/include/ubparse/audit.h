@@ -65,7 +65,7 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
 static inline uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len)
 {
     if (unit != r->data) return len; /* a unit of a raw flit stream */
-    uint32_t w = r->origlen > r->fcslen ? r->origlen - r->fcslen : 0;
+    const uint32_t w = ub_rec_frame_wire(r);
     return w > len && len == r->caplen ? w : len;
 }
 /* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL. */

@@ -28,6 +28,14 @@ typedef struct ub_rec {
                           * interface's if_fcslen; LINKTYPE_ETHERNET only, as Wireshark): 0 none or unknown */
 } ub_rec;
 
+/* The frame of an Ethernet record captured with its FCS ends before it: its length on the wire, and
+ * the bytes of it captured (caplen as it is when there is no FCS) */
+static inline uint32_t ub_rec_frame_wire(const ub_rec *r) { return r->origlen > r->fcslen ? r->origlen - r->fcslen : 0; }
+static inline uint32_t ub_rec_frame_caplen(const ub_rec *r)
+{
+    return !r->fcslen || r->caplen < ub_rec_frame_wire(r) ? r->caplen : ub_rec_frame_wire(r);
+}
+
 typedef struct ub_capfile ub_capfile;
 
 /* path "-" reads standard input. NULL on error with a message in err. */
