@@ -563,19 +563,18 @@ static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub
     return dissect_view(tvb, pinfo, tree, v);
 }
 
-/* UB over UDP (UBoE, App. E): the IP header before this UDP payload, found in the frame. IPv6 (no
- * extension headers in UB) or IPv4 with any IHL; -1 when the bytes before are not an IP/UDP header. */
-static gint ip_before_udp(const guint8 *frame, guint32 udp_off)
+/* UB over UDP (UBoE, App. E): the IP header before this UDP payload, found in the frame (ub_ip_before:
+ * IPv4 with any IHL, IPv6, either with extension headers) as the one Wireshark took the addresses from;
+ * -1 when the bytes before are not that IP/UDP header. */
+static gint ip_before_udp(const packet_info *pinfo, const guint8 *frame, guint32 udp_off)
 {
-    if (udp_off >= 40) {
-        const guint8 *p = frame + udp_off - 40;
-        if ((p[0] >> 4) == 6 && p[6] == 17) return (gint)(udp_off - 40);
-    }
-    for (guint ihl = 5; ihl <= 15 && ihl * 4 <= udp_off; ihl++) {
-        const guint8 *p = frame + udp_off - ihl * 4;
-        if (p[0] == (0x40 | ihl) && p[9] == 17) return (gint)(udp_off - ihl * 4);
-    }
-    return -1;
+    const address *a = &pinfo->net_src;
+    const unsigned ver = a->type == AT_IPv4 ? 4 : a->type == AT_IPv6 ? 6 : 0;
+    if (!ver) return -1;
+    gint32 ip = ub_ip_before(frame, udp_off, ver, 17);
+    if (ip < 0) return -1;
+    const guint32 so = ver == 4 ? 12 : 8, sl = ver == 4 ? 4 : 16; /* the source address in the IP header */
+    return a->len == (int)sl && memcmp(frame + ip + so, a->data, sl) == 0 ? ip : -1;
 }
 
 /* The claim rule of libubparse (ub_ip_claim) on the IP packet that carries this UDP payload, with the
@@ -601,7 +600,7 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
     if (flen == 0 || roff < 8 || (guint32)roff + len > flen) return NULL;
     const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
     if (len && tvb_get_ptr(tvb, 0, (gint)len) != frame + roff) return NULL; /* not a plain subset of the frame */
-    gint ip = ip_before_udp(frame, (guint32)roff - 8);
+    gint ip = ip_before_udp(pinfo, frame, (guint32)roff - 8);
     if (ip < 0) return NULL;
     ub_opts o = g_opts;
     if (extra_port && o.n_udp_more < UB_UDP_MORE) o.udp_more[o.n_udp_more++] = (uint16_t)extra_port;

@@ -474,12 +474,14 @@ PY
         ts -n -r "$tmp/llc.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
         "$U" -r "$tmp/llc.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "802.3 / EtherType frames: -Y '$y' differs from tshark's"
     done
+    same "QinQ: summary" "ETH/S-VLAN 100/VLAN 200/ARP who-has 0.0.0.0 tell 0.0.0.0" \
+        "$("$U" -r "$tmp/llc.pcap" -Y frame.number==11 2> /dev/null | sed 's/^ *11 [0-9.]* //')"
     same "-Y stp: frames" "1 2" "$("$U" -r "$tmp/llc.pcap" -Y stp -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     # UBoE captured on Linux's "any" device (tcpdump -i any: LINKTYPE_LINUX_SLL / SLL2, not ARPHRD_UB): the
     # cooked header is Wireshark's sll:ethertype before the plugin's ub
     editcap -F pcap "$C/uboe.pcapng" "$tmp/uboe.pcap"
-    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" "$tmp/null.pcap" "$tmp/loop.pcap" <<'PY'
-import struct, sys
+    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" "$tmp/null.pcap" "$tmp/loop.pcap" "$tmp/tags.pcap" <<'PY'
+import os, struct, sys
 b = open(sys.argv[1], "rb").read()
 o, ips = 24, []
 while o + 16 <= len(b):
@@ -495,9 +497,16 @@ af = lambda et: 2 if et == 0x0800 else 30  # AF_INET, Darwin's AF_INET6
 for name, dlt, hdr in ((sys.argv[2], 113, lambda et: struct.pack(">HHH8sH", 0, 1, 6, mac, et)),
                        (sys.argv[3], 276, lambda et: struct.pack(">HHIHBB8s", et, 0, 2, 1, 0, 6, mac)),
                        (sys.argv[4], 0, lambda et: struct.pack("<I", af(et))),     # LINKTYPE_NULL, little-endian host
-                       (sys.argv[5], 108, lambda et: struct.pack(">I", af(et)))):  # LINKTYPE_LOOP
-    with open(name, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt))
+                       (sys.argv[5], 108, lambda et: struct.pack(">I", af(et))),   # LINKTYPE_LOOP
+                       # tags (tags.pcap): 802.1ad S-tag + C-tag, an S-tag alone, 0x9100 (Wireshark's QinQ
+                       # default) + C-tag; 802.1Q inside a cooked capture (SLL protocol 0x8100)
+                       (sys.argv[6], 1, lambda et: bytes(range(12)) + bytes.fromhex("88a8 200b 8100 6064") + struct.pack(">H", et)),
+                       (sys.argv[6], 1, lambda et: bytes(range(12)) + bytes.fromhex("88a8 a00c") + struct.pack(">H", et)),
+                       (sys.argv[6], 1, lambda et: bytes(range(12)) + bytes.fromhex("9100 000d 8100 6064") + struct.pack(">H", et)),
+                       (sys.argv[6].replace("tags", "sll_tag"), 113, lambda et: struct.pack(">HHH8sH", 0, 1, 6, mac, 0x8100) + bytes.fromhex("6064") + struct.pack(">H", et))):
+    new = not name.endswith("tags.pcap") or not os.path.exists(name)
+    with open(name, "wb" if new else "ab") as f:
+        if new: f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt))
         for i, (et, ip) in enumerate(ips):
             r = hdr(et) + ip
             f.write(struct.pack("<IIII", i + 1, 0, len(r), len(r)) + r)
@@ -508,6 +517,19 @@ PY
         # shellcheck disable=SC2086
         "$U" -r "$tmp/$f.pcap" -T fields $cols 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "UBoE in $f: columns differ from tshark's"
     done
+    # tagged twice or by an S-tag alone, and tagged inside a cooked capture: Wireshark's vlan / ieee8021ad
+    tagf="-e vlan.id -e vlan.priority -e vlan.etype -e ieee8021ad.id -e ieee8021ad.priority -e ieee8021ad.dei -e ieee8021ah.etype -e ub.btah.taopcode -e ub.icrc.status"
+    for f in tags sll_tag; do
+        # shellcheck disable=SC2086
+        ts -n -r "$tmp/$f.pcap" -T fields $cols4 $tagf > "$tmp/tc.txt" 2> /dev/null
+        # shellcheck disable=SC2086
+        "$U" -r "$tmp/$f.pcap" -T fields $cols4 $tagf 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || { bad "UBoE in $f: columns and tag fields differ from tshark's"; "$U" -r "$tmp/$f.pcap" -T fields $cols4 $tagf 2>&1 | diff "$tmp/tc.txt" - | head -4; }
+    done
+    for y in vlan ieee8021ad 'vlan.id == 100' 'ieee8021ad.id == 11' 'ieee8021ad.dei == 1' 'ub && !vlan' 'ieee8021ah.etype == 0x86dd'; do
+        ts -n -r "$tmp/tags.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
+        "$U" -r "$tmp/tags.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "UBoE tagged: -Y '$y' differs from tshark's"
+    done
+    same "UBoE tagged: UB records" "9 records: 9 UB, 0 other (not UB)" "$("$U" -r "$tmp/tags.pcap" -q 2> /dev/null)"
     same "UBoE in LINKTYPE_LINUX_SLL: frame.protocols" "sll:ethertype:ip:udp:ub" \
         "$("$U" -r "$tmp/sll1.pcap" -c 1 -T fields -e frame.protocols 2> /dev/null)"
     # BSD / macOS / Npcap loopback (LINKTYPE_NULL in the host's byte order, LINKTYPE_LOOP): UB over UDP 4792
@@ -573,6 +595,60 @@ kinds = {
 }
 hdr = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
 rec = lambda i, r: struct.pack("<IIII", 0, 10 * i, len(r), len(r)) + r  # 10 us apart
+# IP extension headers (ext.pcap): the UBoE frames with IPv6 extension headers / an IPv4 AH or options
+# (ICRC computed again), and what is not UB after them (MLD after hop-by-hop, ICMPv6, TCP)
+def csum(h):
+    c = sum(struct.unpack(">%dH" % (len(h) // 2), h))
+    c = (c & 0xFFFF) + (c >> 16)
+    return ~((c & 0xFFFF) + (c >> 16)) & 0xFFFF
+def icrc(pkt, masks):  # the ICRC of an IP packet with these byte ranges all ones (§5.3.7; IPv6's version kept)
+    m = bytearray(pkt)
+    for a, n in masks: m[a:a + n] = b"\xff" * n
+    m[0] = pkt[0] | 0x0F if pkt[0] >> 4 == 6 else m[0]
+    return struct.pack("<I", zlib.crc32(bytes(m)))
+EXT = {"hbh": (0, lambda nh: bytes([nh, 0, 1, 4, 0, 0, 0, 0])), "dst": (60, lambda nh: bytes([nh, 0, 1, 4, 0, 0, 0, 0])),
+       "rt": (43, lambda nh: bytes([nh, 2, 4, 0, 0, 0, 0, 0]) + bytes(16)), "frag": (44, lambda nh: bytes([nh, 0, 0, 0, 0, 0, 0x12, 0x34])),
+       "fragm": (44, lambda nh: bytes([nh, 0, 0, 1, 0, 0, 0x12, 0x35])),
+       "ah": (51, lambda nh: bytes([nh, 4, 0, 0]) + struct.pack(">II", 0x100, 1) + bytes(12))}
+def with_ext(f, chain):  # the Ethernet frame f with extension headers `chain` after its IP header
+    k = len(f) - len(ip_of(f)[1])
+    ip = f[k:]
+    if ip[0] >> 4 == 4:
+        ihl, tot = (ip[0] & 15) * 4, struct.unpack(">H", ip[2:4])[0]
+        opt = bytes([1, 1, 1, 1]) if chain == ["opt"] else b""
+        x = b"" if opt else EXT["ah"][1](ip[9])
+        h = bytearray(ip[:ihl] + opt)
+        h[0] += len(opt) // 4
+        h[2:4] = struct.pack(">H", tot + len(opt) + len(x))
+        h[9] = h[9] if opt else 51
+        h[10:12] = b"\0\0"
+        h[10:12] = struct.pack(">H", csum(bytes(h)))
+        pkt = bytes(h) + x + ip[ihl:tot]
+        u = len(h) + len(x)
+        return f[:k] + pkt + (icrc(pkt, ((1, 1), (8, 1), (10, 2), (u + 6, 2))) if len(ip) - tot == 4 else ip[tot:])
+    plen = struct.unpack(">H", ip[4:6])[0]
+    x = b""
+    for i, name in enumerate(chain):
+        x += EXT[name][1](EXT[chain[i + 1]][0] if i + 1 < len(chain) else ip[6])
+    pkt = ip[:4] + struct.pack(">HB", plen + len(x), EXT[chain[0]][0]) + ip[7:40] + x + ip[40:40 + plen]
+    tail = ip[40 + plen:]
+    if len(tail) == 4 and ip[6] == 17:
+        tail = icrc(pkt, ((0, 4), (7, 1), (40 + len(x) + 6, 2)))
+    return f[:k] + pkt + tail
+v6ub = [f for f in frames if ip_of(f)[0] == 0x86DD]
+v4ub = [f for f in frames[:3] if ip_of(f)[0] == 0x0800]
+icmp6 = lambda t, p: struct.pack(">BBH", t, 0, 0) + p
+nonub = [eth(0x86DD, ip6(58, icmp6(143, bytes(4)))), eth(0x86DD, ip6(58, icmp6(128, struct.pack(">HH", 0x42, 1) + b"ping"))),
+         eth(0x86DD, ip6(6, struct.pack(">HHIIBBHHH", 40000, 443, 1, 0, 0x50, 0x18, 501, 0, 0)))]
+with open(sys.argv[1].replace("tun.pcap", "ext.pcap"), "wb") as out:
+    out.write(hdr)
+    n = 0
+    for chains, fs in ((("hbh", "dst", "rt", "frag", "fragm", "ah", "hbh+rt+frag+dst", "hbh+dst+ah"), v6ub), (("ah", "opt"), v4ub),
+                       (("hbh", "dst+ah", "rt+frag"), nonub)):
+        for f in fs:
+            for c in chains:
+                n += 1
+                out.write(rec(n, with_ext(f, c.split("+"))))
 with open(sys.argv[1], "wb") as out:  # every kind in turn; each alone (tun_KIND.pcap) and its frames untunnelled
     out.write(hdr)
     n = 0
@@ -614,6 +690,25 @@ PY
     same "tunnels: the audit through ERSPAN III" "UB audit: 8 records, 8 packets
 note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or skipped" \
         "$("$U" -r "$tmp/tun_erspan3.pcap" --audit -q 2> /dev/null | grep -E '^UB audit|UB-TP-002  x' | sed 's/^UB audit of [^:]*:/UB audit:/')"
+    # IP extension headers (IPv6 hop-by-hop, routing, fragment, destination options; AH), as Wireshark walks
+    # them to UDP, ICMPv6, TCP: columns, fields and filters as tshark's; UB packets carry none (NW-03)
+    extf="-e ipv6.nxt -e ipv6.hopopts.nxt -e ipv6.dstopts.len -e ipv6.routing.type -e ipv6.routing.segleft -e ipv6.fraghdr.offset -e ipv6.fraghdr.more -e ipv6.fraghdr.ident -e ah.next_header -e ah.spi -e ah.sequence -e ip.hdr_len -e udp.dstport -e ub.btah.taopcode -e ub.icrc.status"
+    # shellcheck disable=SC2086
+    ts -n -r "$tmp/ext.pcap" -T fields $cols4 $extf > "$tmp/tc.txt" 2> /dev/null
+    # shellcheck disable=SC2086
+    "$U" -r "$tmp/ext.pcap" -T fields $cols4 $extf > "$tmp/uc.txt" 2> /dev/null
+    cmp -s "$tmp/uc.txt" "$tmp/tc.txt" && ok || { bad "IP extension headers: columns and fields differ from tshark's"; diff "$tmp/tc.txt" "$tmp/uc.txt" | head -6; }
+    for y in ipv6.hopopts ipv6.fraghdr ipv6.routing ipv6.dstopts ah 'ipv6.fraghdr.more == 1' 'ah && ub' 'ipv6.hopopts.nxt == 58' \
+        'ub.btah && ipv6.nxt == 0' 'icmpv6 && ipv6.dstopts' 'ip.proto == 51'; do
+        ts -n -r "$tmp/ext.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
+        "$U" -r "$tmp/ext.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "IP extension headers: -Y '$y' differs from tshark's"
+    done
+    same "IP extension headers: frame 8" "eth:ethertype:ipv6:ipv6.hopopts:ipv6.dstopts:ah:udp:ub	UB-TA	17	1" \
+        "$("$U" -r "$tmp/ext.pcap" -Y frame.number==8 -T fields -e frame.protocols -e _ws.col.Protocol -e ah.next_header -e ub.icrc.status 2> /dev/null)"
+    same "IP extension headers: NW-03 in the UB packets that carry them (not the fragment)" "UB-NW-003  x11" \
+        "$("$U" -r "$tmp/ext.pcap" --audit -q 2> /dev/null | grep -o 'UB-NW-003  x[0-9]*')"
+    same "IP extension headers: -T json, IPv6's in its tree (frame 7)" "ipv6.hopopts ipv6.routing ipv6.fraghdr ipv6.dstopts 17 4660" \
+        "$("$U" -r "$tmp/ext.pcap" -Y frame.number==7 -T json 2> /dev/null | python3 -c 'import json,sys; l=json.load(sys.stdin)[0]["_source"]["layers"]["ipv6"]; print(*[k for k in l if isinstance(l[k], dict)], l["ipv6.dstopts"]["ipv6.dstopts.nxt"], int(l["ipv6.fraghdr"]["ipv6.fraghdr.ident"], 16))')"
     # Ethernet frames captured with their FCS (pcapng if_fcslen, or epb_flags bits 5-8), as capture cards
     # and TAPs record them: the frame, its IP packet and ICRC stop before the FCS, as in Wireshark
     "$U" -r "$tmp/nofcs.pcapng" --audit -q 2> /dev/null | sed 's/^UB audit of [^:]*:/UB audit:/' > "$tmp/ua.txt"

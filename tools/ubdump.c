@@ -149,7 +149,7 @@ static int add_efield(app *a, const char *name)
             e->pseudo = PF_HDR;
         } else if (e->n == 0) { /* Wireshark's names of the headers outside UB (the filter's, wsnames.c) */
             /* not a protocol (eth, ip): tshark prints its label */
-            if (!strchr(name, '.') || !ub_ws_find(name, e->ws, 2)) return -1;
+            if (!ub_ws_find(name, e->ws, 2) || ub_ws_is_proto(e->ws[0])) return -1;
             e->pseudo = PF_WS;
         }
         if (e->n > MAX_MATCH) e->n = MAX_MATCH;

@@ -184,7 +184,7 @@ bool ubx_ws_text(const ub_layer *l, const ub_wsname *w, bool colons, char *buf, 
 bool ubx_ws_proto_named(const char *name)
 {
     const ub_wsname *w;
-    return !strchr(name, '.') && ub_ws_find(name, &w, 1) == 1;
+    return ub_ws_find(name, &w, 1) == 1 && ub_ws_is_proto(w);
 }
 
 /* Wireshark's name w (ip.src, udp.port, ...) in the layers Wireshark's own dissectors show
@@ -277,6 +277,18 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
             if (l->len >= 4) name = ub_ws_udp_infiniband(l) && i + 1 < nl && v->layer[i + 1].len ? "RRoCE" : "UDP";
             break;
         case UB_H_TCP: name = "TCP"; break;
+        case UB_H_IP6_HOPOPTS: case UB_H_IP6_ROUTING: case UB_H_IP6_FRAGHDR: case UB_H_IP6_DSTOPTS: case UB_H_AH: {
+            /* an extension header names nothing; ICMP's dissectors after it do (as after IP, above) */
+            uint64_t fo = 0, mf = 0;
+            ub_val nx = { 0 };
+            ub_field_value(l, &l->hdr->fields[0], &nx); /* each one's first row: its next header */
+            if (l->hdr->id == UB_H_IP6_FRAGHDR) {
+                ub_layer_u(l, "ub.ipv6_fraghdr.offset", &fo);
+                ub_layer_u(l, "ub.ipv6_fraghdr.more", &mf);
+            }
+            if (!(l->flags & UB_LF_TRUNC) && !fo && !mf && (nx.u == 1 || nx.u == 58)) name = nx.u == 1 ? "ICMP" : "ICMPv6";
+            break;
+        }
         default: break;
         }
     }

@@ -503,6 +503,12 @@ static void top_runs(FILE *f, const ub_view *v, jctx *j, const bool *inub, unsig
             json_close(f, j);
             continue;
         }
+        if (strcmp(top, "ipv6") == 0 && l->hdr && ub_hdr_ip_ext(l->hdr->id)) { /* IPv6's extension headers: in its tree */
+            json_open_k(f, j, op, EK_PROTO);
+            top_layer_kvs(f, l, op, j);
+            json_close(f, j);
+            continue;
+        }
         if (!top[0] || strcmp(top, op) != 0) {
             if (top[0]) json_close(f, j);
             json_open(f, j, op);

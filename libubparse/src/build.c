@@ -404,8 +404,9 @@ static void auto_fields(bstate *b)
             set_auto(it, "version", 6); set_auto(it, "hop_limit", 64); set_auto(it, "next_header", nid == UB_H_UDP ? 17 : 6);
             break;
         case UB_H_UDP: set_auto(it, "dstport", UB_UDP_PORT); set_auto(it, "srcport", 0xC000); break;
-        case UB_H_ETH: set_auto(it, "type", nid == UB_H_VLAN ? 0x8100 : nid == UB_H_IPV6 ? 0x86DD : 0x0800); break;
-        case UB_H_VLAN: set_auto(it, "type", nid == UB_H_IPV6 ? 0x86DD : nid == UB_H_VLAN ? 0x8100 : 0x0800); break;
+        case UB_H_ETH: case UB_H_VLAN: case UB_H_VLAN_S: /* the next header's EtherType: a tag's TPID, IPv6, else IPv4 */
+            set_auto(it, "type", nid == UB_H_VLAN ? 0x8100 : nid == UB_H_VLAN_S ? 0x88A8 : nid == UB_H_IPV6 ? 0x86DD : 0x0800);
+            break;
         case UB_H_BTAH:
         case UB_H_BTAH_C:
         case UB_H_BTAH_ALT: {

@@ -784,6 +784,14 @@ static void dec_mpls(ub_dec *d, uint32_t off);
  * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
 static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
 {
+    for (unsigned tag; (tag = ub_tpid_table(ethertype)) != 0; off += 4) { /* 802.1Q / 802.1ad tags */
+        const ub_layer *t = ub_push_in(d, tag, off, 4, d->wlen, false);
+        if (!t || (t->flags & UB_LF_TRUNC)) {
+            d->v->kind = UB_KIND_OTHER;
+            return;
+        }
+        ethertype = (unsigned)ub_lget(t, VLAN_TYPE);
+    }
     if (ethertype == 0x8847 || ethertype == 0x8848) { /* MPLS: the frame's own link, not a tunnel */
         dec_mpls(d, off);
         if (d->v->kind == UB_KIND_NONE) d->v->kind = UB_KIND_OTHER;
@@ -850,17 +858,7 @@ static void dec_eth(ub_dec *d, uint32_t off)
     }
     uint16_t et = 0;
     ub_rd16(d->p, d->len, off + 12, &et);
-    off += 14;
-    while (et == 0x8100 || et == 0x88A8) { /* 802.1Q / 802.1ad tags */
-        ub_layer *t = ub_push_in(d, UB_H_VLAN, off, 4, d->wlen, false);
-        if (!t || (t->flags & UB_LF_TRUNC)) {
-            d->v->kind = UB_KIND_OTHER;
-            return;
-        }
-        et = (uint16_t)ub_lget(t, 3); /* EtherType row */
-        off += 4;
-    }
-    dec_ethertype_ip(d, off, et);
+    dec_ethertype_ip(d, off + 14, et);
 }
 
 /* MPLS (RFC 3032): label stack entries to the bottom one, then IPv4 or IPv6 by the first nibble (as

@@ -79,9 +79,9 @@ static unsigned outer_layers(const ub_view *v, unsigned nl)
     for (; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
         unsigned id = h ? h->id : UB_H_NONE;
-        if (id != UB_H_SLL && id != UB_H_SLL2 && id != UB_H_ETH && id != UB_H_VLAN && id != UB_H_IPV4 &&
+        if (id != UB_H_SLL && id != UB_H_SLL2 && id != UB_H_ETH && !ub_hdr_tag(id) && id != UB_H_IPV4 &&
             id != UB_H_IPV6 && id != UB_H_UDP && id != UB_H_NULL && id != UB_H_NULL_LE && id != UB_H_MPLS &&
-            !(v->layer[i].flags & UB_LF_OUTER))
+            !ub_hdr_ip_ext(id) && !(v->layer[i].flags & UB_LF_OUTER))
             break;
     }
     return i;
@@ -105,7 +105,7 @@ bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
         unsigned k = i + 1;
         while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
                (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA ||
-                (v->layer[k].hdr->id >= UB_H_ICMP && v->layer[k].hdr->id <= UB_H_ICMPV6_ECHO) ||
+                (v->layer[k].hdr->id >= UB_H_ICMP && v->layer[k].hdr->id <= UB_H_ICMPV6_ECHO) || ub_hdr_ip_ext(v->layer[k].hdr->id) ||
                 ub_hdr_foreign(v->layer[k].hdr))) /* RoCEv2 / SUE inside: Wireshark's dissectors take them */
             k++;
         *lo = i;

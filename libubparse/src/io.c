@@ -906,7 +906,7 @@ bool ub_io_filter_uboe(void *ctx, const ub_io_rx *p)
     uint32_t n = p->len, off = 12;
     if (n < 14) return false;
     uint16_t et = (uint16_t)(d[off] << 8 | d[off + 1]);
-    for (int tags = 0; tags < 2 && (et == 0x8100 || et == 0x88A8); tags++) {
+    for (int tags = 0; tags < 2 && ub_tpid_table(et); tags++) {
         off += 4;
         if (off + 2 > n) return false;
         et = (uint16_t)(d[off] << 8 | d[off + 1]);

@@ -92,6 +92,43 @@ static const ub_field mpls_fields[] = { /* RFC 3032: one label stack entry */
 };
 UB_HDR_DEF(mpls, UB_H_MPLS, "mpls", "mpls", "MultiProtocol Label Switching (not UB)", "RFC 3032", 4, mpls_fields);
 
+/* IP extension headers (RFC 8200 §4, RFC 4302): not UB (a UB packet's IPv6 Next Header is UDP, Table 5-5);
+ * walked to the upper-layer protocol as Wireshark does (ip_ext_at). Each layer includes its options. */
+#define IP6X_COMMON(h) \
+    [IP6X_NXT] = UBU(h, nxt, "Next Header", 0, 8, UB_BASE_DEC, NULL, "RFC 8200 §4", ""), \
+    [IP6X_LEN] = UBU(h, len, "Length", 8, 8, UB_BASE_DEC, NULL, "RFC 8200 §4", "in 8-byte units, not counting the first 8")
+static const ub_field ip6_hopopts_fields[] = { IP6X_COMMON(ipv6_hopopts) };
+UB_HDR_DEF(ip6_hopopts, UB_H_IP6_HOPOPTS, "ipv6_hopopts", "ipv6_hopopts", "IPv6 Hop-by-Hop Option (not UB)", "RFC 8200 §4.3", 8,
+           ip6_hopopts_fields);
+static const ub_field ip6_dstopts_fields[] = { IP6X_COMMON(ipv6_dstopts) };
+UB_HDR_DEF(ip6_dstopts, UB_H_IP6_DSTOPTS, "ipv6_dstopts", "ipv6_dstopts", "Destination Options for IPv6 (not UB)", "RFC 8200 §4.6", 8,
+           ip6_dstopts_fields);
+static const ub_field ip6_routing_fields[] = {
+    IP6X_COMMON(ipv6_routing),
+    [IP6RT_TYPE] = UBU(ipv6_routing, type, "Type", 16, 8, UB_BASE_DEC, NULL, "RFC 8200 §4.4", "4 segment routing"),
+    [IP6RT_SEGLEFT] = UBU(ipv6_routing, segleft, "Segments Left", 24, 8, UB_BASE_DEC, NULL, "RFC 8200 §4.4", ""),
+};
+UB_HDR_DEF(ip6_routing, UB_H_IP6_ROUTING, "ipv6_routing", "ipv6_routing", "Routing Header for IPv6 (not UB)", "RFC 8200 §4.4", 8,
+           ip6_routing_fields);
+static const ub_field ip6_fraghdr_fields[] = {
+    [IP6FR_NXT] = UBU(ipv6_fraghdr, nxt, "Next header", 0, 8, UB_BASE_DEC, NULL, "RFC 8200 §4.5", ""),
+    [IP6FR_RSVD] = UBU(ipv6_fraghdr, reserved_octet, "Reserved octet", 8, 8, UB_BASE_HEX, NULL, "RFC 8200 §4.5", ""),
+    [IP6FR_OFFSET] = UBU(ipv6_fraghdr, offset, "Offset", 16, 13, UB_BASE_DEC, NULL, "RFC 8200 §4.5", "in 8-byte units"),
+    [IP6FR_RSVD2] = UBU(ipv6_fraghdr, reserved_bits, "Reserved bits", 29, 2, UB_BASE_DEC, NULL, "RFC 8200 §4.5", ""),
+    [IP6FR_MORE] = UBB(ipv6_fraghdr, more, "More Fragments", 31, "RFC 8200 §4.5", ""),
+    [IP6FR_IDENT] = UBU(ipv6_fraghdr, ident, "Identification", 32, 32, UB_BASE_HEX, NULL, "RFC 8200 §4.5", ""),
+};
+UB_HDR_DEF(ip6_fraghdr, UB_H_IP6_FRAGHDR, "ipv6_fraghdr", "ipv6_fraghdr", "Fragment Header for IPv6 (not UB)", "RFC 8200 §4.5", 8,
+           ip6_fraghdr_fields);
+static const ub_field ah_fields[] = { /* the layer includes the ICV */
+    [AH_NXT] = UBU(ah, next_header, "Next header", 0, 8, UB_BASE_DEC, NULL, "RFC 4302 §2", ""),
+    [AH_LEN] = UBU(ah, length, "Length", 8, 8, UB_BASE_DEC, NULL, "RFC 4302 §2", "in 4-byte units, minus 2"),
+    [AH_RSVD] = UBY(ah, reserved, "Reserved", 16, 16, "RFC 4302 §2", ""),
+    [AH_SPI] = UBU(ah, spi, "AH SPI", 32, 32, UB_BASE_HEX, NULL, "RFC 4302 §2", ""),
+    [AH_SEQ] = UBU(ah, sequence, "AH Sequence", 64, 32, UB_BASE_DEC, NULL, "RFC 4302 §2", ""),
+};
+UB_HDR_DEF(ah, UB_H_AH, "ah", "ah", "Authentication Header (not UB)", "RFC 4302", 12, ah_fields);
+
 /* Linux cooked capture v1 (LINKTYPE_LINUX_SLL), 16 bytes */
 static const ub_field sll_fields[] = {
     [SLL_PKTTYPE] = UBU(sll, pkttype, "Packet type", 0, 16, UB_BASE_DEC, NULL, "LINKTYPE_LINUX_SLL", "0 to us, 4 sent by us"),
@@ -126,14 +163,18 @@ static const ub_field eth_fields[] = {
 };
 UB_HDR_DEF(eth, UB_H_ETH, "eth", "eth", "Ethernet (UBoE)", "App. E Fig E-2", 14, eth_fields);
 
-/* 802.1Q tag control information + the EtherType that follows it (the TPID is the previous EtherType) */
-static const ub_field vlan_fields[] = {
-    [VLAN_PCP] = UBU(vlan, pcp, "Priority", 0, 3, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
-    [VLAN_DEI] = UBU(vlan, dei, "DEI", 3, 1, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""),
-    [VLAN_VID] = UBU(vlan, vid, "VLAN ID", 4, 12, UB_BASE_DEC, NULL, "App. E", "UB2E may map NPI to the VLAN ID"),
-    [VLAN_TYPE] = UBU(vlan, type, "EtherType", 16, 16, UB_BASE_HEX, NULL, "IEEE 802.1Q", ""),
-};
+/* 802.1Q tag control information + the EtherType that follows it (the TPID is the previous EtherType):
+ * a C-tag (TPID 0x8100, or 0x9100 as Wireshark's QinQ default) is Wireshark's vlan, an 802.1ad S-tag
+ * (0x88A8) its ieee8021ad, one table each (ub_tpid_table) */
+#define VLAN_COMMON(h) \
+    [VLAN_PCP] = UBU(h, pcp, "Priority", 0, 3, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""), \
+    [VLAN_DEI] = UBU(h, dei, "DEI", 3, 1, UB_BASE_DEC, NULL, "IEEE 802.1Q", ""), \
+    [VLAN_VID] = UBU(h, vid, "VLAN ID", 4, 12, UB_BASE_DEC, NULL, "App. E", "UB2E may map NPI to the VLAN ID"), \
+    [VLAN_TYPE] = UBU(h, type, "EtherType", 16, 16, UB_BASE_HEX, NULL, "IEEE 802.1Q", "")
+static const ub_field vlan_fields[] = { VLAN_COMMON(vlan) };
 UB_HDR_DEF(vlan, UB_H_VLAN, "vlan", "vlan", "802.1Q VLAN tag", "App. E", 4, vlan_fields);
+static const ub_field stag_fields[] = { VLAN_COMMON(ieee8021ad) };
+UB_HDR_DEF(stag, UB_H_VLAN_S, "ieee8021ad", "ieee8021ad", "802.1ad service tag (S-tag)", "IEEE 802.1ad", 4, stag_fields);
 
 static const ub_field ipv4_fields[] = {
     [IP4_VERSION] = UBU(ipv4, version, "Version", 0, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "4"),
@@ -880,6 +921,88 @@ static uint32_t dec_tcp(ub_dec *d, uint32_t l4, uint32_t end, bool quoted)
     return l4 + (hl < 20 ? 20 : hl);
 }
 
+/* One IP extension header of protocol number nh at p (avail bytes there), as Wireshark walks them to the
+ * upper-layer protocol: IPv6 (v6) hop-by-hop options 0, routing 43, fragment 44, destination options 60;
+ * either version the Authentication Header 51. Its table, length (RFC 8200 §4: 8 × (1 + Hdr Ext Len), the
+ * fragment header 8; RFC 4302: 4 × (2 + Payload Len)), next header, and whether it is a fragment's (an
+ * offset or More Fragments: no header after it). False: nh is none of them, or its bytes are not there. */
+typedef struct ip_ext { unsigned id, next; uint32_t len; bool frag; } ip_ext;
+static bool ip_ext_at(bool v6, unsigned nh, const uint8_t *p, uint32_t avail, ip_ext *x)
+{
+    _Static_assert((int)IP6X_NXT == 0 && (int)IP6FR_NXT == 0 && (int)AH_NXT == 0, "next header: the first row");
+    const ub_field *f = nh == 0 ? ip6_hopopts_fields : nh == 43 ? ip6_routing_fields : nh == 44 ? ip6_fraghdr_fields
+                      : nh == 60 ? ip6_dstopts_fields : nh == 51 ? ah_fields : NULL;
+    uint64_t next, hl = 0, off = 0, more = 0;
+    if (!f || (!v6 && nh != 51) || !ub_rd_bits(p, avail, f[0].bit_off, f[0].bits, &next)) return false;
+    if (nh == 44 && (!ub_rd_bits(p, avail, f[IP6FR_OFFSET].bit_off, f[IP6FR_OFFSET].bits, &off) ||
+                     !ub_rd_bits(p, avail, f[IP6FR_MORE].bit_off, f[IP6FR_MORE].bits, &more)))
+        return false;
+    if (nh != 44 && !ub_rd_bits(p, avail, f[1].bit_off, f[1].bits, &hl)) return false; /* IP6X_LEN, AH_LEN */
+    x->id = nh == 0 ? UB_H_IP6_HOPOPTS : nh == 43 ? UB_H_IP6_ROUTING : nh == 44 ? UB_H_IP6_FRAGHDR : nh == 60 ? UB_H_IP6_DSTOPTS : UB_H_AH;
+    x->next = (unsigned)next;
+    x->len = nh == 51 ? 4u * (2u + (uint32_t)hl) : nh == 44 ? 8u : 8u * (1u + (uint32_t)hl);
+    x->frag = off || more;
+    return true;
+}
+
+/* The upper-layer protocol of the IP packet of version ver at p (n bytes) and its offset, through its
+ * extension headers as far as the n bytes go; false when p is no such IP header */
+static bool ip_upper(const uint8_t *p, uint32_t n, unsigned ver, uint32_t *l4, unsigned *proto)
+{
+    uint64_t vv = 0, ihl = 0, pr = 0, mf = 0, fo = 0;
+    const ub_field *f = ver == 6 ? ipv6_fields : ipv4_fields;
+    if (!ub_rd_bits(p, n, f[IP4_VERSION].bit_off, 4, &vv) || vv != ver) return false;
+    if (ver == 6) {
+        if (n < 40 || !ub_rd_bits(p, n, f[IP6_NH].bit_off, f[IP6_NH].bits, &pr)) return false;
+        *l4 = 40;
+    } else {
+        if (n < 20 || !ub_rd_bits(p, n, f[IP4_IHL].bit_off, f[IP4_IHL].bits, &ihl) || ihl < 5) return false;
+        ub_rd_bits(p, n, f[IP4_PROTO].bit_off, f[IP4_PROTO].bits, &pr);
+        ub_rd_bits(p, n, f[IP4_MF].bit_off, f[IP4_MF].bits, &mf);
+        ub_rd_bits(p, n, f[IP4_FRAG].bit_off, f[IP4_FRAG].bits, &fo);
+        *l4 = (uint32_t)ihl * 4u;
+    }
+    *proto = (unsigned)pr;
+    ip_ext x;
+    for (unsigned k = 0; k < UB_IP_EXT_MAX && !mf && !fo && *l4 < n && ip_ext_at(ver == 6, *proto, p + *l4, n - *l4, &x) &&
+                         x.len <= n - *l4 && !x.frag;
+         k++) {
+        *proto = x.next;
+        *l4 += x.len;
+    }
+    return true;
+}
+
+int32_t ub_ip_before(const uint8_t *frame, uint32_t l4, unsigned ver, unsigned proto)
+{
+    /* extension headers are multiples of 4 bytes (IPv6's of 8), each at most 2,048 */
+    for (uint32_t back = ver == 6 ? 40 : 20; back <= l4 && back <= 40u + 2048u * UB_IP_EXT_MAX; back += 4) {
+        uint32_t at;
+        unsigned pr;
+        if (ip_upper(frame + l4 - back, back, ver, &at, &pr) && at == back && pr == proto) return (int32_t)(l4 - back);
+    }
+    return -1;
+}
+
+/* The extension headers after the IP header, from *l4 to end (ip_ext_at): a layer each, then *proto is
+ * the upper-layer protocol and *l4 where it starts; *frag when a fragment header says the datagram is
+ * not whole. A header cut short (by its datagram or the capture) ends the walk: *proto 256 (none). */
+static void dec_ip_ext(ub_dec *d, bool v6, unsigned *proto, uint32_t *l4, uint32_t end, bool *frag)
+{
+    ip_ext x;
+    for (unsigned n = 0; n < UB_IP_EXT_MAX && !*frag && *l4 < end && ip_ext_at(v6, *proto, d->p + *l4, ub_dec_avail(d, *l4, end), &x);
+         n++) {
+        if (!complete(ub_push_in(d, x.id, *l4, x.len, end, false))) {
+            *proto = 256;
+            *l4 = end;
+            return;
+        }
+        *proto = x.next;
+        *frag = x.frag;
+        *l4 += x.len;
+    }
+}
+
 /* The datagram an ICMP / ICMPv6 error quotes (RFC 792; RFC 4443 §2.4 c), from q to end: its IP header
  * and UDP's or TCP's (as much as was quoted), as Wireshark's ICMP dissectors show them, one level down
  * and marked UB_LF_QUOTED (not the frame's own: no column, summary or conversation reads them); the
@@ -904,6 +1027,9 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
             }
         }
     }
+    bool frag = false; /* a quoted fragment's bytes: data below */
+    if (l4 < end && proto != 256) dec_ip_ext(d, v6, &proto, &l4, end, &frag);
+    if (frag) proto = 256;
     if (l4 < end && proto == 17) {
         ub_push_in(d, UB_H_UDP, l4, 8, end, false);
         l4 += 8;
@@ -988,6 +1114,17 @@ static bool dec_tunnel(ub_dec *d, unsigned proto, unsigned sport, unsigned dport
     return true;
 }
 
+/* NW-03 / Tables 5-4, 5-5 on a packet taken for UB: IPv4 IHL 5, DF 1, not a fragment; no extension
+ * header between the IP header (at off; its protocol / next header field: nh) and UDP */
+static void ip_rule_errors(ub_dec *d, uint32_t off, uint64_t ver, bool v4_rules, bool ext, unsigned nh)
+{
+    if (ver == 4 && !v4_rules) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, 0, 0, "IHL 5, DF 1, no fragments (NW-03)");
+    if (ext)
+        ub_error(d, UB_E_VALUE, ver == 4 ? UB_H_IPV4 : UB_H_IPV6,
+                 off + (ver == 4 ? ipv4_fields[IP4_PROTO].bit_off : ipv6_fields[IP6_NH].bit_off) / 8, nh, 17,
+                 "extension headers before UDP (NW-03, Table 5-5: Next Header 17)");
+}
+
 /* IPv4/IPv6 [+ UDP + TPH ...] [+ ICRC] in [off, end) (§5.2.3, App. E). cfg34: inside a CFG 3/4 DLLDP
  * (else UBoE / raw IP / cooked capture). Sets d->v->claim; the caller sets the view kind. */
 void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
@@ -1044,6 +1181,11 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
     }
     uint32_t rem = end - ip_end;
     bool has_icrc = rem == 4; /* IP/UDP lengths stop before the ICRC */
+    /* extension headers (not in UB packets, Table 5-5): walked to the upper-layer protocol, as Wireshark */
+    const unsigned proto0 = proto;
+    const uint32_t l3_end = l4;
+    if (!frag) dec_ip_ext(d, ver == 6, &proto, &l4, ip_end, &frag);
+    const bool ext = l4 != l3_end;
 
     /* §1 step 3: is the UDP datagram UB transport? */
     const ub_layer *u = NULL;
@@ -1074,8 +1216,7 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
             }
             if (ok) {
                 v->claim = UB_CLAIM_HEURISTIC;
-                if (ver == 4 && !v4_rules) /* NW-03 (the heuristic admits it: report it) */
-                    ub_error(d, UB_E_VALUE, UB_H_IPV4, off, 0, 0, "IHL 5, DF 1, no fragments (NW-03)");
+                ip_rule_errors(d, off, ver, v4_rules, ext, proto0); /* the heuristic admits them: report them */
                 return;
             }
             mark_restore(d, &m2);
@@ -1102,7 +1243,7 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
     }
     v->claim = (uint8_t)claim;
     if (!len_ok) ub_error(d, UB_E_LENGTH, ipid, off, ip_len_found, end - off, "IP length vs packet");
-    if (ver == 4 && !v4_rules) ub_error(d, UB_E_VALUE, UB_H_IPV4, off, 0, 0, "IHL 5, DF 1, no fragments (NW-03)");
+    ip_rule_errors(d, off, ver, v4_rules, ext, proto0);
     if (rem != 0 && rem != 4) ub_error(d, UB_E_TRAILING, ipid, ip_end, rem, 0, "bytes after the IP packet");
     if (ulen != ip_end - l4) ub_error(d, UB_E_LENGTH, UB_H_UDP, l4 + 4, ulen, ip_end - l4, "ub.udp.length");
     uint64_t ucsum = UB_LROW(u, udp_fields, UDP_CSUM);

@@ -55,8 +55,8 @@ static int encap_layer(ub_peer *p, const peer_req *r, const ub_layer *l)
         e |= copy_field(b, l, "dst", "src");
         e |= copy_field(b, l, "type", "type");
         break;
-    case UB_H_VLAN:
-        e |= ub_builder_header(b, "vlan");
+    case UB_H_VLAN: case UB_H_VLAN_S:
+        e |= ub_builder_header(b, l->hdr->key);
         e |= copy_field(b, l, "pcp", "pcp");
         e |= copy_field(b, l, "dei", "dei");
         e |= copy_field(b, l, "vid", "vid");

@@ -54,7 +54,7 @@
       "frame; values: NLP")                                                                                          \
     R(NW_CCI, "UB-NW-002", "network", UB_SEV_WARN, "§5.3.5; NW-02", "reserved CCI mode, or FECN lowered along the path", \
       "frame; values: mode")                                                                                         \
-    R(NW_IP, "UB-NW-003", "network", UB_SEV_ERROR, "Tables 5-4..5-6; NW-03", "IP/UDP header rules for UB (IHL, DF, checksum 0, lengths)", \
+    R(NW_IP, "UB-NW-003", "network", UB_SEV_ERROR, "Tables 5-4..5-6; NW-03", "IP/UDP header rules for UB (IHL, DF, no extension headers, checksum 0, lengths)", \
       "frame; values: field value")                                                                                  \
     R(NW_NPI, "UB-NW-004", "network", UB_SEV_WARN, "§5.3.3.1; NW-04", "invalid NPI (ID 0) or partition rule broken", "frame; values: NPI") \
     R(NW_ICRC, "UB-NW-005", "network", UB_SEV_ERROR, "§5.3.7; NW-05, R-15", "ICRC bad in both byte orders", "frame; values: carried, computed") \

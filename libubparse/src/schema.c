@@ -6,7 +6,7 @@ extern const ub_hdr ub_hdr_sll;
 extern const ub_hdr ub_hdr_sll2;
 extern const ub_hdr ub_hdr_cfgph;
 extern const ub_hdr ub_hdr_eth;
-extern const ub_hdr ub_hdr_vlan;
+extern const ub_hdr ub_hdr_vlan, ub_hdr_stag;
 extern const ub_hdr ub_hdr_ipv4;
 extern const ub_hdr ub_hdr_ipv6;
 extern const ub_hdr ub_hdr_udp;
@@ -120,6 +120,7 @@ extern const ub_hdr ub_hdr_arp;
 extern const ub_hdr ub_hdr_icmp, ub_hdr_icmp_echo, ub_hdr_icmpv6, ub_hdr_icmpv6_echo;
 extern const ub_hdr ub_hdr_null, ub_hdr_null_le;
 extern const ub_hdr ub_hdr_vxlan, ub_hdr_geneve, ub_hdr_gre, ub_hdr_erspan2, ub_hdr_erspan3, ub_hdr_mpls;
+extern const ub_hdr ub_hdr_ip6_hopopts, ub_hdr_ip6_routing, ub_hdr_ip6_fraghdr, ub_hdr_ip6_dstopts, ub_hdr_ah;
 extern const ub_hdr ub_hdr_data;
 extern const ub_hdr ub_hdr_ib_bth;
 extern const ub_hdr ub_hdr_ib_reth;
@@ -146,6 +147,7 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_CFGPH] = &ub_hdr_cfgph,
     [UB_H_ETH] = &ub_hdr_eth,
     [UB_H_VLAN] = &ub_hdr_vlan,
+    [UB_H_VLAN_S] = &ub_hdr_stag,
     [UB_H_IPV4] = &ub_hdr_ipv4,
     [UB_H_IPV6] = &ub_hdr_ipv6,
     [UB_H_UDP] = &ub_hdr_udp,
@@ -268,6 +270,11 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_ERSPAN2] = &ub_hdr_erspan2,
     [UB_H_ERSPAN3] = &ub_hdr_erspan3,
     [UB_H_MPLS] = &ub_hdr_mpls,
+    [UB_H_IP6_HOPOPTS] = &ub_hdr_ip6_hopopts,
+    [UB_H_IP6_ROUTING] = &ub_hdr_ip6_routing,
+    [UB_H_IP6_FRAGHDR] = &ub_hdr_ip6_fraghdr,
+    [UB_H_IP6_DSTOPTS] = &ub_hdr_ip6_dstopts,
+    [UB_H_AH] = &ub_hdr_ah,
     [UB_H_DATA] = &ub_hdr_data,
     [UB_H_IB_BTH] = &ub_hdr_ib_bth,
     [UB_H_IB_RETH] = &ub_hdr_ib_reth,

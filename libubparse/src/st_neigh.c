@@ -250,7 +250,8 @@ static void pkt_sue(mod_nb *m, ub_state *s, const ub_pkt *p, const ub_layer *r)
     ub_addr src, dst;
     addrs(p, &src, &dst);
     const ub_layer *e = layer(p, UB_H_ETH); /* TYPE2 (multicast, unreliable): not audited */
-    for (int i = ub_view_find(p->v, UB_H_VLAN, 0); i >= 0; i = ub_view_find(p->v, UB_H_VLAN, i + 1)) e = &p->v->layer[i];
+    for (unsigned i = 0; i < p->v->nlayers && i < UB_MAX_LAYERS; i++) /* the last tag's EtherType, else Ethernet's */
+        if (p->v->layer[i].hdr && ub_hdr_tag(p->v->layer[i].hdr->id)) e = &p->v->layer[i];
     int ti = e ? ub_field_index(e->hdr, "type") : -1;
     if (ti >= 0 && p->v->opts && p->v->opts->sue_ethertype[1] && ub_lget(e, (unsigned)ti) == p->v->opts->sue_ethertype[1]) return;
     if (op == 0) {

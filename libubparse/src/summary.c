@@ -233,6 +233,13 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     const ub_layer *l4 = find(v, UB_H_UDP);
     if (!l4) l4 = find(v, UB_H_TCP);
     bool frag = !v6 && (RV(ip, IP4_FRAG) || RV(ip, IP4_MF));
+    for (const ub_layer *x = ip + 1; x < v->layer + v->nlayers && x < v->layer + UB_MAX_LAYERS && x->hdr &&
+                                     ub_hdr_ip_ext(x->hdr->id);
+         x++) { /* extension headers: the upper-layer protocol is the last one's next header */
+        _Static_assert((int)IP6X_NXT == 0 && (int)IP6FR_NXT == 0 && (int)AH_NXT == 0, "next header: the first row");
+        proto = ub_lget(x, 0);
+        frag |= x->hdr->id == UB_H_IP6_FRAGHDR && (RV(x, IP6FR_OFFSET) || RV(x, IP6FR_MORE));
+    }
     sb(s, "%s", v6 ? "IPv6" : "IPv4");
     if (l4 && !frag) {
         bool udp = l4->hdr->id == UB_H_UDP;
@@ -305,9 +312,11 @@ static void sum_other(const ub_view *v, sbuf *s)
         sb(s, "SLL");
         et = (unsigned)(l->hdr->id == UB_H_SLL ? RV(l, SLL_PROTOCOL) : RV(l, SLL2_PROTOCOL));
     }
-    for (int i = ub_view_find(v, UB_H_VLAN, 0); i >= 0; i = ub_view_find(v, UB_H_VLAN, i + 1)) {
-        sb(s, "/VLAN %" PRIu64, RV(&v->layer[i], VLAN_VID));
-        et = (unsigned)RV(&v->layer[i], VLAN_TYPE);
+    for (unsigned i = 0; i < v->nlayers && i < UB_MAX_LAYERS; i++) { /* C-tags and S-tags: the same rows */
+        const ub_layer *t = &v->layer[i];
+        if (!t->hdr || !ub_hdr_tag(t->hdr->id) || (t->flags & (UB_LF_QUOTED | UB_LF_OUTER))) continue;
+        sb(s, "/%s %" PRIu64, t->hdr->id == UB_H_VLAN_S ? "S-VLAN" : "VLAN", RV(t, VLAN_VID));
+        et = (unsigned)RV(t, VLAN_TYPE);
     }
     const ub_layer *ip = find(v, UB_H_IPV4);
     if (!ip) ip = find(v, UB_H_IPV6);

@@ -13,6 +13,7 @@
 #define F UB_WS_NOFILTER
 #define S (UB_WS_SPAN | UB_WS_NOFILTER)
 #define B UB_WS_BOOL
+#define P UB_WS_PROTO
 static const ub_wsname ws_names[] = {
     { "null", { "ub.null" }, NULL, 0, 0, 0 },
     { "null.family", { "ub.null.family" }, NULL, 0, 0, 0 },
@@ -26,6 +27,11 @@ static const ub_wsname ws_names[] = {
     { "vlan.dei", { "ub.vlan.dei" }, NULL, B, 0, 0 },
     { "vlan.id", { "ub.vlan.vid" }, NULL, 0, 0, 0 },
     { "vlan.etype", { "ub.vlan.type" }, NULL, 0, 0, 0 },
+    { "ieee8021ad", { "ub.ieee8021ad" }, NULL, 0, 0, 0 }, /* an S-tag (TPID 0x88A8) */
+    { "ieee8021ad.priority", { "ub.ieee8021ad.pcp" }, NULL, 0, 0, 0 },
+    { "ieee8021ad.dei", { "ub.ieee8021ad.dei" }, NULL, 0, 0, 0 },
+    { "ieee8021ad.id", { "ub.ieee8021ad.vid" }, NULL, 0, 0, 0 },
+    { "ieee8021ah.etype", { "ub.ieee8021ad.type" }, NULL, 0, 0, 0 },
     { "ip", { "ub.ipv4" }, NULL, 0, 0, 0 },
     { "ip.version", { "ub.ipv4.version" }, NULL, 0, 0, 0 },
     { "ip.hdr_len", { "ub.ipv4.ihl" }, NULL, F, 4, 0 },                        /* bytes: IHL x 4 */
@@ -56,6 +62,31 @@ static const ub_wsname ws_names[] = {
     { "ipv6.src", { "ub.ipv6.src" }, NULL, 0, 0, 0 },
     { "ipv6.dst", { "ub.ipv6.dst" }, NULL, 0, 0, 0 },
     { "ipv6.addr", { "ub.ipv6.src", "ub.ipv6.dst" }, NULL, J, 0, 0 },
+    /* IP extension headers (net.c dec_ip_ext): Wireshark 4.0's ipv6.hopopts, .routing, .fraghdr, .dstopts, ah */
+    { "ipv6.hopopts", { "ub.ipv6_hopopts" }, NULL, P, 0, 0 },
+    { "ipv6.hopopts.nxt", { "ub.ipv6_hopopts.nxt" }, NULL, 0, 0, 0 },
+    { "ipv6.hopopts.len", { "ub.ipv6_hopopts.len" }, NULL, 0, 0, 0 },
+    { "ipv6.routing", { "ub.ipv6_routing" }, NULL, P, 0, 0 },
+    { "ipv6.routing.nxt", { "ub.ipv6_routing.nxt" }, NULL, 0, 0, 0 },
+    { "ipv6.routing.len", { "ub.ipv6_routing.len" }, NULL, 0, 0, 0 },
+    { "ipv6.routing.type", { "ub.ipv6_routing.type" }, NULL, 0, 0, 0 },
+    { "ipv6.routing.segleft", { "ub.ipv6_routing.segleft" }, NULL, 0, 0, 0 },
+    { "ipv6.fraghdr", { "ub.ipv6_fraghdr" }, NULL, P, 0, 0 },
+    { "ipv6.fraghdr.nxt", { "ub.ipv6_fraghdr.nxt" }, NULL, 0, 0, 0 },
+    { "ipv6.fraghdr.reserved_octet", { "ub.ipv6_fraghdr.reserved_octet" }, NULL, 0, 0, 0 },
+    { "ipv6.fraghdr.offset", { "ub.ipv6_fraghdr.offset" }, NULL, 0, 0, 0 },
+    { "ipv6.fraghdr.reserved_bits", { "ub.ipv6_fraghdr.reserved_bits" }, NULL, 0, 0, 0 },
+    { "ipv6.fraghdr.more", { "ub.ipv6_fraghdr.more" }, NULL, B, 0, 0 },
+    { "ipv6.fraghdr.ident", { "ub.ipv6_fraghdr.ident" }, NULL, 0, 0, 0 },
+    { "ipv6.dstopts", { "ub.ipv6_dstopts" }, NULL, P, 0, 0 },
+    { "ipv6.dstopts.nxt", { "ub.ipv6_dstopts.nxt" }, NULL, 0, 0, 0 },
+    { "ipv6.dstopts.len", { "ub.ipv6_dstopts.len" }, NULL, 0, 0, 0 },
+    { "ah", { "ub.ah" }, NULL, 0, 0, 0 },
+    { "ah.next_header", { "ub.ah.next_header" }, NULL, 0, 0, 0 },
+    { "ah.length", { "ub.ah.length" }, NULL, 0, 0, 0 },
+    { "ah.reserved", { "ub.ah.reserved" }, NULL, 0, 0, 0 },
+    { "ah.spi", { "ub.ah.spi" }, NULL, 0, 0, 0 },
+    { "ah.sequence", { "ub.ah.sequence" }, NULL, 0, 0, 0 },
     { "udp", { "ub.udp" }, NULL, 0, 0, 0 },
     { "udp.srcport", { "ub.udp.srcport" }, NULL, 0, 0, 0 },
     { "udp.dstport", { "ub.udp.dstport" }, NULL, 0, 0, 0 },
@@ -157,12 +188,14 @@ const ub_wsname *ub_ws_names(size_t *n)
     return ws_names;
 }
 
+bool ub_ws_is_proto(const ub_wsname *w) { return !strchr(w->ws, '.') || (w->flags & UB_WS_PROTO); }
+
 const ub_wsname *ub_ws_proto(const ub_hdr *h)
 {
     if (!h) return NULL;
     for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++) {
         const char *u = ws_names[i].ub[0];
-        if (!strchr(ws_names[i].ws, '.') && strncmp(u, "ub.", 3) == 0 && strcmp(u + 3, h->abbrev) == 0)
+        if (ub_ws_is_proto(&ws_names[i]) && strncmp(u, "ub.", 3) == 0 && strcmp(u + 3, h->abbrev) == 0)
             return &ws_names[i];
     }
     return NULL;
@@ -190,9 +223,8 @@ unsigned ub_ws_proto_ids(const char *name, uint64_t *ids)
         }
         return c;
     }
-    if (!strchr(name, '.'))
-        for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++)
-            if (strcmp(ws_names[i].ws, name) == 0) c += set_ids(ws_names[i].ub[0], ids);
+    for (size_t i = 0; i < sizeof ws_names / sizeof ws_names[0]; i++)
+        if (ub_ws_is_proto(&ws_names[i]) && strcmp(ws_names[i].ws, name) == 0) c += set_ids(ws_names[i].ub[0], ids);
     return c ? c : set_ids(name, ids);
 }
 
@@ -266,7 +298,7 @@ ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_
     if (t == 0x88cc) return UB_WSE_LLDP;
     if ((*own = eth_own(v, i, t))) return UB_WSE_OWN;
     /* EtherTypes ubdump decodes or names: dispatched even with nothing after them */
-    if (t > 1500 && (t == 0x0800 || t == 0x86DD || t == 0x8100 || t == 0x88A8 || ub_ethertype_name((unsigned)t)))
+    if (t > 1500 && (t == 0x0800 || t == 0x86DD || ub_tpid_table((unsigned)t) || ub_ethertype_name((unsigned)t)))
         return UB_WSE_KNOWN;
     return after ? UB_WSE_UNKNOWN : UB_WSE_BARE;
 }
@@ -330,9 +362,8 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             }
             break;
         }
-        case UB_H_VLAN: /* an 802.1ad S-tag (TPID 0x88A8: the EtherType before it) is Wireshark's ieee8021ad */
-            PUT(i && (ub_layer_u(&v->layer[i - 1], v->layer[i - 1].hdr->id == UB_H_ETH ? "ub.eth.type" : "ub.vlan.type", &u) &&
-                      u == 0x88A8) ? "ieee8021ad" : "vlan");
+        case UB_H_VLAN: case UB_H_VLAN_S: /* an 802.1ad S-tag is Wireshark's ieee8021ad */
+            PUT(id == UB_H_VLAN_S ? "ieee8021ad" : "vlan");
             PUT("ethertype");
             break;
         case UB_H_SLL: case UB_H_SLL2: /* Linux cooked capture (of ARPHRD_UB: the plugin's front takes the frame) */
@@ -353,6 +384,11 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_MPLS: if (!LAST("mpls")) PUT("mpls"); break; /* one for the label stack */
         case UB_H_IPV4: PUT("ip"); break;
         case UB_H_IPV6: PUT("ipv6"); break;
+        case UB_H_IP6_HOPOPTS: PUT("ipv6.hopopts"); break; /* extension headers */
+        case UB_H_IP6_ROUTING: PUT("ipv6.routing"); break;
+        case UB_H_IP6_FRAGHDR: PUT("ipv6.fraghdr"); break;
+        case UB_H_IP6_DSTOPTS: PUT("ipv6.dstopts"); break;
+        case UB_H_AH: PUT("ah"); break;
         case UB_H_UDP: PUT("udp"); break;
         case UB_H_TCP: PUT("tcp"); break;
         case UB_H_ARP: PUT("arp"); break;

@@ -197,6 +197,7 @@ enum {
     UB_WS_NOFILTER = 2, /* JSON only (scaled or composite values) */
     UB_WS_SPAN = 4,     /* the bits from row ub[0] through row ub[1] as one number (ip.flags) */
     UB_WS_BOOL = 8,     /* Wireshark's FT_BOOLEAN: 0/1 in JSON, false/true in -T ek */
+    UB_WS_PROTO = 16,   /* a protocol whose name has a dot (ipv6.hopopts); one without a dot is one anyway */
 };
 typedef struct ub_wsname {
     const char *ws;     /* Wireshark's name */
@@ -207,6 +208,8 @@ typedef struct ub_wsname {
     uint8_t hex;        /* hex digits tshark shows (ipv6.tclass: 8); 0: the row's own format */
 } ub_wsname;
 const ub_wsname *ub_ws_names(size_t *n);
+/* w is a protocol's own entry (eth, ip, ipv6.fraghdr), not one of its fields */
+bool ub_ws_is_proto(const ub_wsname *w);
 /* the entries of Wireshark's name `name` (at most max; ip.version has two: IPv4's and IPv6's row), their count */
 size_t ub_ws_find(const char *name, const ub_wsname **out, size_t max);
 /* the row of l's table with the full name abbrev ("ub.ipv4.src"), NULL if none */

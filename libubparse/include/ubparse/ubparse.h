@@ -132,6 +132,12 @@ typedef enum ub_hdr_id {
     /* tunnels that may carry UBoE from a mirror port or an overlay (not UB: Wireshark's vxlan.*, geneve.*,
      * gre.*, erspan.*, mpls.*): VXLAN, Geneve, GRE, ERSPAN type II and III, one MPLS label stack entry */
     UB_H_VXLAN, UB_H_GENEVE, UB_H_GRE, UB_H_ERSPAN2, UB_H_ERSPAN3, UB_H_MPLS,
+    /* IP extension headers between the IP header and its upper-layer protocol (not UB; UB's own packets
+     * carry none, Table 5-5): IPv6 hop-by-hop options, routing, fragment, destination options (Wireshark's
+     * ipv6.hopopts.*, ipv6.routing.*, ipv6.fraghdr.*, ipv6.dstopts.*), the IP Authentication Header (ah.*) */
+    UB_H_IP6_HOPOPTS, UB_H_IP6_ROUTING, UB_H_IP6_FRAGHDR, UB_H_IP6_DSTOPTS, UB_H_AH,
+    /* an 802.1ad service tag (S-tag, TPID 0x88A8): UB_H_VLAN's rows, Wireshark's ieee8021ad.* */
+    UB_H_VLAN_S,
     UB_H__COUNT
 } ub_hdr_id;
 
@@ -157,6 +163,15 @@ static inline bool ub_hdr_foreign(const ub_hdr *h)
         if (*p == '.') return true;
     return false;
 }
+/* The tag table of a TPID: 802.1Q C-tag (0x8100; 0x9100, Wireshark's QinQ default) UB_H_VLAN, 802.1ad
+ * S-tag (0x88A8) UB_H_VLAN_S; 0 for any other EtherType */
+static inline unsigned ub_tpid_table(unsigned ethertype)
+{
+    return ethertype == 0x8100 || ethertype == 0x9100 ? UB_H_VLAN : ethertype == 0x88A8 ? UB_H_VLAN_S : 0;
+}
+static inline bool ub_hdr_tag(unsigned id) { return id == UB_H_VLAN || id == UB_H_VLAN_S; }
+/* an IP extension header (UB_H_IP6_HOPOPTS .. UB_H_AH) */
+static inline bool ub_hdr_ip_ext(unsigned id) { return id >= UB_H_IP6_HOPOPTS && id <= UB_H_AH; }
 static inline const char *ub_hdr_ns(const ub_hdr *h) { return ub_hdr_foreign(h) ? "" : "ub."; }
 
 /* Every schema table, indexed by ub_hdr_id (entries may be NULL for ids without fields). */
@@ -439,6 +454,11 @@ int ub_decode_wire(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *
  * and transaction headers decode without any warning or error. UDP 4791 (RoCEv2) never passes the
  * heuristic. Decodes into v (UB_ENTRY_RAWIP); returns v->claim (UB_CLAIM_NONE: not UB). */
 int ub_ip_claim(ub_view *v, const ub_opts *o, const uint8_t *ip, uint32_t caplen, uint32_t wirelen);
+enum { UB_IP_EXT_MAX = 8 }; /* extension headers walked, at most (the rest: data) */
+/* The IP header (version ver, 4 or 6) that ends, with its extension headers, at l4 of frame and whose
+ * upper-layer protocol there is proto: its offset, the nearest to l4 first; -1 when none is found.
+ * For a dissector handed the UDP payload only (the plugin: the IP header before a UBoE datagram). */
+int32_t ub_ip_before(const uint8_t *frame, uint32_t l4, unsigned ver, unsigned proto);
 
 /* UDP 4791 carries RoCEv2 (an InfiniBand BTH) and SUE TYPE1 (an RC Link RH). Which one is the UDP payload
  * p (len bytes)? The one rule (docs/neighbours.md) used by the decoder, ubdump and the plugin:
