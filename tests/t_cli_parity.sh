@@ -736,6 +736,39 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
     "$UBREPLAY" -w "$tmp/fcs_r.pcapng" "$tmp/fcs_epb.pcapng" > /dev/null 2>&1
     same "FCS: ubreplay's frames" "$("$U" -r "$tmp/nofcs.pcapng" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ')" \
         "$("$U" -r "$tmp/fcs_r.pcapng" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ')"
+    # frame.comment: the pcapng comments of a record (none, one, two, empty; a newline, a tab, quotes, UTF-8)
+    python3 - "$tmp/uboe.pcap" "$tmp/cm.pcapng" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o, frames = 24, []
+while o + 16 <= len(b):
+    cl = struct.unpack("<I", b[o + 8:o + 12])[0]
+    frames.append(b[o + 16:o + 16 + cl])
+    o += 16 + cl
+def blk(t, body):
+    body += bytes(-len(body) % 4)
+    return struct.pack("<II", t, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
+opt = lambda code, v: struct.pack("<HH", code, len(v)) + v + bytes(-len(v) % 4)
+with open(sys.argv[2], "wb") as f:
+    f.write(blk(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)) + blk(1, struct.pack("<HHI", 1, 0, 0)))
+    for i, cm in enumerate([[b"a comment"], [b"two\nlines", b"second, with comma"], [], ["tab\there \"q\" \\ é".encode()], [b""]]):
+        fr = frames[i % len(frames)]
+        opts = b"".join(opt(1, c) for c in cm) + (opt(0, b"") if cm else b"")
+        f.write(blk(6, struct.pack("<IIIII", 0, 0, 1000 * (i + 1), len(fr), len(fr)) + fr + bytes(-len(fr) % 4) + opts))
+PY
+    ts -n -r "$tmp/cm.pcapng" -T fields -e frame.number -e frame.comment -e ub.btah.taopcode > "$tmp/tc.txt" 2> /dev/null
+    "$U" -r "$tmp/cm.pcapng" -T fields -e frame.number -e frame.comment -e ub.btah.taopcode 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "frame.comment: -T fields differs from tshark's"
+    same "frame.comment: frame 2" 'two\nlines,second, with comma' "$("$U" -r "$tmp/cm.pcapng" -Y frame.number==2 -T fields -e frame.comment 2> /dev/null)"
+    for T in json ek; do
+        ts -n -r "$tmp/cm.pcapng" -T $T -e frame.number -e frame.comment > "$tmp/te.$T" 2> /dev/null
+        "$U" -r "$tmp/cm.pcapng" -T $T -e frame.number -e frame.comment 2> /dev/null | cmp -s - "$tmp/te.$T" && ok || bad "frame.comment: -T $T -e differs from tshark's"
+    done
+    for y in frame.comment '!frame.comment' 'frame.comment contains "comma"' 'frame.comment == "a comment"' 'frame.comment != "a comment"' \
+        'frame.comment matches "^t"' 'frame.comment[0:3] == "two"' 'len(frame.comment) > 8' 'frame.comment && ub.rtph'; do
+        ts -n -r "$tmp/cm.pcapng" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
+        "$U" -r "$tmp/cm.pcapng" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "frame.comment: -Y '$y' differs from tshark's"
+    done
+    same "frame.comment: -Y 'frame.comment != \"a comment\"'" "2 4 5" "$("$U" -r "$tmp/cm.pcapng" -Y 'frame.comment != "a comment"' -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do

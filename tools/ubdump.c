@@ -211,6 +211,17 @@ static bool frame_field(app *a, const ub_rec *r, const efield *e, sbuf *b)
         if (!ub_cap_is_pcapng(a->cf)) return true;
         snprintf(t, sizeof t, "%u", r->ifindex);
         break;
+    case PF_FRAME_COMMENT: /* each pcapng comment; in -T fields a newline or tab as tshark prints it (\n, \t) */
+        for (uint32_t i = 0, n = a->cf ? ub_cap_ncomments(a->cf) : 0, len; i < n; i++) {
+            const char *c = ub_cap_comment_n(a->cf, i, &len);
+            if (b->any) ubx_sb_put(b, (const char[1]){ UBX_OCC_SEP }, 1);
+            for (uint32_t k = 0; k < len; k++) {
+                if ((c[k] == '\n' || c[k] == '\t') && a->out == OUT_FIELDS) ubx_sb_put(b, c[k] == '\n' ? "\\n" : "\\t", 2);
+                else ubx_sb_put(b, c + k, 1);
+            }
+            b->any = true;
+        }
+        return true;
     case PF_FRAME_P2P_DIR: /* P2P_DIR_SENT 0, P2P_DIR_RECV 1; absent when unknown */
         if (r->dir == UB_DIR_UNKNOWN) return true;
         snprintf(t, sizeof t, "%d", r->dir == UB_DIR_IN ? 1 : 0);
@@ -323,6 +334,7 @@ static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p, bool rec)
     enum { MAXE = 256 };
     const char *names[MAXE], *vals[MAXE];
     size_t lens[MAXE];
+    bool present[MAXE];
     unsigned n = a->ne < MAXE ? a->ne : MAXE;
     for (unsigned i = 0; i < n; i++) {
         sbuf *b = &a->fb[i];
@@ -334,8 +346,9 @@ static void json_efields(app *a, const ub_rec *r, const ubx_pkt *p, bool rec)
         names[i] = a->e[i].name;
         vals[i] = b->p ? b->p : "";
         lens[i] = b->n;
+        present[i] = b->n || b->any; /* an empty occurrence (an empty comment) is one */
     }
-    ubx_json_efields(stdout, p, a->out == OUT_EK, a->json_first, n, names, vals, lens);
+    ubx_json_efields(stdout, p, a->out == OUT_EK, a->json_first, n, names, vals, lens, present);
 }
 
 /* -T fields: the line of a unit (rec false: the values are collected here) or of a raw flit-stream
@@ -360,7 +373,8 @@ static void fields_line(app *a, const ub_rec *r, bool rec)
 static ub_filter_pkt ypkt(const app *a, const ub_rec *r, uint32_t caplen, uint32_t wire)
 {
     ub_filter_pkt pk = { r->frame, wire, caplen, true, r->ts_ns, a->t0, a->tprev, a->pcapng, r->ifindex, r->dir,
-                         ub_fan_get(a->fan, r->frame), r->data, r->caplen };
+                         ub_fan_get(a->fan, r->frame), r->data, r->caplen, 0, NULL, NULL };
+    if (a->cf) pk.ncomments = ub_cap_comments(a->cf, &pk.comment, &pk.comment_len); /* frame.comment */
     return pk;
 }
 static bool ymatch(const app *a, const ub_view *v, const ub_rec *r, uint32_t caplen, uint32_t wire)

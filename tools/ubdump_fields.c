@@ -118,6 +118,7 @@ const ubx_pseudo ubx_pseudo_names[] = {
     { "frame.time_delta_displayed", PF_FRAME_TIME_DELTA_DISP, "Time since the previous displayed frame", "frame" },
     { "frame.interface_id", PF_FRAME_IFID, "Interface id (pcapng)", "frame" },
     { "frame.p2p_dir", PF_FRAME_P2P_DIR, "Direction", "frame" },
+    { "frame.comment", PF_FRAME_COMMENT, "Comment (pcapng)", "frame" },
     { "frame.protocols", PF_FRAME_PROTOCOLS, "Protocols in frame", "frame" },
     { "_ws.col.No.", PF_COL_NO, "No. column", "column" },
     { "_ws.col.Time", PF_COL_TIME, "Time column", "column" },

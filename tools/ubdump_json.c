@@ -20,12 +20,15 @@ static void ek_name(char *k)
         if (*k == '.') *k = '_';
 }
 
+/* a JSON string as tshark's json_dumper writes it (\b \f \n \r \t short, other controls \u00XX) */
 static void jstr(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+            fprintf(f, "\\%c", c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
         else if (c < 0x20) fprintf(f, "\\u%04x", c);
         else fputc(c, f);
     }
@@ -923,12 +926,12 @@ void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo 
 
 /* -T json|ek with -e: only the named fields, each an array of its occurrences (tshark) */
 void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
-                      const char *const *vals, const size_t *lens)
+                      const char *const *vals, const size_t *lens, const bool *present)
 {
     doc_open(f, p, ek, first);
     bool any = false;
     for (unsigned i = 0; i < n; i++) {
-        if (!lens[i] && strncmp(names[i], "_ws.col.", 8) != 0) continue; /* absent: not listed (a column always is) */
+        if (!present[i] && strncmp(names[i], "_ws.col.", 8) != 0) continue; /* absent: not listed (a column always is) */
         char key[128];
         snprintf(key, sizeof key, "%s", names[i]);
         if (ek) ek_name(key);

@@ -86,7 +86,7 @@ bool ubx_col_addr(const ub_view *v, bool dst, char *buf, size_t n);
  * read by the -e parser and -G fields) */
 enum { PF_NONE, PF_FRAME_NUMBER, PF_FRAME_TIME_REL, PF_FRAME_TIME_EPOCH, PF_FRAME_LEN, PF_UB_ERROR, PF_FRAME_UNIT,
        PF_FRAME_TIME_DELTA, PF_FRAME_TIME_DELTA_DISP, PF_COL_TIME, PF_COL_INFO, PF_FRAME_TIME, PF_FRAME_CAP_LEN,
-       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS, PF_HDR,
+       PF_FRAME_IFID, PF_FRAME_P2P_DIR, PF_FRAME_COMMENT, PF_COL_NO, PF_COL_LENGTH, PF_UB_CNA, PF_UB_EID, PF_WS, PF_HDR,
        PF_COL_PROTOCOL, PF_COL_SRC, PF_COL_DST, PF_FRAME_PROTOCOLS /* from PF_UB_CNA on: values of the unit */ };
 typedef struct ubx_pseudo {
     const char *name;
@@ -193,9 +193,9 @@ typedef struct ubx_pkt {
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);
 /* with -e: only the fields names[i], each the occurrences vals[i] (lens[i] bytes, UBX_OCC_SEP between
- * occurrences; 0 = absent, left out) as an array, as tshark -T json|ek -e */
+ * occurrences; !present[i]: absent, left out) as an array, as tshark -T json|ek -e */
 void ubx_json_efields(FILE *f, const ubx_pkt *p, bool ek, bool first, unsigned n, const char *const *names,
-                      const char *const *vals, const size_t *lens);
+                      const char *const *vals, const size_t *lens, const bool *present);
 
 /* -T json / -T ek on raw flit-stream records: one document per record (tshark), the units it
  * completes nested under ub.stream.unit_tree ("ub" of the bulk form: an array of the units) */

@@ -638,6 +638,12 @@ const char *ub_cap_comment_n(const ub_capfile *c, uint32_t i, uint32_t *len)
     *len = i < c->ncomments ? c->comment_len[i] : 0;
     return i < c->ncomments ? c->comment[i] : NULL;
 }
+uint32_t ub_cap_comments(const ub_capfile *c, const char *const **text, const uint32_t **len)
+{
+    *text = c->comment;
+    *len = c->comment_len;
+    return c->ncomments;
+}
 uint32_t ub_cap_section(const ub_capfile *c) { return c->pcapng ? c->sections : 1u; }
 
 int ub_cap_ifinfo_get(const ub_capfile *c, uint32_t ifindex, ub_cap_ifinfo *out)

@@ -194,6 +194,7 @@ int ub_expert_print_sel(const char *path, const ub_opts *o, const ub_fan_table *
             ub_units_record(u, &r, unit, &x);
             rec_done(&x);
         }
+        x.pk.ncomments = 0; /* units flushed at the end: the last record's comments were in the read buffer */
         ub_units_flush(u, unit, &x);
         rec_done(&x);
         if (rc < 0) snprintf(err, errlen, "%s", ub_cap_error(cf));

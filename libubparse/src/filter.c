@@ -243,6 +243,7 @@ static const struct pname {
     { "frame.interface_id", K_FRAME_IFID, 0, 0 }, { "frame.p2p_dir", K_FRAME_DIR, 0, 0 },
     { "frame.time_epoch", K_FRAME_TEPOCH, 0, 0 }, { "frame.time_relative", K_FRAME_TREL, 0, 0 },
     { "frame.time_delta", K_FRAME_TDELTA, 0, 0 }, { "frame.protocols", K_PROTOS, 0, 0 },
+    { "frame.comment", K_COMMENT, 0, 0 },
 };
 
 /* what a test of an anfields.h row reads: kind, an */
@@ -336,7 +337,7 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
             t->an_flag = p_names[i].flag;
             if (t->kind == K_AN) p->f->uses_an = true;
             if (t->kind == K_FRAME_TEPOCH || t->kind == K_FRAME_TREL || t->kind == K_FRAME_TDELTA) p->f->uses_time = true;
-            if ((t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) || t->kind == K_PROTOS) p->f->uses_frame = true;
+            if ((t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) || t->kind == K_PROTOS || t->kind == K_COMMENT) p->f->uses_frame = true;
             return true;
         }
     if (an_name(name, t)) {
@@ -582,7 +583,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         ub_fp_err(p, lt->pos, "unknown error name \"%s\" (ubdump -G errors lists them)", L.str);
         return;
     }
-    case K_PROTOS: case K_TPEP: /* string fields: frame.protocols, ub.analysis.tp_src/tp_dst/tp_endpoint */
+    case K_PROTOS: case K_TPEP: case K_COMMENT: /* string fields: frame.protocols, ub.analysis.tp_src/tp_dst/tp_endpoint, frame.comment */
         if (op == OP_MATCHES) return;
         if (!L.is_str && !t->slice && ln <= sizeof t->bytes) { /* an unquoted value is its text, as in Wireshark */
             memcpy(t->bytes, ls, ln);
@@ -591,7 +592,7 @@ static void bind_lit(parser *p, ftest *t, int op, const tok *opt, const tok *lt,
         }
         if (!L.bytes_ok || (!L.is_str && !t->slice)) { /* a slice of frame.protocols compares with bytes too (65:74:68) */
             ub_fp_err(p, lt->pos, "%s compares with a quoted string, e.g. \"%s\"", name,
-                      t->kind == K_PROTOS ? "eth:ethertype:ip:udp:ub" : "0x000001:0x10");
+                      t->kind == K_PROTOS ? "eth:ethertype:ip:udp:ub" : t->kind == K_COMMENT ? "a comment" : "0x000001:0x10");
             return;
         }
         if (op == OP_BITAND || op == OP_RANGE) { ub_fp_err(p, opt->pos, "%s is a string", name); return; }
@@ -743,7 +744,7 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
     ub_fp_next(p);
     if (p->cur.t == T_LB) {
         t = &p->f->tests[ti];
-        if (t->kind != K_FIELD && t->kind != K_FRAME && t->kind != K_PROTOS) {
+        if (t->kind != K_FIELD && t->kind != K_FRAME && t->kind != K_PROTOS && t->kind != K_COMMENT) {
             ub_fp_err(p, p->cur.pos, "'%s' cannot be sliced (slices apply to byte strings, strings, addresses and frame)", name);
             return;
         }

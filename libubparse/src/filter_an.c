@@ -374,7 +374,8 @@ ub_filter_pkt ub_fpkt_next(ub_fpkt_seq *seq, const ub_capfile *cf, const ub_rec 
 {
     if (!seq->started) seq->t0 = seq->prev = r->ts_ns, seq->started = true;
     ub_filter_pkt pk = { r->frame, r->origlen, r->caplen, true, r->ts_ns, seq->t0, seq->prev, ub_cap_is_pcapng(cf),
-                         r->ifindex, r->dir, ub_fan_get(fan, r->frame), r->data, r->caplen };
+                         r->ifindex, r->dir, ub_fan_get(fan, r->frame), r->data, r->caplen, 0, NULL, NULL };
+    pk.ncomments = ub_cap_comments(cf, &pk.comment, &pk.comment_len); /* frame.comment */
     seq->prev = r->ts_ns;
     return pk;
 }

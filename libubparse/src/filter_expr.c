@@ -79,7 +79,7 @@ static uint8_t src_vt(const ftest *t)
     case K_FRAME: return VT_BYTES;
     case K_FRAME_DIR: return VT_INT;
     case K_TPEP: return VT_STR;
-    case K_PROTOS: return t->slice ? VT_BYTES : VT_STR; /* a slice of a string is bytes, as in Wireshark */
+    case K_PROTOS: case K_COMMENT: return t->slice ? VT_BYTES : VT_STR; /* a slice of a string is bytes, as in Wireshark */
     case K_ERROR: return t->an ? VT_NONE : VT_UINT;
     case K_AN: return t->an == AN_RULE ? VT_STR : t->an == AN_LATENCY ? VT_TIME : ub_fp_kind_num(t) ? VT_UINT : VT_NONE;
     default: return ub_fp_kind_time(t) ? VT_TIME : ub_fp_kind_num(t) ? VT_UINT : VT_NONE;
@@ -315,7 +315,7 @@ static uint32_t g_atom(parser *p)
         ub_fp_next(p);
         if (p->cur.t == T_LB) {
             ft = &p->f->tests[ti];
-            if ((ft->kind != K_FIELD || !ub_fp_sliceable(ft->f[0], false)) && ft->kind != K_FRAME && ft->kind != K_PROTOS) {
+            if ((ft->kind != K_FIELD || !ub_fp_sliceable(ft->f[0], false)) && ft->kind != K_FRAME && ft->kind != K_PROTOS && ft->kind != K_COMMENT) {
                 ub_fp_err(p, p->cur.pos, "'%s' cannot be sliced", name);
                 return 0;
             }

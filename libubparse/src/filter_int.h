@@ -24,6 +24,7 @@ enum {
     K_AN,           /* ub.analysis.*: an (AN_*) says which */
     K_TPEP,         /* ub.analysis.tp_src / tp_dst / tp_endpoint: an = TPEP_* (from the view) */
     K_PROTOS,       /* frame.protocols: Wireshark's list of the frame's protocols (filter.h ub_ws_protocols) */
+    K_COMMENT,      /* frame.comment: the pcapng comments of the record (ub_filter_pkt.comment), strings */
     K_PTOKEN,       /* a protocol of that list that is no header ubdump decodes (llc, stp, lldp, sll, ...):
                      * presence only; lit: its index (ub_ws_ptoken) */
     K_GEN,          /* functions, arithmetic, field against field: gl OP gr over value lists (filter_gen.c) */

@@ -247,6 +247,22 @@ static bool protos_test(const ftest *t, const ub_view *v)
     return cmp_bytes(t, a, na);
 }
 
+/* frame.comment: any (== ...), or every (!=, ===) comment of the record */
+static bool comment_test(const ftest *t, const ub_filter_pkt *pk)
+{
+    if (!pk->ncomments) return false;
+    if (t->op == OP_EXISTS) return true;
+    const bool all = op_is_all(t->op);
+    for (uint32_t i = 0; i < pk->ncomments; i++) {
+        const uint8_t *a = (const uint8_t *)pk->comment[i];
+        uint32_t na = pk->comment_len[i];
+        const bool r = (!t->slice || do_slice(t, &a, &na)) && cmp_bytes(t, a, na);
+        if (all && !r) return false;
+        if (!all && r) return true;
+    }
+    return all;
+}
+
 /* a protocol name of frame.protocols (llc, stp, lldp, ...): in the frame's list */
 static bool ptoken_in(const ftest *t, const ub_view *v)
 {
@@ -264,6 +280,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return frame_test(t, v, pk);
     if (t->kind == K_PROTOS) return protos_test(t, v);
+    if (t->kind == K_COMMENT) return comment_test(t, pk);
     if (t->kind == K_PTOKEN) return ptoken_in(t, v);
     /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
     bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
@@ -383,6 +400,13 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
     }
     if (t->kind == K_PTOKEN) {
         if (max && ptoken_in(t, v)) out[n++] = (gval){ .vt = VT_NONE };
+        return n;
+    }
+    if (t->kind == K_COMMENT) {
+        for (uint32_t i = 0; i < pk->ncomments && n < max; i++) {
+            out[n] = (gval){ .vt = VT_STR, .p = (const uint8_t *)pk->comment[i], .n = pk->comment_len[i] };
+            if (!t->slice || do_slice(t, &out[n].p, &out[n].n)) n++;
+        }
         return n;
     }
     if (t->kind == K_PROTOS) {

@@ -131,6 +131,7 @@ int ub_srt_ws_filtered(const char *path, const ub_opts *o, const ub_state_cfg *c
         }
         s.pk.data = NULL; /* units flushed at the end: judged with the last record's frame.* */
         s.pk.data_len = 0;
+        s.pk.ncomments = 0; /* (their texts were in the read buffer) */
         ub_units_flush(u, srtf_unit, &s);
         srtf_rec(&s);
         ub_state_finish(s.st); /* matches at the end of the capture: no frame, never tapped */

@@ -73,6 +73,8 @@ const char *ub_cap_comment(const ub_capfile *c, uint32_t *len);
 /* all opt_comment options of the last record's packet block (up to 16), in file order */
 uint32_t ub_cap_ncomments(const ub_capfile *c);
 const char *ub_cap_comment_n(const ub_capfile *c, uint32_t i, uint32_t *len);
+/* the same as arrays (texts, lengths) for ub_filter_pkt's frame.comment; their count */
+uint32_t ub_cap_comments(const ub_capfile *c, const char *const **text, const uint32_t **len);
 uint32_t ub_cap_section(const ub_capfile *c);
 /* the last record's pcapng packet flags word (epb_flags: direction, reception type, FCS length, link
  * errors); false (*flags 0) when its block has none, or in a pcap file */

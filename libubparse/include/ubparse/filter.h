@@ -21,7 +21,7 @@
  * of the field ("Read", "Bad"), error names for ub.error, rule ids, bytes otherwise.
  * Names: every schema field (ub.*), ub.error, ub, ub.cna, ub.eid, ub.analysis.* (needs
  * ub_filter_pkt.an: ub_filter_uses_analysis), frame, frame.number/len/cap_len/time_epoch/
- * time_relative/time_delta/interface_id/p2p_dir, and Wireshark's names of the headers outside UB:
+ * time_relative/time_delta/interface_id/p2p_dir/comment (ub_filter_pkt.comment), and Wireshark's names of the headers outside UB:
  * eth.*, vlan.*, ip.*, ipv6.*, udp.*, tcp.* (ubdump -G filters lists them).
  *
  * Field names are resolved once by ub_filter_compile; matching does no allocation and no string
@@ -86,6 +86,9 @@ typedef struct ub_filter_pkt {
     const ub_fan *an;        /* ub.analysis.* of the frame, NULL: none */
     const uint8_t *data;     /* `frame`: the record's bytes (NULL: the view's record) */
     uint32_t data_len;
+    uint32_t ncomments;      /* frame.comment: the record's pcapng comments (not NUL-terminated) */
+    const char *const *comment;
+    const uint32_t *comment_len;
 } ub_filter_pkt;
 
 /* ub.analysis.* of a whole capture file: the state engine run once over it with cfg (NULL:
