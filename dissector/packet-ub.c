@@ -595,17 +595,24 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
 {
     tvbuff_t *ds = tvb_get_ds_tvb(tvb);
     if (!ds) return NULL;
-    guint32 flen = tvb_captured_length(ds), len = tvb_captured_length(tvb);
+    guint32 flen = tvb_captured_length(ds), len = tvb_captured_length(tvb), wire = tvb_reported_length(ds);
     gint roff = tvb_raw_offset(tvb);
     if (flen == 0 || roff < 8 || (guint32)roff + len > flen) return NULL;
     const guint8 *frame = tvb_get_ptr(ds, 0, (gint)flen);
     if (len && tvb_get_ptr(tvb, 0, (gint)len) != frame + roff) return NULL; /* not a plain subset of the frame */
+    const gboolean cut = ds == get_data_source_tvb_by_name(pinfo, "Frame") && pinfo->fd->cap_len > flen;
+    if (cut) {
+        /* a raw-IP link type hands the frame's own tvb to Wireshark's IP dissector, which cuts it to the
+         * IP packet's length: the bytes after it (the ICRC, R-44) are still the frame's, in its buffer */
+        flen = pinfo->fd->cap_len;
+        wire = pinfo->fd->pkt_len;
+    }
     gint ip = ip_before_udp(pinfo, frame, (guint32)roff - 8);
     if (ip < 0) return NULL;
     ub_opts o = g_opts;
     if (extra_port && o.n_udp_more < UB_UDP_MORE) o.udp_more[o.n_udp_more++] = (uint16_t)extra_port;
     ub_view *v = ub_ws_view_new(pinfo);
-    guint32 wire = tvb_reported_length(ds), fcs = eth_fcs_len(pinfo);
+    guint32 fcs = eth_fcs_len(pinfo);
     if (fcs && wire >= (guint32)ip + fcs) { /* as ub_units_record: the frame without its FCS */
         wire -= fcs;
         if (flen > wire) flen = wire;
@@ -618,7 +625,12 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
         const ub_layer *l = &v->layer[i];
         if (l->hdr && (l->hdr->id == UB_H_RTPH || l->hdr->id == UB_H_UTPH) && l->data == frame + roff) {
             *tph = i;
-            *ip_tvb = tvb_new_subset_remaining(ds, ip);
+            if (cut) { /* the IP packet and what follows it, as the frame has them */
+                *ip_tvb = tvb_new_child_real_data(ds, frame + ip, flen - (guint32)ip, (gint)(wire - (guint32)ip));
+                add_new_data_source(pinfo, *ip_tvb, "IP packet and ICRC");
+            } else {
+                *ip_tvb = tvb_new_subset_remaining(ds, ip);
+            }
             return v;
         }
     }

@@ -480,7 +480,7 @@ PY
     # UBoE captured on Linux's "any" device (tcpdump -i any: LINKTYPE_LINUX_SLL / SLL2, not ARPHRD_UB): the
     # cooked header is Wireshark's sll:ethertype before the plugin's ub
     editcap -F pcap "$C/uboe.pcapng" "$tmp/uboe.pcap"
-    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" "$tmp/null.pcap" "$tmp/loop.pcap" "$tmp/tags.pcap" <<'PY'
+    python3 - "$tmp/uboe.pcap" "$tmp/sll1.pcap" "$tmp/sll2.pcap" "$tmp/null.pcap" "$tmp/loop.pcap" "$tmp/tags.pcap" "$tmp/raw.pcap" <<'PY'
 import os, struct, sys
 b = open(sys.argv[1], "rb").read()
 o, ips = 24, []
@@ -503,7 +503,8 @@ for name, dlt, hdr in ((sys.argv[2], 113, lambda et: struct.pack(">HHH8sH", 0, 1
                        (sys.argv[6], 1, lambda et: bytes(range(12)) + bytes.fromhex("88a8 200b 8100 6064") + struct.pack(">H", et)),
                        (sys.argv[6], 1, lambda et: bytes(range(12)) + bytes.fromhex("88a8 a00c") + struct.pack(">H", et)),
                        (sys.argv[6], 1, lambda et: bytes(range(12)) + bytes.fromhex("9100 000d 8100 6064") + struct.pack(">H", et)),
-                       (sys.argv[6].replace("tags", "sll_tag"), 113, lambda et: struct.pack(">HHH8sH", 0, 1, 6, mac, 0x8100) + bytes.fromhex("6064") + struct.pack(">H", et))):
+                       (sys.argv[6].replace("tags", "sll_tag"), 113, lambda et: struct.pack(">HHH8sH", 0, 1, 6, mac, 0x8100) + bytes.fromhex("6064") + struct.pack(">H", et)),
+                       (sys.argv[7], 101, lambda et: b"")):  # LINKTYPE_RAW: the IP packet, its ICRC after it
     new = not name.endswith("tags.pcap") or not os.path.exists(name)
     with open(name, "wb" if new else "ab") as f:
         if new: f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt))
@@ -511,12 +512,13 @@ for name, dlt, hdr in ((sys.argv[2], 113, lambda et: struct.pack(">HHH8sH", 0, 1
             r = hdr(et) + ip
             f.write(struct.pack("<IIII", i + 1, 0, len(r), len(r)) + r)
 PY
-    for f in sll1 sll2 null loop; do
+    for f in sll1 sll2 null loop raw; do # (the ICRC after the IP packet too: the plugin finds it in each)
         # shellcheck disable=SC2086
-        ts -n -r "$tmp/$f.pcap" -T fields $cols > "$tmp/tc.txt" 2> /dev/null
+        ts -n -r "$tmp/$f.pcap" -T fields $cols -e ub.icrc.status -e ub.icrc.icrc > "$tmp/tc.txt" 2> /dev/null
         # shellcheck disable=SC2086
-        "$U" -r "$tmp/$f.pcap" -T fields $cols 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "UBoE in $f: columns differ from tshark's"
+        "$U" -r "$tmp/$f.pcap" -T fields $cols -e ub.icrc.status -e ub.icrc.icrc 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "UBoE in $f: columns differ from tshark's"
     done
+    same "UBoE in LINKTYPE_RAW: the plugin's ICRC status" "1 1 1" "$(ts -n -r "$tmp/raw.pcap" -T fields -e ub.icrc.status 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     # tagged twice or by an S-tag alone, and tagged inside a cooked capture: Wireshark's vlan / ieee8021ad
     tagf="-e vlan.id -e vlan.priority -e vlan.etype -e ieee8021ad.id -e ieee8021ad.priority -e ieee8021ad.dei -e ieee8021ah.etype -e ub.btah.taopcode -e ub.icrc.status"
     for f in tags sll_tag; do
@@ -640,6 +642,23 @@ v4ub = [f for f in frames[:3] if ip_of(f)[0] == 0x0800]
 icmp6 = lambda t, p: struct.pack(">BBH", t, 0, 0) + p
 nonub = [eth(0x86DD, ip6(58, icmp6(143, bytes(4)))), eth(0x86DD, ip6(58, icmp6(128, struct.pack(">HH", 0x42, 1) + b"ping"))),
          eth(0x86DD, ip6(6, struct.pack(">HHIIBBHHH", 40000, 443, 1, 0, 0x50, 0x18, 501, 0, 0)))]
+def igmp(t, mr, grp, extra=b""):  # IGMP with its checksum (RFC 2236, 3376)
+    m = bytearray(struct.pack(">BBH4s", t, mr, 0, grp) + extra)
+    m[2:4] = struct.pack(">H", csum(bytes(m)))
+    return bytes(m)
+g = bytes([239, 1, 1, 1])
+# IP protocols Wireshark's dissectors take and ubdump names (ipown.pcap): IGMP v1/v2/v3, ESP, OSPF, PIM,
+# VRRP, SCTP, over IPv4 and IPv6 (after a hop-by-hop header too)
+ipown = [eth(0x0800, ip4(2, igmp(0x16, 0, g))), eth(0x0800, ip4(2, igmp(0x11, 100, bytes(4)))), eth(0x0800, ip4(2, igmp(0x11, 0, bytes(4)))),
+         eth(0x0800, ip4(2, igmp(0x17, 0, g))), eth(0x0800, ip4(2, igmp(0x11, 100, bytes(4), struct.pack(">BBH", 2, 125, 0)))),
+         eth(0x0800, ip4(2, igmp(0x12, 0, g))), eth(0x0800, ip4(50, struct.pack(">II", 0x1234, 7) + bytes(32))),
+         eth(0x0800, ip4(112, bytes.fromhex("2101640100010000c0a80101"))), eth(0x0800, ip4(103, bytes.fromhex("2000") + bytes(10))),
+         eth(0x0800, ip4(89, bytes(24))), eth(0x0800, ip4(132, struct.pack(">HHII", 5000, 5001, 1, 0) + bytes.fromhex("0e000004"))),
+         eth(0x86DD, ip6(50, struct.pack(">II", 0x99, 1) + bytes(24))), eth(0x86DD, ip6(89, bytes(24))),
+         eth(0x86DD, ip6(0, bytes([103, 0, 1, 4, 0, 0, 0, 0]) + bytes.fromhex("2000") + bytes(10)))]
+with open(sys.argv[1].replace("tun.pcap", "ipown.pcap"), "wb") as out:
+    out.write(hdr)
+    for i, f in enumerate(ipown): out.write(rec(i + 1, f))
 with open(sys.argv[1].replace("tun.pcap", "ext.pcap"), "wb") as out:
     out.write(hdr)
     n = 0
@@ -709,6 +728,24 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
         "$("$U" -r "$tmp/ext.pcap" --audit -q 2> /dev/null | grep -o 'UB-NW-003  x[0-9]*')"
     same "IP extension headers: -T json, IPv6's in its tree (frame 7)" "ipv6.hopopts ipv6.routing ipv6.fraghdr ipv6.dstopts 17 4660" \
         "$("$U" -r "$tmp/ext.pcap" -Y frame.number==7 -T json 2> /dev/null | python3 -c 'import json,sys; l=json.load(sys.stdin)[0]["_source"]["layers"]["ipv6"]; print(*[k for k in l if isinstance(l[k], dict)], l["ipv6.dstopts"]["ipv6.dstopts.nxt"], int(l["ipv6.fraghdr"]["ipv6.fraghdr.ident"], 16))')"
+    # IGMP, ESP, OSPF, PIM, VRRP, SCTP: Wireshark's dissectors take the datagram (frame.protocols, the
+    # Protocol column by version: IGMPv1/v2/v3, PIMv2) and its protocol hierarchy
+    # shellcheck disable=SC2086
+    ts -n -r "$tmp/ipown.pcap" -T fields $cols4 > "$tmp/tc.txt" 2> /dev/null
+    # shellcheck disable=SC2086
+    "$U" -r "$tmp/ipown.pcap" -T fields $cols4 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || { bad "IP protocols: columns differ from tshark's"; "$U" -r "$tmp/ipown.pcap" -T fields $cols4 2>&1 | diff "$tmp/tc.txt" - | head -4; }
+    same "IP protocols: Protocol column" "IGMPv2 IGMPv2 IGMPv1 IGMPv2 IGMPv3 IGMPv1 ESP VRRP PIMv2 OSPF SCTP ESP OSPF PIMv2" \
+        "$("$U" -r "$tmp/ipown.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
+    # the protocol hierarchy: one level for IGMP's version item and IPv6's extension headers (in their
+    # trees), one per MPLS label
+    for f in ipown ext tun; do
+        ts -n -q -r "$tmp/$f.pcap" -z io,phs > "$tmp/tp.txt" 2> /dev/null
+        "$U" -q -r "$tmp/$f.pcap" -z io,phs 2> /dev/null | cmp -s - "$tmp/tp.txt" && ok || bad "$f: -z io,phs differs from tshark's"
+    done
+    for y in igmp esp ospf pim vrrp sctp 'igmp && ipv6' 'pim && ipv6.hopopts'; do
+        ts -n -r "$tmp/ipown.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
+        "$U" -r "$tmp/ipown.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "IP protocols: -Y '$y' differs from tshark's"
+    done
     # Ethernet frames captured with their FCS (pcapng if_fcslen, or epb_flags bits 5-8), as capture cards
     # and TAPs record them: the frame, its IP packet and ICRC stop before the FCS, as in Wireshark
     "$U" -r "$tmp/nofcs.pcapng" --audit -q 2> /dev/null | sed 's/^UB audit of [^:]*:/UB audit:/' > "$tmp/ua.txt"

@@ -278,6 +278,11 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
             if (l->len >= 4) name = ub_ws_udp_infiniband(l) && i + 1 < nl && v->layer[i + 1].len ? "RRoCE" : "UDP";
             break;
         case UB_H_TCP: name = "TCP"; break;
+        case UB_H_DATA: { /* IGMP, ESP, OSPF, ... after IP: Wireshark's dissector names the column */
+            const ub_ethertype *ipo = ub_ws_ip_own(v, i);
+            if (ipo) name = ub_ipproto_col(ipo, l->data, l->len, buf, n);
+            break;
+        }
         case UB_H_IP6_HOPOPTS: case UB_H_IP6_ROUTING: case UB_H_IP6_FRAGHDR: case UB_H_IP6_DSTOPTS: case UB_H_AH: {
             /* an extension header names nothing; ICMP's dissectors after it do (as after IP, above) */
             uint64_t fo = 0, mf = 0;

@@ -1,7 +1,8 @@
 /* -z io,phs[,FILTER] (iostat.h): tshark's protocol hierarchy statistics. A frame counts once on each
  * protocol of its path (Wireshark's frame.protocols, filter.h ub_ws_protocols, less the protocols that
  * put no item in the tree: "ethertype", and the plugin's SUE dissector where it handed the payload to
- * InfiniBand; and what follows ICMP / ICMPv6, an echo's data or an error's quoted IP and UDP/TCP headers,
+ * InfiniBand, IGMP's version item (igmp:igmp), IPv6's extension headers; MPLS once per label, not per
+ * stack; and what follows ICMP / ICMPv6, an echo's data or an error's quoted IP and UDP/TCP headers,
  * which sit in ICMP's tree, not the frame's: the quoted payload's data is the frame's again); children
  * print in the order they were first seen, as tshark's tap does. */
 #include "ubparse/iostat.h"
@@ -68,9 +69,20 @@ void ub_phs_view(ub_phs *p, const ub_view *v, const ub_filter_pkt *pk)
     unsigned k = ub_ws_protocols(v, all, UB_MAX_LAYERS);
     p->ntok = 0;
     if (p->frame) p->tok[p->ntok++] = "frame";
+    unsigned ml = 0; /* the view's layers looked at for MPLS label stacks */
     for (unsigned i = 0; i < k && p->ntok < PHS_DEPTH; i++) {
+        if (strcmp(all[i], "mpls") == 0) { /* one "mpls" in frame.protocols, one tree item per label in Wireshark */
+            while (ml < v->nlayers && ml < UB_MAX_LAYERS && !(v->layer[ml].hdr && v->layer[ml].hdr->id == UB_H_MPLS)) ml++;
+            do p->tok[p->ntok++] = all[i];
+            while (++ml < v->nlayers && ml < UB_MAX_LAYERS && v->layer[ml].hdr && v->layer[ml].hdr->id == UB_H_MPLS &&
+                   p->ntok < PHS_DEPTH);
+            continue;
+        }
         if (strcmp(all[i], "ethertype") == 0) continue;
         if (strcmp(all[i], "sue") == 0 && i + 1 < k && strcmp(all[i + 1], "infiniband") == 0) continue;
+        if (i && strcmp(all[i], "igmp") == 0 && strcmp(all[i - 1], "igmp") == 0) continue; /* the version's item: in IGMP's tree */
+        if (strncmp(all[i], "ipv6.", 5) == 0 || (strcmp(all[i], "ah") == 0 && p->ntok && strcmp(p->tok[p->ntok - 1], "ipv6") == 0))
+            continue; /* IPv6's extension headers (an AH after IPv6 too): in its tree */
         p->tok[p->ntok++] = all[i];
         if (strcmp(all[i], "icmp") == 0 || strcmp(all[i], "icmpv6") == 0) { /* the rest is in ICMP's tree, */
             for (unsigned k = 0; k < v->nlayers && k < UB_MAX_LAYERS && p->ntok < PHS_DEPTH; k++) /* but a quote's payload */

@@ -251,12 +251,8 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
         else if (udp && (dp == 4791 || sp == 4791)) sb(s, " (RoCEv2)");
         return;
     }
-    static const struct { unsigned p; const char *n; } pn[] = {
-        { 1, "ICMP" }, { 2, "IGMP" }, { 6, "TCP" }, { 17, "UDP" }, { 47, "GRE" }, { 50, "ESP" }, { 58, "ICMPv6" }, { 132, "SCTP" },
-    };
-    const char *nm = NULL;
-    for (unsigned i = 0; i < sizeof pn / sizeof pn[0]; i++)
-        if (pn[i].p == proto) nm = pn[i].n;
+    const ub_ethertype *ipp = ub_ipproto_get((unsigned)proto);
+    const char *nm = ipp ? ipp->name : NULL;
     if (frag) sb(s, " fragment");
     if (nm) sb(s, "/%s %s→%s", nm, sa, da);
     else sb(s, " proto %" PRIu64 " %s→%s", proto, sa, da);
@@ -286,6 +282,40 @@ static const ub_ethertype ethertypes[] = {
     { 0x88E5, "MACsec", NULL, NULL, NULL }, { 0x88F7, "PTP", "ptp", NULL, "PTPv2" },
     { 0x8809, "Slow Protocols (LACP)", "slow", "lacp", "LACP" },
 };
+
+/* IP protocol numbers, the same way: those ubdump decodes (named only), and the ones Wireshark's
+ * dissectors take (ws1/ws2, its Protocol column; NULL there: by version, ub_ipproto_col) */
+static const ub_ethertype ipprotos[] = {
+    { 1, "ICMP", NULL, NULL, NULL }, { 2, "IGMP", "igmp", "igmp", NULL }, { 6, "TCP", NULL, NULL, NULL },
+    { 17, "UDP", NULL, NULL, NULL }, { 47, "GRE", NULL, NULL, NULL }, { 50, "ESP", "esp", NULL, "ESP" },
+    { 58, "ICMPv6", NULL, NULL, NULL }, { 89, "OSPF", "ospf", NULL, "OSPF" }, { 103, "PIM", "pim", NULL, NULL },
+    { 112, "VRRP", "vrrp", NULL, "VRRP" }, { 132, "SCTP", "sctp", NULL, "SCTP" },
+};
+
+const ub_ethertype *ub_ipproto_get(unsigned proto)
+{
+    for (unsigned i = 0; i < sizeof ipprotos / sizeof ipprotos[0]; i++)
+        if (ipprotos[i].type == proto) return &ipprotos[i];
+    return NULL;
+}
+
+const char *ub_ipproto_col(const ub_ethertype *e, const uint8_t *p, uint32_t n, char *buf, size_t bn)
+{
+    if (e->ws_col) return e->ws_col;
+    if (e->type == 103 && n) { /* PIM: its version nibble (RFC 7761) */
+        snprintf(buf, bn, "PIMv%u", p[0] >> 4);
+        return buf;
+    }
+    if (e->type != 2 || !n) return e->name;
+    /* IGMP (RFC 3376 §7.1): a query's version by its length and Max Resp Code, a report's by its type */
+    switch (p[0]) {
+    case 0x11: return n >= 12 ? "IGMPv3" : n >= 2 && p[1] ? "IGMPv2" : "IGMPv1";
+    case 0x12: return "IGMPv1";
+    case 0x16: case 0x17: return "IGMPv2";
+    case 0x22: return "IGMPv3";
+    default: return e->name;
+    }
+}
 
 const ub_ethertype *ub_ethertype_get(unsigned type)
 {

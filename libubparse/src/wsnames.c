@@ -286,6 +286,31 @@ static const ub_ethertype *eth_own(const ub_view *v, unsigned i, uint64_t type)
     return e;
 }
 
+const ub_ethertype *ub_ws_ip_own(const ub_view *v, unsigned i)
+{
+    const ub_layer *d = i < v->nlayers && i < UB_MAX_LAYERS ? &v->layer[i] : NULL, *ip = d && i ? d - 1 : NULL;
+    if (!d || !d->hdr || d->hdr->id != UB_H_DATA || !d->len || !ip->hdr || (ip->flags & UB_LF_TRUNC)) return NULL;
+    uint64_t proto = 0, x = 0;
+    switch (ip->hdr->id) { /* the header before: IP's, or its last extension header (each one's first row) */
+    case UB_H_IPV4:
+        if ((ub_layer_u(ip, "ub.ipv4.mf", &x) && x) || (ub_layer_u(ip, "ub.ipv4.frag_offset", &x) && x)) return NULL;
+        ub_layer_u(ip, "ub.ipv4.protocol", &proto);
+        break;
+    case UB_H_IPV6: ub_layer_u(ip, "ub.ipv6.next_header", &proto); break;
+    default: {
+        if (!ub_hdr_ip_ext(ip->hdr->id)) return NULL;
+        if (ip->hdr->id == UB_H_IP6_FRAGHDR && ((ub_layer_u(ip, "ub.ipv6_fraghdr.more", &x) && x) ||
+                                                (ub_layer_u(ip, "ub.ipv6_fraghdr.offset", &x) && x)))
+            return NULL;
+        ub_val nx;
+        if (ub_field_value(ip, &ip->hdr->fields[0], &nx) != 0) return NULL;
+        proto = nx.u;
+    }
+    }
+    const ub_ethertype *e = ub_ipproto_get((unsigned)proto);
+    return e && e->ws1 ? e : NULL;
+}
+
 ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_ethertype **own)
 {
     const ub_layer *l = &v->layer[i];
@@ -304,7 +329,8 @@ ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_
 }
 
 /* (erspan: also type I, which has no header of its own) */
-static const char *const ptokens[] = { "ieee8021ad", "sll", "raw", "lldp", "llc", "stp", "macc", "ptp", "slow", "lacp", "erspan" };
+static const char *const ptokens[] = { "ieee8021ad", "sll", "raw", "lldp", "llc", "stp", "macc", "ptp", "slow", "lacp", "erspan",
+                                        "igmp", "esp", "ospf", "pim", "vrrp", "sctp" };
 
 int ub_ws_ptoken(const char *name)
 {
@@ -394,7 +420,13 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_ARP: PUT("arp"); break;
         case UB_H_ICMP: case UB_H_ICMP_ECHO: PUT("icmp"); break;
         case UB_H_ICMPV6: case UB_H_ICMPV6_ECHO: PUT("icmpv6"); break;
-        case UB_H_DATA:
+        case UB_H_DATA: {
+            const ub_ethertype *ipo = ub_ws_ip_own(v, i);
+            if (ipo) { /* IGMP, ESP, OSPF, ...: Wireshark's dissector takes the datagram's payload */
+                PUT(ipo->ws1);
+                if (ipo->ws2) PUT(ipo->ws2);
+                break;
+            }
             if (lldp || stp || own || (llc && l->len <= 3)) break; /* LLDP's TLVs, the BPDU: theirs; LLC's own 3 bytes */
             if (!l->len) break; /* cut by the snapshot length before it: no dissector gets its bytes */
             if (LAST("infiniband") && l->wlen > l->len) break; /* a cut one: the InfiniBand dissector stops */
@@ -409,6 +441,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             }
             PUT("data");
             break;
+        }
         case UB_H_IB_ICRC: case UB_H_SUE_ICRC: break;   /* in the tree of the header before */
         case UB_H_PCIEFLIT: case UB_H_PCIEFLIT_OUFC: case UB_H_PCIEFLIT_MARKER:
             if (!LAST("pcieflit")) PUT("pcieflit");

@@ -159,6 +159,9 @@ typedef enum ub_ws_eth {
     UB_WSE_CUT, UB_WSE_LLC, UB_WSE_STP, UB_WSE_LLDP, UB_WSE_OWN, UB_WSE_KNOWN, UB_WSE_UNKNOWN, UB_WSE_BARE
 } ub_ws_eth;
 ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_ethertype **own);
+/* Layer i of v is the payload of an IP datagram (not a fragment) whose protocol Wireshark's own
+ * dissector takes (IGMP, ESP, OSPF, PIM, VRRP, SCTP: ub_ipproto_get): its entry, else NULL */
+const ub_ethertype *ub_ws_ip_own(const ub_view *v, unsigned i);
 /* A protocol name of frame.protocols that is a display-filter name of its own in Wireshark but no header
  * ubdump decodes ("llc", "stp", "lldp", "sll", "macc", ...): its index, -1 for other names; its name */
 int ub_ws_ptoken(const char *name);

@@ -612,6 +612,11 @@ typedef struct ub_ethertype {
 } ub_ethertype;
 const ub_ethertype *ub_ethertype_get(unsigned type);
 const char *ub_ethertype_name(unsigned type);
+/* The same for IP protocol numbers (type): "IGMP", "ESP", "OSPF", "PIM", "VRRP", "SCTP" (Wireshark's
+ * dissectors take the datagram's payload), and those ubdump decodes (ICMP, TCP, UDP, GRE: named only) */
+const ub_ethertype *ub_ipproto_get(unsigned proto);
+/* its Protocol column for payload p (n bytes): ws_col, or by version ("IGMPv2", "IGMPv3", "PIMv2") */
+const char *ub_ipproto_col(const ub_ethertype *e, const uint8_t *p, uint32_t n, char *buf, size_t bn);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
 const char *ub_view_protocol(const ub_view *v);
