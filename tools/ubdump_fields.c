@@ -285,14 +285,10 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
         }
         case UB_H_IP6_HOPOPTS: case UB_H_IP6_ROUTING: case UB_H_IP6_FRAGHDR: case UB_H_IP6_DSTOPTS: case UB_H_AH: {
             /* an extension header names nothing; ICMP's dissectors after it do (as after IP, above) */
-            uint64_t fo = 0, mf = 0;
-            ub_val nx = { 0 };
-            ub_field_value(l, &l->hdr->fields[0], &nx); /* each one's first row: its next header */
-            if (l->hdr->id == UB_H_IP6_FRAGHDR) {
-                ub_layer_u(l, "ub.ipv6_fraghdr.offset", &fo);
-                ub_layer_u(l, "ub.ipv6_fraghdr.more", &mf);
-            }
-            if (!(l->flags & UB_LF_TRUNC) && !fo && !mf && (nx.u == 1 || nx.u == 58)) name = nx.u == 1 ? "ICMP" : "ICMPv6";
+            unsigned nx;
+            bool frag;
+            if (!(l->flags & UB_LF_TRUNC) && ub_ip_layer_next(l, &nx, &frag) && !frag && (nx == 1 || nx == 58))
+                name = nx == 1 ? "ICMP" : "ICMPv6";
             break;
         }
         default: break;

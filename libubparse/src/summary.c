@@ -236,9 +236,9 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     for (const ub_layer *x = ip + 1; x < v->layer + v->nlayers && x < v->layer + UB_MAX_LAYERS && x->hdr &&
                                      ub_hdr_ip_ext(x->hdr->id);
          x++) { /* extension headers: the upper-layer protocol is the last one's next header */
-        _Static_assert((int)IP6X_NXT == 0 && (int)IP6FR_NXT == 0 && (int)AH_NXT == 0, "next header: the first row");
-        proto = ub_lget(x, 0);
-        frag |= x->hdr->id == UB_H_IP6_FRAGHDR && (RV(x, IP6FR_OFFSET) || RV(x, IP6FR_MORE));
+        unsigned nx;
+        bool fr;
+        if (ub_ip_layer_next(x, &nx, &fr)) proto = nx, frag |= fr;
     }
     sb(s, "%s", v6 ? "IPv6" : "IPv4");
     if (l4 && !frag) {

@@ -286,28 +286,39 @@ static const ub_ethertype *eth_own(const ub_view *v, unsigned i, uint64_t type)
     return e;
 }
 
+bool ub_ip_layer_next(const ub_layer *l, unsigned *proto, bool *frag)
+{
+    uint64_t p = 0, a = 0, b = 0;
+    const unsigned id = l && l->hdr ? l->hdr->id : UB_H_NONE;
+    if (id == UB_H_IPV4) {
+        ub_layer_u(l, "ub.ipv4.mf", &a);
+        ub_layer_u(l, "ub.ipv4.frag_offset", &b);
+    } else if (id == UB_H_IP6_FRAGHDR) {
+        ub_layer_u(l, "ub.ipv6_fraghdr.more", &a);
+        ub_layer_u(l, "ub.ipv6_fraghdr.offset", &b);
+    } else if (id != UB_H_IPV6 && !ub_hdr_ip_ext(id)) {
+        return false;
+    }
+    /* IPv4's Protocol is its row "protocol"; every other one's next header is its first row */
+    if (id == UB_H_IPV4) ub_layer_u(l, "ub.ipv4.protocol", &p);
+    else if (id == UB_H_IPV6) ub_layer_u(l, "ub.ipv6.next_header", &p);
+    else {
+        ub_val nx;
+        if (ub_field_value(l, &l->hdr->fields[0], &nx) == 0) p = nx.u;
+    }
+    *proto = (unsigned)p;
+    *frag = a || b;
+    return true;
+}
+
 const ub_ethertype *ub_ws_ip_own(const ub_view *v, unsigned i)
 {
     const ub_layer *d = i < v->nlayers && i < UB_MAX_LAYERS ? &v->layer[i] : NULL, *ip = d && i ? d - 1 : NULL;
-    if (!d || !d->hdr || d->hdr->id != UB_H_DATA || !d->len || !ip->hdr || (ip->flags & UB_LF_TRUNC)) return NULL;
-    uint64_t proto = 0, x = 0;
-    switch (ip->hdr->id) { /* the header before: IP's, or its last extension header (each one's first row) */
-    case UB_H_IPV4:
-        if ((ub_layer_u(ip, "ub.ipv4.mf", &x) && x) || (ub_layer_u(ip, "ub.ipv4.frag_offset", &x) && x)) return NULL;
-        ub_layer_u(ip, "ub.ipv4.protocol", &proto);
-        break;
-    case UB_H_IPV6: ub_layer_u(ip, "ub.ipv6.next_header", &proto); break;
-    default: {
-        if (!ub_hdr_ip_ext(ip->hdr->id)) return NULL;
-        if (ip->hdr->id == UB_H_IP6_FRAGHDR && ((ub_layer_u(ip, "ub.ipv6_fraghdr.more", &x) && x) ||
-                                                (ub_layer_u(ip, "ub.ipv6_fraghdr.offset", &x) && x)))
-            return NULL;
-        ub_val nx;
-        if (ub_field_value(ip, &ip->hdr->fields[0], &nx) != 0) return NULL;
-        proto = nx.u;
-    }
-    }
-    const ub_ethertype *e = ub_ipproto_get((unsigned)proto);
+    unsigned proto;
+    bool frag;
+    if (!d || !d->hdr || d->hdr->id != UB_H_DATA || !d->len || (ip->flags & UB_LF_TRUNC) || !ub_ip_layer_next(ip, &proto, &frag) || frag)
+        return NULL;
+    const ub_ethertype *e = ub_ipproto_get(proto);
     return e && e->ws1 ? e : NULL;
 }
 

@@ -617,6 +617,10 @@ const char *ub_ethertype_name(unsigned type);
 const ub_ethertype *ub_ipproto_get(unsigned proto);
 /* its Protocol column for payload p (n bytes): ws_col, or by version ("IGMPv2", "IGMPv3", "PIMv2") */
 const char *ub_ipproto_col(const ub_ethertype *e, const uint8_t *p, uint32_t n, char *buf, size_t bn);
+/* The protocol an IP header or IP extension header layer l says follows it (IPv4 Protocol, the IPv6 or
+ * extension header's Next Header) and whether it says the datagram is a fragment (IPv4 More Fragments
+ * or an offset, an IPv6 fragment header's); false when l is none of them */
+bool ub_ip_layer_next(const ub_layer *l, unsigned *proto, bool *frag);
 /* Name of the view's top layer for a Protocol column: "UB-DLL", "UB-NW", "UB-TP", "UB-TA", "UB-MGMT",
  * "UB-ENUM", "UB-NCTL", "UB-URPC"; "UB" for what is not UB (docs/wireshark.md). */
 const char *ub_view_protocol(const ub_view *v);
