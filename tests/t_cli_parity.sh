@@ -718,7 +718,8 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
     "$U" -r "$tmp/ext.pcap" -T fields $cols4 $extf > "$tmp/uc.txt" 2> /dev/null
     cmp -s "$tmp/uc.txt" "$tmp/tc.txt" && ok || { bad "IP extension headers: columns and fields differ from tshark's"; diff "$tmp/tc.txt" "$tmp/uc.txt" | head -6; }
     for y in ipv6.hopopts ipv6.fraghdr ipv6.routing ipv6.dstopts ah 'ipv6.fraghdr.more == 1' 'ah && ub' 'ipv6.hopopts.nxt == 58' \
-        'ub.btah && ipv6.nxt == 0' 'icmpv6 && ipv6.dstopts' 'ip.proto == 51'; do
+        'ub.btah && ipv6.nxt == 0' 'icmpv6 && ipv6.dstopts' 'ip.proto == 51' 'ip.hdr_len > 20' 'ip.hdr_len == 20' \
+        'tcp.hdr_len == 20' 'ip.hdr_len & 4' 'ip.hdr_len * 2 == 48'; do
         ts -n -r "$tmp/ext.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
         "$U" -r "$tmp/ext.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "IP extension headers: -Y '$y' differs from tshark's"
     done

@@ -370,6 +370,7 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
         for (size_t i = 0; i < nws && !p->failed; i++) {
             if (wn[i]->flags & UB_WS_NOFILTER) continue;
             t->outer = 1;
+            t->scale = wn[i]->scale;
             ok = (!ws || ok) && add_rows(p, t, wn[i]->ub[0], 0, 0) && (!wn[i]->ub[1] || add_rows(p, t, wn[i]->ub[1], 1, 0));
             ws = true;
         }

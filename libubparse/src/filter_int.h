@@ -108,6 +108,7 @@ typedef struct ftest {
     uint8_t outer;        /* Wireshark's own eth/ip/udp: only layers outside UB, also in non-UB frames */
     uint8_t an;           /* K_AN: AN_* */
     uint8_t has_mask;     /* x & mask before the comparison */
+    uint8_t scale;        /* Wireshark's value = the row's x scale (ip.hdr_len: IHL x 4); 0: as is */
     uint8_t slice;        /* [from:count] of the value's bytes */
     int16_t prefix;       /* CIDR prefix length, -1 none */
     int32_t sl_from, sl_count; /* sl_from < 0: from the end; sl_count < 0: to the end */

@@ -355,7 +355,8 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
             bool r;
             switch (t->cmode[k]) {
             case CM_NUM: { /* integers; IPv4/MAC (<= 8 bytes) as big-endian numbers */
-                uint64_t x = t->has_mask ? val.u & t->mask : val.u;
+                const uint64_t u = t->scale ? val.u * t->scale : val.u; /* ip.hdr_len: bytes */
+                uint64_t x = t->has_mask ? u & t->mask : u;
                 if (t->op == OP_BITAND) r = x != 0;
                 else if (t->prefix >= 0) {
                     uint64_t m = t->prefix ? (0xFFFFFFFFull << (32 - t->prefix)) & 0xFFFFFFFFull : 0;
@@ -459,7 +460,7 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
             while (k + 1 < t->nc && t->grp[k + 1] == g) k++; /* one row per name group and layer */
             if (!got) continue;
             gval *x = &out[n];
-            *x = (gval){ .vt = ub_field_vt(f), .f = f, .u = val.u, .p = val.bytes, .n = val.nbytes };
+            *x = (gval){ .vt = ub_field_vt(f), .f = f, .u = t->scale ? val.u * t->scale : val.u, .p = val.bytes, .n = val.nbytes };
             if (x->vt == VT_UINT) x->ws = (uint8_t)ub_field_ws_bytes(f);
             if (t->slice) {
                 x->vt = VT_BYTES;

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #define J UB_WS_NOJSON
-#define F UB_WS_NOFILTER
 #define S (UB_WS_SPAN | UB_WS_NOFILTER)
 #define B UB_WS_BOOL
 #define P UB_WS_PROTO
@@ -34,7 +33,7 @@ static const ub_wsname ws_names[] = {
     { "ieee8021ah.etype", { "ub.ieee8021ad.type" }, NULL, 0, 0, 0 },
     { "ip", { "ub.ipv4" }, NULL, 0, 0, 0 },
     { "ip.version", { "ub.ipv4.version" }, NULL, 0, 0, 0 },
-    { "ip.hdr_len", { "ub.ipv4.ihl" }, NULL, F, 4, 0 },                        /* bytes: IHL x 4 */
+    { "ip.hdr_len", { "ub.ipv4.ihl" }, NULL, 0, 4, 0 },                        /* bytes: IHL x 4 */
     { "ip.dsfield", { "ub.ipv4.dscp", "ub.ipv4.ecn" }, NULL, S, 0, 2 },         /* the TOS byte */
     { "ip.dsfield.dscp", { "ub.ipv4.dscp" }, "ip.dsfield", 0, 0, 0 },
     { "ip.dsfield.ecn", { "ub.ipv4.ecn" }, "ip.dsfield", 0, 0, 0 },
@@ -99,7 +98,7 @@ static const ub_wsname ws_names[] = {
     { "tcp.port", { "ub.tcp.srcport", "ub.tcp.dstport" }, NULL, J, 0, 0 },
     { "tcp.seq_raw", { "ub.tcp.seq" }, NULL, 0, 0, 0 },                        /* tcp.seq is relative */
     { "tcp.ack_raw", { "ub.tcp.ack" }, NULL, 0, 0, 0 },
-    { "tcp.hdr_len", { "ub.tcp.data_offset" }, NULL, F, 4, 0 },                /* bytes: offset x 4 */
+    { "tcp.hdr_len", { "ub.tcp.data_offset" }, NULL, 0, 4, 0 },                /* bytes: offset x 4 */
     { "tcp.flags", { "ub.tcp.flags" }, NULL, 0, 0, 0 },
     { "tcp.window_size_value", { "ub.tcp.window" }, NULL, 0, 0, 0 },
     { "tcp.checksum", { "ub.tcp.checksum" }, NULL, 0, 0, 0 },

@@ -200,7 +200,7 @@ void ub_filter_free(ub_filter *f);
  * Ordered as Wireshark's dissectors add the items; a protocol's own entry (no dot: "ip") comes first. */
 enum {
     UB_WS_NOJSON = 1,   /* filter only: a name with two rows, either matches (ip.addr) */
-    UB_WS_NOFILTER = 2, /* JSON only (scaled or composite values) */
+    UB_WS_NOFILTER = 2, /* JSON only (composite values); a scaled one filters on row x scale */
     UB_WS_SPAN = 4,     /* the bits from row ub[0] through row ub[1] as one number (ip.flags) */
     UB_WS_BOOL = 8,     /* Wireshark's FT_BOOLEAN: 0/1 in JSON, false/true in -T ek */
     UB_WS_PROTO = 16,   /* a protocol whose name has a dot (ipv6.hopopts); one without a dot is one anyway */
