@@ -287,6 +287,15 @@ else
     mkdir -p "$tmp/home"
     . "$S/tests/tshark_lib.sh"
     ub_plugin_install
+    # yparity LABEL FILE FILTER...: each display filter selects the frames tshark + plugin select
+    yparity() {
+        yl=$1 yf=$2
+        shift 2
+        for y in "$@"; do
+            ts -n -r "$yf" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
+            "$U" -r "$yf" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "$yl: -Y '$y' differs from tshark's"
+        done
+    }
     "$U" -G fields | awk -F"\t" '$3 != "analysis"' | cut -f1 > "$tmp/schema.txt" # the decoded fields (not ub.analysis.*)
     # every UB capture whose packets the plugin dissects alone (not: raw flit streams, grouped per
     # record by tshark; Non-CRC links, a preference; plain IP/TCP payloads and the neighbours (RoCEv2,
@@ -470,10 +479,7 @@ PY
         "$("$U" -r "$tmp/llc.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     same "802.3 / EtherType frames: summary" "ETH 802.3 LLC DSAP 0x42 SSAP 0x42 (STP)" "$("$U" -r "$tmp/llc.pcap" -c 1 2> /dev/null | sed 's/^ *1 [0-9.]* //')"
     # their names as display filters (presence), as tshark selects
-    for y in stp llc macc ptp lacp ieee8021ad lldp '!llc' 'stp || macc' 'arp && !ieee8021ad'; do
-        ts -n -r "$tmp/llc.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
-        "$U" -r "$tmp/llc.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "802.3 / EtherType frames: -Y '$y' differs from tshark's"
-    done
+    yparity "802.3 / EtherType frames" "$tmp/llc.pcap" stp llc macc ptp lacp ieee8021ad lldp '!llc' 'stp || macc' 'arp && !ieee8021ad'
     same "QinQ: summary" "ETH/S-VLAN 100/VLAN 200/ARP who-has 0.0.0.0 tell 0.0.0.0" \
         "$("$U" -r "$tmp/llc.pcap" -Y frame.number==11 2> /dev/null | sed 's/^ *11 [0-9.]* //')"
     same "-Y stp: frames" "1 2" "$("$U" -r "$tmp/llc.pcap" -Y stp -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
@@ -527,10 +533,7 @@ PY
         # shellcheck disable=SC2086
         "$U" -r "$tmp/$f.pcap" -T fields $cols4 $tagf 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || { bad "UBoE in $f: columns and tag fields differ from tshark's"; "$U" -r "$tmp/$f.pcap" -T fields $cols4 $tagf 2>&1 | diff "$tmp/tc.txt" - | head -4; }
     done
-    for y in vlan ieee8021ad 'vlan.id == 100' 'ieee8021ad.id == 11' 'ieee8021ad.dei == 1' 'ub && !vlan' 'ieee8021ah.etype == 0x86dd'; do
-        ts -n -r "$tmp/tags.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
-        "$U" -r "$tmp/tags.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "UBoE tagged: -Y '$y' differs from tshark's"
-    done
+    yparity "UBoE tagged" "$tmp/tags.pcap" vlan ieee8021ad 'vlan.id == 100' 'ieee8021ad.id == 11' 'ieee8021ad.dei == 1' 'ub && !vlan' 'ieee8021ah.etype == 0x86dd'
     same "UBoE tagged: UB records" "9 records: 9 UB, 0 other (not UB)" "$("$U" -r "$tmp/tags.pcap" -q 2> /dev/null)"
     same "UBoE in LINKTYPE_LINUX_SLL: frame.protocols" "sll:ethertype:ip:udp:ub" \
         "$("$U" -r "$tmp/sll1.pcap" -c 1 -T fields -e frame.protocols 2> /dev/null)"
@@ -692,11 +695,8 @@ PY
     # shellcheck disable=SC2086
     "$U" -r "$tmp/tun.pcap" -T fields $cols4 $tunf > "$tmp/uc.txt" 2> /dev/null
     cmp -s "$tmp/uc.txt" "$tmp/tc.txt" && ok || { bad "tunnels: columns and fields differ from tshark's"; diff "$tmp/tc.txt" "$tmp/uc.txt" | head -6; }
-    for y in vxlan geneve erspan 'gre && !erspan' 'mpls.label == 2000' 'vxlan.vni == 0x1234' 'ub && ip.src == 192.168.1.1' \
-        'ipv6.dst == fd00::2 && ub.btah' 'arp' 'ub.rtph.psn == 1 && gre'; do
-        ts -n -r "$tmp/tun.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
-        "$U" -r "$tmp/tun.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "tunnels: -Y '$y' differs from tshark's"
-    done
+    yparity "tunnels" "$tmp/tun.pcap" vxlan geneve erspan 'gre && !erspan' 'mpls.label == 2000' 'vxlan.vni == 0x1234' 'ub && ip.src == 192.168.1.1' \
+        'ipv6.dst == fd00::2 && ub.btah' 'arp' 'ub.rtph.psn == 1 && gre'
     same "tunnels: VXLAN frame 1" "eth:ethertype:ip:udp:vxlan:eth:ethertype:vlan:ethertype:ip:udp:ub	192.168.1.1	0x03" \
         "$("$U" -r "$tmp/tun.pcap" -c 1 -T fields -e frame.protocols -e _ws.col.Source -e ub.btah.taopcode 2> /dev/null)"
     same "tunnels: UB records" "85 records: 77 UB, 8 other (not UB)" "$("$U" -r "$tmp/tun.pcap" -q 2> /dev/null)"
@@ -717,12 +717,9 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
     # shellcheck disable=SC2086
     "$U" -r "$tmp/ext.pcap" -T fields $cols4 $extf > "$tmp/uc.txt" 2> /dev/null
     cmp -s "$tmp/uc.txt" "$tmp/tc.txt" && ok || { bad "IP extension headers: columns and fields differ from tshark's"; diff "$tmp/tc.txt" "$tmp/uc.txt" | head -6; }
-    for y in ipv6.hopopts ipv6.fraghdr ipv6.routing ipv6.dstopts ah 'ipv6.fraghdr.more == 1' 'ah && ub' 'ipv6.hopopts.nxt == 58' \
+    yparity "IP extension headers" "$tmp/ext.pcap" ipv6.hopopts ipv6.fraghdr ipv6.routing ipv6.dstopts ah 'ipv6.fraghdr.more == 1' 'ah && ub' 'ipv6.hopopts.nxt == 58' \
         'ub.btah && ipv6.nxt == 0' 'icmpv6 && ipv6.dstopts' 'ip.proto == 51' 'ip.hdr_len > 20' 'ip.hdr_len == 20' \
-        'tcp.hdr_len == 20' 'ip.hdr_len & 4' 'ip.hdr_len * 2 == 48'; do
-        ts -n -r "$tmp/ext.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
-        "$U" -r "$tmp/ext.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "IP extension headers: -Y '$y' differs from tshark's"
-    done
+        'tcp.hdr_len == 20' 'ip.hdr_len & 4' 'ip.hdr_len * 2 == 48'
     same "IP extension headers: frame 8" "eth:ethertype:ipv6:ipv6.hopopts:ipv6.dstopts:ah:udp:ub	UB-TA	17	1" \
         "$("$U" -r "$tmp/ext.pcap" -Y frame.number==8 -T fields -e frame.protocols -e _ws.col.Protocol -e ah.next_header -e ub.icrc.status 2> /dev/null)"
     same "IP extension headers: NW-03 in the UB packets that carry them (not the fragment)" "UB-NW-003  x11" \
@@ -743,10 +740,7 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
         ts -n -q -r "$tmp/$f.pcap" -z io,phs > "$tmp/tp.txt" 2> /dev/null
         "$U" -q -r "$tmp/$f.pcap" -z io,phs 2> /dev/null | cmp -s - "$tmp/tp.txt" && ok || bad "$f: -z io,phs differs from tshark's"
     done
-    for y in igmp esp ospf pim vrrp sctp 'igmp && ipv6' 'pim && ipv6.hopopts'; do
-        ts -n -r "$tmp/ipown.pcap" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
-        "$U" -r "$tmp/ipown.pcap" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "IP protocols: -Y '$y' differs from tshark's"
-    done
+    yparity "IP protocols" "$tmp/ipown.pcap" igmp esp ospf pim vrrp sctp 'igmp && ipv6' 'pim && ipv6.hopopts'
     # Ethernet frames captured with their FCS (pcapng if_fcslen, or epb_flags bits 5-8), as capture cards
     # and TAPs record them: the frame, its IP packet and ICRC stop before the FCS, as in Wireshark
     "$U" -r "$tmp/nofcs.pcapng" --audit -q 2> /dev/null | sed 's/^UB audit of [^:]*:/UB audit:/' > "$tmp/ua.txt"
@@ -801,11 +795,8 @@ PY
         ts -n -r "$tmp/cm.pcapng" -T $T -e frame.number -e frame.comment > "$tmp/te.$T" 2> /dev/null
         "$U" -r "$tmp/cm.pcapng" -T $T -e frame.number -e frame.comment 2> /dev/null | cmp -s - "$tmp/te.$T" && ok || bad "frame.comment: -T $T -e differs from tshark's"
     done
-    for y in frame.comment '!frame.comment' 'frame.comment contains "comma"' 'frame.comment == "a comment"' 'frame.comment != "a comment"' \
-        'frame.comment matches "^t"' 'frame.comment[0:3] == "two"' 'len(frame.comment) > 8' 'frame.comment && ub.rtph'; do
-        ts -n -r "$tmp/cm.pcapng" -Y "$y" -T fields -e frame.number > "$tmp/ty.txt" 2> /dev/null
-        "$U" -r "$tmp/cm.pcapng" -Y "$y" -T fields -e frame.number 2> /dev/null | cmp -s - "$tmp/ty.txt" && ok || bad "frame.comment: -Y '$y' differs from tshark's"
-    done
+    yparity "frame.comment" "$tmp/cm.pcapng" frame.comment '!frame.comment' 'frame.comment contains "comma"' 'frame.comment == "a comment"' 'frame.comment != "a comment"' \
+        'frame.comment matches "^t"' 'frame.comment[0:3] == "two"' 'len(frame.comment) > 8' 'frame.comment && ub.rtph'
     same "frame.comment: -Y 'frame.comment != \"a comment\"'" "2 4 5" "$("$U" -r "$tmp/cm.pcapng" -Y 'frame.comment != "a comment"' -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
