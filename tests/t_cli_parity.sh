@@ -769,7 +769,7 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
     same "FCS: ubreplay's frames" "$("$U" -r "$tmp/nofcs.pcapng" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ')" \
         "$("$U" -r "$tmp/fcs_r.pcapng" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ')"
     # frame.comment: the pcapng comments of a record (none, one, two, empty; a newline, a tab, quotes, UTF-8)
-    python3 - "$tmp/uboe.pcap" "$tmp/cm.pcapng" <<'PY'
+    python3 - "$tmp/uboe.pcap" "$tmp/cm.pcapng" "$tmp/cb.pcapng" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 o, frames = 24, []
@@ -787,7 +787,23 @@ with open(sys.argv[2], "wb") as f:
         fr = frames[i % len(frames)]
         opts = b"".join(opt(1, c) for c in cm) + (opt(0, b"") if cm else b"")
         f.write(blk(6, struct.pack("<IIIII", 0, 0, 1000 * (i + 1), len(fr), len(fr)) + fr + bytes(-len(fr) % 4) + opts))
+# blocks Wireshark numbers as frames without a packet: custom (copyable, not, before the first IDB),
+# a systemd journal entry, a Sysdig event; and an unknown block type, which is not a frame
+cb = lambda t, pl: blk(t, struct.pack("<I", 32473) + pl)
+other = [cb(0x40000BAD, b"x"), blk(9, b"__REALTIME_TIMESTAMP=1700000000000000\nMESSAGE=hi\n"),
+         blk(0x204, bytes(range(24))), cb(0xBAD, b""), blk(0x80000001, b"abcd")]
+with open(sys.argv[3], "wb") as f:
+    f.write(blk(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)) + cb(0xBAD, b"pre") + blk(1, struct.pack("<HHI", 1, 0, 0)))
+    for i in range(6):
+        fr = frames[i % len(frames)]
+        f.write(blk(6, struct.pack("<IIIII", 0, 0, 1000 * (i + 1), len(fr), len(fr)) + fr + bytes(-len(fr) % 4)))
+        f.write(b"".join(other[:i % 3 + 1]))
 PY
+    # frame numbers after them are Wireshark's (the non-packet frames themselves are not shown)
+    ts -n -r "$tmp/cb.pcapng" -Y udp -T fields -e frame.number -e ub.btah.taopcode > "$tmp/tb.txt" 2> /dev/null
+    "$U" -r "$tmp/cb.pcapng" -T fields -e frame.number -e ub.btah.taopcode 2> /dev/null | cmp -s - "$tmp/tb.txt" && ok || bad "non-packet pcapng frames: frame numbers differ from tshark's"
+    same "non-packet pcapng frames: the packets' frames" "2 4 7 11 13 16" "$(cut -f1 "$tmp/tb.txt" | tr '\n' ' ' | sed 's/ $//')"
+    same "non-packet pcapng frames: -Y frame.number" "11" "$("$U" -r "$tmp/cb.pcapng" -Y 'frame.number == 11' -T fields -e frame.number 2> /dev/null)"
     ts -n -r "$tmp/cm.pcapng" -T fields -e frame.number -e frame.comment -e ub.btah.taopcode > "$tmp/tc.txt" 2> /dev/null
     "$U" -r "$tmp/cm.pcapng" -T fields -e frame.number -e frame.comment -e ub.btah.taopcode 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "frame.comment: -T fields differs from tshark's"
     same "frame.comment: frame 2" 'two\nlines,second, with comma' "$("$U" -r "$tmp/cm.pcapng" -Y frame.number==2 -T fields -e frame.comment 2> /dev/null)"

@@ -319,7 +319,7 @@ static size_t build_ng_crafted(bb *b, bool huge, uint8_t **out)
     epb(b, 0, 1500000ull, pk, 7, 7, 1);             /* 1.5 s, inbound */
     epb(b, 1, 3ull * 1024 + 512, pk, 3, 9, 2);      /* 3.5 s, outbound */
     epb(b, 2, 2500ull, pk, 1, 1, 3);                /* flags 11 -> unknown */
-    /* NRB (type 4) and ISB (type 5) and a custom block: skipped */
+    /* NRB (type 4) and ISB (type 5): skipped; a custom block: skipped, a frame number of its own (Wireshark's frame 4) */
     blk_begin(b, 4); b16(b, 1); b16(b, 4); b32(b, 0x0a000001); b16(b, 0); b16(b, 0); blk_end(b);
     blk_begin(b, 5); b32(b, 0); b32(b, 0); b32(b, 0); blk_end(b);
     blk_begin(b, 0x40000BAD); b32(b, 32473); b32(b, 0x12345678); blk_end(b);
@@ -374,8 +374,9 @@ static void check_ng_crafted(const ub_rec *r, int n, bool huge)
     /* second section: interface 0 is now link type 148 with snaplen 2 */
     CHECK_EQ(r[7].linktype, 148); CHECK_EQ(r[7].caplen, 2); CHECK_EQ(r[7].origlen, 6);
     CHECK_EQ(r[8].linktype, 148); CHECK_EQ(r[8].ts_ns, 42); CHECK_EQ(r[8].dir, UB_DIR_OUT);
-    CHECK_EQ(r[8].frame, 9);
-    if (huge) { CHECK_EQ(r[9].ts_ns, 43); CHECK_EQ(r[9].dir, UB_DIR_IN); CHECK_EQ(r[9].frame, 10); }
+    CHECK_EQ(r[2].frame, 3); CHECK_EQ(r[3].frame, 5);
+    CHECK_EQ(r[8].frame, 10);
+    if (huge) { CHECK_EQ(r[9].ts_ns, 43); CHECK_EQ(r[9].dir, UB_DIR_IN); CHECK_EQ(r[9].frame, 12); }
 }
 
 static void test_pcapng_crafted(void)
@@ -400,6 +401,38 @@ static void test_pcapng_crafted(void)
     CHECK_EQ(k, 10);
     check_ng_crafted(r, k, true);
     free(d);
+    free(b);
+}
+
+/* Blocks Wireshark numbers as frames without a packet, at their size limits: only those of a size
+ * Wireshark reads count (tshark 4.0.17: the journal entry, CB, Sysdig 0x204 / 0x216 frames below). */
+static void test_pcapng_nonpacket_frames(void)
+{
+    static const uint8_t pk[4] = { 1, 2, 3, 4 };
+    char err[256];
+    ub_rec r[4];
+    bb *b = calloc(1, sizeof *b);
+    shb(b, false); idb(b, 147, 0, -1, 0);
+    blk_begin(b, 0x00000BAD); b32(b, 32473); blk_end(b);          /* 16 bytes: frame 1 */
+    epb(b, 0, 1, pk, 4, 4, -1);                                   /* frame 2 */
+    blk_begin(b, 0x00000BAD); blk_end(b);                         /* 12 bytes, no PEN: not a frame */
+    blk_begin(b, 9); bput(b, "__REALTIME_TIMESTAMP=1\nMESSAGE=hi\n", 34); blk_end(b); /* frame 3 */
+    blk_begin(b, 9); bput(b, "xxxxxxxxxxxxxxxxxxxxxx\0\0", 24); blk_end(b); /* entry 22 < 23: none */
+    blk_begin(b, 9); bput(b, "xxxxxxxxxxxxxxxxxxxxxxx\0", 24); blk_end(b);  /* entry 23: frame 4 */
+    blk_begin(b, 0x204); bput(b, pk, 4); blk_end(b);              /* 16 < 36: none */
+    blk_begin(b, 0x204); for (int i = 0; i < 6; i++) bput(b, pk, 4); blk_end(b); /* 36: frame 5 */
+    blk_begin(b, 0x216); for (int i = 0; i < 6; i++) bput(b, pk, 4); blk_end(b); /* 36 < 40: none */
+    blk_begin(b, 0x221); for (int i = 0; i < 7; i++) bput(b, pk, 4); blk_end(b); /* 40: frame 6 */
+    blk_begin(b, 0x40000BAD); b32(b, 32473); bput(b, pk, 4); blk_end(b); /* frame 7 */
+    blk_begin(b, 0x208); for (int i = 0; i < 7; i++) bput(b, pk, 4); blk_end(b); /* not one */
+    epb(b, 0, 2, pk, 4, 4, -1);                                   /* frame 8 */
+    const char *p = tpath("nonpacket.pcapng");
+    write_file(p, b->d, b->n);
+    CHECK_EQ(read_all(p, r, 4, err, sizeof err), 2);
+    CHECK_EQ(r[0].frame, 2);
+    CHECK_EQ(r[0].ts_ns, 1000);
+    CHECK_EQ(r[1].frame, 8);
+    CHECK_EQ(r[1].ts_ns, 2000);
     free(b);
 }
 
@@ -869,6 +902,7 @@ int main(void)
     test_pcapng_roundtrip(ng);
     test_pcap_crafted();
     test_pcapng_crafted();
+    test_pcapng_nonpacket_frames();
     test_stdin();
     test_stdin_crafted();
     test_stdout_writer();

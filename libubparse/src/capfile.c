@@ -354,6 +354,29 @@ static int pkt_opt(ub_capfile *c, void *ctx, uint16_t code, const uint8_t *val, 
 
 static bool ng_is_packet(uint32_t type) { return type == NG_EPB || type == NG_SPB || type == NG_OPB; }
 
+/* Blocks without a packet that Wireshark 4.0 still makes frames of, so that every later frame number
+ * (findings, frame.number, -w selections) is Wireshark's: custom blocks (copyable or not; PEN + data,
+ * >= 16 bytes), systemd journal export entries (>= 35 bytes with an entry of >= 23 bytes once its
+ * trailing NULs go) and Sysdig event blocks (0x204 >= 36 bytes, 0x216 / 0x221 >= 40). Shorter ones
+ * make Wireshark stop reading with an error; they are skipped and not counted. b is the buffered
+ * block, or NULL when a huge one is skipped unread. */
+static bool ng_is_frame(const uint8_t *b, uint32_t type, uint32_t len)
+{
+    switch (type) {
+    case 0x00000BADu: case 0x40000BADu: return len >= 16;
+    case 0x00000204u: return len >= 36;
+    case 0x00000216u: case 0x00000221u: return len >= 40;
+    case 0x00000009u: {
+        if (len < 35) return false;
+        if (!b) return true;
+        uint32_t n = len - 12;
+        while (n && !b[8 + n - 1]) n--;
+        return n >= 23;
+    }
+    default: return false;
+    }
+}
+
 /* Read one block. 1 = record in *r, 2 = other block processed, 0 = end of file, -1 = error. */
 static int ng_block(ub_capfile *c, ub_rec *r)
 {
@@ -387,6 +410,7 @@ static int ng_block(ub_capfile *c, ub_rec *r)
             return cap_fail(c, "block type 0x%08x at offset %llu: trailing length differs", type,
                             (unsigned long long)at);
         c->pos += 4;
+        if (ng_is_frame(NULL, type, len)) c->frame++;
         return 2;
     }
     if (len > CAP_BUFSZ)
@@ -481,8 +505,9 @@ static int ng_block(ub_capfile *c, ub_rec *r)
         rc = 1;
         break;
     }
-    default:
-        break; /* NRB, ISB, DSB, custom, ...: not needed */
+    default: /* NRB, ISB, DSB, custom, ...: not needed */
+        if (ng_is_frame(b, type, len)) c->frame++;
+        break;
     }
     if (rc == 1) r->frame = ++c->frame;
     c->pos += len;

@@ -23,7 +23,9 @@ typedef struct ub_rec {
     uint32_t linktype;   /* of the record's interface */
     uint32_t ifindex;    /* pcapng interface id (0 for pcap) */
     uint8_t dir;         /* ub_dir from the EPB flags (bits 0-1) */
-    uint64_t frame;      /* 1-based record number */
+    uint64_t frame;      /* 1-based frame number as Wireshark counts: records, and the pcapng blocks it makes
+                          * frames of without a packet (custom, systemd journal, Sysdig event blocks),
+                          * which are not returned; so numbers may skip */
     uint8_t fcslen;      /* bytes of Ethernet FCS at the end of the frame (pcapng epb_flags bits 5-8, else the
                           * interface's if_fcslen; LINKTYPE_ETHERNET only, as Wireshark): 0 none or unknown */
 } ub_rec;
