@@ -804,6 +804,88 @@ PY
     "$U" -r "$tmp/cb.pcapng" -T fields -e frame.number -e ub.btah.taopcode 2> /dev/null | cmp -s - "$tmp/tb.txt" && ok || bad "non-packet pcapng frames: frame numbers differ from tshark's"
     same "non-packet pcapng frames: the packets' frames" "2 4 7 11 13 16" "$(cut -f1 "$tmp/tb.txt" | tr '\n' ' ' | sed 's/ $//')"
     same "non-packet pcapng frames: -Y frame.number" "11" "$("$U" -r "$tmp/cb.pcapng" -Y 'frame.number == 11' -T fields -e frame.number 2> /dev/null)"
+    # IP fragments (RFC 791, RFC 8200 §4.5): reassembled at the record that completes the datagram, as
+    # Wireshark does: UB over IPv4 in three fragments, last first, a duplicate; IPv6; not UB; one never whole
+    editcap -F pcap "$C/mixed_eth.pcapng" "$tmp/mixed_eth.pcap"
+    python3 - "$tmp/uboe.pcap" "$tmp/mixed_eth.pcap" "$tmp/frag.pcap" <<'PY'
+import struct, sys
+def frames_of(path):
+    b = open(path, "rb").read(); o, fr = 24, []
+    while o + 16 <= len(b):
+        cl = struct.unpack("<I", b[o + 8:o + 12])[0]; fr.append(b[o + 16:o + 16 + cl]); o += 16 + cl
+    return fr
+ub = frames_of(sys.argv[1]); other = frames_of(sys.argv[2])
+def csum(h):
+    s = sum(struct.unpack(">%dH" % (len(h) // 2), h))
+    while s >> 16: s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+def l2(f):  # bytes before the IP header: Ethernet and its VLAN tags
+    o = 12
+    while f[o:o + 2] in (b"\x81\x00", b"\x88\xa8"): o += 4
+    return o + 2
+def frag4(f, ident, cuts):  # the IPv4 packet of Ethernet frame f cut at data offsets (multiples of 8)
+    eth, ip = f[:l2(f)], f[l2(f):]
+    hl, tot = (ip[0] & 15) * 4, struct.unpack(">H", ip[2:4])[0]
+    data, trailer, out = ip[hl:tot], ip[tot:], []
+    bounds = [0] + cuts + [len(data)]
+    for i in range(len(bounds) - 1):
+        piece, last = data[bounds[i]:bounds[i + 1]], i == len(bounds) - 2
+        h = bytearray(ip[:hl])
+        struct.pack_into(">H", h, 2, hl + len(piece))
+        if ident is not None: struct.pack_into(">H", h, 4, ident)  # else the datagram's own (the ICRC covers it)
+        struct.pack_into(">H", h, 6, (h[6] & 0x40) << 8 | (0 if last else 0x2000) | bounds[i] // 8)
+        struct.pack_into(">H", h, 10, 0); struct.pack_into(">H", h, 10, csum(bytes(h)))
+        out.append(eth + bytes(h) + piece + (trailer if last else b""))
+    return out
+def frag6(f, ident, cuts):
+    eth, ip = f[:l2(f)], f[l2(f):]
+    plen = struct.unpack(">H", ip[4:6])[0]
+    data, trailer, nh, out = ip[40:40 + plen], ip[40 + plen:], ip[6], []
+    bounds = [0] + cuts + [len(data)]
+    for i in range(len(bounds) - 1):
+        piece, last = data[bounds[i]:bounds[i + 1]], i == len(bounds) - 2
+        h = bytearray(ip[:40]); struct.pack_into(">H", h, 4, 8 + len(piece)); h[6] = 44
+        fh = struct.pack(">BBHI", nh, 0, bounds[i] | (0 if last else 1), ident)
+        out.append(eth + bytes(h) + fh + piece + (trailer if last else b""))
+    return out
+w4 = frag4(ub[0], None, [64, 128])
+t4 = frag4(ub[1], None, [16])
+v6 = frag6(ub[2], 7, [48])
+dns = frag4(other[7], 0x55, [8])
+u6 = frag6(other[4], 9, [8])
+lone = frag4(ub[0], 0x1ff, [64])[0]
+dup = frag4(ub[1], None, [16])
+seq = [w4[0], w4[1], v6[0], w4[2],   # 1-4: a Write in three, whole at 4 (an IPv6 one begun at 3)
+       t4[1], t4[0],                 # 5-6: a TPACK, last fragment first: whole at 6
+       v6[1],                        # 7: the IPv6 Send whole
+       dns[0], dns[1],               # 8-9: not UB (UDP 5001), whole at 9
+       lone,                         # 10: never completed
+       dup[0], dup[0], dup[1],       # 11-13: a duplicate fragment: whole at 13
+       ub[1],                        # 14: a TPACK not fragmented
+       u6[1], u6[0]]                 # 15-16: IPv6, not UB: whole at 16
+with open(sys.argv[3], "wb") as o:
+    o.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(seq):
+        o.write(struct.pack("<IIII", i, 0, len(f), len(f)) + f)
+PY
+    TFR="-e frame.number -e _ws.col.Protocol -e udp.srcport -e udp.dstport -e udp.length -e ub.rtph.psn -e ub.btah.taopcode -e ip.id"
+    ts -n -r "$tmp/frag.pcap" -T fields $TFR > "$tmp/tfr.txt" 2> /dev/null
+    "$U" -r "$tmp/frag.pcap" -T fields $TFR 2> /dev/null | cmp -s - "$tmp/tfr.txt" && ok || { bad "IP fragments: fields differ from tshark's"; "$U" -r "$tmp/frag.pcap" -T fields $TFR | diff "$tmp/tfr.txt" - || true; }
+    ts -n -r "$tmp/frag.pcap" -Y ip -T fields -e frame.number -e frame.protocols > "$tmp/tfr.txt" 2> /dev/null
+    "$U" -r "$tmp/frag.pcap" -Y ip -T fields -e frame.number -e frame.protocols 2> /dev/null | cmp -s - "$tmp/tfr.txt" && ok || bad "IP fragments: IPv4 frame.protocols differ from tshark's"
+    yparity "IP fragments" "$tmp/frag.pcap" ub udp 'udp.dstport == 4792' 'ub.rtph.psn == 1' 'ip.id == 0x55'
+    same "IP fragments: UB at" "4 6 7 13 14" "$("$U" -r "$tmp/frag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
+    same "IP fragments: the ICRC of the reassembled datagrams" "4:1 6:1 7:1 13:1 14:1" \
+        "$("$U" -r "$tmp/frag.pcap" -Y ub -T fields -e frame.number -e ub.icrc.status 2> /dev/null | tr '\t' ':' | paste -sd' ')"
+    "$U" -r "$tmp/frag.pcap" --audit -q > "$tmp/fra1.txt" 2> /dev/null || true # (exit 1: errors found)
+    same "IP fragments: the audit (NW-03 at each UB datagram reassembled)" "4 6 7 13" \
+        "$(grep -o 'frame [0-9]*: IP fragments reassembled' "$tmp/fra1.txt" | cut -d' ' -f2 | tr -d : | paste -sd' ')"
+    same "IP fragments: no other error" "0" "$(grep -c '^error    UB-NW-005\|^error    UB-PK' "$tmp/fra1.txt")"
+    { "$U" -r "$tmp/frag.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra1.txt" && ok || bad "IP fragments: the audit on two threads differs"
+    same "IP fragments: -o ip.defragment:FALSE" "14" "$("$U" -o ip.defragment:FALSE -r "$tmp/frag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
+    "$UBREPLAY" -w "$tmp/frag_r.pcap" "$tmp/frag.pcap" > /dev/null 2>&1
+    same "IP fragments: ubreplay sends them as captured" "$("$U" -o ip.defragment:0 -r "$tmp/frag.pcap" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ' | md5sum)" \
+        "$("$U" -o ip.defragment:0 -r "$tmp/frag_r.pcap" -x 2> /dev/null | grep '^[0-9a-f]\{4\}  ' | md5sum)"
     ts -n -r "$tmp/cm.pcapng" -T fields -e frame.number -e frame.comment -e ub.btah.taopcode > "$tmp/tc.txt" 2> /dev/null
     "$U" -r "$tmp/cm.pcapng" -T fields -e frame.number -e frame.comment -e ub.btah.taopcode 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "frame.comment: -T fields differs from tshark's"
     same "frame.comment: frame 2" 'two\nlines,second, with comma' "$("$U" -r "$tmp/cm.pcapng" -Y frame.number==2 -T fields -e frame.comment 2> /dev/null)"

@@ -504,8 +504,7 @@ static void show(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, ub_
         return;
     }
     ub_decode_wire(v, &a->o, entry, data, len, wire);
-    if (unit_flags & UB_UNIT_PARTIAL)
-        ub_unit_partial(v, len);
+    ub_unit_errors(v, unit_flags, len);
     a->nunits++;
     if (ub_view_ub(v)) a->nub++;
     else a->nother++;

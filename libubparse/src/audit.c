@@ -382,8 +382,7 @@ static __attribute__((noinline)) int unit_other(ub_audit *a, ub_entry entry, con
         if (!(a->uv = ub_view_new_tmpl())) return -1;
     }
     ub_decode_wire(a->uv, a->cfg.opts, entry, data, len, wire);
-    if (unit_flags & UB_UNIT_PARTIAL)
-        ub_unit_partial(a->uv, len);
+    ub_unit_errors(a->uv, unit_flags, len);
     ub_unit_count(&a->ucnt, a->uv);
     return ub_audit_packet(a, a->uv, pi);
 }

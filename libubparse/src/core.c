@@ -60,6 +60,8 @@ static const ub_err_info err_table[UB_E__COUNT] = {
                         "layer table full, rest not shown" },
     [UB_E_RSVD_ATTR] = { UB_E_RSVD_ATTR, "reserved_attribute", UB_SEV_WARN, UB_EG_PROTOCOL,
                          "reserved value of an attribute field such as EE_bits or ODR (§10.6 h)" },
+    [UB_E_IP_FRAGMENTED] = { UB_E_IP_FRAGMENTED, "ip_fragmented", UB_SEV_ERROR, UB_EG_PROTOCOL,
+                             "UB datagram reassembled from IP fragments: UB sets DF and is never fragmented (NW-03)" },
 };
 
 const ub_err_info *ub_err_get(unsigned code)
@@ -104,6 +106,7 @@ void ub_opts_default(ub_opts *o)
     o->sue_afh = 0;
     o->sue_tc_in_sa = true;
     o->sue_icrc = false;
+    o->ip_defrag = true;            /* as Wireshark's ip.defragment / ipv6.defragment */
 }
 
 ub_entry ub_entry_for_linktype(const ub_opts *o, uint32_t lt)
@@ -133,6 +136,32 @@ uint32_t ub_dec_rec_off(const ub_dec *d, uint32_t off)
 void ub_unit_partial(ub_view *v, uint32_t len)
 {
     ub_error_rec(v, UB_E_STREAM, UB_H_NONE, 0, len, 0, "incomplete unit: the stream resynchronised or ended");
+}
+
+void ub_unit_flag_errors(ub_view *v, unsigned flags, uint32_t len)
+{
+    if (flags & UB_UNIT_PARTIAL) ub_unit_partial(v, len);
+    if (!(flags & UB_UNIT_REASSEMBLED) || !ub_view_ub(v)) return;
+    unsigned n = v->nlayers < UB_MAX_LAYERS ? v->nlayers : UB_MAX_LAYERS;
+    for (unsigned i = 0; i < n; i++) { /* the first IP header: the one reassembled */
+        const ub_layer *l = &v->layer[i];
+        if (l->hdr->id != UB_H_IPV4 && l->hdr->id != UB_H_IPV6) continue;
+        const bool in = l->data >= v->rec && l->data < v->rec + v->rec_len; /* (a CFG 3/4 one: in the netbuf) */
+        ub_error_rec(v, UB_E_IP_FRAGMENTED, l->hdr->id, in ? (uint32_t)(l->data - v->rec) : 0u, 0, 0,
+                     "IP fragments reassembled: a UB datagram has DF set and is never fragmented (NW-03)");
+        return;
+    }
+}
+
+unsigned ub_unit_flags_of(const ub_view *v)
+{
+    unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs, f = 0;
+    for (unsigned i = 0; i < ne; i++) {
+        const ub_err *e = &v->err[i];
+        if (e->code == UB_E_STREAM && e->hdr == UB_H_NONE && e->off == 0) f |= UB_UNIT_PARTIAL;
+        if (e->code == UB_E_IP_FRAGMENTED) f |= UB_UNIT_REASSEMBLED;
+    }
+    return f;
 }
 
 void ub_error_rec(ub_view *v, unsigned code, unsigned hdr, uint32_t rec_off, uint64_t actual,
@@ -859,6 +888,39 @@ static void dec_eth(ub_dec *d, uint32_t off)
     uint16_t et = 0;
     ub_rd16(d->p, d->len, off + 12, &et);
     dec_ethertype_ip(d, off + 14, et);
+}
+
+uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n)
+{
+    uint32_t off;
+    uint16_t et = 0, hatype = 0;
+    switch (e) {
+    case UB_ENTRY_RAWIP: case UB_ENTRY_IP: return 0;
+    case UB_ENTRY_ETH: off = 14; ub_rd16(p, n, 12, &et); break;
+    case UB_ENTRY_SLL: off = 16; ub_rd16(p, n, 2, &hatype); ub_rd16(p, n, 14, &et); break;
+    case UB_ENTRY_SLL2: off = 20; ub_rd16(p, n, 8, &hatype); ub_rd16(p, n, 0, &et); break;
+    case UB_ENTRY_NULL: { /* as dec_null */
+        if (n < 4) return UINT32_MAX;
+        uint32_t af = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+        if (!(af & 0xFFFFu) && af) af = __builtin_bswap32(af);
+        off = 4;
+        et = af == 2 ? 0x0800 : (af == 10 || af == 23 || af == 24 || af == 28 || af == 30) ? 0x86DD : 0;
+        break;
+    }
+    default: return UINT32_MAX;
+    }
+    if (hatype == UB_ARPHRD_UB) return UINT32_MAX;
+    for (unsigned k = 0; ub_tpid_table(et) && k < 16; k++, off += 4) /* as dec_ethertype_ip */
+        if (!ub_rd16(p, n, off + 2, &et)) return UINT32_MAX;
+    if (et == 0x8847 || et == 0x8848) { /* as dec_mpls */
+        uint8_t b = 0;
+        do {
+            if (!ub_rd8(p, n, off + 2, &b)) return UINT32_MAX;
+            off += 4;
+        } while (!(b & 1u));
+        return ub_rd8(p, n, off, &b) && (b >> 4 == 4 || b >> 4 == 6) ? off : UINT32_MAX;
+    }
+    return et == 0x0800 || et == 0x86DD ? off : UINT32_MAX;
 }
 
 /* MPLS (RFC 3032): label stack entries to the bottom one, then IPv4 or IPv6 by the first nibble (as

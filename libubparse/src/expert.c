@@ -123,7 +123,7 @@ static void unit(void *ctx, const ub_rec *r, const uint8_t *u, uint32_t len, ub_
     if (r->frame != x->frame) frame_done(x);
     uint32_t wire = ub_unit_wire(r, u, len);
     ub_decode_wire(x->v, x->o, entry, u, len, wire);
-    if (flags & UB_UNIT_PARTIAL) ub_unit_partial(x->v, len);
+    ub_unit_errors(x->v, flags, len);
     if (!ub_view_ub(x->v)) return;
     x->frame = r->frame;
     if (x->acc && !(flags & UB_UNIT_PARTIAL)) ub_filter_acc_add(x->acc, x->v, &x->pk);

@@ -223,7 +223,7 @@ bool ub_fan_engine_unit(ub_state *st, ub_view *v, const ub_opts *o, const ub_rec
 {
     uint32_t wire = ub_unit_wire(r, unit, len);
     ub_decode_wire(v, o, entry, unit, len, wire);
-    if (flags & UB_UNIT_PARTIAL) ub_unit_partial(v, len);
+    ub_unit_errors(v, flags, len);
     if (!ub_view_ub(v)) return false;
     ub_pktinfo pi = { r->frame, r->ts_ns, r->ifindex, r->dir };
     ub_state_packet(st, v, &pi);

@@ -522,6 +522,26 @@ uint32_t ub_dll_pkt_to_rec(bool crc_mode, uint32_t pkt_off);
 /* net.c — network layer and everything above it (§5..§7) */
 void ub_dec_netpkt(ub_dec *d, int cfg);      /* d->p/len = network packet (after LPH/pseudo-hdr) */
 void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool uboe); /* IPv4/IPv6 [UDP 4792 ...] */
+/* One IP extension header of protocol number nh at p (avail bytes there), as Wireshark walks them to the
+ * upper-layer protocol: IPv6 (v6) hop-by-hop options 0, routing 43, fragment 44, destination options 60;
+ * either version the Authentication Header 51. Its table, length, next header, and whether it is a
+ * fragment's (an offset or More Fragments: no header after it). False: nh is none of them, or its bytes
+ * are not there. (net.c) */
+typedef struct ub_ip_ext { unsigned id, next; uint32_t len; bool frag; } ub_ip_ext;
+bool ub_ip_ext_at(bool v6, unsigned nh, const uint8_t *p, uint32_t avail, ub_ip_ext *x);
+/* Where the link headers of a record of entry point e (Ethernet and its tags / MPLS, cooked, BSD
+ * loopback, raw IP) put an IPv4 or IPv6 header, as the decoder walks them; UINT32_MAX: none */
+uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n);
+/* IP reassembly for the units of records (ipfrag.c): max datagrams open (0 = 64) */
+typedef struct ub_ipfrag ub_ipfrag;
+ub_ipfrag *ub_ipfrag_new(unsigned max);
+void ub_ipfrag_free(ub_ipfrag *t);
+/* A record's unit d (n bytes, entry point e): 0 not a fragment collected (pass it on as it is), 1 a
+ * fragment kept, 2 the fragment that completes its datagram: *out (*outlen bytes, valid until the next
+ * call) is the record with the datagram whole */
+int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out, uint32_t *outlen);
+/* datagrams given up for a newer one when max were open */
+uint64_t ub_ipfrag_dropped(const ub_ipfrag *t);
 /* Tunnels (not UB; core.c): the frame a tunnel header carries, in [off, end): UB_TUN_ETH an Ethernet frame,
  * UB_TUN_IP an IPv4/IPv6 packet. Marks every layer before it UB_LF_OUTER and
  * decodes it as the frame's own (UBoE when the claim rule says so); false (nothing done) past UB_TUN_MAX. */

@@ -93,7 +93,7 @@ static const ub_field mpls_fields[] = { /* RFC 3032: one label stack entry */
 UB_HDR_DEF(mpls, UB_H_MPLS, "mpls", "mpls", "MultiProtocol Label Switching (not UB)", "RFC 3032", 4, mpls_fields);
 
 /* IP extension headers (RFC 8200 §4, RFC 4302): not UB (a UB packet's IPv6 Next Header is UDP, Table 5-5);
- * walked to the upper-layer protocol as Wireshark does (ip_ext_at). Each layer includes its options. */
+ * walked to the upper-layer protocol as Wireshark does (ub_ip_ext_at). Each layer includes its options. */
 #define IP6X_COMMON(h) \
     [IP6X_NXT] = UBU(h, nxt, "Next Header", 0, 8, UB_BASE_DEC, NULL, "RFC 8200 §4", ""), \
     [IP6X_LEN] = UBU(h, len, "Length", 8, 8, UB_BASE_DEC, NULL, "RFC 8200 §4", "in 8-byte units, not counting the first 8")
@@ -926,8 +926,7 @@ static uint32_t dec_tcp(ub_dec *d, uint32_t l4, uint32_t end, bool quoted)
  * either version the Authentication Header 51. Its table, length (RFC 8200 §4: 8 × (1 + Hdr Ext Len), the
  * fragment header 8; RFC 4302: 4 × (2 + Payload Len)), next header, and whether it is a fragment's (an
  * offset or More Fragments: no header after it). False: nh is none of them, or its bytes are not there. */
-typedef struct ip_ext { unsigned id, next; uint32_t len; bool frag; } ip_ext;
-static bool ip_ext_at(bool v6, unsigned nh, const uint8_t *p, uint32_t avail, ip_ext *x)
+bool ub_ip_ext_at(bool v6, unsigned nh, const uint8_t *p, uint32_t avail, ub_ip_ext *x)
 {
     _Static_assert((int)IP6X_NXT == 0 && (int)IP6FR_NXT == 0 && (int)AH_NXT == 0, "next header: the first row");
     const ub_field *f = nh == 0 ? ip6_hopopts_fields : nh == 43 ? ip6_routing_fields : nh == 44 ? ip6_fraghdr_fields
@@ -963,8 +962,8 @@ static bool ip_upper(const uint8_t *p, uint32_t n, unsigned ver, uint32_t *l4, u
         *l4 = (uint32_t)ihl * 4u;
     }
     *proto = (unsigned)pr;
-    ip_ext x;
-    for (unsigned k = 0; k < UB_IP_EXT_MAX && !mf && !fo && *l4 < n && ip_ext_at(ver == 6, *proto, p + *l4, n - *l4, &x) &&
+    ub_ip_ext x;
+    for (unsigned k = 0; k < UB_IP_EXT_MAX && !mf && !fo && *l4 < n && ub_ip_ext_at(ver == 6, *proto, p + *l4, n - *l4, &x) &&
                          x.len <= n - *l4 && !x.frag;
          k++) {
         *proto = x.next;
@@ -984,13 +983,13 @@ int32_t ub_ip_before(const uint8_t *frame, uint32_t l4, unsigned ver, unsigned p
     return -1;
 }
 
-/* The extension headers after the IP header, from *l4 to end (ip_ext_at): a layer each, then *proto is
+/* The extension headers after the IP header, from *l4 to end (ub_ip_ext_at): a layer each, then *proto is
  * the upper-layer protocol and *l4 where it starts; *frag when a fragment header says the datagram is
  * not whole. A header cut short (by its datagram or the capture) ends the walk: *proto 256 (none). */
 static void dec_ip_ext(ub_dec *d, bool v6, unsigned *proto, uint32_t *l4, uint32_t end, bool *frag)
 {
-    ip_ext x;
-    for (unsigned n = 0; n < UB_IP_EXT_MAX && !*frag && *l4 < end && ip_ext_at(v6, *proto, d->p + *l4, ub_dec_avail(d, *l4, end), &x);
+    ub_ip_ext x;
+    for (unsigned n = 0; n < UB_IP_EXT_MAX && !*frag && *l4 < end && ub_ip_ext_at(v6, *proto, d->p + *l4, ub_dec_avail(d, *l4, end), &x);
          n++) {
         if (!complete(ub_push_in(d, x.id, *l4, x.len, end, false))) {
             *proto = 256;

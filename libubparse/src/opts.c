@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 enum { K_U16, K_U8, K_BOOL, K_CRC, K_TAH, K_PORTS, K_PROFILE, K_WORDS };
 
@@ -47,6 +48,7 @@ static const optdef opt_table[] = {
     { "cip_decode_inner", K_BOOL, OFF(cip_decode_inner), 1, "cip_decode_inner=0|1               decode the TAH after a CIPH (default 0: opaque)", 0 },
     { "urpc", K_BOOL, OFF(urpc_heuristic), 1, "urpc=0|1                           decode URPC in Send payloads", 0 },
     { "icrc_enum", K_U8, OFF(icrc_enum), 2, "icrc_enum=0|1|2                    R-44: enumeration ICRC auto/always/never", 0 },
+    { "ip.defragment", K_BOOL, OFF(ip_defrag), 1, "ip.defragment=0|1                  reassemble IPv4 and IPv6 fragments, as Wireshark (1)", 0 },
     /* neighbouring interconnects, not UB (docs/neighbours.md) */
     { "dlt.pcieflit", K_U16, OFF(dlt_pcieflit), 65535, "dlt.pcieflit=N                     link type of PCIe 6 flit dumps (150 = USER3; 0 none)", OF_NB },
     { "udp4791", K_WORDS, OFF(udp4791), 2, "udp4791=auto|roce|sue              UDP 4791 payloads: the rule (auto), RoCEv2 or SUE", OF_NB },
@@ -188,6 +190,12 @@ int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen)
         for (unsigned i = 1; i < n; i++) o->udp_more[i - 1] = ports[i];
         return 0;
     }
+    case K_BOOL: /* also tshark's TRUE / FALSE */
+        if (strcasecmp(val, "true") == 0 || strcasecmp(val, "false") == 0) {
+            *(bool *)field = strcasecmp(val, "true") == 0;
+            return 0;
+        }
+        break;
     default: break;
     }
     rc = parse_num(val, d->max, &u);

@@ -334,6 +334,7 @@ static int pass(ub_replay *rp, uint64_t loop)
         if (loop || f) ub_sched_segment(&rp->s, f == 0);
         ub_units *u = rp->c.raw_records ? NULL : ub_units_new(&rp->o, 0);
         if (!rp->c.raw_records && !u) { snprintf(rp->err, rp->errlen, "out of memory"); return -1; }
+        if (u) ub_units_defrag(u, false); /* fragments are sent as they were captured */
         if (from_mem) {
             for (uint64_t i = 0; i < rp->npre && !rp->stop; i++) {
                 const prec *p = &rp->pre[i];

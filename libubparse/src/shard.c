@@ -322,14 +322,6 @@ static bool in_range(const void *p, uintptr_t base, size_t n)
 }
 
 /* the partial-unit error of a raw flit stream (re-added when a worker decodes the record again) */
-static bool has_partial_error(const ub_view *v)
-{
-    unsigned ne = v->nerrs > UB_MAX_ERRS ? UB_MAX_ERRS : v->nerrs;
-    for (unsigned i = 0; i < ne; i++)
-        if (v->err[i].code == UB_E_STREAM && v->err[i].hdr == UB_H_NONE && v->err[i].off == 0) return true;
-    return false;
-}
-
 /* where v's pointers go: false when one is outside its record and netbuf (or past the netbuf);
  * else *netlen = the netbuf bytes they use (0: all in the record) */
 static bool view_span(const ub_view *v, unsigned nl, size_t *netlen)
@@ -364,7 +356,7 @@ static int put_view(ub_shards *S, uint64_t dest, const ub_view *v, const ub_pkti
     if (!ok) {
         h.mode = M_REC;
         h.flags = 0;
-        h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
+        h.uflags = ub_unit_flags_of(v);
         h.pay = (uint32_t)AL8(h.len);
         uint8_t *p = reserve(S, h.pay, false);
         if (!p) return -1;
@@ -442,8 +434,7 @@ void ub_unit_count(ub_unit_counts *c, const ub_view *v) { count_unit(c, v); }
 static void decode_unit(ub_view *v, const ub_opts *o, const rechdr *h, const uint8_t *d)
 {
     ub_decode_wire(v, o, (ub_entry)h->entry, d, h->len, h->wire);
-    if (h->uflags & UB_UNIT_PARTIAL)
-        ub_unit_partial(v, h->len);
+    ub_unit_errors(v, h->uflags, h->len);
 }
 
 /* room for an entry of `need` bytes in the decoded batch b, *cur its chunk in use (NULL before the
@@ -492,7 +483,7 @@ static int put_pkt(ub_shards *S, ub_xplan *xp, slot *b, chunk **cur, const rechd
     size_t netlen = 0;
     if (!inrec && !view_span(v, nl, &netlen)) {
         h.mode = M_REC;
-        h.uflags = has_partial_error(v) ? UB_UNIT_PARTIAL : 0;
+        h.uflags = ub_unit_flags_of(v);
         h.pay = (uint32_t)AL8(h.len);
         uint8_t *p = chunk_room(b, cur, sizeof h + h.pay);
         if (!p) return -1;

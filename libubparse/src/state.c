@@ -316,6 +316,7 @@ static unsigned err_rule(const ub_err *e, const ub_err_info *ei)
     case UB_E_PADDING: return h == UB_H_FLITPAD ? UB_R_DL_PADDING : UB_R_RS_BITS;
     case UB_E_RSVD_BITS: return h == UB_H_FLITPAD ? UB_R_DL_PADDING : UB_R_RS_BITS;
     case UB_E_RSVD_ATTR: return UB_R_RS_ATTR;
+    case UB_E_IP_FRAGMENTED: return UB_R_NW_IP;
     case UB_E_TP_ALIGN: return UB_R_TP_ALIGN;
     case UB_E_FLAGS: return UB_R_TA_FLAGS;
     case UB_E_UNKNOWN_TPOPCODE: return UB_R_TP_HEADER;

@@ -3,6 +3,7 @@
  * uses: any 32-bit interface id, unknown / outbound / inbound directions apart. Stream state (about
  * 10 KB each) is allocated when a stream first appears; at most max_streams are open: beyond that the
  * least recently used one is flushed (its incomplete unit reported as partial) and reused, counted. */
+#include "internal.h"
 #include "ubparse/audit.h"
 
 #include <stdlib.h>
@@ -25,6 +26,9 @@ struct ub_units {
     uint32_t lt_cached;  /* linktype -> entry point of the previous record */
     ub_entry e_cached;
     bool have_cached;
+    bool defrag;         /* IP reassembly (ub_opts.ip_defrag, ub_units_defrag) */
+    uint8_t path;        /* of the cached entry point: PATH_* */
+    ub_ipfrag *frag;     /* created with the first record that may hold IP */
     /* the call in progress */
     const ub_rec *cur;
     ub_unit_fn fn;
@@ -42,7 +46,14 @@ ub_units *ub_units_new(const ub_opts *o, unsigned max_streams)
     if (!u) return NULL;
     u->o = o;
     u->max = max_streams ? max_streams : 4096;
+    u->defrag = o->ip_defrag;
     return u;
+}
+
+void ub_units_defrag(ub_units *u, bool on)
+{
+    u->defrag = on;
+    u->have_cached = false;
 }
 
 void ub_units_free(ub_units *u)
@@ -50,6 +61,7 @@ void ub_units_free(ub_units *u)
     if (!u) return;
     for (unsigned i = 0; i < u->n; i++) free(u->v[i].s);
     free(u->v);
+    ub_ipfrag_free(u->frag);
     free(u);
 }
 
@@ -62,6 +74,8 @@ static uint64_t stream_key(const ub_rec *r)
     unsigned d = r->dir == UB_DIR_IN ? 2u : r->dir == UB_DIR_OUT ? 1u : 0u;
     return (uint64_t)r->ifindex << 2 | d;
 }
+
+enum { PATH_ONE = 0, PATH_STREAM = 1, PATH_IP = 2 }; /* one record one unit; a raw flit stream; IP reassembly */
 
 static void unit_cb(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags)
 {
@@ -177,19 +191,39 @@ int ub_units_rec_info(const ub_units *u, uint64_t frame, ub_units_rinfo *ri)
     return 1;
 }
 
+/* a record that may hold an IP fragment: its datagram whole when it completes one (ipfrag.c) */
+__attribute__((noinline)) static int record_ip(ub_units *u, const ub_rec *r, uint32_t len, ub_unit_fn fn, void *ctx)
+{
+    const uint8_t *whole;
+    uint32_t wl;
+    if (!u->frag) u->frag = ub_ipfrag_new(0);
+    if (u->frag && ub_ipfrag_add(u->frag, u->e_cached, r->data, len, &whole, &wl) == 2) {
+        fn(ctx, r, whole, wl, u->e_cached, UB_UNIT_REASSEMBLED);
+        return 1;
+    }
+    fn(ctx, r, r->data, len, u->e_cached, 0);
+    return 1;
+}
+
 int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
 {
     if (r->linktype != u->lt_cached || !u->have_cached) {
         u->e_cached = ub_entry_for_linktype(u->o, r->linktype);
         u->lt_cached = r->linktype;
         u->have_cached = true;
+        const ub_entry e = u->e_cached;
+        u->path = e == UB_ENTRY_STREAM ? PATH_STREAM
+                : u->defrag && (e == UB_ENTRY_ETH || e == UB_ENTRY_RAWIP || e == UB_ENTRY_IP || e == UB_ENTRY_SLL ||
+                                e == UB_ENTRY_SLL2 || e == UB_ENTRY_NULL) ? PATH_IP : PATH_ONE;
     }
-    if (u->e_cached == UB_ENTRY_STREAM) return record_stream(u, r, fn, ctx);
     /* an Ethernet frame captured with its FCS: the frame before it */
     const uint32_t len = __builtin_expect(r->fcslen != 0, 0) ? ub_rec_frame_caplen(r) : r->caplen;
+    if (u->path) return u->path == PATH_STREAM ? record_stream(u, r, fn, ctx) : record_ip(u, r, len, fn, ctx);
     fn(ctx, r, r->data, len, u->e_cached, 0); /* one record, one unit */
     return 1;
 }
+
+uint64_t ub_units_defrag_dropped(const ub_units *u) { return u ? ub_ipfrag_dropped(u->frag) : 0; }
 
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)
 {

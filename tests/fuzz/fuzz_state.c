@@ -7,13 +7,15 @@
  * records: [selector][length lo][length hi][time step] + length bytes (cut at the end of the input).
  * selector bits 0-2 = entry point (FLIT PKT STREAM ETH RAWIP SLL CFGPH TPH), bits 3-4 = direction,
  * bit 5 = interface 1, bit 6 = decode only the first half of the bytes on the wire (a snapshot cut).
- * Raw flit stream records go through one ub_stream per (interface, direction), as ubdump does. The view
+ * Raw flit stream records go through one ub_stream per (interface, direction), as ubdump does; IP
+ * records (ETH, RAWIP, SLL) through one IP reassembly table (ipfrag.c), as ub_units does. The view
  * has a header-stack template cache (ub_view_new_tmpl, new for each input), as ubdump's and the audit's:
  * a stack met again is filled from its template and the engine reads its memoized layer dispatch.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibubparse/include -Ilibubparse/src \
  *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_state.c -o build-fuzz/fuzz_state -lpcre2-8
  * Regression: tests/test_fuzz_replay.c replays tests/fuzz/state_corpus/ (UB_FUZZ_REPLAY). */
+#include "internal.h" /* ub_ipfrag_*: the reassembly ub_units does */
 #include "ubparse/capfile.h"
 #include "ubparse/state.h"
 #include "ubparse/ubparse.h"
@@ -85,6 +87,7 @@ int fz_state_one(const uint8_t *data, size_t size)
     ub_state_set_note_cb(c.st, fzs_note, &c);
     c.v = v;
     c.o = &o;
+    ub_ipfrag *frag = ub_ipfrag_new(cfgb & 4 ? 2 : 0); /* tiny: datagrams given up for newer ones */
     for (unsigned i = 0; i < 8; i++) ub_stream_init(&streams[i], &o);
     size_t off = 1;
     uint64_t frame = 0, ts = 1000000000ull;
@@ -105,12 +108,21 @@ int fz_state_one(const uint8_t *data, size_t size)
             continue;
         }
         uint32_t cap = (sel & 0x40) ? len / 2 : len;
-        ub_decode_wire(v, &o, e, rec, cap, len);
+        const uint8_t *whole;
+        uint32_t wl;
+        if (frag && cap == len && (e == UB_ENTRY_ETH || e == UB_ENTRY_RAWIP || e == UB_ENTRY_SLL) &&
+            ub_ipfrag_add(frag, e, rec, len, &whole, &wl) == 2) {
+            ub_decode_wire(v, &o, e, whole, wl, wl);
+            ub_unit_errors(v, UB_UNIT_REASSEMBLED, wl);
+        } else {
+            ub_decode_wire(v, &o, e, rec, cap, len);
+        }
         ub_state_packet(c.st, v, &c.pi);
     }
     for (unsigned i = 0; i < 8; i++) ub_stream_flush(&streams[i], fzs_unit, &c);
     ub_state_finish(c.st);
     ub_state_free(c.st);
+    ub_ipfrag_free(frag);
     free(v);
     return 0;
 }

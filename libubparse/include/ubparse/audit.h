@@ -55,11 +55,18 @@ uint32_t ub_opt_value(const ub_opts *o, unsigned i);
  * interfaces, state allocated lazily, bounded by max_streams. */
 typedef struct ub_units ub_units;
 typedef void (*ub_unit_fn)(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry,
-                           unsigned unit_flags /* UB_UNIT_SPANNED | UB_UNIT_PARTIAL */);
+                           unsigned unit_flags /* UB_UNIT_SPANNED | UB_UNIT_PARTIAL | UB_UNIT_REASSEMBLED */);
 ub_units *ub_units_new(const ub_opts *o, unsigned max_streams /* 0 = default 4096 */);
 /* Calls fn for each unit completed by this record (0..n for raw flit streams, else exactly 1; an
  * Ethernet frame without its FCS, ub_rec.fcslen). Returns the number of units. */
 int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
+/* IP reassembly (on with ub_opts.ip_defrag, as Wireshark): the record that completes a fragmented IP
+ * datagram is one unit with the datagram whole (UB_UNIT_REASSEMBLED; its own link headers, the bytes
+ * after its IP packet kept), every other fragment its own unit. At most 64 datagrams open; the least
+ * recently used is given up for a new one (ub_units_defrag_dropped). Off for a consumer that passes
+ * records on as they are (ubreplay). */
+void ub_units_defrag(ub_units *u, bool on);
+uint64_t ub_units_defrag_dropped(const ub_units *u);
 /* The length on the wire of a unit of record r (for ub_decode_wire): the record's, less its FCS, when
  * the unit is the whole record cut by the snapshot length, else len. */
 static inline uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len)

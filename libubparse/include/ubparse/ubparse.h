@@ -228,6 +228,7 @@ typedef enum ub_err_code {
     UB_E_LINKTYPE,         /* record/link type not decodable as UB */
     UB_E_TOO_DEEP,         /* layer table full; rest not shown */
     UB_E_RSVD_ATTR,        /* reserved value of an attribute field (EE_bits, ODR; §10.6 h) */
+    UB_E_IP_FRAGMENTED,    /* a UB datagram reassembled from IP fragments (NW-03: never fragmented) */
     UB_E__COUNT
 } ub_err_code;
 
@@ -312,6 +313,7 @@ typedef struct ub_opts {
     uint16_t sue_cnp_merge_us; /* SUE CNP MERGE TIMER_THR in µs (document 004 §12.8); 0 = merge off, not audited */
     uint8_t sue_rnr_encoding;  /* RNR time in the ACK Aeth_syndrom: 0 IB AETH [4:0] (IBTA Table 45, provisional), 1 off */
     uint8_t pcieflit_encoding; /* PCIe flit link encoding: 0 1b/1b (default), 1 8b/10b, 2 128b/130b (document 003 handshake limit) */
+    bool ip_defrag;          /* reassemble IP fragments (ub_units; Wireshark's ip.defragment, default true) */
 } ub_opts;
 
 void ub_opts_default(ub_opts *o);
@@ -556,10 +558,20 @@ typedef struct ub_stream {
 
 typedef void (*ub_unit_cb)(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags);
 enum { UB_UNIT_SPANNED = 1u, /* unit assembled from more than one record */
-       UB_UNIT_PARTIAL = 2u  /* incomplete unit: cut short by a resynchronisation, or flushed at the end */ };
+       UB_UNIT_PARTIAL = 2u,  /* incomplete unit: cut short by a resynchronisation, or flushed at the end */
+       UB_UNIT_REASSEMBLED = 4u /* an IP datagram reassembled from the fragments up to this record's */ };
 /* After decoding a unit flagged UB_UNIT_PARTIAL: its stream_sync error (every consumer of units: the
  * printers, the filters and the engine see the same) */
 void ub_unit_partial(ub_view *v, uint32_t len);
+/* After decoding any unit: the errors its flags mean (UB_UNIT_PARTIAL: ub_unit_partial; a UB datagram
+ * UB_UNIT_REASSEMBLED: ip_fragmented at its IP header, NW-03); the one call every consumer makes */
+void ub_unit_flag_errors(ub_view *v, unsigned flags, uint32_t len);
+static inline void ub_unit_errors(ub_view *v, unsigned flags, uint32_t len)
+{
+    if (__builtin_expect(flags & (UB_UNIT_PARTIAL | UB_UNIT_REASSEMBLED), 0)) ub_unit_flag_errors(v, flags, len);
+}
+/* The flags of a unit as its decoded errors tell them (a consumer that decodes the same bytes again) */
+unsigned ub_unit_flags_of(const ub_view *v);
 void ub_stream_init(ub_stream *s, const ub_opts *o);
 /* Feed one record of whole flits; calls cb for every completed DLLDP/DLLCB (flit-framed bytes,
  * decode with UB_ENTRY_FLIT). Returns the number of units emitted. */
