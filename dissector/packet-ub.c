@@ -553,14 +553,21 @@ static int dissect_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_
     return (int)tvb_captured_length(tvb);
 }
 
-static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_entry entry)
+/* unit_flags: UB_UNIT_* the bytes come with (ub_unit_errors, as every consumer of units) */
+static int dissect_entry_unit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_entry entry, unsigned unit_flags)
 {
     guint32 len;
     const guint8 *data = tvb_bytes(tvb, &len);
     ub_view *v = ub_ws_view_new(pinfo);
     guint32 wire = tvb_reported_length(tvb); /* a record cut by the snapshot length: no error for what is missing */
     ub_decode_wire(v, &g_opts, entry, data, len, wire > len ? wire : len);
+    ub_unit_errors(v, unit_flags, len);
     return dissect_view(tvb, pinfo, tree, v);
+}
+
+static int dissect_entry(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_entry entry)
+{
+    return dissect_entry_unit(tvb, pinfo, tree, entry, 0);
 }
 
 /* UB over UDP (UBoE, App. E): the IP header before this UDP payload, found in the frame (ub_ip_before:
@@ -827,7 +834,12 @@ static int dissect_ub_tph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
     if (v && ip_tvb) return dissect_uboe(tvb, pinfo, tree, v, ip_tvb, tph);
     if (v) return 0; /* the IP/UDP packet is not UB */
     if (!extra) return 0;
-    return dissect_entry(tvb, pinfo, tree, UB_ENTRY_TPH); /* IP header not found (tunnels, reassembly) */
+    /* IP header not found (tunnels, reassembly). A datagram Wireshark's IP dissector reassembled from
+     * fragments is ip_fragmented (UB-NW-003), as ubdump's reassembled unit */
+    tvbuff_t *ds = tvb_get_ds_tvb(tvb);
+    const gboolean reasm = ds && (ds == get_data_source_tvb_by_name(pinfo, "Reassembled IPv4") ||
+                                  ds == get_data_source_tvb_by_name(pinfo, "Reassembled IPv6"));
+    return dissect_entry_unit(tvb, pinfo, tree, UB_ENTRY_TPH, reasm ? UB_UNIT_REASSEMBLED : 0);
 }
 
 /* Strict UDP heuristic: the same rule as ubdump (ub_ip_claim: UDP checksum 0, consistent lengths, clean

@@ -142,15 +142,19 @@ void ub_unit_flag_errors(ub_view *v, unsigned flags, uint32_t len)
 {
     if (flags & UB_UNIT_PARTIAL) ub_unit_partial(v, len);
     if (!(flags & UB_UNIT_REASSEMBLED) || !ub_view_ub(v)) return;
-    unsigned n = v->nlayers < UB_MAX_LAYERS ? v->nlayers : UB_MAX_LAYERS;
-    for (unsigned i = 0; i < n; i++) { /* the first IP header: the one reassembled */
+    unsigned n = v->nlayers < UB_MAX_LAYERS ? v->nlayers : UB_MAX_LAYERS, hdr = UB_H_NONE;
+    uint32_t off = 0;
+    for (unsigned i = 0; i < n; i++) { /* the first IP header: the one reassembled (none: a transport header
+                                        * handed over alone, the plugin's after Wireshark's reassembly) */
         const ub_layer *l = &v->layer[i];
         if (l->hdr->id != UB_H_IPV4 && l->hdr->id != UB_H_IPV6) continue;
         const bool in = l->data >= v->rec && l->data < v->rec + v->rec_len; /* (a CFG 3/4 one: in the netbuf) */
-        ub_error_rec(v, UB_E_IP_FRAGMENTED, l->hdr->id, in ? (uint32_t)(l->data - v->rec) : 0u, 0, 0,
-                     "IP fragments reassembled: a UB datagram has DF set and is never fragmented (NW-03)");
-        return;
+        hdr = l->hdr->id;
+        off = in ? (uint32_t)(l->data - v->rec) : 0u;
+        break;
     }
+    ub_error_rec(v, UB_E_IP_FRAGMENTED, hdr, off, 0, 0,
+                 "IP fragments reassembled: a UB datagram has DF set and is never fragmented (NW-03)");
 }
 
 unsigned ub_unit_flags_of(const ub_view *v)
