@@ -873,6 +873,8 @@ PY
     "$U" -r "$tmp/frag.pcap" -T fields $TFR 2> /dev/null | cmp -s - "$tmp/tfr.txt" && ok || { bad "IP fragments: fields differ from tshark's"; "$U" -r "$tmp/frag.pcap" -T fields $TFR | diff "$tmp/tfr.txt" - || true; }
     ts -n -r "$tmp/frag.pcap" -Y ip -T fields -e frame.number -e frame.protocols > "$tmp/tfr.txt" 2> /dev/null
     "$U" -r "$tmp/frag.pcap" -Y ip -T fields -e frame.number -e frame.protocols 2> /dev/null | cmp -s - "$tmp/tfr.txt" && ok || bad "IP fragments: IPv4 frame.protocols differ from tshark's"
+    ts -n -r "$tmp/frag.pcap" -x > "$tmp/tfr.txt" 2> /dev/null # the frame, then "Reassembled IPv4/IPv6"
+    "$U" -r "$tmp/frag.pcap" -x 2> /dev/null | grep -v '^-- \|^ ' | cmp -s - "$tmp/tfr.txt" && ok || bad "IP fragments: -x differs from tshark's"
     yparity "IP fragments" "$tmp/frag.pcap" ub udp 'udp.dstport == 4792' 'ub.rtph.psn == 1' 'ip.id == 0x55' ub.err.ip_fragmented
     same "IP fragments: UB at" "4 6 7 13 14" "$("$U" -r "$tmp/frag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
     same "IP fragments: the ICRC of the reassembled datagrams" "4:1 6:1 7:1 13:1 14:1" \

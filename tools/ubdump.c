@@ -604,7 +604,8 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     fwrite(line, 1, k, stdout);
     if (a->verbose) ub_print_tree_sel(stdout, v, a->osel ? a->odetail : NULL);
     /* the frame's bytes as tshark -x shows them: an Ethernet FCS too (the decoded unit stops before it) */
-    if (a->hex) ubx_hexdump(stdout, v, data, data == r->data && r->fcslen && len < r->caplen ? r->caplen : len);
+    if (a->hex && (unit_flags & UB_UNIT_REASSEMBLED)) ubx_hexdump_reasm(stdout, v, r->data, r->caplen, data, len);
+    else if (a->hex) ubx_hexdump(stdout, v, data, data == r->data && r->fcslen && len < r->caplen ? r->caplen : len);
     else if (a->verbose) putchar('\n');
     shown(a, r);
 }

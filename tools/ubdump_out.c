@@ -52,6 +52,33 @@ void ubx_hexdump(FILE *f, const ub_view *v, const uint8_t *data, uint32_t len)
     fputc('\n', f);
 }
 
+void ubx_hexdump_reasm(FILE *f, const ub_view *v, const uint8_t *rec, uint32_t rlen, const uint8_t *unit, uint32_t ulen)
+{
+    fprintf(f, "Frame (%u bytes):\n", rlen);
+    hex_block(f, v, rec, rlen);
+    unsigned n = v->nlayers < UB_MAX_LAYERS ? v->nlayers : UB_MAX_LAYERS, i = 0;
+    while (i < n && v->layer[i].hdr->id != UB_H_IPV4 && v->layer[i].hdr->id != UB_H_IPV6) i++;
+    if (i + 1 < n) { /* the payload: from the layer after the IP header (and IPv6's extension headers) ... */
+        const ub_layer *ip = &v->layer[i];
+        const bool v6 = ip->hdr->id == UB_H_IPV6;
+        unsigned j = i + 1;
+        while (j + 1 < n && (v->layer[j].hdr->id == UB_H_IP6_HOPOPTS || v->layer[j].hdr->id == UB_H_IP6_ROUTING ||
+                             v->layer[j].hdr->id == UB_H_IP6_DSTOPTS))
+            j++;
+        /* ... to the end the IP header's length gives (its schema row) */
+        const char *lname = v6 ? "ub.ipv6.payload_length" : "ub.ipv4.total_length";
+        ub_val len = { 0 };
+        for (unsigned k = 0; k < ip->hdr->nfields; k++)
+            if (strcmp(ip->hdr->fields[k].abbrev, lname) == 0) ub_field_value(ip, &ip->hdr->fields[k], &len);
+        const uint8_t *a = v->layer[j].data, *b = ip->data + (v6 ? 40u : 0u) + len.u;
+        if (a >= unit && b >= a && b <= unit + ulen) {
+            fprintf(f, "Reassembled IPv%c (%u bytes):\n", v6 ? '6' : '4', (unsigned)(b - a));
+            hex_block(f, v, a, (uint32_t)(b - a));
+        }
+    }
+    fputc('\n', f);
+}
+
 /* ------------------------------------------------------------------ -t */
 int ubx_tfmt_parse(const char *s, ubx_tfmt *out)
 {

@@ -15,6 +15,9 @@
  * before the line holding it. A multi-block DLLDP's de-interleaved network packet (UB_LF_NETBUF
  * layers) follows as a second block, as tshark prints its reassembled data sources. */
 void ubx_hexdump(FILE *f, const ub_view *v, const uint8_t *data, uint32_t len);
+/* A record whose unit is an IP datagram reassembled from fragments (UB_UNIT_REASSEMBLED), as tshark -x:
+ * the frame as captured, then the IP payload made whole ("Reassembled IPv4/IPv6") */
+void ubx_hexdump_reasm(FILE *f, const ub_view *v, const uint8_t *rec, uint32_t rlen, const uint8_t *unit, uint32_t ulen);
 
 /* -t: tshark's time formats */
 typedef enum ubx_tfmt { UBX_T_R, UBX_T_A, UBX_T_AD, UBX_T_D, UBX_T_DD, UBX_T_E, UBX_T_U, UBX_T_UD } ubx_tfmt;
