@@ -139,13 +139,29 @@ struct ub_ipfrag {
     unsigned max, n;
     uint64_t tick, dropped;
     uint8_t *out; /* the last datagram made whole */
+    /* the quick look at an IP header's first 8 bytes (big-endian word) every record gets: masks and
+     * shifts of the version, IPv4 More Fragments + Fragment Offset and IPv6 Next Header rows */
+    uint64_t m_frag4, m_nh6;
+    unsigned s_ver, s_nh6;
 };
+
+/* a row within the first 8 bytes as a mask of the big-endian word, and its shift */
+static uint64_t row_mask(const ub_field *f, unsigned *shift)
+{
+    *shift = 64u - f->bit_off - f->bits;
+    return (f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1) << *shift;
+}
 
 ub_ipfrag *ub_ipfrag_new(unsigned max)
 {
     ub_ipfrag *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->max = max ? max : 64;
+    unsigned s;
+    _Static_assert(IP4_FRAG == IP4_MF + 1, "More Fragments then the offset");
+    row_mask(&V4[IP4_VERSION], &t->s_ver);
+    t->m_frag4 = row_mask(&V4[IP4_MF], &s) | row_mask(&V4[IP4_FRAG], &s);
+    t->m_nh6 = row_mask(&V6[IP6_NH], &t->s_nh6);
     return t;
 }
 
@@ -208,11 +224,12 @@ static bool all_there(ipf_dg *g)
     return nb % 64 == 0 || (m[w] | ~((1ull << (nb % 64)) - 1)) == ~0ull;
 }
 
-int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out, uint32_t *outlen)
+/* a fragment f of the IP packet at d + ip */
+static __attribute__((noinline)) int add(ub_ipfrag *t, const uint8_t *d, uint32_t n, uint32_t ip, const ipf_hdr *fp,
+                                         const uint8_t **out, uint32_t *outlen)
 {
-    const uint32_t ip = ub_link_ip_off(e, d, n);
-    ipf_hdr f;
-    if (ip >= n || ip > IPF_LINK || !ip_frag_info(d + ip, n - ip, &f) || f.unfrag > IPF_HDR) return 0;
+    const ipf_hdr f = *fp;
+    if (ip > IPF_LINK || f.unfrag > IPF_HDR) return 0;
     const uint32_t dlen = f.ip_len - f.data_off, end = f.offset + dlen;
     if (end > IPF_DATA - f.unfrag || (f.more && dlen % 8)) return 0; /* past 64 KiB; a middle piece not of whole blocks */
     uint8_t key[IPF_KEY];
@@ -253,4 +270,20 @@ int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const 
     *outlen = ip + g->f0.unfrag + g->total + g->tl;
     g->used = false;
     return 2;
+}
+
+int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out, uint32_t *outlen)
+{
+    const uint32_t ip = ub_link_ip_off(e, d, n);
+    if (ip >= n || n - ip < 8) return 0;
+    /* every record of an IP link type comes here: the usual answer (no fragment) from one word */
+    uint64_t w;
+    memcpy(&w, d + ip, 8);
+    w = __builtin_bswap64(w);
+    const unsigned ver = (unsigned)(w >> t->s_ver) & 15u, nh = (unsigned)((w & t->m_nh6) >> t->s_nh6);
+    if ((ver == 4 && !(w & t->m_frag4)) || (ver == 6 && (nh == 17 || nh == 6 || nh == 58)) || (ver != 4 && ver != 6))
+        return 0;
+    ipf_hdr f;
+    if (!ip_frag_info(d + ip, n - ip, &f)) return 0;
+    return add(t, d, n, ip, &f, out, outlen);
 }
