@@ -3,10 +3,9 @@
  * until the last one and every 8-byte block before it are there; the record that completes the
  * datagram then carries it whole (its own link headers, the first fragment's header made whole,
  * the data, and the bytes after the last fragment's IP packet, where a UBoE ICRC sits, up to 64).
- * Bounded: at
- * most `max` datagrams open, each 64 KiB + 1 KiB allocated when first needed and kept for reuse;
- * the least recently used one is dropped for a new one (counted). Fragments cut by the snapshot
- * length, and fragments that would end past 64 KiB, are not collected. */
+ * Bounded: at most `max` datagrams open, each 64 KiB + 1 KiB allocated when first needed and kept
+ * for reuse; the least recently used one is dropped for a new one (counted). Fragments cut by the
+ * snapshot length, middle pieces not of whole 8-byte blocks and data past 64 KiB are not collected. */
 #include "internal.h"
 #include "rows.h"
 
@@ -15,7 +14,7 @@
 #define V6 (ub_registry[UB_H_IPV6]->fields)
 #define FR (ub_registry[UB_H_IP6_FRAGHDR]->fields)
 
-/* An IP fragment (RFC 791 §3.2; RFC 8200 §4.5) as reassembly needs it (ipfrag.c) */
+/* An IP fragment (RFC 791 §3.2; RFC 8200 §4.5) as reassembly needs it */
 typedef struct ipf_hdr {
     uint8_t ver;     /* 4 or 6 */
     uint8_t next;    /* the protocol of the whole datagram (IPv4 Protocol, the fragment header's Next Header) */
@@ -89,7 +88,7 @@ static bool ip_frag_info(const uint8_t *p, uint32_t n, ipf_hdr *f)
             return frag_fill(f, at, at + x.len, nh_pos, x.next, off, more, id);
         }
         if (x.id == UB_H_AH) return false; /* part of the fragmentable part: no fragment header before it */
-        nh_pos = at; /* the Next Header of an extension header is its first byte (ip_ext_at's first row) */
+        nh_pos = at; /* the Next Header of an extension header is its first byte (ub_ip_ext_at's first row) */
         nh = x.next;
         at += x.len;
     }
@@ -115,7 +114,6 @@ static void ip_frag_whole(uint8_t *h, const ipf_hdr *f, uint32_t datalen)
         h[f->nh_pos] = f->next;
     }
 }
-
 
 enum { IPF_DATA = 65535, IPF_BLOCKS = (IPF_DATA + 7) / 8, IPF_HDR = 256, IPF_LINK = 256, IPF_TRAILER = 64,
        IPF_KEY = 1 + 1 + 32 + 4 };
