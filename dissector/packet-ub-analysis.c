@@ -571,8 +571,7 @@ static void flush_unit_cb(void *ctx _U_, const uint8_t *unit, uint32_t len, uint
 {
     ub_view *v = ub_ws_view_new(NULL);
     ub_decode(v, ub_ws_opts(), UB_ENTRY_FLIT, unit, len);
-    if (flags & UB_UNIT_PARTIAL)
-        ub_unit_partial(v, len);
+    ub_unit_errors(v, flags, len);
     ub_pktinfo pi;
     memset(&pi, 0, sizeof pi);
     pi.frame = an.last_frame;

@@ -1026,7 +1026,7 @@ static int dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
         const guint8 *up = tvb_bytes(ut, &ul);
         ub_view *v = ub_ws_view_new(pinfo);
         ub_decode(v, &g_opts, UB_ENTRY_FLIT, up, ul);
-        if (u->flags & UB_UNIT_PARTIAL) ub_unit_partial(v, ul); /* cut short by a resynchronisation, as ubdump */
+        ub_unit_errors(v, u->flags, ul); /* cut short by a resynchronisation, as ubdump */
         sum[0] = '\0';
         ub_summary(v, sum, sizeof sum);
         col_append_sep_str(pinfo->cinfo, COL_INFO, " | ", sum[0] ? sum : "UB unit");
