@@ -8,6 +8,7 @@
  * snapshot length, middle pieces not of whole 8-byte blocks and data past 64 KiB are not collected. */
 #include "internal.h"
 #include "rows.h"
+#include "rw_internal.h" /* rw_ip_csum: the IPv4 header checksum the rewriter already computes */
 
 /* the tables of the headers read (net.c), by their rows.h indexes */
 #define V4 (ub_registry[UB_H_IPV4]->fields)
@@ -105,10 +106,7 @@ static void ip_frag_whole(uint8_t *h, const ipf_hdr *f, uint32_t datalen)
         ub_wr_bits(h, V4[IP4_MF].bit_off, 1, 0);
         ub_wr_bits(h, V4[IP4_FRAG].bit_off, V4[IP4_FRAG].bits, 0);
         ub_wr_bits(h, V4[IP4_CSUM].bit_off, 16, 0);
-        uint32_t sum = 0;
-        for (uint32_t i = 0; i + 1 < f->unfrag; i += 2) sum += (uint32_t)h[i] << 8 | h[i + 1];
-        while (sum >> 16) sum = (sum & 0xFFFFu) + (sum >> 16);
-        ub_wr_bits(h, V4[IP4_CSUM].bit_off, 16, ~sum & 0xFFFFu);
+        ub_wr_bits(h, V4[IP4_CSUM].bit_off, 16, rw_ip_csum(h, f->unfrag));
     } else { /* RFC 8200 §4.5: the unfragmentable part, its last Next Header the fragment header's */
         ub_wr_bits(h, V6[IP6_PLEN].bit_off, V6[IP6_PLEN].bits, f->unfrag - 40u + datalen);
         h[f->nh_pos] = f->next;
