@@ -722,7 +722,7 @@ note     UB-TP-002  x1  PSN gap never filled nor acknowledged: packets lost or s
         'tcp.hdr_len == 20' 'ip.hdr_len & 4' 'ip.hdr_len * 2 == 48'
     same "IP extension headers: frame 8" "eth:ethertype:ipv6:ipv6.hopopts:ipv6.dstopts:ah:udp:ub	UB-TA	17	1" \
         "$("$U" -r "$tmp/ext.pcap" -Y frame.number==8 -T fields -e frame.protocols -e _ws.col.Protocol -e ah.next_header -e ub.icrc.status 2> /dev/null)"
-    same "IP extension headers: NW-03 in the UB packets that carry them (not the fragment)" "UB-NW-003  x11" \
+    same "IP extension headers: NW-03 in the UB packets that carry them and at the first fragment never completed" "UB-NW-003  x12" \
         "$("$U" -r "$tmp/ext.pcap" --audit -q 2> /dev/null | grep -o 'UB-NW-003  x[0-9]*')"
     same "IP extension headers: -T json, IPv6's in its tree (frame 7)" "ipv6.hopopts ipv6.routing ipv6.fraghdr ipv6.dstopts 17 4660" \
         "$("$U" -r "$tmp/ext.pcap" -Y frame.number==7 -T json 2> /dev/null | python3 -c 'import json,sys; l=json.load(sys.stdin)[0]["_source"]["layers"]["ipv6"]; print(*[k for k in l if isinstance(l[k], dict)], l["ipv6.dstopts"]["ipv6.dstopts.nxt"], int(l["ipv6.fraghdr"]["ipv6.fraghdr.ident"], 16))')"
@@ -863,10 +863,14 @@ seq = [w4[0], w4[1], v6[0], w4[2],   # 1-4: a Write in three, whole at 4 (an IPv
        dup[0], dup[0], dup[1],       # 11-13: a duplicate fragment: whole at 13
        ub[1],                        # 14: a TPACK not fragmented
        u6[1], u6[0]]                 # 15-16: IPv6, not UB: whole at 16
-with open(sys.argv[3], "wb") as o:
-    o.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i, f in enumerate(seq):
-        o.write(struct.pack("<IIII", i, 0, len(f), len(f)) + f)
+def write(path, seq):
+    with open(path, "wb") as o:
+        o.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, f in enumerate(seq):
+            o.write(struct.pack("<IIII", i, 0, len(f), len(f)) + f)
+write(sys.argv[3], seq)
+# 70 UB datagrams of which only the first fragment comes: 64 stay open, 6 are given up for newer ones
+write(sys.argv[3].replace(".pcap", "_lost.pcap"), [frag4(ub[0], 0x300 + i, [64])[0] for i in range(70)])
 PY
     TFR="-e frame.number -e _ws.col.Protocol -e udp.srcport -e udp.dstport -e udp.length -e ub.rtph.psn -e ub.btah.taopcode -e ip.id"
     ts -n -r "$tmp/frag.pcap" -T fields $TFR > "$tmp/tfr.txt" 2> /dev/null
@@ -883,6 +887,26 @@ PY
     same "IP fragments: the audit (NW-03 at each UB datagram reassembled)" "4 6 7 13" \
         "$(grep -o 'frame [0-9]*: IP fragments reassembled' "$tmp/fra1.txt" | cut -d' ' -f2 | tr -d : | paste -sd' ')"
     same "IP fragments: no other error" "0" "$(grep -c '^error    UB-NW-005\|^error    UB-PK' "$tmp/fra1.txt")"
+    # a UB datagram never completed (frame 10): NW-03 at its first fragment, a warning, the count
+    same "IP fragments: NW-03 at a UB datagram never reassembled" \
+        "frame 10: IP fragments of a UB datagram never reassembled (incomplete at the end of the capture)" \
+        "$(grep -o 'frame [0-9]*: IP fragments of a UB datagram never reassembled ([a-z ]*)' "$tmp/fra1.txt")"
+    same "IP fragments: its key" "1" "$(grep -c 'IP datagram 192.168.1.1->192.168.1.2 ID 0x1ff; values 1, 64$' "$tmp/fra1.txt")"
+    "$U" -r "$tmp/frag.pcap" -q > "$tmp/fra2.txt" 2>&1 || true
+    same "IP fragments: the warning" "1" "$(grep -c '^ubdump: warning: 1 UB datagram (UDP destination port 4792) was IP-fragmented and never reassembled, so not decoded; first fragment at frame 10$' "$tmp/fra2.txt")"
+    same "IP fragments: -q counts it" "1" "$(grep -c '^16 records: 5 UB, 11 other (not UB); 1 IP datagram never reassembled$' "$tmp/fra2.txt")"
+    "$U" -r "$tmp/frag_lost.pcap" --audit -q > "$tmp/fra3.txt" 2> "$tmp/fra3.err" || true
+    "$U" -r "$tmp/frag_lost.pcap" --audit --audit-format sarif -q > "$tmp/fra3.sarif" 2> /dev/null || true
+    same "IP fragments: 70 never whole: 6 given up for newer ones (frames 1-6), 64 at the end (7-70)" "70 6 64 1-6 7-70" \
+        "$(grep -o 'UB-NW-003  x[0-9]*' "$tmp/fra3.txt" | cut -dx -f2) $(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]["results"]
+g = [x["properties"]["frame"] for x in r if "given up for newer" in x["properties"]["detail"]]
+e = [x["properties"]["frame"] for x in r if "at the end of the capture" in x["properties"]["detail"]]
+print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "$tmp/fra3.sarif")"
+    same "IP fragments: 70 in the warning" "1" "$(grep -c '^ubdump: warning: 70 UB datagrams .* first fragments at frame 1, 2, 3, 4, ...$' "$tmp/fra3.err")"
+    same "IP fragments: no 'no UB traffic' warning" "0" "$(grep -c 'contains no UB traffic' "$tmp/fra3.err")"
+    { "$U" -r "$tmp/frag_lost.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra3.txt" && ok || bad "IP fragments given up: the audit on two threads differs"
     { "$U" -r "$tmp/frag.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra1.txt" && ok || bad "IP fragments: the audit on two threads differs"
     same "IP fragments: -o ip.defragment:FALSE" "14" "$("$U" -o ip.defragment:FALSE -r "$tmp/frag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
     "$UBREPLAY" -w "$tmp/frag_r.pcap" "$tmp/frag.pcap" > /dev/null 2>&1

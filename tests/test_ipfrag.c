@@ -57,6 +57,15 @@ static uint32_t frag4(uint8_t *out, const uint8_t *f, uint32_t flen, uint32_t ip
     return len;
 }
 
+/* the datagrams given up, as ub_ipfrag_on_lost reports them */
+typedef struct { ub_units_lost l[8]; unsigned n; } lostlog;
+static void on_lost(void *ctx, const ub_units_lost *l)
+{
+    lostlog *g = ctx;
+    if (g->n < 8) g->l[g->n] = *l;
+    g->n++;
+}
+
 static void test_v4(void)
 {
     static uint8_t f[2048], p[3][2048];
@@ -66,43 +75,73 @@ static void test_v4(void)
     ub_ipfrag *t = ub_ipfrag_new(0);
     const uint8_t *o = NULL;
     uint32_t ol = 0;
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, f, fl, &o, &ol), 0); /* whole: not a fragment */
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, f, fl, &o, &ol), 0); /* whole: not a fragment */
     /* last first, a duplicate, then the rest */
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[2], l2, &o, &ol), 1);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[0], l0, &o, &ol), 1);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[0], l0, &o, &ol), 1);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[1], l1, &o, &ol), 2);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[2], l2, &o, &ol), 1);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[0], l0, &o, &ol), 1);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[0], l0, &o, &ol), 1);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[1], l1, &o, &ol), 2);
     CHECK_EQ(ol, fl);
     CHECK(o && memcmp(o, f, fl) == 0); /* the sender's frame, the trailer after the last fragment kept */
     /* the datagram is done: its fragments start a new one */
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[1], l1, &o, &ol), 1);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[1], l1, &o, &ol), 1);
     /* cut by the snapshot length: not collected */
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[0], l0 - 1, &o, &ol), 0);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[0], l0 - 1, &o, &ol), 0);
     /* a middle piece of 100 bytes (not whole blocks): not collected */
     uint32_t lm = frag4(p[2], f, fl, 18, 0, 100, false);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[2], lm, &o, &ol), 0);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[2], lm, &o, &ol), 0);
     /* an offset that would end past 64 KiB: not collected */
     memcpy(p[2], p[1], l1);
     p[2][18 + 6] = 0x1F; p[2][18 + 7] = 0xFF; /* offset 8191 x 8 */
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, p[2], l1, &o, &ol), 0);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_ETH, p[2], l1, &o, &ol), 0);
     CHECK_EQ(ub_ipfrag_dropped(t), 0);
     ub_ipfrag_free(t);
 
-    /* at most 2 open: a third datagram gives up the least recently used one */
+    /* at most 2 open: a third datagram gives up the least recently used one, and says so */
     t = ub_ipfrag_new(2);
+    ub_opts uo;
+    ub_opts_default(&uo);
+    lostlog lg = { .n = 0 };
+    ub_ipfrag_on_lost(t, &uo, on_lost, &lg);
     uint8_t g[3][2048], q[3][2][2048];
     uint32_t gl[3], ql[3][2];
     for (int k = 0; k < 3; k++) {
         gl[k] = frame4(g[k], false, true, (uint16_t)(100 + k), 64, false);
+        if (k == 0) { g[k][14 + 20 + 2] = 0x12; g[k][14 + 20 + 3] = 0xB8; } /* its UDP destination port: 4792 */
         ql[k][0] = frag4(q[k][0], g[k], gl[k], 14, 0, 32, false);
         ql[k][1] = frag4(q[k][1], g[k], gl[k], 14, 32, 64, true);
-        CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, q[k][0], ql[k][0], &o, &ol), 1);
+        CHECK_EQ(ub_ipfrag_add(t, (uint64_t)k + 1, UB_ENTRY_ETH, q[k][0], ql[k][0], &o, &ol), 1); /* frames 1 2 3 */
     }
     CHECK_EQ(ub_ipfrag_dropped(t), 1);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, q[0][1], ql[0][1], &o, &ol), 1); /* its first piece was given up */
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_ETH, q[2][1], ql[2][1], &o, &ol), 2);
+    CHECK_EQ(lg.n, 1); /* the first datagram, to the UB port, given up for the third */
+    CHECK(lg.l[0].evicted && lg.l[0].ub);
+    CHECK_EQ(lg.l[0].first_frame, 1);
+    CHECK_EQ(lg.l[0].last_frame, 1);
+    CHECK_EQ(lg.l[0].fragments, 1);
+    CHECK_EQ(lg.l[0].bytes, 32);
+    CHECK_EQ(lg.l[0].ident, 100);
+    CHECK_EQ(lg.l[0].ver, 4);
+    CHECK_EQ(lg.l[0].proto, 17);
+    CHECK(strcmp(lg.l[0].src, "192.168.1.1") == 0 && strcmp(lg.l[0].dst, "192.168.1.2") == 0);
+    CHECK_EQ(ub_ipfrag_add(t, 4, UB_ENTRY_ETH, q[0][1], ql[0][1], &o, &ol), 1); /* its first piece was given up */
+    CHECK_EQ(lg.n, 2); /* ... and the second datagram with it (not to a UB port) */
+    CHECK(lg.l[1].evicted && !lg.l[1].ub);
+    CHECK_EQ(lg.l[1].first_frame, 2);
+    CHECK_EQ(lg.l[1].ident, 101);
+    CHECK_EQ(ub_ipfrag_add(t, 5, UB_ENTRY_ETH, q[2][1], ql[2][1], &o, &ol), 2);
     CHECK_EQ(ol, gl[2]);
     CHECK(memcmp(o, g[2], gl[2]) == 0); /* DF kept as the fragments had it */
+    CHECK_EQ(lg.n, 2); /* a datagram made whole is not given up */
+    /* the end: the one still open (the first datagram's last piece, its first never seen) */
+    ub_ipfrag_flush(t);
+    CHECK_EQ(lg.n, 3);
+    CHECK(!lg.l[2].evicted && !lg.l[2].ub);
+    CHECK_EQ(lg.l[2].first_frame, 0);
+    CHECK_EQ(lg.l[2].last_frame, 4);
+    CHECK_EQ(lg.l[2].bytes, 32);
+    CHECK_EQ(ub_ipfrag_lost(t), 3);
+    ub_ipfrag_flush(t); /* nothing left */
+    CHECK_EQ(lg.n, 3);
     ub_ipfrag_free(t);
 }
 
@@ -126,14 +165,14 @@ static void test_v6(void)
     ub_ipfrag *t = ub_ipfrag_new(0);
     const uint8_t *o = NULL;
     uint32_t ol = 0;
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_RAWIP, w, sizeof w, &o, &ol), 0);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_RAWIP, fr[1], fl[1], &o, &ol), 1);
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_RAWIP, fr[0], fl[0], &o, &ol), 2);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_RAWIP, w, sizeof w, &o, &ol), 0);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_RAWIP, fr[1], fl[1], &o, &ol), 1);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_RAWIP, fr[0], fl[0], &o, &ol), 2);
     CHECK_EQ(ol, sizeof w);
     CHECK(o && memcmp(o, w, sizeof w) == 0);
     /* an atomic fragment (offset 0, M 0, RFC 6946) is whole */
     fr[0][43] = 0;
-    CHECK_EQ(ub_ipfrag_add(t, UB_ENTRY_RAWIP, fr[0], fl[0], &o, &ol), 0);
+    CHECK_EQ(ub_ipfrag_add(t, 0, UB_ENTRY_RAWIP, fr[0], fl[0], &o, &ol), 0);
     ub_ipfrag_free(t);
 }
 
@@ -168,6 +207,45 @@ static void test_units(void)
         CHECK_EQ(s.flags[1], on ? UB_UNIT_REASSEMBLED : 0);
         CHECK_EQ(s.len[1], on ? fl : l1);
         ub_units_free(u);
+    }
+    /* a UB datagram whose last fragment never comes: given up at the end (ub_units_flush), and in an
+     * audit UB-NW-003 at its first fragment's frame */
+    {
+        uint8_t d0[2048];
+        memcpy(d0, p[0], l0);
+        d0[14 + 20 + 2] = 0x12; d0[14 + 20 + 3] = 0xB8; /* UDP destination port 4792 */
+        ub_units *u = ub_units_new(&o, 0);
+        lostlog lg = { .n = 0 };
+        ub_units_on_lost(u, on_lost, &lg);
+        seen s = { 0 };
+        ub_rec r = { .data = d0, .caplen = l0, .origlen = l0, .linktype = 1, .frame = 5 };
+        ub_units_record(u, &r, unit_fn, &s);
+        CHECK_EQ(s.n, 1); /* the fragment is its own unit */
+        CHECK_EQ(lg.n, 0);
+        ub_units_flush(u, unit_fn, &s);
+        CHECK_EQ(lg.n, 1);
+        CHECK(lg.l[0].ub && !lg.l[0].evicted);
+        CHECK_EQ(lg.l[0].first_frame, 5);
+        CHECK_EQ(lg.l[0].bytes, 104);
+        CHECK_EQ(ub_units_defrag_lost(u), 1);
+        ub_units_free(u);
+        char err[128];
+        ub_audit_cfg ac;
+        ub_audit_cfg_default(&ac);
+        ub_audit *a = ub_audit_new(&ac, err, sizeof err);
+        CHECK(a != NULL);
+        ub_audit_ip_lost(a, &lg.l[0]);
+        lg.l[0].ub = false; /* not to a UB port: nothing */
+        ub_audit_ip_lost(a, &lg.l[0]);
+        CHECK_EQ(ub_audit_finish(a), 0);
+        const ub_rule *nw3 = ub_rule_by_id("UB-NW-003");
+        const unsigned ri = (unsigned)(nw3 - ub_rule_get(0));
+        CHECK_EQ(ub_collect_rule_total(ub_audit_findings(a), ri), 1);
+        unsigned ne = 0;
+        const ub_finding *fe = ub_collect_examples(ub_audit_findings(a), ri, &ne);
+        CHECK(ne == 1 && fe && fe[0].frame == 5 && fe[0].values[0] == 1 && fe[0].values[1] == 104);
+        CHECK(fe && strcmp(fe[0].keytext, "192.168.1.1->192.168.1.2 ID 0x7") == 0);
+        ub_audit_free(a);
     }
     /* the error on a UB datagram, at its IP header; none on another */
     ub_view *v = ub_view_new_tmpl();

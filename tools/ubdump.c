@@ -82,6 +82,8 @@ typedef struct app {
     uint64_t npkts, nunits, nshown;
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
     uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */
+    uint64_t ip_lost, ip_lost_ub; /* IP datagrams given up by reassembly; of them to a UB port */
+    uint64_t ip_lost_at[4];       /* the first fragments of the first UB ones */
     ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */
     /* -T fields|json|ek on a raw flit stream: one line / document per record (as tshark), values of all its units */
     bool rec_mode;
@@ -610,6 +612,17 @@ static __attribute__((noinline)) void show_rest(app *a, const ub_rec *r, const u
     shown(a, r);
 }
 
+/* ub_units callback: an IP datagram given up by reassembly (a UB one: UB-NW-003 in the audit) */
+static void lost_cb(void *ctx, const ub_units_lost *l)
+{
+    app *a = ctx;
+    a->ip_lost++;
+    if (!l->ub || !l->first_frame) return;
+    if (a->ip_lost_ub < sizeof a->ip_lost_at / sizeof a->ip_lost_at[0]) a->ip_lost_at[a->ip_lost_ub] = l->first_frame;
+    a->ip_lost_ub++;
+    if (a->session) ub_audit_ip_lost(a->session, l);
+}
+
 /* ub_units callback: one decodable unit */
 static void unit_cb(void *ctx, const ub_rec *r, const uint8_t *unit, uint32_t len, ub_entry entry, unsigned flags)
 {
@@ -1058,6 +1071,7 @@ int main(int argc, char **argv)
     }
     ub_units *units = ub_units_new(&a->o, 0);
     if (!units) return 2;
+    ub_units_on_lost(units, lost_cb, a);
     a->progress = isatty(STDERR_FILENO) && (a->quiet || !isatty(STDOUT_FILENO));
     clock_gettime(CLOCK_MONOTONIC, &a->tstart);
     a->tlast = a->tstart;
@@ -1137,13 +1151,24 @@ int main(int argc, char **argv)
         static const char *const nn[3] = { "RoCEv2", "SUE", "PCIe flits" }; /* inside UB CFG 3/4 too */
         for (unsigned i = 0, k = 0; i < 3; i++)
             if (a->nneigh[i]) fprintf(qo, "%s%" PRIu64 " %s", k++ ? ", " : "; carrying ", a->nneigh[i], nn[i]);
+        if (a->ip_lost)
+            fprintf(qo, "; %" PRIu64 " IP datagram%s never reassembled", a->ip_lost, a->ip_lost == 1 ? "" : "s");
         fprintf(qo, "\n");
     }
     if (a->wr && ubx_writer_close(a->wr, cf) != 0) {
         fprintf(stderr, "ubdump: %s: write error\n", wpath);
         status = 2;
     }
-    if (a->npkts && !a->nub && rc >= 0) /* once: a file without UB is worth knowing about */
+    if (a->ip_lost_ub) { /* UB datagrams that were never decoded: fragments without the rest */
+        fprintf(stderr, "ubdump: warning: %" PRIu64 " UB datagram%s (UDP destination port %u%s) %s IP-fragmented and never "
+                        "reassembled, so not decoded; first fragment%s at frame",
+                a->ip_lost_ub, a->ip_lost_ub == 1 ? "" : "s", a->o.udp_port, a->o.n_udp_more ? " or another -o udp.port" : "",
+                a->ip_lost_ub == 1 ? "was" : "were", a->ip_lost_ub == 1 ? "" : "s");
+        const uint64_t nat = sizeof a->ip_lost_at / sizeof a->ip_lost_at[0];
+        for (uint64_t i = 0; i < a->ip_lost_ub && i < nat; i++) fprintf(stderr, "%s %" PRIu64, i ? "," : "", a->ip_lost_at[i]);
+        fprintf(stderr, "%s\n", a->ip_lost_ub > nat ? ", ..." : "");
+    }
+    if (a->npkts && !a->nub && !a->ip_lost_ub && rc >= 0) /* once: a file without UB is worth knowing about */
         fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
                         "UDP: destination port %u%s, or the strict heuristic%s)\n",
                 file, a->npkts, a->npkts == 1 ? "" : "s", a->o.udp_port, a->o.n_udp_more ? " or another -o udp.port" : "",

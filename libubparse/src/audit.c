@@ -420,6 +420,28 @@ void ub_audit_add_finding(ub_audit *a, const ub_finding *f)
     ub_collect_add(a->ext, &x, a->nunits, UB_PHASE_EXTERNAL, a->ext_seq++);
 }
 
+void ub_audit_ip_lost(ub_audit *a, const ub_units_lost *l)
+{
+    if (!a || !l || !l->ub || !l->first_frame || !a->cfg.findings || !(a->cfg.state.layers & UB_ST_NW)) return;
+    ub_finding f = { .rule = UB_R_NW_IP, .severity = UB_SEV_ERROR, .frame = l->first_frame, .key = "IP datagram",
+                     .values = { l->fragments, l->bytes }, .nvalues = 2 };
+    if (l->last_frame != l->first_frame) f.frames[f.nframes++] = l->last_frame;
+    /* §5.2.3 Table 5-4 (NW-03): the fragments of a datagram to a UB port, the rest never seen */
+    f.detail = l->evicted ? "IP fragments of a UB datagram never reassembled (given up for newer datagrams, 64 open): "
+                            "a UB datagram has DF set and is never fragmented (NW-03)"
+                          : "IP fragments of a UB datagram never reassembled (incomplete at the end of the capture): "
+                            "a UB datagram has DF set and is never fragmented (NW-03)";
+    /* the key as the engine's are printed (addresses, then the Identification); long IPv6 ones in the message */
+    char m[128];
+    int k = snprintf(f.keytext, sizeof f.keytext, "%s->%s ID 0x%x", l->src, l->dst, (unsigned)l->ident);
+    if (k < 0 || (size_t)k >= sizeof f.keytext) {
+        snprintf(f.keytext, sizeof f.keytext, "ID 0x%x", (unsigned)l->ident);
+        snprintf(m, sizeof m, "%s -> %s", l->src, l->dst);
+        f.message = m;
+    }
+    ub_audit_add_finding(a, &f);
+}
+
 static void take_engine(ub_audit *a, ub_eng *e)
 {
     if (e->fc) ub_collect_merge(a->all, e->fc);

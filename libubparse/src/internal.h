@@ -539,9 +539,18 @@ void ub_ipfrag_free(ub_ipfrag *t);
 /* A record's unit d (n bytes, entry point e): 0 not a fragment collected (pass it on as it is), 1 a
  * fragment kept, 2 the fragment that completes its datagram: *out (*outlen bytes, valid until the next
  * call) is the record with the datagram whole */
-int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out, uint32_t *outlen);
+int ub_ipfrag_add(ub_ipfrag *t, uint64_t frame, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out,
+                  uint32_t *outlen);
 /* datagrams given up for a newer one when max were open */
 uint64_t ub_ipfrag_dropped(const ub_ipfrag *t);
+/* each datagram given up is passed to fn (ub: by o's UB ports); ub_ipfrag_flush gives up the open
+ * ones, the first collected first */
+struct ub_units_lost;
+void ub_ipfrag_on_lost(ub_ipfrag *t, const ub_opts *o, void (*fn)(void *ctx, const struct ub_units_lost *l), void *ctx);
+void ub_ipfrag_flush(ub_ipfrag *t);
+uint64_t ub_ipfrag_lost(const ub_ipfrag *t); /* given up, evicted or flushed */
+/* the claim rule's UDP destination ports (net.c) */
+bool ub_udp_port_is_ub(const ub_opts *o, unsigned dport);
 /* Tunnels (not UB; core.c): the frame a tunnel header carries, in [off, end): UB_TUN_ETH an Ethernet frame,
  * UB_TUN_IP an IPv4/IPv6 packet. Marks every layer before it UB_LF_OUTER and
  * decodes it as the frame's own (UBoE when the claim rule says so); false (nothing done) past UB_TUN_MAX. */

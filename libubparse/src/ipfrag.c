@@ -9,6 +9,9 @@
 #include "internal.h"
 #include "rows.h"
 #include "rw_internal.h" /* rw_ip_csum: the IPv4 header checksum the rewriter already computes */
+#include "ubparse/audit.h"  /* ub_units_lost */
+
+#include <arpa/inet.h>
 
 /* the tables of the headers read (net.c), by their rows.h indexes */
 #define V4 (ub_registry[UB_H_IPV4]->fields)
@@ -122,7 +125,10 @@ typedef struct {
     uint8_t klen;
     uint64_t tick;
     uint32_t total; /* data bytes of the datagram, known from its last fragment (0: not yet) */
-    uint32_t nfrags;
+    uint32_t nfrags, bytes; /* fragments collected, their data bytes */
+    uint64_t born, first_frame, last_frame; /* tick of the first fragment collected; frames of offset 0, of the last one */
+    uint8_t ver, next;
+    uint32_t ident;
     uint8_t tl;     /* bytes after the last fragment's IP packet in its record (a UBoE ICRC), kept */
     uint8_t trailer[IPF_TRAILER];
     ipf_hdr f0; /* the first fragment's (offset 0) */
@@ -133,8 +139,11 @@ typedef struct {
 struct ub_ipfrag {
     ipf_dg *dg;
     unsigned max, n;
-    uint64_t tick, dropped;
+    uint64_t tick, dropped, lost;
     uint8_t *out; /* the last datagram made whole */
+    void (*lost_fn)(void *ctx, const ub_units_lost *l); /* datagrams given up (ub_ipfrag_on_lost) */
+    void *lost_ctx;
+    const ub_opts *o;
     /* the quick look at an IP header's first 8 bytes (big-endian word) every record gets: masks and
      * shifts of the version, IPv4 More Fragments + Fragment Offset and IPv6 Next Header rows */
     uint64_t m_frag4, m_nh6;
@@ -171,8 +180,46 @@ void ub_ipfrag_free(ub_ipfrag *t)
 }
 
 uint64_t ub_ipfrag_dropped(const ub_ipfrag *t) { return t ? t->dropped : 0; }
+uint64_t ub_ipfrag_lost(const ub_ipfrag *t) { return t ? t->lost : 0; }
+
+void ub_ipfrag_on_lost(ub_ipfrag *t, const ub_opts *o, void (*fn)(void *ctx, const ub_units_lost *l), void *ctx)
+{
+    t->o = o;
+    t->lost_fn = fn;
+    t->lost_ctx = ctx;
+}
 
 static inline uint64_t *blocks(ipf_dg *g) { return (uint64_t *)(void *)(g->data + ((IPF_DATA + 7u) & ~7u)); }
+
+/* datagram g is given up before it was whole: counted, and told (the key holds the addresses after
+ * the version and protocol bytes) */
+static void give_up(ub_ipfrag *t, ipf_dg *g, bool evicted)
+{
+    t->lost++;
+    g->used = false;
+    if (!t->lost_fn) return;
+    ub_units_lost l = { .first_frame = g->have_first ? g->first_frame : 0, .last_frame = g->last_frame,
+                        .fragments = g->nfrags, .bytes = g->bytes, .ident = g->ident, .ver = g->ver, .proto = g->next,
+                        .evicted = evicted };
+    /* the first fragment's data begin with the UDP header: its destination port says UB (§5.2.3) */
+    const uint32_t first_len = g->have_first ? g->f0.ip_len - g->f0.data_off : 0;
+    if (g->next == 17 && first_len >= 4 && t->o) l.ub = ub_udp_port_is_ub(t->o, (unsigned)g->data[2] << 8 | g->data[3]);
+    const unsigned alen = g->ver == 4 ? 4 : 16;
+    inet_ntop(g->ver == 4 ? AF_INET : AF_INET6, g->key + 2, l.src, sizeof l.src);
+    inet_ntop(g->ver == 4 ? AF_INET : AF_INET6, g->key + 2 + alen, l.dst, sizeof l.dst);
+    t->lost_fn(t->lost_ctx, &l);
+}
+
+void ub_ipfrag_flush(ub_ipfrag *t)
+{
+    for (;;) { /* the oldest first (at most max datagrams: a scan each) */
+        ipf_dg *old = NULL;
+        for (unsigned i = 0; i < t->n; i++)
+            if (t->dg[i].used && (!old || t->dg[i].born < old->born)) old = &t->dg[i];
+        if (!old) return;
+        give_up(t, old, false);
+    }
+}
 
 /* the datagram with this key, or a slot for it (a new one, a free one, or the least recently used) */
 static ipf_dg *dg_for(ub_ipfrag *t, const uint8_t *key, unsigned klen)
@@ -192,11 +239,12 @@ static ipf_dg *dg_for(ub_ipfrag *t, const uint8_t *key, unsigned klen)
     if (!g) { /* full: the oldest datagram is given up */
         g = lru;
         t->dropped++;
+        give_up(t, g, true);
     }
     if (!g->data && !(g->data = malloc(((IPF_DATA + 7u) & ~7u) + IPF_BLOCKS / 8 + 8))) return NULL;
     g->used = true;
     g->have_first = false;
-    g->total = g->nfrags = 0;
+    g->total = g->nfrags = g->bytes = 0;
     g->tl = 0;
     memcpy(g->key, key, klen);
     g->klen = (uint8_t)klen;
@@ -221,8 +269,8 @@ static bool all_there(ipf_dg *g)
 }
 
 /* a fragment f of the IP packet at d + ip */
-static __attribute__((noinline)) int add(ub_ipfrag *t, const uint8_t *d, uint32_t n, uint32_t ip, const ipf_hdr *fp,
-                                         const uint8_t **out, uint32_t *outlen)
+static __attribute__((noinline)) int add(ub_ipfrag *t, uint64_t frame, const uint8_t *d, uint32_t n, uint32_t ip,
+                                         const ipf_hdr *fp, const uint8_t **out, uint32_t *outlen)
 {
     const ipf_hdr f = *fp;
     if (ip > IPF_LINK || f.unfrag > IPF_HDR) return 0;
@@ -239,7 +287,15 @@ static __attribute__((noinline)) int add(ub_ipfrag *t, const uint8_t *d, uint32_
     ipf_dg *g = dg_for(t, key, kl);
     if (!g) return 0;
     g->tick = ++t->tick;
+    if (!g->nfrags) { /* a new one */
+        g->born = g->tick;
+        g->ver = f.ver;
+        g->next = f.next;
+        g->ident = f.ident;
+    }
     g->nfrags++;
+    g->bytes += dlen;
+    g->last_frame = frame;
     memcpy(g->data + f.offset, d + ip + f.data_off, dlen);
     mark(g, f.offset / 8, (end + 7) / 8);
     if (!f.more) {
@@ -250,6 +306,7 @@ static __attribute__((noinline)) int add(ub_ipfrag *t, const uint8_t *d, uint32_
     }
     if (f.offset == 0) {
         g->have_first = true;
+        g->first_frame = frame;
         g->f0 = f;
         memcpy(g->hdr, d + ip, f.unfrag);
     }
@@ -268,7 +325,8 @@ static __attribute__((noinline)) int add(ub_ipfrag *t, const uint8_t *d, uint32_
     return 2;
 }
 
-int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out, uint32_t *outlen)
+int ub_ipfrag_add(ub_ipfrag *t, uint64_t frame, ub_entry e, const uint8_t *d, uint32_t n, const uint8_t **out,
+                  uint32_t *outlen)
 {
     const uint32_t ip = ub_link_ip_off(e, d, n);
     if (ip >= n || n - ip < 8) return 0;
@@ -281,5 +339,5 @@ int ub_ipfrag_add(ub_ipfrag *t, ub_entry e, const uint8_t *d, uint32_t n, const 
         return 0;
     ipf_hdr f;
     if (!ip_frag_info(d + ip, n - ip, &f)) return 0;
-    return add(t, d, n, ip, &f, out, outlen);
+    return add(t, frame, d, n, ip, &f, out, outlen);
 }

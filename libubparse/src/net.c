@@ -870,7 +870,7 @@ static void dec_nth24(ub_dec *d)
 }
 
 /* ---------------------------------------------------------------- UB over IP/UDP: the claim rule */
-static bool udp_port_is_ub(const ub_opts *o, unsigned dport)
+bool ub_udp_port_is_ub(const ub_opts *o, unsigned dport)
 {
     if (o->udp_port && dport == o->udp_port) return true;
     for (unsigned i = 0; i < o->n_udp_more && i < UB_UDP_MORE; i++)
@@ -1198,7 +1198,7 @@ void ub_dec_ip_ub(ub_dec *d, uint32_t off, uint32_t end, bool cfg34)
         dport = (unsigned)UB_LROW(u, udp_fields, UDP_DPORT);
         ulen = (unsigned)UB_LROW(u, udp_fields, UDP_LEN);
         m[nm++] = (icrc_mask){ l4 - off + udp_fields[UDP_CSUM].bit_off / 8, 2, 0 };
-        if (udp_port_is_ub(d->o, dport)) claim = UB_CLAIM_PORT;
+        if (ub_udp_port_is_ub(d->o, dport)) claim = UB_CLAIM_PORT;
         else if (cfg34 && (d->pf & UB_PF_UDP_ANY_PORT)) claim = UB_CLAIM_PROFILE; /* ns-3-UB D15 */
         else if (d->o->udp_heuristic && dport != UDP_PORT_ROCEV2 && len_ok && (rem == 0 || rem == 4) &&
                  ulen == ip_end - l4 && ulen >= 8 + 16 && !UB_LROW(u, udp_fields, UDP_CSUM) && end <= d->len) {

@@ -29,6 +29,8 @@ struct ub_units {
     bool defrag;         /* IP reassembly (ub_opts.ip_defrag, ub_units_defrag) */
     uint8_t path;        /* of the cached entry point: PATH_* */
     ub_ipfrag *frag;     /* created with the first record that may hold IP */
+    ub_units_lost_fn lost_fn; /* its datagrams given up (ub_units_on_lost) */
+    void *lost_ctx;
     /* the call in progress */
     const ub_rec *cur;
     ub_unit_fn fn;
@@ -196,8 +198,8 @@ __attribute__((noinline)) static int record_ip(ub_units *u, const ub_rec *r, uin
 {
     const uint8_t *whole;
     uint32_t wl;
-    if (!u->frag) u->frag = ub_ipfrag_new(0);
-    if (u->frag && ub_ipfrag_add(u->frag, u->e_cached, r->data, len, &whole, &wl) == 2) {
+    if (!u->frag && (u->frag = ub_ipfrag_new(0))) ub_ipfrag_on_lost(u->frag, u->o, u->lost_fn, u->lost_ctx);
+    if (u->frag && ub_ipfrag_add(u->frag, r->frame, u->e_cached, r->data, len, &whole, &wl) == 2) {
         fn(ctx, r, whole, wl, u->e_cached, UB_UNIT_REASSEMBLED);
         return 1;
     }
@@ -224,6 +226,14 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx)
 }
 
 uint64_t ub_units_defrag_dropped(const ub_units *u) { return u ? ub_ipfrag_dropped(u->frag) : 0; }
+uint64_t ub_units_defrag_lost(const ub_units *u) { return u ? ub_ipfrag_lost(u->frag) : 0; }
+
+void ub_units_on_lost(ub_units *u, ub_units_lost_fn fn, void *ctx)
+{
+    u->lost_fn = fn;
+    u->lost_ctx = ctx;
+    if (u->frag) ub_ipfrag_on_lost(u->frag, u->o, fn, ctx);
+}
 
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)
 {
@@ -232,5 +242,6 @@ int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx)
     u->ctx = ctx;
     u->nunits = 0;
     for (unsigned i = 0; i < u->n; i++) ub_stream_flush(u->v[i].s, unit_cb, u);
+    if (u->frag) ub_ipfrag_flush(u->frag);
     return u->nunits;
 }

@@ -16,6 +16,7 @@
  *         libubparse/src/[a-z]*.c tests/fuzz/fuzz_state.c -o build-fuzz/fuzz_state -lpcre2-8
  * Regression: tests/test_fuzz_replay.c replays tests/fuzz/state_corpus/ (UB_FUZZ_REPLAY). */
 #include "internal.h" /* ub_ipfrag_*: the reassembly ub_units does */
+#include "ubparse/audit.h" /* ub_units_lost */
 #include "ubparse/capfile.h"
 #include "ubparse/state.h"
 #include "ubparse/ubparse.h"
@@ -44,6 +45,15 @@ static void fzs_finding(void *ctx, const ub_finding *f)
 
 static void fzs_match(void *ctx, const ub_match *m) { (void)ctx; (void)m; }
 static void fzs_note(void *ctx, const ub_pkt_note *n) { (void)ctx; (void)n; }
+
+/* a datagram given up: its fields are what was collected, the addresses printed */
+static void fzs_lost(void *ctx, const ub_units_lost *l)
+{
+    (void)ctx;
+    if (!l->fragments || l->first_frame > l->last_frame || (l->ver != 4 && l->ver != 6) || !memchr(l->src, 0, sizeof l->src) ||
+        !memchr(l->dst, 0, sizeof l->dst))
+        abort();
+}
 
 static void fzs_unit(void *ctx, const uint8_t *unit, uint32_t len, uint32_t flags)
 {
@@ -88,6 +98,7 @@ int fz_state_one(const uint8_t *data, size_t size)
     c.v = v;
     c.o = &o;
     ub_ipfrag *frag = ub_ipfrag_new(cfgb & 4 ? 2 : 0); /* tiny: datagrams given up for newer ones */
+    if (frag) ub_ipfrag_on_lost(frag, &o, fzs_lost, NULL);
     for (unsigned i = 0; i < 8; i++) ub_stream_init(&streams[i], &o);
     size_t off = 1;
     uint64_t frame = 0, ts = 1000000000ull;
@@ -111,7 +122,7 @@ int fz_state_one(const uint8_t *data, size_t size)
         const uint8_t *whole;
         uint32_t wl;
         if (frag && cap == len && (e == UB_ENTRY_ETH || e == UB_ENTRY_RAWIP || e == UB_ENTRY_SLL) &&
-            ub_ipfrag_add(frag, e, rec, len, &whole, &wl) == 2) {
+            ub_ipfrag_add(frag, frame, e, rec, len, &whole, &wl) == 2) {
             ub_decode_wire(v, &o, e, whole, wl, wl);
             ub_unit_errors(v, UB_UNIT_REASSEMBLED, wl);
         } else {
@@ -120,6 +131,7 @@ int fz_state_one(const uint8_t *data, size_t size)
         ub_state_packet(c.st, v, &c.pi);
     }
     for (unsigned i = 0; i < 8; i++) ub_stream_flush(&streams[i], fzs_unit, &c);
+    if (frag) ub_ipfrag_flush(frag);
     ub_state_finish(c.st);
     ub_state_free(c.st);
     ub_ipfrag_free(frag);

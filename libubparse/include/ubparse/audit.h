@@ -67,6 +67,24 @@ int ub_units_record(ub_units *u, const ub_rec *r, ub_unit_fn fn, void *ctx);
  * records on as they are (ubreplay). */
 void ub_units_defrag(ub_units *u, bool on);
 uint64_t ub_units_defrag_dropped(const ub_units *u);
+/* An IP datagram given up before it was whole: for a newer one when 64 were open, or still open at
+ * the end (ub_units_flush). */
+typedef struct ub_units_lost {
+    uint64_t first_frame;      /* the frame of its first fragment (offset 0); 0: never seen */
+    uint64_t last_frame;       /* the frame of the last fragment collected */
+    uint32_t fragments, bytes; /* fragments collected and their data bytes (a copy counted again) */
+    uint32_t ident;            /* IPv4 / IPv6 Identification */
+    uint8_t ver, proto;        /* 4 or 6; the protocol of the datagram (IPv4 Protocol, Next Header) */
+    bool ub;                   /* its first fragment holds a UDP header to a UB port (the claim rule's) */
+    bool evicted;              /* given up for a newer datagram (false: open at the end) */
+    char src[48], dst[48];     /* the addresses, printed */
+} ub_units_lost;
+typedef void (*ub_units_lost_fn)(void *ctx, const ub_units_lost *l);
+/* Have fn called for each datagram given up (none before this call); ub_units_flush gives up those
+ * still open, in the order of their first fragment collected. */
+void ub_units_on_lost(ub_units *u, ub_units_lost_fn fn, void *ctx);
+/* Datagrams given up so far, evicted or at the end. */
+uint64_t ub_units_defrag_lost(const ub_units *u);
 /* The length on the wire of a unit of record r (for ub_decode_wire): the record's, less its FCS, when
  * the unit is the whole record cut by the snapshot length, else len. */
 static inline uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32_t len)
@@ -75,7 +93,8 @@ static inline uint32_t ub_unit_wire(const ub_rec *r, const uint8_t *unit, uint32
     const uint32_t w = ub_rec_frame_wire(r);
     return w > len && len == r->caplen ? w : len;
 }
-/* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL. */
+/* End of input: incomplete stream units, flagged UB_UNIT_PARTIAL; IP datagrams still open are given
+ * up (ub_units_on_lost). */
 int ub_units_flush(ub_units *u, ub_unit_fn fn, void *ctx);
 void ub_units_free(ub_units *u);
 /* Streams flushed early because max_streams were open (their incomplete unit was passed on as
@@ -209,6 +228,9 @@ uint32_t ub_audit_last_flags(const ub_audit *a);
  * unknown rule are dropped and counted, ub_collect_dropped); strings are copied; ordered among the
  * engine's findings by frame (engine class 2). Call it before ub_audit_finish. */
 void ub_audit_add_finding(ub_audit *a, const ub_finding *f);
+/* An IP datagram given up by reassembly (ub_units_on_lost): a UB one whose first fragment was seen is
+ * UB-NW-003 at that frame (§5.2.3, NW-03: a UB datagram is never fragmented); others are ignored. */
+void ub_audit_ip_lost(ub_audit *a, const ub_units_lost *l);
 /* End of input: outstanding state is judged (§10.6 e), shards joined and merged. */
 int ub_audit_finish(ub_audit *a);
 /* After finish: every finding, merged. */
