@@ -871,6 +871,14 @@ def write(path, seq):
 write(sys.argv[3], seq)
 # 70 UB datagrams of which only the first fragment comes: 64 stay open, 6 are given up for newer ones
 write(sys.argv[3].replace(".pcap", "_lost.pcap"), [frag4(ub[0], 0x300 + i, [64])[0] for i in range(70)])
+def snap(f):  # Ethernet II (and its tags) made IEEE 802.3 + LLC/SNAP (RFC 1042) with the same EtherType
+    o = l2(f) - 2
+    body = b"\xaa\xaa\x03\x00\x00\x00" + f[o:]
+    return f[:o] + struct.pack(">H", len(body)) + body
+# UB over SNAP: IPv4 behind a VLAN tag (a Write, a TPACK), IPv6; not UB over SNAP; a UB datagram in two
+# fragments over SNAP; an Ethernet II frame
+write(sys.argv[3].replace("frag.pcap", "snap.pcap"),
+      [snap(ub[0]), snap(ub[1]), snap(ub[2]), snap(other[7]), snap(other[4])] + [snap(x) for x in frag4(ub[0], None, [64])] + [ub[-1]])
 PY
     TFR="-e frame.number -e _ws.col.Protocol -e udp.srcport -e udp.dstport -e udp.length -e ub.rtph.psn -e ub.btah.taopcode -e ip.id"
     ts -n -r "$tmp/frag.pcap" -T fields $TFR > "$tmp/tfr.txt" 2> /dev/null
@@ -907,6 +915,16 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
     same "IP fragments: 70 in the warning" "1" "$(grep -c '^ubdump: warning: 70 UB datagrams .* first fragments at frame 1, 2, 3, 4, ...$' "$tmp/fra3.err")"
     same "IP fragments: no 'no UB traffic' warning" "0" "$(grep -c 'contains no UB traffic' "$tmp/fra3.err")"
     { "$U" -r "$tmp/frag_lost.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra3.txt" && ok || bad "IP fragments given up: the audit on two threads differs"
+    # UBoE in IEEE 802.3 frames with LLC/SNAP (RFC 1042): eth:llc:ip:udp:ub, as Wireshark dissects them
+    TSN="-e frame.number -e frame.protocols -e llc.dsap -e llc.ssap -e llc.control -e llc.oui -e llc.type -e vlan.id -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e _ws.col.Protocol"
+    ts -n -r "$tmp/snap.pcap" -T fields $TSN > "$tmp/tsn.txt" 2> /dev/null
+    "$U" -r "$tmp/snap.pcap" -T fields $TSN 2> /dev/null | cmp -s - "$tmp/tsn.txt" && ok || { bad "LLC/SNAP: fields differ from tshark's"; "$U" -r "$tmp/snap.pcap" -T fields $TSN | diff "$tmp/tsn.txt" - || true; }
+    yparity "LLC/SNAP" "$tmp/snap.pcap" llc ub 'llc.oui == 0' 'llc.type == 0x86dd' 'vlan && llc' 'llc.dsap == 0xaa && !ub' ub.err.ip_fragmented
+    same "LLC/SNAP: UB at, ICRC good" "1:1 2:1 3:1 7:1 8:1" \
+        "$("$U" -r "$tmp/snap.pcap" -Y ub -T fields -e frame.number -e ub.icrc.status 2> /dev/null | tr '\t' ':' | paste -sd' ')"
+    same "LLC/SNAP: summary" "ETH/SNAP/IPv6/UDP [fd00::1]:5000→[fd00::2]:9999" "$("$U" -r "$tmp/snap.pcap" -Y frame.number==5 2> /dev/null | sed 's/^ *5 [0-9.]* //')"
+    same "LLC/SNAP: -T json, the llc layer" "frame eth llc ip udp ub | 0xaa 0x0003 0 0x0800" \
+        "$("$U" -r "$tmp/snap.pcap" -Y frame.number==1 -T json 2> /dev/null | python3 -c 'import json,sys; l=json.load(sys.stdin)[0]["_source"]["layers"]; c=l["llc"]; print(*[k for k in l if k != "vlan"], "|", c["llc.dsap"], c["llc.control"], c["llc.oui"], c["llc.type"])')"
     { "$U" -r "$tmp/frag.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra1.txt" && ok || bad "IP fragments: the audit on two threads differs"
     same "IP fragments: -o ip.defragment:FALSE" "14" "$("$U" -o ip.defragment:FALSE -r "$tmp/frag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
     "$UBREPLAY" -w "$tmp/frag_r.pcap" "$tmp/frag.pcap" > /dev/null 2>&1

@@ -257,6 +257,17 @@ static void test_record(void)
     p.data = g;
     p.len = (uint32_t)(18 + n);
     CHECK(ub_io_filter_uboe(NULL, &p));
+    uint8_t h[100]; /* three tags (802.1ad, two 802.1Q), then an IEEE 802.3 length and LLC/SNAP */
+    memcpy(h, f, 12);
+    memcpy(h + 12, "\x88\xa8\x00\x01\x81\x00\x00\x02\x81\x00\x00\x03", 12);
+    h[24] = 0; h[25] = (uint8_t)(8 + n);
+    memcpy(h + 26, "\xaa\xaa\x03\x00\x00\x00\x08\x00", 8);
+    memcpy(h + 34, out, (size_t)n);
+    p.data = h;
+    p.len = (uint32_t)(34 + n);
+    CHECK(ub_io_filter_uboe(NULL, &p));
+    h[29] = 0x0c; /* OUI 00-00-0c: not RFC 1042 */
+    CHECK(!ub_io_filter_uboe(NULL, &p));
     f[12] = 0x08; f[13] = 0x06; /* ARP */
     p.data = f;
     p.len = (uint32_t)(14 + n);

@@ -259,7 +259,7 @@ const char *ubx_col_protocol(const ub_view *v, char *buf, size_t n)
             switch (ub_ws_eth_next(v, i, &t, &own)) {
             case UB_WSE_CUT: case UB_WSE_KNOWN: name = "Ethernet"; break;
             case UB_WSE_STP: name = "STP"; break;
-            case UB_WSE_LLC: name = "LLC"; break;
+            case UB_WSE_LLC: case UB_WSE_SNAP: name = "LLC"; break; /* (SNAP: IP after it names itself) */
             case UB_WSE_LLDP: name = "LLDP"; break;
             case UB_WSE_OWN: name = own->ws_col; break;
             case UB_WSE_UNKNOWN: case UB_WSE_BARE: /* a number Wireshark has no dissector for: the number */

@@ -80,7 +80,7 @@ static unsigned outer_layers(const ub_view *v, unsigned nl)
         const ub_hdr *h = v->layer[i].hdr;
         unsigned id = h ? h->id : UB_H_NONE;
         if (id != UB_H_SLL && id != UB_H_SLL2 && id != UB_H_ETH && !ub_hdr_tag(id) && id != UB_H_IPV4 &&
-            id != UB_H_IPV6 && id != UB_H_UDP && id != UB_H_NULL && id != UB_H_NULL_LE && id != UB_H_MPLS &&
+            id != UB_H_IPV6 && id != UB_H_UDP && id != UB_H_NULL && id != UB_H_NULL_LE && id != UB_H_MPLS && id != UB_H_LLC_SNAP &&
             !ub_hdr_ip_ext(id) && !(v->layer[i].flags & UB_LF_OUTER))
             break;
     }

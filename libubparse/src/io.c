@@ -5,6 +5,7 @@
 #include "ubparse/io.h"
 #include "ubparse/capfile.h"
 #include "io_int.h"
+#include "internal.h" /* ub_link_ip_off */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -903,22 +904,16 @@ bool ub_io_filter_uboe(void *ctx, const ub_io_rx *p)
 {
     uint16_t port = ctx ? *(const uint16_t *)ctx : UB_UDP_PORT;
     const uint8_t *d = p->data;
-    uint32_t n = p->len, off = 12;
-    if (n < 14) return false;
-    uint16_t et = (uint16_t)(d[off] << 8 | d[off + 1]);
-    for (int tags = 0; tags < 2 && ub_tpid_table(et); tags++) {
-        off += 4;
-        if (off + 2 > n) return false;
-        et = (uint16_t)(d[off] << 8 | d[off + 1]);
-    }
-    off += 2;
+    const uint32_t n = p->len, off = ub_link_ip_off(UB_ENTRY_ETH, d, n); /* the decoder's walk: tags, MPLS, LLC/SNAP */
+    if (off >= n) return false;
+    const unsigned ver = d[off] >> 4;
     uint32_t l4;
-    if (et == 0x0800) {
-        if (off + 20 > n || (d[off] >> 4) != 4 || d[off + 9] != 17) return false;
+    if (ver == 4) {
+        if (off + 20 > n || d[off + 9] != 17) return false;
         if ((d[off + 6] & 0x1F) || d[off + 7]) return false; /* a non-first fragment has no UDP header */
         l4 = off + (uint32_t)(d[off] & 0x0F) * 4;
-    } else if (et == 0x86DD) {
-        if (off + 40 > n || (d[off] >> 4) != 6 || d[off + 6] != 17) return false;
+    } else if (ver == 6) {
+        if (off + 40 > n || d[off + 6] != 17) return false;
         l4 = off + 40;
     } else {
         return false;

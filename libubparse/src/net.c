@@ -176,6 +176,18 @@ UB_HDR_DEF(vlan, UB_H_VLAN, "vlan", "vlan", "802.1Q VLAN tag", "App. E", 4, vlan
 static const ub_field stag_fields[] = { VLAN_COMMON(ieee8021ad) };
 UB_HDR_DEF(stag, UB_H_VLAN_S, "ieee8021ad", "ieee8021ad", "802.1ad service tag (S-tag)", "IEEE 802.1ad", 4, stag_fields);
 
+/* After an IEEE 802.3 length: IEEE 802.2 LLC with a SNAP header (RFC 1042), the EtherType of what follows.
+ * Only this form is a layer of its own (ub_dec_snap); other LLC PDUs stay data (STP BPDUs, ...). */
+static const ub_field llc_snap_fields[] = {
+    [LLC_DSAP] = UBU(llc, dsap, "DSAP", 0, 8, UB_BASE_HEX, NULL, "IEEE 802.2", "0xAA: SNAP"),
+    [LLC_SSAP] = UBU(llc, ssap, "SSAP", 8, 8, UB_BASE_HEX, NULL, "IEEE 802.2", "0xAA: SNAP"),
+    [LLC_CTRL] = UBU(llc, control, "Control field", 16, 8, UB_BASE_HEX, NULL, "IEEE 802.2", "0x03: UI (unnumbered)"),
+    [LLC_OUI] = UBU(llc, oui, "Organization Code", 24, 24, UB_BASE_DEC, NULL, "RFC 1042", "0: an EtherType follows"),
+    [LLC_TYPE] = UBU(llc, type, "Type", 48, 16, UB_BASE_HEX, NULL, "RFC 1042", "0x0800 IPv4, 0x86DD IPv6"),
+};
+UB_HDR_DEF(llc_snap, UB_H_LLC_SNAP, "llc", "llc", "Logical-Link Control, SNAP (not UB)", "IEEE 802.2, RFC 1042", 8,
+           llc_snap_fields);
+
 static const ub_field ipv4_fields[] = {
     [IP4_VERSION] = UBU(ipv4, version, "Version", 0, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "4"),
     [IP4_IHL] = UBU(ipv4, ihl, "IHL", 4, 4, UB_BASE_DEC, NULL, "§5.2.3 T5-4", "5 (no options) for UB"),

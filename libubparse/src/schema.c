@@ -117,6 +117,7 @@ extern const ub_hdr ub_hdr_urpc_rsp;
 extern const ub_hdr ub_hdr_urpc_rdoff;
 extern const ub_hdr ub_hdr_tcp;
 extern const ub_hdr ub_hdr_arp;
+extern const ub_hdr ub_hdr_llc_snap;
 extern const ub_hdr ub_hdr_icmp, ub_hdr_icmp_echo, ub_hdr_icmpv6, ub_hdr_icmpv6_echo;
 extern const ub_hdr ub_hdr_null, ub_hdr_null_le;
 extern const ub_hdr ub_hdr_vxlan, ub_hdr_geneve, ub_hdr_gre, ub_hdr_erspan2, ub_hdr_erspan3, ub_hdr_mpls;
@@ -258,6 +259,7 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_URPC_RDOFF] = &ub_hdr_urpc_rdoff,
     [UB_H_TCP] = &ub_hdr_tcp,
     [UB_H_ARP] = &ub_hdr_arp,
+    [UB_H_LLC_SNAP] = &ub_hdr_llc_snap,
     [UB_H_ICMP] = &ub_hdr_icmp,
     [UB_H_ICMP_ECHO] = &ub_hdr_icmp_echo,
     [UB_H_ICMPV6] = &ub_hdr_icmpv6,

@@ -348,6 +348,10 @@ static void sum_other(const ub_view *v, sbuf *s)
         sb(s, "/%s %" PRIu64, t->hdr->id == UB_H_VLAN_S ? "S-VLAN" : "VLAN", RV(t, VLAN_VID));
         et = (unsigned)RV(t, VLAN_TYPE);
     }
+    if ((l = find(v, UB_H_LLC_SNAP)) && !(l->flags & (UB_LF_QUOTED | UB_LF_OUTER))) { /* IEEE 802.3, RFC 1042 */
+        sb(s, "/SNAP");
+        et = (unsigned)RV(l, LLC_TYPE);
+    }
     const ub_layer *ip = find(v, UB_H_IPV4);
     if (!ip) ip = find(v, UB_H_IPV6);
     char nb[160];

@@ -31,6 +31,12 @@ static const ub_wsname ws_names[] = {
     { "ieee8021ad.dei", { "ub.ieee8021ad.dei" }, NULL, 0, 0, 0 },
     { "ieee8021ad.id", { "ub.ieee8021ad.vid" }, NULL, 0, 0, 0 },
     { "ieee8021ah.etype", { "ub.ieee8021ad.type" }, NULL, 0, 0, 0 },
+    { "llc", { "ub.llc" }, NULL, 0, 0, 0 }, /* LLC/SNAP after an IEEE 802.3 length (other LLC PDUs: data) */
+    { "llc.dsap", { "ub.llc.dsap" }, NULL, 0, 0, 0 },
+    { "llc.ssap", { "ub.llc.ssap" }, NULL, 0, 0, 0 },
+    { "llc.control", { "ub.llc.control" }, NULL, 0, 0, 4 },
+    { "llc.oui", { "ub.llc.oui" }, NULL, 0, 0, 0 },
+    { "llc.type", { "ub.llc.type" }, NULL, 0, 0, 0 },
     { "ip", { "ub.ipv4" }, NULL, 0, 0, 0 },
     { "ip.version", { "ub.ipv4.version" }, NULL, 0, 0, 0 },
     { "ip.hdr_len", { "ub.ipv4.ihl" }, NULL, 0, 4, 0 },                        /* bytes: IHL x 4 */
@@ -329,6 +335,7 @@ ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_
     *own = NULL;
     if ((l->flags & UB_LF_TRUNC) || !ub_layer_u(l, "ub.eth.type", &t)) return UB_WSE_CUT;
     *type = t;
+    if (t <= 1500 && after && v->layer[i + 1].hdr && v->layer[i + 1].hdr->id == UB_H_LLC_SNAP) return UB_WSE_SNAP;
     if (t <= 1500 && after) return eth_stp(v, i) ? UB_WSE_STP : UB_WSE_LLC; /* IEEE 802.3: a length */
     if (t == 0x88cc) return UB_WSE_LLDP;
     if ((*own = eth_own(v, i, t))) return UB_WSE_OWN;
@@ -385,7 +392,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             PUT("eth");
             uint64_t t;
             switch (ub_ws_eth_next(v, i, &t, &own)) {
-            case UB_WSE_CUT: case UB_WSE_BARE: break; /* no EtherType dispatch */
+            case UB_WSE_CUT: case UB_WSE_BARE: case UB_WSE_SNAP: break; /* no EtherType dispatch; SNAP: its layer's */
             case UB_WSE_STP: stp = true; PUT("llc"); PUT("stp"); llc = true; break;
             case UB_WSE_LLC: PUT("llc"); llc = true; break;
             case UB_WSE_LLDP: PUT("ethertype"); PUT("lldp"); lldp = true; break;
@@ -400,6 +407,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         }
         case UB_H_VLAN: case UB_H_VLAN_S: /* an 802.1ad S-tag is Wireshark's ieee8021ad */
             PUT(id == UB_H_VLAN_S ? "ieee8021ad" : "vlan");
+            if (i + 1 < nl && v->layer[i + 1].hdr && v->layer[i + 1].hdr->id == UB_H_LLC_SNAP) break; /* a length: llc */
             PUT("ethertype");
             break;
         case UB_H_SLL: case UB_H_SLL2: /* Linux cooked capture (of ARPHRD_UB: the plugin's front takes the frame) */
@@ -408,6 +416,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
             if (ub_layer_u(l, id == UB_H_SLL ? "ub.sll.protocol" : "ub.sll2.protocol", &u) && u >= 0x600) PUT("ethertype");
             break;
         case UB_H_NULL: case UB_H_NULL_LE: PUT("null"); break; /* BSD loopback */
+        case UB_H_LLC_SNAP: PUT("llc"); break;                     /* its EtherType names the next: no "ethertype" */
         case UB_H_VXLAN: PUT("vxlan"); break; /* tunnels */
         case UB_H_GENEVE: PUT("geneve"); break;
         case UB_H_GRE: /* GRE 0x88BE without a sequence number: ERSPAN type I, Wireshark's erspan without a header */

@@ -156,7 +156,8 @@ bool ub_ws_udp_infiniband(const ub_layer *udp);
  * or names; UNKNOWN one nobody decodes, bytes after it; BARE a length or unknown EtherType with nothing
  * after it (no dispatch). *type: the EtherType / length field. */
 typedef enum ub_ws_eth {
-    UB_WSE_CUT, UB_WSE_LLC, UB_WSE_STP, UB_WSE_LLDP, UB_WSE_OWN, UB_WSE_KNOWN, UB_WSE_UNKNOWN, UB_WSE_BARE
+    UB_WSE_CUT, UB_WSE_LLC, UB_WSE_STP, UB_WSE_LLDP, UB_WSE_OWN, UB_WSE_KNOWN, UB_WSE_UNKNOWN, UB_WSE_BARE,
+    UB_WSE_SNAP /* an IEEE 802.3 length, then LLC/SNAP (the layer UB_H_LLC_SNAP) and what its EtherType names */
 } ub_ws_eth;
 ub_ws_eth ub_ws_eth_next(const ub_view *v, unsigned i, uint64_t *type, const ub_ethertype **own);
 /* Layer i of v is the payload of an IP datagram (not a fragment) whose protocol Wireshark's own

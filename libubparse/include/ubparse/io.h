@@ -187,9 +187,10 @@ void ub_io_set_filter(ub_io *io, ub_io_filter_fn fn, void *ctx);
  * batch was all filtered / interrupted by a signal: check your stop flag), -1 on a socket error. */
 int ub_io_recv(ub_io *io, ub_io_rx *out, unsigned max, int timeout_ms);
 
-/* A ready-made filter for Ethernet endpoints: IPv4/IPv6 (optionally in one or two VLAN tags) UDP
- * with destination or source port *(const uint16_t *)ctx (UB over Ethernet), dropping everything
- * else (ARP, IPv6 ND, LLDP ...). ctx may be NULL for 4792. */
+/* A ready-made filter for Ethernet endpoints: IPv4/IPv6 (behind 802.1Q / 802.1ad tags, an MPLS label
+ * stack or LLC/SNAP, as the decoder walks them) UDP with destination or source port
+ * *(const uint16_t *)ctx (UB over Ethernet), dropping everything else (ARP, IPv6 ND, LLDP ...,
+ * non-first IPv4 fragments). ctx may be NULL for 4792. */
 bool ub_io_filter_uboe(void *ctx, const ub_io_rx *p);
 
 /* ---------------------------------------------------------------- accounting */

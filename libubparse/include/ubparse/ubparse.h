@@ -138,6 +138,9 @@ typedef enum ub_hdr_id {
     UB_H_IP6_HOPOPTS, UB_H_IP6_ROUTING, UB_H_IP6_FRAGHDR, UB_H_IP6_DSTOPTS, UB_H_AH,
     /* an 802.1ad service tag (S-tag, TPID 0x88A8): UB_H_VLAN's rows, Wireshark's ieee8021ad.* */
     UB_H_VLAN_S,
+    /* IEEE 802.2 LLC with a SNAP header (RFC 1042: DSAP = SSAP = 0xAA, UI, OUI 0, an EtherType) after an
+     * IEEE 802.3 length, Wireshark's llc.*: what follows is dispatched as after an Ethernet II header */
+    UB_H_LLC_SNAP,
     UB_H__COUNT
 } ub_hdr_id;
 
