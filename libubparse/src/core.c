@@ -812,11 +812,11 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
 }
 
 static void dec_mpls(ub_dec *d, uint32_t off);
+static void dec_snap(ub_dec *d, uint32_t off, unsigned ethertype);
 
 /* After an Ethernet / cooked header: UB over IP/UDP when the claim rule says so (ub_dec_ip_ub),
- * otherwise what the frame is (kind OTHER, no UB error: issue #9). eth: after an Ethernet header or its
- * tags, where a type up to 1500 is an IEEE 802.3 length and LLC follows. */
-static void dec_ethertype_in(ub_dec *d, uint32_t off, unsigned ethertype, bool eth)
+ * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
+static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
 {
     for (unsigned tag; (tag = ub_tpid_table(ethertype)) != 0; off += 4) { /* 802.1Q / 802.1ad tags */
         const ub_layer *t = ub_push_in(d, tag, off, 4, d->wlen, false);
@@ -840,20 +840,33 @@ static void dec_ethertype_in(ub_dec *d, uint32_t off, unsigned ethertype, bool e
         d->v->kind = d->v->claim != UB_CLAIM_NONE ? UB_KIND_UBOE : UB_KIND_OTHER;
         return;
     }
-    unsigned st;
-    if (eth && ethertype <= 1500 && off < d->len && (st = ub_snap_type(d->p + off, d->len - off)) > 1500) {
-        /* LLC/SNAP (RFC 1042): its EtherType's frame follows, as after Ethernet II (Wireshark: eth:llc:ip) */
-        const ub_layer *s = ub_push_in(d, UB_H_LLC_SNAP, off, 8, d->wlen, false);
-        if (s && !(s->flags & UB_LF_TRUNC)) {
-            dec_ethertype_in(d, off + 8, st, false);
-            return;
-        }
-    }
     d->v->kind = UB_KIND_OTHER;
+    const ub_layer *prev = d->v->nlayers ? &d->v->layer[d->v->nlayers - 1] : NULL;
+    if (ethertype <= 1500 && prev && prev->hdr && (prev->hdr->id == UB_H_ETH || ub_hdr_tag(prev->hdr->id)) &&
+        off < d->len && ub_snap_type(d->p + off, d->len - off) > 1500) { /* IEEE 802.3 with LLC/SNAP */
+        dec_snap(d, off, ethertype);
+        return;
+    }
     if (ethertype == 0x0806) ub_push_in(d, UB_H_ARP, off, 28, d->wlen, false);
     else if (off < d->wlen) ub_push_in(d, UB_H_DATA, off, d->wlen - off, d->wlen, false);
 }
-static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype) { dec_ethertype_in(d, off, ethertype, false); }
+
+/* the EtherType an IEEE 802.3 frame's LLC/SNAP header at p (n bytes) names (RFC 1042: AA AA 03 00 00 00),
+ * else 0 */
+__attribute__((noinline, cold)) unsigned ub_snap_type(const uint8_t *p, uint32_t n)
+{
+    static const uint8_t snap[6] = { 0xAA, 0xAA, 0x03, 0, 0, 0 };
+    return n >= 8 && memcmp(p, snap, 6) == 0 ? (unsigned)p[6] << 8 | p[7] : 0;
+}
+
+/* After an IEEE 802.3 length (an Ethernet header or its tags): LLC/SNAP (RFC 1042), then its EtherType's
+ * frame as after Ethernet II (Wireshark: eth:llc:ip) */
+static __attribute__((noinline, cold)) void dec_snap(ub_dec *d, uint32_t off, unsigned len)
+{
+    (void)len;
+    const ub_layer *s = ub_push_in(d, UB_H_LLC_SNAP, off, 8, d->wlen, false);
+    if (s && !(s->flags & UB_LF_TRUNC)) dec_ethertype_ip(d, off + 8, (unsigned)ub_lget(s, LLC_TYPE));
+}
 
 /* BSD loopback: the address family (LINKTYPE_LOOP: network order; LINKTYPE_NULL: the capturing host's:
  * a family in the upper half is little-endian, as Wireshark tells it), then IPv4 or IPv6 */
@@ -902,15 +915,29 @@ static void dec_eth(ub_dec *d, uint32_t off)
     }
     uint16_t et = 0;
     ub_rd16(d->p, d->len, off + 12, &et);
-    dec_ethertype_in(d, off + 14, et, true);
+    dec_ethertype_ip(d, off + 14, et);
 }
 
-/* the EtherType an IEEE 802.3 frame's LLC/SNAP header at p (n bytes) names (RFC 1042: AA AA 03 00 00 00),
- * else 0 */
-unsigned ub_snap_type(const uint8_t *p, uint32_t n)
+/* ub_link_ip_off after the link headers: the IP header at off when et names IP, also behind MPLS */
+static inline uint32_t link_ip_at(const uint8_t *p, uint32_t n, uint32_t off, unsigned et)
 {
-    static const uint8_t snap[6] = { 0xAA, 0xAA, 0x03, 0, 0, 0 };
-    return n >= 8 && memcmp(p, snap, 6) == 0 ? (unsigned)p[6] << 8 | p[7] : 0;
+    if (et == 0x8847 || et == 0x8848) { /* as dec_mpls */
+        uint8_t b = 0;
+        do {
+            if (!ub_rd8(p, n, off + 2, &b)) return UINT32_MAX;
+            off += 4;
+        } while (!(b & 1u));
+        return ub_rd8(p, n, off, &b) && (b >> 4 == 4 || b >> 4 == 6) ? off : UINT32_MAX;
+    }
+    return et == 0x0800 || et == 0x86DD ? off : UINT32_MAX;
+}
+
+/* ub_link_ip_off of an IEEE 802.3 frame whose length is followed at off by LLC/SNAP (as dec_snap; out of
+ * the common path: a tail call) */
+static __attribute__((noinline, cold)) uint32_t link_ip_snap(const uint8_t *p, uint32_t n, uint32_t off)
+{
+    const unsigned st = off < n ? ub_snap_type(p + off, n - off) : 0;
+    return st > 1500 ? link_ip_at(p, n, off + 8, st) : UINT32_MAX;
 }
 
 uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n)
@@ -935,20 +962,8 @@ uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n)
     if (hatype == UB_ARPHRD_UB) return UINT32_MAX;
     for (unsigned k = 0; ub_tpid_table(et) && k < 16; k++, off += 4) /* as dec_ethertype_ip */
         if (!ub_rd16(p, n, off + 2, &et)) return UINT32_MAX;
-    unsigned st;
-    if (e == UB_ENTRY_ETH && et <= 1500 && off < n && (st = ub_snap_type(p + off, n - off)) > 1500) { /* LLC/SNAP */
-        et = (uint16_t)st;
-        off += 8;
-    }
-    if (et == 0x8847 || et == 0x8848) { /* as dec_mpls */
-        uint8_t b = 0;
-        do {
-            if (!ub_rd8(p, n, off + 2, &b)) return UINT32_MAX;
-            off += 4;
-        } while (!(b & 1u));
-        return ub_rd8(p, n, off, &b) && (b >> 4 == 4 || b >> 4 == 6) ? off : UINT32_MAX;
-    }
-    return et == 0x0800 || et == 0x86DD ? off : UINT32_MAX;
+    if (__builtin_expect(et <= 1500, 0)) return e == UB_ENTRY_ETH ? link_ip_snap(p, n, off) : UINT32_MAX; /* a length */
+    return link_ip_at(p, n, off, et);
 }
 
 /* MPLS (RFC 3032): label stack entries to the bottom one, then IPv4 or IPv6 by the first nibble (as
