@@ -479,7 +479,13 @@ PY
         "$("$U" -r "$tmp/llc.pcap" -T fields -e _ws.col.Protocol 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     same "802.3 / EtherType frames: summary" "ETH 802.3 LLC DSAP 0x42 SSAP 0x42 (STP)" "$("$U" -r "$tmp/llc.pcap" -c 1 2> /dev/null | sed 's/^ *1 [0-9.]* //')"
     # their names as display filters (presence), as tshark selects
-    yparity "802.3 / EtherType frames" "$tmp/llc.pcap" stp llc macc ptp lacp ieee8021ad lldp '!llc' 'stp || macc' 'arp && !ieee8021ad'
+    yparity "802.3 / EtherType frames" "$tmp/llc.pcap" stp llc macc ptp lacp ieee8021ad lldp '!llc' 'stp || macc' 'arp && !ieee8021ad' \
+        eth.len eth.type 'eth.len == 36' 'eth.type == 0x0806'
+    # the type field of an IEEE 802.3 frame is eth.len (decimal), not eth.type, in fields and JSON
+    ts -n -r "$tmp/llc.pcap" -T fields -e frame.number -e eth.type -e eth.len > "$tmp/tc.txt" 2> /dev/null
+    "$U" -r "$tmp/llc.pcap" -T fields -e frame.number -e eth.type -e eth.len 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok || bad "802.3 / EtherType frames: eth.type / eth.len differ from tshark's"
+    same "802.3 / EtherType frames: -T json eth.len" "36 -" \
+        "$("$U" -r "$tmp/llc.pcap" -c 1 -T json 2> /dev/null | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]["_source"]["layers"]["eth"]; print(e.get("eth.len", "-"), e.get("eth.type", "-"))')"
     same "QinQ: summary" "ETH/S-VLAN 100/VLAN 200/ARP who-has 0.0.0.0 tell 0.0.0.0" \
         "$("$U" -r "$tmp/llc.pcap" -Y frame.number==11 2> /dev/null | sed 's/^ *11 [0-9.]* //')"
     same "-Y stp: frames" "1 2" "$("$U" -r "$tmp/llc.pcap" -Y stp -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
@@ -916,7 +922,7 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
     same "IP fragments: no 'no UB traffic' warning" "0" "$(grep -c 'contains no UB traffic' "$tmp/fra3.err")"
     { "$U" -r "$tmp/frag_lost.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra3.txt" && ok || bad "IP fragments given up: the audit on two threads differs"
     # UBoE in IEEE 802.3 frames with LLC/SNAP (RFC 1042): eth:llc:ip:udp:ub, as Wireshark dissects them
-    TSN="-e frame.number -e frame.protocols -e llc.dsap -e llc.ssap -e llc.control -e llc.oui -e llc.type -e vlan.id -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e _ws.col.Protocol"
+    TSN="-e frame.number -e eth.type -e eth.len -e vlan.etype -e vlan.len -e frame.protocols -e llc.dsap -e llc.ssap -e llc.control -e llc.oui -e llc.type -e vlan.id -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e _ws.col.Protocol"
     ts -n -r "$tmp/snap.pcap" -T fields $TSN > "$tmp/tsn.txt" 2> /dev/null
     "$U" -r "$tmp/snap.pcap" -T fields $TSN 2> /dev/null | cmp -s - "$tmp/tsn.txt" && ok || { bad "LLC/SNAP: fields differ from tshark's"; "$U" -r "$tmp/snap.pcap" -T fields $TSN | diff "$tmp/tsn.txt" - || true; }
     yparity "LLC/SNAP" "$tmp/snap.pcap" llc ub 'llc.oui == 0' 'llc.type == 0x86dd' 'vlan && llc' 'llc.dsap == 0xaa && !ub' ub.err.ip_fragmented

@@ -173,9 +173,11 @@ bool ubx_ws_text(const ub_layer *l, const ub_wsname *w, bool colons, char *buf, 
 {
     const ub_field *fd = ub_layer_row(l, w->ub[0]);
     if (!fd) return false;
-    if (!(w->flags & (UB_WS_SPAN | UB_WS_BOOL)) && !w->scale && !w->hex) return ubx_field_text(l, fd, colons, buf, n);
     uint64_t v;
-    if (!ub_ws_number(l, w, &v)) return false;
+    if (!(w->flags & (UB_WS_SPAN | UB_WS_BOOL | UB_WS_LEN | UB_WS_TYPE)) && !w->scale && !w->hex)
+        return ubx_field_text(l, fd, colons, buf, n);
+    if (!ub_ws_number(l, w, &v) || !ub_ws_cond(w->flags, v)) return false;
+    if (w->flags & UB_WS_TYPE) return ubx_field_text(l, fd, colons, buf, n);
     if (w->hex) snprintf(buf, n, "0x%0*" PRIx64, (int)w->hex, v);
     else snprintf(buf, n, "%" PRIu64, v);
     return true;

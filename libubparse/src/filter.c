@@ -371,6 +371,7 @@ bool ub_fp_resolve(parser *p, ftest *t, const char *name, size_t pos)
             if (wn[i]->flags & UB_WS_NOFILTER) continue;
             t->outer = 1;
             t->scale = wn[i]->scale;
+            t->wscond = wn[i]->flags & (UB_WS_LEN | UB_WS_TYPE);
             ok = (!ws || ok) && add_rows(p, t, wn[i]->ub[0], 0, 0) && (!wn[i]->ub[1] || add_rows(p, t, wn[i]->ub[1], 1, 0));
             ws = true;
         }

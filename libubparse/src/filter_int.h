@@ -109,6 +109,7 @@ typedef struct ftest {
     uint8_t an;           /* K_AN: AN_* */
     uint8_t has_mask;     /* x & mask before the comparison */
     uint8_t scale;        /* Wireshark's value = the row's x scale (ip.hdr_len: IHL x 4); 0: as is */
+    uint8_t wscond;       /* UB_WS_LEN / UB_WS_TYPE: the name stands for some of the row's values (eth.len) */
     uint8_t slice;        /* [from:count] of the value's bytes */
     int16_t prefix;       /* CIDR prefix length, -1 none */
     int32_t sl_from, sl_count; /* sl_from < 0: from the end; sl_count < 0: to the end */

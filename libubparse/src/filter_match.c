@@ -346,7 +346,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
             unsigned g = t->grp[k];
             bool got = ub_field_value(l, t->f[k], &val) == 0;
             while (k + 1 < t->nc && t->grp[k + 1] == g) k++; /* one row per name group and layer */
-            if (!got) continue;
+            if (!got || !ub_ws_cond(t->wscond, val.u)) continue;
             const uint8_t *a = val.bytes;
             uint32_t na = val.nbytes;
             if (t->slice && (!a || !do_slice(t, &a, &na))) continue;
@@ -458,7 +458,7 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
             const ub_field *f = t->f[k];
             bool got = ub_field_value(l, f, &val) == 0;
             while (k + 1 < t->nc && t->grp[k + 1] == g) k++; /* one row per name group and layer */
-            if (!got) continue;
+            if (!got || !ub_ws_cond(t->wscond, val.u)) continue;
             gval *x = &out[n];
             *x = (gval){ .vt = ub_field_vt(f), .f = f, .u = t->scale ? val.u * t->scale : val.u, .p = val.bytes, .n = val.nbytes };
             if (x->vt == VT_UINT) x->ws = (uint8_t)ub_field_ws_bytes(f);

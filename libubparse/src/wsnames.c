@@ -20,12 +20,14 @@ static const ub_wsname ws_names[] = {
     { "eth.dst", { "ub.eth.dst" }, NULL, 0, 0, 0 },
     { "eth.src", { "ub.eth.src" }, NULL, 0, 0, 0 },
     { "eth.addr", { "ub.eth.src", "ub.eth.dst" }, NULL, J, 0, 0 },
-    { "eth.type", { "ub.eth.type" }, NULL, 0, 0, 0 },
+    { "eth.type", { "ub.eth.type" }, NULL, UB_WS_TYPE, 0, 0 },
+    { "eth.len", { "ub.eth.type" }, NULL, UB_WS_LEN, 0, 0 }, /* IEEE 802.3: the same two bytes are a length */
     { "vlan", { "ub.vlan" }, NULL, 0, 0, 0 },
     { "vlan.priority", { "ub.vlan.pcp" }, NULL, 0, 0, 0 },
     { "vlan.dei", { "ub.vlan.dei" }, NULL, B, 0, 0 },
     { "vlan.id", { "ub.vlan.vid" }, NULL, 0, 0, 0 },
-    { "vlan.etype", { "ub.vlan.type" }, NULL, 0, 0, 0 },
+    { "vlan.etype", { "ub.vlan.type" }, NULL, UB_WS_TYPE, 0, 0 },
+    { "vlan.len", { "ub.vlan.type" }, NULL, UB_WS_LEN, 0, 0 }, /* IEEE 802.3 after the tag */
     { "ieee8021ad", { "ub.ieee8021ad" }, NULL, 0, 0, 0 }, /* an S-tag (TPID 0x88A8) */
     { "ieee8021ad.priority", { "ub.ieee8021ad.pcp" }, NULL, 0, 0, 0 },
     { "ieee8021ad.dei", { "ub.ieee8021ad.dei" }, NULL, 0, 0, 0 },

@@ -205,7 +205,14 @@ enum {
     UB_WS_SPAN = 4,     /* the bits from row ub[0] through row ub[1] as one number (ip.flags) */
     UB_WS_BOOL = 8,     /* Wireshark's FT_BOOLEAN: 0/1 in JSON, false/true in -T ek */
     UB_WS_PROTO = 16,   /* a protocol whose name has a dot (ipv6.hopopts); one without a dot is one anyway */
+    UB_WS_LEN = 32,     /* only where the row holds an IEEE 802.3 length (<= 1500), in decimal: eth.len */
+    UB_WS_TYPE = 64,    /* only where the row holds an EtherType (> 1500): eth.type */
 };
+/* the row's value v is one name w stands for (UB_WS_LEN / UB_WS_TYPE; any other: always) */
+static inline bool ub_ws_cond(unsigned flags, uint64_t v)
+{
+    return !(flags & (UB_WS_LEN | UB_WS_TYPE)) || ((flags & UB_WS_LEN) ? v <= 1500 : v > 1500);
+}
 typedef struct ub_wsname {
     const char *ws;     /* Wireshark's name */
     const char *ub[2];  /* schema rows (ub[1]: the second row of ip.addr, the end of a span) */
