@@ -220,13 +220,17 @@ static void test_units(void)
         seen s = { 0 };
         ub_rec r = { .data = d0, .caplen = l0, .origlen = l0, .linktype = 1, .frame = 5 };
         ub_units_record(u, &r, unit_fn, &s);
-        CHECK_EQ(s.n, 1); /* the fragment is its own unit */
+        r.frame = 6; /* a copy of it: the finding stays at the first */
+        ub_units_record(u, &r, unit_fn, &s);
+        CHECK_EQ(s.n, 2); /* each fragment is its own unit */
         CHECK_EQ(lg.n, 0);
         ub_units_flush(u, unit_fn, &s);
         CHECK_EQ(lg.n, 1);
         CHECK(lg.l[0].ub && !lg.l[0].evicted);
         CHECK_EQ(lg.l[0].first_frame, 5);
-        CHECK_EQ(lg.l[0].bytes, 104);
+        CHECK_EQ(lg.l[0].last_frame, 6);
+        CHECK_EQ(lg.l[0].fragments, 2);
+        CHECK_EQ(lg.l[0].bytes, 208);
         CHECK_EQ(ub_units_defrag_lost(u), 1);
         ub_units_free(u);
         char err[128];
@@ -243,7 +247,8 @@ static void test_units(void)
         CHECK_EQ(ub_collect_rule_total(ub_audit_findings(a), ri), 1);
         unsigned ne = 0;
         const ub_finding *fe = ub_collect_examples(ub_audit_findings(a), ri, &ne);
-        CHECK(ne == 1 && fe && fe[0].frame == 5 && fe[0].values[0] == 1 && fe[0].values[1] == 104);
+        CHECK(ne == 1 && fe && fe[0].frame == 5 && fe[0].values[0] == 2 && fe[0].values[1] == 208);
+        CHECK(fe && fe[0].nframes == 1 && fe[0].frames[0] == 6);
         CHECK(fe && strcmp(fe[0].keytext, "192.168.1.1->192.168.1.2 ID 0x7") == 0);
         ub_audit_free(a);
     }

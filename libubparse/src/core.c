@@ -812,7 +812,7 @@ static void dec_cfgph(ub_dec *d, uint32_t off)
 }
 
 static void dec_mpls(ub_dec *d, uint32_t off);
-static void dec_snap(ub_dec *d, uint32_t off, unsigned ethertype);
+static void dec_snap(ub_dec *d, uint32_t off);
 
 /* After an Ethernet / cooked header: UB over IP/UDP when the claim rule says so (ub_dec_ip_ub),
  * otherwise what the frame is (kind OTHER, no UB error: issue #9). */
@@ -844,7 +844,7 @@ static void dec_ethertype_ip(ub_dec *d, uint32_t off, unsigned ethertype)
     const ub_layer *prev = d->v->nlayers ? &d->v->layer[d->v->nlayers - 1] : NULL;
     if (ethertype <= 1500 && prev && prev->hdr && (prev->hdr->id == UB_H_ETH || ub_hdr_tag(prev->hdr->id)) &&
         off < d->len && ub_snap_type(d->p + off, d->len - off) > 1500) { /* IEEE 802.3 with LLC/SNAP */
-        dec_snap(d, off, ethertype);
+        dec_snap(d, off);
         return;
     }
     if (ethertype == 0x0806) ub_push_in(d, UB_H_ARP, off, 28, d->wlen, false);
@@ -861,9 +861,8 @@ __attribute__((noinline, cold)) unsigned ub_snap_type(const uint8_t *p, uint32_t
 
 /* After an IEEE 802.3 length (an Ethernet header or its tags): LLC/SNAP (RFC 1042), then its EtherType's
  * frame as after Ethernet II (Wireshark: eth:llc:ip) */
-static __attribute__((noinline, cold)) void dec_snap(ub_dec *d, uint32_t off, unsigned len)
+static __attribute__((noinline, cold)) void dec_snap(ub_dec *d, uint32_t off)
 {
-    (void)len;
     const ub_layer *s = ub_push_in(d, UB_H_LLC_SNAP, off, 8, d->wlen, false);
     if (s && !(s->flags & UB_LF_TRUNC)) dec_ethertype_ip(d, off + 8, (unsigned)ub_lget(s, LLC_TYPE));
 }

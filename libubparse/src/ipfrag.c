@@ -305,8 +305,8 @@ static __attribute__((noinline)) int add(ub_ipfrag *t, uint64_t frame, const uin
         memcpy(g->trailer, d + ip + f.ip_len, g->tl);
     }
     if (f.offset == 0) {
+        if (!g->have_first) g->first_frame = frame; /* a copy of it later: the first one's frame stays */
         g->have_first = true;
-        g->first_frame = frame;
         g->f0 = f;
         memcpy(g->hdr, d + ip, f.unfrag);
     }
