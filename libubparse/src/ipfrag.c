@@ -17,6 +17,7 @@
 #define V4 (ub_registry[UB_H_IPV4]->fields)
 #define V6 (ub_registry[UB_H_IPV6]->fields)
 #define FR (ub_registry[UB_H_IP6_FRAGHDR]->fields)
+#define UDP (ub_registry[UB_H_UDP]->fields)
 
 /* An IP fragment (RFC 791 §3.2; RFC 8200 §4.5) as reassembly needs it */
 typedef struct ipf_hdr {
@@ -203,7 +204,9 @@ static void give_up(ub_ipfrag *t, ipf_dg *g, bool evicted)
                         .evicted = evicted };
     /* the first fragment's data begin with the UDP header: its destination port says UB (§5.2.3) */
     const uint32_t first_len = g->have_first ? g->f0.ip_len - g->f0.data_off : 0;
-    if (g->next == 17 && first_len >= 4 && t->o) l.ub = ub_udp_port_is_ub(t->o, (unsigned)g->data[2] << 8 | g->data[3]);
+    uint64_t dport = 0;
+    if (g->next == 17 && t->o && ub_rd_bits(g->data, first_len, UDP[UDP_DPORT].bit_off, UDP[UDP_DPORT].bits, &dport))
+        l.ub = ub_udp_port_is_ub(t->o, (unsigned)dport);
     const unsigned alen = g->ver == 4 ? 4 : 16;
     inet_ntop(g->ver == 4 ? AF_INET : AF_INET6, g->key + 2, l.src, sizeof l.src);
     inet_ntop(g->ver == 4 ? AF_INET : AF_INET6, g->key + 2 + alen, l.dst, sizeof l.dst);
