@@ -529,15 +529,8 @@ static void pktinfo_of(const packet_info *pinfo, ub_pktinfo *pi)
  * libubparse decodes and the TPH is found at this tvb's position; else use the TPH view. */
 static const ub_view *full_frame_view(tvbuff_t *tvb, packet_info *pinfo, const ub_view *v)
 {
-    if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET) return v;
-    guint32 lt;
-    switch (pinfo->rec->rec_header.packet_header.pkt_encap) {
-    case WTAP_ENCAP_ETHERNET: lt = 1; break;
-    case WTAP_ENCAP_SLL: lt = 113; break;
-    case WTAP_ENCAP_SLL2: lt = 276; break;
-    case WTAP_ENCAP_RAW_IP: case WTAP_ENCAP_RAW_IP4: case WTAP_ENCAP_RAW_IP6: lt = 101; break;
-    default: return v;
-    }
+    const guint32 lt = ub_ws_frame_linktype(pinfo);
+    if (!lt) return v;
     tvbuff_t *ds = tvb_get_ds_tvb(tvb);
     if (!ds || ds == tvb) return v;
     guint32 flen = tvb_captured_length(ds), len = tvb_captured_length(tvb);
@@ -637,6 +630,9 @@ static gboolean first_view_of_frame(packet_info *pinfo)
 
 void ub_an_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ub_view *v, guint32 bytes)
 {
+    /* the UB datagram an ICMP error quotes: not a packet of this link (no addresses, TP endpoints, state
+     * or taps, as ubdump's dec_quoted layers) */
+    if (pinfo->flags.in_error_pkt) return;
     an_pkt *p = wmem_new(pinfo->pool, an_pkt);
     ub_an_scan(pinfo, v, p);
 

@@ -598,6 +598,18 @@ static guint32 eth_fcs_len(const packet_info *pinfo)
     return n > 0 && n <= 8 ? (guint32)n : 0;
 }
 
+guint32 ub_ws_frame_linktype(const packet_info *pinfo)
+{
+    if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET) return 0;
+    switch (pinfo->rec->rec_header.packet_header.pkt_encap) {
+    case WTAP_ENCAP_ETHERNET: return 1;
+    case WTAP_ENCAP_SLL: return 113;
+    case WTAP_ENCAP_SLL2: return 276;
+    case WTAP_ENCAP_RAW_IP: case WTAP_ENCAP_RAW_IP4: case WTAP_ENCAP_RAW_IP6: return 101;
+    default: return 0;
+    }
+}
+
 static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, tvbuff_t **ip_tvb, unsigned *tph)
 {
     tvbuff_t *ds = tvb_get_ds_tvb(tvb);
@@ -614,8 +626,18 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
         flen = pinfo->fd->cap_len;
         wire = pinfo->fd->pkt_len;
     }
-    gint ip = ip_before_udp(pinfo, frame, (guint32)roff - 8);
-    if (ip < 0) return NULL;
+    /* the datagram an ICMP error quotes: the frame as ubdump decodes it, from its link header (the
+     * quote is the datagram's first bytes: libubparse's dec_quoted) */
+    const gboolean quoted = pinfo->flags.in_error_pkt;
+    gint ip = 0;
+    ub_entry link = UB_ENTRY_NONE;
+    if (quoted) {
+        const guint32 lt = ub_ws_frame_linktype(pinfo);
+        if (cut || !lt || ds != get_data_source_tvb_by_name(pinfo, "Frame")) return NULL;
+        link = ub_entry_for_linktype(&g_opts, lt);
+    } else if ((ip = ip_before_udp(pinfo, frame, (guint32)roff - 8)) < 0) {
+        return NULL;
+    }
     ub_opts o = g_opts;
     if (extra_port && o.n_udp_more < UB_UDP_MORE) o.udp_more[o.n_udp_more++] = (uint16_t)extra_port;
     ub_view *v = ub_ws_view_new(pinfo);
@@ -624,15 +646,21 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
         wire -= fcs;
         if (flen > wire) flen = wire;
     }
-    ub_decode_wire(v, &o, UB_ENTRY_RAWIP, frame + ip, flen - (guint32)ip, wire > flen ? wire - (guint32)ip : flen - (guint32)ip);
+    if (quoted)
+        ub_decode_wire(v, &o, link, frame, flen, wire > flen ? wire : flen);
+    else
+        ub_decode_wire(v, &o, UB_ENTRY_RAWIP, frame + ip, flen - (guint32)ip, wire > flen ? wire - (guint32)ip : flen - (guint32)ip);
     v->opts = &g_opts; /* o ends with this function; the state engine reads the view's options later */
-    if (v->kind != UB_KIND_UBOE) return v; /* not UB: the caller says no */
+    if (quoted ? !(v->neigh & UB_VN_QUOTED_UB) : v->kind != UB_KIND_UBOE) return v; /* not UB: the caller says no */
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
-        if (l->hdr && (l->hdr->id == UB_H_RTPH || l->hdr->id == UB_H_UTPH) && l->data == frame + roff) {
+        if (l->hdr && (l->hdr->id == UB_H_RTPH || l->hdr->id == UB_H_UTPH) && l->data == frame + roff &&
+            !(l->flags & UB_LF_QUOTED) == !quoted) {
             *tph = i;
-            if (cut) { /* the IP packet and what follows it, as the frame has them */
+            if (quoted) { /* the frame: the layers are placed by their offsets in it */
+                *ip_tvb = ds;
+            } else if (cut) { /* the IP packet and what follows it, as the frame has them */
                 *ip_tvb = tvb_new_child_real_data(ds, frame + ip, flen - (guint32)ip, (gint)(wire - (guint32)ip));
                 add_new_data_source(pinfo, *ip_tvb, "IP packet and ICRC");
             } else {

@@ -16,6 +16,9 @@ const ub_opts *ub_ws_opts(void);
 /* packet-ub.c: a view to decode into, valid until the end of this dissection (recycled); pinfo NULL:
  * g_malloc'ed, g_free it */
 ub_view *ub_ws_view_new(packet_info *pinfo);
+/* the pcap link type of the frame's encapsulation when libubparse decodes it from its link header
+ * (Ethernet, Linux cooked v1/v2, raw IP), else 0 */
+guint32 ub_ws_frame_linktype(const packet_info *pinfo);
 /* keys of proto_ub's proto data: 0 file scope (raw flit streams), pinfo->pool: 7 first view of the frame
  * (packet-ub-analysis.c) */
 /* packet-ub.c: the DLT_USER dissector when its table has an entry for this DLT, else NULL */

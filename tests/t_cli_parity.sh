@@ -272,7 +272,7 @@ assert not v.is_valid(bad)
 print(n)
 PY
 )
-same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 974 "$got"
+same "-T ubjson validates against docs/ubjson.schema.json (packets of every capture)" 982 "$got"
 
 # the neighbours are not UB: their headers are top-level protocols (as Wireshark's own dissectors show
 # them), the plain IP inside a UB CFG 3 packet is Wireshark's ip/udp
@@ -947,6 +947,44 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
         'frame.comment matches "^t"' 'frame.comment[0:3] == "two"' 'len(frame.comment) > 8' 'frame.comment && ub.rtph'
     same "frame.comment: -Y 'frame.comment != \"a comment\"'" "2 4 5" "$("$U" -r "$tmp/cm.pcapng" -Y 'frame.comment != "a comment"' -T fields -e frame.number 2> /dev/null | tr '\n' ' ' | sed 's/ $//')"
     # -T json|ek -e FIELD...: byte for byte tshark's output (absent fields left out, arrays of occurrences)
+    # ICMP / ICMPv6 errors that quote a UB datagram (captures/icmp_ub): Wireshark's UDP hands the quote
+    # to the UB plugin, which shows the UB headers as far as they were quoted; ubdump decodes the same
+    cp "$C/icmp_ub.pcapng" "$tmp/iq.pcapng"
+    chmod a+r "$tmp/iq.pcapng"
+    iqf="-e frame.protocols -e _ws.col.Protocol -e ip.src -e ip.len -e ip.ttl -e udp.dstport -e icmp.type -e icmp.code -e icmp.mtu -e icmpv6.type -e icmpv6.mtu -e ub.rtph.psn -e ub.rtph.srctpn
+ -e ub.rtph.a -e ub.utph.tpopcode -e ub.btah.taopcode -e ub.btah.ini_tassn -e ub.maetah.address -e ub.maetah.length -e ub.mtetah.tgt_tc_id -e ub.error"
+    # shellcheck disable=SC2086
+    ts -n -r "$tmp/iq.pcapng" -T fields $iqf > "$tmp/tc.txt" 2> /dev/null
+    # shellcheck disable=SC2086
+    "$U" -r "$tmp/iq.pcapng" -T fields $iqf 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok ||
+        { bad "icmp_ub: fields differ from tshark's"; "$U" -r "$tmp/iq.pcapng" -T fields $iqf 2>&1 | diff "$tmp/tc.txt" - | head -6; }
+    same "icmp_ub: the UB headers in the quotes (frames 2 4 6 8), none after an 8-byte quote (3) or a UB source port (7)" \
+        "eth:ethertype:ip:icmp:ip:udp:ub 7 5 0x0000000000400000 1024|eth:ethertype:ip:icmp:ip:udp    |eth:ethertype:ip:icmp:ip:udp:ub    |eth:ethertype:ipv6:icmpv6:ipv6:udp:ub  9  |eth:ethertype:ip:icmp:ip:udp:data    |eth:ethertype:vlan:ethertype:ip:icmp:ip:udp:ub 8 5  " \
+        "$("$U" -r "$tmp/iq.pcapng" -Y 'icmp || icmpv6' -T fields -e frame.protocols -e ub.rtph.psn -e ub.btah.ini_tassn -e ub.maetah.address -e ub.maetah.length 2> /dev/null | tr '\t\n' ' |' | sed 's/|$//')"
+    yparity "icmp_ub" "$tmp/iq.pcapng" ub '!ub' 'icmp && ub' 'icmpv6 && ub' 'ub.rtph.psn == 8' 'ub.maetah' 'ub.btah.ini_tassn == 5' \
+        'udp.dstport == 4792 && !ub' 'ub.error' 'ip.src == 192.168.1.1 && icmp' 'ub.rtph && ip.ttl == 1' 'ub.utph && icmpv6.type == 2' \
+        'icmp.mtu < 1092 && ub' 'icmp.mtu' 'icmpv6.mtu == 1280' 'icmp.mtu >= 1500'
+    ts -n -q -r "$tmp/iq.pcapng" -z io,phs > "$tmp/tp.txt" 2> /dev/null
+    "$U" -q -r "$tmp/iq.pcapng" -z io,phs 2> /dev/null | cmp -s - "$tmp/tp.txt" && ok || bad "icmp_ub: -z io,phs differs from tshark's"
+    same "icmp_ub: the summary names the path MTU and the packet an error is about, what the quote holds of it" \
+        "ETH/IPv4/ICMP 192.168.1.254→192.168.1.1 type 3 code 4 MTU 1000, quoting UBoE 192.168.1.1→192.168.1.2 RTP PSN 7 TPN 0x100→0x200 last Write req TASSN 5 addr 0x400000 len 1024|ETH/IPv4/ICMP 192.168.1.254→192.168.1.1 type 3 code 1, quoting UBoE 192.168.1.1→192.168.1.2 RTP TPN 0x100→0x200 last" \
+        "$("$U" -r "$tmp/iq.pcapng" -Y 'frame.number == 2 || frame.number == 4' 2> /dev/null | sed 's/^ *[0-9]* [0-9.]* //' | tr '\n' '|' | sed 's/|$//')"
+    same "icmp_ub: -V, a quoted layer the quote cuts" "    Payload (ub.payload), 64 bytes [1024 in the datagram, the rest not quoted]" \
+        "$("$U" -r "$tmp/iq.pcapng" -Y 'frame.number == 2' -V 2> /dev/null | grep '^    Payload')"
+    "$U" -q -r "$tmp/iq.pcapng" > "$tmp/iq.out" 2> "$tmp/iq.err"
+    same "icmp_ub: -q counts the errors quoting UB (not UB packets) and warns" \
+        "8 records: 2 UB, 6 other (not UB); 4 ICMP errors quoting UB|ubdump: warning: 4 ICMP errors quote a UB datagram the network did not deliver (-Y \"icmp && ub\" or \"icmpv6 && ub\" shows them)" \
+        "$(cat "$tmp/iq.out" "$tmp/iq.err" | tr '\n' '|' | sed 's/|$//')"
+    # the audit sees the two packets on the wire only: the quotes' UB headers are no packet of this link
+    # (no TP channel, no transaction, no finding; the same on two threads)
+    for th in 1 2; do
+        same "icmp_ub: --threads $th: the TP channels are the datagrams' on the wire" \
+            "UB transport channels (-z ub,tp): 2 channel directions|RTP 192.168.1.1:0x100 -> 192.168.1.2:0x200 1|UTP fd00::1 -> fd00::2 1|0 findings in 0 of" \
+            "$("$U" -r "$tmp/iq.pcapng" --audit -q --fail-on never --threads $th -z ub,tp 2> /dev/null |
+                awk '/^UB transport/ { print } /^[0-9]+ findings/ { print $1, $2, $3, $4, $5 } /^(RTP|UTP) / { print $1, $2, $3, $4, $(NF - 10) }' | tr '\n' '|' | sed 's/|$//')"
+    done
+    same "icmp_ub: --audit --threads 2 -q counts" "8 records: 2 UB, 6 other (not UB); 4 ICMP errors quoting UB" \
+        "$("$U" -r "$tmp/iq.pcapng" --audit -q --fail-on never --threads 2 2> /dev/null | grep "^8 records")"
     cp "$C/cfg7_rtp.pcapng" "$tmp/cap.pcapng"
     for T in json ek; do
         ts -r "$tmp/cap.pcapng" -T $T -e frame.number -e ub.rtph.psn -e ub.btah.taopcode -e ub.icrc.status > "$tmp/te.$T" 2> /dev/null

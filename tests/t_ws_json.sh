@@ -98,7 +98,7 @@ assert checked > 0
 print(checked)
 PY
 done
-[ "$n" = 10 ] || fail "captures with Wireshark-dissected layers: $n, want 10"
+[ "$n" = 11 ] || fail "captures with Wireshark-dissected layers: $n, want 11"
 
 # The "ub" layer, on EVERY bundled capture: every key ubdump emits there exists in tshark's document
 # of the same frame at the same place (repeated keys told apart by occurrence) with the same value,

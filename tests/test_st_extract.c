@@ -25,6 +25,7 @@ static void ref_extract(const ub_view *v, ref *p)
     memset(p, 0, sizeof *p);
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
+        if (l->flags & UB_LF_QUOTED) continue; /* the datagram an ICMP error quotes: not a packet of this link */
         switch (l->hdr->id) {
         case UB_H_LPH: p->lph = l; break;
         case UB_H_LCH: p->lch = l; break;
@@ -241,7 +242,7 @@ int main(void)
     static const char *const caps[] = { "cfg3_ipv4", "cfg3_plain_ip", "cfg5_netctl", "cfg6_enum", "cfg6_mgmt", "cfg7_rtp", "cfg9_coherent",
                                         "dllcb", "malformed", "multiblock", "stream", "uboe", "urpc", "rocev2_rc",
                                         "sue_std", "pcie_flit", "audit_rtp_lossy", "audit_credit", "audit_mgmt",
-                                        "audit_txn_clean", "mixed_eth", "cip", "noncrc" };
+                                        "audit_txn_clean", "mixed_eth", "cip", "noncrc", "icmp_ub" };
     ub_opts o;
     ub_opts_default(&o);
     unsigned before = compared;
@@ -259,6 +260,35 @@ int main(void)
         ub_cap_close(cf);
     }
     CHECK(compared - before > 250);
+
+    /* ICMP errors quoting UB datagrams (icmp_ub): the quotes' UB headers are no packet's (frames 2, 4,
+     * 6, 8: the error's own IP, no TP or TA header), the datagrams on the wire (1, 5) are */
+    {
+        char path[1024], err[256];
+        snprintf(path, sizeof path, "%s/captures/icmp_ub.pcapng", UB_SOURCE_DIR);
+        ub_capfile *cf = ub_cap_open(path, err, sizeof err);
+        CHECK(cf != NULL);
+        ub_rec r;
+        unsigned quoted = 0, own = 0;
+        while (cf && ub_cap_next(cf, &r) == 1) {
+            ub_decode(v, &o, ub_entry_for_linktype(&o, r.linktype), r.data, r.caplen);
+            ub_pkt p;
+            ub_state_extract(s, NULL, v, &pi, &p);
+            const bool q = (v->neigh & UB_VN_QUOTED_UB) != 0;
+            CHECK_EQ(q, r.frame == 2 || r.frame == 4 || r.frame == 6 || r.frame == 8);
+            if (q) {
+                CHECK(p.rtph == NULL && p.utph == NULL && p.btah == NULL && p.maetah == NULL && p.payload == NULL);
+                CHECK(p.ip == &v->layer[r.frame == 8 ? 2 : 1] && p.udp == NULL); /* the error's IP (after a tag in 8) */
+                quoted++;
+            } else if (r.frame == 1 || r.frame == 5) {
+                CHECK(p.btah != NULL && (r.frame == 1 ? p.rtph != NULL : p.utph != NULL) && p.udp != NULL);
+                own++;
+            }
+        }
+        if (cf) ub_cap_close(cf);
+        CHECK_EQ(quoted, 4);
+        CHECK_EQ(own, 2);
+    }
 
     /* the memo: views filled from a template (ub_view.tid), each capture read twice (the second pass
      * meets its stacks again), extracted with and without it; the packets must be equal byte for byte */

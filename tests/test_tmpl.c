@@ -27,7 +27,7 @@ static bool same_view(const ub_view *a, const ub_view *b)
     if (a->nlayers != b->nlayers || a->nerrs != b->nerrs || a->errs_dropped != b->errs_dropped ||
         a->claim != b->claim || a->kind != b->kind || a->cfg != b->cfg || a->tah_fmt != b->tah_fmt ||
         rel(a, a->pkt) != rel(b, b->pkt) || a->pkt_len != b->pkt_len || a->pkt_off != b->pkt_off || a->rec != b->rec ||
-        a->rec_len != b->rec_len || a->wire_len != b->wire_len || a->entry != b->entry)
+        a->rec_len != b->rec_len || a->wire_len != b->wire_len || a->entry != b->entry || a->neigh != b->neigh)
         return false;
     unsigned nl = a->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : a->nlayers;
     for (unsigned i = 0; i < nl; i++) {

@@ -56,6 +56,7 @@ static void count_neigh(app *a, const ub_view *v)
     a->nneigh[0] += (v->neigh & UB_VN_IB) != 0;
     a->nneigh[1] += (v->neigh & UB_VN_SUE) != 0;
     a->nneigh[2] += (v->neigh & UB_VN_PCIE) != 0;
+    a->nquoted_ub += (v->neigh & UB_VN_QUOTED_UB) != 0;
 }
 
 static void show_rest(app *a, const ub_rec *r, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags);
@@ -709,6 +710,7 @@ int main(int argc, char **argv)
         a->nneigh[0] += uc.ib;
         a->nneigh[1] += uc.sue;
         a->nneigh[2] += uc.pcie;
+        a->nquoted_ub += uc.quoted_ub;
         a->sniff = uc.sniff; /* every unit went to the session */
     }
     ubx_lb_flush(&a->lb);
@@ -725,6 +727,8 @@ int main(int argc, char **argv)
             if (a->nneigh[i]) fprintf(qo, "%s%" PRIu64 " %s", k++ ? ", " : "; carrying ", a->nneigh[i], nn[i]);
         if (a->ip_lost)
             fprintf(qo, "; %" PRIu64 " IP datagram%s never reassembled", a->ip_lost, a->ip_lost == 1 ? "" : "s");
+        if (a->nquoted_ub)
+            fprintf(qo, "; %" PRIu64 " ICMP error%s quoting UB", a->nquoted_ub, a->nquoted_ub == 1 ? "" : "s");
         fprintf(qo, "\n");
     }
     if (a->wr && ubx_writer_close(a->wr, cf) != 0) {
@@ -740,7 +744,11 @@ int main(int argc, char **argv)
         for (uint64_t i = 0; i < a->ip_lost_ub && i < nat; i++) fprintf(stderr, "%s %" PRIu64, i ? "," : "", a->ip_lost_at[i]);
         fprintf(stderr, "%s\n", a->ip_lost_ub > nat ? ", ..." : "");
     }
-    if (a->npkts && !a->nub && !a->ip_lost_ub && rc >= 0) /* once: a file without UB is worth knowing about */
+    if (a->nquoted_ub) /* a UB packet the network reported it could not deliver (too big for a link, no route, TTL) */
+        fprintf(stderr, "ubdump: warning: %" PRIu64 " ICMP error%s quote%s a UB datagram the network did not deliver "
+                        "(-Y \"icmp && ub\" or \"icmpv6 && ub\" shows %s)\n",
+                a->nquoted_ub, a->nquoted_ub == 1 ? "" : "s", a->nquoted_ub == 1 ? "s" : "", a->nquoted_ub == 1 ? "it" : "them");
+    if (a->npkts && !a->nub && !a->ip_lost_ub && !a->nquoted_ub && rc >= 0) /* once: a file without UB is worth knowing about */
         fprintf(stderr, "ubdump: warning: %s contains no UB traffic (%" PRIu64 " record%s, none a UB link record or UB over "
                         "UDP: destination port %u%s, or the strict heuristic%s)\n",
                 file, a->npkts, a->npkts == 1 ? "" : "s", a->o.udp_port, a->o.n_udp_more ? " or another -o udp.port" : "",

@@ -64,6 +64,7 @@ typedef struct app {
     uint64_t npkts, nunits, nshown;
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
     uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */
+    uint64_t nquoted_ub;    /* units not UB whose ICMP error quotes a UB datagram */
     uint64_t ip_lost, ip_lost_ub; /* IP datagrams given up by reassembly; of them to a UB port */
     uint64_t ip_lost_at[4];       /* the first fragments of the first UB ones */
     ub_sniff sniff;         /* which dialect wrote the file (advice once, stderr) */

@@ -543,10 +543,11 @@ static void json_view(FILE *f, const ub_view *v, jctx *j, const ub_fan *an, uint
     if (ub_open) json_open_k(f, j, "ub", EK_PROTO);
     int open = 0;             /* UB header objects open inside "ub" */
     int stk[UB_MAX_LAYERS];   /* the layer of each open header object */
+    const int base = first < n ? v->layer[first].depth : 0; /* the first UB header's (1 in an ICMP error's quote) */
     for (unsigned i = first; i < n; i++) {
         if (!inub[i]) continue;
         const ub_layer *l = &v->layer[i];
-        while (open > (int)l->depth) {
+        while (open > (int)l->depth - base) {
             json_errs(f, j, v, inub, stk[open - 1]);
             json_close(f, j);
             open--;

@@ -1041,6 +1041,16 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
     return decode_general(v, o, entry, rec, len, wirelen, tmpl);
 }
 
+/* UB_VN_QUOTED_UB when the UB headers dec_quoted pushed are among the layers kept (its TP header) */
+static __attribute__((cold, noinline)) unsigned quoted_ub_kept(const ub_view *v)
+{
+    for (unsigned i = 0; i < v->nlayers; i++) {
+        const unsigned id = v->layer[i].hdr->id;
+        if (v->layer[i].flags & UB_LF_QUOTED && (id == UB_H_RTPH || id == UB_H_UTPH)) return UB_VN_QUOTED_UB;
+    }
+    return 0;
+}
+
 static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t *rec,
                                                     uint32_t len, uint32_t wirelen, bool tmpl)
 {
@@ -1133,6 +1143,7 @@ static __attribute__((noinline)) int decode_general(ub_view *v, const ub_opts *o
         unsigned id = v->layer[i].hdr->id;
         nb |= id < UB_H__COUNT ? nbit[id] : 0u;
     }
+    if (__builtin_expect(d.quoted_ub, 0)) nb |= quoted_ub_kept(v);
     v->neigh = (uint8_t)nb;
     if (tmpl && o && !v->nerrs && !d.tun) ub_tmpl_learn(v, &d, entry); /* no template for a tunnel's frame */
     return v->nerrs;

@@ -169,6 +169,21 @@ static const ub_field icmpv6_echo_fields[] = {
 };
 UB_HDR_DEF(icmpv6_echo, UB_H_ICMPV6_ECHO, "icmpv6_echo", "icmpv6", "Internet Control Message Protocol v6 (not UB)", "RFC 4443", 8,
            icmpv6_echo_fields);
+/* the errors that name the path MTU: a UB datagram (DF set, NW-03) too big for a link on the way */
+_Static_assert((int)ICMPM_TYPE == (int)ICMP_TYPE && (int)ICMPM_CODE == (int)ICMP_CODE && (int)ICMPM_CSUM == (int)ICMP_CSUM,
+               "icmp_mtu rows");
+static const ub_field icmp_mtu_fields[] = {
+    ICMP_HEAD(icmp, "RFC 792", "3/4: destination unreachable, fragmentation needed and DF set"),
+    [ICMPM_MTU] = UBU(icmp, mtu, "MTU of next hop", 48, 16, UB_BASE_DEC, NULL, "RFC 1191 §4", "the largest datagram the next link takes"),
+};
+UB_HDR_DEF(icmp_mtu, UB_H_ICMP_MTU, "icmp_mtu", "icmp", "Internet Control Message Protocol (not UB)", "RFC 792, RFC 1191", 8,
+           icmp_mtu_fields);
+static const ub_field icmpv6_mtu_fields[] = {
+    ICMP_HEAD(icmpv6, "RFC 4443", "2: packet too big"),
+    [ICMPM_MTU] = UBU(icmpv6, mtu, "MTU", 32, 32, UB_BASE_DEC, NULL, "RFC 4443 §3.2", "the MTU of the next-hop link"),
+};
+UB_HDR_DEF(icmpv6_mtu, UB_H_ICMPV6_MTU, "icmpv6_mtu", "icmpv6", "Internet Control Message Protocol v6 (not UB)", "RFC 4443", 8,
+           icmpv6_mtu_fields);
 #undef ICMP_HEAD
 
 static const ub_field data_fields[] = {

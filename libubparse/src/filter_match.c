@@ -70,11 +70,19 @@ static bool do_slice(const ftest *t, const uint8_t **a, uint32_t *na)
 /* ALL-quantified operators: true iff the field occurs and every occurrence satisfies it */
 static bool op_is_all(unsigned op) { return op == OP_NE || op == OP_ALL_EQ; }
 
-/* the layers Wireshark's own dissectors show: everything of a non-UB frame, else the encapsulation
- * before the first UB header (UBoE's Ethernet/IP/UDP; not CFG 3/4's IP inside the UB packet) */
+/* the layers Wireshark's own dissectors show: everything of a non-UB frame up to the UB headers of a
+ * datagram an ICMP error quotes, else the encapsulation before the first UB header (UBoE's
+ * Ethernet/IP/UDP; not CFG 3/4's IP inside the UB packet) */
 static unsigned outer_layers(const ub_view *v, unsigned nl)
 {
-    if (!ub_view_ub(v)) return nl;
+    if (!ub_view_ub(v)) {
+        if (!(v->neigh & UB_VN_QUOTED_UB)) return nl;
+        for (unsigned i = 0; i < nl; i++) {
+            const unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : UB_H_NONE;
+            if (v->layer[i].flags & UB_LF_QUOTED && (id == UB_H_RTPH || id == UB_H_UTPH)) return i;
+        }
+        return nl;
+    }
     unsigned i = 0;
     for (; i < nl; i++) {
         const ub_hdr *h = v->layer[i].hdr;
@@ -105,7 +113,7 @@ bool ub_view_plain_ip(const ub_view *v, unsigned *lo, unsigned *hi)
         unsigned k = i + 1;
         while (k < nl && v->layer[k].hdr && v->layer[k].depth == v->layer[i].depth &&
                (v->layer[k].hdr->id == UB_H_UDP || v->layer[k].hdr->id == UB_H_TCP || v->layer[k].hdr->id == UB_H_DATA ||
-                (v->layer[k].hdr->id >= UB_H_ICMP && v->layer[k].hdr->id <= UB_H_ICMPV6_ECHO) || ub_hdr_ip_ext(v->layer[k].hdr->id) ||
+                ub_hdr_is_icmp(v->layer[k].hdr->id) || ub_hdr_ip_ext(v->layer[k].hdr->id) ||
                 ub_hdr_foreign(v->layer[k].hdr))) /* RoCEv2 / SUE inside: Wireshark's dissectors take them */
             k++;
         *lo = i;
@@ -282,9 +290,10 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
     if (t->kind == K_PROTOS) return protos_test(t, v);
     if (t->kind == K_COMMENT) return comment_test(t, pk);
     if (t->kind == K_PTOKEN) return ptoken_in(t, v);
-    /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it) */
+    /* a record that is not UB has no ub.* fields (as in Wireshark, where UB does not dissect it), unless
+     * an ICMP error in it quotes a UB datagram (the plugin shows its UB headers) */
     bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]); /* infiniband.*, sue.*, pcieflit.* */
-    if (!t->outer && !foreign && !ub_view_ub(v)) return false;
+    if (!t->outer && !foreign && !ub_view_shows_ub(v)) return false;
     switch (t->kind) {
     case K_UB:
         return true;
@@ -422,7 +431,7 @@ unsigned ub_ftest_values(const ftest *t, const ub_view *v, const ub_filter_pkt *
         return n;
     }
     bool foreign = (t->kind == K_FIELD || t->kind == K_HDR) && t->nc && ub_hdr_foreign(t->h[0]);
-    if (!t->outer && !foreign && !ub_view_ub(v)) return 0; /* as run_test */
+    if (!t->outer && !foreign && !ub_view_shows_ub(v)) return 0; /* as run_test */
     switch (t->kind) {
     case K_UB:
         if (max) out[n++] = (gval){ .vt = VT_NONE };

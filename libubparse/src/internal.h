@@ -301,6 +301,7 @@ typedef struct ub_dec {
     uint8_t tp_padding;  /* TPH.Padding */
     uint32_t tph_off;    /* offset of the TPH, UINT32_MAX if none */
     bool netbuf_multi;   /* p is the de-interleaved payload of a multi-block DLLDP */
+    bool quoted_ub;      /* an ICMP error's quoted datagram was decoded as UB (dec_quoted): UB_VN_QUOTED_UB */
     uint32_t netbuf_rec_start; /* record offset of the LPH (for offset mapping) */
     struct ub_icrc_rec { /* the last ICRC pushed (push_icrc), for the stack templates (tmpl.c) */
         uint16_t layer;      /* its layer index + 1, 0 none */

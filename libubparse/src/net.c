@@ -847,10 +847,29 @@ static void dec_ip_ext(ub_dec *d, bool v6, unsigned *proto, uint32_t *l4, uint32
     }
 }
 
+/* The UB transport and transaction headers of a quoted UB datagram (UDP payload at off; the datagram's
+ * IP packet ends at ip_end by its length field, the quote at end): the quote is the datagram's first
+ * bytes, so it is decoded as a record cut by the snapshot length is (§5.2.3 App. E; no error for what
+ * was not quoted, nor an ICRC). Returns where the decoded bytes stop. */
+static uint32_t dec_quoted_ub(ub_dec *d, uint32_t off, uint32_t ip_end, uint32_t end)
+{
+    const uint32_t len = d->len, wlen = d->wlen;
+    if (d->len > end) d->len = end;
+    d->wlen = ip_end > end ? ip_end : end;
+    const uint32_t uend = ip_end < end ? ip_end : d->wlen;
+    d->quoted_ub = true;
+    ub_dec_tph(d, off, uend);
+    d->len = len;
+    d->wlen = wlen;
+    return uend < end ? uend : end;
+}
+
 /* The datagram an ICMP / ICMPv6 error quotes (RFC 792; RFC 4443 §2.4 c), from q to end: its IP header
  * and UDP's or TCP's (as much as was quoted), as Wireshark's ICMP dissectors show them, one level down
- * and marked UB_LF_QUOTED (not the frame's own: no column, summary or conversation reads them); the
- * rest is data, nothing taken for UB or a neighbour. Not an IP header of the message's version: data. */
+ * and marked UB_LF_QUOTED (not the frame's own: no column, summary, conversation or state engine reads
+ * them). UDP to a UB port goes on into UB's headers as Wireshark's UDP dissector hands the quote to the
+ * UB plugin; the rest is data, nothing taken for a neighbour. Not an IP header of the message's
+ * version: data. */
 static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
 {
     const uint8_t sdepth = d->depth, sflags = d->lflags;
@@ -859,7 +878,7 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
     _Static_assert((int)IP4_VERSION == (int)IP6_VERSION, "the version nibble: one row index");
     const unsigned ver = (unsigned)ub_peek(d, v6 ? &ub_hdr_ipv6 : &ub_hdr_ipv4, IP4_VERSION, q, end); /* 0 when absent */
     unsigned proto = 256; /* none */
-    uint32_t l4 = q;
+    uint32_t l4 = q, ip_end = q; /* ip_end: where the quoted datagram ends by its length field */
     if (ver == (v6 ? 6u : 4u)) {
         const ub_layer *ip = v6 ? ub_push_in(d, UB_H_IPV6, q, 40, end, false) : ub_push_in(d, UB_H_IPV4, q, 20, end, false);
         l4 = end;
@@ -868,6 +887,7 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
             if (ihl >= 5) {
                 l4 = q + ihl * 4u;
                 proto = v6 ? (unsigned)UB_LROW(ip, ipv6_fields, IP6_NH) : (unsigned)UB_LROW(ip, ipv4_fields, IP4_PROTO);
+                ip_end = q + (v6 ? 40u + (uint32_t)UB_LROW(ip, ipv6_fields, IP6_PLEN) : (uint32_t)UB_LROW(ip, ipv4_fields, IP4_TOTLEN));
             }
         }
     }
@@ -875,8 +895,10 @@ static void dec_quoted(ub_dec *d, bool v6, uint32_t q, uint32_t end)
     if (l4 < end && proto != 256) dec_ip_ext(d, v6, &proto, &l4, end, &frag);
     if (frag) proto = 256;
     if (l4 < end && proto == 17) {
-        ub_push_in(d, UB_H_UDP, l4, 8, end, false);
+        const ub_layer *u = ub_push_in(d, UB_H_UDP, l4, 8, end, false);
         l4 += 8;
+        if (l4 < end && complete(u) && ip_end >= l4 && ub_udp_port_is_ub(d->o, (unsigned)UB_LROW(u, udp_fields, UDP_DPORT)))
+            l4 = dec_quoted_ub(d, l4, ip_end, end);
     } else if (l4 < end && proto == 6) {
         l4 = dec_tcp(d, l4, end, true);
     }
@@ -898,7 +920,11 @@ static void dec_not_ub_l4(ub_dec *d, unsigned proto, uint32_t l4, uint32_t ip_en
         /* the errors that quote the datagram they are about: ICMP destination unreachable, source
          * quench, redirect, time exceeded, parameter problem; ICMPv6's 1-4 */
         const bool error = proto == 1 ? type == 3 || type == 4 || type == 5 || type == 11 || type == 12 : type >= 1 && type <= 4;
-        const unsigned id = proto == 1 ? (ident ? UB_H_ICMP_ECHO : UB_H_ICMP) : (echo ? UB_H_ICMPV6_ECHO : UB_H_ICMPV6);
+        const unsigned code = (unsigned)ub_peek(d, &ub_hdr_icmp, ICMP_CODE, l4, ip_end);
+        const bool mtu = proto == 1 ? type == 3 && code == 4 : type == 2; /* RFC 1191, RFC 4443 §3.2: the path MTU */
+        const unsigned id = mtu   ? (proto == 1 ? UB_H_ICMP_MTU : UB_H_ICMPV6_MTU)
+                            : proto == 1 ? (ident ? UB_H_ICMP_ECHO : UB_H_ICMP)
+                                         : (echo ? UB_H_ICMPV6_ECHO : UB_H_ICMPV6);
         /* an echo's data follows its 8 bytes, an error's quoted datagram its 8 bytes; any other message
          * is one layer to its end (its type's other fields are not decoded) */
         const uint32_t hl = echo || error ? 8u : ip_end - l4;

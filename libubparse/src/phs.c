@@ -85,7 +85,11 @@ void ub_phs_view(ub_phs *p, const ub_view *v, const ub_filter_pkt *pk)
             continue; /* IPv6's extension headers (an AH after IPv6 too): in its tree */
         p->tok[p->ntok++] = all[i];
         if (strcmp(all[i], "icmp") == 0 || strcmp(all[i], "icmpv6") == 0) { /* the rest is in ICMP's tree, */
-            for (unsigned k = 0; k < v->nlayers && k < UB_MAX_LAYERS && p->ntok < PHS_DEPTH; k++) /* but a quote's payload */
+            if (v->neigh & UB_VN_QUOTED_UB) { /* but the UB plugin's item for a quoted UB datagram, */
+                if (p->ntok < PHS_DEPTH) p->tok[p->ntok++] = "ub";
+                break;
+            }
+            for (unsigned k = 0; k < v->nlayers && k < UB_MAX_LAYERS && p->ntok < PHS_DEPTH; k++) /* or a quote's payload */
                 if (v->layer[k].hdr && v->layer[k].hdr->id == UB_H_DATA && (v->layer[k].flags & UB_LF_QUOTED)) {
                     p->tok[p->ntok++] = "data";
                     break;

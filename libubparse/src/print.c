@@ -147,7 +147,10 @@ void ub_print_tree_sel(FILE *f, const ub_view *v, const uint64_t *detail)
         int ind = 4 * l->depth;
         char cut[64] = "";
         if (l->flags & UB_LF_TRUNC)
-            snprintf(cut, sizeof cut, l->wlen > l->len ? " [%u on the wire, cut by the snapshot length]" : " [truncated]",
+            snprintf(cut, sizeof cut,
+                     l->wlen <= l->len                ? " [truncated]"
+                     : l->flags & UB_LF_QUOTED ? " [%u in the datagram, the rest not quoted]" /* an ICMP error's quote */
+                                                        : " [%u on the wire, cut by the snapshot length]",
                      l->wlen);
         char hsum[256]; /* the Wireshark tree item's text: "Reliable Transport Header, RTP data, PSN 17, ..." */
         if (!ub_layer_summary(l, hsum, sizeof hsum)) snprintf(hsum, sizeof hsum, "%s", l->hdr->name);

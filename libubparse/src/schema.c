@@ -118,7 +118,7 @@ extern const ub_hdr ub_hdr_urpc_rdoff;
 extern const ub_hdr ub_hdr_tcp;
 extern const ub_hdr ub_hdr_arp;
 extern const ub_hdr ub_hdr_llc_snap;
-extern const ub_hdr ub_hdr_icmp, ub_hdr_icmp_echo, ub_hdr_icmpv6, ub_hdr_icmpv6_echo;
+extern const ub_hdr ub_hdr_icmp, ub_hdr_icmp_echo, ub_hdr_icmpv6, ub_hdr_icmpv6_echo, ub_hdr_icmp_mtu, ub_hdr_icmpv6_mtu;
 extern const ub_hdr ub_hdr_null, ub_hdr_null_le;
 extern const ub_hdr ub_hdr_vxlan, ub_hdr_geneve, ub_hdr_gre, ub_hdr_erspan2, ub_hdr_erspan3, ub_hdr_mpls;
 extern const ub_hdr ub_hdr_ip6_hopopts, ub_hdr_ip6_routing, ub_hdr_ip6_fraghdr, ub_hdr_ip6_dstopts, ub_hdr_ah;
@@ -264,6 +264,8 @@ const ub_hdr *const ub_registry[UB_H__COUNT] = {
     [UB_H_ICMP_ECHO] = &ub_hdr_icmp_echo,
     [UB_H_ICMPV6] = &ub_hdr_icmpv6,
     [UB_H_ICMPV6_ECHO] = &ub_hdr_icmpv6_echo,
+    [UB_H_ICMP_MTU] = &ub_hdr_icmp_mtu,
+    [UB_H_ICMPV6_MTU] = &ub_hdr_icmpv6_mtu,
     [UB_H_NULL] = &ub_hdr_null,
     [UB_H_NULL_LE] = &ub_hdr_null_le,
     [UB_H_VXLAN] = &ub_hdr_vxlan,

@@ -416,7 +416,7 @@ int ub_shards_unit(ub_shards *S, ub_entry entry, const uint8_t *data, uint32_t l
 
 /* the unit counted: the layers' IB BTH, SUE RH, PCIe flit are v->neigh's bits (set by the decoder from
  * the layers kept: no pass over them here) */
-_Static_assert(UB_VN_IB == 1 && UB_VN_SUE == 2 && UB_VN_PCIE == 4, "ub_unit_count reads ub_view.neigh's bits");
+_Static_assert(UB_VN_IB == 1 && UB_VN_SUE == 2 && UB_VN_PCIE == 4 && UB_VN_QUOTED_UB == 8, "ub_unit_count reads ub_view.neigh's bits");
 static inline void count_unit(ub_unit_counts *c, const ub_view *v)
 {
     const unsigned seen = v->neigh;
@@ -426,6 +426,7 @@ static inline void count_unit(ub_unit_counts *c, const ub_view *v)
     c->ib += seen & 1u;
     c->sue += seen >> 1 & 1u;
     c->pcie += seen >> 2 & 1u;
+    c->quoted_ub += seen >> 3 & 1u;
     if (v->opts && v->opts->profile == UB_PROFILE_SPEC) ub_sniff_view(&c->sniff, v);
 }
 
@@ -702,7 +703,7 @@ ub_shards *ub_shards_start(ub_audit *a, const ub_opts *o, unsigned n, const ub_s
     S->spin = SPIN_ROUNDS;
     pthread_cond_init(&S->cv_data, NULL);
     pthread_cond_init(&S->cv_space, NULL);
-    _Static_assert(sizeof(ub_unit_counts) == 12 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
+    _Static_assert(sizeof(ub_unit_counts) == 13 * sizeof(uint64_t), "ub_unit_counts: uint64_t counters only (counts_add)");
     if (!(S->w = aligned_alloc(_Alignof(worker), n * sizeof *S->w))) goto fail;
     memset(S->w, 0, n * sizeof *S->w);
     if (decoder_init(&S->fd) != 0) goto fail;

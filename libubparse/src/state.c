@@ -517,6 +517,7 @@ static void extract_again(ub_pkt *p, const ub_view *v, const struct ub_xmap *xma
     if (twice & UB_XK_BCRC) p->bcrc = NULL;
     for (unsigned i = 0; i < v->nlayers; i++) {
         const ub_layer *l = &v->layer[i];
+        if (l->flags & UB_LF_QUOTED) continue; /* an ICMP error's quoted datagram: not a packet of this link */
         const unsigned id = l->hdr->id, k = (id < UB_H__COUNT ? xmap[id].kind : 0u) & twice;
         const bool bad = l->status == UB_CK_BAD;
         const bool outer = l->flags & UB_LF_OUTER; /* a tunnel's delivery headers: the inner ones count */
@@ -581,7 +582,7 @@ static inline __attribute__((always_inline)) void extract_layers(const ub_state 
     unsigned seen = 0, twice = 0;
 #define XL(l)                                                                                   \
     do {                                                                                        \
-        const unsigned id_ = (l)->hdr->id;                                                      \
+        const unsigned id_ = (l)->flags & UB_LF_QUOTED ? 0u : (l)->hdr->id; /* id 0: none */     \
         const struct ub_xmap x_ = s->xmap[id_ < UB_H__COUNT ? id_ : 0]; /* id 0: none of them */ \
         lay[x_.slot] = (l);                                                                     \
         twice |= seen & x_.kind;                                                                \

@@ -392,6 +392,7 @@ static bool tp_key(const ub_tpstats *a, const ub_view *v, tpch *k, uint64_t *has
         const ub_layer *l = &v->layer[i];
         unsigned id = l->hdr->id;
         ub_val s, d;
+        if (l->flags & UB_LF_QUOTED) break; /* an ICMP error's quoted datagram: no channel of this link (Wireshark taps none) */
         if (!k->slen && (id == UB_H_NTH16 || id == UB_H_NTH24)) {
             if (fh_get(&a->f_scna, l, &s) == 0 && fh_get(&a->f_dcna, l, &d) == 0) {
                 unsigned n = id == UB_H_NTH16 ? 2 : 3;

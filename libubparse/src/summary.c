@@ -13,6 +13,16 @@
 #define RF UB_RF
 #define RNAME(l, slot, v) ub_vname_lookup(RF(l, slot)->vals, (v))
 
+/* Is row `row` of layer l in the bytes it holds? A layer cut by the snapshot length or by an ICMP
+ * error's quote (UB_LF_TRUNC) may stop before it: its value is then unknown, not 0. */
+static bool HAS(const ub_layer *l, unsigned row)
+{
+    if (!l) return false;
+    if (!(l->flags & UB_LF_TRUNC)) return true;
+    const ub_field *f = RF(l, row);
+    return (uint64_t)f->bit_off + f->bits <= (uint64_t)l->len * 8u;
+}
+
 #define sb ub_sb
 #define lit ub_sb_lit
 #define str ub_sb_str
@@ -189,15 +199,17 @@ static const uint8_t sum_slot[UB_H__COUNT] = {
 };
 #undef SL
 
-/* proto: also ub_view_protocol's name, in the same pass (the plugin's Protocol and Info columns) */
-static void sum_find(const ub_view *v, sum_layers *x, const char **proto)
+/* proto: also ub_view_protocol's name, in the same pass (the plugin's Protocol and Info columns).
+ * quoted: the layers of the UB datagram an ICMP error quotes (UB_VN_QUOTED_UB), else the frame's */
+static void sum_find(const ub_view *v, sum_layers *x, const char **proto, bool quoted)
 {
     memset(x, 0, sizeof *x);
     unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned rank = 0, best = 0;
+    const unsigned skip = quoted ? UB_LF_OUTER : UB_LF_OUTER | UB_LF_QUOTED, need = quoted ? UB_LF_QUOTED : 0u;
     for (unsigned i = 0; i < nl; i++) {
         unsigned id = v->layer[i].hdr->id, k = id < UB_H__COUNT ? sum_slot[id] : 0;
-        if (k && !x->lay[k - 1] && !(v->layer[i].flags & UB_LF_OUTER)) x->lay[k - 1] = &v->layer[i]; /* not a tunnel's */
+        if (k && !x->lay[k - 1] && (v->layer[i].flags & (skip | need)) == need) x->lay[k - 1] = &v->layer[i]; /* not a tunnel's */
         if (proto) ub_proto_fold(id, &rank, &best);
     }
     if (proto) *proto = ub_proto_name(v, best);
@@ -220,6 +232,8 @@ static bool addr_text(const ub_layer *l, unsigned row, char *buf, size_t n)
     ub_format_value(f, &a, false, buf, n);
     return true;
 }
+
+static void sum_ub(const ub_view *v, sbuf *s, const char **proto, bool quoted);
 
 /* IP and what it carries, for traffic that is not UB transport: "IPv4/TCP 10.0.0.1:1234→10.0.0.2:80",
  * "IPv6/UDP [fd00::1]:5000→[fd00::2]:4791 (RoCEv2)", "IPv4 proto 1 (ICMP) 10.0.0.1→10.0.0.2" */
@@ -260,7 +274,9 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
     if (!ic && !frag) ic = find(v, UB_H_ICMPV6_ECHO);
     if (!ic && !frag) ic = find(v, UB_H_ICMP);
     if (!ic && !frag) ic = find(v, UB_H_ICMPV6);
-    if (ic && ic->len >= 2) { /* "type 3 code 3", "echo request id 0x1a2b seq 1" */
+    if (!ic && !frag) ic = find(v, UB_H_ICMP_MTU);
+    if (!ic && !frag) ic = find(v, UB_H_ICMPV6_MTU);
+    if (ic && ic->len >= 2) { /* "type 3 code 3", "echo request id 0x1a2b seq 1", "type 3 code 4 MTU 1400" */
         _Static_assert((int)ICMP_TYPE == (int)ICMP6_TYPE && (int)ICMP_CODE == (int)ICMP6_CODE && (int)ICMP_IDENT == (int)ICMP6_IDENT,
                        "icmp/icmpv6 rows");
         const unsigned id = ic->hdr->id, t = (unsigned)RV(ic, ICMP_TYPE), c = (unsigned)RV(ic, ICMP_CODE);
@@ -270,6 +286,11 @@ static void sum_ip_plain(const ub_view *v, const ub_layer *ip, sbuf *s)
                (unsigned)RV(ic, v6 ? ICMP6_SEQ : ICMP_SEQ));
         else
             sb(s, " type %u code %u", t, c);
+        if ((id == UB_H_ICMP_MTU || id == UB_H_ICMPV6_MTU) && HAS(ic, ICMPM_MTU)) sb(s, " MTU %" PRIu64, RV(ic, ICMPM_MTU));
+    }
+    if (v->neigh & UB_VN_QUOTED_UB) { /* the UB packet the error is about: what its quote holds */
+        lit(s, ", quoting ");
+        sum_ub(v, s, NULL, true);
     }
 }
 
@@ -391,7 +412,8 @@ static void sum_other(const ub_view *v, sbuf *s)
 /* " <TAOpcode name> TASSN n ..." of the transaction headers (§7) */
 static void sum_tah(const sum_layers *x, sbuf *s)
 {
-    const ub_layer *b = x->btah, *a = x->atah, *m = x->maetah, *p = x->payload;
+    const ub_layer *b = HAS(x->btah, BT_OP) ? x->btah : NULL, *a = HAS(x->atah, AT_OP) ? x->atah : NULL, *m = x->maetah,
+                   *p = x->payload;
     uint64_t bop = b ? RV(b, BT_OP) : 0;
     if (b && bop >= 0x11 && bop <= 0x13) { /* a response in a BTAH (ns-3-UB D12) */
         const char *nm = ub_vname_lookup(ub_vn_taopcode, bop);
@@ -418,22 +440,18 @@ static void sum_tah(const sum_layers *x, sbuf *s)
         const char *nm = ub_vname_lookup(ub_vn_taopcode, op);
         if (nm) { lit(s, " "); str(s, nm); lit(s, " req"); }
         else { lit(s, " TAOpcode 0x"); hex(s, op, 2); lit(s, " req"); }
-        lit(s, " TASSN ");
-        dec(s, RV(b, BT_TASSN));
+        if (HAS(b, BT_TASSN)) { lit(s, " TASSN "); dec(s, RV(b, BT_TASSN)); }
         if (m) {
-            uint64_t len = m->hdr->id == UB_H_MAETAH_C ? 64ull << RV(m, MAC_LEN) : RV(m, MA_LEN);
-            lit(s, " addr 0x");
-            hex(s, RV(m, MA_ADDR), 0);
-            lit(s, " len ");
-            dec(s, len);
+            const bool c = m->hdr->id == UB_H_MAETAH_C;
+            if (HAS(m, MA_ADDR)) { lit(s, " addr 0x"); hex(s, RV(m, MA_ADDR), 0); }
+            if (HAS(m, c ? MAC_LEN : MA_LEN)) { lit(s, " len "); dec(s, c ? 64ull << RV(m, MAC_LEN) : RV(m, MA_LEN)); }
         }
         if (p && !m) { lit(s, " payload "); dec(s, p->wlen); }
     } else if (a) {
         const char *nm = ub_vname_lookup(ub_vn_taopcode, RV(a, AT_OP));
         lit(s, " ");
         str(s, nm ? nm : "response");
-        lit(s, " TASSN ");
-        dec(s, RV(a, AT_TASSN));
+        if (HAS(a, AT_TASSN)) { lit(s, " TASSN "); dec(s, RV(a, AT_TASSN)); }
         if (a->hdr->id == UB_H_ATAH) {
             uint64_t st = RV(a, AT_RSPST), info = RV(a, AT_RSPINFO);
             if (st || info) { lit(s, " RSPST "); dec(s, st); lit(s, " RSPINFO "); dec(s, info); }
@@ -470,13 +488,13 @@ static void sum_dllcb(const ub_view *v, sbuf *s)
 }
 
 /* the UB layers of a DLLDP or UBoE packet */
-static void sum_ub(const ub_view *v, sbuf *s, const char **proto)
+static void sum_ub(const ub_view *v, sbuf *s, const char **proto, bool quoted)
 {
     sum_layers x;
-    sum_find(v, &x, proto);
+    sum_find(v, &x, proto, quoted);
     const ub_layer *l;
-    if (v->cfg >= 0) { lit(s, "CFG"); dec(s, (uint64_t)v->cfg); }
-    else if (v->kind == UB_KIND_UBOE) lit(s, "UBoE");
+    if (v->cfg >= 0 && !quoted) { lit(s, "CFG"); dec(s, (uint64_t)v->cfg); }
+    else if (v->kind == UB_KIND_UBOE || quoted) lit(s, "UBoE");
     else lit(s, "UB");
     if ((l = x.nth)) {
         unsigned w = l->hdr->id == UB_H_NTH24 ? 6 : 4;
@@ -486,7 +504,7 @@ static void sum_ub(const ub_view *v, sbuf *s, const char **proto)
         hex(s, RV(l, NTH16_DCNA), w);
     }
     bool plain_ip = false;
-    if ((l = x.ip4 ? x.ip4 : x.ip6) && v->claim == UB_CLAIM_NONE && (v->cfg == 3 || v->cfg == 4)) {
+    if ((l = x.ip4 ? x.ip4 : x.ip6) && !quoted && v->claim == UB_CLAIM_NONE && (v->cfg == 3 || v->cfg == 4)) {
         lit(s, " "); /* plain IP on a UB link (CFG 3/4): named, not decoded further */
         sum_ip_plain(v, l, s);
         plain_ip = true;
@@ -510,21 +528,22 @@ static void sum_ub(const ub_view *v, sbuf *s, const char **proto)
         hex(s, p, 4);
     }
     uint64_t tpop = 0; /* the RTPH's TPOpcode (0 without one) */
-    if ((l = x.rtph)) {
+    if ((l = x.rtph) && HAS(l, RTPH_OP)) {
         uint64_t op = tpop = RV(l, RTPH_OP);
-        if (op == 1) lit(s, " RTP PSN ");
-        else if (op == 2) str(s, RV(l, RTPH_RSPST) == 3 ? " TPNAK PSN " : " TPACK PSN ");
+        if (op == 1) lit(s, " RTP");
+        else if (op == 2) str(s, HAS(l, RTPH_RSPST) && RV(l, RTPH_RSPST) == 3 ? " TPNAK" : " TPACK");
         else {
             const char *nm = RNAME(l, RTPH_OP, op); /* the layer's table: a profile may name more opcodes */
             lit(s, " ");
             str(s, nm ? nm : "TPOpcode?");
-            lit(s, " PSN ");
         }
-        dec(s, RV(l, RTPH_PSN));
-        lit(s, " TPN 0x");
-        hex(s, RV(l, RTPH_SRC), 0);
-        lit(s, "→0x");
-        hex(s, RV(l, RTPH_DST), 0);
+        if (HAS(l, RTPH_PSN)) { lit(s, " PSN "); dec(s, RV(l, RTPH_PSN)); }
+        if (HAS(l, RTPH_DST)) {
+            lit(s, " TPN 0x");
+            hex(s, RV(l, RTPH_SRC), 0);
+            lit(s, "→0x");
+            hex(s, RV(l, RTPH_DST), 0);
+        }
         if (op <= 1 && RV(l, RTPH_LAST)) lit(s, " last");
     } else if (x.utph) {
         lit(s, " UTP");
@@ -567,7 +586,7 @@ size_t ub_summary_proto(const ub_view *v, char *buf, size_t n, const char **prot
         sum_other(v, &s);
         if (proto) *proto = ub_proto_name(v, 0);
     } else {
-        sum_ub(v, &s, proto);
+        sum_ub(v, &s, proto, false);
     }
     if (v->nerrs) {
         lit(&s, " [");

@@ -173,12 +173,14 @@ static const ub_wsname ws_names[] = {
     { "icmp.ident_le", { "ub.icmp.ident_le" }, NULL, 0, 0, 0 },
     { "icmp.seq", { "ub.icmp.seq" }, NULL, 0, 0, 0 },
     { "icmp.seq_le", { "ub.icmp.seq_le" }, NULL, 0, 0, 0 },
+    { "icmp.mtu", { "ub.icmp.mtu" }, NULL, 0, 0, 0 },
     { "icmpv6", { "ub.icmpv6" }, NULL, 0, 0, 0 },
     { "icmpv6.type", { "ub.icmpv6.type" }, NULL, 0, 0, 0 },
     { "icmpv6.code", { "ub.icmpv6.code" }, NULL, 0, 0, 0 },
     { "icmpv6.checksum", { "ub.icmpv6.checksum" }, NULL, 0, 0, 0 },
     { "icmpv6.echo.identifier", { "ub.icmpv6.identifier" }, NULL, 0, 0, 0 },
     { "icmpv6.echo.sequence_number", { "ub.icmpv6.sequence" }, NULL, 0, 0, 0 },
+    { "icmpv6.mtu", { "ub.icmpv6.mtu" }, NULL, 0, 0, 0 },
     /* the neighbours' protocols as filters (their fields are the schema's own names: sue.rh.*, ...) */
     { "sue", { "sue.afh" }, NULL, J, 0, 0 },
     { "sue", { "sue.rh" }, NULL, J, 0, 0 },
@@ -365,7 +367,7 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
     ub_ws_layers wl;
     ub_ws_layers_of(v, &wl);
     /* the plugin's link types: it shows the record as UB also when it is too short to say so */
-    const bool ub = ub_view_ub(v) || ((v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_PKT || v->entry == UB_ENTRY_STREAM) && v->rec_len);
+    const bool ub = ub_view_shows_ub(v) || ((v->entry == UB_ENTRY_FLIT || v->entry == UB_ENTRY_PKT || v->entry == UB_ENTRY_STREAM) && v->rec_len);
     const unsigned nl = v->nlayers > UB_MAX_LAYERS ? UB_MAX_LAYERS : v->nlayers;
     unsigned n = 0;
     bool ub_put = false, lldp = false, stp = false, llc = false;
@@ -439,8 +441,8 @@ unsigned ub_ws_protocols(const ub_view *v, const char **tok, unsigned max)
         case UB_H_UDP: PUT("udp"); break;
         case UB_H_TCP: PUT("tcp"); break;
         case UB_H_ARP: PUT("arp"); break;
-        case UB_H_ICMP: case UB_H_ICMP_ECHO: PUT("icmp"); break;
-        case UB_H_ICMPV6: case UB_H_ICMPV6_ECHO: PUT("icmpv6"); break;
+        case UB_H_ICMP: case UB_H_ICMP_ECHO: case UB_H_ICMP_MTU: PUT("icmp"); break;
+        case UB_H_ICMPV6: case UB_H_ICMPV6_ECHO: case UB_H_ICMPV6_MTU: PUT("icmpv6"); break;
         case UB_H_DATA: {
             const ub_ethertype *ipo = ub_ws_ip_own(v, i);
             if (ipo) { /* IGMP, ESP, OSPF, ...: Wireshark's dissector takes the datagram's payload */

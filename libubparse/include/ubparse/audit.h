@@ -213,6 +213,7 @@ int ub_audit_packet(ub_audit *a, const ub_view *v, const ub_pktinfo *pi);
 typedef struct ub_unit_counts {
     uint64_t units, ub, other; /* units fed with ub_audit_unit: UB (ub_view_ub) or not */
     uint64_t ib, sue, pcie;    /* units carrying RoCEv2 (IB BTH), SUE, PCIe flits */
+    uint64_t quoted_ub;        /* units not UB with an ICMP error quoting a UB datagram (UB_VN_QUOTED_UB) */
     ub_sniff sniff;            /* ub_sniff_view of every unit when the options' profile is UB_PROFILE_SPEC */
 } ub_unit_counts;
 int ub_audit_unit(ub_audit *a, ub_entry entry, const uint8_t *data, uint32_t len, uint32_t wire, unsigned unit_flags,

@@ -141,6 +141,9 @@ typedef enum ub_hdr_id {
     /* IEEE 802.2 LLC with a SNAP header (RFC 1042: DSAP = SSAP = 0xAA, UI, OUI 0, an EtherType) after an
      * IEEE 802.3 length, Wireshark's llc.*: what follows is dispatched as after an Ethernet II header */
     UB_H_LLC_SNAP,
+    /* the ICMP / ICMPv6 errors that carry the path MTU (Wireshark's icmp.mtu, icmpv6.mtu): ICMP destination
+     * unreachable, fragmentation needed (type 3 code 4, RFC 1191), ICMPv6 packet too big (type 2) */
+    UB_H_ICMP_MTU, UB_H_ICMPV6_MTU,
     UB_H__COUNT
 } ub_hdr_id;
 
@@ -175,6 +178,11 @@ static inline unsigned ub_tpid_table(unsigned ethertype)
 static inline bool ub_hdr_tag(unsigned id) { return id == UB_H_VLAN || id == UB_H_VLAN_S; }
 /* an IP extension header (UB_H_IP6_HOPOPTS .. UB_H_AH) */
 static inline bool ub_hdr_ip_ext(unsigned id) { return id >= UB_H_IP6_HOPOPTS && id <= UB_H_AH; }
+/* an ICMP or ICMPv6 table (any message, echo, the path MTU errors) */
+static inline bool ub_hdr_is_icmp(unsigned id)
+{
+    return (id >= UB_H_ICMP && id <= UB_H_ICMPV6_ECHO) || id == UB_H_ICMP_MTU || id == UB_H_ICMPV6_MTU;
+}
 static inline const char *ub_hdr_ns(const ub_hdr *h) { return ub_hdr_foreign(h) ? "" : "ub."; }
 
 /* Every schema table, indexed by ub_hdr_id (entries may be NULL for ids without fields). */
@@ -374,7 +382,9 @@ typedef struct ub_layer {
 
 /* ub_view.neigh: the layers hold an InfiniBand BTH (RoCEv2), an SUE RH, a PCIe flit (not UB,
  * docs/neighbours.md) — as ub_view_find of their header ids would say, without the search */
-enum ub_view_neigh { UB_VN_IB = 1u, UB_VN_SUE = 2u, UB_VN_PCIE = 4u };
+/* UB_VN_QUOTED_UB: not a neighbour; the datagram an ICMP / ICMPv6 error in the frame quotes is UB over
+ * UDP, and its UB headers are among the layers (UB_LF_QUOTED), as the plugin shows them */
+enum ub_view_neigh { UB_VN_IB = 1u, UB_VN_SUE = 2u, UB_VN_PCIE = 4u, UB_VN_QUOTED_UB = 8u };
 
 typedef enum ub_kind {
     UB_KIND_NONE = 0, UB_KIND_DLLDP, UB_KIND_DLLCB, UB_KIND_UBOE,
@@ -481,6 +491,10 @@ static inline bool ub_view_ub(const ub_view *v)
 {
     return v->kind == UB_KIND_DLLDP || v->kind == UB_KIND_DLLCB || v->kind == UB_KIND_UBOE;
 }
+
+/* Does Wireshark with the plugin show "ub" in this frame: a UB record, or UB headers in the datagram an
+ * ICMP error quotes (the view is then not UB: ub_view_ub false, no state, no UB count) */
+static inline bool ub_view_shows_ub(const ub_view *v) { return ub_view_ub(v) || (v->neigh & UB_VN_QUOTED_UB); }
 
 /* A record of the PCIe flit link type that holds no whole flit: Wireshark shows the plugin's pcieflit
  * item alone (no data, no UB; Protocol "PCIe flit", an empty Info). */
