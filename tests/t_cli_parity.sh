@@ -885,6 +885,31 @@ def snap(f):  # Ethernet II (and its tags) made IEEE 802.3 + LLC/SNAP (RFC 1042)
 # fragments over SNAP; an Ethernet II frame
 write(sys.argv[3].replace("frag.pcap", "snap.pcap"),
       [snap(ub[0]), snap(ub[1]), snap(ub[2]), snap(other[7]), snap(other[4])] + [snap(x) for x in frag4(ub[0], None, [64])] + [ub[-1]])
+def retag(f, *tags):  # the frame with these (TPID, TCI) tags instead of its own
+    return f[:12] + b"".join(struct.pack(">HH", t, c) for t, c in tags) + f[l2(f) - 2:]
+# IPv4 fragments in other VLANs are other datagrams (Wireshark keys on the first non-zero 802.1Q VID;
+# not 802.1ad S-tags, not the priority; IPv6 not at all): pairs of a Write's two fragments, each pair
+# its own ID; then one datagram mirrored on VLANs 100 and 200, then IPv6 across VLANs
+pairs = [(((0x8100, 100),), ((0x8100, 200),)),                              # 1-2: never whole
+         (((0x88A8, 100), (0x8100, 5)), ((0x88A8, 200), (0x8100, 5))),      # 3-4: whole at 4
+         (((0x8100, 100), (0x8100, 5)), ((0x8100, 200), (0x8100, 5))),      # 5-6: never whole
+         (((0x8100, 100), (0x8100, 5)), ((0x8100, 100), (0x8100, 6))),      # 7-8: whole at 8
+         (((0x8100, 0), (0x8100, 5)), ((0x8100, 5),)),                      # 9-10: whole at 10
+         (((0x8100, 0x2007),), ((0x8100, 0x6007),)),                        # 11-12: whole at 12
+         (((0x8100, 0),), ())]                                              # 13-14: whole at 14
+vf = []
+for i, (a, b) in enumerate(pairs):
+    x, y = frag4(ub[0], 0x401 + i, [64])
+    vf += [retag(x, *a), retag(y, *b)]
+m1, m2 = frag4(ub[0], 0x410, [64])
+vf += [retag(m1, (0x8100, 100)), retag(m1, (0x8100, 200)), retag(m2, (0x8100, 100)), retag(m2, (0x8100, 200))]  # 15-18: whole at 17, 18
+s1, s2 = frag6(ub[2], 0x411, [48])
+vf += [retag(s1, (0x8100, 100)), retag(s2, (0x8100, 200))]                  # 19-20: whole at 20
+def snap_tag(f, tci):  # IEEE 802.3 + LLC/SNAP naming an 802.1Q tag, then the tag and the IP packet
+    body = b"\xaa\xaa\x03\x00\x00\x00\x81\x00" + struct.pack(">H", tci) + f[l2(f) - 2:]
+    return f[:12] + struct.pack(">H", len(body)) + body
+vf += [snap_tag(x, 100) for x in frag4(ub[0], None, [64])]                  # 21-22: whole at 22 (a tag after SNAP)
+write(sys.argv[3].replace("frag.pcap", "vfrag.pcap"), vf)
 PY
     TFR="-e frame.number -e _ws.col.Protocol -e udp.srcport -e udp.dstport -e udp.length -e ub.rtph.psn -e ub.btah.taopcode -e ip.id"
     ts -n -r "$tmp/frag.pcap" -T fields $TFR > "$tmp/tfr.txt" 2> /dev/null
@@ -921,6 +946,14 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
     same "IP fragments: 70 in the warning" "1" "$(grep -c '^ubdump: warning: 70 UB datagrams .* first fragments at frame 1, 2, 3, 4, ...$' "$tmp/fra3.err")"
     same "IP fragments: no 'no UB traffic' warning" "0" "$(grep -c 'contains no UB traffic' "$tmp/fra3.err")"
     { "$U" -r "$tmp/frag_lost.pcap" --audit -q --threads 2 2> /dev/null || true; } | cmp -s - "$tmp/fra3.txt" && ok || bad "IP fragments given up: the audit on two threads differs"
+    # IPv4 fragments of other VLANs are other datagrams, as in Wireshark (IPv6's are not)
+    TVF="-e frame.number -e vlan.id -e ieee8021ad.id -e ip.id -e udp.length -e ub.rtph.psn" # (new IDs: the ICRC covers them)
+    ts -n -r "$tmp/vfrag.pcap" -T fields $TVF > "$tmp/tvf.txt" 2> /dev/null
+    "$U" -r "$tmp/vfrag.pcap" -T fields $TVF 2> /dev/null | cmp -s - "$tmp/tvf.txt" && ok || { bad "IP fragments in VLANs: fields differ from tshark's"; "$U" -r "$tmp/vfrag.pcap" -T fields $TVF | diff "$tmp/tvf.txt" - || true; }
+    ts -n -r "$tmp/vfrag.pcap" -Y ip -T fields -e frame.number -e frame.protocols > "$tmp/tvf.txt" 2> /dev/null
+    "$U" -r "$tmp/vfrag.pcap" -Y ip -T fields -e frame.number -e frame.protocols 2> /dev/null | cmp -s - "$tmp/tvf.txt" && ok || bad "IP fragments in VLANs: IPv4 frame.protocols differ from tshark's"
+    same "IP fragments in VLANs: UB at" "4 8 10 12 14 17 18 20 22" "$("$U" -r "$tmp/vfrag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
+    same "IP fragments in VLANs: -q" "22 records: 9 UB, 13 other (not UB); 4 IP datagrams never reassembled" "$("$U" -r "$tmp/vfrag.pcap" -q 2> /dev/null)"
     # UBoE in IEEE 802.3 frames with LLC/SNAP (RFC 1042): eth:llc:ip:udp:ub, as Wireshark dissects them
     TSN="-e frame.number -e eth.type -e eth.len -e vlan.etype -e vlan.len -e frame.protocols -e llc.dsap -e llc.ssap -e llc.control -e llc.oui -e llc.type -e vlan.id -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e _ws.col.Protocol"
     ts -n -r "$tmp/snap.pcap" -T fields $TSN > "$tmp/tsn.txt" 2> /dev/null

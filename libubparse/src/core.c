@@ -935,11 +935,16 @@ static inline uint32_t link_ip_at(const uint8_t *p, uint32_t n, uint32_t off, un
  * the common path: a tail call) */
 static __attribute__((noinline, cold)) uint32_t link_ip_snap(const uint8_t *p, uint32_t n, uint32_t off)
 {
-    const unsigned st = off < n ? ub_snap_type(p + off, n - off) : 0;
-    return st > 1500 ? link_ip_at(p, n, off + 8, st) : UINT32_MAX;
+    uint16_t st = off < n ? (uint16_t)ub_snap_type(p + off, n - off) : 0;
+    off += 8;
+    for (unsigned k = 0; ub_tpid_table(st) && k < 16; k++, off += 4) /* tags after it, as dec_snap dispatches them */
+        if (!ub_rd16(p, n, off + 2, &st)) return UINT32_MAX;
+    return st > 1500 ? link_ip_at(p, n, off, st) : UINT32_MAX;
 }
 
-uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n)
+/* vid (NULL: not wanted): the VLAN id Wireshark keys IP reassembly with (pinfo->vlan_id), the first
+ * non-zero VID of an 802.1Q tag (0x8100, 0x9100; not 802.1ad S-tags), 0 without one */
+static inline __attribute__((always_inline)) uint32_t link_ip_off(ub_entry e, const uint8_t *p, uint32_t n, uint16_t *vid)
 {
     uint32_t off;
     uint16_t et = 0, hatype = 0;
@@ -959,10 +964,21 @@ uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n)
     default: return UINT32_MAX;
     }
     if (hatype == UB_ARPHRD_UB) return UINT32_MAX;
-    for (unsigned k = 0; ub_tpid_table(et) && k < 16; k++, off += 4) /* as dec_ethertype_ip */
+    for (unsigned k = 0; ub_tpid_table(et) && k < 16; k++, off += 4) { /* as dec_ethertype_ip */
+        uint16_t tci = 0;
+        if (vid && !*vid && ub_tpid_table(et) == UB_H_VLAN && ub_rd16(p, n, off, &tci)) *vid = tci & 0xFFFu;
         if (!ub_rd16(p, n, off + 2, &et)) return UINT32_MAX;
+    }
     if (__builtin_expect(et <= 1500, 0)) return e == UB_ENTRY_ETH ? link_ip_snap(p, n, off) : UINT32_MAX; /* a length */
     return link_ip_at(p, n, off, et);
+}
+
+uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n) { return link_ip_off(e, p, n, NULL); }
+
+uint32_t ub_link_ip_vid(ub_entry e, const uint8_t *p, uint32_t n, uint16_t *vid)
+{
+    *vid = 0;
+    return link_ip_off(e, p, n, vid);
 }
 
 /* MPLS (RFC 3032): label stack entries to the bottom one, then IPv4 or IPv6 by the first nibble (as

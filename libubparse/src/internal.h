@@ -533,6 +533,8 @@ bool ub_ip_ext_at(bool v6, unsigned nh, const uint8_t *p, uint32_t avail, ub_ip_
 /* Where the link headers of a record of entry point e (Ethernet and its tags / MPLS, cooked, BSD
  * loopback, raw IP) put an IPv4 or IPv6 header, as the decoder walks them; UINT32_MAX: none */
 uint32_t ub_link_ip_off(ub_entry e, const uint8_t *p, uint32_t n);
+/* the same, and the VLAN id Wireshark's IP reassembly keys on (the first non-zero 802.1Q VID, 0 none) */
+uint32_t ub_link_ip_vid(ub_entry e, const uint8_t *p, uint32_t n, uint16_t *vid);
 /* the EtherType an IEEE 802.3 frame's LLC/SNAP header at p names (RFC 1042), else 0 */
 unsigned ub_snap_type(const uint8_t *p, uint32_t n);
 /* IP reassembly for the units of records (ipfrag.c): max datagrams open (0 = 64) */

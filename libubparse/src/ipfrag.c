@@ -1,5 +1,6 @@
 /* IP reassembly (RFC 791 §3.2, RFC 8200 §4.5), as Wireshark's ip.defragment / ipv6.reassemble: the
- * fragments of a datagram, keyed by version, addresses, protocol and identification, are collected
+ * fragments of a datagram, keyed by version, addresses, protocol and identification (IPv4: and the
+ * frame's VLAN id, as Wireshark's key has pinfo->vlan_id; IPv6 not), are collected
  * until the last one and every 8-byte block before it are there; the record that completes the
  * datagram then carries it whole (its own link headers, the first fragment's header made whole,
  * the data, and the bytes after the last fragment's IP packet, where a UBoE ICRC sits, up to 64).
@@ -118,7 +119,7 @@ static void ip_frag_whole(uint8_t *h, const ipf_hdr *f, uint32_t datalen)
 }
 
 enum { IPF_DATA = 65535, IPF_BLOCKS = (IPF_DATA + 7) / 8, IPF_HDR = 256, IPF_LINK = 256, IPF_TRAILER = 64,
-       IPF_KEY = 1 + 1 + 32 + 4 };
+       IPF_KEY = 1 + 1 + 32 + 4 + 2 };
 
 typedef struct {
     bool used, have_first;
@@ -272,7 +273,7 @@ static bool all_there(ipf_dg *g)
 }
 
 /* a fragment f of the IP packet at d + ip */
-static __attribute__((noinline)) int add(ub_ipfrag *t, uint64_t frame, const uint8_t *d, uint32_t n, uint32_t ip,
+static __attribute__((noinline)) int add(ub_ipfrag *t, uint64_t frame, ub_entry e, const uint8_t *d, uint32_t n, uint32_t ip,
                                          const ipf_hdr *fp, const uint8_t **out, uint32_t *outlen)
 {
     const ipf_hdr f = *fp;
@@ -287,6 +288,12 @@ static __attribute__((noinline)) int add(ub_ipfrag *t, uint64_t frame, const uin
     kl += f.addr_len;
     memcpy(key + kl, &f.ident, 4);
     kl += 4;
+    if (f.ver == 4) { /* IPv4 fragments of another VLAN are another datagram's (Wireshark's ip.defragment) */
+        uint16_t vid = 0;
+        ub_link_ip_vid(e, d, n, &vid);
+        memcpy(key + kl, &vid, 2);
+        kl += 2;
+    }
     ipf_dg *g = dg_for(t, key, kl);
     if (!g) return 0;
     g->tick = ++t->tick;
@@ -342,5 +349,5 @@ int ub_ipfrag_add(ub_ipfrag *t, uint64_t frame, ub_entry e, const uint8_t *d, ui
         return 0;
     ipf_hdr f;
     if (!ip_frag_info(d + ip, n - ip, &f)) return 0;
-    return add(t, frame, d, n, ip, &f, out, outlen);
+    return add(t, frame, e, d, n, ip, &f, out, outlen);
 }
