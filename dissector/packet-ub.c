@@ -633,8 +633,10 @@ static ub_view *uboe_view(tvbuff_t *tvb, packet_info *pinfo, guint extra_port, t
     ub_entry link = UB_ENTRY_NONE;
     if (quoted) {
         const guint32 lt = ub_ws_frame_linktype(pinfo);
-        if (cut || !lt || ds != get_data_source_tvb_by_name(pinfo, "Frame")) return NULL;
-        link = ub_entry_for_linktype(&g_opts, lt);
+        const int encap = pinfo->rec && pinfo->rec->rec_type == REC_TYPE_PACKET ? pinfo->rec->rec_header.packet_header.pkt_encap : -1;
+        link = lt ? ub_entry_for_linktype(&g_opts, lt)
+                  : encap == WTAP_ENCAP_NULL || encap == WTAP_ENCAP_LOOP ? UB_ENTRY_NULL : UB_ENTRY_NONE; /* BSD loopback too */
+        if (cut || link == UB_ENTRY_NONE || ds != get_data_source_tvb_by_name(pinfo, "Frame")) return NULL;
     } else if ((ip = ip_before_udp(pinfo, frame, (guint32)roff - 8)) < 0) {
         return NULL;
     }
@@ -861,7 +863,7 @@ static int dissect_ub_tph(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
     ub_view *v = uboe_view(tvb, pinfo, extra, &ip_tvb, &tph);
     if (v && ip_tvb) return dissect_uboe(tvb, pinfo, tree, v, ip_tvb, tph);
     if (v) return 0; /* the IP/UDP packet is not UB */
-    if (!extra) return 0;
+    if (!extra || pinfo->flags.in_error_pkt) return 0; /* (a quote in a frame libubparse does not decode: not UB) */
     /* IP header not found (tunnels, reassembly). A datagram Wireshark's IP dissector reassembled from
      * fragments is ip_fragmented (UB-NW-003), as ubdump's reassembled unit */
     tvbuff_t *ds = tvb_get_ds_tvb(tvb);

@@ -997,6 +997,25 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
     yparity "icmp_ub" "$tmp/iq.pcapng" ub '!ub' 'icmp && ub' 'icmpv6 && ub' 'ub.rtph.psn == 8' 'ub.maetah' 'ub.btah.ini_tassn == 5' \
         'udp.dstport == 4792 && !ub' 'ub.error' 'ip.src == 192.168.1.1 && icmp' 'ub.rtph && ip.ttl == 1' 'ub.utph && icmpv6.type == 2' \
         'icmp.mtu < 1092 && ub' 'icmp.mtu' 'icmpv6.mtu == 1280' 'icmp.mtu >= 1500'
+    # the same quotes on a BSD loopback link (LINKTYPE_NULL: an ICMP error for a UB peer not listening)
+    editcap -F pcap "$tmp/iq.pcapng" "$tmp/iq.pcap"
+    python3 - "$tmp/iq.pcap" "$tmp/iqnull.pcap" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read(); o, out = 24, []
+while o + 16 <= len(b):
+    cl = struct.unpack("<I", b[o + 8:o + 12])[0]; f = b[o + 16:o + 16 + cl]; o += 16 + cl
+    ip = 18 if f[12:14] == b"\x81\x00" else 14
+    out.append(struct.pack("<I", 30 if f[ip] >> 4 == 6 else 2) + f[ip:])
+with open(sys.argv[2], "wb") as w:
+    w.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 0))
+    for i, f in enumerate(out): w.write(struct.pack("<IIII", i, 0, len(f), len(f)) + f)
+PY
+    # shellcheck disable=SC2086
+    ts -n -r "$tmp/iqnull.pcap" -T fields $iqf > "$tmp/tc.txt" 2> /dev/null
+    # shellcheck disable=SC2086
+    "$U" -r "$tmp/iqnull.pcap" -T fields $iqf 2> /dev/null | cmp -s - "$tmp/tc.txt" && ok ||
+        { bad "icmp_ub on LINKTYPE_NULL: fields differ from tshark's"; "$U" -r "$tmp/iqnull.pcap" -T fields $iqf 2>&1 | diff "$tmp/tc.txt" - | head -6; }
+    same "icmp_ub on LINKTYPE_NULL: UB in the quotes" "2 4 6 8" "$("$U" -r "$tmp/iqnull.pcap" -Y 'ub && (icmp || icmpv6)' -T fields -e frame.number 2> /dev/null | paste -sd' ')"
     ts -n -q -r "$tmp/iq.pcapng" -z io,phs > "$tmp/tp.txt" 2> /dev/null
     "$U" -q -r "$tmp/iq.pcapng" -z io,phs 2> /dev/null | cmp -s - "$tmp/tp.txt" && ok || bad "icmp_ub: -z io,phs differs from tshark's"
     same "icmp_ub: the summary names the path MTU and the packet an error is about, what the quote holds of it" \
