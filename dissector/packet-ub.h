@@ -23,7 +23,16 @@ guint32 ub_ws_frame_linktype(const packet_info *pinfo);
  * (packet-ub-analysis.c) */
 /* packet-ub.c: the DLT_USER dissector when its table has an entry for this DLT, else NULL */
 dissector_handle_t ub_ws_user_dlt(guint dlt);
-/* packet-ub.c: hand the units still open in every raw flit stream to cb (end of the first pass) */
+/* packet-ub.c: the bytes of a tvb (an empty buffer for none), the offset of p in [base, base + n] (-1
+ * outside), the UB tree of a view decoded from all of tvb */
+const guint8 *ub_ws_tvb_bytes(tvbuff_t *tvb, guint32 *len);
+gint64 ub_ws_buf_off(const void *p, const void *base, size_t n);
+proto_item *ub_ws_add_view(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, ub_view *v, const char *title);
+
+/* packet-ub-stream.c: raw flit streams (LINKTYPE_USER2): the dissector, its registration (subtrees,
+ * per-file state), and the units still open in every stream handed to cb (end of the first pass) */
+int ub_ws_dissect_stream(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
+void ub_ws_stream_register(int proto);
 void ub_ws_stream_flush_all(ub_unit_cb cb, void *ctx);
 
 /* packet-ub-fields.c: the items of the schema rows (built once, before proto_register_field_array) */
