@@ -965,8 +965,10 @@ static inline __attribute__((always_inline)) uint32_t link_ip_off(ub_entry e, co
     }
     if (hatype == UB_ARPHRD_UB) return UINT32_MAX;
     for (unsigned k = 0; ub_tpid_table(et) && k < 16; k++, off += 4) { /* as dec_ethertype_ip */
-        uint16_t tci = 0;
-        if (vid && !*vid && ub_tpid_table(et) == UB_H_VLAN && ub_rd16(p, n, off, &tci)) *vid = tci & 0xFFFu;
+        uint64_t id = 0; /* the tag's VID through the 802.1Q table's row */
+        const ub_field *vr = &ub_registry[UB_H_VLAN]->fields[VLAN_VID];
+        if (vid && !*vid && ub_tpid_table(et) == UB_H_VLAN && off < n && ub_rd_bits(p + off, n - off, vr->bit_off, vr->bits, &id))
+            *vid = (uint16_t)id;
         if (!ub_rd16(p, n, off + 2, &et)) return UINT32_MAX;
     }
     if (__builtin_expect(et <= 1500, 0)) return e == UB_ENTRY_ETH ? link_ip_snap(p, n, off) : UINT32_MAX; /* a length */
@@ -1060,10 +1062,8 @@ int ub_decode_wire_t(ub_view *v, const ub_opts *o, ub_entry entry, const uint8_t
 /* UB_VN_QUOTED_UB when the UB headers dec_quoted pushed are among the layers kept (its TP header) */
 static __attribute__((cold, noinline)) unsigned quoted_ub_kept(const ub_view *v)
 {
-    for (unsigned i = 0; i < v->nlayers; i++) {
-        const unsigned id = v->layer[i].hdr->id;
-        if (v->layer[i].flags & UB_LF_QUOTED && (id == UB_H_RTPH || id == UB_H_UTPH)) return UB_VN_QUOTED_UB;
-    }
+    for (unsigned i = 0; i < v->nlayers; i++)
+        if (ub_layer_quoted_tph(&v->layer[i])) return UB_VN_QUOTED_UB;
     return 0;
 }
 

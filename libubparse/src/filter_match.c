@@ -77,10 +77,8 @@ static unsigned outer_layers(const ub_view *v, unsigned nl)
 {
     if (!ub_view_ub(v)) {
         if (!(v->neigh & UB_VN_QUOTED_UB)) return nl;
-        for (unsigned i = 0; i < nl; i++) {
-            const unsigned id = v->layer[i].hdr ? v->layer[i].hdr->id : UB_H_NONE;
-            if (v->layer[i].flags & UB_LF_QUOTED && (id == UB_H_RTPH || id == UB_H_UTPH)) return i;
-        }
+        for (unsigned i = 0; i < nl; i++)
+            if (ub_layer_quoted_tph(&v->layer[i])) return i;
         return nl;
     }
     unsigned i = 0;

@@ -495,6 +495,11 @@ static inline bool ub_view_ub(const ub_view *v)
 /* Does Wireshark with the plugin show "ub" in this frame: a UB record, or UB headers in the datagram an
  * ICMP error quotes (the view is then not UB: ub_view_ub false, no state, no UB count) */
 static inline bool ub_view_shows_ub(const ub_view *v) { return ub_view_ub(v) || (v->neigh & UB_VN_QUOTED_UB); }
+/* the first UB header of a quoted UB datagram (its TP header; the layers before it are Wireshark's) */
+static inline bool ub_layer_quoted_tph(const ub_layer *l)
+{
+    return (l->flags & UB_LF_QUOTED) && l->hdr && (l->hdr->id == UB_H_RTPH || l->hdr->id == UB_H_UTPH);
+}
 
 /* A record of the PCIe flit link type that holds no whole flit: Wireshark shows the plugin's pcieflit
  * item alone (no data, no UB; Protocol "PCIe flit", an empty Info). */
