@@ -56,7 +56,7 @@ same "-c 2 prints two packets" 2 "$n"
 cmp -s "$tmp/t1.txt" "$tmp/t2.txt" && ok || bad "--threads 2 report differs from one thread"
 cmp -s "$tmp/t1.txt" "$tmp/j2.txt" && ok || bad "-j 2 report differs from one thread"
 [ ! -s "$tmp/t2.err" ] && ok || bad "--threads 2: unexpected stderr $(cat "$tmp/t2.err")"
-same "-j alias warning" "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)" "$(cat "$tmp/j2.err")"
+same "-j alias warning" "ubdump: warning: -j N is deprecated, use --threads N (-j PROTOCOLS is tshark's JSON protocol filter)" "$(cat "$tmp/j2.err")"
 
 # ---------------------------------------------------------------- -x: hex + ASCII, header markers
 "$U" -r "$C/cfg7_rtp.pcapng" -x -Y 'frame.number == 2' > "$tmp/x.txt"

@@ -117,6 +117,11 @@ ub.rtph
 eth
 data
 infiniband.bth" ubdump -O ""
+has "ubdump -j ub.bta" "ub.btah
+ub.btah.taopcode" ubdump -j ub.bta
+check_prefix "ubdump -j ub.bta prefix" ub.bta ubdump -j ub.bta
+has "ubdump -J 'ip ub.rt (the last name, inside quotes)" "'ip ub.rtph
+'ip ub.rtph.psn" ubdump -J "'ip ub.rt"
 want "ubdump -Y 'ub.btah.taop" "'ub.btah.taopcode" ubdump -Y "'ub.btah.taop"
 want "ubdump -Y inside an expression" "ub.rtph.psn == 5 && ub.btah.taopcode" \
     ubdump -Y "ub.rtph.psn == 5 && ub.btah.taop"

@@ -250,6 +250,25 @@ static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *
 }
 
 static app A;
+static char **pf_names; /* -j / -J: one block, the pointers then the names (reachable until exit) */
+
+/* tshark's split of a -j/-J argument: the words between single spaces (empty ones kept, never equal
+ * to a name), NULL-terminated */
+static char **split_names(const char *s)
+{
+    size_t n = 1, len = strlen(s);
+    for (const char *p = s; *p; p++) n += *p == ' ';
+    char **v = malloc((n + 1) * sizeof *v + len + 1);
+    if (!v) return NULL;
+    char *w = memcpy((char *)(v + n + 1), s, len + 1);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = w;
+        w += strcspn(w, " ");
+        if (*w) *w++ = '\0';
+    }
+    v[n] = NULL;
+    return v;
+}
 
 /* the scripts and their rule set are released on every exit path (leak checkers run at exit) */
 static void lua_cleanup(void)
@@ -319,7 +338,7 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:z:j:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:z:j:J:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
@@ -423,8 +442,15 @@ int main(int argc, char **argv)
         case 'z':
             if ((zrc = ubx_z_option(&a->z, optarg)) != 0) return zrc == 1 ? 0 : 2; /* 1: -z help */
             break;
-        case 'j': /* deprecated: tshark's -j is a JSON protocol filter */
-            fprintf(stderr, "ubdump: warning: -j N is deprecated, use --threads N (-j will follow tshark's meaning)\n");
+        case 'J': case 'j': /* tshark's protocol match filter of -T json|ek (-J: with every descendant) */
+            if (c == 'J' || optarg[strspn(optarg, "0123456789")] != '\0') {
+                free(pf_names);
+                if (!(pf_names = split_names(optarg))) { fprintf(stderr, "ubdump: out of memory\n"); return 2; }
+                ubx_json_protocol_filter(pf_names, c == 'J');
+                break;
+            }
+            /* -j N: the thread count of earlier versions */
+            fprintf(stderr, "ubdump: warning: -j N is deprecated, use --threads N (-j PROTOCOLS is tshark's JSON protocol filter)\n");
             /* fall through */
         case LO_THREADS:
             if (parse_uint(optarg, UB_AUDIT_MAX_JOBS, &u) != 0 || u < 1) { fprintf(stderr, "ubdump: --threads needs 1..%u, not '%s'\n", UB_AUDIT_MAX_JOBS, optarg); return 2; }

@@ -75,12 +75,44 @@ static bool field_text(const ub_layer *l, const ub_field *fd, char *buf, size_t 
 
 static void ind(FILE *f, int d) { fprintf(f, "\n%*s", 2 * d, ""); }
 
+/* ------------------------------------------------------------------ -j / -J */
+/* tshark's protocol match filter (-j "ip ip.flags ub ub.rtph", -J "ub": with every descendant), as
+ * epan/print.c applies it: an item with a subtree whose name is not listed is written as
+ * {"filtered": "<name>"} (its value, if any, still written); -J lifts the filter inside a listed
+ * item. -T ek: the same names, by ek's rules (ek_members). ubdump is single-threaded here. */
+static struct {
+    char **names; /* NULL: no filter */
+    bool children;
+} pf;
+
+void ubx_json_protocol_filter(char **names, bool children)
+{
+    pf.names = names;
+    pf.children |= children; /* as tshark: -J sets the flag, the last -j/-J the names */
+}
+
+/* name is listed (ek: also with '.' as '_', as tshark's ek_check_protocolfilter) */
+static bool pf_has(const char *name, bool ek)
+{
+    for (char **p = pf.names; p && *p; p++) {
+        if (strcmp(*p, name) == 0) return true;
+        if (ek && strlen(*p) == strlen(name)) {
+            const char *a = *p, *b = name;
+            while (*a && (*a == *b || (*a == '_' && *b == '.'))) a++, b++;
+            if (!*a) return true;
+        }
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------------ -T json */
 typedef struct etree etree;
 typedef struct jctx {
     bool first; /* first member of the open object */
     int depth;
     etree *ek; /* -T ek: the items are recorded in this tree instead (ek_*), written by ek_doc */
+    int skip;  /* -j: inside an item written as {"filtered": ...}: the objects open in it, + 1 */
+    int lift;  /* -J: the depth inside the listed item the filter is lifted for (0: not lifted) */
 } jctx;
 
 enum { EK_STR, EK_BOOL, EK_NULL, EK_TEXT, EK_PROTO };
@@ -95,6 +127,7 @@ static void json_kv(FILE *f, jctx *j, const char *proto, const char *key, const 
         ek_node(j->ek, proto, key, val, boolean ? EK_BOOL : EK_STR);
         return;
     }
+    if (j->skip) return;
     if (!j->first) fputc(',', f);
     j->first = false;
     ind(f, j->depth);
@@ -119,12 +152,30 @@ static void json_open_k(FILE *f, jctx *j, const char *key, int kind)
         ek_open(j->ek, key, kind);
         return;
     }
+    if (j->skip) {
+        j->skip++;
+        return;
+    }
     if (!j->first) fputc(',', f);
     ind(f, j->depth);
     jstr(f, key);
     fputs(": {", f);
     j->depth++;
     j->first = true;
+    if (!pf.names || j->lift) return;
+    char name[160]; /* the item's name: "<name>_tree" is the subtree of the item <name> */
+    size_t kl = strlen(key);
+    snprintf(name, sizeof name, "%.*s", (int)(kind == EK_NULL && kl > 5 && strcmp(key + kl - 5, "_tree") == 0 ? kl - 5 : kl), key);
+    if (pf_has(name, false)) {
+        if (pf.children) j->lift = j->depth;
+        return;
+    }
+    json_kv(f, j, NULL, "filtered", name, false);
+    j->depth--;
+    ind(f, j->depth);
+    fputc('}', f);
+    j->first = false;
+    j->skip = 1; /* until the caller closes it */
 }
 
 static void json_open(FILE *f, jctx *j, const char *key) { json_open_k(f, j, key, EK_NULL); }
@@ -136,6 +187,11 @@ static void json_close(FILE *f, jctx *j)
         return;
     }
     if (!f) return; /* never: only -T ek (above) writes without a file */
+    if (j->skip) {
+        j->skip--;
+        return;
+    }
+    if (j->lift == j->depth) j->lift = 0;
     j->depth--;
     ind(f, j->depth);
     fputc('}', f);
@@ -583,7 +639,7 @@ static void json_frame(FILE *f, const ubx_pkt *p, jctx *j, bool first)
 
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first)
 {
-    jctx j = { true, 4, NULL };
+    jctx j = { true, 4, NULL, 0, 0 };
     json_frame(f, p, &j, first);
     json_view(f, p->v, &j, p->an, p->r->frame);
     fputs("\n      }\n    }\n  }", f);
@@ -748,8 +804,9 @@ static void ek_graft(etree *t, const etree *u)
 }
 
 /* the items under p, flattened except into protocols, grouped by parent name and name in the order
- * of their first ones: g[item] = its group's first item; out[0..*nout) the groups' first items */
-static void ek_fill(const etree *t, int p, int *g, int *out, unsigned *nout)
+ * of their first ones: g[item] = its group's first item; out[0..*nout) the groups' first items.
+ * on: the -j filter applies (an item not listed is not flattened into; -J: a listed one with all) */
+static void ek_fill(const etree *t, int p, int *g, int *out, unsigned *nout, bool on)
 {
     for (int c = t->n[p].child; c >= 0; c = t->n[c].next) {
         const enode *e = &t->n[c];
@@ -763,22 +820,32 @@ static void ek_fill(const etree *t, int p, int *g, int *out, unsigned *nout)
             }
         }
         if (g[c] == c) out[(*nout)++] = c;
-        if (e->kind != EK_PROTO && e->child >= 0) ek_fill(t, c, g, out, nout);
+        if (e->kind == EK_PROTO || e->child < 0) continue;
+        const bool has = on && pf_has(t->pool + e->abbrev, true);
+        if (!on || has) ek_fill(t, c, g, out, nout, has && !pf.children);
     }
 }
 
-static void ek_members(FILE *f, const etree *t, int p, int *g, int *out);
+static void ek_members(FILE *f, const etree *t, int p, int *g, int *out, bool on);
 
-static void ek_value(FILE *f, const etree *t, int i, int *g, int *out)
+/* an item's value; on: the -j filter applies (an item not listed: {"filtered": "<name>"}) */
+static void ek_value(FILE *f, const etree *t, int i, int *g, int *out, bool on)
 {
     const enode *e = &t->n[i];
     const char *v = t->pool + e->val;
+    const bool has = on && pf_has(t->pool + e->abbrev, true);
+    if (on && !has) {
+        fputs("{\"filtered\":", f);
+        jstr(f, t->pool + e->abbrev);
+        fputc('}', f);
+        return;
+    }
     switch (e->kind) {
     case EK_BOOL: fputs(strcmp(v, "0") == 0 ? "false" : "true", f); break;
     case EK_NULL: fputs("null", f); break;
     case EK_PROTO:
         fputc('{', f);
-        ek_members(f, t, i, g, out);
+        ek_members(f, t, i, g, out, has && !pf.children);
         fputc('}', f);
         break;
     default: jstr(f, v);
@@ -786,10 +853,10 @@ static void ek_value(FILE *f, const etree *t, int i, int *g, int *out)
 }
 
 /* the members of p's object; out: scratch, a protocol inside takes what follows p's groups */
-static void ek_members(FILE *f, const etree *t, int p, int *g, int *out)
+static void ek_members(FILE *f, const etree *t, int p, int *g, int *out, bool on)
 {
     unsigned n = 0;
-    ek_fill(t, p, g, out, &n);
+    ek_fill(t, p, g, out, &n, on);
     for (unsigned k = 0; k < n; k++) {
         int first = out[k];
         unsigned cnt = 0;
@@ -801,7 +868,7 @@ static void ek_members(FILE *f, const etree *t, int p, int *g, int *out)
         for (unsigned c = (unsigned)first, m = 0; c < t->nn; c++) {
             if (g[c] != first) continue;
             if (m++) fputc(',', f);
-            ek_value(f, t, (int)c, g, out + n);
+            ek_value(f, t, (int)c, g, out + n, on);
         }
         if (cnt > 1) fputc(']', f);
     }
@@ -820,7 +887,7 @@ static void ek_doc(FILE *f, const ubx_pkt *p, etree *t)
     }
     if (t->scap && t->nn) {
         for (unsigned i = 0; i < t->nn; i++) t->scr[i] = -1;
-        ek_members(f, t, 0, t->scr, t->scr + t->nn);
+        ek_members(f, t, 0, t->scr, t->scr + t->nn, pf.names != NULL);
     }
     fputs("}}\n", f);
 }
@@ -830,7 +897,7 @@ static void ek_frame(FILE *f, const ubx_pkt *p, jctx *j) { frame_layers(f, p, j,
 void ubx_ek_packet(FILE *f, const ubx_pkt *p)
 {
     ek_reset(&ek_t);
-    jctx j = { true, 0, &ek_t };
+    jctx j = { true, 0, &ek_t, 0, 0 };
     ek_frame(f, p, &j);
     json_view(f, p->v, &j, p->an, p->r->frame);
     ek_doc(f, p, &ek_t);
@@ -881,12 +948,16 @@ void ubx_jrec_unit(ubx_jrec *r, const ub_view *v, bool ek)
 {
     if (ek) {
         if (!r->n++) ek_reset(&r->ut);
-        jctx j = { true, 0, &r->ut };
+        jctx j = { true, 0, &r->ut, 0, 0 };
         jrec_view(NULL, &j, r->n, v);
         return;
     }
+    if (pf.names && !pf_has("ub", false)) { /* "ub" is written {"filtered": "ub"} */
+        r->n++;
+        return;
+    }
     if (!r->mf && !(r->mf = open_memstream(&r->buf, &r->len))) return;
-    jctx j = { false, 5, NULL }; /* inside "ub" of the frame: ",\n<unit>" */
+    jctx j = { false, 5, NULL, 0, pf.names && pf.children ? 5 : 0 }; /* inside "ub" of the frame: ",\n<unit>" */
     jrec_view(r->mf, &j, ++r->n, v);
 }
 
@@ -905,7 +976,7 @@ void ubx_jrec_emit(FILE *f, ubx_jrec *r, const ubx_pkt *p, const ub_units_rinfo 
     char started[16] = "", open[16] = "";
     if (ri && ri->started_in && ri->started_in != p->r->frame) snprintf(started, sizeof started, "%" PRIu32, ri->started_in);
     if (ri && ri->tail_open) snprintf(open, sizeof open, "%" PRIu32, ri->open_bytes);
-    jctx j = { true, 4, ek ? &ek_t : NULL };
+    jctx j = { true, 4, ek ? &ek_t : NULL, 0, 0 };
     if (ek) {
         ek_reset(&ek_t);
         ek_frame(f, p, &j);

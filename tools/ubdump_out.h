@@ -194,6 +194,9 @@ typedef struct ubx_pkt {
     const ub_capfile *cf;          /* the file being read, at this record (its section, interface, flags, comments) */
 } ubx_pkt;
 void ubx_json_packet(FILE *f, const ubx_pkt *p, bool first);
+/* tshark -j / -J: the protocol match filter of -T json|ek (names: NULL-terminated, kept; children:
+ * -J, a listed item with all its descendants) */
+void ubx_json_protocol_filter(char **names, bool children);
 void ubx_ek_packet(FILE *f, const ubx_pkt *p);
 /* with -e: only the fields names[i], each the occurrences vals[i] (lens[i] bytes, UBX_OCC_SEP between
  * occurrences; !present[i]: absent, left out) as an array, as tshark -T json|ek -e */

@@ -8,6 +8,7 @@
 #                      --fail-on, -z, --raw, ...), every `-z NAME` it mentions
 #   -i                 the network interfaces of /sys/class/net
 #   -O                 protocols: ub, the headers of `ubdump -G headers`, Wireshark's names outside UB
+#   -j / -J            those and the field names, space-separated (the last word inside the quotes)
 #   -e / -Y / --fuzz   field names from `ubdump -G fields` (for -Y: the word being typed inside the
 #                      filter expression), -o: decoder option names from `ubdump -o help`
 #   files              -r/-w/--save/... and positional arguments
@@ -93,6 +94,18 @@ _ubscope() {
             [[ -n $p && $p == "${cur##*,}"* ]] && COMPREPLY+=("$head$p")
         done < <({ echo ub; "$ubdump" -G headers 2>/dev/null | cut -f2
             _ubscope_fields "$ubdump" | sed -n 's/\..*//p' | grep -vxE '_ws|frame|ub'; } | sort -u)
+        compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    -j | -J)
+        # tshark -j/-J: space-separated protocol and field names (typed inside quotes); complete the last
+        local q= head= word=$cur p
+        [[ $word == [\'\"]* ]] && { q=${word:0:1}; word=${word:1}; }
+        head=${word%"${word##* }"}
+        while IFS= read -r p; do
+            [[ -n $p && $p == "${word##* }"* ]] && COMPREPLY+=("$q$head$p")
+        done < <({ echo ub; "$ubdump" -G headers 2>/dev/null | cut -f2; _ubscope_fields "$ubdump"
+            _ubscope_fields "$ubdump" | sed -n 's/\..*//p' | grep -vxE '_ws'; } | sort -u)
         compopt -o nospace 2>/dev/null
         return 0
         ;;
