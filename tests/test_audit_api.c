@@ -792,6 +792,10 @@ static void t_opts(void)
     CHECK_STR(err, "dlt.flit: 4294967443 is out of range (0..65535)");
     ub_opts_set(&o, "dlt.flit=12x", err, sizeof err);
     CHECK_STR(err, "dlt.flit: '12x' is not a number (decimal or 0x-hex)");
+    ub_opts_set(&o, "ip.defragment:maybe", err, sizeof err); /* a switch: tshark's TRUE / FALSE, or 0 / 1 */
+    CHECK_STR(err, "ip.defragment: 'maybe' is not 0, 1, TRUE or FALSE");
+    ub_opts_set(&o, "ip.defragment=2", err, sizeof err);
+    CHECK_STR(err, "ip.defragment: 2 is out of range (0..1)");
     ub_opts_set(&o, "nosuch:1", err, sizeof err);
     CHECK_STR(err, "unknown option 'nosuch'");
     CHECK_EQ(ub_opts_set(&o, "x=1", NULL, 0), -1); /* no error buffer: fine */

@@ -200,7 +200,8 @@ int ub_opts_set(ub_opts *o, const char *kv, char *err, size_t errlen)
     }
     rc = parse_num(val, d->max, &u);
     if (rc == -1) {
-        snprintf(err, errlen, "%s: '%.40s' is not a number (decimal or 0x-hex)", d->name, val);
+        snprintf(err, errlen, d->kind == K_BOOL ? "%s: '%.40s' is not 0, 1, TRUE or FALSE" : "%s: '%.40s' is not a number (decimal or 0x-hex)",
+                 d->name, val);
         return -1;
     }
     if (rc == -2) {
