@@ -909,6 +909,10 @@ def snap_tag(f, tci):  # IEEE 802.3 + LLC/SNAP naming an 802.1Q tag, then the ta
     body = b"\xaa\xaa\x03\x00\x00\x00\x81\x00" + struct.pack(">H", tci) + f[l2(f) - 2:]
     return f[:12] + struct.pack(">H", len(body)) + body
 vf += [snap_tag(x, 100) for x in frag4(ub[0], None, [64])]                  # 21-22: whole at 22 (a tag after SNAP)
+q1, q2 = frag4(ub[0], 0x412, [64])
+vf += [snap_tag(q1, 100), snap_tag(q2, 200)]                                # 23-24: never whole (the VIDs after SNAP differ)
+r1, r2 = frag4(ub[0], 0x413, [64])
+vf += [retag(r1, (0x8100, 100)), snap_tag(r2, 100)]                         # 25-26: whole at 26 (VID 100 before / after SNAP)
 write(sys.argv[3].replace("frag.pcap", "vfrag.pcap"), vf)
 PY
     TFR="-e frame.number -e _ws.col.Protocol -e udp.srcport -e udp.dstport -e udp.length -e ub.rtph.psn -e ub.btah.taopcode -e ip.id"
@@ -952,8 +956,8 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
     "$U" -r "$tmp/vfrag.pcap" -T fields $TVF 2> /dev/null | cmp -s - "$tmp/tvf.txt" && ok || { bad "IP fragments in VLANs: fields differ from tshark's"; "$U" -r "$tmp/vfrag.pcap" -T fields $TVF | diff "$tmp/tvf.txt" - || true; }
     ts -n -r "$tmp/vfrag.pcap" -Y ip -T fields -e frame.number -e frame.protocols > "$tmp/tvf.txt" 2> /dev/null
     "$U" -r "$tmp/vfrag.pcap" -Y ip -T fields -e frame.number -e frame.protocols 2> /dev/null | cmp -s - "$tmp/tvf.txt" && ok || bad "IP fragments in VLANs: IPv4 frame.protocols differ from tshark's"
-    same "IP fragments in VLANs: UB at" "4 8 10 12 14 17 18 20 22" "$("$U" -r "$tmp/vfrag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
-    same "IP fragments in VLANs: -q" "22 records: 9 UB, 13 other (not UB); 4 IP datagrams never reassembled" "$("$U" -r "$tmp/vfrag.pcap" -q 2> /dev/null)"
+    same "IP fragments in VLANs: UB at" "4 8 10 12 14 17 18 20 22 26" "$("$U" -r "$tmp/vfrag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
+    same "IP fragments in VLANs: -q" "26 records: 10 UB, 16 other (not UB); 6 IP datagrams never reassembled" "$("$U" -r "$tmp/vfrag.pcap" -q 2> /dev/null)"
     # UBoE in IEEE 802.3 frames with LLC/SNAP (RFC 1042): eth:llc:ip:udp:ub, as Wireshark dissects them
     TSN="-e frame.number -e eth.type -e eth.len -e vlan.etype -e vlan.len -e frame.protocols -e llc.dsap -e llc.ssap -e llc.control -e llc.oui -e llc.type -e vlan.id -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e _ws.col.Protocol"
     ts -n -r "$tmp/snap.pcap" -T fields $TSN > "$tmp/tsn.txt" 2> /dev/null

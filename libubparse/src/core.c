@@ -931,19 +931,34 @@ static inline uint32_t link_ip_at(const uint8_t *p, uint32_t n, uint32_t off, un
     return et == 0x0800 || et == 0x86DD ? off : UINT32_MAX;
 }
 
+/* The VLAN tags at *off whose TPID is *et (as dec_ethertype_ip, at most 16): *off and *et past them;
+ * false when the frame ends inside. vid (NULL: not wanted): the VLAN id Wireshark keys IP reassembly
+ * with (pinfo->vlan_id), the first non-zero VID of an 802.1Q tag (0x8100, 0x9100; not 802.1ad
+ * S-tags), read through the 802.1Q table's row; *vid is 0 until one is found */
+static inline __attribute__((always_inline)) bool link_tags(const uint8_t *p, uint32_t n, uint32_t *off, uint16_t *et,
+                                                             uint16_t *vid)
+{
+    for (unsigned k = 0; ub_tpid_table(*et) && k < 16; k++, *off += 4) {
+        uint64_t id = 0;
+        const ub_field *vr = &ub_registry[UB_H_VLAN]->fields[VLAN_VID];
+        if (vid && !*vid && ub_tpid_table(*et) == UB_H_VLAN && *off < n && ub_rd_bits(p + *off, n - *off, vr->bit_off, vr->bits, &id))
+            *vid = (uint16_t)id;
+        if (!ub_rd16(p, n, *off + 2, et)) return false;
+    }
+    return true;
+}
+
 /* ub_link_ip_off of an IEEE 802.3 frame whose length is followed at off by LLC/SNAP (as dec_snap; out of
- * the common path: a tail call) */
-static __attribute__((noinline, cold)) uint32_t link_ip_snap(const uint8_t *p, uint32_t n, uint32_t off)
+ * the common path: a tail call); the tags after it count for vid as the ones before */
+static __attribute__((noinline, cold)) uint32_t link_ip_snap(const uint8_t *p, uint32_t n, uint32_t off, uint16_t *vid)
 {
     uint16_t st = off < n ? (uint16_t)ub_snap_type(p + off, n - off) : 0;
     off += 8;
-    for (unsigned k = 0; ub_tpid_table(st) && k < 16; k++, off += 4) /* tags after it, as dec_snap dispatches them */
-        if (!ub_rd16(p, n, off + 2, &st)) return UINT32_MAX;
+    if (!link_tags(p, n, &off, &st, vid)) return UINT32_MAX; /* tags after it, as dec_snap dispatches them */
     return st > 1500 ? link_ip_at(p, n, off, st) : UINT32_MAX;
 }
 
-/* vid (NULL: not wanted): the VLAN id Wireshark keys IP reassembly with (pinfo->vlan_id), the first
- * non-zero VID of an 802.1Q tag (0x8100, 0x9100; not 802.1ad S-tags), 0 without one */
+/* vid: as link_tags */
 static inline __attribute__((always_inline)) uint32_t link_ip_off(ub_entry e, const uint8_t *p, uint32_t n, uint16_t *vid)
 {
     uint32_t off;
@@ -964,14 +979,8 @@ static inline __attribute__((always_inline)) uint32_t link_ip_off(ub_entry e, co
     default: return UINT32_MAX;
     }
     if (hatype == UB_ARPHRD_UB) return UINT32_MAX;
-    for (unsigned k = 0; ub_tpid_table(et) && k < 16; k++, off += 4) { /* as dec_ethertype_ip */
-        uint64_t id = 0; /* the tag's VID through the 802.1Q table's row */
-        const ub_field *vr = &ub_registry[UB_H_VLAN]->fields[VLAN_VID];
-        if (vid && !*vid && ub_tpid_table(et) == UB_H_VLAN && off < n && ub_rd_bits(p + off, n - off, vr->bit_off, vr->bits, &id))
-            *vid = (uint16_t)id;
-        if (!ub_rd16(p, n, off + 2, &et)) return UINT32_MAX;
-    }
-    if (__builtin_expect(et <= 1500, 0)) return e == UB_ENTRY_ETH ? link_ip_snap(p, n, off) : UINT32_MAX; /* a length */
+    if (!link_tags(p, n, &off, &et, vid)) return UINT32_MAX;
+    if (__builtin_expect(et <= 1500, 0)) return e == UB_ENTRY_ETH ? link_ip_snap(p, n, off, vid) : UINT32_MAX; /* a length */
     return link_ip_at(p, n, off, et);
 }
 
