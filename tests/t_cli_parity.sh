@@ -1068,6 +1068,49 @@ for x, y in zip(a[1::2], b[1::2]):
             n += 1
 assert n > 100, n
 PY
+    # -2 -R (tshark's read filter): the run sees only the records it selects, renumbered from 1, times
+    # relative to the input's first record, -c counting them, io,stat lasting as long as the input
+    rparity() { # LABEL FILE OPTIONS...: the same output as tshark + plugin
+        rl=$1 rf=$2
+        shift 2
+        cp "$rf" "$tmp/cap.pcapng"
+        chmod a+r "$tmp/cap.pcapng"
+        ts -n -r "$tmp/cap.pcapng" "$@" > "$tmp/tr.txt" 2> /dev/null
+        "$U" -r "$rf" "$@" 2> /dev/null | cmp -s - "$tmp/tr.txt" && ok || { bad "-2 -R: $rl differs from tshark's"; "$U" -r "$rf" "$@" | diff "$tmp/tr.txt" - | head -5; }
+    }
+    TR="-T fields -e frame.number -e frame.time_relative -e _ws.col.Time -e frame.len -e ub.rtph.psn -e ub.btah.taopcode"
+    rparity "Writes of a lossy channel" "$C/audit_rtp_lossy.pcapng" -2 -R ub.btah $TR
+    rparity "PSNs above 202" "$C/audit_rtp_lossy.pcapng" -2 -R "ub.rtph.psn > 202" $TR
+    # (tshark -2's -c counts records of its first pass in a way of its own; ubdump's, the selected ones)
+    same "-2 -R -c 3: the first three selected" "203 204 205" \
+        "$("$U" -r "$C/audit_rtp_lossy.pcapng" -2 -R "ub.rtph.psn > 202" -c 3 -T fields -e ub.rtph.psn | paste -sd' ')"
+    rparity "with -Y" "$C/audit_rtp_lossy.pcapng" -2 -R "ub.rtph" -Y "ub.rtph.psn != 204" $TR
+    rparity "the second record alone (times from the first)" "$C/uboe.pcapng" -2 -R "ip.src == 192.168.1.2" $TR
+    rparity "io,stat (as long as the input)" "$C/uboe.pcapng" -2 -R "ip.src == 192.168.1.2" -q -z io,stat,0.005
+    rparity "io,phs" "$C/audit_rtp_lossy.pcapng" -2 -R "ub.rtph.psn >= 203" -q -z io,phs
+    rparity "conv,ub" "$C/audit_rtp_lossy.pcapng" -2 -R ub.btah -q -z conv,ub
+    rparity "ub.analysis.* in the filter (the whole capture's)" "$C/audit_rtp_lossy.pcapng" -2 -R ub.analysis.retransmission \
+        -T fields -e frame.number -e ub.rtph.psn
+    same "-2 -R: the same from standard input" "$("$U" -r "$C/audit_rtp_lossy.pcapng" -2 -R ub.btah $TR)" \
+        "$("$U" -r - -2 -R ub.btah $TR < "$C/audit_rtp_lossy.pcapng")"
+    # the audit sees the selected records only: the Writes without their responses
+    mkdir -p "$tmp/rtmp"
+    TMPDIR=$tmp/rtmp "$U" -r "$C/audit_txn_clean.pcapng" -2 -R "ub.btah.taopcode == 0x03" -q --audit --audit-format json > "$tmp/ra.json" || true
+    same "-2 -R --audit: records, packets, findings at frames" "9 9 UB-TA-001:5,6,7,8,9" "$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["records"], r["packets"], " ".join(u["id"] + ":" + ",".join(str(x["frame"]) for x in u["findings"]) for u in r["rules"] if u["count"]))' "$tmp/ra.json")"
+    same "-2 -R: the temporary file removed" "" "$(ls -A "$tmp/rtmp")"
+    "$U" -r "$C/audit_txn_clean.pcapng" -2 -R "ub.btah.taopcode == 0x03" -w "$tmp/rw.pcapng"
+    same "-2 -R -w: the selected records" "9" "$(capinfos -Mc "$tmp/rw.pcapng" | awk '/Number of packets/ {print $NF}')"
+    got=$("$U" -r "$C/uboe.pcapng" -R ub 2>&1) && rc=0 || rc=$?
+    same "-R without -2: tshark's message, exit 2" "ubdump: -R without -2 is deprecated. For single-pass filtering use -Y. 2" "$got $rc"
+    got=$("$U" -r "$C/uboe.pcapng" -2 -R "ub.rtph.psn >" 2>&1) && rc=0 || rc=$?
+    same "-2 -R: a bad filter" "ubdump: read filter: column 14: missing value after the comparison operator
+    ub.rtph.psn >
+                 ^ 2" "$got $rc"
+    got=$("$U" -r - -2 -R ub.analysis.retransmission < "$C/uboe.pcapng" 2>&1) && rc=0 || rc=$?
+    same "-2 -R: ub.analysis.* from standard input" "ubdump: ub.analysis.* in -R reads the capture twice: give a file, not standard input 2" "$got $rc"
 fi
 
 ub_check_done

@@ -123,6 +123,7 @@ check_prefix "ubdump -j ub.bta prefix" ub.bta ubdump -j ub.bta
 has "ubdump -J 'ip ub.rt (the last name, inside quotes)" "'ip ub.rtph
 'ip ub.rtph.psn" ubdump -J "'ip ub.rt"
 want "ubdump -Y 'ub.btah.taop" "'ub.btah.taopcode" ubdump -Y "'ub.btah.taop"
+want "ubdump -2 -R 'ub.btah.taop (the read filter)" "'ub.btah.taopcode" ubdump -2 -R "'ub.btah.taop"
 want "ubdump -Y inside an expression" "ub.rtph.psn == 5 && ub.btah.taopcode" \
     ubdump -Y "ub.rtph.psn == 5 && ub.btah.taop"
 has "ubreplay --fuzz" "ub.rtph.psn" ubreplay --fuzz ub.rtph.ps

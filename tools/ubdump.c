@@ -249,6 +249,82 @@ static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *
     return a->wr && (sel || !a->yf) && ubx_writer_rec(a->wr, cf, r) != 0 ? -1 : 0;
 }
 
+/* -2 -R FILTER (tshark's read filter): a first pass over in copies the records FILTER selects to the
+ * pcapng file out, through the -Y / -w path (a record is selected when one of its units matches; the
+ * filter's ub.analysis.* and frame.* are those of the whole capture, as in tshark's first pass); the run
+ * then reads out as its capture, its times relative to in's first record. 0, or 2 after a message. */
+static int read_filter_pass(app *main_app, const ub_state_cfg *scfg, const char *in, const char *expr,
+                            const char *out)
+{
+    app *b = calloc(1, sizeof *b);
+    char err[256];
+    int rc = 2;
+    ub_units *units = NULL;
+    if (!b) { fprintf(stderr, "ubdump: out of memory\n"); return 2; }
+    b->o = main_app->o;
+    b->out = OUT_TEXT;
+    b->quiet = 1;
+    b->count = -1;
+    if (!(b->yf = ub_filter_compile(expr, err, sizeof err))) {
+        size_t col = ub_filter_err_column(err);
+        fprintf(stderr, "ubdump: read filter: %s\n", err);
+        if (col && strlen(expr) < 200) fprintf(stderr, "    %s\n    %*s^\n", expr, (int)(col - 1), "");
+        goto out;
+    }
+    if (ub_filter_uses_analysis(b->yf)) {
+        if (strcmp(in, "-") == 0) {
+            fprintf(stderr, "ubdump: ub.analysis.* in -R reads the capture twice: give a file, not standard input\n");
+            goto out;
+        }
+        if (!(b->fan = ub_fan_scan(in, &b->o, scfg, err, sizeof err))) {
+            fprintf(stderr, "ubdump: %s: %s\n", in, err);
+            goto out;
+        }
+    }
+    if (!(b->cf = ub_cap_open(in, err, sizeof err))) { fprintf(stderr, "ubdump: %s\n", err); goto out; }
+    b->pcapng = ub_cap_is_pcapng(b->cf);
+    if (!(b->wr = ubx_writer_open(out, err, sizeof err))) { fprintf(stderr, "ubdump: -R: %s\n", err); goto out; }
+    if (!(b->v = ub_view_new_tmpl()) || !(units = ub_units_new(&b->o, 0))) { fprintf(stderr, "ubdump: out of memory\n"); goto out; }
+    b->rest = b->after = b->per_frame = true;
+    ub_rec r;
+    int n;
+    rc = 0;
+    while ((n = ub_cap_next(b->cf, &r)) == 1 && !b->oom) {
+        b->npkts++;
+        if (!b->have_t0) { b->t0 = b->tprev = r.ts_ns; b->have_t0 = true; }
+        ub_units_record(units, &r, unit_cb, b);
+        if (frame_after(b, b->cf, &r, units) != 0) {
+            fprintf(stderr, "ubdump: -R: %s: write error\n", out);
+            rc = 2;
+            break;
+        }
+        b->tprev = r.ts_ns;
+    }
+    if (n < 0) { fprintf(stderr, "ubdump: %s: %s\n", in, ub_cap_error(b->cf)); rc = 2; }
+    main_app->rt0_set = b->have_t0; /* frame.time_relative, -t r: from the input's first record */
+    main_app->rt0 = b->t0;
+    main_app->rlast = b->tprev;
+    if (b->oom) { fprintf(stderr, "ubdump: out of memory\n"); rc = 2; }
+    if (ubx_writer_close(b->wr, b->cf) != 0 && !rc) { fprintf(stderr, "ubdump: -R: %s: write error\n", out); rc = 2; }
+    b->wr = NULL;
+out:
+    if (b->wr) ubx_writer_close(b->wr, b->cf);
+    ub_units_free(units);
+    free(b->v);
+    ub_fan_free(b->fan);
+    ub_filter_free(b->yf);
+    if (b->cf) ub_cap_close(b->cf);
+    free(b);
+    return rc;
+}
+
+/* the -R pass's file, removed at exit */
+static char rtmp[4096];
+static void rtmp_remove(void)
+{
+    if (rtmp[0]) unlink(rtmp);
+}
+
 static app A;
 static char **pf_names; /* -j / -J: one block, the pointers then the names (reachable until exit) */
 
@@ -291,7 +367,8 @@ int main(int argc, char **argv)
     ubx_csv_default(&a->csv);
     a->json_first = true;
     a->fail_on = UB_SEV_ERROR;
-    const char *file = NULL, *yexpr = NULL, *gsel = NULL, *ifname = NULL;
+    const char *file = NULL, *yexpr = NULL, *rexpr = NULL, *gsel = NULL, *ifname = NULL;
+    bool two_pass = false;
     bool promisc = true;
     unsigned long snaplen = 0;
     double duration = 0; /* -a duration:SECONDS */
@@ -309,6 +386,7 @@ int main(int argc, char **argv)
         { "noncrc", no_argument, NULL, LO_NONCRC },
         { "help", no_argument, NULL, 'h' },
         { "display-filter", required_argument, NULL, 'Y' },
+        { "read-filter", required_argument, NULL, 'R' },
         { "audit", no_argument, NULL, LO_AUDIT },
         { "log-dir", required_argument, NULL, LO_LOGDIR },
         { "audit-format", required_argument, NULL, LO_AFMT },
@@ -338,7 +416,7 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:z:j:J:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:R:z:j:J:xt:lvw:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
@@ -409,7 +487,8 @@ int main(int argc, char **argv)
             break;
         case 'l': line_buf = true; break;
         case 'U': wflush = true; break;
-        case 'n': case '2': break; /* as tshark: no name resolution (ubdump does none); two passes (the analysis always sees the whole capture first) */
+        case 'n': break; /* as tshark: no name resolution (ubdump does none) */
+        case '2': two_pass = true; break; /* as tshark: two passes (the analysis always sees the whole capture first; -R) */
         case 'w': wpath = optarg; break;
         case 'P': wprint = true; break;
         case LO_WCITED: wcited = true; break;
@@ -439,6 +518,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "ubdump: -G fields|errors|headers|rules|profiles|lua\n");
             return 2;
         case 'Y': yexpr = optarg; break;
+        case 'R': rexpr = optarg; break;
         case 'z':
             if ((zrc = ubx_z_option(&a->z, optarg)) != 0) return zrc == 1 ? 0 : 2; /* 1: -z help */
             break;
@@ -562,7 +642,10 @@ int main(int argc, char **argv)
     if (ifname) file = ifname; /* the name in messages */
     if (duration > 0 && !ifname) { fprintf(stderr, "ubdump: -a duration: needs -i IFACE (a live capture)\n"); return 2; }
     if (!file || optind != argc) { ubx_usage(stderr); return 2; }
-    const bool once = ifname || strcmp(file, "-") == 0; /* the packets cannot be read twice */
+    if (rexpr && !two_pass) { fprintf(stderr, "ubdump: -R without -2 is deprecated. For single-pass filtering use -Y.\n"); return 2; }
+    if (rexpr && ifname) { fprintf(stderr, "ubdump: -R needs -r FILE: its first pass reads the capture\n"); return 2; }
+    const char *path = file; /* what the run reads: the input, or the -R pass's file */
+    const bool once = ifname || (!rexpr && strcmp(file, "-") == 0); /* the packets cannot be read twice */
     if (a->out == OUT_FIELDS && a->ne == 0) { fprintf(stderr, "ubdump: -T fields needs at least one -e FIELD\n"); return 2; }
     if (a->out != OUT_FIELDS && a->out != OUT_JSON && a->out != OUT_EK && a->ne) { fprintf(stderr, "ubdump: -e needs -T fields, json or ek\n"); return 2; }
     if (a->hex && a->out != OUT_TEXT) { fprintf(stderr, "ubdump: -x needs -T text\n"); return 2; }
@@ -598,7 +681,21 @@ int main(int argc, char **argv)
     }
 
     char err[256];
-    ub_capfile *cf = a->cf = ifname ? ubx_open_live(ifname, (unsigned)snaplen, promisc, duration, err, sizeof err) : ub_cap_open(file, err, sizeof err);
+    if (rexpr) { /* -2 -R: the records it selects are the capture from here on */
+        const char *td = getenv("TMPDIR");
+        int fd = -1;
+        if (snprintf(rtmp, sizeof rtmp, "%s/ubdump-R-XXXXXX", td && *td ? td : "/tmp") < (int)sizeof rtmp) fd = mkstemp(rtmp);
+        if (fd < 0) {
+            fprintf(stderr, "ubdump: -R: cannot create a temporary file in %s: %s\n", td && *td ? td : "/tmp", strerror(errno));
+            rtmp[0] = '\0';
+            return 2;
+        }
+        close(fd);
+        atexit(rtmp_remove);
+        if (read_filter_pass(a, scfg, file, rexpr, rtmp) != 0) return 2;
+        path = rtmp;
+    }
+    ub_capfile *cf = a->cf = ifname ? ubx_open_live(ifname, (unsigned)snaplen, promisc, duration, err, sizeof err) : ub_cap_open(path, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */
@@ -621,7 +718,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: ub.analysis.*, -z expert and -z ub,srt,FILTER read the capture twice: give a file, not standard input or -i\n");
         return 2;
     }
-    if (need_fan && !(a->fan = ub_fan_scan(file, &a->o, scfg, err, sizeof err))) {
+    if (need_fan && !(a->fan = ub_fan_scan(path, &a->o, scfg, err, sizeof err))) {
         fprintf(stderr, "ubdump: %s: %s\n", file, err);
         return 2;
     }
@@ -708,7 +805,11 @@ int main(int argc, char **argv)
     a->per_frame = frame_work(a);
     while ((a->count < 0 || (long)a->npkts < a->count) && (rc = ub_cap_next(cf, &r)) == 1) {
         a->npkts++;
-        if (!a->have_t0) { a->t0 = a->tprev = r.ts_ns; a->have_t0 = true; }
+        if (!a->have_t0) {
+            a->t0 = a->tprev = r.ts_ns;
+            a->have_t0 = true;
+            if (a->rt0_set) a->t0 = a->rt0;
+        }
         if (a->per_frame) frame_before(a, &r);
         ub_units_record(units, &r, unit_cb, a);
         int frc = a->per_frame ? frame_after(a, cf, &r, units) : 0;
@@ -806,7 +907,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ubdump: %" PRIu64 " Lua error(s) in hooks run at the end of the capture (not in the report): "
                         "the run fails\n", late);
     fflush(stdout);
-    if (ubx_z_print(&a->z, a->session, file, &a->o, scfg, a->fan, zout) != 0) status = 2;
+    if (a->rt0_set) ubx_z_span(&a->z, a->rlast - a->rt0);
+    if (ubx_z_print(&a->z, a->session, path, &a->o, scfg, a->fan, zout) != 0) status = 2;
     fflush(zout);
     /* with --lua but no --audit: a report of the scripts' rules when they have any, or anything fired
      * (script errors are findings of UB-LUA-001) */
@@ -845,7 +947,7 @@ int main(int argc, char **argv)
             status = 2;
         }
     }
-    if (wcited && a->session && status != 2 && ubx_write_cited(file, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
+    if (wcited && a->session && status != 2 && ubx_write_cited(path, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
         fprintf(stderr, "ubdump: --write-cited: %s\n", err);
         status = 2;
     }

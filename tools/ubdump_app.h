@@ -61,6 +61,8 @@ typedef struct app {
     bool rec_sel;             /* -w: a packet of the current record passed -Y */
     uint64_t t0;
     bool have_t0;
+    bool rt0_set;             /* -2 -R: times are relative to the input's first record (rt0), as tshark's */
+    uint64_t rt0, rlast;      /* the input's first and last record times */
     uint64_t npkts, nunits, nshown;
     uint64_t nub, nother;   /* units that are UB / not UB (-q, the no-UB warning) */
     uint64_t nneigh[3];     /* units carrying RoCEv2, SUE, PCIe flits (docs/neighbours.md; not UB) */

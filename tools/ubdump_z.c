@@ -160,6 +160,11 @@ void ubx_z_show_frame(ubx_z *z, bool on)
     for (unsigned k = 0; k < z->nphs; k++) ub_phs_show_frame(z->phs[k], on);
 }
 
+void ubx_z_span(ubx_z *z, uint64_t rel_ns)
+{
+    for (unsigned k = 0; k < z->nio; k++) ub_iostat_span(z->io[k], rel_ns);
+}
+
 void ubx_z_view(ubx_z *z, const ub_view *v, const ub_filter_pkt *pk, const ub_filter_pkt *pkr, uint32_t wire, uint64_t rel_ns)
 {
     for (unsigned k = 0; k < UB_CONV__N; k++)

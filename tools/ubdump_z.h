@@ -54,6 +54,8 @@ void ubx_z_show_frame(ubx_z *z, bool on); /* io,phs: tshark's "frame" item (ub_p
 void ubx_z_view(ubx_z *z, const ub_view *v, const ub_filter_pkt *pk, const ub_filter_pkt *pkr, uint32_t wire, uint64_t rel_ns);
 /* the record's end; stream: a raw flit-stream record (one without a whole unit counts as UB) */
 void ubx_z_record(ubx_z *z, const ub_filter_pkt *pkr, bool stream);
+/* -2 -R: the input spanned rel_ns (io,stat tables last that long, as tshark's) */
+void ubx_z_span(ubx_z *z, uint64_t rel_ns);
 /* the tables in the reverse of their options (the filtered ub,srt and expert read path again); 0, or 2
  * after an error printed */
 int ubx_z_print(const ubx_z *z, const ub_audit *session, const char *path, const ub_opts *o, const ub_state_cfg *scfg,

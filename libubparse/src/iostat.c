@@ -124,6 +124,15 @@ static bool rows(ub_iostat *s, size_t need)
     return true;
 }
 
+void ub_iostat_span(ub_iostat *s, uint64_t rel_ns)
+{
+    if (!s || rel_ns <= s->last_rel) return;
+    size_t row = s->ival_ns ? (size_t)(rel_ns / s->ival_ns) : 0;
+    if (row > (1u << 24)) row = 1u << 24; /* bounded as ub_iostat_frame */
+    if (!rows(s, row + 1)) s->oom = true;
+    s->last_rel = rel_ns;
+}
+
 void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk)
 {
     if (!s || !pk) return;

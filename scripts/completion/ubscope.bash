@@ -74,7 +74,7 @@ _ubscope() {
         COMPREPLY=($(compgen -W "$(_ubscope_fields "$ubdump")" -- "$cur"))
         return 0
         ;;
-    -Y)
+    -Y | -R | --read-filter | --display-filter)
         # complete the field name being typed at the end of the expression
         local q= head= word=$cur
         [[ $word == [\'\"]* ]] && { q=${word:0:1}; word=${word:1}; }

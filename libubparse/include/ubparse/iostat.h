@@ -23,6 +23,9 @@ bool ub_iostat_uses_frame(const ub_iostat *s); /* a column filter reads frame or
 /* Per frame: every decoded view of it (0..n), then the end of the frame. */
 void ub_iostat_view(ub_iostat *s, const ub_view *v, const ub_filter_pkt *pk);
 void ub_iostat_frame(ub_iostat *s, const ub_filter_pkt *pk);
+/* The capture spans rel_ns from its first frame though no frame counted here comes that late (tshark
+ * -2 -R: its first pass read records the run does not see): the table lasts that long. */
+void ub_iostat_span(ub_iostat *s, uint64_t rel_ns);
 /* The table in tshark's shape. */
 void ub_iostat_print(const ub_iostat *s, FILE *out);
 void ub_iostat_free(ub_iostat *s);
