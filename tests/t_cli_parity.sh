@@ -1068,6 +1068,21 @@ for x, y in zip(a[1::2], b[1::2]):
             n += 1
 assert n > 100, n
 PY
+    # -T tabs: tshark's summary line (No., Time, Source, Destination, Protocol, Length, Info; its padding, a
+    # "→" column, tabs); the Info and Protocol columns of frames that are not UB are ubdump's
+    for c in uboe cfg7_rtp dllcb stream audit_rtp_lossy pcie_flit icmp_ub rocev2_rc; do
+        cp "$C/$c.pcapng" "$tmp/cap.pcapng"
+        chmod a+r "$tmp/cap.pcapng"
+        for t in r ad; do
+            ts -n -r "$tmp/cap.pcapng" -T tabs -t $t 2> /dev/null | case $c in icmp_ub | rocev2_rc) cut -f1-7 ;; *) cat ;; esac > "$tmp/tt.txt"
+            "$U" -r "$C/$c.pcapng" -T tabs -t $t 2> /dev/null | case $c in icmp_ub | rocev2_rc) cut -f1-7 ;; *) cat ;; esac |
+                cmp -s - "$tmp/tt.txt" && ok || bad "-T tabs -t $t: $c differs from tshark's"
+        done
+    done
+    same "-T tabs: a line" "$(printf '    2\t0.010000000\t 192.168.1.2\t\342\206\222\t192.168.1.1 \tUB-TP\t66\tUBoE 192.168.1.2\342\206\222192.168.1.1 TPACK PSN 1 TPN 0x200\342\206\2220x100')" \
+        "$("$U" -r "$C/uboe.pcapng" -T tabs -E header=y | sed -n 2p)"
+    got=$("$U" -r "$C/uboe.pcapng" -T tabs -e frame.number 2>&1) && rc=0 || rc=$?
+    same "-T tabs -e" "ubdump: -T tabs prints the summary columns: no -e 2" "$got $rc"
     # -2 -R (tshark's read filter): the run sees only the records it selects, renumbered from 1, times
     # relative to the input's first record, -c counting them, io,stat lasting as long as the input
     rparity() { # LABEL FILE OPTIONS...: the same output as tshark + plugin

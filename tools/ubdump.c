@@ -462,7 +462,8 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "ek") == 0) a->out = OUT_EK;
             else if (strcmp(optarg, "ubjson") == 0) a->out = OUT_UBJSON;
             else if (strcmp(optarg, "psml") == 0) a->out = OUT_FIELDS, a->csv.psml = true; /* the columns, below */
-            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson, psml)\n", optarg); return 2; }
+            else if (strcmp(optarg, "tabs") == 0) a->out = OUT_FIELDS, a->csv.tabs = true;
+            else { fprintf(stderr, "ubdump: unknown output format '%s' (text, fields, json, ek, ubjson, psml, tabs)\n", optarg); return 2; }
             break;
         case 'e': {
             int er = add_efield(a, optarg);
@@ -631,8 +632,8 @@ int main(int argc, char **argv)
         ubx_list_rules(rules);
         return 0;
     }
-    if (a->csv.psml) { /* -T psml: tshark's summary columns as XML (the default column set) */
-        if (a->ne) { fprintf(stderr, "ubdump: -T psml prints the summary columns: no -e\n"); return 2; }
+    if (a->csv.psml || a->csv.tabs) { /* -T psml|tabs: tshark's summary columns (the default column set) */
+        if (a->ne) { fprintf(stderr, "ubdump: -T %s prints the summary columns: no -e\n", a->csv.psml ? "psml" : "tabs"); return 2; }
         static const char *const cols[] = { "_ws.col.No.", "_ws.col.Time", "_ws.col.Source", "_ws.col.Destination",
                                             "_ws.col.Protocol", "_ws.col.Length", "_ws.col.Info" };
         for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
@@ -777,7 +778,7 @@ int main(int argc, char **argv)
               "<structure>\n<section>No.</section>\n<section>Time</section>\n<section>Source</section>\n"
               "<section>Destination</section>\n<section>Protocol</section>\n<section>Length</section>\n"
               "<section>Info</section>\n</structure>\n\n", stdout);
-    else if (a->out == OUT_FIELDS && a->csv.header && !a->quiet) {
+    else if (a->out == OUT_FIELDS && a->csv.header && !a->csv.tabs && !a->quiet) {
         for (unsigned i = 0; i < a->ne; i++) printf("%s%s", i ? (char[2]){ a->csv.sep, 0 } : "", a->e[i].name);
         putchar('\n');
     }

@@ -634,10 +634,30 @@ static void psml_line(ubx_lbuf *lb, const ubx_sbuf *fb, unsigned n)
     ubx_lb_endline(lb);
 }
 
+/* -T tabs: the default columns (No., Time, Source, Destination, Protocol, Length, Info) as tshark's
+ * print_columns writes them: No. right-aligned in 5, Time right-aligned in 10, Source right-aligned and
+ * Destination left-aligned in 12, a "→" column between them, tabs between columns */
+static void tabs_line(ubx_lbuf *lb, const ubx_sbuf *fb, unsigned n)
+{
+    static const int width[4] = { 5, 10, 12, -12 };
+    for (unsigned i = 0; i < n; i++) {
+        if (i) ubx_lb_put(lb, i == 3 ? "\t\xe2\x86\x92\t" : "\t", i == 3 ? 5 : 1); /* U+2192 */
+        const int w = i < 4 ? width[i] : 0, pad = (w < 0 ? -w : w) - (int)fb[i].n;
+        for (int k = 0; w > 0 && k < pad; k++) lb_putc(lb, ' ');
+        for (size_t k = 0; k < fb[i].n; k++) lb_putc(lb, fb[i].p[k] == UBX_OCC_SEP ? ',' : fb[i].p[k]);
+        for (int k = 0; w < 0 && k < pad; k++) lb_putc(lb, ' ');
+    }
+    ubx_lb_endline(lb);
+}
+
 void ubx_lb_line(ubx_lbuf *lb, const ubx_csv *c, const ubx_sbuf *fb, unsigned n)
 {
     if (c->psml) {
         psml_line(lb, fb, n);
+        return;
+    }
+    if (c->tabs) {
+        tabs_line(lb, fb, n);
         return;
     }
     for (unsigned i = 0; i < n; i++) {

@@ -43,6 +43,7 @@ typedef struct ubx_csv {
     char occurrence; /* 'a' all, 'f' first, 'l' last */
     bool header;
     bool psml;       /* -T psml: each value an XML <section> of a <packet> */
+    bool tabs;       /* -T tabs: tshark's summary line, its columns padded as tshark pads them, tab-separated */
 } ubx_csv;
 void ubx_csv_default(ubx_csv *c);
 /* one -E NAME=VALUE; -1 with a message in err */
