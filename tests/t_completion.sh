@@ -79,6 +79,7 @@ fields
 json
 ek
 psml
+tabs
 ubjson" ubdump -r x.pcapng -T ""
 has "ubdump -G" "fields
 rules
