@@ -369,6 +369,7 @@ int main(int argc, char **argv)
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *rexpr = NULL, *gsel = NULL, *ifname = NULL;
     bool two_pass = false;
+    int wfmt = -1; /* -F */
     bool promisc = true;
     unsigned long snaplen = 0;
     double duration = 0; /* -a duration:SECONDS */
@@ -416,7 +417,7 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:R:z:j:J:xt:lvw:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:R:z:j:J:xt:lvw:F:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
@@ -520,6 +521,9 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'R': rexpr = optarg; break;
+        case 'F':
+            if ((wfmt = ubx_writer_format(optarg)) < 0) { fprintf(stderr, "ubdump: -F pcapng|pcap|nsecpcap, not '%s'\n", optarg); return 2; }
+            break;
         case 'z':
             if ((zrc = ubx_z_option(&a->z, optarg)) != 0) return zrc == 1 ? 0 : 2; /* 1: -z help */
             break;
@@ -668,6 +672,8 @@ int main(int argc, char **argv)
     if (w_stdout && (wprint || report_owns_stdout || (a->aout_path && strcmp(a->aout_path, "-") == 0))) { fprintf(stderr, "ubdump: -w - writes the capture to standard output: no -P, no --audit-format there (use --audit-output FILE)\n"); return 2; }
     if (wprint && !wpath) { fprintf(stderr, "ubdump: -P needs -w FILE\n"); return 2; }
     if (wflush && (!wpath || wcited)) { fprintf(stderr, "ubdump: -U needs -w FILE\n"); return 2; }
+    if (wfmt >= 0 && !wpath) { fprintf(stderr, "ubdump: -F needs -w FILE\n"); return 2; }
+    if (wfmt < 0) wfmt = UBX_F_PCAPNG;
     if ((ring.filesize || ring.duration_ns || ring.files) && (!wpath || wcited || w_stdout)) {
         fprintf(stderr, "ubdump: -b (a ring buffer of files) needs -w FILE, not -w - or --write-cited\n");
         return 2;
@@ -701,7 +707,7 @@ int main(int argc, char **argv)
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */
     setvbuf(stdout, obuf, line_buf ? _IOLBF : _IOFBF, sizeof obuf); /* -l: a line at a time, for pipes */
-    if (wpath && !wcited && !(a->wr = ubx_writer_open_ring(wpath, &ring, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
+    if (wpath && !wcited && !(a->wr = ubx_writer_open_ring(wpath, &ring, wfmt, err, sizeof err))) { fprintf(stderr, "ubdump: -w %s\n", err); return 2; }
     if (a->wr && wflush) ubx_writer_packet_buffered(a->wr);
     a->pcapng = ub_cap_is_pcapng(cf);
     if (a->yf && !(a->yacc = ub_filter_acc_new(a->yf))) return 2;
@@ -948,7 +954,7 @@ int main(int argc, char **argv)
             status = 2;
         }
     }
-    if (wcited && a->session && status != 2 && ubx_write_cited(path, wpath, ub_audit_findings(a->session), err, sizeof err) < 0) {
+    if (wcited && a->session && status != 2 && ubx_write_cited(path, wpath, ub_audit_findings(a->session), wfmt, err, sizeof err) < 0) {
         fprintf(stderr, "ubdump: --write-cited: %s\n", err);
         status = 2;
     }

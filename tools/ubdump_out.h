@@ -174,7 +174,12 @@ typedef struct ubx_ring {
 } ubx_ring;
 /* one -b option: filesize:KB (1000 bytes), duration:SECONDS, files:N; 0 or -1 with a message */
 int ubx_ring_option(ubx_ring *r, const char *opt, char *err, size_t errlen);
-ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, char *err, size_t errlen);
+/* -F: the file format written, as tshark names it */
+enum { UBX_F_PCAPNG, UBX_F_PCAP, UBX_F_NSECPCAP };
+int ubx_writer_format(const char *name); /* -1 for a name it does not know */
+/* fmt UBX_F_PCAP / NSECPCAP: one link type (the first record's interface's; a record of another is a
+ * write error with a message), µs / ns timestamps, no interface names, comments or direction flags */
+ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, int fmt, char *err, size_t errlen);
 /* -U: every record reaches the file (or pipe) as it is written, not when the buffer fills */
 void ubx_writer_packet_buffered(ubx_writer *w);
 int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
@@ -217,7 +222,7 @@ void ubx_jrec_free(ubx_jrec *r);
 
 /* --write-cited: after an --audit run, re-read the capture `in` and write to `out` the records the
  * report cites (every kept example's frame and related frames). Records written, or -1 (err). */
-long ubx_write_cited(const char *in, const char *out, const ub_collect *c, char *err, size_t errlen);
+long ubx_write_cited(const char *in, const char *out, const ub_collect *c, int fmt, char *err, size_t errlen);
 
 /* --version / -v */
 void ubx_version(FILE *f);

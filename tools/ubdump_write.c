@@ -5,6 +5,8 @@
 
 #include "ubparse/audit.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,11 +26,29 @@ struct ubx_writer {
     char *prefix, *suffix; /* -w PREFIX.SUFFIX */
     char **names;     /* the last rb.files names (ring), to remove the oldest */
     bool each;        /* -U: flushed after every record */
+    int fmt;          /* UBX_F_*: pcap files open at their first record (its link type) */
+    char *path;       /* pcap, not a ring: the file to open then */
+    uint32_t lt, snap; /* pcap: the file's link type and snaplen (lt_set once known) */
+    bool lt_set;
+    uint64_t nfcs;    /* pcap: records written with an Ethernet FCS it cannot mark */
 };
+
+int ubx_writer_format(const char *name)
+{
+    return strcmp(name, "pcapng") == 0 ? UBX_F_PCAPNG : strcmp(name, "pcap") == 0 ? UBX_F_PCAP
+         : strcmp(name, "nsecpcap") == 0 ? UBX_F_NSECPCAP : -1;
+}
+
+/* a file of the writer's format (pcap: its link type known) */
+static ub_capw *w_open(const ubx_writer *x, const char *path, char *err, size_t errlen)
+{
+    if (x->fmt == UBX_F_PCAPNG) return ub_capw_open(path, true, UB_CAPW_NO_IF, err, errlen);
+    return ub_capw_open_pcap(path, x->lt, x->snap, x->fmt == UBX_F_PCAP, err, errlen);
+}
 
 void ubx_writer_packet_buffered(ubx_writer *x) { x->each = true; }
 
-ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen) { return ubx_writer_open_ring(path, NULL, err, errlen); }
+ubx_writer *ubx_writer_open(const char *path, char *err, size_t errlen) { return ubx_writer_open_ring(path, NULL, UBX_F_PCAPNG, err, errlen); }
 
 int ubx_ring_option(ubx_ring *r, const char *opt, char *err, size_t errlen)
 {
@@ -56,18 +76,20 @@ static void writer_free(ubx_writer *x)
     if (!x) return;
     for (unsigned i = 0; x->names && i < x->rb.files; i++) free(x->names[i]);
     free(x->names);
+    free(x->path);
     free(x->prefix);
     free(x->suffix);
     free(x);
 }
 
-ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, char *err, size_t errlen)
+ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, int fmt, char *err, size_t errlen)
 {
     ubx_writer *x = calloc(1, sizeof *x);
     if (!x) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    x->fmt = fmt;
     if (ring && (ring->filesize || ring->duration_ns || ring->files)) {
         if (strcmp(path, "-") == 0) {
             snprintf(err, errlen, "-: a ring buffer (-b) needs a file name");
@@ -87,6 +109,20 @@ ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, char *e
             return NULL;
         }
         return x; /* the first file opens with the first record (its time names it) */
+    }
+    if (fmt != UBX_F_PCAPNG) { /* opens with the first record (its link type); created now */
+        FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "wb");
+        if (strcmp(path, "-") != 0 && (!f || fclose(f) != 0)) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            free(x);
+            return NULL;
+        }
+        if (!(x->path = strdup(path))) {
+            snprintf(err, errlen, "out of memory");
+            free(x);
+            return NULL;
+        }
+        return x;
     }
     x->w = ub_capw_open(path, true, UB_CAPW_NO_IF, err, errlen);
     if (!x->w) {
@@ -115,7 +151,7 @@ static int ring_next(ubx_writer *x, uint64_t ts)
         free(*slot);
         *slot = NULL;
     }
-    x->w = ub_capw_open(name, true, UB_CAPW_NO_IF, err, sizeof err);
+    x->w = w_open(x, name, err, sizeof err);
     if (!x->w) {
         fprintf(stderr, "ubdump: -w %s\n", err);
         free(name);
@@ -132,6 +168,7 @@ static int ring_next(ubx_writer *x, uint64_t ts)
 /* add the source interfaces read so far (IDBs may come after the first packets) */
 static int sync_ifs(ubx_writer *x, const ub_capfile *cf)
 {
+    if (x->fmt != UBX_F_PCAPNG) return 0; /* pcap: no interfaces */
     uint32_t sec = ub_cap_section(cf);
     if (sec != x->section) { /* a new section: its interfaces follow the previous ones */
         x->section = sec;
@@ -147,8 +184,32 @@ static int sync_ifs(ubx_writer *x, const ub_capfile *cf)
     return 0;
 }
 
+/* pcap: the record's interface must have the file's link type (the first record's) */
+static int pcap_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
+{
+    ub_cap_ifinfo ii;
+    if (ub_cap_ifinfo_get(cf, r->ifindex, &ii) != 0) ii.linktype = r->linktype, ii.snaplen = 0;
+    if (!x->lt_set) {
+        x->lt = ii.linktype;
+        x->snap = ii.snaplen;
+        x->lt_set = true;
+    } else if (ii.linktype != x->lt) {
+        fprintf(stderr, "ubdump: -w: frame %" PRIu64 " has link type %" PRIu32 ", the pcap file's is %" PRIu32
+                        ": a pcap file holds one link type (write pcapng: -F pcapng)\n", r->frame, ii.linktype, x->lt);
+        return -1;
+    }
+    char err[256];
+    if (!x->ring && !x->w && !(x->w = w_open(x, x->path, err, sizeof err))) {
+        fprintf(stderr, "ubdump: -w %s\n", err);
+        return -1;
+    }
+    x->nfcs += r->fcslen != 0;
+    return 0;
+}
+
 int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
 {
+    if (x->fmt != UBX_F_PCAPNG && pcap_rec(x, cf, r) != 0) return -1;
     if (x->ring && (!x->w || (x->rb.filesize && ub_capw_bytes(x->w) >= x->rb.filesize) ||
                     (x->rb.duration_ns && r->ts_ns >= x->t0 && r->ts_ns - x->t0 >= x->rb.duration_ns)) &&
         ring_next(x, r->ts_ns) != 0)
@@ -158,7 +219,7 @@ int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
     uint32_t cl[16], n = ub_cap_ncomments(cf);
     if (n > 16) n = 16;
     for (uint32_t i = 0; i < n; i++) c[i] = ub_cap_comment_n(cf, i, &cl[i]);
-    if (ub_capw_write_rec_n(x->w, x->base + r->ifindex, r, c, cl, n) != 0) return -1;
+    if (ub_capw_write_rec_n(x->w, x->fmt == UBX_F_PCAPNG ? x->base + r->ifindex : 0, r, c, cl, n) != 0) return -1;
     return x->each ? ub_capw_flush(x->w) : 0;
 }
 
@@ -166,6 +227,20 @@ int ubx_writer_close(ubx_writer *x, const ub_capfile *cf)
 {
     if (!x) return 0;
     int rc = 0;
+    if (x->fmt != UBX_F_PCAPNG && !x->lt_set) { /* no record: the link type of the input's first interface */
+        ub_cap_ifinfo ii;
+        if (cf && ub_cap_nifs(cf) && ub_cap_ifinfo_get(cf, 0, &ii) == 0) x->lt = ii.linktype, x->snap = ii.snaplen;
+        else x->lt = 1;
+        x->lt_set = true;
+    }
+    char err[256];
+    if (x->fmt != UBX_F_PCAPNG && !x->ring && !x->w && !(x->w = w_open(x, x->path, err, sizeof err))) {
+        fprintf(stderr, "ubdump: -w %s\n", err);
+        rc = -1;
+    }
+    if (x->nfcs)
+        fprintf(stderr, "ubdump: warning: -w: %" PRIu64 " record%s end%s in an Ethernet FCS, which a pcap file cannot mark "
+                        "(pcapng does: -F pcapng)\n", x->nfcs, x->nfcs == 1 ? "" : "s", x->nfcs == 1 ? "s" : "");
     if (x->ring && !x->w) { /* no record at all: one empty file, named after now */
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
@@ -186,7 +261,7 @@ static int cmp_u64(const void *x, const void *y)
 
 static bool has_frame(const uint64_t *f, size_t n, uint64_t v) { return bsearch(&v, f, n, sizeof *f, cmp_u64) != NULL; }
 
-long ubx_write_cited(const char *in, const char *out, const ub_collect *c, char *err, size_t errlen)
+long ubx_write_cited(const char *in, const char *out, const ub_collect *c, int fmt, char *err, size_t errlen)
 {
     /* the frames of every example the report keeps: where it was detected and its related frames */
     const ub_ruleset *rs = ub_collect_ruleset(c);
@@ -212,7 +287,7 @@ long ubx_write_cited(const char *in, const char *out, const ub_collect *c, char 
     }
     if (n) qsort(fr, n, sizeof *fr, cmp_u64);
     ub_capfile *cf = ub_cap_open(in, err, errlen);
-    ubx_writer *w = cf ? ubx_writer_open(out, err, errlen) : NULL;
+    ubx_writer *w = cf ? ubx_writer_open_ring(out, NULL, fmt, err, errlen) : NULL;
     long written = -1;
     if (w) {
         ub_rec r;

@@ -736,6 +736,7 @@ void ub_cap_close(ub_capfile *c)
 struct ub_capw {
     FILE *f;
     bool own, pcapng, bad;
+    bool usec;      /* pcap: µs timestamps */
     uint32_t nifs;
     uint64_t bytes; /* written so far (buffered included) */
     uint8_t ifres[CAP_MAX_IFS]; /* pcapng: each interface's if_tsresol (decimal exponent 0..9) */
@@ -770,7 +771,21 @@ static void w_shb(ub_capw *w)
     w_put(w, b, len);
 }
 
+static ub_capw *capw_open(const char *path, bool pcapng, uint32_t linktype, uint32_t snaplen, bool usec, char *err,
+                          size_t errlen);
+
 ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *err, size_t errlen)
+{
+    return capw_open(path, pcapng, linktype, CAP_SNAPLEN, false, err, errlen);
+}
+
+ub_capw *ub_capw_open_pcap(const char *path, uint32_t linktype, uint32_t snaplen, bool usec, char *err, size_t errlen)
+{
+    return capw_open(path, false, linktype, snaplen ? snaplen : CAP_SNAPLEN, usec, err, errlen);
+}
+
+static ub_capw *capw_open(const char *path, bool pcapng, uint32_t linktype, uint32_t snaplen, bool usec, char *err,
+                          size_t errlen)
 {
     if (err && errlen) err[0] = 0;
     if (!path) {
@@ -784,6 +799,7 @@ ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *er
     }
     memset(w, 0, offsetof(ub_capw, iobuf));
     w->pcapng = pcapng;
+    w->usec = usec;
     if (strcmp(path, "-") == 0) {
         w->f = stdout;
     } else {
@@ -801,12 +817,12 @@ ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *er
         if (linktype != UB_CAPW_NO_IF && ub_capw_add_if(w, linktype, NULL) < 0) w->bad = true;
     } else {
         uint8_t h[PCAP_HDR_LEN];
-        wr32le(h, PCAP_MAGIC_NS);
+        wr32le(h, usec ? PCAP_MAGIC_US : PCAP_MAGIC_NS);
         wr16le(h + 4, 2);
         wr16le(h + 6, 4);
         wr32le(h + 8, 0);  /* thiszone */
         wr32le(h + 12, 0); /* sigfigs */
-        wr32le(h + 16, CAP_SNAPLEN);
+        wr32le(h + 16, snaplen);
         wr32le(h + 20, linktype);
         w_put(w, h, sizeof h);
         w->nifs = 1;
@@ -885,7 +901,7 @@ int ub_capw_write_rec_n(ub_capw *w, uint32_t ifindex, const ub_rec *r, const cha
     uint32_t orig = r->origlen > len ? r->origlen : len;
     if (!w->pcapng) {
         wr32le(h, sec);
-        wr32le(h + 4, nsec);
+        wr32le(h + 4, w->usec ? nsec / 1000u : nsec);
         wr32le(h + 8, len);
         wr32le(h + 12, orig);
         w_put(w, h, 16);

@@ -93,6 +93,9 @@ typedef struct ub_capw ub_capw;
  * pcapng with linktype UB_CAPW_NO_IF: no interface yet (ub_capw_add_if adds them, from index 0). */
 #define UB_CAPW_NO_IF 0xFFFFFFFFu
 ub_capw *ub_capw_open(const char *path, bool pcapng, uint32_t linktype, char *err, size_t errlen);
+/* A pcap file of one link type with this snaplen (0: the default), µs timestamps (magic 0xa1b2c3d4,
+ * truncated as tshark -F pcap writes them) or ns (0xa1b23c4d, tshark -F nsecpcap). */
+ub_capw *ub_capw_open_pcap(const char *path, uint32_t linktype, uint32_t snaplen, bool usec, char *err, size_t errlen);
 /* pcapng: add another interface; returns its index (the first one, from open, is 0). */
 int ub_capw_add_if(ub_capw *w, uint32_t linktype, const char *name);
 /* pcapng: an interface as read (ub_cap_ifinfo_get): link type, snaplen, if_name, if_description and
