@@ -29,6 +29,17 @@ netns_enter() {
     UB_IN_NETNS=1 exec unshare -rn sh "$@"
 }
 
+# wait_safe PID: the exit status of a background process of this shell (killed after 20 s: a safety
+# net only, never a timing assertion)
+wait_safe() {
+    ( sleep 20; kill "$1" 2>/dev/null ) &
+    _ws=$!
+    wait "$1"
+    _st=$?
+    kill "$_ws" 2>/dev/null
+    return $_st
+}
+
 # veth_up: inside the namespace, lo up and a veth pair va <-> vb up, no IPv6 autoconfiguration chatter
 # on the links (raw mode sees every frame); exit 77 (skipped) where a veth pair cannot be made
 veth_up() {

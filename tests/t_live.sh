@@ -32,15 +32,8 @@ cap() {
         sleep 0.1
     done
 }
-# capwait: the exit status of the background ubdump (killed after 20 s: a safety net only)
-capwait() {
-    ( sleep 20; kill "$CAP_PID" 2>/dev/null ) &
-    w=$!
-    wait "$CAP_PID"
-    st=$?
-    kill "$w" 2>/dev/null
-    return $st
-}
+# capwait: the exit status of the background ubdump (peer_lib.sh wait_safe)
+capwait() { wait_safe "$CAP_PID"; }
 
 # ---------------------------------------------------------------- the frames sent, captured
 F="-T fields -e eth.src -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e ub.btah.ini_tassn -e frame.len"

@@ -53,6 +53,12 @@ static const char HELP[] =
 "                        records of other inputs are converted to it)\n"
 "    --rx-iface IFACE    receive the answers on IFACE (same framing; receive only) instead of the\n"
 "                        output interface, e.g. a mirror port or the far side of a device\n"
+"    -I IFACE2, --intf2 IFACE2   a second output interface (tcpreplay -I): the packets --split-filter\n"
+"                        FILTER selects (display filter on the packet as captured), or with --split-dir\n"
+"                        those of records received (pcapng direction in), go out on IFACE2, the others\n"
+"                        on -i, in one schedule: both sides of a device under test, as tcpprep splits\n"
+"                        a capture. A dry run (-w) writes them on a second interface, \"port1\". Not with\n"
+"                        --check (nothing is received)\n"
 "    --tx-ring           -i: PACKET_TX_RING instead of sendmmsg; --qdisc-bypass: skip the qdisc\n"
 "    --batch N           packets per system call (default 64, at most 1024)\n"
 "\n"
@@ -131,7 +137,8 @@ static const char HELP[] =
 "    ubreplay --udp 192.0.2.7 --pps 100k --loop 10 trace.pcapng\n"
 "    ubreplay -i veth0 --check --dir out --save run.pcapng --report sarif captures/audit_txn_clean.pcapng\n"
 "    ubreplay --udp 127.0.0.1:4792 --scenario write_read.ubs --report junit --report-output r.xml\n"
-"    ubreplay -w dry.pcapng --map-cna 0x010203=0x111111 --topspeed trace.pcapng\n";
+"    ubreplay -w dry.pcapng --map-cna 0x010203=0x111111 --topspeed trace.pcapng\n"
+"    ubreplay -i veth0 -I veth1 --split-filter 'ip.src == 10.0.0.2' --topspeed trace.pcapng\n";
 
 enum {
     O_UDP = 256, O_BIND, O_RAW, O_ALLOWPHYS, O_FRAMING, O_TXRING, O_QDISC, O_BATCH, O_MULT, O_PPS, O_MBPS, O_L1,
@@ -140,7 +147,7 @@ enum {
     O_UNIQUE, O_FIXALL, O_KEEPCRC, O_BREAKCRC, O_ONBAD, O_FUZZ, O_SEED, O_CNAIP, O_DMAC, O_SMAC, O_NPI, O_CHECK,
     O_SAVE, O_REPORT, O_REPORTOUT, O_FAILON, O_NOAUDIT, O_DRAIN, O_RTO, O_TAACK, O_GAPS, O_MAXTX, O_SCENARIO,
     O_VAR, O_KEEPGOING, O_WITHIN, O_TOL, O_TOLPCT, O_MAXPK, O_MAXDUR, O_HELP, O_VERSION, O_REQUESTS, O_AUTOACK,
-    O_NOAUTOACK, O_RXIFACE, O_RESEND,
+    O_NOAUTOACK, O_RXIFACE, O_RESEND, O_SPLITF, O_SPLITDIR,
 };
 
 static const struct option LOPTS[] = {
@@ -169,7 +176,8 @@ static const struct option LOPTS[] = {
     { "smac", required_argument, 0, O_SMAC }, { "npi", required_argument, 0, O_NPI },
     { "check", no_argument, 0, O_CHECK }, { "auto-ack", no_argument, 0, O_AUTOACK },
     { "no-auto-ack", no_argument, 0, O_NOAUTOACK }, { "rx-iface", required_argument, 0, O_RXIFACE },
-    { "resend", no_argument, 0, O_RESEND }, { "save", required_argument, 0, O_SAVE },
+    { "resend", no_argument, 0, O_RESEND }, { "intf2", required_argument, 0, 'I' },
+    { "split-filter", required_argument, 0, O_SPLITF }, { "split-dir", no_argument, 0, O_SPLITDIR }, { "save", required_argument, 0, O_SAVE },
     { "report", required_argument, 0, O_REPORT }, { "report-output", required_argument, 0, O_REPORTOUT },
     { "fail-on", required_argument, 0, O_FAILON }, { "no-audit", no_argument, 0, O_NOAUDIT },
     { "drain", required_argument, 0, O_DRAIN }, { "response-timeout", required_argument, 0, O_RTO },
@@ -187,6 +195,7 @@ typedef struct kv { int opt; const char *arg; } kv;
 typedef struct app {
     ub_opts o;
     const char *iface, *udp, *bind, *dry, *framing, *save, *report_out, *scenario, *rx_iface;
+    const char *iface2;        /* -I: the second output */
     int raw;                   /* 0 off, UB_ENTRY_FLIT / UB_ENTRY_PKT */
     bool allow_phys, txring, qdisc, l1, json, check, no_audit, keep_going, verbose;
     int auto_ack;              /* -1 default: on with --requests or --scenario when checking */
@@ -267,10 +276,13 @@ static int parse(app *a, int argc, char **argv)
 {
     char err[256];
     int c;
-    while ((c = getopt_long(argc, argv, "i:w:Y:o:z:vh", LOPTS, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:I:w:Y:o:z:vh", LOPTS, NULL)) != -1) {
         uint64_t v;
         switch (c) {
         case 'i': a->iface = optarg; break;
+        case 'I': a->iface2 = optarg; break;
+        case O_SPLITF: a->rc.split_filter = optarg; break;
+        case O_SPLITDIR: a->rc.split_dir = true; break;
         case O_UDP: a->udp = optarg; break;
         case O_BIND: a->bind = optarg; break;
         case O_RAW:
@@ -508,7 +520,7 @@ int main(int argc, char **argv)
 {
     static app A;
     app *a = &A;
-    ub_io *io = NULL, *rxio = NULL;
+    ub_io *io = NULL, *rxio = NULL, *io2 = NULL;
     ub_xport_io xio;
     ub_xport_dry *dry = NULL;
     ub_rw *rw = NULL, *cv = NULL;
@@ -546,6 +558,12 @@ int main(int argc, char **argv)
         return usage_err("nothing is sent unless an output is named: -i IFACE, --udp HOST[:PORT], or -w FILE for a dry run%s", NULL);
     if (nout > 1) return usage_err("one output: -i, --udp or -w (a dry run); --save FILE records a live run%s", NULL);
     if (a->rx_iface && !a->iface) { status = usage_err("--rx-iface needs -i IFACE%s", NULL); goto out; }
+    if (a->iface2 && !a->iface) return usage_err("-I IFACE2 needs -i IFACE (the first output)%s", NULL);
+    if (a->rc.split_filter && a->rc.split_dir) return usage_err("--split-filter or --split-dir, not both%s", NULL);
+    const bool split = a->rc.split_filter || a->rc.split_dir;
+    if (a->iface2 && !split) return usage_err("-I %s: say which packets go there: --split-filter FILTER or --split-dir", a->iface2);
+    if (split && !a->iface2 && !a->dry) return usage_err("--split-filter / --split-dir need -I IFACE2 (or a dry run, -w)%s", NULL);
+    if (split && (a->check || a->scenario)) return usage_err("two outputs (-I, --split-*) send only: not with --check, --save, --rx-iface or --scenario%s", NULL);
     if (a->raw && !a->iface && !a->dry) return usage_err("--raw needs -i IFACE%s", NULL);
     if (a->framing && !a->dry) return usage_err("--framing is for dry runs (-w); live outputs have their own framing%s", NULL);
     if (a->dry && a->check) a->check = a->scenario != NULL; /* nothing answers a dry run */
@@ -593,9 +611,24 @@ int main(int argc, char **argv)
             if (!rxio) { fprintf(stderr, "ubreplay: --rx-iface %s: %s\n", a->rx_iface, err); status = 2; goto out; }
             if (ub_io_get_framing(rxio) == UB_IO_FRAME_ETH) ub_io_set_filter(rxio, ub_io_filter_uboe, NULL);
         }
+        if (a->iface2) { /* the second output: as the first (framing, checks), send only */
+            char kind2[128];
+            int ph2 = ub_io_if_is_physical(a->iface2, kind2, sizeof kind2);
+            if (ph2 < 0) { status = usage_err("no interface %s", a->iface2); goto out; }
+            if (ph2 == 1 && !a->allow_phys)
+                { status = usage_err("%s is a physical interface: add --allow-physical to send on it", a->iface2); goto out; }
+            ub_io_cfg ic2 = ic;
+            ic2.rx = false;
+            io2 = ub_io_open_if(&ic2, a->iface2, err, sizeof err);
+            if (!io2) { fprintf(stderr, "ubreplay: -I %s: %s\n", a->iface2, err); status = 2; goto out; }
+        }
         /* the sockets are open: no process of ours needs a capability from here on */
         if (ub_io_drop_caps(UB_IO_CAPS_ALL, err, sizeof err) < 0) fprintf(stderr, "ubreplay: warning: %s\n", err);
         ub_xport_io_init(&xio, io, &a->o, a->check, a->spin_ns);
+        if (io2 && ub_xport_io_set_tx2(&xio, io2) < 0) {
+            status = usage_err("-I %s frames differently from -i", a->iface2);
+            goto out;
+        }
         if (rxio && ub_xport_io_set_rx(&xio, rxio) < 0) {
             status = usage_err("--rx-iface %s frames differently from the output", a->rx_iface);
             goto out;
@@ -807,5 +840,6 @@ out:
     ub_rw_free(cv);
     ub_io_close(io);
     ub_io_close(rxio);
+    ub_io_close(io2);
     return status;
 }

@@ -28,6 +28,8 @@ struct ub_replay {
     ub_replay_cfg c;
     ub_opts o;
     ub_filter *flt;
+    ub_filter *split;       /* split_filter */
+    uint8_t rec_dir;        /* the direction of the record whose units are being sent */
     range *rg;
     unsigned nrg;
     ub_sched s;
@@ -116,6 +118,11 @@ ub_replay *ub_replay_new(const ub_replay_cfg *c, char *err, size_t errlen)
         rp->flt = ub_filter_compile_live(c->filter, e2, sizeof e2);
         if (!rp->flt) { snprintf(err, errlen, "-Y %s: %s", c->filter, e2); ub_replay_free(rp); return NULL; }
     }
+    if (c->split_filter) {
+        char e2[256];
+        rp->split = ub_filter_compile_live(c->split_filter, e2, sizeof e2);
+        if (!rp->split) { snprintf(err, errlen, "--split-filter %s: %s", c->split_filter, e2); ub_replay_free(rp); return NULL; }
+    }
     if (c->ranges && parse_ranges(rp, c->ranges, err, errlen) < 0) { ub_replay_free(rp); return NULL; }
     ub_sched_init(&rp->s, &c->sched);
     rw_fh_init(&rp->h_mgrsp, "ub.mgmtetah.rsp");
@@ -130,6 +137,7 @@ void ub_replay_free(ub_replay *rp)
 {
     if (!rp) return;
     ub_filter_free(rp->flt);
+    ub_filter_free(rp->split);
     free(rp->rg);
     free(rp->v);
     free(rp->out);
@@ -213,12 +221,15 @@ static void packet(ub_replay *rp, const uint8_t *d, uint32_t len, ub_entry entry
 {
     if (rp->stop) return;
     rp->st.units++;
-    if (rp->flt || rp->c.requests) {
+    if (rp->flt || rp->c.requests || rp->split) {
         ub_decode(rp->v, &rp->o, entry, d, len);
         if (rp->flt && !ub_filter_match_frame(rp->flt, rp->v, frame, len)) { rp->st.filtered++; return; }
         if (rp->c.requests && !is_request(rp->v, &rp->h_mgrsp, &rp->h_tpop)) { rp->st.not_request++; return; }
     }
     rp->st.selected++;
+    /* the output: the packet as captured decides (before any rewrite), as tcpprep's cache */
+    const uint8_t port = rp->split ? ub_filter_match_frame(rp->split, rp->v, frame, len) : rp->c.split_dir && rp->rec_dir == UB_DIR_IN;
+    rp->st.port1 += port;
     const uint8_t *p = d;
     uint32_t n = len;
     ub_entry e = entry == UB_ENTRY_STREAM && !rp->c.raw_records ? UB_ENTRY_FLIT : entry;
@@ -249,6 +260,7 @@ static void packet(ub_replay *rp, const uint8_t *d, uint32_t len, ub_entry entry
     if (rp->s.scheduled == 1) rp->st.sched_first = off;
     rp->st.sched_last = off;
     ub_send_opt o = { 0 };
+    o.port = port;
     if (rp->c.sched.mode != UB_SCHED_TOPSPEED) o.at = rp->start + off;
     int rc = ub_runner_send(rp->r, p, n, e, &o);
     if (rc < 0) {
@@ -283,6 +295,7 @@ static void record(ub_replay *rp, ub_units *u, const ub_rec *rec, uint64_t nr)
     rp->st.records++;
     if (!in_ranges(rp, nr)) { rp->st.out_of_range++; return; }
     if (rp->c.dir >= 0 && rec->dir != rp->c.dir) { rp->st.other_dir++; return; }
+    rp->rec_dir = rec->dir;
     if (rp->c.raw_records) {
         packet(rp, rec->data, rec->caplen, ub_entry_for_linktype(&rp->o, rec->linktype), rec->ts_ns, rec->frame);
         return;
@@ -475,6 +488,8 @@ void ub_replay_report(const ub_replay *rp, const ub_runner *r, const ub_rw *rw, 
         if (rp->c.sched.mode == UB_SCHED_ORIGINAL)
             fprintf(f, ", \"multiplier\": %.9g, \"requested_span_s\": %.9f", ub_ratio_value(rp->c.sched.rate), s.req_span);
         if (rp->c.sched.mode != UB_SCHED_TOPSPEED) fprintf(f, ", \"rate_error_pct\": %.6f", s.err_pct);
+        if (rp->split || rp->c.split_dir)
+            fprintf(f, ", \"second_output\": {\"selected\": %" PRIu64 ", \"sent\": %" PRIu64 "}", s.ps.port1, s.rs.sent_port1);
         fprintf(f,
                 ",\n  \"lateness_ns\": {\"count\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64
                 ", \"mean\": %" PRIu64 "}, \"late_packets\": %" PRIu64 ", \"late_policy\": \"%s\", \"slips\": %" PRIu64
@@ -503,6 +518,10 @@ void ub_replay_report(const ub_replay *rp, const ub_runner *r, const ub_rw *rw, 
     fprintf(f, "ubreplay: sent %" PRIu64 " packets (%" PRIu64 " bytes) in %.6f s, %" PRIu64 " failed (%" PRIu64
                " retries), %" PRIu64 " send calls\n",
             s.rs.sent, s.rs.bytes, s.dur, s.rs.failed, s.rs.retries, s.rs.send_calls);
+    if (rp->split || rp->c.split_dir)
+        fprintf(f, "ubreplay: second output: %" PRIu64 " packet%s sent (%" PRIu64 " selected for it by %s), %" PRIu64 " on the first\n",
+                s.rs.sent_port1, s.rs.sent_port1 == 1 ? "" : "s", s.ps.port1, rp->split ? "--split-filter" : "--split-dir",
+                s.rs.sent - s.rs.sent_port1);
     fprintf(f, "ubreplay: read %" PRIu64 " records, %" PRIu64 " selected", s.ps.records, s.ps.selected);
     if (s.ps.filtered) fprintf(f, ", %" PRIu64 " not matching -Y", s.ps.filtered);
     if (s.ps.out_of_range) fprintf(f, ", %" PRIu64 " outside --packets", s.ps.out_of_range);

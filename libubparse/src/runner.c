@@ -187,7 +187,7 @@ static void rtx_check(ub_runner *r, const ub_view *v)
     r->nnak++;
     r->st.naks++;
 }
-static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline);
+static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline, uint8_t port);
 
 ub_runner *ub_runner_new(const ub_runner_cfg *cfg, const ub_xport *x, char *err, size_t errlen)
 {
@@ -438,6 +438,7 @@ static int flush_q(ub_runner *r)
         memset(&r->tx[i], 0, sizeof r->tx[i]);
         r->tx[i].data = r->txbuf + r->q[i].pos;
         r->tx[i].len = r->q[i].len;
+        r->tx[i].port = r->q[i].port;
     }
     uint64_t t0 = rn_now(r);
     uint64_t t0r = r->x.mono_to_real(r->x.ctx, t0);
@@ -455,6 +456,7 @@ static int flush_q(ub_runner *r)
             r->st.failed++;
         } else {
             r->st.sent++;
+            r->st.sent_port1 += t->port == 1;
             r->st.bytes += t->len;
             if (!r->st.first_send) r->st.first_send = t0;
             r->st.last_send = sent;
@@ -498,7 +500,7 @@ static int send_resends(ub_runner *r)
             uint8_t *c = malloc(e->len);
             if (!c) { rc = rn_fail(r, "out of memory%s", NULL); break; }
             memcpy(c, pring_data(&r->rtx, e), e->len);
-            rc = enqueue(r, c, e->len, 0);
+            rc = enqueue(r, c, e->len, 0, 0);
             if (rc == 0) r->q[r->nq - 1].rtx = true;
             free(c);
             r->st.resent++;
@@ -521,7 +523,7 @@ static int send_acks(ub_runner *r)
     r->ackused = 0;
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
-        rc = enqueue(r, tmp + off, lens[i], 0);
+        rc = enqueue(r, tmp + off, lens[i], 0, 0);
         off += lens[i];
         r->st.acks_sent++;
     }
@@ -530,7 +532,7 @@ static int send_acks(ub_runner *r)
     return rc;
 }
 
-static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline)
+static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline, uint8_t port)
 {
     if (r->nq == r->batch || r->txused + len > r->txcap)
         if (flush_q(r) < 0) return -1;
@@ -542,19 +544,20 @@ static int enqueue(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadli
     q->len = len;
     q->ack = r->in_pump;
     q->rtx = false;
+    q->port = port;
     memcpy(r->txbuf + r->txused, p, len);
     r->txused += len;
     return 0;
 }
 
 /* a packet due now: held packets waiting for it count down */
-static int queue_due(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline)
+static int queue_due(ub_runner *r, const uint8_t *p, uint32_t len, uint64_t deadline, uint8_t port)
 {
-    if (enqueue(r, p, len, deadline) < 0) return -1;
+    if (enqueue(r, p, len, deadline, port) < 0) return -1;
     for (unsigned i = 0; i < r->nheld;) {
         hold *h = &r->held[i];
         if (--h->left == 0) {
-            int rc = enqueue(r, h->data, h->len, h->deadline);
+            int rc = enqueue(r, h->data, h->len, h->deadline, h->port);
             free(h->data);
             r->held[i] = r->held[--r->nheld];
             if (rc < 0) return -1;
@@ -569,7 +572,7 @@ int rn_release(ub_runner *r)
 {
     while (r->nheld) {
         hold *h = &r->held[0];
-        int rc = enqueue(r, h->data, h->len, h->deadline);
+        int rc = enqueue(r, h->data, h->len, h->deadline, h->port);
         free(h->data);
         memmove(r->held, r->held + 1, (r->nheld - 1) * sizeof *r->held);
         r->nheld--;
@@ -644,13 +647,13 @@ int ub_runner_send(ub_runner *r, const uint8_t *p, uint32_t len, ub_entry entry,
         cp = malloc(len ? len : 1);
         if (!cp) return rn_fail(r, "out of memory%s", NULL);
         memcpy(cp, p, len);
-        r->held[r->nheld++] = (hold){ cp, len, opt->reorder ? opt->reorder : 1, at };
+        r->held[r->nheld++] = (hold){ cp, len, opt->reorder ? opt->reorder : 1, at, opt->port };
         r->st.reordered++;
         return 0;
     }
-    if (queue_due(r, p, len, at) < 0) return -1;
+    if (queue_due(r, p, len, at, opt->port) < 0) return -1;
     if (opt->fault == UB_FAULT_DUP) {
-        if (enqueue(r, p, len, at) < 0) return -1;
+        if (enqueue(r, p, len, at, opt->port) < 0) return -1;
         r->st.duplicated++;
     }
     /* on schedule: out at once; behind schedule (or no deadline): batched */

@@ -43,12 +43,14 @@ typedef struct qtx {      /* a packet queued for the next send call */
     uint32_t len;
     bool ack;             /* an auto_ack transport ack: not the reference of expect() */
     bool rtx;             /* a resend: not kept again */
+    uint8_t port;         /* ub_send_opt.port */
 } qtx;
 
 typedef struct hold {     /* REORDER: held back for `left` more packets */
     uint8_t *data;
     uint32_t len, left;
     uint64_t deadline;
+    uint8_t port;
 } hold;
 
 typedef struct pfind {    /* a finding waiting for the frame numbers of the packets it cites */

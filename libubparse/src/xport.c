@@ -69,13 +69,65 @@ static uint32_t record_linktype(const ub_opts *o, ub_entry e)
 }
 
 /* ================================================================ ub_io endpoint */
-static int io_send(void *c, ub_io_tx *p, unsigned n) { return ub_io_send(((ub_xport_io *)c)->io, p, n); }
+/* in order; with a second output, each run of packets of one port through its endpoint */
+static int io_send(void *c, ub_io_tx *p, unsigned n)
+{
+    ub_xport_io *x = c;
+    if (!x->io2) return ub_io_send(x->io, p, n);
+    int sent = 0;
+    for (unsigned i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && p[j].port == p[i].port; j++) continue;
+        ub_io *io = p[i].port == 1 ? x->io2 : x->io;
+        int k = ub_io_send(io, p + i, j - i);
+        if (k < 0) { /* nothing can be sent there (ub_io_send): the run fails, as with one output */
+            x->err_io = io;
+            return -1;
+        }
+        sent += k;
+    }
+    return sent;
+}
 static uint64_t io_now(void *c) { (void)c; return ub_clock_mono(); }
 static uint64_t io_sleep(void *c, uint64_t t) { return ub_clock_sleep_until(t, ((ub_xport_io *)c)->spin_ns); }
 static uint64_t io_m2r(void *c, uint64_t t) { return ub_io_mono_to_real(&((ub_xport_io *)c)->clk, t); }
 static uint64_t io_r2m(void *c, uint64_t t) { return ub_io_real_to_mono(&((ub_xport_io *)c)->clk, t); }
-static const char *io_err(void *c) { return ub_io_error(((ub_xport_io *)c)->io); }
-static void io_stats(void *c, ub_io_stats *st) { ub_io_get_stats(((ub_xport_io *)c)->io, st); }
+static const char *io_err(void *c)
+{
+    ub_xport_io *x = c;
+    return ub_io_error(x->err_io ? x->err_io : x->io);
+}
+
+/* b's counters added to a (failures by errno merged into a's slots) */
+static void stats_add(ub_io_stats *a, const ub_io_stats *b)
+{
+    a->tx_packets += b->tx_packets, a->tx_bytes += b->tx_bytes, a->tx_failed += b->tx_failed;
+    a->tx_retries += b->tx_retries, a->tx_calls += b->tx_calls, a->tx_ring_fallback += b->tx_ring_fallback;
+    a->tx_err_other += b->tx_err_other;
+    for (unsigned i = 0; i < UB_IO_ERRNO_SLOTS && b->tx_err[i].count; i++) {
+        unsigned k = 0;
+        while (k < UB_IO_ERRNO_SLOTS && a->tx_err[k].count && a->tx_err[k].err != b->tx_err[i].err) k++;
+        if (k == UB_IO_ERRNO_SLOTS) {
+            a->tx_err_other += b->tx_err[i].count;
+            continue;
+        }
+        a->tx_err[k].err = b->tx_err[i].err;
+        a->tx_err[k].count += b->tx_err[i].count;
+    }
+    a->rx_packets += b->rx_packets, a->rx_bytes += b->rx_bytes, a->rx_filtered += b->rx_filtered;
+    a->rx_outgoing += b->rx_outgoing, a->rx_truncated += b->rx_truncated, a->rx_calls += b->rx_calls;
+    a->rx_no_kernel_ts += b->rx_no_kernel_ts, a->rx_kernel_drops += b->rx_kernel_drops;
+}
+
+static void io_stats(void *c, ub_io_stats *st)
+{
+    ub_xport_io *x = c;
+    ub_io_get_stats(x->io, st);
+    if (x->io2) {
+        ub_io_stats b;
+        ub_io_get_stats(x->io2, &b);
+        stats_add(st, &b);
+    }
+}
 static long io_record(void *c, const uint8_t *d, uint32_t len, uint8_t dir, const ub_io_addr *s, const ub_io_addr *t,
                       uint8_t *out, size_t cap)
 {
@@ -126,6 +178,14 @@ void ub_xport_io_init(ub_xport_io *x, ub_io *io, const ub_opts *o, bool rx, uint
     x->x.record = io_record;
     x->x.stats = io_stats;
     x->x.error = io_err;
+}
+
+int ub_xport_io_set_tx2(ub_xport_io *x, ub_io *io2)
+{
+    if (io2 && ub_io_entry(io2) != ub_io_entry(x->io)) return -1;
+    x->io2 = io2;
+    if (io2 && ub_io_mtu(io2) < x->x.mtu) x->x.mtu = ub_io_mtu(io2);
+    return 0;
 }
 
 int ub_xport_io_set_rx(ub_xport_io *x, ub_io *rxio)
@@ -310,6 +370,7 @@ struct ub_xport_dry {
     ub_capw *w;
     uint64_t now, epoch; /* realtime = now + epoch: the dry run starts at the wall-clock time it ran */
     int werr;
+    int port1;      /* the capture's interface of port 1 packets (-1: not added yet) */
     ub_io_stats st;
     char err[256];
     uint8_t rec[65536 + 128];
@@ -324,7 +385,9 @@ static int dry_send(void *c, ub_io_tx *p, unsigned n)
         long rl = plain_record(d->x.entry, p[i].data, p[i].len, UB_DIR_OUT, rec, sizeof d->rec);
         p[i].ts_ns = d->now + d->epoch;
         p[i].err = 0;
-        if (rl < 0 || ub_capw_write(d->w, 0, d->now + d->epoch, rec, (uint32_t)rl, UB_DIR_OUT) < 0) {
+        if (p[i].port == 1 && d->port1 < 0) d->port1 = ub_capw_add_if(d->w, d->x.linktype, "port1");
+        int ifx = p[i].port == 1 ? d->port1 : 0;
+        if (rl < 0 || ifx < 0 || ub_capw_write(d->w, (uint32_t)ifx, d->now + d->epoch, rec, (uint32_t)rl, UB_DIR_OUT) < 0) {
             p[i].err = EIO;
             d->werr = 1;
             d->st.tx_failed++;
@@ -381,6 +444,7 @@ ub_xport_dry *ub_xport_dry_new(const char *path, ub_entry entry, const ub_opts *
     if (!d->w) { free(d); return NULL; }
     d->now = NS;
     d->epoch = ub_io_now_real() - NS;
+    d->port1 = -1;
     d->x.ctx = d;
     d->x.mtu = 65535;
     d->x.rx = false;

@@ -109,7 +109,7 @@ _ubscope() {
         compopt -o nospace 2>/dev/null
         return 0
         ;;
-    -i)
+    -i | -I | --intf2 | --rx-iface)
         # network interfaces of this namespace
         COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
         return 0

@@ -149,6 +149,8 @@ typedef struct ub_io_tx {
                             * NULL = the kernel chooses (interfaces: ignored) */
     int err;               /* out: 0 sent (handed to the kernel), else the errno that made it fail */
     uint64_t ts_ns;        /* out: CLOCK_REALTIME right after the system call that sent it */
+    uint8_t port;          /* in: a transport's output: 0 its endpoint, 1 its second one (runner.h
+                            * ub_xport_io_set_tx2, a dry run's second interface); ub_io_send ignores it */
 } ub_io_tx;
 
 /* Send n packets in order, in batches of cfg.batch. ENOBUFS/EAGAIN: wait for POLLOUT (at most

@@ -18,6 +18,11 @@ typedef struct ub_replay_cfg {
     const char *const *inputs;   /* capture files, "-" = standard input */
     unsigned ninputs;
     const char *filter;          /* -Y: only matching packets are sent */
+    /* Two outputs (tcpreplay's --intf2, as tcpprep splits a capture): packets go out on the
+     * transport's second output (ub_send_opt.port 1) when they match split_filter, or, with split_dir,
+     * when their record was received (pcapng direction in); the others on the first */
+    const char *split_filter;
+    bool split_dir;
     const char *ranges;          /* "1-100,200,300-" record numbers of one pass over the inputs (1-based) */
     int dir;                     /* only records with this pcapng direction (ub_dir); -1: all */
     bool requests;               /* only transaction / management / enumeration requests a receiver would
@@ -51,6 +56,7 @@ typedef struct ub_replay_stats {
     uint64_t units;            /* decodable units (raw flit streams: several per record) */
     uint64_t selected;         /* after ranges, direction and -Y */
     uint64_t filtered, out_of_range, other_dir, skipped; /* not sent: -Y, ranges, direction, rewrite skip */
+    uint64_t port1;            /* of selected: given to the second output (split_filter / split_dir) */
     uint64_t not_request;      /* not sent: --requests */
     uint64_t loops_done;
     uint64_t sched_first, sched_last; /* first/last deadline (ns after start) */

@@ -65,6 +65,8 @@ typedef struct ub_xport_io {
     ub_xport x;
     ub_io *io;
     ub_io *rxio;        /* answers received on another endpoint (NULL: io) */
+    ub_io *io2;         /* packets sent with port 1 go out here (NULL: everything on io) */
+    ub_io *err_io;      /* the endpoint of the last send error */
     ub_io_clock clk;
     uint64_t spin_ns;
 } ub_xport_io;
@@ -72,6 +74,10 @@ void ub_xport_io_init(ub_xport_io *x, ub_io *io, const ub_opts *o, bool rx, uint
 /* Receive the answers on another endpoint of the same framing (ubreplay --rx-iface): e.g. a mirror
  * port, or the far side of a device under test. 0, or -1 when the framings differ. */
 int ub_xport_io_set_rx(ub_xport_io *x, ub_io *rxio);
+/* A second output (ubreplay -I, tcpreplay's --intf2): packets sent with ub_send_opt.port 1 go out on
+ * io2, in order with the others (a batch is split into runs of one port); the statistics are both
+ * endpoints'. 0, or -1 when the framings differ. */
+int ub_xport_io_set_tx2(ub_xport_io *x, ub_io *io2);
 
 /* In-memory transport with a virtual clock (unit tests, no wall-clock dependence): every packet sent
  * is handed to `respond`, which may inject answers arriving at a virtual time. sleep_until() and
@@ -91,7 +97,8 @@ uint64_t ub_loop_now(const ub_loop *lp);
 uint64_t ub_loop_sent(const ub_loop *lp); /* packets the respond callback saw */
 
 /* Dry run: packets are written to a capture (pcapng) with their scheduled timestamps instead of being
- * sent; virtual clock (no waiting). `entry` is the framing written. */
+ * sent; virtual clock (no waiting). `entry` is the framing written; packets sent with port 1 go to a
+ * second interface of the capture (named "port1"), added when the first one comes. */
 typedef struct ub_xport_dry ub_xport_dry;
 ub_xport_dry *ub_xport_dry_new(const char *path, ub_entry entry, const ub_opts *o, char *err, size_t errlen);
 const ub_xport *ub_xport_dry_get(ub_xport_dry *d);
@@ -168,6 +175,7 @@ typedef struct ub_send_opt {
     unsigned reorder;     /* REORDER: packets to let pass first (0: 1) */
     uint64_t at;          /* absolute send time on the runner clock (0: now) */
     uint32_t src_line;    /* scenario line (errors, findings) */
+    uint8_t port;         /* the transport's output (ub_io_tx.port): 0 the first, 1 the second */
 } ub_send_opt;
 
 /* Send one packet of entry `entry` (converted to the transport framing when it differs). Packets due
@@ -243,6 +251,7 @@ int ub_runner_finish(ub_runner *r, uint64_t drain_ns);
 
 typedef struct ub_runner_stats {
     uint64_t sent, failed, bytes;     /* packets handed to the kernel / given up; bytes sent */
+    uint64_t sent_port1;              /* of sent: on the transport's second output */
     uint64_t retries;                 /* ENOBUFS/EAGAIN retries (transport) */
     uint64_t send_calls;
     uint64_t dropped, corrupted, reordered, duplicated; /* faults injected */
