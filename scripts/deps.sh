@@ -4,7 +4,7 @@
 UB_APT_PACKAGES=(
     build-essential cmake pkg-config          # C11 toolchain, CMake >= 3.16
     tshark libwireshark-dev libwiretap-dev wireshark-dev libglib2.0-dev   # Wireshark 4.0 plugin + tshark tests
-    libpcap-dev                               # bench/rawloop.c (libpcap baseline)
+    libpcap-dev                               # ubdump -f (capture filters), bench/rawloop.c
     libpcre2-dev                              # display-filter matches: PCRE2, as Wireshark
     zlib1g-dev                                # gzip-compressed captures, as Wireshark reads them
     liblua5.4-dev                             # Lua bindings

@@ -53,6 +53,24 @@ if cap uboe -c "$n" -w "$tmp/uboe.pcapng"; then
     eq "uboe: nothing sent on vb" "$(cat /sys/class/net/vb/statistics/tx_packets)" "$tx0"
 fi
 
+# ---------------------------------------------------------------- -f: a capture filter in the kernel
+# uboe.pcapng: frames 1 and 2 IPv4 (from 192.168.1.1, then 192.168.1.2), frame 3 IPv6; -c 1 ends at the
+# first frame the filter passes
+for fx in "ip6:3" "udp and src host 192.168.1.2:2" "not ip6 and not src host 192.168.1.2:1"; do
+    f=${fx%:*} want=${fx##*:}
+    if cap filt -c 1 -f "$f" -w "$tmp/filt.pcapng"; then
+        grep -qF "capture filter '$f'" "$tmp/filt.err" && ok || bad "-f $f: $(cat "$tmp/filt.err")"
+        "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+        capwait; eq "-f $f: exit status" "$?" 0
+        # shellcheck disable=SC2086
+        eq "-f '$f': frame $want alone" "$("$UBDUMP" -r "$tmp/filt.pcapng" $F)" "$("$UBDUMP" -r "$C/uboe.pcapng" -Y "frame.number == $want" $F)"
+    fi
+done
+"$UBDUMP" -i vb -f "udp and" -c 1 > /dev/null 2> "$tmp/e.txt"; rc=$?
+eq "-f: a syntax error" "$(cat "$tmp/e.txt") $rc" "ubdump: -f: 'udp and': can't parse filter expression: syntax error 2"
+"$UBDUMP" -r "$C/uboe.pcapng" -f udp > /dev/null 2> "$tmp/e.txt"; rc=$?
+eq "-f with -r" "$(cat "$tmp/e.txt") $rc" "ubdump: only read filters, not capture filters, can be given when reading a capture file: use -Y (or -2 -R) 2"
+
 # ---------------------------------------------------------------- --audit live
 L=$C/audit_rtp_lossy.pcapng
 n=$("$UBDUMP" -r "$L" | wc -l)

@@ -369,6 +369,7 @@ int main(int argc, char **argv)
     a->fail_on = UB_SEV_ERROR;
     const char *file = NULL, *yexpr = NULL, *rexpr = NULL, *gsel = NULL, *ifname = NULL;
     bool two_pass = false;
+    const char *cfilter = NULL; /* -f */
     int wfmt = -1; /* -F */
     bool promisc = true;
     unsigned long snaplen = 0;
@@ -417,7 +418,7 @@ int main(int argc, char **argv)
     int c;
     unsigned long long u;
     int zrc;
-    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:R:z:j:J:xt:lvw:F:Pn2", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:i:ps:a:b:DUVO:T:e:E:c:qo:G:hY:R:z:j:J:xt:lvw:F:f:Pn2", lo, NULL)) != -1) {
         switch (c) {
         case 'r': file = optarg; break;
         case 'i': ifname = optarg; break; /* live capture (tcpdump -i): receive only */
@@ -521,6 +522,7 @@ int main(int argc, char **argv)
             return 2;
         case 'Y': yexpr = optarg; break;
         case 'R': rexpr = optarg; break;
+        case 'f': cfilter = optarg; break;
         case 'F':
             if ((wfmt = ubx_writer_format(optarg)) < 0) { fprintf(stderr, "ubdump: -F pcapng|pcap|nsecpcap, not '%s'\n", optarg); return 2; }
             break;
@@ -647,6 +649,10 @@ int main(int argc, char **argv)
     if (ifname) file = ifname; /* the name in messages */
     if (duration > 0 && !ifname) { fprintf(stderr, "ubdump: -a duration: needs -i IFACE (a live capture)\n"); return 2; }
     if (!file || optind != argc) { ubx_usage(stderr); return 2; }
+    if (cfilter && !ifname) {
+        fprintf(stderr, "ubdump: only read filters, not capture filters, can be given when reading a capture file: use -Y (or -2 -R)\n");
+        return 2;
+    }
     if (rexpr && !two_pass) { fprintf(stderr, "ubdump: -R without -2 is deprecated. For single-pass filtering use -Y.\n"); return 2; }
     if (rexpr && ifname) { fprintf(stderr, "ubdump: -R needs -r FILE: its first pass reads the capture\n"); return 2; }
     const char *path = file; /* what the run reads: the input, or the -R pass's file */
@@ -702,7 +708,7 @@ int main(int argc, char **argv)
         if (read_filter_pass(a, scfg, file, rexpr, rtmp) != 0) return 2;
         path = rtmp;
     }
-    ub_capfile *cf = a->cf = ifname ? ubx_open_live(ifname, (unsigned)snaplen, promisc, duration, err, sizeof err) : ub_cap_open(path, err, sizeof err);
+    ub_capfile *cf = a->cf = ifname ? ubx_open_live(ifname, (unsigned)snaplen, promisc, duration, cfilter, err, sizeof err) : ub_cap_open(path, err, sizeof err);
     if (!cf) { fprintf(stderr, "ubdump: %s\n", err); return 2; }
     static char obuf[1 << 16];
     if (isatty(STDOUT_FILENO)) line_buf = true; /* a terminal sees each line as it is made, as with stdio's default */

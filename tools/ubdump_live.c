@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <net/if.h>
+#include <pcap/pcap.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,33 @@ static const char *lt_name(uint32_t lt)
     return lt == 1 ? "Ethernet" : lt == 276 ? "Linux cooked v2" : lt == 101 ? "raw IP" : "UB";
 }
 
-ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, char *err, size_t errlen)
+/* -f: the capture filter compiled by libpcap for the capture's link type, given to the kernel */
+static int live_filter(ub_capfile *c, const char *expr, unsigned snaplen, char *err, size_t errlen)
+{
+    ub_cap_ifinfo ii;
+    ub_cap_ifinfo_get(c, 0, &ii);
+    const int dlt = ii.linktype == 1 ? DLT_EN10MB : ii.linktype == 101 ? DLT_RAW : -1;
+    if (dlt < 0) {
+        snprintf(err, errlen, "-f: capture filters work on Ethernet, loopback and raw IP (tun) interfaces, not on a UB "
+                              "link (link type %u): use -Y", ii.linktype);
+        return -1;
+    }
+    pcap_t *p = pcap_open_dead(dlt, (int)(snaplen ? snaplen : 65535));
+    struct bpf_program prog;
+    int rc = -1;
+    if (!p) snprintf(err, errlen, "-f: out of memory");
+    else if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0)
+        snprintf(err, errlen, "-f: '%s': %s", expr, pcap_geterr(p));
+    else {
+        rc = ub_cap_live_filter(c, prog.bf_insns, prog.bf_len, err, errlen);
+        pcap_freecode(&prog);
+    }
+    if (p) pcap_close(p);
+    return rc;
+}
+
+ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, const char *filter,
+                          char *err, size_t errlen)
 {
     char byidx[IF_NAMESIZE];
     bool digits = *ifname != '\0';
@@ -38,6 +65,10 @@ ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, do
     }
     ub_capfile *c = ub_cap_open_live(ifname, snaplen, promisc, &live_stop, err, errlen);
     if (!c) return NULL;
+    if (filter && live_filter(c, filter, snaplen, err, errlen) != 0) {
+        ub_cap_close(c);
+        return NULL;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop; /* no SA_RESTART: a waiting receive returns, the flag is seen */
@@ -58,8 +89,8 @@ ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, do
     }
     ub_cap_ifinfo ii;
     ub_cap_ifinfo_get(c, 0, &ii);
-    fprintf(stderr, "ubdump: capturing on %s, link type %u (%s), snapshot length %u bytes\n", ifname, ii.linktype,
-            lt_name(ii.linktype), ii.snaplen);
+    fprintf(stderr, "ubdump: capturing on %s, link type %u (%s), snapshot length %u bytes%s%s%s\n", ifname, ii.linktype,
+            lt_name(ii.linktype), ii.snaplen, filter ? ", capture filter '" : "", filter ? filter : "", filter ? "'" : "");
     return c;
 }
 

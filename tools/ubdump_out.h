@@ -116,7 +116,9 @@ void ubx_usage(FILE *f);
 /* -i (ubdump_live.c): the live capture of interface ifname (a name, or an index as -D numbers them),
  * ended by SIGINT, SIGTERM or after `duration` seconds (0: none) as a file ends; capabilities dropped.
  * NULL with a message */
-ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, char *err, size_t errlen);
+/* filter: -f, a capture filter in libpcap's language (NULL: none) */
+ub_capfile *ubx_open_live(const char *ifname, unsigned snaplen, bool promisc, double duration, const char *filter,
+                          char *err, size_t errlen);
 /* -D: the network interfaces of this namespace, as -i takes them; 0, or -1 (message on stderr) */
 int ubx_list_interfaces(FILE *f);
 void ubx_list_fields(void);

@@ -13,4 +13,6 @@ typedef struct ub_cap_src {
  * ctx from here (closes it with the reader, also when this fails: NULL with a message) */
 ub_capfile *ub_cap_open_src(const ub_cap_src *s, void *ctx, const char *ifname, uint32_t linktype, uint32_t snaplen,
                             char *err, size_t errlen);
+/* the ctx of a reader over source s (NULL: c reads something else) */
+void *ub_cap_src_ctx(const ub_capfile *c, const ub_cap_src *s);
 #endif

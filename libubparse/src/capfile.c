@@ -715,6 +715,8 @@ ub_capfile *ub_cap_open_src(const ub_cap_src *s, void *ctx, const char *ifname, 
     return c;
 }
 
+void *ub_cap_src_ctx(const ub_capfile *c, const ub_cap_src *s) { return c && c->src == s ? c->src_ctx : NULL; }
+
 bool ub_cap_live_stats(const ub_capfile *c, uint64_t *received, uint64_t *dropped)
 {
     *received = *dropped = 0;

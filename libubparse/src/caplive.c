@@ -2,11 +2,17 @@
  * I/O module's receive path (io.c: AF_PACKET, recvmmsg batches, kernel timestamps), turned into
  * capture records as ubpeer/ubreplay record theirs (ub_io_record). Receive only: the endpoint is opened
  * without a transmit side. One allocation (state + one record buffer), none per packet. */
+#define _GNU_SOURCE 1 /* SO_ATTACH_FILTER */
 #include "cap_int.h"
 #include "ubparse/io.h"
 
+#include <errno.h>
+#include <linux/filter.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 
 enum { LIVE_BATCH = 64, LIVE_POLL_MS = 200 };
 
@@ -68,6 +74,28 @@ static void live_close(void *ctx)
 }
 
 static const ub_cap_src live_src = { live_next, live_stats, live_close };
+
+int ub_cap_live_filter(ub_capfile *c, const void *insns, unsigned n, char *err, size_t errlen)
+{
+    live *l = ub_cap_src_ctx(c, &live_src);
+    if (!l) { snprintf(err, errlen, "a capture filter needs a live capture"); return -1; }
+    if (!insns || !n || n > BPF_MAXINSNS) { snprintf(err, errlen, "a filter of %u instructions", n); return -1; }
+    const int fd = ub_io_fd(l->io);
+    struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+    struct sock_fprog drop = { 1, &none }, prog = { (unsigned short)n, (struct sock_filter *)(uintptr_t)insns };
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop, sizeof drop) < 0) {
+        snprintf(err, errlen, "SO_ATTACH_FILTER: %s", strerror(errno));
+        return -1;
+    }
+    char b[1];
+    while (recv(fd, b, sizeof b, MSG_DONTWAIT | MSG_TRUNC) >= 0) continue; /* what came before the filter */
+    l->n = l->i = 0;
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) < 0) {
+        snprintf(err, errlen, "the kernel refused the filter (SO_ATTACH_FILTER: %s)", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
 
 ub_capfile *ub_cap_open_live(const char *ifname, unsigned snaplen, bool promisc, const volatile sig_atomic_t *stop,
                              char *err, size_t errlen)

@@ -50,6 +50,12 @@ ub_capfile *ub_cap_open(const char *path, char *err, size_t errlen);
  * snaplen 0 = 65535. NULL with a message in err (no such interface, not up, no CAP_NET_RAW). */
 ub_capfile *ub_cap_open_live(const char *ifname, unsigned snaplen, bool promisc, const volatile sig_atomic_t *stop,
                              char *err, size_t errlen);
+/* A live capture's kernel filter (tcpdump / tshark -f: a classic BPF program, e.g. compiled by libpcap for
+ * the capture's link type; struct sock_filter / bpf_insn layout: u16 code, u8 jt, u8 jf, u32 k). The
+ * packets queued before it are dropped (a drop-all filter first, the queue drained, then this one), so
+ * every record read after it passed it. 0, or -1 with a message (not a live capture, rejected by the
+ * kernel). */
+int ub_cap_live_filter(ub_capfile *c, const void *insns, unsigned n, char *err, size_t errlen);
 /* a live capture's counts so far: packets received, dropped by the kernel; false for a file */
 bool ub_cap_live_stats(const ub_capfile *c, uint64_t *received, uint64_t *dropped);
 /* 1 = record, 0 = end of file, -1 = error (ub_cap_error tells). Truncated last record = error. */
