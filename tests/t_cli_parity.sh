@@ -1083,6 +1083,14 @@ PY
         "$("$U" -r "$C/uboe.pcapng" -T tabs -E header=y | sed -n 2p)"
     got=$("$U" -r "$C/uboe.pcapng" -T tabs -e frame.number 2>&1) && rc=0 || rc=$?
     same "-T tabs -e" "ubdump: -T tabs prints the summary columns: no -e 2" "$got $rc"
+    # words after the options: a display filter with -r, as tshark's
+    cp "$C/audit_rtp_lossy.pcapng" "$tmp/cap.pcapng"
+    chmod a+r "$tmp/cap.pcapng"
+    ts -n -r "$tmp/cap.pcapng" -T fields -e frame.number -e ub.rtph.psn ub.rtph.psn ">=" 203 and not ub.btah > "$tmp/tt.txt" 2> /dev/null
+    "$U" -r "$C/audit_rtp_lossy.pcapng" -T fields -e frame.number -e ub.rtph.psn ub.rtph.psn ">=" 203 and not ub.btah 2> /dev/null |
+        cmp -s - "$tmp/tt.txt" && [ -s "$tmp/tt.txt" ] && ok || bad "a display filter after the options differs from tshark's"
+    got=$("$U" -r "$C/uboe.pcapng" -Y ub ip.src == 192.168.1.2 2>&1) && rc=0 || rc=$?
+    same "-Y and a filter after the options" "ubdump: Display filters were specified both with \"-Y\" and with additional command-line arguments. 2" "$got $rc"
     # -2 -R (tshark's read filter): the run sees only the records it selects, renumbered from 1, times
     # relative to the input's first record, -c counting them, io,stat lasting as long as the input
     rparity() { # LABEL FILE OPTIONS...: the same output as tshark + plugin

@@ -66,6 +66,15 @@ for fx in "ip6:3" "udp and src host 192.168.1.2:2" "not ip6 and not src host 192
         eq "-f '$f': frame $want alone" "$("$UBDUMP" -r "$tmp/filt.pcapng" $F)" "$("$UBDUMP" -r "$C/uboe.pcapng" -Y "frame.number == $want" $F)"
     fi
 done
+# the words after the options are the capture filter, as tcpdump's and tshark's
+if cap trail -c 1 -w "$tmp/trail.pcapng" udp and src host 192.168.1.2; then
+    "$UBREPLAY" -i va --topspeed "$C/uboe.pcapng" > "$tmp/r.out" 2>&1 || bad "ubreplay: $(cat "$tmp/r.out")"
+    capwait; eq "a capture filter after the options: exit status" "$?" 0
+    # shellcheck disable=SC2086
+    eq "a capture filter after the options: frame 2 alone" "$("$UBDUMP" -r "$tmp/trail.pcapng" $F)" "$("$UBDUMP" -r "$C/uboe.pcapng" -Y "frame.number == 2" $F)"
+fi
+"$UBDUMP" -i vb -f ip6 -c 1 udp > /dev/null 2> "$tmp/e.txt"; rc=$?
+eq "-f and a capture filter after the options" "$(cat "$tmp/e.txt") $rc" "ubdump: Capture filters were specified both with \"-f\" and with additional command-line arguments. 2"
 "$UBDUMP" -i vb -f "udp and" -c 1 > /dev/null 2> "$tmp/e.txt"; rc=$?
 eq "-f: a syntax error" "$(cat "$tmp/e.txt") $rc" "ubdump: -f: 'udp and': can't parse filter expression: syntax error 2"
 "$UBDUMP" -r "$C/uboe.pcapng" -f udp > /dev/null 2> "$tmp/e.txt"; rc=$?

@@ -327,6 +327,7 @@ static void rtmp_remove(void)
 
 static app A;
 static char **pf_names; /* -j / -J: one block, the pointers then the names (reachable until exit) */
+static char *trail_filter; /* the words after the options (reachable until exit) */
 
 /* tshark's split of a -j/-J argument: the words between single spaces (empty ones kept, never equal
  * to a name), NULL-terminated */
@@ -648,7 +649,25 @@ int main(int argc, char **argv)
     if (file && ifname) { fprintf(stderr, "ubdump: -r FILE or -i IFACE, not both\n"); return 2; }
     if (ifname) file = ifname; /* the name in messages */
     if (duration > 0 && !ifname) { fprintf(stderr, "ubdump: -a duration: needs -i IFACE (a live capture)\n"); return 2; }
-    if (!file || optind != argc) { ubx_usage(stderr); return 2; }
+    if (!file) { ubx_usage(stderr); return 2; }
+    if (optind < argc) { /* as tshark (and tcpdump): the words after the options, joined by spaces, are the
+                          * capture filter of -i, the display filter of -r */
+        size_t n = 1;
+        for (int i = optind; i < argc; i++) n += strlen(argv[i]) + 1;
+        if (!(trail_filter = malloc(n))) { fprintf(stderr, "ubdump: out of memory\n"); return 2; }
+        trail_filter[0] = '\0';
+        for (int i = optind; i < argc; i++) {
+            if (i > optind) strcat(trail_filter, " ");
+            strcat(trail_filter, argv[i]);
+        }
+        const char **slot = ifname ? &cfilter : &yexpr;
+        if (*slot) {
+            fprintf(stderr, "ubdump: %s filters were specified both with \"%s\" and with additional command-line arguments.\n",
+                    ifname ? "Capture" : "Display", ifname ? "-f" : "-Y");
+            return 2;
+        }
+        *slot = trail_filter;
+    }
     if (cfilter && !ifname) {
         fprintf(stderr, "ubdump: only read filters, not capture filters, can be given when reading a capture file: use -Y (or -2 -R)\n");
         return 2;

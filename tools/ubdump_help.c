@@ -14,8 +14,9 @@ static const char *const sev_name[] = { "note", "warning", "error" };
 void ubx_usage(FILE *f)
 {
     fprintf(f,
-            "usage: ubdump -r FILE [options]\n"
-            "       ubdump -i IFACE [options]\n"
+            "usage: ubdump -r FILE [options] [DISPLAY FILTER]\n"
+            "       ubdump -i IFACE [options] [CAPTURE FILTER]\n"
+            "  (as tshark: words after the options are -Y's display filter with -r, -f's capture filter with -i)\n"
             "  -r FILE          read pcap/pcapng FILE, gzip-compressed or not ('-' = standard input)\n"
             "  -i IFACE         capture live on network interface IFACE (a name, or its number in -D) instead:\n"
             "                   AF_PACKET, both directions, nothing sent; needs CAP_NET_RAW, dropped once open;\n"
