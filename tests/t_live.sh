@@ -23,6 +23,7 @@ C=$S/captures
 cap() {
     name=$1
     shift
+    rm -f "$tmp/$name.err" # not an earlier capture's "capturing on" line
     "$UBDUMP" -i "${IF:-vb}" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
     CAP_PID=$!
     i=0
