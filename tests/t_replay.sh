@@ -158,4 +158,16 @@ grep -q 'not convertible' "$tmp/e.log" && ok || bad "--framing eth: unconvertibl
 [ "$(fields "$tmp/u.pcapng" -e ub.rtph.psn -e ub.utph.tpopcode | grep -c .)" -eq "$(fields "$C/uboe.pcapng" -e frame.number | wc -l)" ] \
     && ok || bad "--framing tph: not every UBoE packet carried"
 
+# --maxsleep (tcpreplay's): gaps over T (after --multiplier) shortened to T, the rest of the schedule
+# moved back; a bare number is milliseconds
+L=$C/audit_rtp_lossy.pcapng
+"$R" -w "$tmp/ms.pcapng" --maxsleep 50us "$L" > "$tmp/ms.log" 2>&1 || bad "--maxsleep 50us: $(cat "$tmp/ms.log")"
+eq "--maxsleep 50us: the gaps" "$(fields "$tmp/ms.pcapng" -e frame.time_delta | paste -sd' ')" \
+    "$(fields "$L" -e frame.time_delta | awk '{ printf "%.9f\n", ($1 > 0.00005 ? 0.00005 : $1) }' | paste -sd' ')"
+grep -q '^ubreplay: 3 gaps longer than --maxsleep shortened to it (199.6 ms less in all)$' "$tmp/ms.log" && ok || bad "--maxsleep report: $(cat "$tmp/ms.log")"
+"$R" -w "$tmp/ms2.pcapng" --maxsleep 1 --multiplier 2 --json "$L" > "$tmp/ms2.json" 2> /dev/null
+eq "--maxsleep 1 (ms) x2: the last gaps" "$(fields "$tmp/ms2.pcapng" -e frame.time_delta | tail -2 | paste -sd' ')" "0.001000000 0.000005000"
+eq "--maxsleep 1 x2: JSON gaps_cut" "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["replay"]; print(r["gaps_cut"], r["gaps_cut_ns"])' "$tmp/ms2.json")" "1 98785000"
+"$R" -w "$tmp/x.pcapng" --maxsleep 0 "$L" > /dev/null 2>&1; eq "--maxsleep 0: usage" "$?" 2
+
 ub_check_done

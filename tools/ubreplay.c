@@ -70,6 +70,9 @@ static const char HELP[] =
 "    --topspeed          as fast as possible\n"
 "    --loop N            N passes over the inputs (0: until --limit/--duration/a cap); schedules continue\n"
 "                        across files and loops; --loopdelay T waits T between loops\n"
+"    --maxsleep T        capture timing: a gap between two packets longer than T (after --multiplier) is\n"
+"                        shortened to T and the rest of the schedule moved back (tcpreplay --maxsleep;\n"
+"                        a bare number is milliseconds, as there; 1.5s, 250us too)\n"
 "    --limit N           send at most N packets; --duration T: stop when the schedule passes T\n"
 "    --late burst|slip   behind schedule: burst (default) sends late packets at once to catch up;\n"
 "                        slip moves the rest of the schedule back (--slip-threshold T, default 0); counted\n"
@@ -147,7 +150,7 @@ enum {
     O_UNIQUE, O_FIXALL, O_KEEPCRC, O_BREAKCRC, O_ONBAD, O_FUZZ, O_SEED, O_CNAIP, O_DMAC, O_SMAC, O_NPI, O_CHECK,
     O_SAVE, O_REPORT, O_REPORTOUT, O_FAILON, O_NOAUDIT, O_DRAIN, O_RTO, O_TAACK, O_GAPS, O_MAXTX, O_SCENARIO,
     O_VAR, O_KEEPGOING, O_WITHIN, O_TOL, O_TOLPCT, O_MAXPK, O_MAXDUR, O_HELP, O_VERSION, O_REQUESTS, O_AUTOACK,
-    O_NOAUTOACK, O_RXIFACE, O_RESEND, O_SPLITF, O_SPLITDIR,
+    O_NOAUTOACK, O_RXIFACE, O_RESEND, O_SPLITF, O_SPLITDIR, O_MAXSLEEP,
 };
 
 static const struct option LOPTS[] = {
@@ -158,7 +161,7 @@ static const struct option LOPTS[] = {
     { "multiplier", required_argument, 0, O_MULT }, { "pps", required_argument, 0, O_PPS },
     { "mbps", required_argument, 0, O_MBPS }, { "layer1", no_argument, 0, O_L1 },
     { "topspeed", no_argument, 0, O_TOP }, { "loop", required_argument, 0, O_LOOP },
-    { "loopdelay", required_argument, 0, O_LOOPDELAY }, { "limit", required_argument, 0, O_LIMIT },
+    { "loopdelay", required_argument, 0, O_LOOPDELAY }, { "maxsleep", required_argument, 0, O_MAXSLEEP }, { "limit", required_argument, 0, O_LIMIT },
     { "duration", required_argument, 0, O_DURATION }, { "late", required_argument, 0, O_LATE },
     { "slip-threshold", required_argument, 0, O_SLIPT }, { "stats", required_argument, 0, O_STATS },
     { "json", no_argument, 0, O_JSON }, { "spin", required_argument, 0, O_SPIN },
@@ -321,6 +324,14 @@ static int parse(app *a, int argc, char **argv)
         case O_LOOP:
             if (num(optarg, &a->rc.loops) < 0) return usage_err("--loop N: %s", optarg);
             break;
+        case O_MAXSLEEP: { /* tcpreplay: milliseconds; a duration with a unit too */
+            const char *e = optarg + strspn(optarg, "0123456789");
+            char ms[64];
+            if (*e == '\0' && e != optarg && snprintf(ms, sizeof ms, "%sms", optarg) < (int)sizeof ms) optarg = ms;
+            if (ub_parse_duration(optarg, &a->rc.sched.maxgap_ns) < 0 || !a->rc.sched.maxgap_ns)
+                return usage_err("--maxsleep T: a duration above 0 (a bare number is milliseconds): %s", optarg);
+            break;
+        }
         case O_LOOPDELAY:
             if (ub_parse_duration(optarg, &a->rc.sched.loopdelay_ns) < 0) return usage_err("--loopdelay T: %s", optarg);
             break;

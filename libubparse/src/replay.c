@@ -161,6 +161,8 @@ void ub_replay_get_stats(const ub_replay *rp, ub_replay_stats *st)
     st->backwards = rp->s.ts_backwards;
     st->slips = rp->s.slips;
     st->slipped_ns = rp->s.slipped_ns;
+    st->gaps_cut = rp->s.gaps_cut;
+    st->gaps_cut_ns = rp->s.gaps_cut_ns;
 }
 
 /* ---------------------------------------------------------------- periodic statistics */
@@ -493,10 +495,11 @@ void ub_replay_report(const ub_replay *rp, const ub_runner *r, const ub_rw *rw, 
         fprintf(f,
                 ",\n  \"lateness_ns\": {\"count\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64
                 ", \"mean\": %" PRIu64 "}, \"late_packets\": %" PRIu64 ", \"late_policy\": \"%s\", \"slips\": %" PRIu64
-                ", \"slipped_ns\": %" PRIu64 ", \"timestamps_backwards\": %" PRIu64 ",\n",
+                ", \"slipped_ns\": %" PRIu64 ", \"timestamps_backwards\": %" PRIu64 ", \"gaps_cut\": %" PRIu64
+                ", \"gaps_cut_ns\": %" PRIu64 ",\n",
                 lh->count, ub_lathist_quantile(lh, 0.5), ub_lathist_quantile(lh, 0.99), lh->max, ub_lathist_mean(lh),
                 s.rs.late_packets, rp->c.sched.late == UB_LATE_SLIP ? "slip" : "burst", s.ps.slips, s.ps.slipped_ns,
-                s.ps.backwards);
+                s.ps.backwards, s.ps.gaps_cut, s.ps.gaps_cut_ns);
         fprintf(f,
                 "  \"faults\": {\"dropped\": %" PRIu64 ", \"corrupted\": %" PRIu64 ", \"reordered\": %" PRIu64
                 ", \"duplicated\": %" PRIu64 "},\n"
@@ -560,6 +563,12 @@ void ub_replay_report(const ub_replay *rp, const ub_runner *r, const ub_rw *rw, 
         fputc('\n', f);
     }
     if (s.ps.backwards) fprintf(f, "ubreplay: %" PRIu64 " capture timestamps went backwards (sent without a gap)\n", s.ps.backwards);
+    if (s.ps.gaps_cut) {
+        char saved[32];
+        ub_format_duration(s.ps.gaps_cut_ns, saved, sizeof saved);
+        fprintf(f, "ubreplay: %" PRIu64 " gap%s longer than --maxsleep shortened to it (%s less in all)\n", s.ps.gaps_cut,
+                s.ps.gaps_cut == 1 ? "" : "s", saved);
+    }
     if (rw && (s.ws.modified || s.ws.converted || s.ws.bad || s.ws.unconvertible || s.ws.crc_broken || s.ws.fixed))
         fprintf(f, "ubreplay: rewrite: %" PRIu64 " modified, %" PRIu64 " converted, %" PRIu64 " fixed up, %" PRIu64
                    " CRCs broken, %" PRIu64 " unparsable (%" PRIu64 " passed, %" PRIu64 " skipped), %" PRIu64 " not convertible\n",

@@ -142,8 +142,19 @@ uint64_t ub_sched_next(ub_sched *s, uint64_t ts_ns, uint32_t bytes)
     if (s->c.mode == UB_SCHED_TOPSPEED) { s->last = 0; return 0; }
     if (s->c.mode == UB_SCHED_ORIGINAL) {
         if (!s->seg_started) s->cap_off = 0;
-        else if (ts_ns >= s->ts_prev) s->cap_off += ts_ns - s->ts_prev;
-        else s->ts_backwards++;
+        else if (ts_ns >= s->ts_prev) {
+            const uint64_t gap = ts_ns - s->ts_prev, scaled = muldiv128((u128)gap, s->c.rate.den, s->c.rate.num);
+            if (s->c.maxgap_ns && scaled > s->c.maxgap_ns) { /* --maxsleep: a new time zero maxgap after the last */
+                s->base = sat_add(s->last, s->c.maxgap_ns);
+                s->cap_off = 0;
+                s->gaps_cut++;
+                s->gaps_cut_ns += scaled - s->c.maxgap_ns;
+            } else {
+                s->cap_off += gap;
+            }
+        } else {
+            s->ts_backwards++;
+        }
         s->ts_prev = ts_ns;
     }
     s->seg_started = true;

@@ -63,6 +63,7 @@ typedef struct ub_replay_stats {
     uint64_t scheduled;
     uint64_t backwards;        /* capture timestamps that went backwards */
     uint64_t slips, slipped_ns;
+    uint64_t gaps_cut, gaps_cut_ns; /* gaps longer than sched.maxgap_ns shortened to it; the time saved */
     bool preloaded;
     uint64_t preload_bytes;
 } ub_replay_stats;

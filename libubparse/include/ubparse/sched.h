@@ -61,6 +61,9 @@ typedef struct ub_sched_cfg {
     uint64_t loopdelay_ns;      /* pause between two loops over the input */
     uint8_t late;               /* ub_late_policy */
     uint64_t slip_threshold_ns; /* SLIP: lateness tolerated before the schedule moves (default 0) */
+    uint64_t maxgap_ns;         /* ORIGINAL: a gap between two packets longer than this (after the
+                                 * multiplier) is shortened to it, the rest of the schedule moved back
+                                 * (tcpreplay --maxsleep); 0: none */
 } ub_sched_cfg;
 void ub_sched_cfg_default(ub_sched_cfg *c); /* original timing, multiplier 1, burst */
 
@@ -78,6 +81,8 @@ typedef struct ub_sched {
     uint64_t ts_backwards; /* ORIGINAL: capture timestamps that went backwards (gap taken as 0) */
     uint64_t slips;        /* SLIP: times the schedule was moved */
     uint64_t slipped_ns;   /* SLIP: total time the schedule was moved by */
+    uint64_t gaps_cut;     /* ORIGINAL: gaps shortened to maxgap_ns */
+    uint64_t gaps_cut_ns;  /* the time they lost */
 } ub_sched;
 
 void ub_sched_init(ub_sched *s, const ub_sched_cfg *c);
