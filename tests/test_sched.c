@@ -288,6 +288,31 @@ static void test_duration(void)
     CHECK_STR(b, "1.5 ms");
 }
 
+/* --maxsleep: a gap over maxgap (after the multiplier) becomes maxgap; later gaps count from there */
+static void test_maxgap(void)
+{
+    ub_sched s = mk(UB_SCHED_ORIGINAL, "2");
+    s.c.maxgap_ns = 50;
+    uint64_t t0 = 1700000000000000000ull;
+    CHECK_EQ(ub_sched_next(&s, t0, 0), 0);
+    CHECK_EQ(ub_sched_next(&s, t0 + 100, 0), 50);       /* 100 / 2 = 50: not over */
+    CHECK_EQ(ub_sched_next(&s, t0 + 1100, 0), 100);     /* 500 -> 50 */
+    CHECK_EQ(ub_sched_next(&s, t0 + 1130, 0), 115);     /* 30 / 2 after it */
+    CHECK_EQ(s.gaps_cut, 1);
+    CHECK_EQ(s.gaps_cut_ns, 450);
+    CHECK_EQ(ub_sched_next(&s, t0 + 1130 + 86400000000000ull, 0), 165); /* a day -> 50 */
+    CHECK_EQ(s.gaps_cut, 2);
+    /* a new file continues right after the last packet, as without it */
+    ub_sched_segment(&s, false);
+    CHECK_EQ(ub_sched_next(&s, 5, 0), 165);
+    CHECK_EQ(ub_sched_next(&s, 25, 0), 175);
+    /* rate modes ignore it */
+    ub_sched p = mk(UB_SCHED_PPS, "1");
+    p.c.maxgap_ns = 50;
+    ub_sched_next(&p, 0, 0);
+    CHECK_EQ(ub_sched_next(&p, 0, 0), 1000000000ull);
+}
+
 int main(void)
 {
     test_muldiv();
@@ -295,6 +320,7 @@ int main(void)
     test_pps();
     test_bps();
     test_original();
+    test_maxgap();
     test_segments();
     test_late();
     test_hist();
