@@ -83,6 +83,16 @@ ub.icrc.status == "Good"
 ub.rtph.psn != 1
 ub.rtph.psn ~= 1
 ub.rtph.psn === 1
+any ub.rtph.psn == 200
+all ub.rtph.psn > 200
+any ub.nth.scna != 0x010203
+all ip.addr in {192.168.1.0/24}
+all ub.cna in {0x010203..0x0a0b0c}
+all ub.nth.dcna in {0x010203, 0x0a0b0c}
+all ub.cna not in {0x999999}
+not all ub.lph.vl < 2
+all ub.btah.taopcode == "Write"
+all ub.nth.scna in {0x010203, 0x0a0b0c}
 ub.rtph.psn < 5 || ub.rtph.psn gt 100
 ub.payload.data contains 00:00
 ub.payload.data[0:2] == 00:00

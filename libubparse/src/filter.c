@@ -175,6 +175,7 @@ ftest *ub_fp_new_test(parser *p)
     }
     ftest *t = &f->tests[f->ntests++];
     memset(t, 0, sizeof *t);
+    t->quant = p->quant;
     return t;
 }
 
@@ -793,8 +794,12 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
     }
     if (p->cur.t == T_IN) {
         /* f in {a, b, lo..hi, g}: f == a || f == b || lo <= f <= hi || f == g (g: a field or function);
-         * the elements separated by commas, as Wireshark 4.0 requires */
+         * the elements separated by commas, as Wireshark 4.0 requires. "not in" is !(f in {...}) whatever
+         * "any" / "all" said, as Wireshark 4.0 compiles it */
         size_t inpos = p->cur.pos;
+        if (notin) p->f->tests[ti].quant = 0;
+        const uint8_t saved_quant = p->quant;
+        if (notin) p->quant = 0;
         if (p->f->tests[ti].slice) { /* as Wireshark 4.0 */
             ub_fp_err(p, inpos, "only a field may be tested for membership in a set, not a slice (use == and ||)");
             return;
@@ -847,6 +852,7 @@ static void make_field_test(parser *p, const tok *ft, const char *name)
             nel++;
             ub_fp_next(p);
         }
+        p->quant = saved_quant;
         if (!nel) { ub_fp_err(p, p->cur.pos, "empty set"); return; }
         ub_fp_next(p);
         for (unsigned k = 0; k < nfix; k++) p->f->code[fix[k]].arg = p->f->ncode;
@@ -898,6 +904,33 @@ static void parse_primary(parser *p)
         if (t.len >= sizeof name) { ub_fp_err(p, t.pos, "field name too long"); return; }
         memcpy(name, p->s + t.pos, t.len);
         name[t.len] = 0;
+        uint8_t quant = 0; /* Wireshark 4.0: "any" / "all" before a field compared with a value */
+        if (strcmp(name, "any") == 0 || strcmp(name, "all") == 0) {
+            quant = name[1] == 'n' ? Q_ANY : Q_ALL;
+            ub_fp_next(p);
+            t = p->cur;
+            if (t.t != T_WORD || t.len >= sizeof name) {
+                ub_fp_err(p, t.pos, "'%s' must be followed by a field compared with a value", quant == Q_ANY ? "any" : "all");
+                return;
+            }
+            memcpy(name, p->s + t.pos, t.len);
+            name[t.len] = 0;
+            if (ub_fp_gen_ahead(p)) {
+                ub_fp_err(p, t.pos, "'%s' applies to a field compared with a value, not to functions or arithmetic",
+                          quant == Q_ANY ? "any" : "all");
+                return;
+            }
+            const uint32_t ti = p->f->ntests;
+            p->quant = quant;
+            make_field_test(p, &t, name);
+            p->quant = 0;
+            if (p->failed) return;
+            if (p->f->tests[ti].op == OP_EXISTS) {
+                ub_fp_err(p, t.pos, "'%s' needs a comparison after the field", quant == Q_ANY ? "any" : "all");
+                return;
+            }
+            return;
+        }
         if (ub_fp_gen_ahead(p)) { /* functions, arithmetic, field against field (filter_expr.c) */
             ub_fp_gen_test(p);
             return;

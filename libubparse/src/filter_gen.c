@@ -257,7 +257,7 @@ bool ub_gen_test(const ub_filter *f, const ftest *t, const ub_view *v, const ub_
                     if (pair(OP_GE, &x[i], &y[k]) && pair(OP_LE, &x[i], &h[m])) return true;
         return false;
     }
-    bool all = t->op == OP_NE || t->op == OP_ALL_EQ;
+    bool all = ftest_all(t);
     for (unsigned i = 0; i < nx; i++)
         for (unsigned k = 0; k < ny; k++) {
             bool r = pair(t->op, &x[i], &y[k]);

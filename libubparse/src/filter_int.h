@@ -103,8 +103,10 @@ typedef struct gval {
     const uint8_t *p;
     uint32_t n;
 } gval;
+enum { Q_ANY = 1, Q_ALL };
 typedef struct ftest {
     uint8_t kind, op;
+    uint8_t quant;        /* Wireshark 4.0's "any" / "all" before the field: Q_ANY, Q_ALL; 0: as the operator says */
     uint8_t outer;        /* Wireshark's own eth/ip/udp: only layers outside UB, also in non-UB frames */
     uint8_t an;           /* K_AN: AN_* */
     uint8_t has_mask;     /* x & mask before the comparison */
@@ -128,6 +130,11 @@ typedef struct ftest {
     uint32_t nbytes;
     uint32_t gl, gr, gh;  /* K_GEN: the two sides (node indexes); OP_RANGE: gr <= gl <= gh */
 } ftest;
+/* true when every occurrence must satisfy the test (and one must exist): "all", else !=, === */
+static inline bool ftest_all(const ftest *t)
+{
+    return t->quant ? t->quant == Q_ALL : t->op == OP_NE || t->op == OP_ALL_EQ;
+}
 
 enum { I_TEST, I_JF, I_JT, I_NOT, I_PUSH, I_XOR };
 typedef struct finsn {

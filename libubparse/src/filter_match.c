@@ -67,8 +67,6 @@ static bool do_slice(const ftest *t, const uint8_t **a, uint32_t *na)
     return true;
 }
 
-/* ALL-quantified operators: true iff the field occurs and every occurrence satisfies it */
-static bool op_is_all(unsigned op) { return op == OP_NE || op == OP_ALL_EQ; }
 
 /* the layers Wireshark's own dissectors show: everything of a non-UB frame up to the UB headers of a
  * datagram an ICMP error quotes, else the encapsulation before the first UB header (UBoE's
@@ -175,7 +173,7 @@ static bool an_next(const ftest *t, const ub_fan *a, unsigned *it, gval *x)
 static bool an_test(const ftest *t, const ub_fan *a)
 {
     if (!a) return false;
-    bool all = op_is_all(t->op), seen = false;
+    bool all = ftest_all(t), seen = false;
     gval x;
     for (unsigned it = 0; an_next(t, a, &it, &x);) {
         if (t->op == OP_EXISTS) return true;
@@ -258,7 +256,7 @@ static bool comment_test(const ftest *t, const ub_filter_pkt *pk)
 {
     if (!pk->ncomments) return false;
     if (t->op == OP_EXISTS) return true;
-    const bool all = op_is_all(t->op);
+    const bool all = ftest_all(t);
     for (uint32_t i = 0; i < pk->ncomments; i++) {
         const uint8_t *a = (const uint8_t *)pk->comment[i];
         uint32_t na = pk->comment_len[i];
@@ -301,7 +299,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
         char ep[2][64];
         if (!ub_view_tp_endpoints(v, ep[0], ep[1], sizeof ep[0])) return false;
         if (t->op == OP_EXISTS) return true;
-        bool all = op_is_all(t->op);
+        bool all = ftest_all(t);
         for (unsigned i = t->an == TPEP_DST ? 1 : 0; i < (t->an == TPEP_SRC ? 1u : 2u); i++) {
             bool r = cmp_bytes(t, (const uint8_t *)ep[i], (uint32_t)strlen(ep[i]));
             if (all && !r) return false;
@@ -318,7 +316,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
         }
         if (t->op == OP_EXISTS) return ne > 0;
         if (ne == 0) return false;
-        bool all = op_is_all(t->op);
+        bool all = ftest_all(t);
         for (unsigned i = 0; i < ne; i++) {
             bool r = cmp_num(t->op, v->err[i].code, t->lit, 0);
             if (all && !r) return false;
@@ -343,7 +341,7 @@ static bool run_test(const ub_filter *f, const ftest *t, const ub_view *v, const
         }
         return false;
     }
-    bool all = op_is_all(t->op), seen = false;
+    bool all = ftest_all(t), seen = false;
     for (unsigned i = 0; i < nl; i++) {
         const ub_layer *l = &v->layer[i];
         if (t->outer && !ub_ws_layers_has(&wl, i)) continue;
@@ -608,7 +606,7 @@ void ub_filter_acc_add(ub_filter_acc *a, const ub_view *v, const ub_filter_pkt *
         const ftest *t = &a->f->tests[i];
         if (t->kind == K_GEN) continue; /* at the end, over the values of all views */
         bool r = run_test(a->f, t, v, pk);
-        if (!op_is_all(t->op)) {
+        if (!ftest_all(t)) {
             if (r) a->st[i] |= ACC_ANY;
             continue;
         }
@@ -629,7 +627,7 @@ static bool acc_leaf(const void *ctx, uint32_t ti)
     uint8_t s = x->a->st[ti];
     if (t->kind == K_GEN) return ub_gen_test(x->a->f, t, &none, x->pk, x->a->sv, x->a->nsv);
     if (t->kind >= K_FRAME && t->kind <= K_FRAME_TDELTA) return run_test(x->a->f, t, &none, x->pk);
-    return op_is_all(t->op) ? (s & ACC_SEEN) && !(s & ACC_VIOL) : (s & ACC_ANY) != 0;
+    return ftest_all(t) ? (s & ACC_SEEN) && !(s & ACC_VIOL) : (s & ACC_ANY) != 0;
 }
 
 bool ub_filter_acc_match(const ub_filter_acc *a, const ub_filter_pkt *pk)

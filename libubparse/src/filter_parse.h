@@ -23,6 +23,9 @@ typedef struct parser {
     size_t errlen;
     bool failed;
     unsigned depth;
+    uint8_t quant;  /* "any" / "all" of the test being parsed (ftest.quant): every test made for it, the
+                     * copies of `in {...}` included, so "all f in {a, b}" is (all f == a) || (all f == b),
+                     * as Wireshark 4.0 compiles it */
 } parser;
 
 /* filter.c */
