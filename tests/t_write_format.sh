@@ -38,7 +38,7 @@ mergecap -a -w "$tmp/two.pcapng" "$C/uboe.pcapng" "$C/cfg7_rtp.pcapng"
 "$U" -r "$tmp/two.pcapng" -F pcap -w "$tmp/two.pcap" 2> "$tmp/two.err" && rc=0 || rc=$?
 same "two link types: exit 2" "2" "$rc"
 same "two link types: the message" "ubdump: -w: frame 4 has link type 147, the pcap file's is 1: a pcap file holds one link type (write pcapng: -F pcapng)" \
-    "$(head -1 "$tmp/two.err")"
+    "$(cat "$tmp/two.err")"
 same "two link types: the records before it" "3" "$(capinfos -Mc "$tmp/two.pcap" | awk '/Number of packets/ {print $NF}')"
 
 # an Ethernet FCS (pcapng if_fcslen 4): written as captured, with a warning

@@ -235,7 +235,7 @@ static void frame_before(app *a, const ub_rec *r)
                   ub_entry_for_linktype(&a->o, r->linktype) == UB_ENTRY_STREAM;
 }
 
-/* 0, or -1 when -w could not write the record */
+/* 0, or the writer's -1 (a write error) / -2 (an error it reported) when -w could not write the record */
 static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *units)
 {
     if (a->rec_mode) rec_line(a, r, units);
@@ -246,7 +246,7 @@ static int frame_after(app *a, ub_capfile *cf, const ub_rec *r, const ub_units *
     a->rec_mode = false;
     bool sel = a->rec_sel;
     a->rec_sel = false;
-    return a->wr && (sel || !a->yf) && ubx_writer_rec(a->wr, cf, r) != 0 ? -1 : 0;
+    return a->wr && (sel || !a->yf) ? ubx_writer_rec(a->wr, cf, r) : 0;
 }
 
 /* -2 -R FILTER (tshark's read filter): a first pass over in copies the records FILTER selects to the
@@ -847,7 +847,7 @@ int main(int argc, char **argv)
         int frc = a->per_frame ? frame_after(a, cf, &r, units) : 0;
         a->tprev = r.ts_ns;
         if (frc != 0) {
-            fprintf(stderr, "ubdump: %s: write error\n", wpath);
+            if (frc == -1) fprintf(stderr, "ubdump: %s: write error\n", wpath);
             status = 2;
             break;
         }

@@ -184,6 +184,7 @@ int ubx_writer_format(const char *name); /* -1 for a name it does not know */
 ubx_writer *ubx_writer_open_ring(const char *path, const ubx_ring *ring, int fmt, char *err, size_t errlen);
 /* -U: every record reaches the file (or pipe) as it is written, not when the buffer fills */
 void ubx_writer_packet_buffered(ubx_writer *w);
+/* 0, -1 on a write error, -2 on an error already reported (a pcap file's second link type) */
 int ubx_writer_rec(ubx_writer *w, const ub_capfile *cf, const ub_rec *r);
 /* also writes the interfaces not used by any written record; 0 ok, -1 I/O error */
 int ubx_writer_close(ubx_writer *w, const ub_capfile *cf);

@@ -196,12 +196,12 @@ static int pcap_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
     } else if (ii.linktype != x->lt) {
         fprintf(stderr, "ubdump: -w: frame %" PRIu64 " has link type %" PRIu32 ", the pcap file's is %" PRIu32
                         ": a pcap file holds one link type (write pcapng: -F pcapng)\n", r->frame, ii.linktype, x->lt);
-        return -1;
+        return -2;
     }
     char err[256];
     if (!x->ring && !x->w && !(x->w = w_open(x, x->path, err, sizeof err))) {
         fprintf(stderr, "ubdump: -w %s\n", err);
-        return -1;
+        return -2;
     }
     x->nfcs += r->fcslen != 0;
     return 0;
@@ -209,7 +209,8 @@ static int pcap_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
 
 int ubx_writer_rec(ubx_writer *x, const ub_capfile *cf, const ub_rec *r)
 {
-    if (x->fmt != UBX_F_PCAPNG && pcap_rec(x, cf, r) != 0) return -1;
+    int prc = x->fmt != UBX_F_PCAPNG ? pcap_rec(x, cf, r) : 0;
+    if (prc != 0) return prc;
     if (x->ring && (!x->w || (x->rb.filesize && ub_capw_bytes(x->w) >= x->rb.filesize) ||
                     (x->rb.duration_ns && r->ts_ns >= x->t0 && r->ts_ns - x->t0 >= x->rb.duration_ns)) &&
         ring_next(x, r->ts_ns) != 0)
@@ -295,11 +296,13 @@ long ubx_write_cited(const char *in, const char *out, const ub_collect *c, int f
         written = 0;
         while ((rc = ub_cap_next(cf, &r)) == 1) {
             if (!has_frame(fr, n, r.frame)) continue;
-            if (ubx_writer_rec(w, cf, &r) != 0) { rc = -2; break; }
+            int wr = ubx_writer_rec(w, cf, &r);
+            if (wr != 0) { rc = wr == -2 ? -3 : -2; break; } /* -3: the writer said why */
             written++;
         }
         if (rc == -1) snprintf(err, errlen, "%s: %s", in, ub_cap_error(cf));
         if (rc == -2) snprintf(err, errlen, "%s: write error", out);
+        if (rc == -3) snprintf(err, errlen, "%s: not written in full", out);
         if (ubx_writer_close(w, cf) != 0 && rc >= 0) { snprintf(err, errlen, "%s: write error", out); rc = -2; }
         if (rc < 0) written = -1;
     }
