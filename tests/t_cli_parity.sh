@@ -934,7 +934,7 @@ PY
     same "IP fragments: NW-03 at a UB datagram never reassembled" \
         "frame 10: IP fragments of a UB datagram never reassembled (incomplete at the end of the capture)" \
         "$(grep -o 'frame [0-9]*: IP fragments of a UB datagram never reassembled ([a-z ]*)' "$tmp/fra1.txt")"
-    same "IP fragments: its key" "1" "$(grep -c 'IP datagram 192.168.1.1->192.168.1.2 ID 0x1ff; values 1, 64$' "$tmp/fra1.txt")"
+    same "IP fragments: its key" "1" "$(grep -c 'IP datagram 192.168.1.1->192.168.1.2 ID 0x1ff VLAN 100; values 1, 64$' "$tmp/fra1.txt")"
     "$U" -r "$tmp/frag.pcap" -q > "$tmp/fra2.txt" 2>&1 || true
     same "IP fragments: the warning" "1" "$(grep -c '^ubdump: warning: 1 UB datagram (UDP destination port 4792) was IP-fragmented and never reassembled, so not decoded; first fragment at frame 10$' "$tmp/fra2.txt")"
     same "IP fragments: -q counts it" "1" "$(grep -c '^16 records: 5 UB, 11 other (not UB); 1 IP datagram never reassembled$' "$tmp/fra2.txt")"
@@ -958,6 +958,9 @@ print(len(g), len(e), "%d-%d" % (min(g), max(g)), "%d-%d" % (min(e), max(e)))' "
     "$U" -r "$tmp/vfrag.pcap" -Y ip -T fields -e frame.number -e frame.protocols 2> /dev/null | cmp -s - "$tmp/tvf.txt" && ok || bad "IP fragments in VLANs: IPv4 frame.protocols differ from tshark's"
     same "IP fragments in VLANs: UB at" "4 8 10 12 14 17 18 20 22 26" "$("$U" -r "$tmp/vfrag.pcap" -Y ub -T fields -e frame.number 2> /dev/null | paste -sd' ')"
     same "IP fragments in VLANs: -q" "26 records: 10 UB, 16 other (not UB); 6 IP datagrams never reassembled" "$("$U" -r "$tmp/vfrag.pcap" -q 2> /dev/null)"
+    # the UB datagrams never reassembled, each reported with its VLAN (one ID in two VLANs: two datagrams)
+    same "IP fragments in VLANs: NW-03 keys" "frame 1 192.168.1.1->192.168.1.2 ID 0x401 VLAN 100|frame 5 192.168.1.1->192.168.1.2 ID 0x403 VLAN 100|frame 23 192.168.1.1->192.168.1.2 ID 0x412 VLAN 100" \
+        "$("$U" -r "$tmp/vfrag.pcap" --audit -q --audit-examples 20 2> /dev/null | grep -o 'frame [0-9]*: IP fragments of a UB datagram.*; IP datagram [^;]*' | sed 's/: IP fragments.*; IP datagram / /' | paste -sd'|')"
     # UBoE in IEEE 802.3 frames with LLC/SNAP (RFC 1042): eth:llc:ip:udp:ub, as Wireshark dissects them
     TSN="-e frame.number -e eth.type -e eth.len -e vlan.etype -e vlan.len -e frame.protocols -e llc.dsap -e llc.ssap -e llc.control -e llc.oui -e llc.type -e vlan.id -e ip.src -e ipv6.src -e udp.dstport -e ub.rtph.psn -e ub.btah.taopcode -e _ws.col.Protocol"
     ts -n -r "$tmp/snap.pcap" -T fields $TSN > "$tmp/tsn.txt" 2> /dev/null

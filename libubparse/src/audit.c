@@ -433,9 +433,11 @@ void ub_audit_ip_lost(ub_audit *a, const ub_units_lost *l)
                             "a UB datagram has DF set and is never fragmented (NW-03)";
     /* the key as the engine's are printed (addresses, then the Identification); long IPv6 ones in the message */
     char m[128];
-    int k = snprintf(f.keytext, sizeof f.keytext, "%s->%s ID 0x%x", l->src, l->dst, (unsigned)l->ident);
+    char vl[16] = ""; /* two datagrams of one ID in two VLANs are two (Wireshark's key) */
+    if (l->vlan) snprintf(vl, sizeof vl, " VLAN %u", (unsigned)l->vlan);
+    int k = snprintf(f.keytext, sizeof f.keytext, "%s->%s ID 0x%x%s", l->src, l->dst, (unsigned)l->ident, vl);
     if (k < 0 || (size_t)k >= sizeof f.keytext) {
-        snprintf(f.keytext, sizeof f.keytext, "ID 0x%x", (unsigned)l->ident);
+        snprintf(f.keytext, sizeof f.keytext, "ID 0x%x%s", (unsigned)l->ident, vl);
         snprintf(m, sizeof m, "%s -> %s", l->src, l->dst);
         f.message = m;
     }

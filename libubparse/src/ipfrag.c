@@ -211,6 +211,7 @@ static void give_up(ub_ipfrag *t, ipf_dg *g, bool evicted)
     const unsigned alen = g->ver == 4 ? 4 : 16;
     inet_ntop(g->ver == 4 ? AF_INET : AF_INET6, g->key + 2, l.src, sizeof l.src);
     inet_ntop(g->ver == 4 ? AF_INET : AF_INET6, g->key + 2 + alen, l.dst, sizeof l.dst);
+    if (g->ver == 4 && g->klen >= 2) memcpy(&l.vlan, g->key + g->klen - 2, 2); /* the key ends with it (add) */
     t->lost_fn(t->lost_ctx, &l);
 }
 

@@ -77,6 +77,7 @@ typedef struct ub_units_lost {
     uint8_t ver, proto;        /* 4 or 6; the protocol of the datagram (IPv4 Protocol, Next Header) */
     bool ub;                   /* its first fragment holds a UDP header to a UB port (the claim rule's) */
     bool evicted;              /* given up for a newer datagram (false: open at the end) */
+    uint16_t vlan;             /* IPv4: the 802.1Q VLAN id of its key (Wireshark's pinfo->vlan_id), 0 none */
     char src[48], dst[48];     /* the addresses, printed */
 } ub_units_lost;
 typedef void (*ub_units_lost_fn)(void *ctx, const ub_units_lost *l);
