@@ -2,7 +2,7 @@
 # peer_lib.sh, the ubpeer tests (POSIX sh, `set -u`).
 # ub_check_init NAME: a scratch directory $tmp removed at exit, counters and the assertion helpers:
 #   ok / bad MESSAGE           count a pass / report a failure
-#   eq DESCRIPTION GOT WANT    exact string comparison
+#   eq DESCRIPTION GOT WANT    exact string comparison (same DESCRIPTION WANT GOT: printed on lines)
 #   check DESCRIPTION CMD...   the command succeeds
 #   ub_check_done              prints the totals; exit 1 when something failed
 ub_check_init() {
@@ -16,6 +16,8 @@ ub_check_init() {
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+# same DESCRIPTION WANT GOT: exact comparison, both printed on a failure (multi-line values)
+same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
 check() {
     local what=$1
     shift

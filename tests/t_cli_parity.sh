@@ -10,8 +10,7 @@ S=${UB_SOURCE_DIR:?}
 C=$S/captures
 . "$S/tests/check_lib.sh"
 ub_check_init t_cli_parity
-# same NAME WANT GOT: exact string comparison
-same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
+# same NAME WANT GOT: check_lib.sh
 
 # the reference tools (the test fails without them, never skips)
 for t in tshark capinfos mergecap editcap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed (wireshark-common / tshark)"; exit 1; }; done

@@ -10,7 +10,6 @@ S=${UB_SOURCE_DIR:?}
 C=$S/captures
 . "$S/tests/check_lib.sh"
 ub_check_init t_write_format
-same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf 'want:\n%s\ngot:\n%s\n' "$2" "$3"; fi; }
 for t in tshark capinfos mergecap; do command -v $t > /dev/null 2>&1 || { echo "FAIL: $t is not installed"; exit 1; }; done
 # tshark reads and writes without our plugin here: the file bytes do not depend on dissection
 tsw() { env HOME="$tmp" WIRESHARK_PLUGIN_DIR="$tmp/none" tshark -n "$@" 2> /dev/null; }
